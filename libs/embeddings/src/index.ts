@@ -1,0 +1,5 @@
+export * from "./provider.js";
+export * from "./files.js";
+export * from "./safetensors.js";
+export * from "./stopwords.js";
+export * from "./glove.js";

@@ -5,3 +5,4 @@ export * from "./stopwords.js";
 export * from "./glove.js";
 export * from "./tokenizer.js";
 export * from "./model2vec.js";
+export * from "./onnx.js";

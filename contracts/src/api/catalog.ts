@@ -1,0 +1,26 @@
+import type { MethodDefinition } from './method.js';
+import { ItemsGet, NotesPut } from './items.js';
+import { TokensCreate, TokensList, TokensRevoke } from './tokens.js';
+import { AdminReplay } from './admin.js';
+
+/** Every API method, by name. The gateway routes, validates and documents from this list. */
+export class MethodCatalog {
+  private readonly byName = new Map<string, MethodDefinition>();
+
+  constructor(methods: MethodDefinition[]) {
+    for (const method of methods) {
+      if (this.byName.has(method.name)) throw new Error(`method ${method.name} is defined twice`);
+      this.byName.set(method.name, method);
+    }
+  }
+
+  get(name: string): MethodDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  list(): MethodDefinition[] {
+    return [...this.byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
+
+export const apiCatalog = new MethodCatalog([NotesPut, ItemsGet, TokensCreate, TokensList, TokensRevoke, AdminReplay]);

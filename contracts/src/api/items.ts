@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+import { defineMethod, Seq } from './method.js';
+import { ULID_PATTERN } from '../events/envelope.js';
+
+const Label = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\s,]+$' });
+
+export const Item = Type.Object({
+  id: Type.String(),
+  kind: Type.String({ description: 'email, attachment, document, paper, note, photo, video, audio, web, …' }),
+  title: Type.String(),
+  text: Type.String({ description: 'the searchable text' }),
+  labels: Type.Array(Type.String()),
+  source: Type.Object({ kind: Type.String(), id: Type.String() }),
+  occurred_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  added_at: Type.String({ format: 'date-time' }),
+  made_by: Type.Object({ kind: Type.String(), id: Type.String() }),
+  meta: Type.Record(Type.String(), Type.Unknown()),
+});
+
+export const NotesPut = defineMethod({
+  name: 'memex.notes.put',
+  service: 'ingest',
+  kind: 'command',
+  access: 'any',
+  summary: 'Write a note (an insight or a remark), attributed to the caller. Pass an id to replace one.',
+  params: Type.Object({
+    id: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
+    title: Type.Optional(Type.String({ maxLength: 500 })),
+    body: Type.String({ minLength: 1, maxLength: 1_000_000 }),
+    labels: Type.Optional(Type.Array(Label, { maxItems: 50 })),
+  }),
+  result: Type.Object({ id: Type.String(), seq: Seq }),
+});
+
+export const ItemsGet = defineMethod({
+  name: 'memex.items.get',
+  service: 'ingest',
+  kind: 'query',
+  access: 'any',
+  summary: 'One item by id, within the caller’s scope.',
+  params: Type.Object({ id: Type.String({ minLength: 1 }) }),
+  result: Item,
+});

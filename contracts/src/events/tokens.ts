@@ -1,0 +1,25 @@
+import { Type } from '@sinclair/typebox';
+import { defineEvent, ULID_PATTERN } from './envelope.js';
+
+/** An agent token; only its SHA-256 is ever logged. */
+export const TokenCreated = defineEvent({
+  type: 'token.created',
+  v: 1,
+  description: 'A scoped agent token was created. Only the SHA-256 of the secret is recorded.',
+  data: Type.Object(
+    {
+      id: Type.String({ pattern: ULID_PATTERN }),
+      name: Type.String(),
+      labels: Type.Array(Type.String({ minLength: 1 })),
+      sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+    },
+    { additionalProperties: false },
+  ),
+});
+
+export const TokenRevoked = defineEvent({
+  type: 'token.revoked',
+  v: 1,
+  description: 'An agent token was revoked; calls with it are refused from now on.',
+  data: Type.Object({ id: Type.String({ pattern: ULID_PATTERN }) }, { additionalProperties: false }),
+});

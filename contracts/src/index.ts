@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './validation.js';
+export * from './scope.js';
+export * from './events/index.js';
+export * from './api/index.js';

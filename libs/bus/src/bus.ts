@@ -1,0 +1,93 @@
+import { connect, nanos, type NatsConnection } from '@nats-io/transport-node';
+import {
+  jetstream,
+  jetstreamManager,
+  DiscardPolicy,
+  RetentionPolicy,
+  StorageType,
+  type JetStreamClient,
+  type JetStreamManager,
+  type StreamConfig,
+} from '@nats-io/jetstream';
+import { EVENT_SUBJECT_ROOT, EVENTS_STREAM, JOB_SUBJECT_ROOT, JOBS_STREAM } from './subjects.js';
+
+/** The log: every event, kept forever; the source of truth (DESIGN.md §3). */
+export const EVENTS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
+  name: EVENTS_STREAM,
+  subjects: [`${EVENT_SUBJECT_ROOT}.>`],
+  storage: StorageType.File,
+  retention: RetentionPolicy.Limits,
+  discard: DiscardPolicy.New,
+  max_age: 0,
+  max_msgs: -1,
+  max_bytes: -1,
+  max_msg_size: 1024 * 1024,
+  duplicate_window: nanos(2 * 60 * 1000),
+  num_replicas: 1,
+  // Deletion must be able to erase an item's events (DESIGN.md §3).
+  deny_delete: false,
+  deny_purge: false,
+  allow_direct: true,
+};
+
+/** Work for pipeline workers: each job is removed once a worker acks it. */
+export const JOBS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
+  name: JOBS_STREAM,
+  subjects: [`${JOB_SUBJECT_ROOT}.>`],
+  storage: StorageType.File,
+  retention: RetentionPolicy.Workqueue,
+  discard: DiscardPolicy.New,
+  max_msg_size: 1024 * 1024,
+  duplicate_window: nanos(10 * 60 * 1000),
+  num_replicas: 1,
+};
+
+/** One process's connection to NATS and JetStream. */
+export class Bus {
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+  ) {}
+
+  static async connect(url: string, name: string): Promise<Bus> {
+    const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const jsm = await jetstreamManager(nc);
+    return new Bus(nc, jetstream(nc), jsm);
+  }
+
+  /** Creates both streams, or brings their configuration up to date. Safe to call from every process. */
+  async ensureStreams(): Promise<void> {
+    for (const config of [EVENTS_STREAM_CONFIG, JOBS_STREAM_CONFIG]) {
+      const name = config.name;
+      try {
+        await this.jsm.streams.info(name);
+        await this.jsm.streams.update(name, config);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        try {
+          await this.jsm.streams.add(config);
+        } catch (addError) {
+          // Another process created it between our two calls.
+          if (!String(addError).includes('already in use')) throw addError;
+        }
+      }
+    }
+  }
+
+  /** The sequence of the last event in the log (0 when empty). */
+  async lastSeq(): Promise<number> {
+    const info = await this.jsm.streams.info(EVENTS_STREAM);
+    return info.state.last_seq;
+  }
+
+  async close(): Promise<void> {
+    if (this.nc.isClosed()) return;
+    await this.nc.drain().catch(() => this.nc.close());
+  }
+}
+
+export function isNotFound(error: unknown): boolean {
+  const text = String((error as Error)?.message ?? error);
+  return /not found/i.test(text);
+}

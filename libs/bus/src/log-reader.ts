@@ -1,0 +1,58 @@
+import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
+import type { MsgHdrs } from '@nats-io/transport-node';
+import type { EventEnvelope } from '@memex/contracts';
+import type { Bus } from './bus.js';
+import { decodeJson } from './codec.js';
+import { EVENT_SUBJECT_ROOT, EVENTS_STREAM } from './subjects.js';
+
+export interface LoggedEvent {
+  seq: number;
+  event: EventEnvelope;
+  headers: MsgHdrs | undefined;
+  /** Events of the filter still after this one when it was delivered. */
+  pending: number;
+}
+
+export interface ReadLogOptions {
+  fromSeq?: number;
+  /** One subject filter (NATS 2.9 allows one per consumer); default every event. */
+  filter?: string;
+  /** Stop after the event that leaves nothing pending (a snapshot read), instead of following. */
+  untilCaughtUp?: boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Reads the log in order through an ordered (ephemeral) consumer: replays, the SSE stream,
+ * and anything else that reads without keeping a position in JetStream.
+ */
+export async function* readLog(bus: Bus, options: ReadLogOptions = {}): AsyncGenerator<LoggedEvent> {
+  const fromSeq = Math.max(1, options.fromSeq ?? 1);
+  if (options.untilCaughtUp) {
+    const info = await bus.jsm.streams.info(EVENTS_STREAM);
+    if (info.state.last_seq < fromSeq) return;
+  }
+  const consumer = await bus.js.consumers.get(EVENTS_STREAM, {
+    filter_subjects: [options.filter ?? `${EVENT_SUBJECT_ROOT}.>`],
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: fromSeq,
+  });
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 1000 });
+  const stop = () => messages.stop();
+  options.signal?.addEventListener('abort', stop, { once: true });
+  try {
+    if (options.untilCaughtUp && (await consumer.info(true)).num_pending === 0) return;
+    for await (const msg of messages) {
+      yield {
+        seq: msg.seq,
+        event: decodeJson<EventEnvelope>(msg.data),
+        headers: msg.headers,
+        pending: msg.info.pending,
+      };
+      if (options.untilCaughtUp && msg.info.pending === 0) return;
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+    messages.stop();
+  }
+}

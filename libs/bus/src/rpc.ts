@@ -1,0 +1,89 @@
+import { context, SpanKind, trace } from '@opentelemetry/api';
+import { headers as natsHeaders, type Msg, type Subscription } from '@nats-io/transport-node';
+import { MemexError, isMemexError, type Actor, type ErrorCode, type Scope } from '@memex/contracts';
+import type { Bus } from './bus.js';
+import { decodeJson, encodeJson } from './codec.js';
+import { extractTrace, injectTrace } from './trace.js';
+
+/** What the gateway sends a service: the params and who is asking, with the scope it computed. */
+export interface RpcRequest<P = unknown> {
+  method: string;
+  params: P;
+  scope: Scope;
+  caller: Actor;
+}
+
+export type RpcReply<R = unknown> = { result: R } | { error: { code: ErrorCode; message: string } };
+
+export type RpcHandler = (request: RpcRequest) => Promise<unknown>;
+
+const tracer = trace.getTracer('memex-bus');
+
+/** Answers requests on a subject, as one of a queue group so replicas share the load. */
+export function serveRpc(bus: Bus, subject: string, queue: string, handler: RpcHandler): Subscription {
+  return bus.nc.subscribe(subject, {
+    queue,
+    callback: (error, msg) => {
+      if (error) return;
+      void answer(msg, subject, handler);
+    },
+  });
+}
+
+async function answer(msg: Msg, subject: string, handler: RpcHandler): Promise<void> {
+  const parent = extractTrace(msg.headers);
+  await context.with(parent, () =>
+    tracer.startActiveSpan(`rpc ${subject}`, { kind: SpanKind.SERVER }, async (span) => {
+      let reply: RpcReply;
+      try {
+        const request = decodeJson<RpcRequest>(msg.data);
+        reply = { result: (await handler(request)) ?? null };
+      } catch (error) {
+        reply = { error: toWireError(error) };
+        if (!isMemexError(error)) span.recordException(error as Error);
+      } finally {
+        span.end();
+      }
+      msg.respond(encodeJson(reply));
+    }),
+  );
+}
+
+function toWireError(error: unknown): { code: ErrorCode; message: string } {
+  if (isMemexError(error)) return error.toJSON();
+  const message = error instanceof Error ? error.message : String(error);
+  console.error('rpc handler failed:', error);
+  return { code: 'internal', message: `internal error: ${message}` };
+}
+
+/** Calls a service. Errors come back as MemexError with the service's code and message. */
+export async function callRpc<R = unknown>(
+  bus: Bus,
+  subject: string,
+  request: RpcRequest,
+  timeoutMs: number,
+): Promise<R> {
+  return tracer.startActiveSpan(`call ${subject}`, { kind: SpanKind.CLIENT }, async (span) => {
+    try {
+      const msg = await bus.nc.request(subject, encodeJson(request), {
+        timeout: timeoutMs,
+        headers: injectTrace(natsHeaders()),
+      });
+      const reply = decodeJson<RpcReply<R>>(msg.data);
+      if ('error' in reply) throw new MemexError(reply.error.code, reply.error.message);
+      return reply.result;
+    } catch (error) {
+      if (isMemexError(error)) throw error;
+      const text = String((error as Error)?.message ?? error);
+      if (/no responders/i.test(text)) {
+        throw new MemexError('unavailable', `no service answers ${subject}: is it running?`);
+      }
+      if (/timeout/i.test(text)) {
+        throw new MemexError('timeout', `${subject} did not answer within ${timeoutMs} ms`);
+      }
+      throw error;
+    } finally {
+      span.end();
+    }
+  });
+}

@@ -1,0 +1,3 @@
+export * from './database.js';
+export * from './migrations.js';
+export * from './scope.js';

@@ -1,0 +1,126 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner } from '@nestjs/core';
+import type { Subscription } from '@nats-io/transport-node';
+import { compile, MemexError, rpcSubject, type MethodDefinition, type ServiceName, type Validator } from '@memex/contracts';
+import { serveRpc, type Bus, type RpcRequest } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
+import type { Kysely } from 'kysely';
+import { Projector, RpcMethod, type ProjectorOptions } from './decorators.js';
+import { ProjectionRunner, type Projection } from './projection.js';
+import { CONFIG, DATABASE, SERVICE } from './tokens.js';
+import { BUS } from './providers.js';
+
+export interface ServiceOptions {
+  service: ServiceName;
+}
+
+/** What a service's `health` answer says; the gateway's /healthz collects them. */
+export interface ServiceHealth {
+  service: string;
+  ready: boolean;
+  projector?: { name: string; checkpoint: number; leader: boolean; lag: number };
+}
+
+/**
+ * Wires a service to the bus at start: every `@RpcMethod` handler is served on its subject,
+ * every `@Projector` runs, and `health` / `admin.replay` are answered for the service.
+ */
+@Injectable()
+export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger: Logger;
+  private readonly subscriptions: Subscription[] = [];
+  private runner: ProjectionRunner | undefined;
+  private ready = false;
+
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(CONFIG) private readonly config: MemexConfig,
+    @Inject(SERVICE) private readonly options: ServiceOptions,
+    @Inject(DATABASE) private readonly db: Kysely<any> | null,
+  ) {
+    this.logger = new Logger(`memex:${options.service}`);
+  }
+
+  get projector(): ProjectionRunner | undefined {
+    return this.runner;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const queue = `svc.${this.options.service}`;
+    for (const wrapper of this.discovery.getProviders()) {
+      const instance = wrapper.instance as Record<string, unknown> | undefined;
+      if (!instance || typeof instance !== 'object') continue;
+      const projector = this.discovery.getMetadataByDecorator(Projector, wrapper);
+      if (projector) this.addProjector(projector, instance as unknown as Projection);
+      const prototype = Object.getPrototypeOf(instance) as object;
+      for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+        const definition = this.discovery.getMetadataByDecorator(RpcMethod, wrapper, methodName);
+        if (!definition) continue;
+        const handler = (instance[methodName] as (...args: unknown[]) => Promise<unknown>).bind(instance);
+        this.serve(rpcSubject(definition), queue, this.guard(definition, handler));
+      }
+    }
+    const prefix = `memex.rpc.${this.options.service}`;
+    this.serve(`${prefix}.health`, queue, () => this.health());
+    this.serve(`${prefix}.admin.replay`, queue, async (request) => {
+      if (request.scope.kind !== 'owner') throw new MemexError('forbidden', 'replay needs the owner token');
+      if (!this.runner) throw new MemexError('not_found', `the ${this.options.service} service has no projector`);
+      return this.runner.rebuild(this.config.databaseUrl);
+    });
+    await this.runner?.start();
+    this.ready = true;
+    this.logger.log(`ready (${this.subscriptions.length} subjects${this.runner ? `, projector ${this.runner.name}` : ''})`);
+  }
+
+  private addProjector(options: ProjectorOptions, projection: Projection): void {
+    if (this.runner) throw new Error(`service ${this.options.service} declares two projectors`);
+    if (!this.db) throw new Error(`service ${this.options.service} has a projector but no database schema`);
+    this.runner = new ProjectionRunner(this.bus, this.config.databaseUrl, this.db, options, projection);
+  }
+
+  private serve(subject: string, queue: string, handler: (request: RpcRequest) => Promise<unknown>): void {
+    this.subscriptions.push(serveRpc(this.bus, subject, queue, handler));
+  }
+
+  /** Access, params and read-your-writes, checked the same way for every method. */
+  private guard(
+    definition: MethodDefinition,
+    handler: (params: unknown, call: { scope: RpcRequest['scope']; caller: RpcRequest['caller'] }) => Promise<unknown>,
+  ): (request: RpcRequest) => Promise<unknown> {
+    const validator: Validator<MethodDefinition['params']> = compile(definition.params);
+    return async (request) => {
+      if (definition.access === 'owner' && request.scope.kind !== 'owner') {
+        throw new MemexError('forbidden', `${definition.name} needs the owner token`);
+      }
+      const params = (request.params ?? {}) as Record<string, unknown>;
+      const problems = validator.problems(params, 'params');
+      if (problems.length > 0) throw new MemexError('invalid_params', problems.join('; '));
+      const minSeq = params.min_seq;
+      if (definition.kind === 'query' && typeof minSeq === 'number' && this.runner) {
+        await this.runner.waitFor(minSeq, this.config.minSeqTimeoutMs);
+      }
+      return handler(params, { scope: request.scope, caller: request.caller });
+    };
+  }
+
+  private async health(): Promise<ServiceHealth> {
+    const health: ServiceHealth = { service: this.options.service, ready: this.ready };
+    if (this.runner) {
+      const last = await this.bus.lastSeq();
+      health.projector = {
+        name: this.runner.name,
+        checkpoint: this.runner.checkpoint,
+        leader: this.runner.isLeader,
+        lag: Math.max(0, last - this.runner.checkpoint),
+      };
+    }
+    return health;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    await this.runner?.stop();
+  }
+}

@@ -1,0 +1,338 @@
+import { EventEmitter, once } from 'node:events';
+import pg from 'pg';
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { context, trace } from '@opentelemetry/api';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { MemexError, type EventEnvelope } from '@memex/contracts';
+import {
+  decodeJson,
+  EVENT_SUBJECT_ROOT,
+  EVENTS_STREAM,
+  extractTrace,
+  isNotFound,
+  readLog,
+  type Bus,
+  type LoggedEvent,
+} from '@memex/bus';
+import { assertSchemaName, createDatabase, migrate } from '@memex/db';
+import { eventsApplied } from '@memex/telemetry';
+import type { ProjectorOptions } from './decorators.js';
+
+/** A read model builder. `apply` must be deterministic: every row derives from events only. */
+export interface Projection {
+  apply(trx: Transaction<any>, logged: LoggedEvent): Promise<void>;
+}
+
+export interface ReplayResult {
+  projector: string;
+  events: number;
+  seconds: number;
+  events_per_second: number;
+  last_seq: number;
+}
+
+const BATCH = 500;
+const tracer = trace.getTracer('memex-projection');
+
+/** Checkpoint and failure tables that every projected schema has beside its own. */
+async function ensureBookkeeping(db: Kysely<any>, schema: string): Promise<void> {
+  await db.schema
+    .createTable(`${schema}.projector_checkpoint`)
+    .ifNotExists()
+    .addColumn('projector', 'text', (c) => c.primaryKey())
+    .addColumn('seq', 'bigint', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createTable(`${schema}.projector_failures`)
+    .ifNotExists()
+    .addColumn('seq', 'bigint', (c) => c.primaryKey())
+    .addColumn('event_type', 'text', (c) => c.notNull())
+    .addColumn('error', 'text', (c) => c.notNull())
+    .execute();
+}
+
+async function readCheckpoint(db: Kysely<any>, name: string): Promise<number> {
+  const row = await db
+    .selectFrom('projector_checkpoint')
+    .select('seq')
+    .where('projector', '=', name)
+    .executeTakeFirst();
+  return row ? Number(row.seq) : 0;
+}
+
+/**
+ * Applies events to a read model in Postgres transactions with the checkpoint written in the
+ * same transaction, so a crash at any point neither loses nor double-applies an event. One
+ * replica at a time projects (a Postgres advisory lock); the others serve queries.
+ */
+export class ProjectionRunner {
+  private readonly events = new EventEmitter();
+  private position = 0;
+  private messages: ConsumerMessages | undefined;
+  private loop: Promise<void> | undefined;
+  private leaderClient: pg.Client | undefined;
+  private stopped = false;
+  private leaderRetry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly databaseUrl: string,
+    private readonly db: Kysely<any>,
+    readonly options: ProjectorOptions,
+    private readonly projection: Projection,
+  ) {
+    assertSchemaName(options.name);
+    this.events.setMaxListeners(0);
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get durableName(): string {
+    return `proj_${this.options.name}`;
+  }
+
+  /** Last sequence applied, as far as this process knows. */
+  get checkpoint(): number {
+    return this.position;
+  }
+
+  get isLeader(): boolean {
+    return this.leaderClient !== undefined;
+  }
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    await migrate(this.db, this.name, this.options.migrations);
+    await ensureBookkeeping(this.db, this.name);
+    this.position = await readCheckpoint(this.db, this.name);
+    await this.tryLead();
+  }
+
+  private async tryLead(): Promise<void> {
+    if (this.stopped) return;
+    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: `memex-lead-${this.name}` });
+    await client.connect();
+    const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock(hashtext($1)) as ok', [
+      `projector:${this.name}`,
+    ]);
+    if (!rows[0]?.ok) {
+      await client.end();
+      this.leaderRetry = setTimeout(() => void this.tryLead().catch(reportError(this.name)), 2000);
+      return;
+    }
+    client.on('error', reportError(this.name));
+    this.leaderClient = client;
+    await this.consume();
+  }
+
+  /** (Re)creates the durable consumer at the checkpoint, the only position that counts. */
+  private async consume(): Promise<void> {
+    this.position = await readCheckpoint(this.db, this.name);
+    await this.bus.jsm.consumers.delete(EVENTS_STREAM, this.durableName).catch((error) => {
+      if (!isNotFound(error)) throw error;
+    });
+    await this.bus.jsm.consumers.add(EVENTS_STREAM, {
+      durable_name: this.durableName,
+      ack_policy: AckPolicy.All,
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: this.position + 1,
+      filter_subject: this.options.filter ?? `${EVENT_SUBJECT_ROOT}.>`,
+      max_ack_pending: 20_000,
+      ack_wait: 60_000_000_000,
+    });
+    const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, this.durableName);
+    this.messages = await consumer.consume({ max_messages: 2000 });
+    const messages = this.messages;
+    this.loop = (async () => {
+      let batch: JsMsg[] = [];
+      for await (const msg of messages) {
+        batch.push(msg);
+        if (msg.info.pending > 0 && batch.length < BATCH) continue;
+        const last = batch[batch.length - 1]!;
+        await this.applyBatch(this.db, batch.map(toLogged));
+        last.ack();
+        batch = [];
+      }
+    })().catch((error) => {
+      // Postgres or NATS went away mid-batch: nothing was committed past the checkpoint, so
+      // start over from it once things are back.
+      reportError(this.name)(error);
+      if (!this.stopped) setTimeout(() => void this.consume().catch(reportError(this.name)), 1000);
+    });
+  }
+
+  /** Applies a batch in one transaction; on failure, event by event so one bad event can't stall the rest. */
+  private async applyBatch(db: Kysely<any>, batch: LoggedEvent[], live = true): Promise<void> {
+    const fresh = batch.filter((logged) => logged.seq > (live ? this.position : 0));
+    if (fresh.length === 0) return;
+    const last = fresh[fresh.length - 1]!.seq;
+    const parent = extractTrace(fresh[fresh.length - 1]!.headers);
+    await context.with(parent, () =>
+      tracer.startActiveSpan(`project ${this.name}`, async (span) => {
+        try {
+          await db.transaction().execute(async (trx) => {
+            for (const logged of fresh) await this.projection.apply(trx, logged);
+            await this.saveCheckpoint(trx, last);
+          });
+        } catch (batchError) {
+          const trx = await db.startTransaction().execute();
+          try {
+            for (const logged of fresh) {
+              const savepoint = await trx.savepoint('event').execute();
+              try {
+                await this.projection.apply(savepoint, logged);
+                await savepoint.releaseSavepoint('event').execute();
+              } catch (error) {
+                await savepoint.rollbackToSavepoint('event').execute();
+                await this.recordFailure(trx, logged, error);
+              }
+            }
+            await this.saveCheckpoint(trx, last);
+            await trx.commit().execute();
+          } catch (error) {
+            await trx.rollback().execute();
+            throw error;
+          }
+          console.warn(`projector ${this.name}: batch at ${last} failed (${String(batchError)}); applied event by event`);
+        } finally {
+          span.end();
+        }
+      }),
+    );
+    if (live) {
+      this.position = last;
+      this.events.emit('applied', last);
+    }
+    eventsApplied.inc({ projector: this.name }, fresh.length);
+  }
+
+  private async saveCheckpoint(trx: Transaction<any>, seq: number): Promise<void> {
+    await trx
+      .insertInto('projector_checkpoint')
+      .values({ projector: this.name, seq })
+      .onConflict((oc) => oc.column('projector').doUpdateSet({ seq }))
+      .execute();
+  }
+
+  private async recordFailure(trx: Transaction<any>, logged: LoggedEvent, error: unknown): Promise<void> {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`projector ${this.name}: event ${logged.seq} (${logged.event.type}) failed: ${message}`);
+    await trx
+      .insertInto('projector_failures')
+      .values({ seq: logged.seq, event_type: logged.event.type, error: message })
+      .onConflict((oc) => oc.column('seq').doUpdateSet({ error: message }))
+      .execute();
+  }
+
+  /**
+   * Read-your-writes: resolves once the read model has applied `seq`, or fails with `timeout`.
+   * A replica that is not the leader follows the checkpoint in Postgres.
+   */
+  async waitFor(seq: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.position < seq) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new MemexError(
+          'timeout',
+          `the ${this.name} read model has applied up to ${this.position}, not yet ${seq}, after ${timeoutMs} ms`,
+        );
+      }
+      if (this.isLeader) {
+        await once(this.events, 'applied', { signal: AbortSignal.timeout(Math.min(left, 250)) }).catch(() => undefined);
+      } else {
+        await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
+        this.position = await readCheckpoint(this.db, this.name);
+      }
+    }
+  }
+
+  /**
+   * Rebuilds the schema from sequence 1 into `<name>_next` beside the live one, then pauses the
+   * live projector, catches up the rest, swaps the schemas in one transaction and resumes.
+   */
+  async rebuild(databaseUrl: string): Promise<ReplayResult> {
+    const next = `${this.name}_next`;
+    const started = performance.now();
+    await this.db.schema.dropSchema(next).ifExists().cascade().execute();
+    const nextDb = createDatabase<any>(databaseUrl, { schema: next, max: 2 });
+    let events = 0;
+    try {
+      await migrate(nextDb, next, this.options.migrations);
+      await ensureBookkeeping(nextDb, next);
+      let position = 0;
+      const catchUp = async () => {
+        let batch: LoggedEvent[] = [];
+        const flush = async () => {
+          await this.applyBatchInto(nextDb, batch);
+          position = batch[batch.length - 1]!.seq;
+          events += batch.length;
+          batch = [];
+        };
+        const filter = this.options.filter ?? `${EVENT_SUBJECT_ROOT}.>`;
+        for await (const logged of readLog(this.bus, { fromSeq: position + 1, filter, untilCaughtUp: true })) {
+          batch.push(logged);
+          if (batch.length >= BATCH) await flush();
+        }
+        if (batch.length > 0) await flush();
+      };
+      await catchUp();
+      await this.pause();
+      try {
+        await catchUp();
+        await this.db.transaction().execute(async (trx) => {
+          await sql`alter schema ${sql.id(this.name)} rename to ${sql.id(`${this.name}_old`)}`.execute(trx);
+          await sql`alter schema ${sql.id(next)} rename to ${sql.id(this.name)}`.execute(trx);
+          await sql`drop schema ${sql.id(`${this.name}_old`)} cascade`.execute(trx);
+        });
+      } finally {
+        await this.resume();
+      }
+      const seconds = (performance.now() - started) / 1000;
+      return {
+        projector: this.name,
+        events,
+        seconds: Math.round(seconds * 1000) / 1000,
+        events_per_second: Math.round(events / Math.max(seconds, 1e-6)),
+        last_seq: position,
+      };
+    } finally {
+      await nextDb.destroy();
+      await this.db.schema.dropSchema(next).ifExists().cascade().execute();
+    }
+  }
+
+  /** The rebuild's apply: the same projection, writing its checkpoint under the live name. */
+  private async applyBatchInto(db: Kysely<any>, batch: LoggedEvent[]): Promise<void> {
+    await this.applyBatch(db, batch, false);
+  }
+
+  private async pause(): Promise<void> {
+    this.messages?.stop();
+    await this.loop;
+    this.messages = undefined;
+    this.loop = undefined;
+  }
+
+  private async resume(): Promise<void> {
+    if (this.isLeader && !this.stopped) await this.consume();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.leaderRetry);
+    await this.pause();
+    await this.leaderClient?.end().catch(() => undefined);
+    this.leaderClient = undefined;
+  }
+}
+
+function toLogged(msg: JsMsg): LoggedEvent {
+  return { seq: msg.seq, event: decodeJson<EventEnvelope>(msg.data), headers: msg.headers, pending: msg.info.pending };
+}
+
+function reportError(name: string): (error: unknown) => void {
+  return (error) => console.error(`projector ${name}:`, error);
+}

@@ -1,0 +1,44 @@
+import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import { BlobStore } from '@memex/blobs';
+import { Bus, EventPublisher } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
+import { createDatabase } from '@memex/db';
+import { CONFIG, DATABASE } from './tokens.js';
+
+export const BUS = Symbol('memex:bus');
+
+/** Closes the connections MemexModule opened, after the host stopped using them. */
+@Injectable()
+export class ConnectionCloser implements OnApplicationShutdown {
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(DATABASE) private readonly db: Kysely<any> | null,
+  ) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.bus.close();
+    await this.db?.destroy();
+  }
+}
+
+export function connectionProviders(service: string, config: MemexConfig, schema: string | null): Provider[] {
+  return [
+    { provide: CONFIG, useValue: config },
+    {
+      provide: BUS,
+      useFactory: async () => {
+        const bus = await Bus.connect(config.natsUrl, `memex-${service}`);
+        await bus.ensureStreams();
+        return bus;
+      },
+    },
+    { provide: EventPublisher, useFactory: (bus: Bus) => new EventPublisher(bus), inject: [BUS] },
+    { provide: BlobStore, useValue: new BlobStore(config.blobsDir) },
+    {
+      provide: DATABASE,
+      useValue: schema ? createDatabase(config.databaseUrl, { schema, applicationName: `memex-${service}` }) : null,
+    },
+    ConnectionCloser,
+  ];
+}

@@ -1,0 +1,82 @@
+import { timingSafeEqual } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
+import {
+  agentScope,
+  compile,
+  DEFAULT_SCOPE_RULES,
+  MemexError,
+  OWNER_SCOPE,
+  ScopeRule,
+  type Actor,
+  type Scope,
+} from '@memex/contracts';
+import { Type } from '@sinclair/typebox';
+import type { MemexConfig } from '@memex/config';
+import { CONFIG } from '@memex/runtime';
+import { generateSecret, TokensService } from './tokens.service.js';
+
+export interface Principal {
+  scope: Scope;
+  caller: Actor;
+}
+
+const rulesValidator = compile(Type.Array(ScopeRule));
+
+/** Reads the owner token (creating it at first start) and turns a bearer token into a scope. */
+@Injectable()
+export class AuthService implements OnModuleInit {
+  private ownerToken!: Buffer;
+  private rules = DEFAULT_SCOPE_RULES;
+
+  constructor(
+    @Inject(CONFIG) private readonly config: MemexConfig,
+    private readonly tokens: TokensService,
+  ) {}
+
+  onModuleInit(): void {
+    this.ownerToken = Buffer.from(ensureOwnerToken(this.config.home));
+    this.rules = loadScopeRules(this.config.home);
+  }
+
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!match) throw new MemexError('unauthorized', 'missing bearer token (Authorization: Bearer <token>)');
+    const secret = match[1]!;
+    const given = Buffer.from(secret);
+    if (given.length === this.ownerToken.length && timingSafeEqual(given, this.ownerToken)) {
+      return { scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } };
+    }
+    const token = secret.startsWith('mxa_') ? await this.tokens.findActive(secret) : undefined;
+    if (!token) throw new MemexError('unauthorized', 'invalid or revoked token');
+    return {
+      scope: agentScope(token.id, token.labels, this.rules),
+      caller: { kind: 'session', id: `token:${token.id}` },
+    };
+  }
+}
+
+/** `$MEMEX_HOME/owner-token`, mode 0600, created once. */
+export function ensureOwnerToken(home: string): string {
+  const file = path.join(home, 'owner-token');
+  fs.mkdirSync(home, { recursive: true });
+  try {
+    fs.writeFileSync(file, generateSecret('mxo') + '\n', { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const token = fs.readFileSync(file, 'utf8').trim();
+  if (!token) throw new Error(`${file} is empty: delete it to have a new owner token made`);
+  return token;
+}
+
+/** `$MEMEX_HOME/scopes.json` (a list of `{when, kinds}`) replaces the default rules when present. */
+export function loadScopeRules(home: string): ScopeRule[] {
+  const file = path.join(home, 'scopes.json');
+  if (!fs.existsSync(file)) return DEFAULT_SCOPE_RULES;
+  const rules: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const problems = rulesValidator.problems(rules, 'scopes.json');
+  if (problems.length > 0) throw new Error(`${file}: ${problems.join('; ')}`);
+  return rules as ScopeRule[];
+}

@@ -1,0 +1,81 @@
+import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { isVisible, MemexError, type EventEnvelope, type Scope } from '@memex/contracts';
+import { readLog, typeFilter, type Bus } from '@memex/bus';
+import { BUS } from '@memex/runtime';
+import { AuthService } from '../auth/auth.service.js';
+import { toErrorBody } from '../http/errors.js';
+
+/** Events that reveal no item kind (tokens, admin) reach only the owner. */
+export function eventVisible(scope: Scope, event: EventEnvelope): boolean {
+  if (!event.kind) return scope.kind === 'owner';
+  return isVisible(scope, { kind: event.kind, labels: event.labels, spam: event.spam ?? false });
+}
+
+/** Where a subscriber resumes: `from_seq`, else one past the Last-Event-ID it saw, else the start. */
+export function resumePoint(fromSeq: string | undefined, lastEventId: string | undefined): number {
+  if (fromSeq !== undefined) {
+    const seq = Number(fromSeq);
+    if (!Number.isInteger(seq) || seq < 1) throw new MemexError('invalid_params', `from_seq must be a positive integer, got "${fromSeq}"`);
+    return seq;
+  }
+  if (lastEventId !== undefined) {
+    const seen = Number(lastEventId);
+    if (!Number.isInteger(seen) || seen < 0) throw new MemexError('invalid_params', `Last-Event-ID must be a sequence, got "${lastEventId}"`);
+    return seen + 1;
+  }
+  return 1;
+}
+
+/** The event stream for subscribers (the agent platform's head, UIs), as server-sent events. */
+@Controller('api/v1/memex')
+export class EventsController {
+  constructor(
+    @Inject(AuthService) private readonly auth: AuthService,
+    @Inject(BUS) private readonly bus: Bus,
+  ) {}
+
+  @Get('events')
+  async subscribe(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Query('from_seq') fromSeq?: string,
+    @Query('types') types?: string,
+  ): Promise<void> {
+    let scope: Scope;
+    let start: number;
+    try {
+      scope = (await this.auth.authenticate(request.headers.authorization)).scope;
+      start = resumePoint(fromSeq, request.headers['last-event-id'] as string | undefined);
+    } catch (error) {
+      const { status, body } = toErrorBody(error);
+      return void (await reply.code(status).send(body));
+    }
+    const wanted = types ? new Set(types.split(',').map((t) => t.trim()).filter(Boolean)) : undefined;
+    const abort = new AbortController();
+    reply.hijack();
+    const out = reply.raw;
+    out.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    out.write(': memex event stream\n\n');
+    const heartbeat = setInterval(() => out.write(': keepalive\n\n'), 15_000);
+    request.raw.on('close', () => abort.abort());
+    try {
+      const filter = wanted?.size === 1 ? typeFilter([...wanted][0]!) : undefined;
+      for await (const { seq, event } of readLog(this.bus, { fromSeq: start, signal: abort.signal, ...(filter ? { filter } : {}) })) {
+        if (wanted && !wanted.has(event.type)) continue;
+        if (!eventVisible(scope, event)) continue;
+        out.write(`id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+      }
+    } catch (error) {
+      if (!abort.signal.aborted) out.write(`event: error\ndata: ${JSON.stringify(toErrorBody(error).body)}\n\n`);
+    } finally {
+      clearInterval(heartbeat);
+      out.end();
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { MemexConfig } from '@memex/config';
+import { MemexModule } from '@memex/runtime';
+import { AuthService } from './auth/auth.service.js';
+import { TokensProjector } from './auth/tokens.projector.js';
+import { TokensService } from './auth/tokens.service.js';
+import { Dispatcher } from './dispatcher.js';
+import { EventsController } from './events/events.controller.js';
+import { GrpcServer } from './grpc/grpc.server.js';
+import { HealthController } from './http/health.controller.js';
+import { RpcController } from './http/rpc.controller.js';
+
+/** The gateway: HTTP and gRPC in front, auth and scopes, the event stream; owns agent tokens. */
+@Module({})
+export class GatewayModule {
+  static register(config: MemexConfig): DynamicModule {
+    return {
+      module: GatewayModule,
+      imports: [MemexModule.forService({ service: 'gateway', config, schema: 'gateway' })],
+      controllers: [RpcController, HealthController, EventsController],
+      providers: [TokensProjector, TokensService, AuthService, Dispatcher, GrpcServer],
+    };
+  }
+}

@@ -1,0 +1,64 @@
+import { Controller, Get, Inject, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import type { Bus } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
+import { BUS, CONFIG } from '@memex/runtime';
+import { metricsRegistry, prometheus } from '@memex/telemetry';
+import { EVENTS_STREAM } from '@memex/bus';
+import { Dispatcher } from '../dispatcher.js';
+
+@Controller()
+export class HealthController {
+  constructor(
+    @Inject(Dispatcher) private readonly dispatcher: Dispatcher,
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(CONFIG) private readonly config: MemexConfig,
+  ) {
+    registerLogMetrics(bus);
+  }
+
+  /** 200 once every expected service answers ready, with the log's last sequence; 503 before. */
+  @Get('healthz')
+  async healthz(@Res() reply: FastifyReply): Promise<void> {
+    const [services, lastSeq] = await Promise.all([
+      this.dispatcher.health(this.config.services),
+      this.bus.lastSeq().catch(() => null),
+    ]);
+    const ready = lastSeq !== null && services.every((service) => service.ready);
+    await reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'starting', log: { last_seq: lastSeq }, services });
+  }
+
+  @Get('metrics')
+  async metrics(@Res() reply: FastifyReply): Promise<void> {
+    await reply.header('content-type', metricsRegistry.contentType).send(await metricsRegistry.metrics());
+  }
+}
+
+let registered = false;
+
+/** Log and projector gauges read from JetStream at scrape time, so they cover every process. */
+function registerLogMetrics(bus: Bus): void {
+  if (registered) return;
+  registered = true;
+  new prometheus.Gauge({
+    name: 'memex_log_last_seq',
+    help: 'Sequence of the last event in MEMEX_EVENTS; rate() of it is events/s',
+    registers: [metricsRegistry],
+    async collect() {
+      this.set(await bus.lastSeq());
+    },
+  });
+  new prometheus.Gauge({
+    name: 'memex_projector_lag',
+    help: 'Events not yet applied by each projector (JetStream consumer pending + unacked)',
+    labelNames: ['projector'],
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      for await (const info of bus.jsm.consumers.list(EVENTS_STREAM)) {
+        if (!info.name.startsWith('proj_')) continue;
+        this.set({ projector: info.name.slice(5) }, info.num_pending + info.num_ack_pending);
+      }
+    },
+  });
+}

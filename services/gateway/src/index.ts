@@ -1,0 +1,3 @@
+export { startGateway } from './app.js';
+export { GatewayModule } from './gateway.module.js';
+export { ensureOwnerToken } from './auth/auth.service.js';

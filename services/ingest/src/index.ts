@@ -1,0 +1,1 @@
+export { IngestModule } from './ingest.module.js';

@@ -6,3 +6,4 @@ export * from "./glove.js";
 export * from "./tokenizer.js";
 export * from "./model2vec.js";
 export * from "./onnx.js";
+export * from "./http.js";

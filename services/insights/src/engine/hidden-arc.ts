@@ -2,6 +2,7 @@ import type { EngineConfig } from './config.js';
 import { asCorpus, type Corpus } from './corpus.js';
 import { byCreatedThenId, daysBetween, round4, signalKey } from './signal-util.js';
 import type { EngineNote, HiddenArcDetail, HiddenArcSignal } from './types.js';
+import { findBridgingHubs } from './hubs.js';
 import { UnionFind } from './union-find.js';
 
 /** Why a mutual-kNN component is or is not a hidden arc, checked in this order. */
@@ -14,49 +15,100 @@ export interface ArcComponent {
   detail: HiddenArcDetail;
 }
 
+export interface ArcAnalysis {
+  /** Every component of the pruned mutual-kNN graph (so at least 3 notes), with its verdict. */
+  components: ArcComponent[];
+  /** Notes cut out of the graph because they bridged two arc-sized groups (see hubs.ts). */
+  hubNoteIds: string[];
+}
+
 /**
- * Every mutual-kNN component of two or more notes, with its verdict: the
- * explanation behind detectHiddenArcs (and what tests use to check that a
+ * The explanation behind detectHiddenArcs (and what tests use to check that a
  * near-miss is rejected for the right reason).
  *
  * Edge a–b only when b is among a's k nearest, a among b's, and their cosine
  * ≥ minSimilarity. A hub note sits near many notes but is rarely among *their*
  * nearest (each has closer peers in its own thread), so it cannot glue two
- * arcs together the way a one-sided kNN graph would.
+ * arcs together the way a one-sided kNN graph would; for arcs too small for
+ * that to hold, bridging hubs are cut out before union-find, and so is any
+ * note left hanging on a single edge.
  */
-export function findArcComponents(input: readonly EngineNote[] | Corpus, cfg: EngineConfig): ArcComponent[] {
+export function analyzeArcs(input: readonly EngineNote[] | Corpus, cfg: EngineConfig): ArcAnalysis {
   const corpus = asCorpus(input);
   const { graph, noteOfRow } = corpus.knn(cfg.knn);
   const { k, indices, similarities } = graph;
-  const uf = new UnionFind(graph.n);
-  const edgeSimSum = new Float64Array(graph.n);
-  const edgeCount = new Int32Array(graph.n);
   const isNeighbour = (row: number, of: number): boolean => {
     for (let p = of * k; p < of * k + k; p++) if (indices[p] === row) return true;
     return false;
   };
-  const edges: [number, number, number][] = [];
+  const from: number[] = [];
+  const to: number[] = [];
+  const sims: number[] = [];
   for (let a = 0; a < graph.n; a++) {
     for (let p = a * k; p < a * k + k; p++) {
       const b = indices[p]!;
-      const sim = similarities[p]!;
       // Each mutual pair is seen from both ends; take it from the smaller row.
-      if (b > a && sim >= cfg.hiddenArc.minSimilarity && isNeighbour(a, b)) {
-        uf.union(a, b);
-        edges.push([a, b, sim]);
+      if (b > a && similarities[p]! >= cfg.hiddenArc.minSimilarity && isNeighbour(a, b)) {
+        from.push(a);
+        to.push(b);
+        sims.push(similarities[p]!);
       }
     }
   }
-  for (const [a, , sim] of edges) {
-    const root = uf.find(a);
-    edgeSimSum[root] = edgeSimSum[root]! + sim;
+  const hubs = findBridgingHubs(graph.n, Int32Array.from(from), Int32Array.from(to), cfg.hiddenArc.minSize);
+  const dropped = peelPendants(graph.n, from, to, hubs);
+  const uf = new UnionFind(graph.n);
+  const kept = (e: number): boolean => !dropped[from[e]!] && !dropped[to[e]!];
+  for (let e = 0; e < from.length; e++) if (kept(e)) uf.union(from[e]!, to[e]!);
+  const edgeSimSum = new Float64Array(graph.n);
+  const edgeCount = new Int32Array(graph.n);
+  for (let e = 0; e < from.length; e++) {
+    if (!kept(e)) continue;
+    const root = uf.find(from[e]!);
+    edgeSimSum[root] = edgeSimSum[root]! + sims[e]!;
     edgeCount[root] = edgeCount[root]! + 1;
   }
-  return uf.components(2).map((rows) => {
+  const components = uf.components(2).map((rows) => {
     const root = uf.find(rows[0]!);
     const members = rows.map((r) => noteOfRow[r]!);
     return judgeComponent(corpus, members, edgeSimSum[root]! / edgeCount[root]!, cfg);
   });
+  const hubNoteIds: string[] = [];
+  hubs.forEach((isHub, row) => {
+    if (isHub) hubNoteIds.push(corpus.note(noteOfRow[row]!).id);
+  });
+  return { components, hubNoteIds };
+}
+
+/**
+ * Drops the hubs, then repeatedly every vertex left with fewer than two
+ * edges (the 2-core): a note hanging on a single mutual edge, such as a hub
+ * that made it into one arc's neighbour lists, is too weakly attached to
+ * count as part of the thread (and would bring its links with it).
+ */
+function peelPendants(n: number, from: number[], to: number[], hubs: Uint8Array): Uint8Array {
+  const dropped = Uint8Array.from(hubs);
+  const degree = new Int32Array(n);
+  const neighbours: number[][] = Array.from({ length: n }, () => []);
+  for (let e = 0; e < from.length; e++) {
+    const [a, b] = [from[e]!, to[e]!];
+    if (dropped[a] || dropped[b]) continue;
+    degree[a]!++;
+    degree[b]!++;
+    neighbours[a]!.push(b);
+    neighbours[b]!.push(a);
+  }
+  const queue: number[] = [];
+  for (let v = 0; v < n; v++) if (!dropped[v] && degree[v]! < 2) queue.push(v);
+  while (queue.length > 0) {
+    const v = queue.pop()!;
+    if (dropped[v]) continue;
+    dropped[v] = 1;
+    for (const w of neighbours[v]!) {
+      if (!dropped[w] && --degree[w]! < 2) queue.push(w);
+    }
+  }
+  return dropped;
 }
 
 function judgeComponent(corpus: Corpus, members: number[], cohesion: number, cfg: EngineConfig): ArcComponent {
@@ -106,8 +158,8 @@ function judgeComponent(corpus: Corpus, members: number[], cohesion: number, cfg
  * Score = cohesion (mean similarity along the arc's mutual edges).
  */
 export function detectHiddenArcs(input: readonly EngineNote[] | Corpus, cfg: EngineConfig): HiddenArcSignal[] {
-  return findArcComponents(input, cfg)
-    .filter((c) => c.verdict === 'arc')
+  return analyzeArcs(input, cfg)
+    .components.filter((c) => c.verdict === 'arc')
     .map((c) => ({
       key: signalKey('hidden_arc', [...c.noteIds].sort()),
       kind: 'hidden_arc' as const,

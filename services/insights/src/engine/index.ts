@@ -23,7 +23,7 @@ export {
   type KnnOptions,
 } from './knn.js';
 export { UnionFind } from './union-find.js';
-export { detectHiddenArcs, findArcComponents, type ArcComponent, type ArcVerdict } from './hidden-arc.js';
+export { detectHiddenArcs, analyzeArcs, type ArcAnalysis, type ArcComponent, type ArcVerdict } from './hidden-arc.js';
 export { detectStaleStates, isStateNote } from './stale-state.js';
 export { detectDanglingLinks } from './dangling-link.js';
 export { detectTagBursts } from './tag-burst.js';

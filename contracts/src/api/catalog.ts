@@ -1,7 +1,12 @@
 import type { MethodDefinition } from './method.js';
-import { ItemsGet, NotesPut } from './items.js';
-import { TokensCreate, TokensList, TokensRevoke } from './tokens.js';
 import { AdminReplay } from './admin.js';
+import { graphMethods } from './graph.js';
+import { ingestMethods } from './ingest.js';
+import { insightsMethods } from './insights.js';
+import { ItemsGet, NotesPut } from './items.js';
+import { mailMethods } from './mail.js';
+import { searchMethods } from './search.js';
+import { TokensCreate, TokensList, TokensRevoke } from './tokens.js';
 
 /** Every API method, by name. The gateway routes, validates and documents from this list. */
 export class MethodCatalog {
@@ -23,4 +28,16 @@ export class MethodCatalog {
   }
 }
 
-export const apiCatalog = new MethodCatalog([NotesPut, ItemsGet, TokensCreate, TokensList, TokensRevoke, AdminReplay]);
+export const apiCatalog = new MethodCatalog([
+  NotesPut,
+  ItemsGet,
+  TokensCreate,
+  TokensList,
+  TokensRevoke,
+  AdminReplay,
+  ...ingestMethods,
+  ...mailMethods,
+  ...searchMethods,
+  ...graphMethods,
+  ...insightsMethods,
+]);

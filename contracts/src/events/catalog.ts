@@ -1,6 +1,17 @@
 import { EventRegistry } from './envelope.js';
-import { ItemDeleted, NotePut } from './items.js';
-import { TokenCreated, TokenRevoked } from './tokens.js';
+import { graphEvents } from './graph.js';
+import { insightsEvents } from './insights.js';
+import { itemEvents } from './items.js';
+import { mailEvents } from './mail.js';
+import { pipelinesEvents } from './pipelines.js';
+import { tokenEvents } from './tokens.js';
 
-/** Every event type the memex knows. Add a definition here when a service starts publishing it. */
-export const eventCatalog = new EventRegistry().register(NotePut, ItemDeleted, TokenCreated, TokenRevoked);
+/** Every event type the memex knows; each area lists its own in its file. */
+export const eventCatalog = new EventRegistry().register(
+  ...itemEvents,
+  ...tokenEvents,
+  ...mailEvents,
+  ...pipelinesEvents,
+  ...graphEvents,
+  ...insightsEvents,
+);

@@ -1,6 +1,51 @@
 import { Type } from '@sinclair/typebox';
 import { defineEvent, ULID_PATTERN } from './envelope.js';
 
+const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$' });
+
+export const ItemKind = Type.String({
+  description: 'email, attachment, document, paper, note, photo, video, audio, web, session_digest, output, event',
+});
+
+/** An email address with its display name, as a handler read it. */
+export const Address = Type.Object({ name: Type.String(), address: Type.String() }, { additionalProperties: false });
+
+/**
+ * An item entered the memex or changed (a document with new content). The item's text and
+ * original bytes live in blobs (personal content stays out of the log's payloads where it can),
+ * so consumers read `text_sha256` from the blob store. Subject item:<id>; the envelope's
+ * occurred_at is when it happened in the world (mail Date, file time).
+ */
+export const ItemIngested = defineEvent({
+  type: 'item.ingested',
+  v: 1,
+  description: 'An item was created, or replaced by new content (revision > 1). Its text and bytes are in blobs.',
+  data: Type.Object(
+    {
+      id: Type.String({ pattern: ULID_PATTERN }),
+      kind: ItemKind,
+      revision: Type.Integer({ minimum: 1 }),
+      title: Type.String(),
+      source: Type.Object({ kind: Type.String(), id: Type.String() }, { additionalProperties: false }),
+      external_id: Type.Union([Type.String(), Type.Null()]),
+      /** The handler's dedupe key: `message-id:<id>`, `sha256:<hex>`, `doi:<doi>`. */
+      identity: Type.String(),
+      /** `imported` through memex.ingest, `mirrored` by a connector that writes changes back. */
+      origin: Type.Union([Type.Literal('imported'), Type.Literal('mirrored')]),
+      content_type: Type.String(),
+      content_sha256: Sha256,
+      size: Type.Integer({ minimum: 0 }),
+      text_sha256: Sha256,
+      text_length: Type.Integer({ minimum: 0 }),
+      /** The item this one came out of (an attachment's message). */
+      parent_id: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
+      /** Handler-specific structure (mail headers and flags, pages, front matter, links, tags…). */
+      meta: Type.Record(Type.String(), Type.Unknown()),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /**
  * A note: an insight or a remark written by the owner or an agent. Put again with the same id
  * to replace its body (its earlier versions are superseded, not kept as separate items).
@@ -34,3 +79,5 @@ export const ItemDeleted = defineEvent({
     { additionalProperties: false },
   ),
 });
+
+export const itemEvents = [ItemIngested, NotePut, ItemDeleted];

@@ -23,3 +23,5 @@ export const TokenRevoked = defineEvent({
   description: 'An agent token was revoked; calls with it are refused from now on.',
   data: Type.Object({ id: Type.String({ pattern: ULID_PATTERN }) }, { additionalProperties: false }),
 });
+
+export const tokenEvents = [TokenCreated, TokenRevoked];

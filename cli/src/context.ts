@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { MemexClient } from '@memex/client';
+import { loadConfig, type MemexConfig } from '@memex/config';
+
+/** How the CLI reaches the gateway: MEMEX_URL, and MEMEX_TOKEN or the owner token in MEMEX_HOME. */
+export function gatewayUrl(config: MemexConfig = loadConfig()): string {
+  return process.env.MEMEX_URL || `http://${config.host}:${config.port}`;
+}
+
+export function readToken(config: MemexConfig = loadConfig()): string {
+  if (process.env.MEMEX_TOKEN) return process.env.MEMEX_TOKEN;
+  const file = path.join(config.home, 'owner-token');
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    throw new Error(`no token: set MEMEX_TOKEN, or start the memex once so that ${file} exists (npm start)`);
+  }
+}
+
+export function client(): MemexClient {
+  const config = loadConfig();
+  return new MemexClient({ url: gatewayUrl(config), token: readToken(config) });
+}
+
+/** Prints JSON when asked for, otherwise the human form. */
+export function output(json: boolean, value: unknown, human: () => string): void {
+  console.log(json ? JSON.stringify(value, null, 2) : human());
+}

@@ -1,0 +1,20 @@
+import { Command } from 'commander';
+import { MemexError } from '@memex/contracts';
+import { registerReplay } from './commands/replay.js';
+import { registerStack } from './commands/stack.js';
+import { registerStatus } from './commands/status.js';
+import { registerToken } from './commands/token.js';
+
+const program = new Command('memex').description('Memex: your personal knowledge store').showHelpAfterError();
+registerStack(program);
+registerStatus(program);
+registerToken(program);
+registerReplay(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  const message = error instanceof MemexError ? `${error.code}: ${error.message}` : (error as Error).message;
+  console.error(`memex: ${message}`);
+  process.exitCode = 1;
+}

@@ -7,7 +7,11 @@ import {
 } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, beforeEach, describe, it } from "node:test";
-import { HttpEmbeddingError, HttpEmbeddingProvider } from "./http.js";
+import {
+  HttpEmbeddingError,
+  HttpEmbeddingProvider,
+  type HttpEmbeddingOptions,
+} from "./http.js";
 import { dot, isZeroVector } from "./provider.js";
 
 /** The fake model: a deterministic, unnormalized 4-d vector per text. */
@@ -99,6 +103,14 @@ describe("HttpEmbeddingProvider", () => {
     server.seen = [];
     server.script = [];
   });
+  /** A provider for model "m" on the fake server, dims given so no probe request is made. */
+  const fakeModel = (options: Partial<HttpEmbeddingOptions> = {}) =>
+    HttpEmbeddingProvider.connect({
+      baseUrl: server.baseUrl,
+      model: "m",
+      dims: 4,
+      ...options,
+    });
 
   it("speaks the OpenAI protocol: batches, honours index order, sends the key, normalizes", async () => {
     const p = await HttpEmbeddingProvider.connect({
@@ -150,11 +162,7 @@ describe("HttpEmbeddingProvider", () => {
   });
 
   it("returns the zero vector for empty text without asking the server", async () => {
-    const p = await HttpEmbeddingProvider.connect({
-      baseUrl: server.baseUrl,
-      model: "m",
-      dims: 4,
-    });
+    const p = await fakeModel();
     const [empty, word] = await p.embed(["  ", "word"]);
     assert.ok(empty && isZeroVector(empty));
     assert.ok(word && Math.abs(dot(word, word) - 1) < 1e-6);
@@ -165,12 +173,7 @@ describe("HttpEmbeddingProvider", () => {
   });
 
   it("retries 429 and 5xx with backoff, honouring Retry-After", async () => {
-    const p = await HttpEmbeddingProvider.connect({
-      baseUrl: server.baseUrl,
-      model: "m",
-      dims: 4,
-      retryBaseMs: 5,
-    });
+    const p = await fakeModel({ retryBaseMs: 5 });
     server.script = [
       status(503, "overloaded"),
       status(429, "slow down", { "retry-after": "0" }),
@@ -181,13 +184,7 @@ describe("HttpEmbeddingProvider", () => {
   });
 
   it("gives up after maxRetries, naming the URL, the status and the attempts", async () => {
-    const p = await HttpEmbeddingProvider.connect({
-      baseUrl: server.baseUrl,
-      model: "m",
-      dims: 4,
-      retryBaseMs: 1,
-      maxRetries: 2,
-    });
+    const p = await fakeModel({ retryBaseMs: 1, maxRetries: 2 });
     server.script = [status(503), status(503), status(503, "still down")];
     await assert.rejects(p.embed(["x"]), (err: HttpEmbeddingError) => {
       assert.ok(err instanceof HttpEmbeddingError);
@@ -203,12 +200,7 @@ describe("HttpEmbeddingProvider", () => {
   });
 
   it("does not retry other client errors", async () => {
-    const p = await HttpEmbeddingProvider.connect({
-      baseUrl: server.baseUrl,
-      model: "m",
-      dims: 4,
-      retryBaseMs: 1,
-    });
+    const p = await fakeModel({ retryBaseMs: 1 });
     server.script = [status(401, '{"error":"invalid api key"}')];
     await assert.rejects(
       p.embed(["x"]),
@@ -218,10 +210,7 @@ describe("HttpEmbeddingProvider", () => {
   });
 
   it("times out a silent server and retries", async () => {
-    const p = await HttpEmbeddingProvider.connect({
-      baseUrl: server.baseUrl,
-      model: "m",
-      dims: 4,
+    const p = await fakeModel({
       timeoutMs: 100,
       retryBaseMs: 1,
       maxRetries: 1,
@@ -236,11 +225,7 @@ describe("HttpEmbeddingProvider", () => {
   });
 
   it("rejects malformed responses and a change of dimensions", async () => {
-    const p = await HttpEmbeddingProvider.connect({
-      baseUrl: server.baseUrl,
-      model: "m",
-      dims: 4,
-    });
+    const p = await fakeModel();
     server.script = [status(200, "<html>")];
     await assert.rejects(p.embed(["x"]), /bad response \(.*JSON.*\): <html>/);
     server.script = [

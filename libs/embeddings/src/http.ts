@@ -133,9 +133,7 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
     }
   }
 
-  private async attempt(
-    input: string[],
-  ): Promise<
+  private async attempt(input: string[]): Promise<
     | { vectors: Float32Array[] }
     | {
         reason: string;

@@ -1,28 +1,17 @@
 import assert from "node:assert/strict";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { OnnxSentenceProvider } from "./onnx.js";
-import { encodeOnnxModel, type OnnxGraph } from "./test-support/onnx-writer.js";
+import {
+  tokenId,
+  VOCAB,
+  writeOnnxModelDir,
+} from "./test-support/onnx-fixture.js";
+import type { OnnxGraph } from "./test-support/onnx-writer.js";
 
-const VOCAB = [
-  "[PAD]",
-  "[UNK]",
-  "[CLS]",
-  "[SEP]",
-  "hello",
-  "world",
-  "the",
-  "car",
-  "broke",
-  "down",
-  "play",
-  "##ing",
-  "quick",
-  "fox",
-];
-const id = (token: string) => VOCAB.indexOf(token);
+const id = tokenId;
 const CLS = id("[CLS]");
 const SEP = id("[SEP]");
 const DIM = 8;
@@ -38,60 +27,6 @@ const TYPES = table(2, 100);
 const MASKS = table(2, 200);
 const row = (t: Float32Array, r: number) =>
   Array.from(t.subarray(r * DIM, (r + 1) * DIM));
-
-/** A BERT-style WordPiece tokenizer.json, as `tokenizers` would save it. */
-function tokenizerJson() {
-  const special = (content: string) => ({
-    id: id(content),
-    content,
-    single_word: false,
-    lstrip: false,
-    rstrip: false,
-    normalized: false,
-    special: true,
-  });
-  return {
-    version: "1.0",
-    truncation: null,
-    padding: null,
-    added_tokens: ["[PAD]", "[UNK]", "[CLS]", "[SEP]"].map(special),
-    normalizer: {
-      type: "BertNormalizer",
-      clean_text: true,
-      handle_chinese_chars: true,
-      strip_accents: null,
-      lowercase: true,
-    },
-    pre_tokenizer: { type: "BertPreTokenizer" },
-    post_processor: {
-      type: "TemplateProcessing",
-      single: [
-        { SpecialToken: { id: "[CLS]", type_id: 0 } },
-        { Sequence: { id: "A", type_id: 0 } },
-        { SpecialToken: { id: "[SEP]", type_id: 0 } },
-      ],
-      pair: [
-        { SpecialToken: { id: "[CLS]", type_id: 0 } },
-        { Sequence: { id: "A", type_id: 0 } },
-        { SpecialToken: { id: "[SEP]", type_id: 0 } },
-        { Sequence: { id: "B", type_id: 1 } },
-        { SpecialToken: { id: "[SEP]", type_id: 1 } },
-      ],
-      special_tokens: {
-        "[CLS]": { id: "[CLS]", ids: [CLS], tokens: ["[CLS]"] },
-        "[SEP]": { id: "[SEP]", ids: [SEP], tokens: ["[SEP]"] },
-      },
-    },
-    decoder: { type: "WordPiece", prefix: "##", cleanup: true },
-    model: {
-      type: "WordPiece",
-      unk_token: "[UNK]",
-      continuing_subword_prefix: "##",
-      max_input_chars_per_word: 100,
-      vocab: Object.fromEntries(VOCAB.map((t, i) => [t, i])),
-    },
-  };
-}
 
 const ids2d = (name: string) => ({
   name,
@@ -193,27 +128,11 @@ describe("OnnxSentenceProvider", () => {
   let root: string;
   const providers: OnnxSentenceProvider[] = [];
 
-  async function modelDir(
+  const modelDir = (
     name: string,
-    graph: OnnxGraph | Uint8Array,
+    model: OnnxGraph | Uint8Array,
     extra: Record<string, unknown> = {},
-  ) {
-    const dir = path.join(root, name);
-    await mkdir(dir, { recursive: true });
-    await writeFile(
-      path.join(dir, "model.onnx"),
-      graph instanceof Uint8Array ? graph : encodeOnnxModel(graph),
-    );
-    await writeFile(
-      path.join(dir, "tokenizer.json"),
-      JSON.stringify(tokenizerJson()),
-    );
-    for (const [file, json] of Object.entries(extra)) {
-      await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
-      await writeFile(path.join(dir, file), JSON.stringify(json));
-    }
-    return dir;
-  }
+  ) => writeOnnxModelDir(path.join(root, name), model, extra);
   async function load(...args: Parameters<typeof OnnxSentenceProvider.load>) {
     const p = await OnnxSentenceProvider.load(...args);
     providers.push(p);

@@ -1,0 +1,133 @@
+import { Type } from '@sinclair/typebox';
+import { RejectedItem, type DocumentItem, type FormatFields, type HandlerInput, type IngestHandler } from '../handler.js';
+import { charsetParam, decodeText, firstLine, sha256Hex } from '../text.js';
+import type { FormatResult } from './format.js';
+import { parseDocx } from './docx.js';
+import { parseHtml } from './html.js';
+import { parseMarkdown } from './markdown.js';
+import { parsePdf } from './pdf.js';
+import { parseRst } from './rst.js';
+
+/** The largest document taken (a scanned book fits; a request carrying it is the gateway's limit). */
+export const DOCUMENT_LIMIT_BYTES = 100 * 1024 * 1024;
+
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+/** Accepted types and the format each is read as. */
+const FORMATS: Record<string, FormatFields['format']> = {
+  'application/pdf': 'pdf',
+  [DOCX]: 'docx',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/plain': 'text',
+  'text/html': 'html',
+  'application/xhtml+xml': 'html',
+  'text/x-rst': 'rst',
+  'text/prs.fallenstein.rst': 'rst',
+};
+
+const EXTENSIONS: Record<string, string> = {
+  pdf: 'application/pdf',
+  docx: DOCX,
+  md: 'text/markdown',
+  markdown: 'text/markdown',
+  txt: 'text/plain',
+  text: 'text/plain',
+  html: 'text/html',
+  htm: 'text/html',
+  xhtml: 'application/xhtml+xml',
+  rst: 'text/x-rst',
+};
+
+/** Types mail clients use when they do not know (or say) what a file is. */
+const GENERIC = new Set(['application/octet-stream', 'application/x-download', 'application/force-download', 'binary/octet-stream', 'application/download']);
+
+/**
+ * The document type to read an attachment as: its own type when the handler reads it; for a
+ * generic type (octet-stream) or text/plain, the type its file extension names; else null.
+ */
+export function documentTypeFor(contentType: string, filename: string | null): string | null {
+  const ext = filename ? /\.([a-z0-9]+)$/i.exec(filename)?.[1]?.toLowerCase() : undefined;
+  const byExtension = ext ? EXTENSIONS[ext] : undefined;
+  if (byExtension && (GENERIC.has(contentType) || contentType === 'text/plain')) return byExtension;
+  return FORMATS[contentType] ? contentType : null;
+}
+
+export const documentAttributesSchema = Type.Object(
+  {
+    filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name; the title when the document has none." })),
+    title: Type.Optional(Type.String({ minLength: 1, description: 'A title that overrides the one found in the document.' })),
+    url: Type.Optional(Type.String({ format: 'uri', description: 'Where the document came from (a web page); relative canonical links resolve against it.' })),
+    modified: Type.Optional(
+      Type.String({ format: 'date-time', description: "When the file was last changed; the document's date when it states none itself." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+interface DocumentAttributes {
+  filename?: string;
+  title?: string;
+  url?: string;
+  modified?: string;
+}
+
+/** Plain text: decoded (BOM, declared charset, UTF-8, else windows-1252); binary data is refused. */
+function parseText(bytes: Buffer, declared: string | null): FormatResult<FormatFields> {
+  const { text, charset } = decodeText(bytes, declared);
+  if (text.includes('\0')) throw new RejectedItem('not plain text: it contains binary data (NUL bytes)');
+  return { title: null, text: text.replace(/^\uFEFF/, '').trim(), occurredAt: null, fields: { format: 'text', charset }, warnings: [] };
+}
+
+async function readFormat(format: FormatFields['format'], bytes: Buffer, type: string, url: string | null): Promise<FormatResult<FormatFields>> {
+  const declared = charsetParam(type);
+  switch (format) {
+    case 'pdf':
+      return parsePdf(bytes);
+    case 'docx':
+      return parseDocx(bytes);
+    case 'html':
+      return parseHtml(bytes, declared, url);
+    case 'text':
+      return parseText(bytes, declared);
+    case 'markdown':
+      return parseMarkdown(decodeText(bytes, declared).text);
+    case 'rst':
+      return parseRst(decodeText(bytes, declared).text);
+  }
+}
+
+/**
+ * Any supported document to a document item. Title: the `title` attribute, else the document's
+ * own (PDF Title, first heading, front matter, <title>), else the file name, else the first line.
+ * Date: the document's own, else the `modified` attribute.
+ */
+export async function parseDocument({ bytes, type, attributes }: HandlerInput): Promise<DocumentItem> {
+  const attrs = attributes as DocumentAttributes;
+  const contentType = type.split(';')[0]?.trim().toLowerCase() ?? '';
+  const format = FORMATS[contentType];
+  if (!format) throw new RejectedItem(`no document reader for type "${contentType}"`);
+  const url = attrs.url ?? null;
+  const result = await readFormat(format, bytes, type, url);
+  const canonical = result.fields.format === 'html' ? result.fields.canonicalUrl : null;
+  return {
+    kind: 'document',
+    identity: `sha256:${sha256Hex(bytes)}`,
+    title: attrs.title ?? result.title ?? attrs.filename ?? firstLine(result.text) ?? '(untitled)',
+    text: result.text,
+    occurredAt: result.occurredAt ?? (attrs.modified ? new Date(attrs.modified).toISOString() : null),
+    warnings: result.warnings,
+    meta: { contentType, size: bytes.length, filename: attrs.filename ?? null, url: url ?? canonical, ...result.fields },
+  };
+}
+
+export const documentHandler: IngestHandler = {
+  name: 'document',
+  types: Object.keys(FORMATS),
+  attributesSchema: documentAttributesSchema,
+  identityRule: 'Content hash (sha256 of the bytes). The same source and external_id with new content updates the item.',
+  limitBytes: DOCUMENT_LIMIT_BYTES,
+  produces: ['document'],
+  updatable: true,
+  parse: parseDocument,
+};

@@ -1,0 +1,35 @@
+import mammoth from 'mammoth';
+import { parseHTML } from 'linkedom';
+import { RejectedItem, type DocxFields } from '../handler.js';
+import { collapseWhitespace, htmlToPlainText } from '../text.js';
+import type { FormatResult } from './format.js';
+
+// Images are not text: an empty src keeps mammoth from base64-encoding every picture into the HTML.
+const skipImages = mammoth.images.imgElement(async () => ({ src: '' }));
+
+/** Headings (h1–h6) of an HTML fragment, in order, whitespace collapsed. */
+export function htmlHeadings(html: string): string[] {
+  const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
+  return [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
+    .map((h) => collapseWhitespace(h.textContent ?? ''))
+    .filter((h) => h !== '');
+}
+
+/** Word (OOXML) via mammoth: its semantic HTML, then text; the first heading is the title. */
+export async function parseDocx(bytes: Buffer): Promise<FormatResult<DocxFields>> {
+  let result: { value: string; messages: Array<{ type: string; message: string }> };
+  try {
+    // externalFileAccess stays off: a document must not make us read files it points at.
+    result = await mammoth.convertToHtml({ buffer: bytes }, { convertImage: skipImages, externalFileAccess: false });
+  } catch (error) {
+    throw new RejectedItem(`not a readable DOCX file: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+  const headings = htmlHeadings(result.value);
+  return {
+    title: headings[0] ?? null,
+    text: htmlToPlainText(result.value),
+    occurredAt: null,
+    fields: { format: 'docx', headings },
+    warnings: result.messages.filter((m) => m.type === 'error').map((m) => `DOCX: ${m.message}`),
+  };
+}

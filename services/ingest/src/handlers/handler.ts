@@ -1,0 +1,229 @@
+import type { TSchema } from '@sinclair/typebox';
+
+/** The item kinds of the data model (seed §4.1). Handlers produce a subset. */
+export type ItemKind =
+  | 'email'
+  | 'attachment'
+  | 'document'
+  | 'paper'
+  | 'note'
+  | 'photo'
+  | 'video'
+  | 'audio'
+  | 'web'
+  | 'session_digest'
+  | 'output'
+  | 'event';
+
+/** What a caller hands to a handler: the item's bytes, its MIME type as sent, its attributes. */
+export interface HandlerInput {
+  bytes: Buffer;
+  /** The MIME type as the caller sent it, parameters included (`text/plain; charset=koi8-r`). */
+  type: string;
+  /** Already checked against the handler's attribute schema (see HandlerRegistry.parse). */
+  attributes: Record<string, unknown>;
+}
+
+/**
+ * A registered handler: one standard format family, its identity rule, its limit, and its parser.
+ * Everything but `parse` is declared data that memex.types lists.
+ */
+export interface IngestHandler {
+  name: string;
+  /** MIME types accepted, lowercase, without parameters. */
+  types: string[];
+  /** Strict JSON Schema (additionalProperties: false) of the attributes this handler takes. */
+  attributesSchema: TSchema;
+  /** Human text for memex.types: how the handler recognises an item it already has. */
+  identityRule: string;
+  /** The largest item accepted, in bytes; checked before parsing. */
+  limitBytes: number;
+  /** The item kinds this handler creates (an email produces email plus attachment items). */
+  produces: ItemKind[];
+  /**
+   * Whether the same source + external_id arriving with new content replaces the item (`updated`).
+   * False for mail: a message never changes, so new bytes under a known id are a duplicate.
+   */
+  updatable: boolean;
+  parse(input: HandlerInput): Promise<ParsedItem>;
+}
+
+/** A mail address as it appeared: the display name decoded, the address lowercased ('' when absent). */
+export interface Address {
+  name: string;
+  address: string;
+}
+
+export interface MailMeta {
+  /** Normalised Message-ID (no angle brackets, lowercase), or null when the message has none. */
+  messageId: string | null;
+  inReplyTo: string | null;
+  references: string[];
+  /** The conversation this message belongs to; see threadKey() in mail/threading.ts for the rule. */
+  threadKey: string;
+  subject: string;
+  from: Address[];
+  to: Address[];
+  cc: Address[];
+  bcc: Address[];
+  replyTo: Address[];
+  /** The Date header (ISO), or null when missing or unparseable. */
+  date: string | null;
+  /** Where occurredAt came from: the Date header, the `received` attribute, or nowhere. */
+  dateSource: 'header' | 'received' | null;
+  spam: boolean;
+  /** Why the message is spam ('folder "Junk"', 'X-Spam-Flag: YES'), or null. */
+  spamReason: string | null;
+  /** List-Id without angle brackets, lowercase, or null. */
+  mailingList: string | null;
+  flags: { read: boolean; starred: boolean };
+  folder: string | null;
+  /** Labels this message carries on import: its folder, when it has one. */
+  labels: string[];
+  /** A multipart body ended before its closing boundary; what was readable is kept. */
+  truncated: boolean;
+  /** Whether `text` came from a text/plain part or was derived from the HTML part. */
+  textSource: 'plain' | 'html' | 'none';
+}
+
+/** A page of a PDF, numbered from 1. */
+export interface PdfPage {
+  page: number;
+  text: string;
+}
+
+/** A [[wiki link]] in Markdown: `[[target#heading|alias]]`, `![[embed]]`. */
+export interface WikiLink {
+  target: string;
+  heading: string | null;
+  alias: string | null;
+  embed: boolean;
+}
+
+interface DocumentMetaBase {
+  /** The content type the document was parsed as (parameters dropped). */
+  contentType: string;
+  size: number;
+  filename: string | null;
+  /** Where it came from: the `url` attribute, else an HTML page's canonical URL. */
+  url: string | null;
+}
+
+export interface PdfFields {
+  format: 'pdf';
+  pages: PdfPage[];
+  /** The document information dictionary's text fields (Title, Author, CreationDate...). */
+  info: Record<string, string>;
+}
+
+export interface DocxFields {
+  format: 'docx';
+  headings: string[];
+}
+
+export interface MarkdownFields {
+  format: 'markdown';
+  /** The YAML front matter, kept as metadata; null when absent or not a YAML mapping. */
+  frontMatter: Record<string, unknown> | null;
+  /** [[wiki links]] outside code, in order of appearance, for linking later. */
+  links: WikiLink[];
+  /** #tags outside code and headings, plus front matter `tags`, without the #, first spelling kept. */
+  tags: string[];
+  headings: string[];
+}
+
+export interface TextFields {
+  format: 'text';
+  charset: string;
+}
+
+export interface HtmlFields {
+  format: 'html';
+  charset: string;
+  /** <link rel="canonical">, resolved against the `url` attribute when relative. */
+  canonicalUrl: string | null;
+  byline: string | null;
+  siteName: string | null;
+  lang: string | null;
+  /** False when Readability found no article and the page's body text was used instead. */
+  readable: boolean;
+}
+
+export interface RstFields {
+  format: 'rst';
+  headings: string[];
+}
+
+export type FormatFields = PdfFields | DocxFields | MarkdownFields | TextFields | HtmlFields | RstFields;
+
+export type DocumentMeta = DocumentMetaBase & FormatFields;
+
+export interface AttachmentMeta {
+  filename: string | null;
+  contentType: string;
+  size: number;
+  /** Content-ID without angle brackets, for inline parts referenced from the HTML body. */
+  contentId: string | null;
+  inline: boolean;
+  /** How the attachment's text was obtained, or why there is none. */
+  parsedAs: 'document' | 'email' | null;
+  document: DocumentMeta | null;
+  email: MailMeta | null;
+  /** Why a supported attachment has no text (its own rejection reason), or null. */
+  unreadable: string | null;
+}
+
+interface ParsedBase {
+  /** The dedupe key: `message-id:<id>`, `mail-sha256:<hex>` or `sha256:<hex>`. */
+  identity: string;
+  title: string;
+  /** Searchable plain text. */
+  text: string;
+  /** When it happened in the world (ISO 8601), or null when unknown. */
+  occurredAt: string | null;
+  /** Non-fatal problems met while parsing (truncation, bad base64 in a part, charset fallbacks). */
+  warnings: string[];
+  children?: ParsedItem[];
+  /**
+   * The item's own bytes when they are not the input's (attachments): the service stores them
+   * as a blob. Top-level items omit it; their blob is the input itself.
+   */
+  contentBytes?: Buffer;
+}
+
+export interface EmailItem extends ParsedBase {
+  kind: 'email';
+  meta: MailMeta;
+}
+
+export interface DocumentItem extends ParsedBase {
+  kind: 'document';
+  meta: DocumentMeta;
+}
+
+export interface AttachmentItem extends ParsedBase {
+  kind: 'attachment';
+  meta: AttachmentMeta;
+}
+
+export type ParsedItem = EmailItem | DocumentItem | AttachmentItem;
+
+/**
+ * The per-item rejection: `reason` is written for the person who sent the item
+ * ("not an RFC 822 message: no headers"). A batch goes on with the next item.
+ */
+export class RejectedItem extends Error {
+  readonly reason: string;
+  /**
+   * True when the handler failed in a way it did not foresee (a library threw). The item is still
+   * rejected, not the batch, but this is a bug to fix; tests assert it never happens.
+   */
+  readonly unexpected: boolean;
+
+  constructor(reason: string, options?: { cause?: unknown; unexpected?: boolean }) {
+    super(reason, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RejectedItem';
+    this.reason = reason;
+    this.unexpected = options?.unexpected ?? false;
+  }
+}

@@ -1,0 +1,291 @@
+import { simpleParser, type AddressObject, type Attachment, type EmailAddress, type ParsedMail } from 'mailparser';
+import { Type } from '@sinclair/typebox';
+import {
+  RejectedItem,
+  type Address,
+  type AttachmentItem,
+  type EmailItem,
+  type IngestHandler,
+  type MailMeta,
+  type ParsedItem,
+} from '../handler.js';
+import { collapseWhitespace, htmlToPlainText, sha256Hex } from '../text.js';
+import { documentTypeFor, parseDocument } from '../document/document-handler.js';
+import { base64Problem } from '../base64.js';
+import { headerValue, leadingJunkLength, readMessage, walk, type MimeNode } from './mime.js';
+import { repairForParsing } from './repair.js';
+import { normaliseMessageId, parseIdList, threadKey } from './threading.js';
+
+/** The largest message taken, as in the seed's "As built": a message up to 25 MB. */
+export const MAIL_LIMIT_BYTES = 25 * 1024 * 1024;
+
+/** Forwarded messages inside messages are parsed this deep; deeper ones stay opaque attachments. */
+const MAX_NESTED_MESSAGES = 3;
+
+export const mailAttributesSchema = Type.Object(
+  {
+    folder: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'The folder the message was in; it becomes a label. A folder named Spam or Junk marks the message spam.',
+      }),
+    ),
+    read: Type.Optional(Type.Boolean({ default: true, description: 'Whether the message has been read.' })),
+    starred: Type.Optional(Type.Boolean({ default: false, description: 'Whether the message is starred (flagged).' })),
+    received: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the message arrived; used as its date when the Date header is missing or unreadable.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+interface MailAttributes {
+  folder?: string;
+  read?: boolean;
+  starred?: boolean;
+  received?: string;
+}
+
+/**
+ * Header fields that only a message (or a MIME entity) has. Bytes whose header block has none of
+ * them are not a message, even when their first line happens to look like `name: value`.
+ */
+const MESSAGE_FIELDS = new Set([
+  'from', 'sender', 'reply-to', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'in-reply-to',
+  'references', 'received', 'return-path', 'delivered-to', 'mime-version', 'content-type', 'newsgroups',
+  'resent-from', 'resent-date', 'resent-message-id', 'x-mailer', 'user-agent',
+]);
+
+const HEADER_FIELD_START = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
+
+/**
+ * The rule for "is this a message at all" (the rest is kept, however broken):
+ * the bytes are not empty, the first line is a header field (`Name: value`), the header block has
+ * no NUL bytes (binary data), and at least one header field is one that messages have.
+ * A message whose body is truncated or malformed is kept with what was readable.
+ */
+function rejectUnlessMessage(raw: string, root: MimeNode): void {
+  const notMessage = (why: string) => new RejectedItem(`not an RFC 822 message: ${why}`);
+  if (raw.trim().length === 0) throw notMessage('it is empty');
+  if (!HEADER_FIELD_START.test(raw.slice(0, 1000))) throw notMessage('no headers (the first line is not a header field)');
+  if (raw.slice(0, root.bodyStart).includes('\0')) throw notMessage('binary data in the header section');
+  if (!root.headers.some((h) => MESSAGE_FIELDS.has(h.name))) {
+    const seen = [...new Set(root.headers.map((h) => h.name))].slice(0, 5).map((n) => `"${n}"`);
+    throw notMessage(`no message header fields (only ${seen.join(', ')})`);
+  }
+}
+
+function addresses(field: AddressObject | AddressObject[] | undefined): Address[] {
+  const out: Address[] = [];
+  const add = (entry: EmailAddress) => {
+    if (entry.group) {
+      entry.group.forEach(add);
+      return;
+    }
+    const address = (entry.address ?? '').trim().toLowerCase();
+    const name = collapseWhitespace(entry.name ?? '');
+    if (address || name) out.push({ name, address });
+  };
+  for (const object of Array.isArray(field) ? field : field ? [field] : []) object.value.forEach(add);
+  return out;
+}
+
+/** A folder whose own name (last path segment) is Spam or Junk ("[Gmail]/Spam", "INBOX.Junk", "Junk E-mail"). */
+export function isSpamFolder(folder: string): boolean {
+  const name = folder.split(/[/\\.]/).pop()?.trim() ?? '';
+  return /^(spam|junk)( ?e-?mail)?$/i.test(name);
+}
+
+/** The mail account an imported message belongs to, named after its source: `import:mbox:archive-2009`. */
+export function importedMailAccount(source: { kind: string; id?: string | null }): string {
+  return source.id ? `import:${source.kind}:${source.id}` : `import:${source.kind}`;
+}
+
+/**
+ * Identity of a message without Message-ID: sha256 over its normalised From and To addresses, Date,
+ * Subject and body text. Normalised (parsed, lowercased, whitespace collapsed) so that the same
+ * message from two archives (different mbox escaping, line endings, Received or X-Folder headers)
+ * has one identity, while two different messages almost never share it.
+ */
+function contentIdentity(meta: Pick<MailMeta, 'from' | 'to' | 'subject'>, date: string, text: string): string {
+  const key = JSON.stringify([
+    meta.from.map((a) => a.address),
+    meta.to.map((a) => a.address),
+    date,
+    collapseWhitespace(meta.subject),
+    collapseWhitespace(text),
+  ]);
+  return `mail-sha256:${sha256Hex(key)}`;
+}
+
+function parseDate(date: Date | undefined): string | null {
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : null;
+}
+
+/** Warnings about the MIME structure itself: truncation and broken base64 parts. */
+function structureWarnings(raw: string, root: MimeNode): { truncated: boolean; warnings: string[] } {
+  let truncated = false;
+  const warnings: string[] = [];
+  for (const node of walk(root)) {
+    if (node.contentType.startsWith('multipart/') && !node.closed) truncated = true;
+    if (node.transferEncoding === 'base64' && node.children.length === 0) {
+      const problem = base64Problem(raw.slice(node.bodyStart, node.bodyEnd));
+      const name = node.params.get('name');
+      if (problem) warnings.push(`a ${node.contentType} part${name ? ` ("${name}")` : ''} has invalid base64 (${problem}); what decoded is kept`);
+    }
+  }
+  if (truncated) warnings.unshift('the message ends before its closing MIME boundary (truncated); what was readable is kept');
+  return { truncated, warnings };
+}
+
+async function parseStructure(bytes: Buffer): Promise<{ mail: ParsedMail; root: MimeNode; raw: string; warnings: string[]; truncated: boolean }> {
+  let raw = bytes.toString('latin1');
+  const skip = leadingJunkLength(raw);
+  if (skip > 0) {
+    raw = raw.slice(skip);
+    bytes = bytes.subarray(skip);
+  }
+  const root = readMessage(raw);
+  rejectUnlessMessage(raw, root);
+  const repaired = repairForParsing(bytes, raw, root);
+  const mail = await simpleParser(repaired.bytes, {
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+    skipImageLinks: true,
+  });
+  const structure = structureWarnings(raw, root);
+  return { mail, root, raw, truncated: structure.truncated, warnings: [...structure.warnings, ...repaired.repairs] };
+}
+
+async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: number): Promise<EmailItem> {
+  const { mail, root, truncated, warnings } = await parseStructure(bytes);
+  const plain = mail.text?.trim() ? mail.text : '';
+  const text = plain || (mail.html ? htmlToPlainText(mail.html) : '');
+  const textSource = plain ? 'plain' : text ? 'html' : 'none';
+  const date = parseDate(mail.date);
+  const received = attributes.received ? new Date(attributes.received).toISOString() : null;
+  const messageId = normaliseMessageId(headerValue(root.headers, 'message-id'));
+  const references = parseIdList(headerValue(root.headers, 'references'));
+  const inReplyTo = parseIdList(headerValue(root.headers, 'in-reply-to'))[0] ?? null;
+  const subject = collapseWhitespace(mail.subject ?? '');
+  const from = addresses(mail.from);
+  const to = addresses(mail.to);
+  const identity = messageId
+    ? `message-id:${messageId}`
+    : contentIdentity({ from, to, subject }, date ?? collapseWhitespace(headerValue(root.headers, 'date') ?? ''), text);
+  const folder = attributes.folder ?? null;
+  const spamFlag = /^\s*yes\b/i.test(headerValue(root.headers, 'x-spam-flag') ?? '');
+  const spamReason = folder && isSpamFolder(folder) ? `folder "${folder}"` : spamFlag ? 'X-Spam-Flag: YES' : null;
+  const listId = headerValue(root.headers, 'list-id');
+  const meta: MailMeta = {
+    messageId,
+    inReplyTo,
+    references,
+    threadKey: threadKey({ messageId, inReplyTo, references, identity }),
+    subject,
+    from,
+    to,
+    cc: addresses(mail.cc),
+    bcc: addresses(mail.bcc),
+    replyTo: addresses(mail.replyTo),
+    date,
+    dateSource: date ? 'header' : received ? 'received' : null,
+    spam: spamReason !== null,
+    spamReason,
+    mailingList: listId ? (parseIdList(listId)[0] ?? (collapseWhitespace(listId).toLowerCase() || null)) : null,
+    flags: { read: attributes.read ?? true, starred: attributes.starred ?? false },
+    folder,
+    labels: folder ? [folder] : [],
+    truncated,
+    textSource,
+  };
+  const children: ParsedItem[] = [];
+  for (const [index, attachment] of mail.attachments.entries()) {
+    children.push(await parseAttachment(attachment, index, depth, date ?? received));
+  }
+  return {
+    kind: 'email',
+    identity,
+    title: subject || '(no subject)',
+    text,
+    occurredAt: date ?? received,
+    warnings,
+    meta,
+    ...(children.length > 0 ? { children } : {}),
+  };
+}
+
+/**
+ * An attachment becomes an attachment item: parsed by the document handler when its type (or, for
+ * a generic octet-stream, its file name) is one it reads; a forwarded message is parsed as mail;
+ * anything else is kept with its file name, type and size and no text.
+ */
+async function parseAttachment(attachment: Attachment, index: number, depth: number, occurredAt: string | null): Promise<AttachmentItem> {
+  const filename = attachment.filename ?? null;
+  const contentType = (attachment.contentType || 'application/octet-stream').toLowerCase();
+  const bytes = attachment.content;
+  const item: AttachmentItem = {
+    kind: 'attachment',
+    identity: `sha256:${sha256Hex(bytes)}`,
+    title: filename ?? `attachment ${index + 1} (${contentType})`,
+    text: '',
+    occurredAt,
+    warnings: [],
+    contentBytes: bytes,
+    meta: {
+      filename,
+      contentType,
+      size: bytes.length,
+      contentId: attachment.cid ?? null,
+      inline: attachment.contentDisposition === 'inline' || attachment.related === true,
+      parsedAs: null,
+      document: null,
+      email: null,
+      unreadable: null,
+    },
+  };
+  try {
+    if (contentType === 'message/rfc822' && depth < MAX_NESTED_MESSAGES) {
+      const email = await parseMail(bytes, {}, depth + 1);
+      Object.assign(item, { text: email.text, warnings: email.warnings, children: email.children });
+      if (!filename) item.title = email.title;
+      item.meta.parsedAs = 'email';
+      item.meta.email = email.meta;
+      return item;
+    }
+    const documentType = documentTypeFor(contentType, filename);
+    if (documentType) {
+      const charset = (attachment.headers.get('content-type') as { params?: Record<string, string> } | undefined)?.params?.charset;
+      const document = await parseDocument({
+        bytes,
+        type: charset ? `${documentType}; charset=${charset}` : documentType,
+        attributes: filename ? { filename } : {},
+      });
+      Object.assign(item, { text: document.text, warnings: document.warnings });
+      if (!filename) item.title = document.title;
+      item.meta.parsedAs = 'document';
+      item.meta.document = document.meta;
+    }
+  } catch (error) {
+    if (!(error instanceof RejectedItem) || error.unexpected) throw error;
+    item.meta.unreadable = error.reason;
+  }
+  return item;
+}
+
+export const mailHandler: IngestHandler = {
+  name: 'mail',
+  types: ['message/rfc822'],
+  attributesSchema: mailAttributesSchema,
+  identityRule:
+    'Message-ID (normalised: without <>, lowercase); a message without one: sha256 of its From and To addresses, Date, Subject and body text. ' +
+    'The same message from two sources is one item.',
+  limitBytes: MAIL_LIMIT_BYTES,
+  produces: ['email', 'attachment'],
+  updatable: false,
+  parse: ({ bytes, attributes }) => parseMail(bytes, attributes as MailAttributes, 0),
+};

@@ -1,0 +1,143 @@
+/**
+ * Repairs applied to a message's bytes before mailparser sees them, for what real archives
+ * contain and mailparser decodes wrongly (verified in repair.test.ts):
+ *
+ * 1. Raw 8-bit header values that are not UTF-8 (old mailers wrote Subject and names in the local
+ *    charset without RFC 2047): decoded with the part's declared charset, else the first non-UTF-8
+ *    charset the message declares anywhere, else windows-1252, and rewritten as UTF-8 (which
+ *    mailparser reads as RFC 6532 headers).
+ * 2. Raw ISO-2022-JP in header values (escape sequences, 7-bit, no RFC 2047): decoded as ISO-2022-JP.
+ * 3. Body text parts whose charset is missing, us-ascii or utf-8 while the bytes are not valid
+ *    UTF-8: relabelled windows-1252. An HTML part without a charset takes its <meta charset>.
+ *
+ * The stored blob keeps the original bytes; only the parse input changes.
+ */
+import { decodeText, isValidUtf8, sniffHtmlCharset } from '../text.js';
+import { walk, type MimeNode, type RawHeader } from './mime.js';
+
+interface Replacement {
+  start: number;
+  end: number;
+  text: string;
+  /** What was done, for the item's warnings. */
+  note: string;
+}
+
+const ESC = '\x1b';
+
+function nonUtf8Charset(charset: string | undefined): string | null {
+  if (!charset) return null;
+  const c = charset.toLowerCase();
+  return c === 'utf-8' || c === 'utf8' || c === 'us-ascii' || c === 'ascii' ? null : c;
+}
+
+/** The first charset the message declares that is not UTF-8 or ASCII: the best guess for raw 8-bit headers. */
+function messageCharset(root: MimeNode): string | null {
+  for (const node of walk(root)) {
+    const charset = nonUtf8Charset(node.params.get('charset'));
+    if (charset) return charset;
+  }
+  return null;
+}
+
+function hasRawHeaderBytes(value: string): boolean {
+  return /[\x80-\xff]/.test(value) || value.includes(ESC);
+}
+
+/** More well-formed non-ASCII UTF-8 characters than malformed bytes. */
+function mostlyUtf8(bytes: Buffer): boolean {
+  const text = new TextDecoder('utf-8').decode(bytes);
+  const bad = text.match(/\uFFFD/g)?.length ?? 0;
+  const good = text.match(/[^\x00-\x7f\uFFFD]/g)?.length ?? 0;
+  return good > bad;
+}
+
+function repairHeader(header: RawHeader, raw: string, guess: string | null): Replacement | null {
+  const value = raw.slice(header.valueStart, header.valueEnd);
+  if (!hasRawHeaderBytes(value)) return null;
+  const bytes = Buffer.from(value, 'latin1');
+  let charset: string;
+  let text: string;
+  if (value.includes(`${ESC}$`) || value.includes(`${ESC}(`)) {
+    charset = 'iso-2022-jp';
+    text = new TextDecoder(charset).decode(bytes);
+  } else if (isValidUtf8(bytes)) {
+    return null;
+  } else if (mostlyUtf8(bytes)) {
+    // UTF-8 with a stray bad byte (a cut multi-byte character): UTF-8 with one replacement char
+    // is closer to what was written than reading every byte as windows-1252.
+    charset = 'utf-8';
+    text = new TextDecoder('utf-8').decode(bytes);
+  } else {
+    ({ text, charset } = decodeText(bytes, guess ?? 'windows-1252'));
+  }
+  const note = `raw 8-bit header "${header.name}" read as ${charset}`;
+  return { start: header.valueStart, end: header.valueEnd, text, note };
+}
+
+/** Decodes a part's transfer encoding, only to check which charset its bytes are in. */
+function decodedBody(raw: string, node: MimeNode): Buffer {
+  const body = raw.slice(node.bodyStart, node.bodyEnd);
+  if (node.transferEncoding === 'base64') return Buffer.from(body.replace(/[^A-Za-z0-9+/]/g, ''), 'base64');
+  if (node.transferEncoding === 'quoted-printable') {
+    return Buffer.from(
+      body.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      'latin1',
+    );
+  }
+  return Buffer.from(body, 'latin1');
+}
+
+function withCharset(contentType: string, charset: string): string {
+  return /charset\s*=/i.test(contentType)
+    ? contentType.replace(/charset\s*=\s*("[^"]*"|[^;\s]*)/i, `charset=${charset}`)
+    : `${contentType.replace(/[;\s]+$/, '')}; charset=${charset}`;
+}
+
+/** The charset a body text part must be read as instead of its declared one, or null when it is right. */
+function bodyCharsetFix(node: MimeNode, raw: string): { header: RawHeader; charset: string; note: string } | null {
+  if (node.children.length > 0 || node.disposition === 'attachment') return null;
+  if (node.contentType !== 'text/plain' && node.contentType !== 'text/html') return null;
+  const header = node.headers.find((h) => h.name === 'content-type');
+  if (!header) return null;
+  const declared = node.params.get('charset')?.toLowerCase();
+  if (nonUtf8Charset(declared)) return null;
+  const body = decodedBody(raw, node);
+  let charset = node.contentType === 'text/html' && declared === undefined ? nonUtf8Charset(sniffHtmlCharset(body) ?? undefined) : null;
+  if (charset === null && !isValidUtf8(body)) charset = 'windows-1252';
+  if (charset === null) return null;
+  return { header, charset, note: `a ${node.contentType} part declared ${declared ?? 'no charset'} and was read as ${charset}` };
+}
+
+/** The repaired bytes (the same Buffer when nothing needed repair) and what was repaired. */
+export function repairForParsing(bytes: Buffer, raw: string, root: MimeNode): { bytes: Buffer; repairs: string[] } {
+  const guess = messageCharset(root);
+  const replacements: Replacement[] = [];
+  for (const node of walk(root)) {
+    const nodeGuess = nonUtf8Charset(node.params.get('charset')) ?? guess;
+    const fixed = new Map<RawHeader, Replacement>();
+    for (const header of node.headers) {
+      const fix = repairHeader(header, raw, nodeGuess);
+      if (fix) fixed.set(header, fix);
+    }
+    const bodyFix = bodyCharsetFix(node, raw);
+    if (bodyFix) {
+      // The Content-Type value may itself have been repaired (a raw 8-bit name=): relabel that text.
+      const earlier = fixed.get(bodyFix.header);
+      const text = withCharset(earlier?.text ?? bodyFix.header.value, bodyFix.charset);
+      const note = earlier ? `${earlier.note}; ${bodyFix.note}` : bodyFix.note;
+      fixed.set(bodyFix.header, { start: bodyFix.header.valueStart, end: bodyFix.header.valueEnd, text, note });
+    }
+    replacements.push(...fixed.values());
+  }
+  if (replacements.length === 0) return { bytes, repairs: [] };
+  replacements.sort((a, b) => a.start - b.start);
+  const chunks: Buffer[] = [];
+  let at = 0;
+  for (const r of replacements) {
+    chunks.push(bytes.subarray(at, r.start), Buffer.from(r.text, 'utf8'));
+    at = r.end;
+  }
+  chunks.push(bytes.subarray(at));
+  return { bytes: Buffer.concat(chunks), repairs: [...new Set(replacements.map((r) => r.note))] };
+}

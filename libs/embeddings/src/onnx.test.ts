@@ -274,6 +274,19 @@ describe("OnnxSentenceProvider", () => {
       /has inputs \[input_ids, attention_mask, position_ids\]/,
     );
 
+    const wrongOutput = await modelDir("int-output", {
+      ...noTypes,
+      outputs: [
+        { name: "ids_out", type: "int64", shape: ["batch", "sequence"] },
+      ],
+      nodes: [{ op: "Identity", inputs: ["input_ids"], outputs: ["ids_out"] }],
+      initializers: [],
+    });
+    await assert.rejects(
+      OnnxSentenceProvider.load(wrongOutput),
+      /int-output\/model\.onnx failed a test run: output ids_out is int64, expected float32 or float16/,
+    );
+
     const maxPool = await modelDir("max-pool", bertLike, {
       "1_Pooling/config.json": { pooling_mode_max_tokens: true },
     });

@@ -119,8 +119,16 @@ export class OnnxSentenceProvider implements EmbeddingProvider {
       pooling,
     );
     // The output's last dimension is often symbolic in the graph: run once to learn it.
-    const [probe] = await provider.embed(["dimension probe"]);
-    provider.dimsValue = probe!.length;
+    try {
+      const [probe] = await provider.embed(["dimension probe"]);
+      provider.dimsValue = probe!.length;
+    } catch (err) {
+      await session.release();
+      throw new ModelLoadError(
+        `${modelPath} failed a test run: ${(err as Error).message}`,
+        modelPath!,
+      );
+    }
     return provider;
   }
 

@@ -91,7 +91,7 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
   int('knn.seed', cfg.knn.seed, 0);
   int('knn.exactBelow', cfg.knn.exactBelow, 0);
   int('knn.searchListSize', cfg.knn.searchListSize, 1);
-  int('knn.trees', cfg.knn.trees, 1);
+  int('knn.trees', cfg.knn.trees, 2);
   int('knn.leafSize', cfg.knn.leafSize, 2);
   int('knn.maxIterations', cfg.knn.maxIterations, 0);
   int('knn.maxCandidates', cfg.knn.maxCandidates, 1);

@@ -30,7 +30,10 @@ export interface KnnOptions {
    * recall at k=5 from about 0.95 to 0.99 on clustered data.
    */
   searchListSize: number;
-  /** Random-projection trees used to seed NN-descent. */
+  /**
+   * Random-projection trees used to seed NN-descent; at least 2: from a single
+   * tree every list stays inside its leaf and NN-descent cannot leave it.
+   */
   trees: number;
   /** Maximum points in a tree leaf; all pairs inside a leaf are compared. */
   leafSize: number;
@@ -147,6 +150,7 @@ export function buildKnn(vectors: Float32Array, n: number, dim: number, options:
 export function approximateKnn(vectors: Float32Array, n: number, dim: number, options: KnnOptions): KnnGraph {
   const { k } = options;
   checkShape(vectors, n, dim, k);
+  if (options.trees < 2) throw new Error(`kNN: approximate search needs at least 2 trees, got ${options.trees}`);
   const rng = new Prng(options.seed);
   const lists = new NeighbourLists(n, Math.max(k, options.searchListSize));
   const offerPair = (a: number, b: number): number => {

@@ -193,6 +193,30 @@ describe("GloveSifProvider", () => {
     );
   });
 
+  it("loads another table in the same format as its own space", async () => {
+    const words = ["cat", "dog", "sat"];
+    const json = Buffer.from(JSON.stringify(words));
+    const head = Buffer.alloc(16);
+    head.write("GLVE", 0, "latin1");
+    head.writeUInt32LE(words.length, 4);
+    head.writeUInt32LE(2, 8);
+    head.writeUInt32LE(json.length, 12);
+    const pad = Buffer.alloc((4 - ((16 + json.length) % 4)) % 4);
+    const vectors = Buffer.from(
+      new Float32Array([1, 0, 0.8, 0.6, 0, 1]).buffer,
+    );
+    const dir = await mkdtemp(path.join(tmpdir(), "glove-"));
+    const file = path.join(dir, "tiny.bin");
+    await writeFile(file, Buffer.concat([head, json, pad, vectors]));
+    const tiny = await GloveSifProvider.create({ tablePath: file });
+    assert.match(tiny.space, /^glove-sif:[0-9a-f]{8}-2d@1$/);
+    assert.equal(tiny.dims, 2);
+    const [cats, none] = await tiny.embed(["Cats sat", "birds"]);
+    assert.ok(cats && none);
+    assert.ok(Math.abs(dot(cats, cats) - 1) < 1e-6);
+    assert.ok(isZeroVector(none));
+  });
+
   it("names an unreadable table", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "glove-"));
     const bad = path.join(dir, "t.bin");

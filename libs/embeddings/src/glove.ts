@@ -219,8 +219,9 @@ export class GloveSifProvider implements EmbeddingProvider {
       );
     }
     const table = parseGloveTable(buf, source);
+    // Another table is another space: name it by its content.
     const space = options.tablePath
-      ? `glove-custom-${table.dims}d-sif@${GLOVE_SIF_VERSION}`
+      ? `glove-sif:${sha8(buf)}-${table.dims}d@${GLOVE_SIF_VERSION}`
       : GLOVE_SIF_SPACE;
     const vocabProvider = new GloveSifProvider(
       table,
@@ -245,10 +246,7 @@ export class GloveSifProvider implements EmbeddingProvider {
         "GloVe-SIF reference corpus has no text with known words",
       );
     const component = topEigenvector(m, table.dims);
-    const pcId = createHash("sha256")
-      .update(component)
-      .digest("hex")
-      .slice(0, 8);
+    const pcId = sha8(component);
     return new GloveSifProvider(
       table,
       component,
@@ -315,6 +313,10 @@ export class GloveSifProvider implements EmbeddingProvider {
   }
 
   async close(): Promise<void> {}
+}
+
+function sha8(data: Uint8Array | Float32Array): string {
+  return createHash("sha256").update(data).digest("hex").slice(0, 8);
 }
 
 /** First principal direction of the word vectors, each weighted by its probability p(w). */

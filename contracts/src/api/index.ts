@@ -10,3 +10,4 @@ export * from './insights.js';
 export * from './catalog.js';
 export * from './openapi.js';
 export * from './proto.js';
+export * from './docs.js';

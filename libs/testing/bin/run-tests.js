@@ -30,7 +30,13 @@ function testFiles() {
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-test-pg-'));
 fs.chmodSync(dataDir, 0o755);
-const postgres = await startPostgres({ dataDir: path.join(dataDir, 'data'), port: await freePort(), database: 'postgres' });
+const postgres = await startPostgres({
+  dataDir: path.join(dataDir, 'data'),
+  port: await freePort(),
+  database: 'postgres',
+  detached: false,
+  durable: false,
+});
 let code = 1;
 try {
   const files = testFiles();

@@ -22,7 +22,13 @@ function postgres(): Promise<{ adminUrl: string }> {
     if (process.env.MEMEX_TEST_PG_URL) return { adminUrl: process.env.MEMEX_TEST_PG_URL };
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-test-pg-'));
     fs.chmodSync(dir, 0o755);
-    const handle: PostgresHandle = await startPostgres({ dataDir: path.join(dir, 'data'), port: await freePort(), database: 'postgres' });
+    const handle: PostgresHandle = await startPostgres({
+      dataDir: path.join(dir, 'data'),
+      port: await freePort(),
+      database: 'postgres',
+      detached: false,
+      durable: false,
+    });
     process.once('exit', () => void handle.stop());
     return { adminUrl: handle.url, stop: () => handle.stop() };
   })();

@@ -1,0 +1,8 @@
+import type { BenchResult } from '../result.js';
+
+export type Suite = () => Promise<BenchResult[]>;
+
+/** Every benchmark suite by name; `npm run bench -- <name>` runs one. */
+export const suites: Record<string, () => Promise<Suite>> = {
+  log: async () => (await import('./log.js')).run,
+};

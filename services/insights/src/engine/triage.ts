@@ -11,8 +11,14 @@ export interface TriageState {
   statusChangedAt: Date | null;
   /** Whether the latest detection still finds this pattern (judged rows are kept when it vanishes, so they never come back). */
   present: boolean;
-  /** Key of the judged hidden_arc whose status this row took over (see applyDetection). */
+  /** Key of the row the user judged when this hidden_arc took its status over (see applyDetection). */
   inheritedFrom: string | null;
+  /**
+   * The notes the signal had when the user last judged it (dismiss, snooze,
+   * mint), carried over by inheritance: a grown arc is compared with what
+   * the user actually saw, not with an earlier inherited version.
+   */
+  judgedNoteIds: string[] | null;
   /** The inference minted from it. */
   inferenceId: number | null;
 }
@@ -64,6 +70,8 @@ export function transitionSignal(signal: StoredSignal, action: TriageAction, now
     status,
     snoozedUntil: null,
     statusChangedAt: now,
+    inheritedFrom: null,
+    judgedNoteIds: status === 'new' ? null : [...signal.noteIds],
     ...extra,
   });
   if (from === 'minted') fail(`it was minted as inference #${signal.inferenceId}`);
@@ -100,9 +108,11 @@ export interface DetectionUpdate {
  * - a detected key already stored keeps its triage (dismissed and minted stay
  *   so; a snooze past its `until` becomes new) and takes the fresh evidence;
  * - a new key starts as `new`, except a hidden_arc most of whose notes
- *   (strictly more than half) belong to a judged (dismissed, minted or still
- *   snoozed) stored arc: it inherits that judgement, so an arc that merely
- *   grew or shrank does not resurface, while a thread that is mostly new does;
+ *   (strictly more than half) the user already judged in a stored arc
+ *   (dismissed, minted or still snoozed; compared with judgedNoteIds): it
+ *   inherits that judgement, so an arc that merely grew or shrank does not
+ *   resurface, while a thread that is mostly new does, however many runs
+ *   it took to grow;
  * - a stored key no longer detected is kept with present = false (never
  *   deleted, so a judgement outlives the pattern's temporary absence).
  */
@@ -129,7 +139,8 @@ export function applyDetection(existing: readonly StoredSignal[], detected: read
       status: parent?.status ?? 'new',
       snoozedUntil: parent?.snoozedUntil ?? null,
       statusChangedAt: parent ? now : null,
-      inheritedFrom: parent?.key ?? null,
+      inheritedFrom: parent ? (parent.inheritedFrom ?? parent.key) : null,
+      judgedNoteIds: parent ? (parent.judgedNoteIds ?? parent.noteIds) : null,
       inferenceId: parent?.inferenceId ?? null,
       firstDetectedAt: now,
       present: true,
@@ -149,12 +160,12 @@ function wakeIfDue(signal: StoredSignal, now: Date): Partial<TriageState> {
     : {};
 }
 
-/** noteId → the judged stored hidden_arcs containing it. */
+/** noteId → the judged stored hidden_arcs whose judged notes include it. */
 function judgedArcIndex(existing: readonly StoredSignal[], now: Date): Map<string, StoredSignal[]> {
   const index = new Map<string, StoredSignal[]>();
   for (const s of existing) {
     if (s.kind !== 'hidden_arc' || effectiveStatus(s, now) === 'new') continue;
-    for (const id of s.noteIds) {
+    for (const id of s.judgedNoteIds ?? s.noteIds) {
       const list = index.get(id);
       if (list) list.push(s);
       else index.set(id, [s]);
@@ -163,7 +174,7 @@ function judgedArcIndex(existing: readonly StoredSignal[], now: Date): Map<strin
   return index;
 }
 
-/** The judged arc sharing the most notes with `noteIds` (ties: smallest key), if it covers more than half of them. */
+/** The judged arc sharing the most judged notes with `noteIds` (ties: smallest key), if they are more than half of them. */
 function judgedPredecessor(noteIds: readonly string[], index: Map<string, StoredSignal[]>): StoredSignal | undefined {
   const overlap = new Map<StoredSignal, number>();
   for (const id of noteIds) for (const s of index.get(id) ?? []) overlap.set(s, (overlap.get(s) ?? 0) + 1);
@@ -185,10 +196,14 @@ function sameRow(a: StoredSignal, b: StoredSignal): boolean {
     a.statusChangedAt?.getTime() === b.statusChangedAt?.getTime() &&
     a.present === b.present &&
     a.inheritedFrom === b.inheritedFrom &&
+    JSON.stringify(a.judgedNoteIds) === JSON.stringify(b.judgedNoteIds) &&
     a.inferenceId === b.inferenceId &&
     a.score === b.score &&
-    a.noteIds.length === b.noteIds.length &&
-    a.noteIds.every((id, i) => id === b.noteIds[i]) &&
+    sameIds(a.noteIds, b.noteIds) &&
     JSON.stringify(a.detail) === JSON.stringify(b.detail)
   );
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
 }

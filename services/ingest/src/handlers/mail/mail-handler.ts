@@ -121,8 +121,17 @@ function contentIdentity(meta: Pick<MailMeta, 'from' | 'to' | 'subject'>, date: 
   return `mail-sha256:${sha256Hex(key)}`;
 }
 
-function parseDate(date: Date | undefined): string | null {
-  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : null;
+/**
+ * The Date header as ISO, or null when it is missing or unreadable. Read here, not from mailparser,
+ * because mailparser puts the current time in place of a date it cannot parse.
+ */
+function headerDate(value: string | null): string | null {
+  if (!value?.trim()) return null;
+  for (const candidate of [value, value.replace(/\([^)]*\)/g, ' ')]) {
+    const date = new Date(collapseWhitespace(candidate));
+    if (!Number.isNaN(date.getTime())) return date.toISOString();
+  }
+  return null;
 }
 
 /** Warnings about the MIME structure itself: truncation and broken base64 parts. */
@@ -166,7 +175,7 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   const plain = mail.text?.trim() ? mail.text : '';
   const text = plain || (mail.html ? htmlToPlainText(mail.html) : '');
   const textSource = plain ? 'plain' : text ? 'html' : 'none';
-  const date = parseDate(mail.date);
+  const date = headerDate(headerValue(root.headers, 'date'));
   const received = attributes.received ? new Date(attributes.received).toISOString() : null;
   const messageId = normaliseMessageId(headerValue(root.headers, 'message-id'));
   const references = parseIdList(headerValue(root.headers, 'references'));

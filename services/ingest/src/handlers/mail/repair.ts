@@ -44,35 +44,43 @@ function hasRawHeaderBytes(value: string): boolean {
   return /[\x80-\xff]/.test(value) || value.includes(ESC);
 }
 
-/** More well-formed non-ASCII UTF-8 characters than malformed bytes. */
+/** Whether the bytes are text in that charset without a single undecodable sequence. */
+function decodesCleanly(bytes: Buffer, charset: string): boolean {
+  try {
+    new TextDecoder(charset, { fatal: true }).decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Mostly well-formed UTF-8 (a cut multi-byte character at most every few characters). */
 function mostlyUtf8(bytes: Buffer): boolean {
   const text = new TextDecoder('utf-8').decode(bytes);
   const bad = text.match(/\uFFFD/g)?.length ?? 0;
   const good = text.match(/[^\x00-\x7f\uFFFD]/g)?.length ?? 0;
-  return good > bad;
+  return good >= 4 * bad;
 }
 
+/**
+ * Raw header bytes to text: ISO-2022-JP when they carry its escape sequences; UTF-8 when valid;
+ * the guessed charset when they decode in it without error; UTF-8 when they are UTF-8 but for a
+ * cut character or two; else the guess (or windows-1252), lossy.
+ */
 function repairHeader(header: RawHeader, raw: string, guess: string | null): Replacement | null {
   const value = raw.slice(header.valueStart, header.valueEnd);
   if (!hasRawHeaderBytes(value)) return null;
   const bytes = Buffer.from(value, 'latin1');
+  if (isValidUtf8(bytes) && !value.includes(ESC)) return null;
   let charset: string;
-  let text: string;
-  if (value.includes(`${ESC}$`) || value.includes(`${ESC}(`)) {
-    charset = 'iso-2022-jp';
-    text = new TextDecoder(charset).decode(bytes);
-  } else if (isValidUtf8(bytes)) {
-    return null;
-  } else if (mostlyUtf8(bytes)) {
-    // UTF-8 with a stray bad byte (a cut multi-byte character): UTF-8 with one replacement char
-    // is closer to what was written than reading every byte as windows-1252.
-    charset = 'utf-8';
-    text = new TextDecoder('utf-8').decode(bytes);
-  } else {
-    ({ text, charset } = decodeText(bytes, guess ?? 'windows-1252'));
-  }
-  const note = `raw 8-bit header "${header.name}" read as ${charset}`;
-  return { start: header.valueStart, end: header.valueEnd, text, note };
+  if (value.includes(`${ESC}$`) || value.includes(`${ESC}(`)) charset = 'iso-2022-jp';
+  else if (guess && decodesCleanly(bytes, guess)) charset = guess;
+  else if (mostlyUtf8(bytes)) charset = 'utf-8';
+  else charset = guess ?? 'windows-1252';
+  // decodeText would not take a declared UTF-8 that is not valid UTF-8; here that is the point.
+  const decoded = charset === 'utf-8' ? { text: new TextDecoder('utf-8').decode(bytes), charset } : decodeText(bytes, charset);
+  const note = `raw 8-bit header "${header.name}" read as ${decoded.charset}`;
+  return { start: header.valueStart, end: header.valueEnd, text: decoded.text, note };
 }
 
 /** Decodes a part's transfer encoding, only to check which charset its bytes are in. */

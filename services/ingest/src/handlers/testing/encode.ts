@@ -59,14 +59,18 @@ export function encode(text: string, charset: string): Buffer {
   );
 }
 
-/** An RFC 2047 encoded word: `=?charset?B?...?=` or `=?charset?Q?...?=`. */
+/**
+ * An RFC 2047 encoded word: `=?charset?B?...?=` or `=?charset?Q?...?=`. Q leaves only the
+ * characters RFC 2047 §5(3) allows in a phrase (letters, digits, ! * + - /) unencoded, so the
+ * word is valid in a display name too.
+ */
 export function encodedWord(text: string, charset: string, encoding: 'B' | 'Q'): string {
   const bytes = encode(text, charset);
   const payload =
     encoding === 'B'
       ? bytes.toString('base64')
       : [...bytes]
-          .map((b) => (b === 0x20 ? '_' : b > 0x20 && b < 0x7f && !'=?_'.includes(String.fromCharCode(b)) ? String.fromCharCode(b) : `=${b.toString(16).toUpperCase().padStart(2, '0')}`))
+          .map((b) => (b === 0x20 ? '_' : /[A-Za-z0-9!*+\-/]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `=${b.toString(16).toUpperCase().padStart(2, '0')}`))
           .join('');
   return `=?${charset}?${encoding}?${payload}?=`;
 }

@@ -1,4 +1,156 @@
-import type { MethodDefinition } from './method.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { defineMethod, Seq, type MethodDefinition } from './method.js';
+import { ModelKind, Space } from '../events/pipelines.js';
+
+export const SearchMode = Type.Union([Type.Literal('hybrid'), Type.Literal('keyword'), Type.Literal('meaning')]);
+export type SearchMode = Static<typeof SearchMode>;
+
+/** Which signals found a hit, with its rank (from 1) in each. */
+export const Why = Type.Object({
+  keyword: Type.Optional(
+    Type.Object({
+      rank: Type.Integer({ minimum: 1 }),
+      score: Type.Number(),
+      /** Where the words matched: the title, the text, or both. */
+      fields: Type.Array(Type.Union([Type.Literal('title'), Type.Literal('text')])),
+    }),
+  ),
+  meaning: Type.Optional(
+    Type.Object({
+      rank: Type.Integer({ minimum: 1 }),
+      /** Cosine similarity of the best passage (or the item, for `similar`) to the query. */
+      similarity: Type.Number(),
+    }),
+  ),
+});
+
+export const SearchHit = Type.Object({
+  id: Type.String(),
+  kind: Type.String(),
+  title: Type.String(),
+  /** The best passage, matched terms between `**`; untrusted text (mail, web) quoted as data. */
+  snippet: Type.String(),
+  occurred_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  score: Type.Number(),
+  why: Why,
+});
+export type SearchHit = Static<typeof SearchHit>;
+
+const Time = Type.String({ description: 'ISO 8601 date or date-time' });
+
+export const Search = defineMethod({
+  name: 'memex.search',
+  service: 'search',
+  kind: 'query',
+  access: 'any',
+  summary:
+    'Hybrid search (keyword and meaning, fused by rank) with filters, within the caller’s scope. Query syntax: "quoted phrase", from:, to:, kind:, before:, after:, -exclusion, prefix*.',
+  params: Type.Object({
+    q: Type.String({ maxLength: 2000 }),
+    mode: Type.Optional(SearchMode),
+    kinds: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 })),
+    /** Names or addresses; an item matches when one of them sent or received it. */
+    people: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 })),
+    /** Source kinds (`mbox`, `memex`) or `kind:id`. */
+    sources: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 })),
+    /** Items carrying any of these labels. */
+    labels: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 })),
+    from: Type.Optional(Time),
+    to: Type.Optional(Time),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  }),
+  result: Type.Object({
+    hits: Type.Array(SearchHit),
+    /** The best hits of each kind among all candidates (up to 5 each), so a kind crowded out of `hits` still shows. */
+    groups: Type.Record(Type.String(), Type.Array(SearchHit)),
+    /** How the query was read: its words, phrases, exclusions, filters, and the corrections made. */
+    query: Type.Object({
+      words: Type.Array(Type.String()),
+      phrases: Type.Array(Type.String()),
+      excluded: Type.Array(Type.String()),
+      filters: Type.Record(Type.String(), Type.Array(Type.String())),
+      /** Words not in the index replaced by near spellings, prefixes or substrings of indexed words. */
+      expansions: Type.Array(Type.Object({ word: Type.String(), matches: Type.Array(Type.String()), how: Type.String() })),
+    }),
+    mode: SearchMode,
+    /** The embedding space the meaning signal used (null when it was not used). */
+    space: Type.Union([Type.String(), Type.Null()]),
+  }),
+});
+
+export const Similar = defineMethod({
+  name: 'memex.similar',
+  service: 'search',
+  kind: 'query',
+  access: 'any',
+  summary: 'More like this item: the items nearest to its item-level vector, within the caller’s scope.',
+  params: Type.Object({
+    id: Type.String({ minLength: 1 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  }),
+  result: Type.Object({ hits: Type.Array(SearchHit), space: Type.String() }),
+});
+
+export const ModelsAdd = defineMethod({
+  name: 'memex.models.add',
+  service: 'pipelines',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Register an embedding model: a Model2Vec or ONNX folder (a path every worker can read) or an OpenAI-compatible/Ollama URL. Its space fills in the background; search switches to it when complete.',
+  params: Type.Object({
+    path: Type.String({ minLength: 1, description: 'model folder, http(s) URL, or builtin:glove' }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' })),
+    model: Type.Optional(Type.String({ minLength: 1, description: 'model name, for URLs' })),
+    protocol: Type.Optional(Type.Union([Type.Literal('openai'), Type.Literal('ollama')])),
+  }),
+  result: Type.Object({ space: Space, kind: ModelKind, dims: Type.Integer(), seq: Seq }),
+});
+
+export const ModelsUse = defineMethod({
+  name: 'memex.models.use',
+  service: 'pipelines',
+  kind: 'command',
+  access: 'owner',
+  summary: 'Choose the space search answers from; it takes over once every item has a vector there.',
+  params: Type.Object({ space: Space }),
+  result: Type.Object({ space: Space, seq: Seq }),
+});
+
+export const ModelSummary = Type.Object({
+  space: Type.String(),
+  kind: Type.String(),
+  dims: Type.Integer(),
+  source: Type.String(),
+  /** Items with a vector in this space, of all items that have text. */
+  embedded_items: Type.Integer(),
+  total_items: Type.Integer(),
+  /** `active`: search answers from it; `filling`: chosen, waiting to be complete; `ready`: complete, not chosen. */
+  state: Type.Union([Type.Literal('active'), Type.Literal('filling'), Type.Literal('ready'), Type.Literal('incomplete')]),
+});
+
+export const ModelsList = defineMethod({
+  name: 'memex.models.list',
+  service: 'search',
+  kind: 'query',
+  access: 'owner',
+  summary: 'Embedding spaces: which is active, which was chosen, and how far each is filled.',
+  params: Type.Object({}),
+  result: Type.Object({ active: Type.String(), chosen: Type.String(), models: Type.Array(ModelSummary) }),
+});
+
+export const JobsStatus = defineMethod({
+  name: 'memex.jobs.status',
+  service: 'pipelines',
+  kind: 'query',
+  access: 'owner',
+  summary: 'Pipeline backlog: jobs waiting and in progress at each priority.',
+  params: Type.Object({}),
+  result: Type.Object({
+    queues: Type.Array(Type.Object({ priority: Type.String(), waiting: Type.Integer(), in_progress: Type.Integer() })),
+    workers: Type.Integer({ description: 'workers of the answering pipelines process' }),
+  }),
+});
 
 /** API methods of the search area. Add each definition here and to this list. */
-export const searchMethods: MethodDefinition[] = [];
+export const searchMethods: MethodDefinition[] = [Search, Similar, ModelsAdd, ModelsUse, ModelsList, JobsStatus];

@@ -99,7 +99,8 @@ export class HandlerRegistry {
   /** The limit, checked before any parsing. */
   checkLimit(handler: IngestHandler, type: string, size: number): void {
     if (size > handler.limitBytes) {
-      throw new RejectedItem(`item is ${formatBytes(size)}; the limit for ${baseType(type)} is ${formatBytes(handler.limitBytes)}`);
+      const limit = handler.limitBytes;
+      throw new RejectedItem(`item is ${size} bytes, over the ${formatBytes(limit)} limit for ${baseType(type)} (${limit} bytes)`);
     }
   }
 

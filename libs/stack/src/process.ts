@@ -3,15 +3,28 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-/** True while a process with this pid exists (a zombie counts until its parent reaps it). */
+/** Fields of /proc/<pid>/stat after the command name (which may contain spaces), or null. */
+function procStat(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * True while a process with this pid runs. A zombie (exited, not yet reaped: an orphan whose
+ * adopting init does not reap, as in some containers) counts as gone.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  return procStat(pid)?.[0] !== 'Z';
 }
 
 /**
@@ -20,14 +33,7 @@ export function isAlive(pid: number): boolean {
  * Null where /proc is not available.
  */
 export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 2 (comm) may contain spaces and parentheses: count fields after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null; // field 22 overall: starttime
-  } catch {
-    return null;
-  }
+  return procStat(pid)?.[19] ?? null; // field 22 overall: starttime
 }
 
 /** The command line of a process (Linux /proc), or null when unknown. */

@@ -21,10 +21,10 @@ describe('foundation through the gateway', () => {
   });
 
   test('a call without a valid token gets 401', async () => {
-    const call = (headers: Record<string, string>) =>
+    const call = (headers: Record<string, string | undefined>) =>
       fetch(`${stack.url}/api/v1/memex/rpc`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', ...headers },
+        headers: { 'content-type': 'application/json', ...(headers as Record<string, string>) },
         body: JSON.stringify({ method: 'memex.items.get', params: { id: 'x' } }),
       });
     for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic abc' }]) {
@@ -61,6 +61,23 @@ describe('foundation through the gateway', () => {
     } finally {
       stack.config.minSeqTimeoutMs = started;
     }
+  });
+
+  test('unreadable and oversized bodies get clear errors in the API format', async () => {
+    const post = (body: string) =>
+      fetch(`${stack.url}/api/v1/memex/rpc`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${stack.ownerToken}`, 'content-type': 'application/json' },
+        body,
+      });
+    const broken = await post('{"method": "memex.notes.put", "params": {');
+    assert.equal(broken.status, 400);
+    assert.equal(((await broken.json()) as { error: { code: string } }).error.code, 'invalid_params');
+    const huge = await post(JSON.stringify({ method: 'memex.notes.put', params: { body: 'x'.repeat(60 * 1024 * 1024) } }));
+    assert.equal(huge.status, 413);
+    const error = ((await huge.json()) as { error: { code: string; message: string } }).error;
+    assert.equal(error.code, 'too_large');
+    assert.match(error.message, /larger than 56 MB/);
   });
 
   test('bad params are rejected naming the field', async () => {

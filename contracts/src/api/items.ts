@@ -15,6 +15,12 @@ export const Item = Type.Object({
   added_at: Type.String({ format: 'date-time' }),
   made_by: Type.Object({ kind: Type.String(), id: Type.String() }),
   meta: Type.Record(Type.String(), Type.Unknown()),
+  spam: Type.Boolean(),
+  origin: Type.Union([Type.Literal('imported'), Type.Literal('mirrored'), Type.Null()], { description: 'null for what the memex made itself (notes)' }),
+  content_type: Type.Union([Type.String(), Type.Null()], { description: 'the original bytes’ type (memex.items.content)' }),
+  size: Type.Union([Type.Integer(), Type.Null()]),
+  revision: Type.Integer({ minimum: 1 }),
+  parent_id: Type.Union([Type.String(), Type.Null()], { description: 'the item this one came out of (an attachment’s message)' }),
 });
 
 export const NotesPut = defineMethod({

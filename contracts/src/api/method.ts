@@ -13,13 +13,15 @@ export const MinSeq = Type.Optional(
   }),
 );
 
-export interface MethodDefinition<P extends TObject = TObject, R extends TSchema = TSchema> {
+export type MethodKind = 'command' | 'query';
+
+export interface MethodDefinition<P extends TObject = TObject, R extends TSchema = TSchema, K extends MethodKind = MethodKind> {
   /** Public name, `memex.<area>.<verb>`. */
   readonly name: string;
   /** The service that answers it (over `memex.rpc.<service>.<name without memex.>`). */
   readonly service: ServiceName;
   /** Commands append events and answer `seq`; queries read a read model and accept `min_seq`. */
-  readonly kind: 'command' | 'query';
+  readonly kind: K;
   /** `owner`: only the owner's token may call it. */
   readonly access: 'any' | 'owner';
   readonly summary: string;
@@ -27,10 +29,14 @@ export interface MethodDefinition<P extends TObject = TObject, R extends TSchema
   readonly result: R;
 }
 
-export type ParamsOf<M extends MethodDefinition> = Static<M['params']>;
+/** A method's params as callers pass them: queries also take `min_seq`. */
+export type ParamsOf<M extends MethodDefinition> =
+  M extends MethodDefinition<infer P, TSchema, infer K> ? Static<P> & (K extends 'query' ? { min_seq?: number } : unknown) : never;
 export type ResultOf<M extends MethodDefinition> = Static<M['result']>;
 
-export function defineMethod<P extends TObject, R extends TSchema>(def: MethodDefinition<P, R>): MethodDefinition<P, R> {
+export function defineMethod<P extends TObject, R extends TSchema, K extends MethodKind>(
+  def: MethodDefinition<P, R, K>,
+): MethodDefinition<P, R, K> {
   if (!/^memex(\.[a-z][a-z_]*)+$/.test(def.name)) throw new Error(`method name "${def.name}" must be memex.<area>.<verb>`);
   const strict = { ...def.params, additionalProperties: false } as P;
   if (def.kind === 'query' && !('min_seq' in def.params.properties)) {

@@ -1,5 +1,6 @@
 import { EventRegistry } from './envelope.js';
 import { graphEvents } from './graph.js';
+import { ingestEvents } from './ingest.js';
 import { insightsEvents } from './insights.js';
 import { itemEvents } from './items.js';
 import { mailEvents } from './mail.js';
@@ -9,6 +10,7 @@ import { tokenEvents } from './tokens.js';
 /** Every event type the memex knows; each area lists its own in its file. */
 export const eventCatalog = new EventRegistry().register(
   ...itemEvents,
+  ...ingestEvents,
   ...tokenEvents,
   ...mailEvents,
   ...pipelinesEvents,

@@ -33,7 +33,8 @@ export async function* readLog(bus: Bus, options: ReadLogOptions = {}): AsyncGen
     if (info.state.last_seq < fromSeq) return;
   }
   const consumer = await bus.js.consumers.get(EVENTS_STREAM, {
-    filter_subjects: [options.filter ?? `${EVENT_SUBJECT_ROOT}.>`],
+    // A string, not an array: NATS 2.9 knows only the single filter_subject.
+    filter_subjects: options.filter ?? `${EVENT_SUBJECT_ROOT}.>`,
     deliver_policy: DeliverPolicy.StartSequence,
     opt_start_seq: fromSeq,
   });

@@ -14,7 +14,8 @@ import {
 } from '@memex/contracts';
 import { Type } from '@sinclair/typebox';
 import type { MemexConfig } from '@memex/config';
-import { CONFIG } from '@memex/runtime';
+import type { Bus } from '@memex/bus';
+import { BUS, CONFIG, ServiceHost } from '@memex/runtime';
 import { generateSecret, TokensService } from './tokens.service.js';
 
 export interface Principal {
@@ -32,12 +33,27 @@ export class AuthService implements OnModuleInit {
 
   constructor(
     @Inject(CONFIG) private readonly config: MemexConfig,
+    @Inject(BUS) private readonly bus: Bus,
+    private readonly host: ServiceHost,
     private readonly tokens: TokensService,
   ) {}
 
   onModuleInit(): void {
     this.ownerToken = Buffer.from(ensureOwnerToken(this.config.home));
     this.rules = loadScopeRules(this.config.home);
+  }
+
+  /**
+   * A token used right after `token create` may not be projected yet: before refusing it, wait
+   * (briefly) until the tokens read model has caught up with the log.
+   */
+  private async findAgentToken(secret: string): Promise<{ id: string; labels: string[] } | undefined> {
+    const found = await this.tokens.findActive(secret);
+    if (found) return found;
+    const projector = this.host.projector;
+    if (!projector) return undefined;
+    await projector.waitFor(await this.bus.lastSeq(), 2000).catch(() => undefined);
+    return this.tokens.findActive(secret);
   }
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
@@ -48,7 +64,7 @@ export class AuthService implements OnModuleInit {
     if (given.length === this.ownerToken.length && timingSafeEqual(given, this.ownerToken)) {
       return { scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } };
     }
-    const token = secret.startsWith('mxa_') ? await this.tokens.findActive(secret) : undefined;
+    const token = secret.startsWith('mxa_') ? await this.findAgentToken(secret) : undefined;
     if (!token) throw new MemexError('unauthorized', 'invalid or revoked token');
     return {
       scope: agentScope(token.id, token.labels, this.rules),

@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Installs what the local stack needs on Debian or Ubuntu, and nothing when it is all there:
+#   - a PostgreSQL server (the distribution's `postgresql`) unless initdb/pg_ctl are found;
+#   - pgvector for that server: the distribution's postgresql-NN-pgvector where it exists,
+#     otherwise built from Debian's `pgvector` source package against that server (adding a
+#     deb-src entry for a suite that has it, trixie, only when apt knows no pgvector source);
+#   - nats-server (JetStream).
+# Non-interactive (never reads stdin), idempotent, uses sudo when not root. Quiet when nothing
+# is missing; otherwise says what it does.
+#
+# Usage: deploy/local/provision.sh [--dry-run]
+#   --dry-run   print what would be done and change nothing
+#
+# Test hooks (libs/stack's provision test): MEMEX_PROVISION_ROOT prefixes the system paths
+# looked at (/usr/lib/postgresql, /usr/share/postgresql, /usr/sbin); MEMEX_PROVISION_PATH is
+# the PATH used to find pg_config, nats-server, apt-cache and sudo.
+set -euo pipefail
+
+DRY_RUN=0
+for arg in "$@"; do
+  case "$arg" in
+    --dry-run) DRY_RUN=1 ;;
+    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "provision: unknown option $arg (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+ROOT="${MEMEX_PROVISION_ROOT:-}"
+LOOKUP_PATH="${MEMEX_PROVISION_PATH:-$PATH:/usr/sbin:/usr/local/sbin:/sbin}"
+# A suite whose sources have pgvector (0.8.0 there builds against PostgreSQL 13 to 17).
+PGVECTOR_SRC_SUITE=trixie
+PGVECTOR_SRC_LIST=/etc/apt/sources.list.d/memex-pgvector-src.sources
+
+say() { echo "provision: $*"; }
+die() { echo "provision: error: $*" >&2; exit 1; }
+tool() { PATH="$LOOKUP_PATH" "$@"; }
+have() { tool command -v "$1" >/dev/null 2>&1; }
+# Run (or, in a dry run, only show) a command that changes the system.
+act() {
+  if [ "$DRY_RUN" = 1 ]; then say "would run: $*"; else "$@"; fi
+}
+
+# --- privileges --------------------------------------------------------------------------
+SUDO=()
+privileges_checked=0
+need_root() {
+  [ "$privileges_checked" = 1 ] && return
+  privileges_checked=1
+  [ "$(id -u)" = 0 ] && return
+  SUDO=(sudo)
+  [ "$DRY_RUN" = 1 ] && return
+  have sudo || die "installing packages needs root: run this as root, or install sudo"
+  # sudo may ask for a password on the terminal (never stdin); without one it must not hang.
+  if ! tool sudo -n true 2>/dev/null; then
+    [ -t 0 ] && [ -t 1 ] || die "installing packages needs root and sudo wants a password with no terminal to ask on: run \`sudo $0\` once"
+  fi
+}
+as_root() { act "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive "$@"; }
+
+# --- apt ---------------------------------------------------------------------------------
+apt_updated=0
+apt_update() {
+  [ "$apt_updated" = 1 ] && return
+  need_root
+  say "updating the package lists"
+  as_root apt-get update -q
+  apt_updated=1
+}
+apt_install() {
+  apt_update
+  say "installing $*"
+  as_root apt-get install -y -q --no-install-recommends \
+    -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "$@"
+}
+# The version apt would install, or nothing when the package is unknown to it.
+apt_candidate() {
+  tool apt-cache policy "$1" 2>/dev/null | awk '/Candidate:/ { if ($2 != "(none)") print $2 }'
+}
+
+# --- detection ---------------------------------------------------------------------------
+is_server() { [ -n "$1" ] && [ -x "$1/initdb" ] && [ -x "$1/pg_ctl" ] && [ -x "$1/postgres" ]; }
+# The bindir of a PostgreSQL server: pg_config's, else the highest Debian /usr/lib/postgresql/NN.
+pg_bindir() {
+  local dir major
+  if have pg_config; then
+    dir=$(tool pg_config --bindir 2>/dev/null || true)
+    if is_server "$dir"; then echo "$dir"; return; fi
+  fi
+  for major in $(ls -1 "$ROOT/usr/lib/postgresql" 2>/dev/null | grep -E '^[0-9]+$' | sort -rn); do
+    dir="$ROOT/usr/lib/postgresql/$major/bin"
+    if is_server "$dir"; then echo "$dir"; return; fi
+  done
+}
+pg_major() { "$1/postgres" --version | sed -nE 's/.*\(PostgreSQL\) ([0-9]+).*/\1/p'; }
+pg_sharedir() {
+  if [ -x "$1/pg_config" ]; then "$1/pg_config" --sharedir; else echo "$ROOT/usr/share/postgresql/$2"; fi
+}
+has_nats() { have nats-server || [ -x "$ROOT/usr/sbin/nats-server" ]; }
+
+# --- pgvector from source ----------------------------------------------------------------
+build_pgvector() {
+  local bindir=$1 major=$2
+  if [ -z "$(tool apt-cache showsrc pgvector 2>/dev/null)" ]; then
+    say "adding a deb-src entry for Debian $PGVECTOR_SRC_SUITE (pgvector's source package): $PGVECTOR_SRC_LIST"
+    local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+    [ -e "$ROOT$keyring" ] || apt_install debian-archive-keyring
+    need_root
+    if [ "$DRY_RUN" = 1 ]; then
+      say "would write $PGVECTOR_SRC_LIST"
+    else
+      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+        "$PGVECTOR_SRC_SUITE" "$keyring" | "${SUDO[@]}" tee "$PGVECTOR_SRC_LIST" >/dev/null
+    fi
+    apt_updated=0 # the new source's index
+  fi
+  apt_install "postgresql-server-dev-$major" build-essential
+  say "building pgvector from Debian's source package against PostgreSQL $major ($bindir)"
+  if [ "$DRY_RUN" = 1 ]; then
+    say "would run: apt-get source pgvector; make PG_CONFIG=$bindir/pg_config; make install"
+    return
+  fi
+  local work
+  work=$(mktemp -d)
+  chmod 755 "$work" # apt-get source downloads as user _apt when it can enter the directory
+  # shellcheck disable=SC2064 # expand now: $work is local
+  trap "rm -rf '$work'" EXIT
+  (cd "$work" && apt-get source -q pgvector) || die "apt-get source pgvector failed (is a deb-src entry for $PGVECTOR_SRC_SUITE reachable?)"
+  local src
+  src=$(find "$work" -mindepth 1 -maxdepth 1 -type d -name 'pgvector-*' | head -n 1)
+  [ -n "$src" ] || die "apt-get source pgvector produced no pgvector-* directory in $work"
+  # OPTFLAGS empty as in Debian's own build: no -march=native, so the library runs on any CPU.
+  make -C "$src" -s PG_CONFIG="$bindir/pg_config" OPTFLAGS= || die "building pgvector in $src failed"
+  "${SUDO[@]}" make -C "$src" -s install PG_CONFIG="$bindir/pg_config" OPTFLAGS= || die "installing pgvector failed"
+  rm -rf "$work"
+  trap - EXIT
+}
+
+install_pgvector() {
+  local bindir=$1 major=$2
+  apt_update
+  if [ -n "$(apt_candidate "postgresql-$major-pgvector")" ]; then
+    apt_install "postgresql-$major-pgvector"
+  else
+    build_pgvector "$bindir" "$major"
+  fi
+}
+
+# --- main --------------------------------------------------------------------------------
+missing=()
+bindir=$(pg_bindir)
+[ -n "$bindir" ] || missing+=(postgresql)
+has_nats || missing+=(nats-server)
+[ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
+
+if [ "$DRY_RUN" = 1 ] && [ -z "$bindir" ]; then
+  # Not installed yet: plan for the version the distribution would install.
+  major=$(apt_candidate postgresql | sed -nE 's/^([0-9]+).*/\1/p')
+  [ -n "$major" ] || die "apt knows no postgresql package (after apt-get update it may)"
+  say "PostgreSQL $major would be installed; then pgvector for it:"
+  install_pgvector "$ROOT/usr/lib/postgresql/$major/bin" "$major"
+  exit 0
+fi
+
+bindir=$(pg_bindir)
+[ -n "$bindir" ] || die "no PostgreSQL server (initdb, pg_ctl) found after installing postgresql"
+major=$(pg_major "$bindir")
+[ -n "$major" ] || die "cannot read the PostgreSQL version from $bindir/postgres --version"
+sharedir=$(pg_sharedir "$bindir" "$major")
+if [ ! -e "$sharedir/extension/vector.control" ]; then
+  install_pgvector "$bindir" "$major"
+  [ "$DRY_RUN" = 1 ] || [ -e "$sharedir/extension/vector.control" ] ||
+    die "pgvector is still missing for PostgreSQL $major ($sharedir/extension/vector.control)"
+fi
+has_nats || [ "$DRY_RUN" = 1 ] || die "nats-server is still missing after installing it"

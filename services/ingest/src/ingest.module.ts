@@ -1,18 +1,21 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
+import { IngestService } from './ingest/ingest.service.js';
+import { DeletionService } from './items/deletion.service.js';
 import { ItemsProjector } from './items/items.projector.js';
 import { ItemsService } from './items/items.service.js';
+import { MailService } from './mail/mail.service.js';
 import { NotesService } from './notes/notes.service.js';
 
-/** The ingest service: the one way items get in, the items read model, and deletion. */
+/** The ingest service: the one way items get in, the items and mail read model, and deletion. */
 @Module({})
 export class IngestModule {
   static register(config: MemexConfig): DynamicModule {
     return {
       module: IngestModule,
       imports: [MemexModule.forService({ service: 'ingest', config, schema: 'ingest' })],
-      providers: [ItemsProjector, ItemsService, NotesService],
+      providers: [ItemsProjector, ItemsService, NotesService, IngestService, DeletionService, MailService],
     };
   }
 }

@@ -1,13 +1,25 @@
+import fs from 'node:fs/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import { ItemsGet, MemexError, type ParamsOf, type ResultOf } from '@memex/contracts';
+import {
+  CONTENT_CHUNK_BYTES,
+  ItemsContent,
+  ItemsGet,
+  MemexError,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
+import { BlobStore } from '@memex/blobs';
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { IngestDatabase } from './schema.js';
 
 @Injectable()
 export class ItemsService {
-  constructor(@Inject(DATABASE) private readonly db: Kysely<IngestDatabase>) {}
+  constructor(
+    @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
+    private readonly blobs: BlobStore,
+  ) {}
 
   @RpcMethod(ItemsGet)
   async get(params: ParamsOf<typeof ItemsGet>, call: CallContext): Promise<ResultOf<typeof ItemsGet>> {
@@ -30,6 +42,50 @@ export class ItemsService {
       added_at: row.added_at.toISOString(),
       made_by: { kind: row.made_by_kind, id: row.made_by_id },
       meta: row.meta,
+      spam: row.spam,
+      origin: row.origin as 'imported' | 'mirrored' | null,
+      content_type: row.content_type,
+      size: row.size,
+      revision: row.revision,
+      parent_id: row.parent_id,
     };
+  }
+
+  /** The original bytes, a range at a time (a reply must fit in one NATS message). */
+  @RpcMethod(ItemsContent)
+  async content(params: ParamsOf<typeof ItemsContent>, call: CallContext): Promise<ResultOf<typeof ItemsContent>> {
+    const row = await this.db
+      .selectFrom('items')
+      .select(['id', 'content_type', 'content_sha256', 'meta'])
+      .where('id', '=', params.id)
+      .where(visibleTo(call.scope))
+      .executeTakeFirst();
+    if (!row) throw new MemexError('not_found', `no item ${params.id}`);
+    if (!row.content_sha256 || !row.content_type) {
+      throw new MemexError('not_found', `item ${params.id} has no original bytes (only ingested items have)`);
+    }
+    const handle = await fs.open(this.blobs.pathOf(row.content_sha256), 'r').catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') throw new MemexError('not_found', `the bytes of item ${params.id} are missing from the blob store`);
+      throw error;
+    });
+    try {
+      const size = (await handle.stat()).size;
+      const offset = Math.min(params.offset ?? 0, size);
+      const buffer = Buffer.alloc(Math.min(params.length ?? CONTENT_CHUNK_BYTES, size - offset));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
+      const end = offset + bytesRead;
+      const filename = row.meta['filename'];
+      return {
+        id: row.id,
+        content_type: row.content_type,
+        filename: typeof filename === 'string' ? filename : null,
+        size,
+        offset,
+        data: buffer.subarray(0, bytesRead).toString('base64'),
+        next_offset: end < size ? end : null,
+      };
+    } finally {
+      await handle.close();
+    }
   }
 }

@@ -31,4 +31,62 @@ export const ingestMigrations: Migration[] = [
         .execute();
     },
   },
+  {
+    name: '002_ingested_items_and_mail',
+    async up(db) {
+      await db.schema
+        .alterTable('items')
+        .addColumn('origin', 'text')
+        .addColumn('identity', 'text')
+        .addColumn('content_type', 'text')
+        .addColumn('content_sha256', 'text')
+        .addColumn('text_sha256', 'text')
+        .addColumn('size', 'bigint')
+        .addColumn('revision', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('parent_id', 'text')
+        .execute();
+      await db.schema.createIndex('items_parent').on('items').column('parent_id').where(sql.ref('parent_id'), 'is not', null).execute();
+      // Deletion keeps a blob another item still names.
+      await db.schema.createIndex('items_content_blob').on('items').column('content_sha256').execute();
+      await db.schema.createIndex('items_text_blob').on('items').column('text_sha256').execute();
+      await db.schema
+        .createTable('identities')
+        .addColumn('key_hash', 'text', (c) => c.primaryKey())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('item_id', 'text', (c) => c.notNull())
+        .addColumn('claimed_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('identities_item').on('identities').column('item_id').execute();
+      await db.schema
+        .createTable('messages')
+        .addColumn('item_id', 'text', (c) => c.primaryKey())
+        .addColumn('account', 'text', (c) => c.notNull())
+        .addColumn('origin', 'text', (c) => c.notNull())
+        .addColumn('thread_key', 'text', (c) => c.notNull())
+        .addColumn('message_id', 'text')
+        .addColumn('subject', 'text', (c) => c.notNull())
+        .addColumn('from', 'jsonb', (c) => c.notNull())
+        .addColumn('to', 'jsonb', (c) => c.notNull())
+        .addColumn('cc', 'jsonb', (c) => c.notNull())
+        .addColumn('date', 'timestamptz', (c) => c.notNull())
+        .addColumn('snippet', 'text', (c) => c.notNull())
+        .addColumn('mail_labels', sql`text[]`, (c) => c.notNull())
+        .addColumn('read', 'boolean', (c) => c.notNull())
+        .addColumn('starred', 'boolean', (c) => c.notNull())
+        .addColumn('inbox', 'boolean', (c) => c.notNull())
+        .addColumn('trashed', 'boolean', (c) => c.notNull())
+        .addColumn('attachments', 'integer', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('labels', sql`text[]`, (c) => c.notNull())
+        .addColumn('spam', 'boolean', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .execute();
+      // Newest first with a stable tie-break: the order of every view and its cursor.
+      await db.schema.createIndex('messages_date').on('messages').columns(['date desc', 'item_id desc']).execute();
+      await db.schema.createIndex('messages_thread').on('messages').columns(['thread_key', 'date']).execute();
+      await db.schema.createIndex('messages_account').on('messages').columns(['account', 'date desc']).execute();
+      await db.schema.createIndex('messages_labels').on('messages').using('gin').column('mail_labels').execute();
+    },
+  },
 ];

@@ -1,4 +1,8 @@
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
+
+/** jsonb arrays are written as JSON text (node-postgres would send a JS array as a Postgres array). */
+type JsonArray<T> = ColumnType<T[], string, string>;
+type Address = { name: string; address: string };
 
 /** The ingest read model: the base item every handler shares (seed §4.1). */
 export interface ItemsTable {
@@ -18,6 +22,15 @@ export interface ItemsTable {
   meta: Record<string, unknown>;
   /** Sequence of the last event that changed the row. */
   seq: number;
+  /** The rest is set for ingested items (null for notes). */
+  origin: string | null;
+  identity: string | null;
+  content_type: string | null;
+  content_sha256: string | null;
+  text_sha256: string | null;
+  size: number | null;
+  revision: Generated<number>;
+  parent_id: string | null;
 }
 
 /** Deleted items: events about them that arrive later are ignored. */
@@ -26,7 +39,46 @@ export interface TombstonesTable {
   seq: number;
 }
 
+/** Which item each claimed identity names (the last `identity.claimed` of its subject). */
+export interface IdentitiesTable {
+  /** sha256 of the identity: the subject is `identity:<key_hash>`. */
+  key_hash: string;
+  key: 'source' | 'content';
+  item_id: string;
+  claimed_at: Date;
+  seq: number;
+}
+
+/** The mail views: one row per message (email items without a parent). */
+export interface MessagesTable {
+  item_id: string;
+  account: string;
+  origin: string;
+  thread_key: string;
+  message_id: string | null;
+  subject: string;
+  from: JsonArray<Address>;
+  to: JsonArray<Address>;
+  cc: JsonArray<Address>;
+  /** The sort key: the message's date, else when it was ingested. */
+  date: Date;
+  snippet: string;
+  mail_labels: string[];
+  read: boolean;
+  starred: boolean;
+  inbox: boolean;
+  trashed: boolean;
+  attachments: number;
+  /** What scope checks need (libs/db visibleTo). */
+  kind: string;
+  labels: string[];
+  spam: boolean;
+  seq: number;
+}
+
 export interface IngestDatabase {
   items: ItemsTable;
   tombstones: TombstonesTable;
+  identities: IdentitiesTable;
+  messages: MessagesTable;
 }

@@ -1,0 +1,145 @@
+import { createHash } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { MemexError, type Actor, type EventEnvelope, type EventOf, type ItemIngested } from '@memex/contracts';
+import { decodeJson, encodeJson, EVENTS_STREAM, eventSubject, type Bus, type EventDraft, type EventPublisher } from '@memex/bus';
+import type { IngestDatabase } from '../items/schema.js';
+import type { ItemSource } from './prepare.js';
+
+/** Who an identity belongs to, as the last claim of its subject says. */
+export interface Claim {
+  itemId: string;
+  /** When the claim was made (ms): a claim whose item never came is adopted after a grace period. */
+  claimedAt: number;
+}
+
+/** The current state of a stored item, from its last `item.ingested`. */
+export interface StoredItem {
+  identity: string;
+  revision: number;
+  /** Log sequence of that event (for expected-last-subject-sequence on an update). */
+  seq: number;
+}
+
+export type ItemIngestedEvent = EventOf<typeof ItemIngested>;
+
+function hashKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+/** The identity of an item by where it came from: source + external_id. */
+export function sourceKeyHash(source: ItemSource, externalId: string): string {
+  return hashKey(`source\0${source.kind}\0${source.id}\0${externalId}`);
+}
+
+/** The identity of an item by what it is: the handler's identity (Message-ID, content hash). */
+export function contentKeyHash(identity: string): string {
+  return hashKey(`content\0${identity}`);
+}
+
+function isConflict(error: unknown): boolean {
+  return error instanceof MemexError && error.code === 'conflict';
+}
+
+/**
+ * Identity claims on the log (DESIGN.md §3: uniqueness decided by the owner with a real
+ * constraint). Each identity is a subject `identity:<hash>`; its first `identity.claimed` is
+ * published with expected-last-subject-sequence 0, so of two concurrent batches (or replicas)
+ * exactly one wins and the other reads the winner. The read model answers the common case (a
+ * known identity) without a round trip to the log.
+ */
+export class IdentityLog {
+  constructor(
+    private readonly bus: Bus,
+    private readonly publisher: EventPublisher,
+    private readonly db: Kysely<IngestDatabase>,
+  ) {}
+
+  /** Owners the read model knows for these identities, with the state of items it has. */
+  async known(hashes: string[]): Promise<{ claims: Map<string, Claim>; items: Map<string, StoredItem> }> {
+    const claims = new Map<string, Claim>();
+    const items = new Map<string, StoredItem>();
+    if (hashes.length === 0) return { claims, items };
+    const rows = await this.db
+      .selectFrom('identities as c')
+      .leftJoin('items as i', 'i.id', 'c.item_id')
+      .select(['c.key_hash', 'c.item_id', 'c.claimed_at', 'i.identity', 'i.revision', 'i.seq'])
+      .where('c.key_hash', 'in', [...new Set(hashes)])
+      .execute();
+    for (const row of rows) {
+      claims.set(row.key_hash, { itemId: row.item_id, claimedAt: row.claimed_at.getTime() });
+      if (row.identity !== null && row.revision !== null && row.seq !== null) {
+        items.set(row.item_id, { identity: row.identity, revision: row.revision, seq: row.seq });
+      }
+    }
+    return { claims, items };
+  }
+
+  /**
+   * Claims an identity for an item. Answers the owner: `itemId` itself when the claim won, else
+   * the item that holds it (whose claim may be older than the read model).
+   */
+  async claim(hash: string, key: 'source' | 'content', itemId: string, actor: Actor): Promise<Claim> {
+    const draft: EventDraft = {
+      type: 'identity.claimed',
+      subject: `identity:${hash}`,
+      actor,
+      data: { item_id: itemId, key },
+      expectFirst: true,
+    };
+    try {
+      const { event } = await this.publisher.publish(draft);
+      return { itemId, claimedAt: Date.parse(event.recorded_at) };
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+    }
+    const owner = await this.lastClaim(hash);
+    // Only a deletion erasing the claim between our two calls leaves nothing: claim again.
+    return owner ?? this.claim(hash, key, itemId, actor);
+  }
+
+  async lastClaim(hash: string): Promise<Claim | null> {
+    const event = await this.last(eventSubject('identity.claimed', `identity:${hash}`));
+    if (!event) return null;
+    return { itemId: (event.event.data as { item_id: string }).item_id, claimedAt: Date.parse(event.event.recorded_at) };
+  }
+
+  /** An item's last `item.ingested`, straight from the log (the read model may lag), or null. */
+  async lastIngested(itemId: string): Promise<{ seq: number; event: ItemIngestedEvent } | null> {
+    const found = await this.last(eventSubject('item.ingested', `item:${itemId}`));
+    return found ? { seq: found.seq, event: found.event as ItemIngestedEvent } : null;
+  }
+
+  /** The stored state of an item from the log, or null when it has no `item.ingested` yet. */
+  async stored(itemId: string): Promise<StoredItem | null> {
+    const last = await this.lastIngested(itemId);
+    return last ? { identity: last.event.data.identity, revision: last.event.data.revision, seq: last.seq } : null;
+  }
+
+  /**
+   * Publishes an item's next revision only if its last `item.ingested` is still the one at
+   * `afterSeq` (expected-last-subject-sequence): two concurrent updates cannot both win.
+   * Returns the sequence, or null when another update came first.
+   */
+  async publishRevision(draft: EventDraft, afterSeq: number): Promise<number | null> {
+    const event = this.publisher.build(draft);
+    try {
+      const ack = await this.bus.js.publish(eventSubject(event.type, event.subject), encodeJson(event), {
+        msgID: event.id,
+        timeout: 10_000,
+        expect: { lastSubjectSequence: afterSeq },
+      });
+      return ack.seq;
+    } catch (error) {
+      if (/wrong last sequence/i.test(String((error as Error).message))) return null;
+      throw error;
+    }
+  }
+
+  private async last(subject: string): Promise<{ seq: number; event: EventEnvelope } | null> {
+    const message = await this.bus.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: subject }).catch((error: Error) => {
+      if (/no message found|not found/i.test(error.message)) return null;
+      throw error;
+    });
+    return message ? { seq: message.seq, event: decodeJson<EventEnvelope>(message.data) } : null;
+  }
+}

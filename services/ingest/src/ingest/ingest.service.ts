@@ -1,0 +1,122 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import {
+  Ingest,
+  INGEST_REQUEST_LIMIT_BYTES,
+  Types,
+  type Actor,
+  type IngestResult,
+  type ParamsOf,
+  type ResultOf,
+  type Scope,
+} from '@memex/contracts';
+import type { Static } from '@sinclair/typebox';
+import { EventPublisher, type Bus } from '@memex/bus';
+import { BlobStore } from '@memex/blobs';
+import { visibleTo } from '@memex/db';
+import { BUS, DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import { createRegistry, RejectedItem } from '../handlers/index.js';
+import type { IngestDatabase } from '../items/schema.js';
+import { IdentityLog } from './identities.js';
+import { ItemStore, keysOf, type StoreOutcome } from './item-store.js';
+import { KeyedQueue, mapLimit } from './keyed-queue.js';
+import { checkRequestSize, prepareItem, type PreparedItem } from './prepare.js';
+
+type Result = Static<typeof IngestResult>;
+
+/** Items parsed at once: parsing is CPU-bound, so more only adds memory. */
+const PARSE_CONCURRENCY = 8;
+
+/** memex.ingest and memex.types: the one way items get in (seed §4.5). */
+@Injectable()
+export class IngestService {
+  private readonly logger = new Logger('memex:ingest');
+  private readonly registry = createRegistry();
+  private readonly queue = new KeyedQueue();
+  private readonly identities: IdentityLog;
+  private readonly store: ItemStore;
+
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    publisher: EventPublisher,
+    blobs: BlobStore,
+    @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
+  ) {
+    this.identities = new IdentityLog(bus, publisher, db);
+    this.store = new ItemStore(this.identities, publisher, blobs);
+  }
+
+  @RpcMethod(Types)
+  async types(): Promise<ResultOf<typeof Types>> {
+    return {
+      handlers: this.registry.list().map(({ limitBytes, ...handler }) => ({ ...handler, limit_bytes: limitBytes })),
+      request_limit_bytes: INGEST_REQUEST_LIMIT_BYTES,
+    };
+  }
+
+  /**
+   * One result per item, in order. Problems with an item reject that item only; a failure of the
+   * log or the disk fails the request (nothing is reported stored that is not), and sending the
+   * batch again is safe: stored items come back as duplicates.
+   */
+  @RpcMethod(Ingest)
+  async ingest(params: ParamsOf<typeof Ingest>, call: CallContext): Promise<ResultOf<typeof Ingest>> {
+    checkRequestSize(params.items);
+    const results: Result[] = new Array(params.items.length);
+    const prepared = await mapLimit(params.items, PARSE_CONCURRENCY, async (item, index) => {
+      try {
+        return await prepareItem(this.registry, item, index, call.scope);
+      } catch (error) {
+        results[index] = this.rejected(error, index);
+        return null;
+      }
+    });
+    const accepted = prepared.filter((item): item is PreparedItem => item !== null);
+    const keys = accepted.map(keysOf);
+    const known = await this.identities.known(keys.flatMap((k) => (k.source ? [k.source, k.content] : [k.content])));
+    const actor: Actor = { kind: 'import', id: call.caller.id };
+    let seq = 0;
+    const stored = await Promise.allSettled(
+      accepted.map(async (item, i) => {
+        const itemKeys = keys[i]!;
+        const queueKeys = itemKeys.source ? [itemKeys.source, itemKeys.content] : [itemKeys.content];
+        try {
+          const outcome = await this.queue.run(queueKeys, () => this.store.store(item, itemKeys, known, actor));
+          seq = Math.max(seq, outcome.seq ?? 0);
+          results[item.index] = this.result(outcome, item);
+        } catch (error) {
+          if (!(error instanceof RejectedItem)) throw error;
+          results[item.index] = this.rejected(error, item.index);
+        }
+      }),
+    );
+    const failure = stored.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failure) throw failure.reason;
+    if (call.scope.kind === 'agent') await this.hideInvisible(results, call.scope);
+    // Nothing new written: the log's end still covers the items the duplicates name.
+    return { results, seq: seq || (await this.bus.lastSeq()) };
+  }
+
+  private result(outcome: StoreOutcome, item: PreparedItem): Result {
+    const warnings = outcome.status !== 'duplicate' && item.parsed.warnings.length > 0 ? { warnings: item.parsed.warnings } : {};
+    return { status: outcome.status, id: outcome.id, ...warnings };
+  }
+
+  private rejected(error: unknown, index: number): Result {
+    if (!(error instanceof RejectedItem)) throw error;
+    if (error.unexpected) this.logger.error(`item ${index}: ${error.reason}`, (error.cause as Error | undefined)?.stack);
+    return { status: 'rejected', reason: error.reason };
+  }
+
+  /** An agent learns that an item exists only if it may see it: a duplicate outside its scope has no id. */
+  private async hideInvisible(results: Result[], scope: Scope): Promise<void> {
+    const ids = results.flatMap((r) => (r.id ? [r.id] : []));
+    if (ids.length === 0) return;
+    const visible = new Set(
+      (await this.db.selectFrom('items').select('id').where('id', 'in', ids).where(visibleTo(scope)).execute()).map((r) => r.id),
+    );
+    for (const result of results) {
+      if (result.status === 'duplicate' && result.id && !visible.has(result.id)) delete result.id;
+    }
+  }
+}

@@ -1,0 +1,215 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MemexError, type Actor } from '@memex/contracts';
+import { encodeJson, newId, type EventDraft, type EventPublisher } from '@memex/bus';
+import type { BlobStore } from '@memex/blobs';
+import { RejectedItem } from '../handlers/index.js';
+import { contentKeyHash, sourceKeyHash, type Claim, type IdentityLog, type StoredItem } from './identities.js';
+import type { PreparedItem } from './prepare.js';
+import { itemRecords, type ItemRecord } from './records.js';
+
+/**
+ * How long a claim may stand without its item before another request completes the item
+ * itself: the claimant writes its events milliseconds after claiming unless it crashed.
+ */
+export const CLAIM_GRACE_MS = 10_000;
+
+/** The log's message limit is 1 MB; an event must leave room for its envelope and headers. */
+const EVENT_BYTES_MAX = 1_000_000;
+
+/** Resolving one identity goes through at most this many owners before giving up (only crash races loop). */
+const MAX_HOPS = 6;
+
+export interface ItemKeys {
+  /** Hash of source + external_id, when the item has an external_id. */
+  source: string | null;
+  /** Hash of the handler's identity. */
+  content: string;
+}
+
+export function keysOf(prepared: PreparedItem): ItemKeys {
+  return {
+    source: prepared.externalId === null ? null : sourceKeyHash(prepared.source, prepared.externalId),
+    content: contentKeyHash(prepared.parsed.identity),
+  };
+}
+
+/** What one batch knows so far: the read model's answers, plus what the batch itself stored. */
+export interface Known {
+  claims: Map<string, Claim>;
+  items: Map<string, StoredItem>;
+}
+
+export type StoreOutcome =
+  | { status: 'created' | 'updated'; id: string; seq: number }
+  | { status: 'duplicate'; id: string; seq?: undefined };
+
+/** An item ready to publish: its records (children first) and their validated events. */
+interface Plan {
+  id: string;
+  records: ItemRecord[];
+  drafts: EventDraft[];
+}
+
+/**
+ * Stores prepared items under the identity rules of seed §4.5, race-free and crash-safe:
+ *
+ * 1. A known source + external_id is that item (a duplicate; a document with new content is an
+ *    update); else a known identity (Message-ID, content hash) from any source is a duplicate.
+ * 2. A new item claims its identity, then its source key, on the log (first claim wins), then
+ *    publishes its attachments and, last, itself. Blobs are written before any of it.
+ * 3. A claim whose item never came (its claimant crashed between claim and events) is adopted
+ *    after a grace period: the next request with that identity completes the item under the
+ *    claimed id, with the same derived child ids; each `item.ingested` is published with
+ *    expected-last-subject-sequence 0, so completing twice writes nothing twice.
+ */
+export class ItemStore {
+  constructor(
+    private readonly identities: IdentityLog,
+    private readonly publisher: EventPublisher,
+    private readonly blobs: BlobStore,
+    private readonly graceMs = CLAIM_GRACE_MS,
+  ) {}
+
+  async store(item: PreparedItem, keys: ItemKeys, known: Known, actor: Actor): Promise<StoreOutcome> {
+    const bySource = keys.source ? known.claims.get(keys.source) : undefined;
+    if (bySource) return this.resolve(item, keys, bySource, 'source', known, actor, 0);
+    const byContent = known.claims.get(keys.content);
+    if (byContent) return this.resolve(item, keys, byContent, 'content', known, actor, 0);
+    const plan = await this.plan(item, newId(), 1, actor);
+    const claim = await this.identities.claim(keys.content, 'content', plan.id, actor);
+    if (claim.itemId !== plan.id) return this.resolve(item, keys, claim, 'content', known, actor, 1);
+    return this.complete(item, keys, plan, known, actor, 1);
+  }
+
+  /** The item an identity already names: a duplicate, an update, or an interrupted item to complete. */
+  private async resolve(
+    item: PreparedItem,
+    keys: ItemKeys,
+    owner: Claim,
+    via: 'source' | 'content',
+    known: Known,
+    actor: Actor,
+    hops: number,
+  ): Promise<StoreOutcome> {
+    if (hops > MAX_HOPS) {
+      throw new MemexError('unavailable', `the identity of item ${item.index} is being changed concurrently; send the batch again`);
+    }
+    const stored = known.items.get(owner.itemId) ?? (await this.settled(owner));
+    if (!stored) return this.adopt(item, keys, owner.itemId, known, actor, hops + 1);
+    if (via === 'source' && item.handler.updatable && stored.identity !== item.parsed.identity) {
+      return this.update(item, keys, owner.itemId, actor);
+    }
+    return { status: 'duplicate', id: owner.itemId };
+  }
+
+  /** The claimed item once its events are in the log; null when its claimant is gone. */
+  private async settled(owner: Claim): Promise<StoredItem | null> {
+    for (;;) {
+      const stored = await this.identities.stored(owner.itemId);
+      if (stored) return stored;
+      const left = owner.claimedAt + this.graceMs - Date.now();
+      if (left <= 0) return null;
+      await sleep(Math.min(left, 100));
+    }
+  }
+
+  /** Completes an item whose claimant crashed, under the id it claimed, with this request's content. */
+  private async adopt(item: PreparedItem, keys: ItemKeys, id: string, known: Known, actor: Actor, hops: number): Promise<StoreOutcome> {
+    const plan = await this.plan(item, id, 1, actor);
+    const claim = await this.identities.claim(keys.content, 'content', id, actor);
+    if (claim.itemId !== id) return this.resolve(item, keys, claim, 'content', known, actor, hops + 1);
+    return this.complete(item, keys, plan, known, actor, hops);
+  }
+
+  private async complete(item: PreparedItem, keys: ItemKeys, plan: Plan, known: Known, actor: Actor, hops: number): Promise<StoreOutcome> {
+    if (keys.source) {
+      // Another item took this source + external_id meanwhile: this one is that item's duplicate or update.
+      const claim = await this.identities.claim(keys.source, 'source', plan.id, actor);
+      if (claim.itemId !== plan.id) return this.resolve(item, keys, claim, 'source', known, actor, hops + 1);
+    }
+    const parent = plan.drafts[plan.drafts.length - 1]!;
+    // Attachments first, the item last: once the item is in the log, all of it is.
+    await Promise.all(plan.drafts.slice(0, -1).map((draft) => this.publishFirst(draft)));
+    const seq = await this.publishFirst(parent);
+    const stored = { identity: item.parsed.identity, revision: 1, seq: seq ?? 0 };
+    known.items.set(plan.id, stored);
+    const claim = { itemId: plan.id, claimedAt: Date.now() };
+    known.claims.set(keys.content, claim);
+    if (keys.source) known.claims.set(keys.source, claim);
+    return seq === null ? { status: 'duplicate', id: plan.id } : { status: 'created', id: plan.id, seq };
+  }
+
+  /** New content under a known source + external_id (documents): the next revision, optimistic on the log. */
+  private async update(item: PreparedItem, keys: ItemKeys, id: string, actor: Actor): Promise<StoreOutcome> {
+    for (let attempt = 0; attempt < MAX_HOPS; attempt++) {
+      const last = await this.identities.lastIngested(id);
+      if (!last) throw new MemexError('conflict', `item ${id} was deleted while it was being updated; send the item again`);
+      if (last.event.data.identity === item.parsed.identity) return { status: 'duplicate', id };
+      const plan = await this.plan(item, id, last.event.data.revision + 1, actor);
+      if (plan.drafts.length !== 1) throw new Error(`handler ${item.handler.name} is updatable but produced attachments`);
+      const seq = await this.identities.publishRevision(plan.drafts[0]!, last.seq);
+      if (seq === null) continue;
+      // The new content names this item unless another item already has it.
+      await this.identities.claim(keys.content, 'content', id, actor);
+      return { status: 'updated', id, seq };
+    }
+    throw new MemexError('unavailable', `item ${id} is being updated concurrently; send the item again`);
+  }
+
+  /** Publishes an item's first `item.ingested`; null when it is already there (completed by another request). */
+  private async publishFirst(draft: EventDraft): Promise<number | null> {
+    try {
+      return (await this.publisher.publish(draft)).seq;
+    } catch (error) {
+      if (error instanceof MemexError && error.code === 'conflict') return null;
+      throw error;
+    }
+  }
+
+  /** Records and validated events for the item under `id`, its blobs written (before any event names them). */
+  private async plan(item: PreparedItem, id: string, revision: number, actor: Actor): Promise<Plan> {
+    const records = itemRecords(item, id);
+    const spam = item.parsed.kind === 'email' && item.parsed.meta.spam;
+    const drafts = records.map((record): EventDraft => {
+      const draft: EventDraft = {
+        type: 'item.ingested',
+        subject: `item:${record.id}`,
+        actor,
+        labels: item.labels,
+        kind: record.kind,
+        spam,
+        ...(record.occurredAt ? { occurred_at: record.occurredAt } : {}),
+        expectFirst: revision === 1,
+        data: {
+          id: record.id,
+          kind: record.kind,
+          revision,
+          title: record.title,
+          source: item.source,
+          external_id: record.parentId ? null : item.externalId,
+          identity: record.identity,
+          origin: 'imported',
+          content_type: record.contentType,
+          content_sha256: record.contentSha256,
+          size: record.content.length,
+          text_sha256: record.textSha256,
+          text_length: record.textLength,
+          ...(record.parentId ? { parent_id: record.parentId } : {}),
+          meta: record.meta,
+        },
+      };
+      const size = encodeJson(this.publisher.build(draft)).length;
+      if (size > EVENT_BYTES_MAX) {
+        throw new RejectedItem(`the item's metadata is too large for the log (${Math.round(size / 1024)} KB; the limit is 1 MB)`);
+      }
+      return draft;
+    });
+    const blobs = new Map<string, Buffer>();
+    for (const record of records) {
+      blobs.set(record.contentSha256, record.content);
+      blobs.set(record.textSha256, record.text);
+    }
+    await Promise.all([...blobs.values()].map((bytes) => this.blobs.put(bytes)));
+    return { id, records, drafts };
+  }
+}

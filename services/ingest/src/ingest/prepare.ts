@@ -1,0 +1,123 @@
+import { INGEST_REQUEST_LIMIT_BYTES, MemexError, type Scope } from '@memex/contracts';
+import type { Static } from '@sinclair/typebox';
+import type { IngestItem } from '@memex/contracts';
+import {
+  baseType,
+  decodeItemData,
+  formatBytes,
+  RejectedItem,
+  type HandlerRegistry,
+  type IngestHandler,
+  type ParsedItem,
+} from '../handlers/index.js';
+
+export type IngestItemParams = Static<typeof IngestItem>;
+
+/** Namespaces of the memex's own sources and connectors: a client can never write into them (seed §4.5). */
+const RESERVED_KINDS = new Set([
+  'import', 'memex', 'notes', 'gmail', 'google', 'calendar', 'contacts', 'people', 'mirrored', 'connector', 'head', 'session',
+]);
+const SOURCE_KIND = /^[a-z][a-z0-9_-]{0,63}$/;
+const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,199}$/;
+const LABEL = /^[^\s,]{1,200}$/;
+const EXTERNAL_ID_MAX = 2000;
+
+/** Where an item comes from once accepted: always `import:<kind>`, the client's id kept. */
+export interface ItemSource {
+  kind: string;
+  id: string;
+}
+
+/** An item that passed every check and its handler: ready for identity and storage. */
+export interface PreparedItem {
+  index: number;
+  handler: IngestHandler;
+  /** The request's type without parameters. */
+  contentType: string;
+  bytes: Buffer;
+  parsed: ParsedItem;
+  source: ItemSource;
+  externalId: string | null;
+  labels: string[];
+}
+
+/** The server-side source of an imported item; a reason when the client's source is not allowed. */
+export function importSource(source: IngestItemParams['source']): ItemSource {
+  const kind = source.kind;
+  if (kind.startsWith('import')) {
+    throw new RejectedItem(`source.kind ${JSON.stringify(kind)}: give the bare kind (e.g. "mbox"); the server names the source import:<kind>[:<id>]`);
+  }
+  if (!SOURCE_KIND.test(kind)) {
+    throw new RejectedItem(`source.kind ${JSON.stringify(kind)} must be lowercase letters, digits, - or _ (e.g. "mbox", "maildir", "folder")`);
+  }
+  if (RESERVED_KINDS.has(kind)) {
+    throw new RejectedItem(
+      `source.kind ${JSON.stringify(kind)} is reserved for the memex and its connectors; imported items are import:<kind>[:<id>], so name the kind after the archive (e.g. "mbox", "takeout")`,
+    );
+  }
+  const id = source.id ?? '';
+  if (id !== '' && !SOURCE_ID.test(id)) {
+    throw new RejectedItem(`source.id ${JSON.stringify(id)} must be up to 200 letters, digits, . _ @ + or - (no spaces)`);
+  }
+  return { kind: `import:${kind}`, id };
+}
+
+/** The scope labels an item gets: the owner's choice, or within an agent's own labels (its default). */
+export function itemLabels(requested: string[] | undefined, scope: Scope): string[] {
+  if (scope.kind === 'agent') {
+    const outside = (requested ?? []).filter((label) => !scope.labels.includes(label));
+    if (outside.length > 0) throw new RejectedItem(`label ${JSON.stringify(outside[0])} is outside the caller's scope (${scope.labels.join(', ') || 'no labels'})`);
+  }
+  const labels = requested ?? (scope.kind === 'agent' ? scope.labels : []);
+  const bad = labels.find((label) => !LABEL.test(label));
+  if (bad !== undefined) throw new RejectedItem(`label ${JSON.stringify(bad)} must be 1 to 200 characters without spaces or commas`);
+  return [...new Set(labels)].sort();
+}
+
+/** The item's bytes from `data` (base64) or `text` (UTF-8), with the type to parse them as. */
+function itemBytes(item: IngestItemParams): { bytes: Buffer; type: string } {
+  if ((item.data === undefined) === (item.text === undefined)) {
+    throw new RejectedItem('give exactly one of data (base64) or text');
+  }
+  if (item.data !== undefined) return { bytes: decodeItemData(item.data), type: item.type };
+  // Text travels as UTF-8 whatever charset the type named.
+  const type = baseType(item.type).startsWith('text/') ? `${baseType(item.type)}; charset=utf-8` : item.type;
+  return { bytes: Buffer.from(item.text!, 'utf8'), type };
+}
+
+/** How much item data a request carries, without decoding it. */
+export function requestDataBytes(items: IngestItemParams[]): number {
+  let total = 0;
+  for (const item of items) {
+    if (item.data !== undefined) total += Math.floor((item.data.length * 3) / 4);
+    if (item.text !== undefined) total += Buffer.byteLength(item.text, 'utf8');
+  }
+  return total;
+}
+
+export function checkRequestSize(items: IngestItemParams[]): void {
+  const total = requestDataBytes(items);
+  if (total > INGEST_REQUEST_LIMIT_BYTES) {
+    throw new MemexError(
+      'too_large',
+      `the request carries ${formatBytes(total)} of item data; memex.ingest takes at most ${formatBytes(INGEST_REQUEST_LIMIT_BYTES)} per request: send fewer items per batch`,
+    );
+  }
+}
+
+/**
+ * Every per-item check, in the order that costs least first: source, labels, bytes, handler,
+ * limit (on the decoded size, before parsing), attributes, then the handler's parse.
+ */
+export async function prepareItem(registry: HandlerRegistry, item: IngestItemParams, index: number, scope: Scope): Promise<PreparedItem> {
+  const source = importSource(item.source);
+  const labels = itemLabels(item.labels, scope);
+  const externalId = item.external_id ?? null;
+  if (externalId !== null && (externalId.length === 0 || externalId.length > EXTERNAL_ID_MAX)) {
+    throw new RejectedItem(`external_id must be 1 to ${EXTERNAL_ID_MAX} characters`);
+  }
+  const handler = registry.forType(item.type);
+  const { bytes, type } = itemBytes(item);
+  const parsed = await registry.parse({ type, bytes, attributes: item.attributes });
+  return { index, handler, contentType: baseType(type), bytes, parsed, source, externalId, labels };
+}

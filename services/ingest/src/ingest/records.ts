@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import { sha256 } from '@memex/blobs';
+import type { DocumentMeta, ParsedItem } from '../handlers/index.js';
+import type { ItemSource, PreparedItem } from './prepare.js';
+
+/** One item to store: a top-level item or one of its attachments, with its blobs. */
+export interface ItemRecord {
+  id: string;
+  parentId: string | null;
+  kind: ParsedItem['kind'];
+  title: string;
+  identity: string;
+  contentType: string;
+  content: Buffer;
+  contentSha256: string;
+  text: Buffer;
+  textSha256: string;
+  textLength: number;
+  occurredAt: string | null;
+  meta: Record<string, unknown>;
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * A child's id, derived from its parent's id and its position: a valid ULID (the parent's time
+ * part, then 80 bits of a hash), the same every time the same item is stored, so that completing
+ * an interrupted item writes the same children.
+ */
+export function childId(parentId: string, position: number): string {
+  const digest = createHash('sha256').update(`${parentId}/${position}`).digest();
+  let random = '';
+  for (let i = 0; i < 16; i++) random += CROCKFORD[digest[i]! & 31];
+  return parentId.slice(0, 10) + random;
+}
+
+/** PDF pages as offsets into the text (pages joined by blank lines), instead of a second copy of the text. */
+function pageOffsets(meta: DocumentMeta, text: string): DocumentMeta | Record<string, unknown> {
+  if (meta.format !== 'pdf') return meta;
+  let at = 0;
+  const pages = meta.pages.map(({ page, text: pageText }) => {
+    if (pageText === '') return { page, start: at, end: at };
+    const range = { page, start: at, end: at + pageText.length };
+    at = range.end + 2;
+    return range;
+  });
+  if (at - 2 > text.length) throw new Error('PDF page offsets do not match its text');
+  return { ...meta, pages };
+}
+
+/** What an event carries as meta: the handler's meta, slimmed where it would repeat the text. */
+function eventMeta(item: ParsedItem, children: ItemRecord[]): Record<string, unknown> {
+  const warnings = item.warnings.length > 0 ? { warnings: item.warnings } : {};
+  switch (item.kind) {
+    case 'email':
+      return {
+        ...item.meta,
+        attachments: children.map((c) => ({
+          id: c.id,
+          filename: (c.meta['filename'] as string | null) ?? null,
+          content_type: c.contentType,
+          size: c.content.length,
+        })),
+        ...warnings,
+      };
+    case 'document':
+      return { ...pageOffsets(item.meta, item.text), ...warnings };
+    case 'attachment': {
+      const document = item.meta.document ? pageOffsets(item.meta.document, item.text) : null;
+      return { ...item.meta, document, ...warnings };
+    }
+  }
+}
+
+function record(id: string, parentId: string | null, item: ParsedItem, content: Buffer, contentType: string, children: ItemRecord[]): ItemRecord {
+  const text = Buffer.from(item.text, 'utf8');
+  return {
+    id,
+    parentId,
+    kind: item.kind,
+    title: item.title,
+    identity: item.identity,
+    contentType,
+    content,
+    contentSha256: sha256(content),
+    text,
+    textSha256: sha256(text),
+    textLength: item.text.length,
+    occurredAt: item.occurredAt,
+    meta: eventMeta(item, children),
+  };
+}
+
+/**
+ * The item and its attachments (depth first, nested attachments too) as records, children
+ * first: the top-level item is stored last, so once it exists, all of it exists.
+ */
+export function itemRecords(prepared: PreparedItem, id: string): ItemRecord[] {
+  const out: ItemRecord[] = [];
+  let position = 0;
+  const visit = (item: ParsedItem, itemId: string, parentId: string | null, content: Buffer, contentType: string): ItemRecord => {
+    const direct: ItemRecord[] = [];
+    for (const child of item.children ?? []) {
+      const bytes = child.contentBytes ?? Buffer.alloc(0);
+      const type = child.kind === 'attachment' ? child.meta.contentType : 'application/octet-stream';
+      direct.push(visit(child, childId(id, position++), itemId, bytes, type));
+    }
+    const own = record(itemId, parentId, item, content, contentType, direct);
+    out.push(own);
+    return own;
+  };
+  visit(prepared.parsed, id, null, prepared.bytes, prepared.contentType);
+  return out;
+}
+
+/** A source as events and accounts name it: `import:mbox:archive-2009`. */
+export function sourceName(source: ItemSource): string {
+  return source.id ? `${source.kind}:${source.id}` : source.kind;
+}

@@ -1,0 +1,87 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import { ItemsDelete, MemexError, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { aggregateFilter, EVENTS_STREAM, EventPublisher, eventSubject, readLog, type Bus } from '@memex/bus';
+import { BlobStore } from '@memex/blobs';
+import type { MemexConfig } from '@memex/config';
+import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
+import type { IngestDatabase } from './schema.js';
+
+/**
+ * Deletion is real (DESIGN.md §3, seed §9): the item and its attachments lose their events (erased
+ * from the log, so a replay cannot bring them back), their identity claims (so the same item can
+ * come in again) and their blobs (unless another item names the same bytes); then `item.deleted`
+ * tells every read model to drop them and what it derived from them.
+ */
+@Injectable()
+export class DeletionService {
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
+    @Inject(CONFIG) private readonly config: MemexConfig,
+    private readonly publisher: EventPublisher,
+    private readonly blobs: BlobStore,
+    private readonly host: ServiceHost,
+  ) {}
+
+  @RpcMethod(ItemsDelete)
+  async delete(params: ParamsOf<typeof ItemsDelete>, call: CallContext): Promise<ResultOf<typeof ItemsDelete>> {
+    // The read model must know every attachment and claim of the item: let it catch up first.
+    await this.host.projector!.waitFor(await this.bus.lastSeq(), this.config.minSeqTimeoutMs);
+    const root = await this.db.selectFrom('items').select(['id', 'parent_id']).where('id', '=', params.id).executeTakeFirst();
+    if (!root) throw new MemexError('not_found', `no item ${params.id}`);
+    if (root.parent_id) {
+      throw new MemexError('conflict', `item ${params.id} is an attachment of ${root.parent_id}, whose bytes contain it: delete ${root.parent_id}`);
+    }
+    const items = await this.family(params.id);
+    const ids = items.map((item) => item.id);
+    const claims = await this.db.selectFrom('identities').select('key_hash').where('item_id', 'in', ids).execute();
+
+    // Erase first: if this stops half-way, the read model still lists the item and deleting again finishes the job.
+    let erased = 0;
+    for (const id of ids) erased += await this.erase(aggregateFilter(`item:${id}`));
+    for (const { key_hash } of claims) erased += await this.erase(eventSubject('identity.claimed', `identity:${key_hash}`));
+    await this.deleteBlobs(items, ids);
+
+    // Attachments before their message, so no consumer ever sees a child without its parent's fate.
+    let seq = 0;
+    for (const id of [...ids].reverse()) {
+      ({ seq } = await this.publisher.publish({ type: 'item.deleted', subject: `item:${id}`, actor: call.caller, data: { id } }));
+    }
+    return { deleted: ids, erased_events: erased, seq };
+  }
+
+  /** The item and everything that came out of it, parents before children. */
+  private async family(id: string): Promise<Array<{ id: string; content_sha256: string | null; text_sha256: string | null }>> {
+    const result = await sql<{ id: string; content_sha256: string | null; text_sha256: string | null }>`
+      with recursive family(id, depth) as (
+        select id, 0 from items where id = ${id}
+        union all
+        select i.id, f.depth + 1 from items i join family f on i.parent_id = f.id
+      )
+      select i.id, i.content_sha256, i.text_sha256 from family f join items i using (id) order by f.depth, i.id`.execute(this.db);
+    return result.rows;
+  }
+
+  /** Overwrites and removes every event matching a subject filter; returns how many. */
+  private async erase(filter: string): Promise<number> {
+    const seqs: number[] = [];
+    for await (const { seq } of readLog(this.bus, { filter, untilCaughtUp: true })) seqs.push(seq);
+    for (const seq of seqs) await this.bus.jsm.streams.deleteMessage(EVENTS_STREAM, seq, true);
+    return seqs.length;
+  }
+
+  /** Blobs of these items that no other item names. */
+  private async deleteBlobs(items: Array<{ content_sha256: string | null; text_sha256: string | null }>, ids: string[]): Promise<void> {
+    const hashes = [...new Set(items.flatMap((item) => [item.content_sha256, item.text_sha256]).filter((h): h is string => h !== null))];
+    if (hashes.length === 0) return;
+    const shared = await this.db
+      .selectFrom('items')
+      .select(['content_sha256', 'text_sha256'])
+      .where('id', 'not in', ids)
+      .where((eb) => eb.or([eb('content_sha256', 'in', hashes), eb('text_sha256', 'in', hashes)]))
+      .execute();
+    const kept = new Set(shared.flatMap((row) => [row.content_sha256, row.text_sha256]));
+    for (const hash of hashes) if (!kept.has(hash)) await this.blobs.delete(hash);
+  }
+}

@@ -1,0 +1,60 @@
+import type { Insertable } from 'kysely';
+import type { MailFlagsChanged, EventOf } from '@memex/contracts';
+import type { MailMeta } from '../handlers/index.js';
+import type { ItemIngestedEvent } from '../ingest/identities.js';
+import type { MessagesTable } from '../items/schema.js';
+
+const SNIPPET_LENGTH = 200;
+
+/** The folder a message arrives in when it is in the inbox: INBOX (any case, any path), or none at all. */
+export function isInboxFolder(folder: string | null): boolean {
+  return folder === null || /^inbox$/i.test(folder.split(/[/\\.]/).pop() ?? '');
+}
+
+/** The account a message belongs to: its source's name (`import:mbox:archive-2009`, `gmail:me@example.com`). */
+export function accountOf(source: { kind: string; id: string }): string {
+  return source.id ? `${source.kind}:${source.id}` : source.kind;
+}
+
+export function snippetOf(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > SNIPPET_LENGTH ? `${flat.slice(0, SNIPPET_LENGTH - 1)}…` : flat;
+}
+
+/**
+ * A message's row in the mail views, from its `item.ingested`. The folder is a label (seed §4.5
+ * "As built"), except the inbox, which is the `inbox` flag so that archiving can clear it.
+ */
+export function messageRow(event: ItemIngestedEvent, text: string, seq: number): Insertable<MessagesTable> {
+  const data = event.data;
+  const meta = data.meta as unknown as MailMeta & { attachments?: unknown[] };
+  return {
+    item_id: data.id,
+    account: accountOf(data.source),
+    origin: data.origin,
+    thread_key: meta.threadKey,
+    message_id: meta.messageId,
+    subject: meta.subject,
+    from: JSON.stringify(meta.from),
+    to: JSON.stringify(meta.to),
+    cc: JSON.stringify(meta.cc),
+    date: new Date(event.occurred_at),
+    snippet: snippetOf(text),
+    mail_labels: meta.labels.filter((label) => !isInboxFolder(label)),
+    read: meta.flags.read,
+    starred: meta.flags.starred,
+    inbox: isInboxFolder(meta.folder),
+    trashed: false,
+    attachments: meta.attachments?.length ?? 0,
+    kind: data.kind,
+    labels: event.labels,
+    spam: event.spam ?? false,
+    seq,
+  };
+}
+
+/** Mail labels after a flags change: removals win over additions of the same label. */
+export function mailLabelsAfter(labels: string[], change: EventOf<typeof MailFlagsChanged>['data']): string[] {
+  const removed = new Set(change.labels_removed ?? []);
+  return [...new Set([...labels, ...(change.labels_added ?? [])])].filter((label) => !removed.has(label));
+}

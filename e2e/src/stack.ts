@@ -5,11 +5,13 @@ import { createTestEnv, type TestEnv } from '@memex/testing';
 import { ensureOwnerToken, startGateway } from '@memex/gateway';
 import { IngestModule } from '@memex/ingest';
 import type { MemexConfig } from '@memex/config';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 
 export interface TestStack {
   env: TestEnv;
   config: MemexConfig;
   url: string;
+  gateway: NestFastifyApplication;
   ownerToken: string;
   owner: MemexClient;
   clientFor(token: string): MemexClient;
@@ -35,6 +37,7 @@ export async function startStack(services: string[] = ['ingest']): Promise<TestS
     env,
     config: env.config,
     url,
+    gateway,
     ownerToken,
     owner: new MemexClient({ url, token: ownerToken }),
     clientFor: (token) => new MemexClient({ url, token }),

@@ -1,0 +1,4 @@
+export { PipelinesModule, type PipelinesOptions } from './pipelines.module.js';
+export { splitPassages, TEXT_PIPELINE, type Passage } from './text/passages.js';
+export { BUILTIN_MODEL, openModel, type ModelInfo } from './models/registry.js';
+export { PRIORITIES, type Priority } from './jobs/queue.js';

@@ -1,0 +1,43 @@
+import type { EventOf, ItemIngested, NotePut } from '@memex/contracts';
+import { readLog, typeFilter, type Bus } from '@memex/bus';
+import type { BackfillJob, JobQueue, TextJob } from './queue.js';
+import { textJobId } from './scheduler.js';
+
+/**
+ * Fills a new embedding space: a background `text` job for every item the log holds (its latest
+ * version; deleted items are left out). The jobs reuse the passages already in the log.
+ */
+export class BackfillTask {
+  constructor(
+    private readonly bus: Bus,
+    private readonly queue: JobQueue,
+  ) {}
+
+  async run(job: BackfillJob, touch: () => void): Promise<{ queued: number }> {
+    const latest = new Map<string, Omit<TextJob, 'task' | 'spaces'>>();
+    for (const type of ['item.ingested', 'note.put']) {
+      for await (const { seq, event } of readLog(this.bus, { filter: typeFilter(type), untilCaughtUp: true })) {
+        if (seq > job.until_seq) break;
+        const data = event.data as EventOf<typeof ItemIngested>['data'] | EventOf<typeof NotePut>['data'];
+        // Notes have no revision number: each put is newer than the last, so its sequence serves.
+        const revision = 'revision' in data ? data.revision : seq;
+        latest.set(data.id, { item_id: data.id, revision, source_seq: seq });
+      }
+    }
+    for await (const { seq, event } of readLog(this.bus, { filter: typeFilter('item.deleted'), untilCaughtUp: true })) {
+      if (seq > job.until_seq) break;
+      latest.delete((event.data as { id: string }).id);
+    }
+    const items = [...latest.values()];
+    for (let i = 0; i < items.length; i += 500) {
+      await Promise.all(
+        items.slice(i, i + 500).map((item) => {
+          const text: TextJob = { task: 'text', ...item, spaces: [job.space] };
+          return this.queue.enqueue(text, 'background', textJobId(text));
+        }),
+      );
+      touch();
+    }
+    return { queued: items.length };
+  }
+}

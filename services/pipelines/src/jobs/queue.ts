@@ -1,0 +1,179 @@
+import { AckPolicy, type ConsumerConfig } from '@nats-io/jetstream';
+import type { Msg, Subscription } from '@nats-io/transport-node';
+import { decodeJson, encodeJson, isNotFound, JOB_SUBJECT_ROOT, JOBS_STREAM, type Bus } from '@memex/bus';
+
+/**
+ * Priorities, highest first (seed §5): what a user just touched, new arrivals, then recent
+ * before old by when the item happened, then background work (filling a new embedding space).
+ */
+export const PRIORITIES = ['touched', 'new', 'recent', 'old', 'background'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** Tier 1 tasks: `text` splits and embeds one item; `backfill` queues every item for a new space. */
+export type TextJob = {
+  task: 'text';
+  item_id: string;
+  revision: number;
+  /** Sequence of the item.ingested / note.put event the job works from. */
+  source_seq: number;
+  /** The embedding spaces to compute... */
+  spaces: string[];
+  /** ...and every other space the worker knows (new items go into every registered space). */
+  all_spaces?: boolean;
+};
+export type BackfillJob = { task: 'backfill'; space: string; until_seq: number };
+export type Job = TextJob | BackfillJob;
+
+const TIER = 't1';
+
+/** `memex.job.<tier>.<task>.<priority>` (DESIGN.md §3). */
+export function jobSubject(task: Job['task'], priority: Priority): string {
+  return `${JOB_SUBJECT_ROOT}.${TIER}.${task}.${priority}`;
+}
+
+function durableName(priority: Priority): string {
+  return `pipelines_${TIER}_${priority}`;
+}
+
+/** A long job is redelivered to another worker if not acked (or touched) within this time. */
+const ACK_WAIT_MS = 5 * 60 * 1000;
+/** A job failing this many times is dropped with an error (a broken model would otherwise spin). */
+export const MAX_ATTEMPTS = 5;
+
+/** A job taken from the queue; ack only after its results are published. */
+export interface TakenJob {
+  job: Job;
+  priority: Priority;
+  /** 1 on first delivery. */
+  attempt: number;
+  ack(): Promise<void>;
+  /** Give it back, to be retried after `delayMs`. */
+  retry(delayMs: number): void;
+  /** Drop it for good. */
+  drop(): void;
+  /** Still working: restarts the ack timer. */
+  working(): void;
+}
+
+/**
+ * The tier-1 work queue on MEMEX_JOBS: one durable pull consumer per priority (NATS 2.9 allows
+ * one filter subject per consumer), and takers that always try the highest priority first.
+ * Any process with a NATS connection can take jobs: workers may run on other machines.
+ */
+export class JobQueue {
+  private doorbell: Subscription | undefined;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(private readonly bus: Bus) {}
+
+  /** Creates the consumers (idempotent; safe from every process). */
+  async ensure(): Promise<void> {
+    for (const priority of PRIORITIES) {
+      const config: Partial<ConsumerConfig> = {
+        durable_name: durableName(priority),
+        ack_policy: AckPolicy.Explicit,
+        filter_subject: `${JOB_SUBJECT_ROOT}.${TIER}.*.${priority}`,
+        ack_wait: ACK_WAIT_MS * 1_000_000,
+        max_ack_pending: -1,
+      };
+      try {
+        await this.bus.jsm.consumers.info(JOBS_STREAM, config.durable_name!);
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+        await this.bus.jsm.consumers.add(JOBS_STREAM, config).catch((addError) => {
+          // Another process created it meanwhile.
+          if (!/already (exists|in use)/i.test(String(addError))) throw addError;
+        });
+      }
+    }
+  }
+
+  /** Queues a job; the same `id` within the queue's dedupe window is queued once. */
+  async enqueue(job: Job, priority: Priority, id: string): Promise<void> {
+    await this.bus.js.publish(jobSubject(job.task, priority), encodeJson(job), { msgID: id, timeout: 10_000 });
+  }
+
+  /** Waiting and unacknowledged jobs per priority. */
+  async backlog(): Promise<Array<{ priority: Priority; waiting: number; in_progress: number }>> {
+    return Promise.all(
+      PRIORITIES.map(async (priority) => {
+        const info = await this.bus.jsm.consumers.info(JOBS_STREAM, durableName(priority));
+        return { priority, waiting: info.num_pending, in_progress: info.num_ack_pending };
+      }),
+    );
+  }
+
+  /**
+   * The next job, highest priority first; waits (up to `idleMs`, then answers undefined) when
+   * every queue is empty. A core-NATS subscription to the job subjects rings when work arrives.
+   */
+  async take(idleMs: number): Promise<TakenJob | undefined> {
+    this.doorbell ??= this.bus.nc.subscribe(`${JOB_SUBJECT_ROOT}.${TIER}.>`, {
+      callback: () => {
+        for (const wake of this.waiters) wake();
+      },
+    });
+    // Armed before looking, so a job queued while we look still wakes us.
+    let wake!: () => void;
+    const rang = new Promise<void>((resolve) => (wake = resolve));
+    this.waiters.add(wake);
+    try {
+      for (const priority of PRIORITIES) {
+        const taken = await this.pull(priority);
+        if (taken) return taken;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([rang, new Promise((resolve) => (timer = setTimeout(resolve, idleMs)))]);
+      clearTimeout(timer);
+    } finally {
+      this.waiters.delete(wake);
+    }
+    for (const priority of PRIORITIES) {
+      const taken = await this.pull(priority);
+      if (taken) return taken;
+    }
+    return undefined;
+  }
+
+  /**
+   * One message without waiting (`no_wait`), which the client library's fetch does not offer:
+   * a plain request on the consumer's next-message subject, with its own inbox (a muxed inbox
+   * would not see a message that arrives under its original subject).
+   */
+  private async pull(priority: Priority): Promise<TakenJob | undefined> {
+    const msg = await this.bus.nc.request(
+      `$JS.API.CONSUMER.MSG.NEXT.${JOBS_STREAM}.${durableName(priority)}`,
+      encodeJson({ batch: 1, no_wait: true }),
+      { timeout: 10_000, noMux: true },
+    );
+    const status = msg.headers?.code ?? 0;
+    if (status === 404 || status === 408) return undefined;
+    if (status >= 400) throw new Error(`job queue ${priority}: ${status} ${msg.headers?.description ?? ''}`);
+    if (!msg.reply) throw new Error(`job queue ${priority}: a message without an ack subject`);
+    return this.taken(msg, priority);
+  }
+
+  private taken(msg: Msg, priority: Priority): TakenJob {
+    // $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>
+    const attempt = Number(msg.reply!.split('.')[4] ?? 1);
+    const reply = (body: string) => this.bus.nc.publish(msg.reply!, body);
+    return {
+      job: decodeJson<Job>(msg.data),
+      priority,
+      attempt,
+      ack: async () => {
+        reply('+ACK');
+        await this.bus.nc.flush();
+      },
+      retry: (delayMs) => reply(`-NAK ${JSON.stringify({ delay: delayMs * 1_000_000 })}`),
+      drop: () => reply('+TERM'),
+      working: () => reply('+WPI'),
+    };
+  }
+
+  close(): void {
+    this.doorbell?.unsubscribe();
+    this.doorbell = undefined;
+    for (const wake of this.waiters) wake();
+  }
+}

@@ -1,0 +1,117 @@
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import type { EventEnvelope, EventOf, ItemIngested, NotePut } from '@memex/contracts';
+import { decodeJson, EVENT_SUBJECT_ROOT, EVENTS_STREAM, isNotFound, type Bus } from '@memex/bus';
+import type { ModelRegistry } from '../models/registry.js';
+import { eraseDerived } from './log.js';
+import type { JobQueue, Priority, TextJob } from './queue.js';
+
+const DURABLE = 'pipelines_scheduler';
+const BATCH = 256;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The Msg-Id of a text job: the same item version for the same spaces is queued once. */
+export function textJobId(job: TextJob): string {
+  return `text|${job.item_id}|${job.revision}|${job.all_spaces ? '*' : ''}${job.spaces.join(',')}`;
+}
+
+/**
+ * Seed §5's order: what a user just touched (notes), new arrivals and starred items, then recent
+ * before old by when the item happened relative to when it arrived.
+ */
+export function priorityOf(event: EventEnvelope): Priority {
+  if (event.type === 'note.put') return 'touched';
+  const meta = (event as EventOf<typeof ItemIngested>).data.meta;
+  if ((meta.flags as { starred?: boolean } | undefined)?.starred) return 'new';
+  const age = Date.parse(event.recorded_at) - Date.parse(event.occurred_at);
+  if (age <= 7 * DAY_MS) return 'new';
+  if (age <= 365 * DAY_MS) return 'recent';
+  return 'old';
+}
+
+/**
+ * Turns the log into tier-1 jobs: a durable consumer on the events stream (its position is kept
+ * by JetStream, so a restart resumes where it stopped), acknowledging only after the jobs are
+ * queued. It also erases tier 1's events about deleted items and follows the model registry in
+ * log order, so an item that arrives after a model is added is embedded into that model's space.
+ */
+export class Scheduler {
+  private messages: ConsumerMessages | undefined;
+  private loop: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly queue: JobQueue,
+    private readonly models: ModelRegistry,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    try {
+      await this.bus.jsm.consumers.info(EVENTS_STREAM, DURABLE);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      await this.bus.jsm.consumers.add(EVENTS_STREAM, {
+        durable_name: DURABLE,
+        ack_policy: AckPolicy.All,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: `${EVENT_SUBJECT_ROOT}.>`,
+        max_ack_pending: 10_000,
+        ack_wait: 60_000_000_000,
+      });
+    }
+    await this.consume();
+  }
+
+  private async consume(): Promise<void> {
+    const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, DURABLE);
+    const messages = await consumer.consume({ max_messages: 1000 });
+    this.messages = messages;
+    this.loop = (async () => {
+      let batch: Promise<void>[] = [];
+      for await (const msg of messages) {
+        batch.push(this.handle(msg));
+        if (msg.info.pending > 0 && batch.length < BATCH) continue;
+        await Promise.all(batch);
+        msg.ack();
+        batch = [];
+      }
+    })().catch((error) => {
+      // Nothing past the last ack counts as done: start again from there.
+      console.error('pipelines scheduler:', error);
+      if (!this.stopped) setTimeout(() => void this.consume().catch((e) => console.error('pipelines scheduler:', e)), 1000);
+    });
+  }
+
+  private async handle(msg: JsMsg): Promise<void> {
+    const event = decodeJson<EventEnvelope>(msg.data);
+    switch (event.type) {
+      case 'model.added':
+        this.models.apply(event);
+        // Every item logged so far goes into the new space, in the background.
+        return this.queue.enqueue({ task: 'backfill', space: (event.data as { space: string }).space, until_seq: msg.seq }, 'background', `backfill|${event.id}`);
+      case 'model.activated':
+        return this.models.apply(event);
+      case 'note.put': {
+        const data = (event as EventOf<typeof NotePut>).data;
+        return this.enqueueText({ task: 'text', item_id: data.id, revision: msg.seq, source_seq: msg.seq, spaces: this.models.spaces(), all_spaces: true }, event);
+      }
+      case 'item.ingested': {
+        const data = (event as EventOf<typeof ItemIngested>).data;
+        return this.enqueueText({ task: 'text', item_id: data.id, revision: data.revision, source_seq: msg.seq, spaces: this.models.spaces(), all_spaces: true }, event);
+      }
+      case 'item.deleted':
+        await eraseDerived(this.bus, (event.data as { id: string }).id);
+    }
+  }
+
+  private enqueueText(job: TextJob, event: EventEnvelope): Promise<void> {
+    return this.queue.enqueue(job, priorityOf(event), textJobId(job));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.messages?.stop();
+    await this.loop;
+  }
+}

@@ -1,0 +1,103 @@
+import type { EventEnvelope, EventOf, ModelAdded } from '@memex/contracts';
+import { readLog, typeFilter, type Bus } from '@memex/bus';
+import { BUILTIN_SPEC, defaultProvider, GLOVE_SIF_SPACE, loadProvider, type EmbeddingProvider } from '@memex/embeddings';
+
+export type ModelInfo = EventOf<typeof ModelAdded>['data'];
+
+/** The built-in space exists without an event: every memex can embed offline from the start. */
+export const BUILTIN_MODEL: ModelInfo = {
+  space: GLOVE_SIF_SPACE,
+  kind: 'glove-sif',
+  dims: 50,
+  spec: BUILTIN_SPEC,
+  details: {},
+};
+
+/**
+ * The embedding models the log knows (`model.added`, `model.activated`), and their providers,
+ * loaded once per process. Every registered space is kept filled: new items are embedded into
+ * all of them, so switching back and forth never waits.
+ */
+export class ModelRegistry {
+  private readonly models = new Map<string, ModelInfo>([[BUILTIN_MODEL.space, BUILTIN_MODEL]]);
+  private readonly providers = new Map<string, Promise<EmbeddingProvider>>();
+  private chosenSpace = BUILTIN_MODEL.space;
+
+  private position = 0;
+
+  /** Reads every model event in the log so far. */
+  async load(bus: Bus): Promise<void> {
+    for await (const { seq, event } of readLog(bus, { filter: typeFilter('model.*'), fromSeq: this.position + 1, untilCaughtUp: true })) {
+      this.position = seq;
+      this.apply(event);
+    }
+  }
+
+  /** Keeps up with models added later, until the signal aborts. */
+  async follow(bus: Bus, signal: AbortSignal): Promise<void> {
+    for await (const { seq, event } of readLog(bus, { filter: typeFilter('model.*'), fromSeq: this.position + 1, signal })) {
+      this.position = seq;
+      this.apply(event);
+    }
+  }
+
+  /** Takes in one event; anything but a model event is ignored. */
+  apply(event: EventEnvelope): void {
+    if (event.type === 'model.added') {
+      const info = event.data as ModelInfo;
+      this.models.set(info.space, info);
+      this.chosenSpace = info.space;
+    } else if (event.type === 'model.activated') {
+      this.chosenSpace = (event.data as { space: string }).space;
+    }
+  }
+
+  get(space: string): ModelInfo | undefined {
+    return this.models.get(space);
+  }
+
+  spaces(): string[] {
+    return [...this.models.keys()];
+  }
+
+  get chosen(): string {
+    return this.chosenSpace;
+  }
+
+  /** The provider of a space, loaded on first use; fails when the model is not (or no longer) that space. */
+  provider(space: string): Promise<EmbeddingProvider> {
+    let provider = this.providers.get(space);
+    if (!provider) {
+      const info = this.models.get(space);
+      if (!info) return Promise.reject(new Error(`unknown embedding space ${space}`));
+      provider = openModel(info).catch((error: unknown) => {
+        this.providers.delete(space);
+        throw error;
+      });
+      this.providers.set(space, provider);
+    }
+    return provider;
+  }
+
+  async close(): Promise<void> {
+    const providers = [...this.providers.values()];
+    this.providers.clear();
+    for (const provider of providers) await (await provider.catch(() => undefined))?.close();
+  }
+}
+
+/** Loads the model a `model.added` names and checks it still is the same space (same files, same version). */
+export async function openModel(info: ModelInfo): Promise<EmbeddingProvider> {
+  if (info.spec === BUILTIN_SPEC) return defaultProvider();
+  const provider = await loadProvider(info.spec, {
+    ...(info.name ? { name: info.name } : {}),
+    ...(info.model ? { model: info.model } : {}),
+    ...(info.protocol ? { protocol: info.protocol } : {}),
+    dims: info.dims,
+  });
+  if (provider.space !== info.space) {
+    await provider.close();
+    throw new Error(`the model at ${info.spec} is now space ${provider.space}, not ${info.space}: add it again as a new model`);
+  }
+  return provider;
+}

@@ -1,0 +1,75 @@
+import { Inject, Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
+import type { Bus } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
+import { BUS, CONFIG, MemexModule } from '@memex/runtime';
+import { JobQueue } from './jobs/queue.js';
+import { Scheduler } from './jobs/scheduler.js';
+import { ModelRegistry } from './models/registry.js';
+import { ModelsService } from './models/models.service.js';
+import { WorkerPool, workersFromEnv } from './workers/pool.js';
+
+export interface PipelinesOptions {
+  /** Worker threads in this process (default MEMEX_PIPELINE_WORKERS, else 2). */
+  workers?: number;
+}
+
+/** Starts the scheduler and the worker threads after the connections are up; stops them before they close. */
+@Injectable()
+class PipelinesRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly abort = new AbortController();
+  private following: Promise<void> | undefined;
+
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    private readonly queue: JobQueue,
+    private readonly models: ModelRegistry,
+    private readonly scheduler: Scheduler,
+    private readonly pool: WorkerPool,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.queue.ensure();
+    await this.models.load(this.bus);
+    this.following = this.models.follow(this.bus, this.abort.signal).catch((error) => {
+      if (!this.abort.signal.aborted) console.error('pipelines: following models failed:', error);
+    });
+    await this.scheduler.start();
+    await this.pool.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.pool.stop();
+    await this.scheduler.stop();
+    this.abort.abort();
+    await this.following;
+    this.queue.close();
+  }
+}
+
+/**
+ * Tier 1 (seed §5): a scheduler turning the log into prioritized jobs on MEMEX_JOBS and a pool of
+ * workers that split items into passages and embed them. No read model: what it derives is
+ * published as events, which the search projector reads.
+ */
+@Module({})
+export class PipelinesModule {
+  static register(config: MemexConfig, options: PipelinesOptions = {}): DynamicModule {
+    const workers = options.workers ?? workersFromEnv();
+    return {
+      module: PipelinesModule,
+      imports: [MemexModule.forService({ service: 'pipelines', config })],
+      providers: [
+        { provide: JobQueue, useFactory: (bus: Bus) => new JobQueue(bus), inject: [BUS] },
+        ModelRegistry,
+        { provide: Scheduler, useFactory: (bus: Bus, queue: JobQueue, models: ModelRegistry) => new Scheduler(bus, queue, models), inject: [BUS, JobQueue, ModelRegistry] },
+        {
+          provide: WorkerPool,
+          useFactory: (cfg: MemexConfig) => new WorkerPool(workers, { natsUrl: cfg.natsUrl, blobsDir: cfg.blobsDir }),
+          inject: [CONFIG],
+        },
+        ModelsService,
+        PipelinesRunner,
+      ],
+    };
+  }
+}

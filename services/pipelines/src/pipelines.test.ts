@@ -1,0 +1,190 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { INestApplicationContext } from '@nestjs/common';
+import { decodeVector, type EventEnvelope } from '@memex/contracts';
+import { BlobStore, sha256 } from '@memex/blobs';
+import { Bus, EventPublisher, newId, readLog, typeFilter } from '@memex/bus';
+import { dot, GLOVE_SIF_SPACE } from '@memex/embeddings';
+import { startService } from '@memex/runtime';
+import { createTestEnv, type TestEnv } from '@memex/testing';
+import { JobQueue, PRIORITIES, type TextJob } from './jobs/queue.js';
+import { PipelinesModule } from './pipelines.module.js';
+
+const owner = { kind: 'user' as const, id: 'owner' };
+
+/** Events of a type about an item, waiting until `count` are there. */
+async function eventsOf(bus: Bus, type: string, itemId: string, count: number): Promise<EventEnvelope[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const found: EventEnvelope[] = [];
+    for await (const { event } of readLog(bus, { filter: typeFilter(type), untilCaughtUp: true })) {
+      if (event.subject === `item:${itemId}`) found.push(event);
+    }
+    if (found.length >= count) return found;
+    if (Date.now() > deadline) throw new Error(`expected ${count} ${type} events for ${itemId}, found ${found.length}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Publishes an item.ingested the way ingest does: the text in a blob first. */
+async function ingest(
+  publisher: EventPublisher,
+  blobs: BlobStore,
+  item: { title: string; text: string; kind?: string; labels?: string[]; meta?: Record<string, unknown>; occurred_at?: string },
+): Promise<{ id: string; seq: number }> {
+  const id = newId();
+  const text = Buffer.from(item.text);
+  const textSha = await blobs.put(text);
+  const { seq } = await publisher.publish({
+    type: 'item.ingested',
+    subject: `item:${id}`,
+    actor: { kind: 'import', id: 'test' },
+    kind: item.kind ?? 'document',
+    labels: item.labels ?? [],
+    ...(item.occurred_at ? { occurred_at: item.occurred_at } : {}),
+    data: {
+      id,
+      kind: item.kind ?? 'document',
+      revision: 1,
+      title: item.title,
+      source: { kind: 'test', id: 'fixtures' },
+      external_id: null,
+      identity: `sha256:${sha256(text)}`,
+      origin: 'imported',
+      content_type: 'text/plain',
+      content_sha256: textSha,
+      size: text.length,
+      text_sha256: textSha,
+      text_length: item.text.length,
+      meta: item.meta ?? {},
+    },
+  });
+  return { id, seq };
+}
+
+describe('pipelines tier 1', () => {
+  let env: TestEnv;
+  let app: INestApplicationContext;
+  let bus: Bus;
+  let publisher: EventPublisher;
+  let blobs: BlobStore;
+
+  before(async () => {
+    env = await createTestEnv();
+    app = await startService((config) => PipelinesModule.register(config, { workers: 1 }), env.config);
+    bus = await Bus.connect(env.config.natsUrl, 'test');
+    publisher = new EventPublisher(bus);
+    blobs = new BlobStore(env.config.blobsDir);
+  });
+  after(async () => {
+    await app.close();
+    await bus.close();
+    await env.stop();
+  });
+
+  test('an ingested PDF becomes passages with pages, and vectors in the built-in space', async () => {
+    const page1 = Array.from({ length: 40 }, (_, i) => `The committee reviewed budget line ${i} and approved it.`).join(' ');
+    const page2 = 'Appendix: the river flooded the lower fields in spring.';
+    const { id } = await ingest(publisher, blobs, {
+      title: 'Board minutes',
+      text: `${page1}\n\n${page2}`,
+      meta: { pages: [{ page: 1, text: page1 }, { page: 2, text: page2 }] },
+      labels: ['work'],
+    });
+    const [parts] = await eventsOf(bus, 'part.extracted', id, 1);
+    const data = parts!.data as { parts: Array<{ ordinal: number; text: string; page?: number; start: number; end: number }>; total: number; pieces: number };
+    assert.ok(data.total >= 2);
+    assert.equal(data.pieces, 1);
+    assert.deepEqual(new Set(data.parts.map((p) => p.page)), new Set([1, 2]));
+    assert.equal(data.parts.at(-1)!.text, page2);
+    // The derived events carry the item's scope.
+    assert.deepEqual([parts!.labels, parts!.kind, parts!.spam], [['work'], 'document', false]);
+    assert.deepEqual(parts!.actor, { kind: 'pipeline', id: 'text@1' });
+
+    const [embedding] = await eventsOf(bus, 'embedding.computed', id, 1);
+    const vectors = embedding!.data as { space: string; dims: number; item: string; vectors: Array<{ ordinal: number; vector: string }> };
+    assert.equal(vectors.space, GLOVE_SIF_SPACE);
+    assert.equal(vectors.vectors.length, data.total);
+    const item = decodeVector(vectors.item, vectors.dims);
+    assert.ok(Math.abs(dot(item, item) - 1) < 1e-5, 'the item vector is normalized');
+    const passage = decodeVector(vectors.vectors[0]!.vector, vectors.dims);
+    assert.ok(dot(item, passage) > 0.5, 'the item vector is near its passages');
+  });
+
+  test('a note is split and embedded; a redelivered job publishes nothing new', async () => {
+    const id = newId();
+    const put = await publisher.publish({
+      type: 'note.put',
+      subject: `item:${id}`,
+      actor: owner,
+      kind: 'note',
+      data: { id, title: 'Garden', body: 'Plant the tomatoes after the last frost.' },
+    });
+    await eventsOf(bus, 'embedding.computed', id, 1);
+    // Same job again (as after a crash before the ack): same event ids, so the log dedupes them.
+    const queue = new JobQueue(bus);
+    const job: TextJob = { task: 'text', item_id: id, revision: put.seq, source_seq: put.seq, spaces: [GLOVE_SIF_SPACE] };
+    await queue.enqueue(job, 'touched', `again|${id}`);
+    const before = await bus.lastSeq();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const after = await bus.lastSeq();
+    assert.equal(after, before, 'no new events for a job already done');
+    assert.equal((await eventsOf(bus, 'part.extracted', id, 1)).length, 1);
+  });
+
+  test('an item.deleted erases the item’s derived events from the log', async () => {
+    const { id } = await ingest(publisher, blobs, { title: 'Secret', text: 'The safe combination is in the blue folder.' });
+    await eventsOf(bus, 'embedding.computed', id, 1);
+    await publisher.publish({ type: 'item.deleted', subject: `item:${id}`, actor: owner, data: { id } });
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const left: string[] = [];
+      for await (const { event } of readLog(bus, { untilCaughtUp: true })) {
+        if (event.subject === `item:${id}` && event.type !== 'item.deleted' && event.type !== 'item.ingested') left.push(event.type);
+      }
+      if (left.length === 0) break;
+      assert.ok(Date.now() < deadline, `still in the log: ${left.join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  });
+});
+
+describe('job queue', () => {
+  test('takes the highest priority first, whatever the order jobs were queued in', async () => {
+    const env = await createTestEnv();
+    const bus = await Bus.connect(env.config.natsUrl, 'test');
+    try {
+      await bus.ensureStreams();
+      const queue = new JobQueue(bus);
+      await queue.ensure();
+      const order = [...PRIORITIES].reverse();
+      for (const [i, priority] of order.entries()) {
+        await queue.enqueue({ task: 'text', item_id: `item${i}`, revision: 1, source_seq: i + 1, spaces: [] }, priority, `job${i}`);
+      }
+      // The same id again is deduplicated.
+      await queue.enqueue({ task: 'text', item_id: 'item0', revision: 1, source_seq: 1, spaces: [] }, order[0]!, 'job0');
+      const taken: string[] = [];
+      for (;;) {
+        const job = await queue.take(50);
+        if (!job) break;
+        taken.push(job.priority);
+        assert.equal(job.attempt, 1);
+        await job.ack();
+      }
+      assert.deepEqual(taken, [...PRIORITIES]);
+      assert.deepEqual((await queue.backlog()).map((q) => q.waiting + q.in_progress), PRIORITIES.map(() => 0));
+
+      // A job given back comes again, counted as a second attempt.
+      await queue.enqueue({ task: 'backfill', space: 's', until_seq: 1 }, 'background', 'retry');
+      const first = await queue.take(50);
+      first!.retry(0);
+      const second = await queue.take(2000);
+      assert.equal(second!.attempt, 2);
+      await second!.ack();
+      queue.close();
+    } finally {
+      await bus.close();
+      await env.stop();
+    }
+  });
+});

@@ -1,0 +1,217 @@
+import {
+  encodeVector,
+  type EmbeddingComputed,
+  type EventEnvelope,
+  type EventOf,
+  type ItemIngested,
+  type NotePut,
+  type PartExtracted,
+} from '@memex/contracts';
+import type { Bus, EventDraft, EventPublisher } from '@memex/bus';
+import type { BlobStore } from '@memex/blobs';
+import { isZeroVector, l2normalize, type EmbeddingProvider } from '@memex/embeddings';
+import { derivedId } from '../jobs/ids.js';
+import { eraseDerived, eventAt, eventsOf, isDeleted, lastEventOf } from '../jobs/log.js';
+import type { TextJob } from '../jobs/queue.js';
+import type { ModelRegistry } from '../models/registry.js';
+import { pagesOf, splitPassages, TEXT_PIPELINE, type Passage } from './passages.js';
+
+type PartsData = EventOf<typeof PartExtracted>['data'];
+type EmbeddingData = EventOf<typeof EmbeddingComputed>['data'];
+
+/** Room for the envelope under the log's 1 MB message limit. */
+export const MAX_EVENT_BYTES = 900_000;
+/** Texts per provider call, so a long document reports progress between calls. */
+const EMBED_BATCH = 256;
+
+/** What tier 1 needs of the event an item came in with. */
+interface Source {
+  event: EventEnvelope;
+  itemId: string;
+  revision: number;
+  title: string;
+  text: () => Promise<string | undefined>;
+  meta: Record<string, unknown>;
+}
+
+/**
+ * One `text` job: the item's passages (split from its text, or read back from the log when an
+ * earlier job published them) and their vectors in each requested space, published as events
+ * with ids derived from the job, so doing it twice changes nothing.
+ */
+export class TextTask {
+  constructor(
+    private readonly bus: Bus,
+    private readonly publisher: EventPublisher,
+    private readonly blobs: BlobStore,
+    private readonly models: ModelRegistry,
+  ) {}
+
+  /** Returns what was published; `touch` keeps the job's lease alive during long work. */
+  async run(job: TextJob, touch: () => void): Promise<{ parts: number; vectors: number; skipped?: string }> {
+    const source = await this.source(job);
+    if (!source) return { parts: 0, vectors: 0, skipped: 'the item or its event is gone' };
+    let passages = await this.publishedPassages(job);
+    if (!passages) {
+      const text = await source.text();
+      if (text === undefined) return { parts: 0, vectors: 0, skipped: 'the text blob is gone' };
+      passages = splitPassages(text, pagesOf(source.meta));
+      await this.publish(source, this.partEvents(source, passages));
+    }
+    let vectors = 0;
+    for (const space of job.spaces) {
+      const provider = await this.models.provider(space);
+      const computed = await this.embed(provider, source.title, passages, touch);
+      vectors += computed.length;
+      await this.publish(source, this.embeddingEvents(source, provider, computed));
+      touch();
+    }
+    // Deleted while we worked: take back what we just wrote.
+    if (await isDeleted(this.bus, job.item_id)) await eraseDerived(this.bus, job.item_id);
+    return { parts: passages.length, vectors };
+  }
+
+  private async source(job: TextJob): Promise<Source | undefined> {
+    const event = await eventAt(this.bus, job.source_seq);
+    if (!event || event.subject !== `item:${job.item_id}`) return undefined;
+    if (await isDeleted(this.bus, job.item_id)) return undefined;
+    if (event.type === 'note.put') {
+      const data = (event as EventOf<typeof NotePut>).data;
+      return { event, itemId: data.id, revision: job.revision, title: data.title, text: async () => data.body, meta: {} };
+    }
+    if (event.type === 'item.ingested') {
+      const data = (event as EventOf<typeof ItemIngested>).data;
+      return {
+        event,
+        itemId: data.id,
+        revision: data.revision,
+        title: data.title,
+        meta: data.meta,
+        text: async () => {
+          const blob = await this.blobs.get(data.text_sha256).catch(() => undefined);
+          return blob?.toString('utf8');
+        },
+      };
+    }
+    throw new Error(`job for ${job.item_id} points at seq ${job.source_seq}, a ${event.type} event`);
+  }
+
+  /** The passages a previous run published for this revision, if all its pieces are in the log. */
+  private async publishedPassages(job: TextJob): Promise<Passage[] | undefined> {
+    const matches = (data: PartsData) => data.revision === job.revision && data.pipeline === TEXT_PIPELINE;
+    const last = await lastEventOf(this.bus, 'part.extracted', job.item_id);
+    if (!last || !matches(last.data as PartsData)) return undefined;
+    const pieces = (last.data as PartsData).pieces === 1 ? [last] : await eventsOf(this.bus, 'part.extracted', job.item_id);
+    const byPiece = new Map<number, PartsData>();
+    for (const event of pieces) {
+      const data = event.data as PartsData;
+      if (matches(data)) byPiece.set(data.piece, data);
+    }
+    const first = byPiece.get(0);
+    if (!first || byPiece.size !== first.pieces) return undefined;
+    return [...byPiece.values()]
+      .sort((a, b) => a.piece - b.piece)
+      .flatMap((data) => data.parts.map((part) => ({ ...part, kind: 'passage' as const })));
+  }
+
+  private partEvents(source: Source, passages: Passage[]): Array<{ key: string; data: PartsData; type: string }> {
+    const pieces = splitBySize(passages, (p) => Buffer.byteLength(JSON.stringify(p)) + 1);
+    return pieces.map((parts, piece) => ({
+      type: 'part.extracted',
+      key: `parts|${source.revision}|${TEXT_PIPELINE}|${piece}`,
+      data: { item_id: source.itemId, revision: source.revision, pipeline: TEXT_PIPELINE, total: passages.length, piece, pieces: pieces.length, parts },
+    }));
+  }
+
+  /**
+   * Each passage is embedded with the item's title in front (a short context header helps short
+   * or generic passages); passages the model cannot represent get no vector.
+   */
+  private async embed(
+    provider: EmbeddingProvider,
+    title: string,
+    passages: Passage[],
+    touch: () => void,
+  ): Promise<Array<{ ordinal: number; vector: Float32Array }>> {
+    const texts = passages.map((p) => (title && !p.text.startsWith(title) ? `${title}\n${p.text}` : p.text));
+    const out: Array<{ ordinal: number; vector: Float32Array }> = [];
+    for (let i = 0; i < texts.length; i += EMBED_BATCH) {
+      const vectors = await provider.embed(texts.slice(i, i + EMBED_BATCH));
+      vectors.forEach((vector, j) => {
+        if (!isZeroVector(vector)) out.push({ ordinal: passages[i + j]!.ordinal, vector });
+      });
+      touch();
+    }
+    return out;
+  }
+
+  private embeddingEvents(
+    source: Source,
+    provider: EmbeddingProvider,
+    computed: Array<{ ordinal: number; vector: Float32Array }>,
+  ): Array<{ key: string; data: EmbeddingData; type: string }> {
+    const vectors = computed.map(({ ordinal, vector }) => ({ ordinal, vector: encodeVector(vector) }));
+    const pieces = splitBySize(vectors, (v) => v.vector.length + 30);
+    const item = itemVector(computed.map((c) => c.vector), provider.dims);
+    return pieces.map((piece, index) => ({
+      type: 'embedding.computed',
+      key: `vectors|${source.revision}|${TEXT_PIPELINE}|${provider.space}|${index}`,
+      data: {
+        item_id: source.itemId,
+        revision: source.revision,
+        pipeline: TEXT_PIPELINE,
+        space: provider.space,
+        dims: provider.dims,
+        total: vectors.length,
+        piece: index,
+        pieces: pieces.length,
+        ...(index === 0 && item ? { item: encodeVector(item) } : {}),
+        vectors: piece,
+      },
+    }));
+  }
+
+  /** Derived events carry the item's scope (labels, kind, spam), since they reveal its content. */
+  private async publish(source: Source, events: Array<{ key: string; data: unknown; type: string }>): Promise<void> {
+    const { event } = source;
+    const ingested = event.type === 'item.ingested' ? (event as EventOf<typeof ItemIngested>).data : undefined;
+    const drafts: EventDraft[] = events.map(({ key, data, type }) => ({
+      id: derivedId(event.id, key),
+      type,
+      subject: event.subject,
+      actor: { kind: 'pipeline', id: TEXT_PIPELINE },
+      labels: event.labels,
+      kind: event.kind ?? ingested?.kind ?? 'note',
+      spam: event.spam ?? ingested?.meta.spam === true,
+      occurred_at: event.occurred_at,
+      causation_id: event.id,
+      ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),
+      data,
+    }));
+    await this.publisher.publishAll(drafts);
+  }
+}
+
+/** The item-level vector: the normalized mean of its passages' vectors (none when it has none). */
+export function itemVector(vectors: Float32Array[], dims: number): Float32Array | undefined {
+  if (vectors.length === 0) return undefined;
+  const mean = new Float32Array(dims);
+  for (const vector of vectors) for (let i = 0; i < dims; i++) mean[i]! += vector[i]!;
+  return isZeroVector(mean) ? undefined : l2normalize(mean);
+}
+
+/** Consecutive groups whose estimated sizes stay under MAX_EVENT_BYTES (always at least one group). */
+export function splitBySize<T>(items: T[], size: (item: T) => number, budget = MAX_EVENT_BYTES): T[][] {
+  const groups: T[][] = [[]];
+  let used = 0;
+  for (const item of items) {
+    const bytes = size(item);
+    if (used + bytes > budget && groups[groups.length - 1]!.length > 0) {
+      groups.push([]);
+      used = 0;
+    }
+    groups[groups.length - 1]!.push(item);
+    used += bytes;
+  }
+  return groups;
+}

@@ -1,0 +1,105 @@
+import { BlobStore } from '@memex/blobs';
+import { Bus, EventPublisher } from '@memex/bus';
+import { ModelRegistry } from '../models/registry.js';
+import { TextTask } from '../text/text-task.js';
+import { BackfillTask } from '../jobs/backfill-task.js';
+import { JobQueue, MAX_ATTEMPTS, type Job, type TakenJob } from '../jobs/queue.js';
+
+/** What a worker needs: NATS and the blobs directory, nothing else (it can run on another machine). */
+export interface WorkerOptions {
+  natsUrl: string;
+  blobsDir: string;
+  name: string;
+}
+
+/** How long an idle worker waits on the doorbell before looking at the queues again. */
+const IDLE_MS = 5000;
+
+/** One worker: takes the highest-priority job, runs it, acknowledges it once its events are published. */
+export class Worker {
+  private stopped = false;
+  private readonly text: TextTask;
+  private readonly backfill: BackfillTask;
+
+  constructor(
+    private readonly queue: JobQueue,
+    bus: Bus,
+    publisher: EventPublisher,
+    blobs: BlobStore,
+    private readonly models: ModelRegistry,
+    private readonly name: string,
+  ) {
+    this.text = new TextTask(bus, publisher, blobs, models);
+    this.backfill = new BackfillTask(bus, queue);
+  }
+
+  async run(): Promise<void> {
+    while (!this.stopped) {
+      const taken = await this.queue.take(IDLE_MS).catch((error: unknown) => {
+        if (!this.stopped) console.error(`pipelines worker ${this.name}: taking a job failed:`, error);
+        return undefined;
+      });
+      if (taken) await this.process(taken);
+    }
+  }
+
+  private async process(taken: TakenJob): Promise<void> {
+    try {
+      await this.execute(taken.job, () => taken.working());
+      await taken.ack();
+    } catch (error) {
+      const what = describe(taken.job);
+      if (taken.attempt >= MAX_ATTEMPTS) {
+        console.error(`pipelines worker ${this.name}: ${what} failed ${taken.attempt} times, dropped:`, error);
+        taken.drop();
+      } else {
+        console.warn(`pipelines worker ${this.name}: ${what} failed (attempt ${taken.attempt}), retrying:`, (error as Error).message);
+        taken.retry(1000 * 2 ** taken.attempt);
+      }
+    }
+  }
+
+  private async execute(job: Job, touch: () => void): Promise<void> {
+    if (job.task === 'backfill') {
+      await this.backfill.run(job, touch);
+      return;
+    }
+    const spaces = job.all_spaces ? [...new Set([...job.spaces, ...this.models.spaces()])] : job.spaces;
+    await this.text.run({ ...job, spaces }, touch);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.queue.close();
+  }
+}
+
+function describe(job: Job): string {
+  return job.task === 'backfill' ? `backfill of ${job.space}` : `text job for item ${job.item_id} r${job.revision}`;
+}
+
+/** Connects and runs one worker until `stop`. */
+export async function startWorker(options: WorkerOptions): Promise<{ stop(): Promise<void> }> {
+  const bus = await Bus.connect(options.natsUrl, `memex-pipelines-${options.name}`);
+  await bus.ensureStreams();
+  const queue = new JobQueue(bus);
+  await queue.ensure();
+  const models = new ModelRegistry();
+  await models.load(bus);
+  const abort = new AbortController();
+  const following = models.follow(bus, abort.signal).catch((error) => {
+    if (!abort.signal.aborted) console.error(`pipelines worker ${options.name}: following models failed:`, error);
+  });
+  const worker = new Worker(queue, bus, new EventPublisher(bus), new BlobStore(options.blobsDir), models, options.name);
+  const running = worker.run();
+  return {
+    async stop() {
+      worker.stop();
+      abort.abort();
+      await running;
+      await following;
+      await models.close();
+      await bus.close();
+    },
+  };
+}

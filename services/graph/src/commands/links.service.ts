@@ -1,0 +1,174 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
+import {
+  EntityMerge,
+  EntitySplit,
+  LinkAdd,
+  LinkRetract,
+  MemexError,
+  OWNER_SCOPE,
+  ReviewDecide,
+  type ParamsOf,
+  type ResultOf,
+  type Scope,
+} from '@memex/contracts';
+import { EventPublisher, newId } from '@memex/bus';
+import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import { linkId, parseRef, refString } from '../domain/keys.js';
+import { makerOf } from '../projection/entities.js';
+import { itemVisible, resolveEntity, type Db } from '../query/access.js';
+
+/**
+ * A ref as events carry it: `entity:<id>` becomes the key of the thing it resolves to, other keys
+ * are normalized, items must exist and be visible to the caller.
+ */
+export async function storedRef(db: Db, scope: Scope, ref: string): Promise<string> {
+  if (ref.startsWith('entity:')) {
+    const { id } = await resolveEntity(db, scope, { id: Number(ref.slice('entity:'.length)) });
+    return foundingKey(db, id);
+  }
+  const parsed = parseRef(ref);
+  if ('item' in parsed) await assertItemVisible(db, scope, parsed.item);
+  return refString(parsed);
+}
+
+export async function assertItemVisible(db: Db, scope: Scope, id: string): Promise<void> {
+  const row = await sql`select 1 from items i where i.id = ${id} and ${itemVisible(scope)}`.execute(db);
+  if (row.rows.length === 0) throw new MemexError('not_found', `no item ${id}`);
+}
+
+async function foundingKey(db: Db, id: number): Promise<string> {
+  return (await sql<{ key: string }>`select key from entities where id = ${id}`.execute(db)).rows[0]!.key;
+}
+
+@Injectable()
+export class LinksService {
+  constructor(
+    private readonly publisher: EventPublisher,
+    @Inject(DATABASE) private readonly db: Db,
+  ) {}
+
+  @RpcMethod(LinkAdd)
+  async add(params: ParamsOf<typeof LinkAdd>, call: CallContext): Promise<ResultOf<typeof LinkAdd>> {
+    const owner = call.scope.kind === 'owner';
+    const src = await storedRef(this.db, call.scope, params.src);
+    const dst = await storedRef(this.db, call.scope, params.dst);
+    if (src === dst) throw new MemexError('invalid_params', `a link needs two different ends (both are ${src})`);
+    const evidence = params.evidence ?? [];
+    for (const entry of evidence) await assertItemVisible(this.db, call.scope, entry.item);
+    if (!owner && evidence.length === 0) {
+      throw new MemexError('invalid_params', "an agent's link is an inference and needs evidence: at least one item it rests on");
+    }
+    const madeBy = makerOf(call.caller);
+    const id = linkId(src, params.rel, dst, madeBy);
+    const labels = owner ? (params.labels ?? []) : call.scope.kind === 'agent' ? call.scope.labels : [];
+    const { seq } = await this.publisher.publish({
+      type: 'link.added',
+      subject: `link:${id}`,
+      actor: call.caller,
+      labels: [...new Set(labels)].sort(),
+      data: {
+        link_id: id,
+        src,
+        rel: params.rel,
+        dst,
+        ...(params.valid_from ? { valid_from: params.valid_from } : {}),
+        ...(params.valid_to ? { valid_to: params.valid_to } : {}),
+        confidence: owner ? 1 : (params.confidence ?? 0.5),
+        evidence,
+        basis: owner ? 'observed' : 'inferred',
+        made_by: madeBy,
+        ...(params.names ? { names: params.names } : {}),
+      },
+    });
+    return { link_id: id, seq };
+  }
+
+  @RpcMethod(LinkRetract)
+  async retract(params: ParamsOf<typeof LinkRetract>, call: CallContext): Promise<ResultOf<typeof LinkRetract>> {
+    const link = (await sql<{ made_by: string }>`select made_by from links where id = ${params.link_id}`.execute(this.db)).rows[0];
+    if (!link) throw new MemexError('not_found', `no link ${params.link_id}`);
+    if (call.scope.kind !== 'owner' && link.made_by !== makerOf(call.caller)) {
+      throw new MemexError('forbidden', `link ${params.link_id} was made by ${link.made_by}; an agent retracts only its own links`);
+    }
+    return this.publishRetract(params.link_id, call, params.reason);
+  }
+
+  private async publishRetract(linkId: string, call: CallContext, reason?: string): Promise<{ seq: number }> {
+    const { seq } = await this.publisher.publish({
+      type: 'link.retracted',
+      subject: `link:${linkId}`,
+      actor: call.caller,
+      data: { link_id: linkId, ...(reason ? { reason } : {}) },
+    });
+    return { seq };
+  }
+
+  @RpcMethod(EntityMerge)
+  async merge(params: ParamsOf<typeof EntityMerge>, call: CallContext): Promise<ResultOf<typeof EntityMerge>> {
+    const from = await this.thing(params.from);
+    const into = await this.thing(params.into);
+    if (from.id === into.id) throw new MemexError('conflict', `${params.from} and ${params.into} are already one thing (${into.key})`);
+    if (from.kind !== into.kind) throw new MemexError('invalid_params', `cannot merge a ${from.kind} into a ${into.kind}`);
+    const mergeId = newId();
+    const { seq } = await this.publisher.publish({
+      type: 'entity.merged',
+      subject: `entity:${into.key}`,
+      actor: call.caller,
+      data: { merge_id: mergeId, from: from.key, into: into.key },
+    });
+    return { merge_id: mergeId, seq };
+  }
+
+  private async thing(ref: string): Promise<{ id: number; key: string; kind: string }> {
+    const { id } = await resolveEntity(this.db, OWNER_SCOPE, ref.startsWith('entity:') ? { id: Number(ref.slice(7)) } : { key: ref });
+    return (await sql<{ id: number; key: string; kind: string }>`select id, key, kind from entities where id = ${id}`.execute(this.db)).rows[0]!;
+  }
+
+  @RpcMethod(EntitySplit)
+  async split(params: ParamsOf<typeof EntitySplit>, call: CallContext): Promise<ResultOf<typeof EntitySplit>> {
+    if ((params.merge_id === undefined) === (params.key === undefined)) throw new MemexError('invalid_params', 'pass exactly one of merge_id and key');
+    const key = params.key === undefined ? null : refString(parseRef(params.key));
+    const row = (
+      await sql<{ merge_id: string; key: string }>`
+        select m.merge_id, e.key from merges m join entities e on e.id = m.from_entity
+        where ${key === null ? sql`m.merge_id = ${params.merge_id}` : sql`${key} = any(m.keys)`}
+        order by m.at desc, m.merge_id desc limit 1`.execute(this.db)
+    ).rows[0];
+    if (!row) throw new MemexError('not_found', `no merge ${params.merge_id ?? `of ${params.key}`} to undo`);
+    const { seq } = await this.publisher.publish({
+      type: 'entity.split',
+      subject: `entity:${row.key}`,
+      actor: call.caller,
+      data: { merge_id: row.merge_id },
+    });
+    return { merge_id: row.merge_id, seq };
+  }
+
+  @RpcMethod(ReviewDecide)
+  async decide(params: ParamsOf<typeof ReviewDecide>, call: CallContext): Promise<ResultOf<typeof ReviewDecide>> {
+    const [kind, ...rest] = params.id.split(':');
+    if (kind === 'merge' && rest.length === 2) {
+      if (params.decision === 'reject') {
+        const { seq } = await this.publisher.publish({
+          type: 'review.dismissed',
+          subject: `review:${params.id}`,
+          actor: call.caller,
+          data: { suggestion: params.id },
+        });
+        return { seq };
+      }
+      const { seq } = await this.merge({ from: `entity:${rest[1]}`, into: `entity:${rest[0]}` }, call);
+      return { seq };
+    }
+    if (kind === 'link' && rest.length === 1) {
+      const id = rest[0]!;
+      const exists = await sql`select 1 from links where id = ${id}`.execute(this.db);
+      if (exists.rows.length === 0) throw new MemexError('not_found', `no link ${id}`);
+      if (params.decision === 'reject') return this.publishRetract(id, call, 'rejected in review');
+      const { seq } = await this.publisher.publish({ type: 'link.confirmed', subject: `link:${id}`, actor: call.caller, data: { link_id: id } });
+      return { seq };
+    }
+    throw new MemexError('invalid_params', `"${params.id}" is not a review entry id (merge:<id>:<id> or link:<id>)`);
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * What the graph reads from an email's `meta` (as services/ingest's mail handler writes it:
+ * from/to/cc/bcc as `{name, address}` lists, threadKey, spam), and the rules that turn addresses
+ * into people and organizations.
+ */
+
+export interface Participant {
+  rel: 'sent' | 'received' | 'cc' | 'bcc';
+  address: string;
+  /** The display name as written, '' when none (or when it only repeats the address). */
+  name: string;
+}
+
+const FIELDS: [string, Participant['rel']][] = [
+  ['from', 'sent'],
+  ['to', 'received'],
+  ['cc', 'cc'],
+  ['bcc', 'bcc'],
+];
+
+const ADDRESS = /^[^@\s<>()]+@[^@\s<>()]+$/;
+
+/** Each distinct (rel, address) of a message once, in header order; malformed addresses are skipped. */
+export function participantsOf(meta: Record<string, unknown>): Participant[] {
+  const out: Participant[] = [];
+  const seen = new Set<string>();
+  for (const [field, rel] of FIELDS) {
+    const list = meta[field];
+    if (!Array.isArray(list)) continue;
+    for (const entry of list as { name?: unknown; address?: unknown }[]) {
+      const address = typeof entry?.address === 'string' ? entry.address.trim().toLowerCase() : '';
+      if (!ADDRESS.test(address)) continue;
+      if (seen.has(`${rel} ${address}`)) continue;
+      seen.add(`${rel} ${address}`);
+      out.push({ rel, address, name: cleanName(typeof entry.name === 'string' ? entry.name : '', address) });
+    }
+  }
+  return out;
+}
+
+/** A display name worth keeping: quotes and stray brackets off, not an address, not empty. */
+export function cleanName(raw: string, address: string): string {
+  const name = raw.replace(/\s+/g, ' ').replace(/^["'\s]+|["'\s]+$/g, '').trim();
+  if (!name || name.includes('@') || name.toLowerCase() === address) return '';
+  return name.length > 200 ? name.slice(0, 200) : name;
+}
+
+/**
+ * Free-mail providers: an address there says nothing about where its owner works, so they make
+ * no organization. A `*` stands for any top-level part (yahoo.co.uk, gmx.de, yandex.ru…).
+ */
+export const FREE_MAIL_DOMAINS = [
+  'gmail.com', 'googlemail.com', 'yahoo.*', 'ymail.com', 'rocketmail.com', 'hotmail.*', 'outlook.*', 'live.*',
+  'msn.com', 'passport.com', 'aol.*', 'aim.com', 'icloud.com', 'me.com', 'mac.com', 'gmx.*', 'web.de', 'freenet.de',
+  't-online.de', 'proton.me', 'protonmail.com', 'protonmail.ch', 'pm.me', 'tutanota.com', 'tuta.io', 'yandex.*',
+  'ya.ru', 'mail.ru', 'bk.ru', 'inbox.ru', 'list.ru', 'rambler.ru', 'qq.com', 'foxmail.com', '163.com', '126.com',
+  'yeah.net', 'sina.com', 'sina.cn', 'sohu.com', 'aliyun.com', 'naver.com', 'daum.net', 'hanmail.net', 'rediffmail.com',
+  'zoho.com', 'zohomail.com', 'fastmail.com', 'fastmail.fm', 'hey.com', 'mail.com', 'email.com', 'usa.com',
+  'inbox.com', 'lycos.com', 'excite.com', 'laposte.net', 'orange.fr', 'wanadoo.fr', 'free.fr', 'sfr.fr', 'libero.it',
+  'virgilio.it', 'tiscali.it', 'seznam.cz', 'wp.pl', 'o2.pl', 'onet.pl', 'interia.pl', 'btinternet.com',
+  'comcast.net', 'verizon.net', 'att.net', 'sbcglobal.net', 'bellsouth.net', 'cox.net', 'charter.net', 'earthlink.net',
+  'juno.com', 'shaw.ca', 'rogers.com', 'sympatico.ca', 'bigpond.com', 'optusnet.com.au', 'uol.com.br', 'bol.com.br',
+  'terra.com.br', 'gmx.net', 'posteo.de', 'mailbox.org', 'disroot.org', 'riseup.net', 'duck.com', 'mailinator.com',
+];
+
+const exact = new Set(FREE_MAIL_DOMAINS.filter((d) => !d.endsWith('.*')));
+const anyTld = new Set(FREE_MAIL_DOMAINS.filter((d) => d.endsWith('.*')).map((d) => d.slice(0, -2)));
+
+/** Second-level labels under which country domains register names (acme.co.uk, acme.com.au). */
+const SECOND_LEVEL = new Set(['co', 'com', 'net', 'org', 'ac', 'edu', 'gov', 'ne', 'or', 'go', 'gv', 'mil', 'ltd', 'plc', 'gob', 'nic']);
+
+/** The registrable domain of a host name: mail.cs.example.ac.uk → example.ac.uk. */
+export function registrableDomain(host: string): string | null {
+  const labels = host.toLowerCase().replace(/\.$/, '').split('.');
+  if (labels.length < 2 || labels.some((l) => !/^[a-z0-9-]+$/.test(l) || l.startsWith('-'))) return null;
+  const tld = labels[labels.length - 1]!;
+  if (!/^[a-z]{2,}$/.test(tld) && !/^xn--/.test(tld)) return null;
+  const second = labels[labels.length - 2]!;
+  const take = tld.length === 2 && SECOND_LEVEL.has(second) && labels.length >= 3 ? 3 : 2;
+  return labels.slice(-take).join('.');
+}
+
+export function isFreeMail(domain: string): boolean {
+  if (exact.has(domain)) return true;
+  const name = domain.slice(0, domain.indexOf('.'));
+  return anyTld.has(name);
+}
+
+/** The organization an address points at, or null (free mail, no real domain). */
+export function orgDomainOf(address: string): string | null {
+  const host = address.slice(address.lastIndexOf('@') + 1);
+  const domain = registrableDomain(host);
+  if (!domain || isFreeMail(domain)) return null;
+  return domain;
+}

@@ -1,0 +1,22 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { MemexConfig } from '@memex/config';
+import { MemexModule } from '@memex/runtime';
+import { LinksService } from './commands/links.service.js';
+import { TrailsService } from './commands/trails.service.js';
+import { GraphProjector } from './projection/graph.projector.js';
+import { BriefService } from './query/brief.service.js';
+import { EntitiesService } from './query/entities.service.js';
+import { MentionService } from './query/mention.service.js';
+import { ReviewService } from './query/review.service.js';
+
+/** The graph service: things, links with evidence, identity and review, trails, briefs and mentions. */
+@Module({})
+export class GraphModule {
+  static register(config: MemexConfig): DynamicModule {
+    return {
+      module: GraphModule,
+      imports: [MemexModule.forService({ service: 'graph', config, schema: 'graph' })],
+      providers: [GraphProjector, EntitiesService, LinksService, ReviewService, TrailsService, BriefService, MentionService],
+    };
+  }
+}

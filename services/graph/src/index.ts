@@ -1,0 +1,1 @@
+export { GraphModule } from './graph.module.js';

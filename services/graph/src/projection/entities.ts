@@ -1,0 +1,322 @@
+import { sql, type Transaction } from 'kysely';
+import type { Actor } from '@memex/contracts';
+import { defaultName, foldText, hashId, kindOfKey } from '../domain/keys.js';
+
+export type Trx = Transaction<any>;
+
+/** What a scope check needs of where something was seen (contracts' `Visibility`). */
+export interface Vis {
+  kind: string;
+  labels: string[];
+  spam: boolean;
+}
+
+/** Writing by the owner, an agent or a pipeline: `user`, `session:<id>`, `<pipeline>@<version>`. */
+export function makerOf(actor: Actor): string {
+  if (actor.kind === 'user') return 'user';
+  if (actor.kind === 'session') return `session:${actor.id}`;
+  if (actor.kind === 'pipeline') return actor.id;
+  return `${actor.kind}:${actor.id}`;
+}
+
+/** Links and notes without evidence of their own are scoped like notes, by their labels. */
+export function noteVis(labels: string[]): Vis {
+  return { kind: 'note', labels: [...labels].sort(), spam: false };
+}
+
+/** The owner's links without evidence or labels: a kind no scope rule grants, so only the owner sees them. */
+export const OWNER_ONLY: Vis = { kind: 'owner_only', labels: [], spam: false };
+
+/** Each key's entity, creating a thing for keys not seen before (its id derives from the key). */
+export async function ensureKeys(trx: Trx, keys: Iterable<string>): Promise<Map<string, number>> {
+  const wanted = [...new Set(keys)].sort();
+  const ids = new Map<string, number>();
+  if (wanted.length === 0) return ids;
+  const known = await sql<{ key: string; entity: number }>`
+    select key, entity from entity_keys where key = any(${wanted}::text[])`.execute(trx);
+  for (const row of known.rows) ids.set(row.key, Number(row.entity));
+  const missing = wanted.filter((key) => !ids.has(key));
+  if (missing.length === 0) return ids;
+  const taken = new Set(
+    (
+      await sql<{ id: number }>`select id from entities where id = any(${missing.map(hashId)}::bigint[])`.execute(trx)
+    ).rows.map((r) => Number(r.id)),
+  );
+  const created: number[] = [];
+  for (const key of missing) {
+    // A hash collision (rare at 52 bits) probes the next id; order is sorted, so a replay probes alike.
+    let id = hashId(key);
+    while (taken.has(id)) id = (id + 1) % 2 ** 52;
+    taken.add(id);
+    ids.set(key, id);
+    created.push(id);
+    await sql`insert into entities (id, kind, key, name) values (${id}, ${kindOfKey(key)}, ${key}, ${defaultName(key)})`.execute(trx);
+    await sql`insert into entity_keys (key, entity) values (${key}, ${id})`.execute(trx);
+  }
+  await refreshEntities(trx, created);
+  return ids;
+}
+
+function visKey(key: string, vis: Vis): string {
+  return JSON.stringify([key, vis.kind, vis.labels, vis.spam]);
+}
+
+/** Counts per (key, visibility class), summed before writing so one event is one statement per table. */
+export class KeyCounts {
+  private readonly rows = new Map<string, { key: string; vis: Vis; n: number }>();
+
+  add(key: string, vis: Vis, n: number): void {
+    const id = visKey(key, vis);
+    const row = this.rows.get(id);
+    if (row) row.n += n;
+    else this.rows.set(id, { key, vis, n });
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  list(): { key: string; vis: Vis; n: number }[] {
+    return [...this.rows.values()].filter((r) => r.n !== 0).sort((a, b) => (visKey(a.key, a.vis) < visKey(b.key, b.vis) ? -1 : 1));
+  }
+
+  keys(): string[] {
+    return [...new Set([...this.rows.values()].map((r) => r.key))];
+  }
+}
+
+/**
+ * Applies observation deltas (key_scope) and keeps each thing's weight, the sum of its keys'
+ * observations, in step.
+ */
+export async function observe(trx: Trx, counts: KeyCounts): Promise<void> {
+  const rows = counts.list();
+  if (rows.length === 0) return;
+  await sql`
+    insert into key_scope (key, kind, labels, spam, n)
+    select r.key, r.kind, array(select jsonb_array_elements_text(r.labels)), r.spam, r.n
+    from jsonb_to_recordset(${JSON.stringify(rows.map((r) => ({ key: r.key, kind: r.vis.kind, labels: r.vis.labels, spam: r.vis.spam, n: r.n })))}::jsonb)
+      as r(key text, kind text, labels jsonb, spam boolean, n integer)
+    on conflict (key, kind, labels, spam) do update set n = key_scope.n + excluded.n`.execute(trx);
+  await sql`delete from key_scope where key = any(${counts.keys()}::text[]) and n <= 0`.execute(trx);
+  const perKey = new Map<string, number>();
+  for (const row of rows) perKey.set(row.key, (perKey.get(row.key) ?? 0) + row.n);
+  await sql`
+    update entities e set weight = e.weight + d.n
+    from (select k.entity, sum(r.n)::int as n
+          from jsonb_to_recordset(${JSON.stringify([...perKey].map(([key, n]) => ({ key, n })))}::jsonb) as r(key text, n integer)
+          join entity_keys k on k.key = r.key group by k.entity) d
+    where e.id = d.entity`.execute(trx);
+}
+
+/** Adds (or with negative counts, removes) names seen for keys, then refreshes their things. */
+export async function nameKeys(trx: Trx, counts: KeyCounts): Promise<void> {
+  const rows = counts.list();
+  if (rows.length === 0) return;
+  await sql`
+    insert into key_names (key, name, kind, labels, spam, n)
+    select r.key, r.name, r.kind, array(select jsonb_array_elements_text(r.labels)), r.spam, r.n
+    from jsonb_to_recordset(${JSON.stringify(
+      rows.map((r) => {
+        const [key, name] = JSON.parse(r.key) as [string, string];
+        return { key, name, kind: r.vis.kind, labels: r.vis.labels, spam: r.vis.spam, n: r.n };
+      }),
+    )}::jsonb) as r(key text, name text, kind text, labels jsonb, spam boolean, n integer)
+    on conflict (key, name, kind, labels, spam) do update set n = key_names.n + excluded.n`.execute(trx);
+  const keys = [...new Set(rows.map((r) => (JSON.parse(r.key) as [string])[0]))];
+  await sql`delete from key_names where key = any(${keys}::text[]) and n <= 0`.execute(trx);
+  await refreshEntities(trx, await entitiesOfKeys(trx, keys));
+}
+
+/** `KeyCounts` keyed by key and name together, for `nameKeys`. */
+export function nameKey(key: string, name: string): string {
+  return JSON.stringify([key, name]);
+}
+
+export async function entitiesOfKeys(trx: Trx, keys: string[]): Promise<number[]> {
+  if (keys.length === 0) return [];
+  const rows = await sql<{ entity: number }>`select distinct entity from entity_keys where key = any(${keys}::text[])`.execute(trx);
+  return rows.rows.map((r) => Number(r.entity));
+}
+
+interface EntityState {
+  id: number;
+  kind: string;
+  key: string;
+  name: string;
+  aliases: string[];
+  attrs: Record<string, unknown>;
+  keys: string[] | null;
+  names: { name: string; n: number }[] | null;
+}
+
+/**
+ * Recomputes what a thing shows from the keys it owns: its name (the name seen most often),
+ * aliases (the other names), attrs and @-mention terms. Things merged away own no keys and keep
+ * what they had, so a split finds them as they were.
+ */
+export async function refreshEntities(trx: Trx, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  const states = await sql<EntityState>`
+    select e.id, e.kind, e.key, e.name, e.aliases, e.attrs,
+      (select array_agg(k.key order by k.key) from entity_keys k where k.entity = e.id) as keys,
+      (select jsonb_agg(jsonb_build_object('name', x.name, 'n', x.n) order by x.n desc, x.name)
+         from (select kn.name, sum(kn.n)::int as n from key_names kn join entity_keys k on k.key = kn.key
+               where k.entity = e.id group by kn.name) x) as names
+    from entities e where e.id = any(${[...new Set(ids)]}::bigint[])`.execute(trx);
+  for (const state of states.rows) {
+    const id = Number(state.id);
+    if (!state.keys) {
+      await sql`delete from mention_terms where entity = ${id}`.execute(trx);
+      continue;
+    }
+    const names = (state.names ?? []).map((n) => n.name);
+    const name = names[0] ?? defaultName(state.key);
+    const aliases = names.slice(1);
+    const attrs = attrsOf(state.kind, state.keys);
+    const unchanged =
+      name === state.name && JSON.stringify(aliases) === JSON.stringify(state.aliases) && JSON.stringify(attrs) === JSON.stringify(state.attrs);
+    if (unchanged && (await hasTerms(trx, id))) continue;
+    await sql`update entities set name = ${name}, aliases = ${aliases}::text[], attrs = ${JSON.stringify(attrs)}::jsonb where id = ${id}`.execute(trx);
+    await sql`delete from mention_terms where entity = ${id}`.execute(trx);
+    const terms = mentionTerms([name, ...aliases], state.keys);
+    await sql`insert into mention_terms (term, entity) select t, ${id} from unnest(${terms}::text[]) t on conflict do nothing`.execute(trx);
+  }
+}
+
+async function hasTerms(trx: Trx, id: number): Promise<boolean> {
+  const row = await sql`select 1 from mention_terms where entity = ${id} limit 1`.execute(trx);
+  return row.rows.length > 0;
+}
+
+/** Keys sorted, so attrs are the same whatever order the keys arrived in. */
+function attrsOf(kind: string, keys: string[]): Record<string, unknown> {
+  const values = (prefix: string) => keys.filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
+  if (kind === 'person') return { addresses: values('person:') };
+  if (kind === 'org') return { domains: values('org:') };
+  return {};
+}
+
+/**
+ * What @-mentions match by prefix: each name and alias from each word on ("ann lee", "lee"),
+ * and each key's value (address, its local part, domain, slug).
+ */
+export function mentionTerms(names: string[], keys: string[]): string[] {
+  const terms = new Set<string>();
+  const add = (text: string) => {
+    const folded = foldText(text).slice(0, 200);
+    if (!folded) return;
+    const words = folded.split(/[\s,;()"'-]+/).filter(Boolean);
+    terms.add(folded);
+    for (let i = 1; i < words.length; i++) terms.add(words.slice(i).join(' '));
+  };
+  names.forEach(add);
+  for (const key of keys) {
+    const value = key.slice(key.indexOf(':') + 1);
+    terms.add(foldText(value).slice(0, 200));
+    if (value.includes('@')) terms.add(foldText(value.slice(0, value.indexOf('@'))));
+  }
+  terms.delete('');
+  return [...terms].sort();
+}
+
+/** Every column that follows a key to its thing, pointed at `entity` for these keys. */
+export async function pointKeysAt(trx: Trx, keys: string[], entity: number): Promise<void> {
+  if (keys.length === 0) return;
+  await sql`update entity_keys set entity = ${entity} where key = any(${keys}::text[])`.execute(trx);
+  await sql`update links set src_entity = ${entity} where src_key = any(${keys}::text[])`.execute(trx);
+  await sql`update links set dst_entity = ${entity} where dst_key = any(${keys}::text[])`.execute(trx);
+  await sql`update verdicts set src_entity = ${entity} where src_key = any(${keys}::text[])`.execute(trx);
+  await sql`update verdicts set dst_entity = ${entity} where dst_key = any(${keys}::text[])`.execute(trx);
+  await sql`update trail_steps set target_entity = ${entity} where target_key = any(${keys}::text[])`.execute(trx);
+}
+
+async function recomputeWeights(trx: Trx, ids: number[]): Promise<void> {
+  await sql`
+    update entities e set weight = coalesce((select sum(s.n)::int from key_scope s join entity_keys k on k.key = s.key where k.entity = e.id), 0)
+    where e.id = any(${ids}::bigint[])`.execute(trx);
+}
+
+/** The thing a key belongs to now (keys always point at a thing that was not merged away). */
+export async function entityOfKey(trx: Trx, key: string): Promise<number | null> {
+  const row = await sql<{ entity: number }>`select entity from entity_keys where key = ${key}`.execute(trx);
+  return row.rows[0] ? Number(row.rows[0].entity) : null;
+}
+
+export async function merge(trx: Trx, mergeId: string, fromKey: string, intoKey: string, at: string): Promise<void> {
+  const from = await entityOfKey(trx, fromKey);
+  const into = await entityOfKey(trx, intoKey);
+  if (from === null || into === null || from === into) return;
+  const keys = (await sql<{ key: string }>`select key from entity_keys where entity = ${from} order by key`.execute(trx)).rows.map((r) => r.key);
+  await pointKeysAt(trx, keys, into);
+  await sql`update entities set merged_into = ${into} where id = ${from}`.execute(trx);
+  await recomputeWeights(trx, [from, into]);
+  await refreshEntities(trx, [from, into]);
+  await sql`insert into merges (merge_id, from_entity, into_entity, keys, at) values (${mergeId}, ${from}, ${into}, ${keys}::text[], ${at})`.execute(trx);
+}
+
+/** Undoes a merge: the keys it moved (those still with the thing it went into) go back. */
+export async function split(trx: Trx, mergeId: string): Promise<void> {
+  const row = (
+    await sql<{ from_entity: number; into_entity: number; keys: string[] }>`
+      select from_entity, into_entity, keys from merges where merge_id = ${mergeId}`.execute(trx)
+  ).rows[0];
+  if (!row) return;
+  const from = Number(row.from_entity);
+  const holder = await canonical(trx, Number(row.into_entity));
+  const moved = (
+    await sql<{ key: string }>`select key from entity_keys where key = any(${row.keys}::text[]) and entity = ${holder} order by key`.execute(trx)
+  ).rows.map((r) => r.key);
+  await pointKeysAt(trx, moved, from);
+  await sql`update entities set merged_into = null where id = ${from}`.execute(trx);
+  await recomputeWeights(trx, [from, holder]);
+  await refreshEntities(trx, [from, holder]);
+  await sql`delete from merges where merge_id = ${mergeId}`.execute(trx);
+}
+
+async function canonical(trx: Trx, id: number): Promise<number> {
+  const row = await sql<{ id: number }>`
+    with recursive chain(id, merged_into, depth) as (
+      select id, merged_into, 0 from entities where id = ${id}
+      union all select e.id, e.merged_into, c.depth + 1 from entities e join chain c on e.id = c.merged_into where c.depth < 100)
+    select id from chain where merged_into is null limit 1`.execute(trx);
+  return row.rows[0] ? Number(row.rows[0].id) : id;
+}
+
+/**
+ * Forgets keys nothing rests on any more (no observation, link or trail step), and things left
+ * without keys with whatever was merged into them: a person known only from a deleted message
+ * is gone, as a replay without that message would have it.
+ */
+export async function prune(trx: Trx, keys: string[]): Promise<void> {
+  if (keys.length === 0) return;
+  const dead = (
+    await sql<{ key: string; entity: number }>`
+      select k.key, k.entity from entity_keys k where k.key = any(${keys}::text[])
+        and not exists (select 1 from key_scope s where s.key = k.key)
+        and not exists (select 1 from links l where l.src_key = k.key)
+        and not exists (select 1 from links l where l.dst_key = k.key)
+        and not exists (select 1 from trail_steps t where t.target_key = k.key)`.execute(trx)
+  ).rows;
+  if (dead.length === 0) return;
+  const deadKeys = dead.map((r) => r.key);
+  await sql`delete from entity_keys where key = any(${deadKeys}::text[])`.execute(trx);
+  await sql`delete from key_names where key = any(${deadKeys}::text[])`.execute(trx);
+  await sql`delete from verdicts where src_key = any(${deadKeys}::text[]) or dst_key = any(${deadKeys}::text[])`.execute(trx);
+  const touched = [...new Set(dead.map((r) => Number(r.entity)))];
+  const empty = (
+    await sql<{ id: number }>`
+      select id from entities e where id = any(${touched}::bigint[]) and not exists (select 1 from entity_keys k where k.entity = e.id)`.execute(trx)
+  ).rows.map((r) => Number(r.id));
+  if (empty.length > 0) {
+    const gone = (
+      await sql<{ id: number }>`
+        with recursive sub(id) as (select unnest(${empty}::bigint[]) union select e.id from entities e join sub on e.merged_into = sub.id)
+        select id from sub`.execute(trx)
+    ).rows.map((r) => Number(r.id));
+    await sql`delete from mention_terms where entity = any(${gone}::bigint[])`.execute(trx);
+    await sql`delete from merges where from_entity = any(${gone}::bigint[]) or into_entity = any(${gone}::bigint[])`.execute(trx);
+    await sql`delete from entities where id = any(${gone}::bigint[])`.execute(trx);
+  }
+  await refreshEntities(trx, touched.filter((id) => !empty.includes(id)));
+}

@@ -1,0 +1,383 @@
+import { Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
+import type {
+  EntityMerged,
+  EntitySplitEvent,
+  EventOf,
+  ItemDeleted,
+  ItemIngested,
+  LinkAdded,
+  LinkConfirmed,
+  LinkRetracted,
+  LinksInferred,
+  NotePut,
+  ReviewDismissed,
+  TrailAppended,
+  TrailCommented,
+  TrailCreated,
+} from '@memex/contracts';
+import type { LoggedEvent } from '@memex/bus';
+import { Projector, type Projection } from '@memex/runtime';
+import { linkId, normalizeKey, parseRef, refString } from '../domain/keys.js';
+import { orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
+import {
+  ensureKeys,
+  KeyCounts,
+  makerOf,
+  merge,
+  nameKey,
+  nameKeys,
+  noteVis,
+  observe,
+  OWNER_ONLY,
+  prune,
+  split,
+  type Trx,
+  type Vis,
+} from './entities.js';
+import { checkEvidence, dropEvidence, dropLinks, recordVerdict, writeLinks, type LinkRow } from './links.js';
+import { graphMigrations } from './migrations.js';
+
+/** Who made the links read from mail headers: the structure tier, version 1 of these rules. */
+export const MAIL_STRUCTURE_MAKER = 'ingest@1';
+/** How sure an address's domain says where its owner works. */
+export const WORKS_AT_CONFIDENCE = 0.7;
+const EXCERPT_CHARS = 1000;
+
+/**
+ * The graph read model from the log: items (for scopes and time), people and organizations from
+ * mail headers, links with evidence, corrections, merges, trails. Deterministic: ids derive from
+ * keys and events, times from events.
+ */
+@Injectable()
+@Projector({ name: 'graph', migrations: graphMigrations })
+export class GraphProjector implements Projection {
+  async apply(trx: Trx, { event }: LoggedEvent): Promise<void> {
+    switch (event.type) {
+      case 'item.ingested':
+        return this.itemIngested(trx, event as EventOf<typeof ItemIngested>);
+      case 'note.put':
+        return this.notePut(trx, event as EventOf<typeof NotePut>);
+      case 'item.deleted':
+        return this.itemDeleted(trx, (event as EventOf<typeof ItemDeleted>).data.id);
+      case 'link.added':
+        return this.linkAdded(trx, event as EventOf<typeof LinkAdded>);
+      case 'link.retracted':
+        return this.linkRetracted(trx, event as EventOf<typeof LinkRetracted>);
+      case 'link.confirmed':
+        return recordVerdict(trx, (event as EventOf<typeof LinkConfirmed>).data.link_id, 'confirmed', event.occurred_at);
+      case 'links.inferred':
+        return this.linksInferred(trx, event as EventOf<typeof LinksInferred>);
+      case 'entity.merged': {
+        const { merge_id, from, into } = (event as EventOf<typeof EntityMerged>).data;
+        return merge(trx, merge_id, normalizeKey(from), normalizeKey(into), event.occurred_at);
+      }
+      case 'entity.split':
+        return split(trx, (event as EventOf<typeof EntitySplitEvent>).data.merge_id);
+      case 'review.dismissed':
+        await sql`insert into review_dismissed (suggestion) values (${(event as EventOf<typeof ReviewDismissed>).data.suggestion}) on conflict do nothing`.execute(trx);
+        return;
+      case 'trail.created':
+        return this.trailCreated(trx, event as EventOf<typeof TrailCreated>);
+      case 'trail.appended':
+        return this.trailAppended(trx, event as EventOf<typeof TrailAppended>);
+      case 'trail.commented':
+        return this.trailCommented(trx, event as EventOf<typeof TrailCommented>);
+    }
+  }
+
+  private async isDeleted(trx: Trx, id: string): Promise<boolean> {
+    return (await sql`select 1 from tombstones where id = ${id}`.execute(trx)).rows.length > 0;
+  }
+
+  /** Inserts or replaces the graph's copy of an item, keeping month counts in step. */
+  private async putItem(
+    trx: Trx,
+    row: { id: string; kind: string; title: string; excerpt: string; vis: Vis; occurredAt: string | null; madeBy: string; threadKey: string | null; participants: Participant[] | null },
+  ): Promise<boolean> {
+    const previous = (
+      await sql<{ kind: string; labels: string[]; spam: boolean; occurred_at: Date | null }>`
+        select kind, labels, spam, occurred_at from items where id = ${row.id}`.execute(trx)
+    ).rows[0];
+    if (previous) {
+      await this.countMonth(trx, previous.occurred_at?.toISOString() ?? null, previous, -1);
+      const changed = previous.kind !== row.vis.kind || previous.spam !== row.vis.spam || previous.labels.join('\n') !== row.vis.labels.join('\n');
+      if (changed) await this.reclassify(trx, row.id, previous, row.vis);
+    }
+    await sql`
+      insert into items (id, kind, title, excerpt, labels, spam, occurred_at, made_by, thread_key, participants)
+      values (${row.id}, ${row.vis.kind}, ${row.title}, ${row.excerpt}, ${row.vis.labels}::text[], ${row.vis.spam}, ${row.occurredAt},
+              ${row.madeBy}, ${row.threadKey}, ${row.participants ? JSON.stringify(row.participants) : null}::jsonb)
+      on conflict (id) do update set kind = excluded.kind, title = excluded.title, excerpt = excluded.excerpt, labels = excluded.labels,
+        spam = excluded.spam, occurred_at = excluded.occurred_at, made_by = excluded.made_by, thread_key = excluded.thread_key,
+        participants = coalesce(items.participants, excluded.participants)`.execute(trx);
+    await this.countMonth(trx, row.occurredAt, row.vis, 1);
+    return previous === undefined;
+  }
+
+  private async countMonth(trx: Trx, occurredAt: string | null, vis: Vis, n: number): Promise<void> {
+    if (!occurredAt) return;
+    await sql`
+      insert into month_counts (month, kind, labels, spam, n)
+      values (date_trunc('month', ${occurredAt}::timestamptz at time zone 'UTC')::date, ${vis.kind}, ${vis.labels}::text[], ${vis.spam}, ${n})
+      on conflict (month, kind, labels, spam) do update set n = month_counts.n + excluded.n`.execute(trx);
+    await sql`delete from month_counts where n <= 0`.execute(trx);
+  }
+
+  /** An item's visibility changed (a document's new revision): its observations move class with it. */
+  private async reclassify(trx: Trx, id: string, before: Vis, after: Vis): Promise<void> {
+    const rows = await sql<{ src_key: string | null; dst_key: string | null }>`
+      select l.src_key, l.dst_key from evidence ev join links l on l.id = ev.link where ev.item = ${id}`.execute(trx);
+    const counts = new KeyCounts();
+    for (const row of rows.rows) {
+      for (const key of [row.src_key, row.dst_key]) {
+        if (!key) continue;
+        counts.add(key, before, -1);
+        counts.add(key, after, 1);
+      }
+    }
+    await observe(trx, counts);
+  }
+
+  private async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>): Promise<void> {
+    const data = event.data;
+    if (await this.isDeleted(trx, data.id)) return;
+    const meta = data.meta;
+    const spam = event.spam ?? meta.spam === true;
+    const vis: Vis = { kind: data.kind, labels: [...event.labels].sort(), spam };
+    const isMail = data.kind === 'email';
+    const participants = isMail && !spam ? participantsOf(meta) : [];
+    const fresh = await this.putItem(trx, {
+      id: data.id,
+      kind: data.kind,
+      title: data.title,
+      excerpt: '',
+      vis,
+      occurredAt: event.occurred_at,
+      madeBy: makerOf(event.actor),
+      threadKey: isMail && typeof meta.threadKey === 'string' ? meta.threadKey : null,
+      participants: isMail ? participants : null,
+    });
+    // A message never changes (seed §4.5), so its people and links are read once. Spam makes none.
+    if (!fresh || participants.length === 0) return;
+    const names = new KeyCounts();
+    const links: LinkRow[] = [];
+    const itemRef = { item: data.id };
+    for (const p of participants) {
+      const person = `person:${p.address}`;
+      if (p.name) names.add(nameKey(person, p.name), vis, 1);
+      links.push(this.mailLink(person, p.rel, itemRef, event.occurred_at, data.id));
+      const domain = orgDomainOf(p.address);
+      if (domain) {
+        const org = `org:${domain}`;
+        links.push({
+          id: linkId(person, 'works_at', org, MAIL_STRUCTURE_MAKER),
+          src: { key: person, kind: 'person' },
+          rel: 'works_at',
+          dst: { key: org, kind: 'org' },
+          validFrom: event.occurred_at,
+          validTo: null,
+          confidence: WORKS_AT_CONFIDENCE,
+          basis: 'inferred',
+          madeBy: MAIL_STRUCTURE_MAKER,
+          vis: null,
+          evidence: [{ item: data.id, part: '', quote: null }],
+          via: data.id,
+        });
+      }
+    }
+    await ensureKeys(trx, links.flatMap((l) => ('key' in l.src ? [l.src.key] : [])));
+    await nameKeys(trx, names);
+    await writeLinks(trx, dedupe(links));
+  }
+
+  private mailLink(person: string, rel: Participant['rel'], item: { item: string }, at: string, via: string): LinkRow {
+    return {
+      id: linkId(person, rel, refString(item), MAIL_STRUCTURE_MAKER),
+      src: { key: person, kind: 'person' },
+      rel,
+      dst: item,
+      validFrom: at,
+      validTo: at,
+      confidence: 1,
+      basis: 'observed',
+      madeBy: MAIL_STRUCTURE_MAKER,
+      vis: null,
+      evidence: [{ item: item.item, part: '', quote: null }],
+      via,
+    };
+  }
+
+  private async notePut(trx: Trx, event: EventOf<typeof NotePut>): Promise<void> {
+    const { id, title, body } = event.data;
+    if (await this.isDeleted(trx, id)) return;
+    await this.putItem(trx, {
+      id,
+      kind: 'note',
+      title,
+      excerpt: body.slice(0, EXCERPT_CHARS),
+      vis: noteVis(event.labels),
+      occurredAt: event.occurred_at,
+      madeBy: makerOf(event.actor),
+      threadKey: null,
+      participants: null,
+    });
+  }
+
+  /** Everything that rests on the item goes: evidence, links left bare, names it gave, trail steps. */
+  private async itemDeleted(trx: Trx, id: string): Promise<void> {
+    await sql`insert into tombstones (id) values (${id}) on conflict do nothing`.execute(trx);
+    const item = (
+      await sql<{ kind: string; labels: string[]; spam: boolean; occurred_at: Date | null; participants: Participant[] | null }>`
+        select kind, labels, spam, occurred_at, participants from items where id = ${id}`.execute(trx)
+    ).rows[0];
+    const touched = new Set<string>();
+    for (const key of await dropEvidence(trx, { via: id })) touched.add(key);
+    for (const key of await dropEvidence(trx, { item: id })) touched.add(key);
+    const ended = (await sql<{ id: string }>`select id from links where src_item = ${id} or dst_item = ${id}`.execute(trx)).rows.map((r) => r.id);
+    for (const key of await dropLinks(trx, ended)) touched.add(key);
+    if (item) {
+      const names = new KeyCounts();
+      const vis: Vis = { kind: item.kind, labels: item.labels, spam: item.spam };
+      for (const p of item.participants ?? []) if (p.name) names.add(nameKey(`person:${p.address}`, p.name), vis, -1);
+      await nameKeys(trx, names);
+      for (const key of names.keys()) touched.add((JSON.parse(key) as [string])[0]);
+      await this.countMonth(trx, item.occurred_at?.toISOString() ?? null, vis, -1);
+    }
+    await sql`delete from refused_evidence where item = ${id}`.execute(trx);
+    await sql`delete from trail_steps where target_item = ${id}`.execute(trx);
+    await sql`delete from items where id = ${id}`.execute(trx);
+    await prune(trx, [...touched].sort());
+  }
+
+  private async linkAdded(trx: Trx, event: EventOf<typeof LinkAdded>): Promise<void> {
+    const data = event.data;
+    const src = parseRef(data.src);
+    const dst = parseRef(data.dst);
+    const checked = await checkEvidence(trx, data.evidence, data.basis === 'inferred');
+    // An agent's link is an inference: with no evidence that stands, it is not made.
+    if (data.basis === 'inferred' && checked.accepted.length === 0) {
+      await this.refuse(trx, data.link_id, data.made_by, '', checked.refused);
+      return;
+    }
+    await this.giveNames(trx, data.names, event.labels.length > 0 ? noteVis(event.labels) : OWNER_ONLY);
+    await writeLinks(trx, [
+      {
+        id: data.link_id,
+        src,
+        rel: data.rel,
+        dst,
+        validFrom: data.valid_from ?? null,
+        validTo: data.valid_to ?? null,
+        confidence: data.confidence,
+        basis: data.basis,
+        madeBy: data.made_by,
+        vis: checked.accepted.length > 0 ? null : event.labels.length > 0 ? noteVis(event.labels) : OWNER_ONLY,
+        evidence: checked.accepted,
+        via: '',
+      },
+    ]);
+    await this.refuse(trx, data.link_id, data.made_by, '', checked.refused);
+    if (data.made_by === 'user') await recordVerdict(trx, data.link_id, 'confirmed', event.occurred_at);
+  }
+
+  private async giveNames(trx: Trx, names: Record<string, string> | undefined, vis: Vis): Promise<void> {
+    if (!names) return;
+    const counts = new KeyCounts();
+    const keys = Object.keys(names).map(normalizeKey);
+    await ensureKeys(trx, keys);
+    for (const [key, name] of Object.entries(names)) counts.add(nameKey(normalizeKey(key), name.trim()), vis, 1);
+    await nameKeys(trx, counts);
+  }
+
+  private async refuse(trx: Trx, link: string, madeBy: string, via: string, refused: { evidence: string; item: string; reason: string }[]): Promise<void> {
+    for (const r of refused) {
+      await sql`
+        insert into refused_evidence (link, made_by, item, evidence, reason) values (${link}, ${madeBy}, ${r.item || via}, ${r.evidence}, ${r.reason})
+        on conflict (link, evidence) do update set reason = excluded.reason`.execute(trx);
+    }
+  }
+
+  private async linkRetracted(trx: Trx, event: EventOf<typeof LinkRetracted>): Promise<void> {
+    await sql`update links set status = 'retracted' where id = ${event.data.link_id}`.execute(trx);
+    // The owner's retraction is a correction of the claim, whoever states it (seed §3.3).
+    if (event.actor.kind === 'user') await recordVerdict(trx, event.data.link_id, 'rejected', event.occurred_at);
+  }
+
+  /** A pipeline's links from one item replace what the same pipeline inferred from it before. */
+  private async linksInferred(trx: Trx, event: EventOf<typeof LinksInferred>): Promise<void> {
+    const { made_by: madeBy, item_id: itemId } = event.data;
+    if (await this.isDeleted(trx, itemId)) return;
+    const pipeline = madeBy.slice(0, madeBy.lastIndexOf('@'));
+    const touched = await dropEvidence(trx, { via: itemId, pipeline });
+    await sql`delete from refused_evidence where item = ${itemId} and split_part(made_by, '@', 1) = ${pipeline}`.execute(trx);
+    await this.giveNames(trx, event.data.names, noteVis(event.labels));
+    const rows: LinkRow[] = [];
+    for (const link of event.data.links) {
+      const src = parseRef(link.src);
+      const dst = parseRef(link.dst);
+      const id = linkId(refString(src), link.rel, refString(dst), madeBy);
+      const checked = await checkEvidence(trx, link.evidence?.length ? link.evidence : [{ item: itemId }], true);
+      await this.refuse(trx, id, madeBy, itemId, checked.refused);
+      if (checked.accepted.length === 0) continue;
+      rows.push({
+        id,
+        src,
+        rel: link.rel,
+        dst,
+        validFrom: link.valid_from ?? null,
+        validTo: link.valid_to ?? null,
+        confidence: link.confidence,
+        basis: 'inferred',
+        madeBy,
+        vis: null,
+        evidence: checked.accepted,
+        via: itemId,
+      });
+    }
+    await writeLinks(trx, dedupe(rows));
+    await prune(trx, touched.sort());
+  }
+
+  private async trailCreated(trx: Trx, event: EventOf<typeof TrailCreated>): Promise<void> {
+    const { trail_id, name, description } = event.data;
+    await sql`
+      insert into trails (id, name, description, labels, made_by, created_at)
+      values (${trail_id}, ${name}, ${description}, ${[...event.labels].sort()}::text[], ${makerOf(event.actor)}, ${event.occurred_at})
+      on conflict (id) do nothing`.execute(trx);
+  }
+
+  private async trailAppended(trx: Trx, event: EventOf<typeof TrailAppended>): Promise<void> {
+    const { trail_id, step_id, target, comment } = event.data;
+    const ref = parseRef(target);
+    if ('item' in ref && (await this.isDeleted(trx, ref.item))) return;
+    const entity = 'key' in ref ? (await ensureKeys(trx, [ref.key])).get(ref.key)! : null;
+    await sql`
+      insert into trail_steps (step_id, trail_id, ordinal, target_key, target_entity, target_item, comment)
+      select ${step_id}, ${trail_id}, coalesce(max(ordinal), 0) + 1, ${'key' in ref ? ref.key : null}, ${entity}, ${'item' in ref ? ref.item : null}, ${comment ?? null}
+      from trail_steps where trail_id = ${trail_id}
+      on conflict (step_id) do nothing`.execute(trx);
+  }
+
+  private async trailCommented(trx: Trx, event: EventOf<typeof TrailCommented>): Promise<void> {
+    const { trail_id, step_id, comment } = event.data;
+    if (step_id) {
+      await sql`update trail_steps set comment = ${comment} where step_id = ${step_id} and trail_id = ${trail_id}`.execute(trx);
+      return;
+    }
+    await sql`
+      insert into trail_comments (id, trail_id, comment, made_by, at)
+      values (${event.id}, ${trail_id}, ${comment}, ${makerOf(event.actor)}, ${event.occurred_at}) on conflict (id) do nothing`.execute(trx);
+  }
+}
+
+/** One row per link id, evidence merged: the same claim twice in one event is one link. */
+function dedupe(links: LinkRow[]): LinkRow[] {
+  const byId = new Map<string, LinkRow>();
+  for (const link of links) {
+    const seen = byId.get(link.id);
+    if (seen) seen.evidence.push(...link.evidence.filter((e) => !seen.evidence.some((s) => s.item === e.item && s.part === e.part)));
+    else byId.set(link.id, { ...link, evidence: [...link.evidence] });
+  }
+  return [...byId.values()];
+}

@@ -1,0 +1,140 @@
+import { sql } from 'kysely';
+import type { Migration } from '@memex/db';
+
+/**
+ * The graph read model (seed §4.3). Everything a thing shows (its name, aliases, attrs, weight,
+ * search terms) is a function of the keys it owns, so a merge moves keys and a split moves them
+ * back, and every table is as it was.
+ */
+export const graphMigrations: Migration[] = [
+  {
+    name: '001_graph',
+    async up(db) {
+      // Items as the graph needs them: to cite, order and scope-check what links rest on.
+      await sql`create table items (
+        id text primary key,
+        kind text not null,
+        title text not null,
+        excerpt text not null default '',
+        labels text[] not null,
+        spam boolean not null default false,
+        occurred_at timestamptz,
+        made_by text not null,
+        thread_key text,
+        participants jsonb
+      )`.execute(db);
+      await sql`create index items_time on items (occurred_at desc)`.execute(db);
+      await sql`create index items_thread on items (thread_key) where thread_key is not null`.execute(db);
+      await sql`create index items_title_trgm on items using gin (lower(title) gin_trgm_ops) where kind in ('paper', 'document')`.execute(db);
+      await sql`create index items_notes_fts on items using gin (to_tsvector('simple', title || ' ' || excerpt)) where kind = 'note'`.execute(db);
+      await sql`create table tombstones (id text primary key)`.execute(db);
+      // Items per month per visibility class, so memex.months never scans items.
+      await sql`create table month_counts (
+        month date not null, kind text not null, labels text[] not null, spam boolean not null, n integer not null,
+        primary key (month, kind, labels, spam)
+      )`.execute(db);
+
+      await sql`create table entities (
+        id bigint primary key,
+        kind text not null,
+        key text not null unique,
+        name text not null,
+        aliases text[] not null default '{}',
+        attrs jsonb not null default '{}',
+        merged_into bigint,
+        weight integer not null default 0
+      )`.execute(db);
+      await sql`create index entities_merged on entities (merged_into) where merged_into is not null`.execute(db);
+      await sql`create index entities_name on entities (kind, lower(name)) where merged_into is null`.execute(db);
+      await sql`create table entity_keys (key text primary key, entity bigint not null)`.execute(db);
+      await sql`create index entity_keys_entity on entity_keys (entity)`.execute(db);
+      // Names seen for a key, per visibility class of where they were seen (a mail display name
+      // must not reach a scope without mail).
+      await sql`create table key_names (
+        key text not null, name text not null, kind text not null, labels text[] not null, spam boolean not null,
+        n integer not null, primary key (key, name, kind, labels, spam)
+      )`.execute(db);
+      // Observations of a key (a link end with its evidence item), per visibility class: a thing
+      // is visible to a scope iff one of its keys was observed in something the scope may see.
+      await sql`create table key_scope (
+        key text not null, kind text not null, labels text[] not null, spam boolean not null, n integer not null,
+        primary key (key, kind, labels, spam)
+      )`.execute(db);
+      await sql`create table mention_terms (term text not null, entity bigint not null, primary key (term, entity))`.execute(db);
+      await sql`create index mention_terms_prefix on mention_terms (term text_pattern_ops)`.execute(db);
+      await sql`create index mention_terms_entity on mention_terms (entity)`.execute(db);
+      await sql`create index mention_terms_trgm on mention_terms using gin (term gin_trgm_ops)`.execute(db);
+
+      await sql`create table links (
+        id text primary key,
+        src_key text, src_entity bigint, src_item text,
+        rel text not null,
+        dst_key text, dst_entity bigint, dst_item text,
+        valid_from timestamptz, valid_to timestamptz,
+        confidence real not null,
+        basis text not null check (basis in ('observed', 'inferred')),
+        made_by text not null,
+        pipeline text not null,
+        -- Links without evidence (the owner's) are scoped like notes, by these labels.
+        vis_kind text, labels text[] not null default '{}', spam boolean not null default false,
+        status text not null default 'active' check (status in ('active', 'retracted')),
+        check ((src_entity is null) <> (src_item is null)),
+        check ((dst_entity is null) <> (dst_item is null))
+      )`.execute(db);
+      await sql`create index links_src on links (src_entity, valid_from desc) where src_entity is not null`.execute(db);
+      await sql`create index links_dst on links (dst_entity, valid_from desc) where dst_entity is not null`.execute(db);
+      await sql`create index links_src_item on links (src_item) where src_item is not null`.execute(db);
+      await sql`create index links_dst_item on links (dst_item) where dst_item is not null`.execute(db);
+      await sql`create index links_src_key on links (src_key) where src_key is not null`.execute(db);
+      await sql`create index links_dst_key on links (dst_key) where dst_key is not null`.execute(db);
+      await sql`create index links_review on links (confidence) where basis = 'inferred' and status = 'active'`.execute(db);
+      // `via`: the item whose reading produced this evidence (a pipeline's run over it), '' for a caller's.
+      await sql`create table evidence (
+        link text not null, item text not null, part text not null default '', quote text, via text not null default '',
+        primary key (link, item, part, via)
+      )`.execute(db);
+      await sql`create index evidence_item on evidence (item)`.execute(db);
+      await sql`create index evidence_via on evidence (via) where via <> ''`.execute(db);
+      // The owner's word on a claim, whoever states it: rejected claims stay hidden when a
+      // pipeline infers them again; confirmed ones may support further inferences (seed §3.3).
+      await sql`create table verdicts (
+        claim text primary key,
+        src_key text, src_entity bigint, src_item text, rel text not null,
+        dst_key text, dst_entity bigint, dst_item text,
+        verdict text not null check (verdict in ('confirmed', 'rejected')),
+        decided_at timestamptz not null
+      )`.execute(db);
+      await sql`create index verdicts_src on verdicts (src_entity, rel)`.execute(db);
+      // Inferences that broke the honesty rule (support that was itself an unconfirmed inference).
+      await sql`create table refused_evidence (
+        link text not null, made_by text not null, item text not null, evidence text not null, reason text not null,
+        primary key (link, evidence)
+      )`.execute(db);
+      await sql`create index refused_evidence_item on refused_evidence (item)`.execute(db);
+
+      await sql`create table merges (
+        merge_id text primary key, from_entity bigint not null, into_entity bigint not null,
+        keys text[] not null, at timestamptz not null
+      )`.execute(db);
+      await sql`create table review_dismissed (suggestion text primary key)`.execute(db);
+
+      // Trails are writing: scoped like notes (kind and spam are constant, for visibleTo).
+      await sql`create table trails (
+        id text primary key, name text not null, description text not null, labels text[] not null,
+        kind text not null default 'note', spam boolean not null default false,
+        made_by text not null, created_at timestamptz not null
+      )`.execute(db);
+      await sql`create table trail_steps (
+        step_id text primary key, trail_id text not null, ordinal integer not null,
+        target_key text, target_entity bigint, target_item text, comment text,
+        unique (trail_id, ordinal)
+      )`.execute(db);
+      await sql`create index trail_steps_entity on trail_steps (target_entity) where target_entity is not null`.execute(db);
+      await sql`create index trail_steps_item on trail_steps (target_item) where target_item is not null`.execute(db);
+      await sql`create table trail_comments (
+        id text primary key, trail_id text not null, comment text not null, made_by text not null, at timestamptz not null
+      )`.execute(db);
+      await sql`create index trail_comments_trail on trail_comments (trail_id, at)`.execute(db);
+    },
+  },
+];

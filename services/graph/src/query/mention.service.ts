@@ -1,0 +1,117 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sql } from 'kysely';
+import { MentionComplete, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
+import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import { foldText } from '../domain/keys.js';
+import { entityVisible, itemVisible, summaries, visibleNames, type Db } from './access.js';
+
+type Completion = ResultOf<typeof MentionComplete>['items'][number];
+
+/** Candidates read per kind of match before ranking; the answer is at most `limit`. */
+const CANDIDATES = 200;
+const THING_KINDS = ['person', 'org', 'project', 'topic', 'place', 'event', 'host', 'repo'];
+
+/** `like` pattern for a prefix: its wildcards are taken literally. */
+function likePrefix(text: string): string {
+  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** @-mention completion: things by name, alias, address or key prefix, then threads and papers by title. */
+@Injectable()
+export class MentionService {
+  constructor(@Inject(DATABASE) private readonly db: Db) {}
+
+  @RpcMethod(MentionComplete)
+  async complete(params: ParamsOf<typeof MentionComplete>, call: CallContext): Promise<ResultOf<typeof MentionComplete>> {
+    const prefix = foldText(params.prefix.replace(/^@/, ''));
+    const limit = params.limit ?? 10;
+    if (!prefix) return { items: [] };
+    const wants = (kind: string) => !params.kinds || params.kinds.includes(kind);
+    const items: Completion[] = [];
+    if (THING_KINDS.some(wants) || params.kinds?.some((k) => !['thread', 'paper', 'document'].includes(k))) {
+      items.push(...(await this.things(call.scope, prefix, limit, params.kinds)));
+    }
+    if (items.length < limit && (wants('thread') || wants('paper') || wants('document'))) {
+      items.push(...(await this.items(call.scope, prefix, limit - items.length, wants)));
+    }
+    return { items: items.slice(0, limit) };
+  }
+
+  /**
+   * Word-prefix matches on the term index (btree, any prefix length), ranked by how much the owner
+   * has to do with each thing; for three letters or more, infix matches by trigram fill in after.
+   */
+  private async things(scope: Scope, prefix: string, limit: number, kinds?: string[]): Promise<Completion[]> {
+    const kindFilter = kinds ? sql`and e.kind = any(${kinds}::text[])` : sql``;
+    const prefixMatches = await sql<{ id: number; exact: boolean }>`
+      select e.id, bool_or(t.term = ${prefix}) as exact from mention_terms t join entities e on e.id = t.entity
+      where t.term like ${likePrefix(prefix)} and e.merged_into is null ${kindFilter} and ${entityVisible(scope, sql`e.id`)}
+      group by e.id, e.weight order by bool_or(t.term = ${prefix}) desc, e.weight desc, e.id limit ${CANDIDATES}`.execute(this.db);
+    let ids = prefixMatches.rows.map((r) => Number(r.id));
+    if (ids.length < limit && prefix.length >= 3) {
+      const infix = await sql<{ id: number }>`
+        select e.id from mention_terms t join entities e on e.id = t.entity
+        where t.term like ${`%${likePrefix(prefix)}`} and e.merged_into is null ${kindFilter} and ${entityVisible(scope, sql`e.id`)}
+        group by e.id, e.weight order by e.weight desc, e.id limit ${CANDIDATES}`.execute(this.db);
+      ids = [...new Set([...ids, ...infix.rows.map((r) => Number(r.id))])];
+    }
+    const names = await summaries(this.db, scope, ids);
+    const details = await this.details(ids);
+    const out: Completion[] = [];
+    for (const id of ids) {
+      const thing = names.get(id);
+      if (!thing) continue;
+      // An agent matches only on what it may see: a name from mail must not match outside mail.
+      if (scope.kind !== 'owner' && !(await this.matchesVisibly(scope, id, thing.key, prefix))) continue;
+      out.push({ key: thing.key, kind: thing.kind, name: thing.name, detail: details.get(id) ?? '' });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  private async matchesVisibly(scope: Scope, id: number, key: string, prefix: string): Promise<boolean> {
+    const texts = [...(await visibleNames(this.db, scope, id)), key.slice(key.indexOf(':') + 1)].map(foldText);
+    return texts.some((t) => t.includes(prefix));
+  }
+
+  /** A line that tells things of the same name apart: a person's address and organization, an org's domain. */
+  private async details(ids: number[]): Promise<Map<number, string>> {
+    const out = new Map<number, string>();
+    if (ids.length === 0) return out;
+    const rows = await sql<{ id: number; kind: string; attrs: Record<string, string[]>; org: string | null; weight: number }>`
+      select e.id, e.kind, e.attrs, e.weight,
+        (select o.name from links l join entities o on o.id = l.dst_entity
+         where l.src_entity = e.id and l.rel in ('works_at', 'member_of') and l.status = 'active'
+         order by (l.made_by = 'user') desc, l.confidence desc limit 1) as org
+      from entities e where e.id = any(${ids}::bigint[])`.execute(this.db);
+    for (const row of rows.rows) {
+      const parts = [...(row.attrs.addresses ?? []).slice(0, 1), ...(row.org ? [row.org] : []), ...(row.attrs.domains ?? []).slice(0, 1)];
+      out.set(Number(row.id), parts.join(' · ') || row.kind);
+    }
+    return out;
+  }
+
+  /** Mail threads by subject (key `thread:<key>`) and papers and documents by title (key `item:<id>`). */
+  private async items(scope: Scope, prefix: string, limit: number, wants: (kind: string) => boolean): Promise<Completion[]> {
+    const out: Completion[] = [];
+    const pattern = prefix.length >= 3 ? `%${likePrefix(prefix)}` : likePrefix(prefix);
+    if (wants('thread')) {
+      const threads = await sql<{ thread_key: string; title: string; n: number; last: Date | null }>`
+        select i.thread_key, (array_agg(i.title order by i.occurred_at))[1] as title, count(*)::int as n, max(i.occurred_at) as last
+        from items i where i.kind = 'email' and i.thread_key is not null and lower(i.title) like ${pattern} and ${itemVisible(scope)}
+        group by i.thread_key order by count(*) desc, max(i.occurred_at) desc nulls last limit ${limit}`.execute(this.db);
+      for (const t of threads.rows) {
+        out.push({ key: `thread:${t.thread_key}`, kind: 'thread', name: t.title, detail: `${t.n} message${t.n === 1 ? '' : 's'}${t.last ? `, last ${t.last.toISOString().slice(0, 10)}` : ''}` });
+      }
+    }
+    const kinds = ['paper', 'document'].filter(wants);
+    if (kinds.length > 0 && out.length < limit) {
+      const docs = await sql<{ id: string; kind: string; title: string; occurred_at: Date | null }>`
+        select i.id, i.kind, i.title, i.occurred_at from items i
+        where i.kind = any(${kinds}::text[]) and lower(i.title) like ${pattern} and ${itemVisible(scope)}
+        order by (i.kind = 'paper') desc, i.occurred_at desc nulls last limit ${limit - out.length}`.execute(this.db);
+      for (const d of docs.rows) out.push({ key: `item:${d.id}`, kind: d.kind, name: d.title, detail: d.occurred_at?.toISOString().slice(0, 10) ?? d.kind });
+    }
+    return out;
+  }
+}

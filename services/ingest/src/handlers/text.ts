@@ -77,7 +77,12 @@ export function htmlToPlainText(html: string): string {
       { selector: 'h5', options: { uppercase: false } },
       { selector: 'h6', options: { uppercase: false } },
     ],
-  }).trim();
+  })
+    .split('\n')
+    .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /** Whitespace runs to one space, trimmed: for titles and hashing, never for body text. */

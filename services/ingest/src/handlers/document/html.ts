@@ -1,11 +1,12 @@
 import { parseHTML } from 'linkedom';
-import { Readability } from '@mozilla/readability';
+import { Readability, isProbablyReaderable } from '@mozilla/readability';
 import type { HtmlFields } from '../handler.js';
 import { collapseWhitespace, decodeText, htmlToPlainText, sniffHtmlCharset } from '../text.js';
 import type { FormatResult } from './format.js';
 
 /** Elements that are page furniture, not content: dropped when Readability finds no article. */
-const FURNITURE = 'script, style, noscript, template, nav, header, footer, aside, form, iframe, svg';
+// Not <form>: ASP.NET pages wrap their whole body in one.
+const FURNITURE = 'script, style, noscript, template, nav, header, footer, aside, iframe, svg';
 
 function resolveUrl(href: string | null | undefined, base: string | null): string | null {
   if (!href?.trim()) return null;
@@ -14,6 +15,22 @@ function resolveUrl(href: string | null | undefined, base: string | null): strin
   } catch {
     return null;
   }
+}
+
+/**
+ * The page rebuilt as `<html><head>…</head><body>…</body></html>`. linkedom does not do HTML5 tree
+ * construction: a bare fragment's first element becomes the root, and anything between </head> and
+ * <body> (a stray <style>) makes it start a second, empty body. Real pages do both.
+ */
+function wellFormedDocument(text: string): string {
+  const htmlTag = /<html[^>]*>/i.exec(text)?.[0] ?? '<html>';
+  const strip = (s: string) => s.replace(/<!doctype[^>]*>|<\/?html[^>]*>|<\/?head[^>]*>|<\/?body[^>]*>/gi, '');
+  const bodyTag = /<body[^>]*>/i.exec(text);
+  const headEnd = /<\/head\s*>/i.exec(text);
+  const split = bodyTag?.index ?? (headEnd ? headEnd.index + headEnd[0].length : 0);
+  const head = strip(text.slice(0, split));
+  const body = strip(text.slice(split));
+  return `<!doctype html>${htmlTag}<head>${head}</head>${bodyTag?.[0] ?? '<body>'}${body}</body></html>`;
 }
 
 function parsedDate(value: string | null | undefined): string | null {
@@ -30,16 +47,18 @@ function parsedDate(value: string | null | undefined): string | null {
 export function parseHtml(bytes: Buffer, declaredCharset: string | null, url: string | null): FormatResult<HtmlFields> {
   const decoded = decodeText(bytes, declaredCharset ?? sniffHtmlCharset(bytes));
   const { charset } = decoded;
-  // linkedom makes the first element of a bare fragment the root; give fragments a document.
-  const html = /<(html|body)[\s>]/i.test(decoded.text) ? decoded.text : `<!doctype html><html><head></head><body>${decoded.text}</body></html>`;
+  const html = wellFormedDocument(decoded.text);
   const { document } = parseHTML(html);
   // Read what Readability would strip before it mutates the document.
   const canonicalUrl = resolveUrl(document.querySelector('link[rel~="canonical"]')?.getAttribute('href'), url);
   const pageTitle = collapseWhitespace(document.querySelector('title')?.textContent ?? '') || null;
   const lang = document.documentElement?.getAttribute('lang') || null;
+  const dom = document as unknown as Parameters<typeof isProbablyReaderable>[0];
   let article: ReturnType<Readability['parse']> = null;
   try {
-    article = new Readability(document as unknown as ConstructorParameters<typeof Readability>[0], { charThreshold: 200 }).parse();
+    // Readability always returns its best guess; on a page that is not an article (a menu and a
+    // heading) that guess includes the navigation, so it is only asked when the page reads as one.
+    if (isProbablyReaderable(dom)) article = new Readability(dom, { charThreshold: 200 }).parse();
   } catch {
     // Readability throws on some degenerate documents (no body); the fallback below covers them.
   }

@@ -12,15 +12,29 @@ const STANDARD_FONTS_URL = `${join(pdfjsRoot, 'standard_fonts')}/`;
 interface TextPiece {
   str?: string;
   hasEOL?: boolean;
+  transform?: number[];
 }
 
+/**
+ * Whether b continues a's column of vertical writing (Japanese, Chinese): glyph after glyph at the
+ * same x, each a step below the last. pdf.js ends every such glyph with an end-of-line.
+ */
+function verticalStep(a: TextPiece, b: TextPiece | undefined): boolean {
+  if (!a.str || !b?.str || !a.transform || !b.transform) return false;
+  const size = Math.abs(a.transform[3] ?? 0) || 1;
+  const dx = Math.abs((b.transform[4] ?? 0) - (a.transform[4] ?? 0));
+  const dy = (a.transform[5] ?? 0) - (b.transform[5] ?? 0);
+  return [...a.str].length <= 2 && [...b.str].length <= 2 && dx < size / 2 && dy > 0 && dy <= size * 1.5;
+}
+
+/** A page's text in pdf.js's reading order, one line per line, vertical columns joined. */
 function pageText(items: TextPiece[]): string {
+  const pieces = items.filter((item) => typeof item.str === 'string');
   let text = '';
-  for (const item of items) {
-    if (typeof item.str !== 'string') continue;
+  pieces.forEach((item, i) => {
     text += item.str;
-    if (item.hasEOL) text += '\n';
-  }
+    if (item.hasEOL && !verticalStep(item, pieces[i + 1])) text += '\n';
+  });
   return text
     .split('\n')
     .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())

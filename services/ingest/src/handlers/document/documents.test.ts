@@ -1,0 +1,223 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { documentHandler, documentTypeFor } from './document-handler.js';
+import { pdfDate } from './pdf.js';
+import { decideOutcome } from '../outcome.js';
+import { docx, fixture, pdf } from '../testing/build.js';
+import { encode } from '../testing/encode.js';
+import { parseDoc, registry, rejection } from '../testing/parse.js';
+
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+describe('documents: identity and titles', () => {
+  it('is identified by the sha256 of its bytes', async () => {
+    const bytes = Buffer.from('Some notes\n');
+    const item = await parseDoc('text/plain', bytes);
+    assert.equal(item.identity, `sha256:${createHash('sha256').update(bytes).digest('hex')}`);
+    assert.equal(item.meta.size, bytes.length);
+  });
+
+  it('updates under the same source id when the content changes', async () => {
+    const v1 = await parseDoc('text/plain', 'draft 1');
+    const v2 = await parseDoc('text/plain', 'draft 2');
+    assert.notEqual(v1.identity, v2.identity);
+    assert.deepEqual(decideOutcome(documentHandler, v2.identity, { bySourceId: { id: 'd1', identity: v1.identity }, byIdentity: null }), { result: 'updated', id: 'd1' });
+  });
+
+  it('takes the title from the attribute, then the document, then the file name, then the first line', async () => {
+    const withTitle = pdf([['Body line']], { Title: 'Annual Report' });
+    assert.equal((await parseDoc('application/pdf', withTitle, { title: 'Given', filename: 'f.pdf' })).title, 'Given');
+    assert.equal((await parseDoc('application/pdf', withTitle, { filename: 'f.pdf' })).title, 'Annual Report');
+    assert.equal((await parseDoc('application/pdf', pdf([['Body line']], { Title: 'Untitled' }), { filename: 'f.pdf' })).title, 'f.pdf');
+    assert.equal((await parseDoc('text/plain', '\n\n  First   line  \nsecond')).title, 'First line');
+    assert.equal((await parseDoc('text/plain', '')).title, '(untitled)');
+  });
+
+  it('dates a document by its own date, else the modified attribute', async () => {
+    const dated = pdf([['x']], { CreationDate: "D:20190415103000+02'00'" });
+    assert.equal((await parseDoc('application/pdf', dated, { modified: '2024-01-01T00:00:00Z' })).occurredAt, '2019-04-15T08:30:00.000Z');
+    assert.equal((await parseDoc('text/plain', 'x', { modified: '2024-01-01T10:00:00+01:00' })).occurredAt, '2024-01-01T09:00:00.000Z');
+    assert.equal((await parseDoc('text/plain', 'x')).occurredAt, null);
+  });
+
+  it('maps attachment types and file extensions to readers', () => {
+    assert.equal(documentTypeFor('application/pdf', null), 'application/pdf');
+    assert.equal(documentTypeFor('application/octet-stream', 'Report.PDF'), 'application/pdf');
+    assert.equal(documentTypeFor('text/plain', 'readme.md'), 'text/markdown');
+    assert.equal(documentTypeFor('text/plain', 'index.rst'), 'text/x-rst');
+    assert.equal(documentTypeFor('application/octet-stream', 'photo.jpg'), null);
+    assert.equal(documentTypeFor('image/png', 'x.pdf'), null, 'a specific type is believed over the extension');
+  });
+});
+
+describe('documents: PDF', () => {
+  it('reads text page by page, numbered from 1', async () => {
+    const item = await parseDoc('application/pdf', pdf([['Chapter one', 'It begins (quietly).'], [], ['Chapter three']]));
+    assert.equal(item.meta.format, 'pdf');
+    assert.deepEqual(item.meta.format === 'pdf' && item.meta.pages, [
+      { page: 1, text: 'Chapter one\nIt begins (quietly).' },
+      { page: 2, text: '' },
+      { page: 3, text: 'Chapter three' },
+    ]);
+    assert.equal(item.text, 'Chapter one\nIt begins (quietly).\n\nChapter three');
+  });
+
+  it('reads real PDFs, CJK text included', async () => {
+    const rotated = await parseDoc('application/pdf', fixture('docs/pdf/unstructured/rotated-page-90.pdf'));
+    assert.equal(rotated.text, 'Hello World Test Text\nSecond line of text here\nRotated page fixture');
+    const kampo = await parseDoc('application/pdf', fixture('docs/pdf/pdfminer/kampo.pdf'));
+    assert.match(kampo.text, /[\u4e00-\u9fff]{4}/, 'Japanese text comes out through the CMaps');
+    const corrupted = await parseDoc('application/pdf', fixture('docs/pdf/pdfminer/zen_of_python_corrupted.pdf'));
+    assert.match(corrupted.text, /Beautiful is better than ugly\./);
+  });
+
+  it('warns when a PDF has no text layer', async () => {
+    const item = await parseDoc('application/pdf', pdf([[]]));
+    assert.match(item.warnings[0] ?? '', /needs OCR/);
+  });
+
+  it('rejects encrypted and invalid PDFs with a clear reason', async () => {
+    assert.equal((await rejection(parseDoc('application/pdf', fixture('docs/pdf/unstructured/password.pdf')))).reason, 'the PDF is encrypted with a password');
+    assert.match((await rejection(parseDoc('application/pdf', 'this is not a PDF at all'))).reason, /^not a PDF: /);
+  });
+
+  it('parses PDF dates', () => {
+    assert.equal(pdfDate('D:20231005000756Z'), '2023-10-05T00:07:56.000Z');
+    assert.equal(pdfDate("D:20180530133107+02'00'"), '2018-05-30T11:31:07.000Z');
+    assert.equal(pdfDate('D:2001'), '2001-01-01T00:00:00.000Z');
+    assert.equal(pdfDate('yesterday'), null);
+  });
+});
+
+describe('documents: DOCX', () => {
+  it('reads paragraphs and headings; the first heading is the title', async () => {
+    const item = await parseDoc(DOCX, docx([{ text: 'Project Plan', heading: true }, { text: 'Scope & goals for <2025>.' }, { text: 'Risks', heading: true }, { text: 'Few.' }]));
+    assert.equal(item.title, 'Project Plan');
+    assert.deepEqual(item.meta.format === 'docx' && item.meta.headings, ['Project Plan', 'Risks']);
+    assert.match(item.text, /Scope & goals for <2025>\./);
+    assert.match(item.text, /Few\./);
+  });
+
+  it('reads real Word files, tables included', async () => {
+    const tables = await parseDoc(DOCX, fixture('docs/docx/mammoth/tables.docx'));
+    assert.match(tables.text, /Top left/);
+    assert.match(tables.text, /Bottom right/);
+    const breaks = await parseDoc(DOCX, fixture('docs/docx/unstructured/page-breaks.docx'));
+    assert.match(breaks.text, /First page/);
+    assert.equal((await parseDoc(DOCX, fixture('docs/docx/mammoth/empty.docx'))).text, '');
+  });
+
+  it('does not follow a picture that links to a file outside the document', async () => {
+    const item = await parseDoc(DOCX, fixture('docs/docx/mammoth/external-picture.docx'));
+    assert.equal(item.text, '');
+  });
+
+  it('rejects a file that is not a DOCX', async () => {
+    assert.match((await rejection(parseDoc(DOCX, 'plain text, not a zip'))).reason, /^not a readable DOCX file: /);
+  });
+});
+
+describe('documents: HTML', () => {
+  const page = `<!doctype html><html lang="en"><head><title>Garden notes | My Site</title>
+    <link rel="canonical" href="/posts/garden"><meta property="article:published_time" content="2023-05-01T08:00:00Z"></head>
+    <body><nav><a href="/">Home</a> <a href="/about">About us</a> <a href="/shop">Shop</a></nav>
+    <article><h1>Garden notes</h1>${'<p>Tomatoes need sun, water and patience; this season the seedlings went out in late May after the last frost. '.repeat(3)}</p>
+    <p>${'Basil grew well beside them, and the slugs stayed away thanks to copper tape around the beds. '.repeat(3)}</p></article>
+    <footer>Copyright 2023 · Cookie settings</footer><script>track()</script></body></html>`;
+
+  it('keeps the main content, not navigation, footer or scripts', async () => {
+    const item = await parseDoc('text/html', page, { url: 'https://blog.example.com/posts/garden?utm=x' });
+    assert.match(item.text, /Tomatoes need sun/);
+    assert.match(item.text, /Basil grew well/);
+    assert.doesNotMatch(item.text, /About us|Cookie settings|track\(\)/);
+    assert.equal(item.meta.format === 'html' && item.meta.readable, true);
+    assert.equal(item.meta.format === 'html' && item.meta.lang, 'en');
+  });
+
+  it('reads the title and the canonical URL (resolved against the url attribute)', async () => {
+    const item = await parseDoc('text/html', page, { url: 'https://blog.example.com/posts/garden?utm=x' });
+    assert.match(item.title, /^Garden notes/);
+    assert.equal(item.meta.format === 'html' && item.meta.canonicalUrl, 'https://blog.example.com/posts/garden');
+    assert.equal(item.meta.url, 'https://blog.example.com/posts/garden?utm=x');
+    const noUrl = await parseDoc('text/html', '<html><head><link rel="canonical" href="https://example.org/a"></head><body><p>x</p></body></html>');
+    assert.equal(noUrl.meta.url, 'https://example.org/a');
+  });
+
+  it('falls back to the body text when there is no article', async () => {
+    const item = await parseDoc('text/html', '<nav>Menu</nav><h3>Jahresabschluss 2020</h3>');
+    assert.equal(item.text, 'Jahresabschluss 2020');
+    assert.equal(item.meta.format === 'html' && item.meta.readable, false);
+  });
+
+  it('decodes by BOM, declared charset, or <meta charset>', async () => {
+    const utf16 = await parseDoc('text/html', fixture('docs/html/mimekit/Gimhae_Kim_clan.utf-16BE.html'));
+    assert.equal(utf16.title, 'Gimhae Kim clan');
+    assert.equal(utf16.meta.format === 'html' && utf16.meta.charset, 'utf-16be');
+    assert.match(utf16.text, /Kim/);
+    const cyrillic = Buffer.concat([Buffer.from('<html><head><meta http-equiv="Content-Type" content="text/html; charset=koi8-r"></head><body><p>'), encode('Привет', 'koi8-r'), Buffer.from('</p></body></html>')]);
+    assert.equal((await parseDoc('text/html', cyrillic)).text, 'Привет');
+    assert.equal((await parseDoc('text/html; charset=windows-1251', encode('<p>Москва</p>', 'windows-1251'))).text, 'Москва');
+  });
+
+  it('reads a page with stray elements between </head> and <body> (no <html> either)', async () => {
+    const item = await parseDoc('text/html', fixture('docs/html/unstructured/example-steelJIS-datasheet-utf-16.html'));
+    assert.match(item.title, /^SNB22-3 - SteelJIS/);
+    assert.match(item.text, /JIS G 4108 : Alloy steel bars for special application bolting materials/);
+  });
+
+  it('reads a real blog page', async () => {
+    const item = await parseDoc('text/html', fixture('docs/html/markitdown/test_blog.html'));
+    assert.match(item.title, /Does Model and Inference Parameter Matter in LLM Applications/);
+    assert.ok(item.text.length > 2000);
+  });
+});
+
+describe('documents: plain text and reStructuredText', () => {
+  it('decodes the declared charset, a BOM, or falls back to windows-1252', async () => {
+    assert.equal((await parseDoc('text/plain; charset=koi8-r', encode('Привет', 'koi8-r'))).text, 'Привет');
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Grüße', 'utf16le')]);
+    assert.equal((await parseDoc('text/plain', utf16)).text, 'Grüße');
+    const latin = await parseDoc('text/plain', encode('Déjà vu', 'windows-1252'));
+    assert.equal(latin.text, 'Déjà vu');
+    assert.equal(latin.meta.format === 'text' && latin.meta.charset, 'windows-1252');
+  });
+
+  it('rejects binary data sent as text', async () => {
+    assert.equal((await rejection(parseDoc('text/plain', Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00])))).reason, 'not plain text: it contains binary data (NUL bytes)');
+  });
+
+  it('reads reStructuredText titles, headings and text without markup', async () => {
+    const rst = [
+      '=============',
+      ' User Guide',
+      '=============',
+      '',
+      'Install with ``pip install tool``; see `the docs <https://example.com/docs>`_ and :ref:`setup`.',
+      '',
+      '.. note:: This is **important**.',
+      '',
+      '.. a comment that is not text',
+      '',
+      'Configuration',
+      '-------------',
+      '',
+      'Set *verbose* to true.',
+      '',
+      '----',
+      '',
+      'The end.',
+    ].join('\n');
+    const item = await parseDoc('text/x-rst', rst);
+    assert.equal(item.title, 'User Guide');
+    assert.deepEqual(item.meta.format === 'rst' && item.meta.headings, ['User Guide', 'Configuration']);
+    assert.match(item.text, /Install with pip install tool; see the docs and setup\./);
+    assert.match(item.text, /This is important\./);
+    assert.match(item.text, /Set verbose to true\./);
+    assert.doesNotMatch(item.text, /====|----|a comment|https:/);
+  });
+
+  it('rejects a type the document handler does not read', async () => {
+    assert.equal((await rejection(registry.parse({ type: 'application/vnd.ms-excel', bytes: Buffer.from('x') }))).reason, 'no handler for type "application/vnd.ms-excel"');
+  });
+});

@@ -56,6 +56,8 @@ export function registerStack(program: Command): void {
         MEMEX_DATABASE_URL: servers.databaseUrl,
         MEMEX_NATS_URL: servers.natsUrl,
         MEMEX_SERVICES: config.services.join(','),
+        // Service output goes through the supervisor's prefixes: colour codes only where a terminal shows them.
+        ...(process.stdout.isTTY ? {} : { NO_COLOR: '1' }),
       };
       for (const name of config.services) {
         supervisor.add({ name, command: process.execPath, args: [serviceMain(name)], env, cwd: REPO_ROOT });

@@ -108,12 +108,11 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
   private async health(): Promise<ServiceHealth> {
     const health: ServiceHealth = { service: this.options.service, ready: this.ready };
     if (this.runner) {
-      const last = await this.bus.lastSeq();
       health.projector = {
         name: this.runner.name,
         checkpoint: this.runner.checkpoint,
         leader: this.runner.isLeader,
-        lag: Math.max(0, last - this.runner.checkpoint),
+        lag: await this.runner.lag(),
       };
     }
     return health;

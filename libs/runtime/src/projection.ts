@@ -226,13 +226,19 @@ export class ProjectionRunner {
       .execute();
   }
 
+  /** Events of its filter not yet applied (JetStream's count for the durable consumer). */
+  async lag(): Promise<number> {
+    const info = await this.bus.jsm.consumers.info(EVENTS_STREAM, this.durableName).catch(() => undefined);
+    return info ? info.num_pending + info.num_ack_pending : 0;
+  }
+
   /**
    * Read-your-writes: resolves once the read model has applied `seq`, or fails with `timeout`.
    * A replica that is not the leader follows the checkpoint in Postgres.
    */
   async waitFor(seq: number, timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
-    while (this.position < seq) {
+    while (this.position < seq && !(await this.caughtUpPast(seq))) {
       const left = deadline - Date.now();
       if (left <= 0) {
         throw new MemexError(
@@ -247,6 +253,17 @@ export class ProjectionRunner {
         this.position = await readCheckpoint(this.db, this.name);
       }
     }
+  }
+
+  /**
+   * A filtered projector never sees events outside its filter, so its checkpoint may stay below
+   * `seq` forever: it has applied everything up to `seq` when the log reaches `seq` and the
+   * consumer has nothing pending or unacknowledged (the log is read first, so nothing between).
+   */
+  private async caughtUpPast(seq: number): Promise<boolean> {
+    if (!this.options.filter || !this.isLeader) return false;
+    if ((await this.bus.lastSeq()) < seq) return false;
+    return (await this.lag()) === 0;
   }
 
   /**

@@ -5,12 +5,16 @@ import path from 'node:path';
 
 const root = path.resolve(import.meta.dirname, '..');
 const { workspaces } = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
-const dirs = workspaces.flatMap((pattern) =>
-  pattern.endsWith('/*')
-    ? fs.readdirSync(path.join(root, pattern.slice(0, -2))).map((name) => path.join(pattern.slice(0, -2), name))
-    : [pattern],
-).filter((dir) => fs.existsSync(path.join(root, dir, 'package.json')));
-const byName = new Map(dirs.map((dir) => [JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8')).name, dir]));
+const dirs = workspaces
+  .flatMap((pattern) =>
+    pattern.endsWith('/*')
+      ? fs.readdirSync(path.join(root, pattern.slice(0, -2))).map((name) => path.join(pattern.slice(0, -2), name))
+      : [pattern],
+  )
+  .filter((dir) => fs.existsSync(path.join(root, dir, 'package.json')));
+const byName = new Map(
+  dirs.map((dir) => [JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8')).name, dir]),
+);
 for (const dir of dirs) {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, dir, 'package.json'), 'utf8'));
   const tsconfigPath = path.join(root, dir, 'tsconfig.json');
@@ -23,5 +27,8 @@ for (const dir of dirs) {
     .map((name) => ({ path: path.relative(path.join(root, dir), path.join(root, byName.get(name))) }));
   fs.writeFileSync(tsconfigPath, JSON.stringify(tsconfig, null, 2) + '\n');
 }
-fs.writeFileSync(path.join(root, 'tsconfig.json'), JSON.stringify({ files: [], references: dirs.map((dir) => ({ path: dir })) }, null, 2) + '\n');
+fs.writeFileSync(
+  path.join(root, 'tsconfig.json'),
+  JSON.stringify({ files: [], references: dirs.map((dir) => ({ path: dir })) }, null, 2) + '\n',
+);
 console.log(`synced references of ${dirs.length} workspaces`);

@@ -16,13 +16,22 @@ for (const [name, load] of Object.entries(suites)) {
   console.log(`\n== ${name}`);
   for (const result of (await (await load())()).map(withRatio)) {
     results.push(result);
-    const ref = result.reference ? `  (reference ${result.reference.name}: ${result.reference.value} ${result.unit}; ratio ${result.ratio})` : '';
+    const ref = result.reference
+      ? `  (reference ${result.reference.name}: ${result.reference.value} ${result.unit}; ratio ${result.ratio})`
+      : '';
     console.log(`${result.name}: ${result.value} ${result.unit}${ref}${result.notes ? `  — ${result.notes}` : ''}`);
   }
 }
 const dir = path.resolve(import.meta.dirname, '../results');
 fs.mkdirSync(dir, { recursive: true });
 const file = path.join(dir, `bench-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
-fs.writeFileSync(file, JSON.stringify({ machine: { cpus: os.cpus().length, memory: os.totalmem(), node: process.version }, results }, null, 2));
+fs.writeFileSync(
+  file,
+  JSON.stringify(
+    { machine: { cpus: os.cpus().length, memory: os.totalmem(), node: process.version }, results },
+    null,
+    2,
+  ),
+);
 console.log(`\nmachine-readable results: ${file}`);
 process.exit(0);

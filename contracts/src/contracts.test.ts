@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { agentScope, apiCatalog, buildProto, DEFAULT_SCOPE_RULES, eventCatalog, isVisible, PROTO_PATH, renderApiDocs } from './index.js';
+import {
+  agentScope,
+  apiCatalog,
+  buildProto,
+  DEFAULT_SCOPE_RULES,
+  eventCatalog,
+  isVisible,
+  PROTO_PATH,
+  renderApiDocs,
+} from './index.js';
 
 const valid = {
   id: '01JDZ6Q4X8N5V2W3Y4Z5A6B7C8',

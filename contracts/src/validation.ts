@@ -5,7 +5,8 @@ import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 // TypeBox checks only the string formats it is told about.
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
+if (!FormatRegistry.Has('date-time'))
+  FormatRegistry.Set('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)));
 if (!FormatRegistry.Has('date')) FormatRegistry.Set('date', (v) => DATE.test(v) && !Number.isNaN(Date.parse(v)));
 
 /** A compiled schema check whose failures read like `data.body: Expected string`. */

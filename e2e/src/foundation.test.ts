@@ -14,10 +14,17 @@ describe('foundation through the gateway', () => {
   test('healthz answers 200 with every service and the log sequence', async () => {
     const response = await fetch(`${stack.url}/healthz`);
     assert.equal(response.status, 200);
-    const body = (await response.json()) as { status: string; log: { last_seq: number }; services: { service: string; ready: boolean }[] };
+    const body = (await response.json()) as {
+      status: string;
+      log: { last_seq: number };
+      services: { service: string; ready: boolean }[];
+    };
     assert.equal(body.status, 'ok');
     assert.equal(typeof body.log.last_seq, 'number');
-    assert.deepEqual(body.services.map((s) => [s.service, s.ready]).sort(), [['gateway', true], ['ingest', true]]);
+    assert.deepEqual(body.services.map((s) => [s.service, s.ready]).sort(), [
+      ['gateway', true],
+      ['ingest', true],
+    ]);
   });
 
   test('a call without a valid token gets 401', async () => {
@@ -38,7 +45,10 @@ describe('foundation through the gateway', () => {
   });
 
   test('notes.put answers id and seq; items.get with min_seq reads it back', async () => {
-    const put = await stack.owner.call(NotesPut, { body: '# Offsite\nThe whiteboard photo is in the Acme folder.', labels: ['client:acme'] });
+    const put = await stack.owner.call(NotesPut, {
+      body: '# Offsite\nThe whiteboard photo is in the Acme folder.',
+      labels: ['client:acme'],
+    });
     assert.match(put.id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
     assert.ok(put.seq > 0);
     const item = await stack.owner.call(ItemsGet, { id: put.id, min_seq: put.seq });
@@ -73,7 +83,9 @@ describe('foundation through the gateway', () => {
     const broken = await post('{"method": "memex.notes.put", "params": {');
     assert.equal(broken.status, 400);
     assert.equal(((await broken.json()) as { error: { code: string } }).error.code, 'invalid_params');
-    const huge = await post(JSON.stringify({ method: 'memex.notes.put', params: { body: 'x'.repeat(60 * 1024 * 1024) } }));
+    const huge = await post(
+      JSON.stringify({ method: 'memex.notes.put', params: { body: 'x'.repeat(60 * 1024 * 1024) } }),
+    );
     assert.equal(huge.status, 413);
     const error = ((await huge.json()) as { error: { code: string; message: string } }).error;
     assert.equal(error.code, 'too_large');
@@ -118,7 +130,11 @@ describe('foundation through the gateway', () => {
     const from = written[10]!;
     const abort = new AbortController();
     const seqs: number[] = [];
-    for await (const { seq, event } of stack.owner.events({ fromSeq: from, types: ['note.put'], signal: abort.signal })) {
+    for await (const { seq, event } of stack.owner.events({
+      fromSeq: from,
+      types: ['note.put'],
+      signal: abort.signal,
+    })) {
       assert.equal(event.type, 'note.put');
       seqs.push(seq);
       if (seq === written[written.length - 1]) abort.abort();
@@ -153,7 +169,8 @@ describe('foundation through the gateway', () => {
   });
 
   test('memex.admin.replay rebuilds the read model equal row for row', async () => {
-    for (let i = 0; i < 200; i++) await stack.owner.call(NotesPut, { body: `replay note ${i}`, labels: i % 2 ? ['a'] : [] });
+    for (let i = 0; i < 200; i++)
+      await stack.owner.call(NotesPut, { body: `replay note ${i}`, labels: i % 2 ? ['a'] : [] });
     const last = await stack.owner.call(NotesPut, { body: 'last' });
     await stack.owner.call(ItemsGet, { id: last.id, min_seq: last.seq });
     const before = await snapshotSchema(stack.config.databaseUrl, 'ingest');

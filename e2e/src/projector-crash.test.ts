@@ -7,7 +7,9 @@ import { Bus, EventPublisher, newId, type EventDraft } from '@memex/bus';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { snapshotSchema } from './snapshot.js';
 
-const ingestMain = createRequire(import.meta.url).resolve('@memex/ingest').replace(/index\.js$/, 'main.js');
+const ingestMain = createRequire(import.meta.url)
+  .resolve('@memex/ingest')
+  .replace(/index\.js$/, 'main.js');
 const EVENTS = 5000;
 
 let env: TestEnv;
@@ -24,7 +26,12 @@ after(async () => {
 
 function startIngest(): ChildProcess {
   return spawn(process.execPath, [ingestMain], {
-    env: { ...process.env, MEMEX_HOME: env.home, MEMEX_NATS_URL: env.config.natsUrl, MEMEX_DATABASE_URL: env.config.databaseUrl },
+    env: {
+      ...process.env,
+      MEMEX_HOME: env.home,
+      MEMEX_NATS_URL: env.config.natsUrl,
+      MEMEX_DATABASE_URL: env.config.databaseUrl,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
 }
@@ -33,7 +40,9 @@ async function checkpoint(): Promise<number> {
   const client = new pg.Client({ connectionString: env.config.databaseUrl });
   await client.connect();
   try {
-    const result = await client.query<{ seq: number }>(`select seq from ingest.projector_checkpoint where projector = 'ingest'`);
+    const result = await client.query<{ seq: number }>(
+      `select seq from ingest.projector_checkpoint where projector = 'ingest'`,
+    );
     return Number(result.rows[0]?.seq ?? 0);
   } catch {
     return 0; // the schema does not exist yet
@@ -88,7 +97,12 @@ test('a projector killed with SIGKILL mid-stream ends with exactly the rows of a
   const clean = await createTestEnv({ natsUrl: env.config.natsUrl });
   try {
     const replayer = spawn(process.execPath, [ingestMain], {
-      env: { ...process.env, MEMEX_HOME: clean.home, MEMEX_NATS_URL: env.config.natsUrl, MEMEX_DATABASE_URL: clean.config.databaseUrl },
+      env: {
+        ...process.env,
+        MEMEX_HOME: clean.home,
+        MEMEX_NATS_URL: env.config.natsUrl,
+        MEMEX_DATABASE_URL: clean.config.databaseUrl,
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
     const cleanCheckpoint = async () => {

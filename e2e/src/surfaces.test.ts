@@ -10,7 +10,11 @@ import { startStack, type TestStack } from './stack.js';
 const spans = new InMemorySpanExporter();
 startTracing({ serviceName: 'memex-test', exporter: spans });
 
-type Unary = (request: unknown, metadata: grpc.Metadata, callback: (error: grpc.ServiceError | null, value?: unknown) => void) => void;
+type Unary = (
+  request: unknown,
+  metadata: grpc.Metadata,
+  callback: (error: grpc.ServiceError | null, value?: unknown) => void,
+) => void;
 
 describe('gateway surfaces: traces, metrics, gRPC, OpenAPI', () => {
   let stack: TestStack;
@@ -36,7 +40,9 @@ describe('gateway surfaces: traces, metrics, gRPC, OpenAPI', () => {
     );
     // The projection of the note continues the trace of the publish (traceparent in NATS headers).
     const putClient = finished.find((s) => s.name === 'call memex.rpc.ingest.notes.put')!;
-    assert.ok(finished.some((s) => s.name === 'project ingest' && s.spanContext().traceId === putClient.spanContext().traceId));
+    assert.ok(
+      finished.some((s) => s.name === 'project ingest' && s.spanContext().traceId === putClient.spanContext().traceId),
+    );
   });
 
   test('/metrics has request latency, the log sequence and lag per projector', async () => {
@@ -48,7 +54,12 @@ describe('gateway surfaces: traces, metrics, gRPC, OpenAPI', () => {
   });
 
   test('gRPC serves the same methods with the same auth', async () => {
-    const definition = protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, defaults: true, oneofs: true });
+    const definition = protoLoader.loadSync(PROTO_PATH, {
+      keepCase: true,
+      longs: Number,
+      defaults: true,
+      oneofs: true,
+    });
     const Memex = (grpc.loadPackageDefinition(definition) as any).memex.v1.Memex;
     const grpcServer = (await import('@memex/gateway')).GrpcServer;
     const port = stack.gateway.get(grpcServer).port;
@@ -57,24 +68,36 @@ describe('gateway surfaces: traces, metrics, gRPC, OpenAPI', () => {
       new Promise<any>((resolve, reject) => {
         const metadata = new grpc.Metadata();
         if (token) metadata.set('authorization', `Bearer ${token}`);
-        (client[method] as Unary).call(client, request, metadata, (error, value) => (error ? reject(error) : resolve(value)));
+        (client[method] as Unary).call(client, request, metadata, (error, value) =>
+          error ? reject(error) : resolve(value),
+        );
       });
     const put = await call('NotesPut', { fields: { body: { stringValue: 'from gRPC' } } }, stack.ownerToken);
     const id = put.fields.id.stringValue as string;
     const seq = put.fields.seq.numberValue as number;
-    const item = await call('ItemsGet', { fields: { id: { stringValue: id }, min_seq: { numberValue: seq } } }, stack.ownerToken);
+    const item = await call(
+      'ItemsGet',
+      { fields: { id: { stringValue: id }, min_seq: { numberValue: seq } } },
+      stack.ownerToken,
+    );
     assert.equal(item.fields.text.stringValue, 'from gRPC');
-    await assert.rejects(call('ItemsGet', { fields: { id: { stringValue: id } } }), (error: grpc.ServiceError) => error.code === grpc.status.UNAUTHENTICATED);
+    await assert.rejects(
+      call('ItemsGet', { fields: { id: { stringValue: id } } }),
+      (error: grpc.ServiceError) => error.code === grpc.status.UNAUTHENTICATED,
+    );
     await assert.rejects(
       call('ItemsGet', { fields: { nope: { stringValue: 'x' } } }, stack.ownerToken),
       (error: grpc.ServiceError) => error.code === grpc.status.INVALID_ARGUMENT && /params\.id/.test(error.details),
     );
     // The event stream over gRPC, from the note's sequence.
-    const stream = client.Subscribe({ from_seq: seq, types: ['note.put'] }, (() => {
-      const metadata = new grpc.Metadata();
-      metadata.set('authorization', `Bearer ${stack.ownerToken}`);
-      return metadata;
-    })());
+    const stream = client.Subscribe(
+      { from_seq: seq, types: ['note.put'] },
+      (() => {
+        const metadata = new grpc.Metadata();
+        metadata.set('authorization', `Bearer ${stack.ownerToken}`);
+        return metadata;
+      })(),
+    );
     const first = await new Promise<any>((resolve, reject) => stream.once('data', resolve).once('error', reject));
     stream.cancel();
     assert.equal(first.seq, seq);

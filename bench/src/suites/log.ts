@@ -60,7 +60,12 @@ export async function run(): Promise<BenchResult[]> {
         unit: 'events/s',
         reference: { name: 'raw JetStream publish, same payloads', value: Math.round(rawRate) },
       },
-      { suite: 'log', name: 'live projection rate (notes projector, catching up)', value: Math.round(liveRate), unit: 'events/s' },
+      {
+        suite: 'log',
+        name: 'live projection rate (notes projector, catching up)',
+        value: Math.round(liveRate),
+        unit: 'events/s',
+      },
       {
         suite: 'log',
         name: `replay rate (memex replay ingest, ${replay.events} events)`,

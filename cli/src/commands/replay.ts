@@ -12,8 +12,11 @@ export function registerReplay(program: Command): void {
         throw new Error(`unknown projector "${projector}": one of ${ServiceNames.join(', ')}`);
       }
       const result = await client().call(AdminReplay, { projector: projector as ServiceName });
-      output(Boolean(options.json), result, () =>
-        `rebuilt ${result.projector}: ${result.events} events in ${result.seconds} s (${result.events_per_second} events/s), up to seq ${result.last_seq}`,
+      output(
+        Boolean(options.json),
+        result,
+        () =>
+          `rebuilt ${result.projector}: ${result.events} events in ${result.seconds} s (${result.events_per_second} events/s), up to seq ${result.last_seq}`,
       );
     });
 }

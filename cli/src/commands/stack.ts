@@ -21,11 +21,16 @@ async function waitUntilReady(url: string, supervisor: ProcessSupervisor): Promi
     if (response?.status === 200) return;
     if (response) {
       const body = (await response.json()) as { services: { service: string; ready: boolean }[] };
-      last = body.services.filter((s) => !s.ready).map((s) => s.service).join(', ');
+      last = body.services
+        .filter((s) => !s.ready)
+        .map((s) => s.service)
+        .join(', ');
     }
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  supervisor.log(`not ready after ${READY_TIMEOUT_MS / 1000} s${last ? `: waiting for ${last}` : ''}; see the logs above`);
+  supervisor.log(
+    `not ready after ${READY_TIMEOUT_MS / 1000} s${last ? `: waiting for ${last}` : ''}; see the logs above`,
+  );
 }
 
 export function registerStack(program: Command): void {
@@ -71,7 +76,11 @@ export function registerStack(program: Command): void {
     .action(async () => {
       const result = await stopStack(stackPaths(loadConfig().home).stateFile);
       console.log(
-        result === 'stopped' ? 'stopped' : result === 'cleaned-up' ? 'the stack had exited; cleaned up after it' : 'no stack is running',
+        result === 'stopped'
+          ? 'stopped'
+          : result === 'cleaned-up'
+            ? 'the stack had exited; cleaned up after it'
+            : 'no stack is running',
       );
     });
 }

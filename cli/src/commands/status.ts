@@ -21,7 +21,8 @@ export function registerStatus(program: Command): void {
         [
           `${body.status} at ${url}, log at seq ${body.log.last_seq ?? '?'}`,
           ...body.services.map(
-            (s) => `  ${s.ready ? '✓' : '✗'} ${s.service}${s.projector ? `  applied ${s.projector.checkpoint}, lag ${s.projector.lag}` : ''}`,
+            (s) =>
+              `  ${s.ready ? '✓' : '✗'} ${s.service}${s.projector ? `  applied ${s.projector.checkpoint}, lag ${s.projector.lag}` : ''}`,
           ),
         ].join('\n'),
       );

@@ -10,7 +10,10 @@ export function registerToken(program: Command): void {
     .option('--labels <labels>', 'comma-separated session labels, e.g. mail,client:acme', '')
     .option('--name <name>', 'a name to recognise it by')
     .action(async (options: { labels: string; name?: string }) => {
-      const labels = options.labels.split(',').map((l) => l.trim()).filter(Boolean);
+      const labels = options.labels
+        .split(',')
+        .map((l) => l.trim())
+        .filter(Boolean);
       const created = await client().call(TokensCreate, { labels, ...(options.name ? { name: options.name } : {}) });
       console.log(`created token ${created.id} with labels [${created.labels.join(', ')}]`);
       console.log(created.token);
@@ -24,14 +27,15 @@ export function registerToken(program: Command): void {
         tokens.length === 0
           ? 'no agent tokens'
           : tokens
-              .map((t) => `${t.id}  ${t.revoked_at ? 'revoked' : 'active '}  ${t.created_at}  ${t.name}  [${t.labels.join(', ')}]`)
+              .map(
+                (t) =>
+                  `${t.id}  ${t.revoked_at ? 'revoked' : 'active '}  ${t.created_at}  ${t.name}  [${t.labels.join(', ')}]`,
+              )
               .join('\n'),
       );
     });
-  token
-    .command('revoke <id>')
-    .action(async (id: string) => {
-      await client().call(TokensRevoke, { id });
-      console.log(`revoked ${id}`);
-    });
+  token.command('revoke <id>').action(async (id: string) => {
+    await client().call(TokensRevoke, { id });
+    console.log(`revoked ${id}`);
+  });
 }

@@ -7,9 +7,13 @@ export const AdminReplay = defineMethod({
   service: 'gateway',
   kind: 'command',
   access: 'owner',
-  summary: 'Rebuild a projector’s read model from sequence 1 into a fresh schema, switch when caught up, and report events/s.',
+  summary:
+    'Rebuild a projector’s read model from sequence 1 into a fresh schema, switch when caught up, and report events/s.',
   params: Type.Object({
-    projector: Type.Union(ServiceNames.map((name) => Type.Literal(name)), { description: 'the service whose read model to rebuild' }),
+    projector: Type.Union(
+      ServiceNames.map((name) => Type.Literal(name)),
+      { description: 'the service whose read model to rebuild' },
+    ),
   }),
   result: Type.Object({
     projector: Type.String(),

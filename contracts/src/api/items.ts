@@ -16,11 +16,17 @@ export const Item = Type.Object({
   made_by: Type.Object({ kind: Type.String(), id: Type.String() }),
   meta: Type.Record(Type.String(), Type.Unknown()),
   spam: Type.Boolean(),
-  origin: Type.Union([Type.Literal('imported'), Type.Literal('mirrored'), Type.Null()], { description: 'null for what the memex made itself (notes)' }),
-  content_type: Type.Union([Type.String(), Type.Null()], { description: 'the original bytes’ type (memex.items.content)' }),
+  origin: Type.Union([Type.Literal('imported'), Type.Literal('mirrored'), Type.Null()], {
+    description: 'null for what the memex made itself (notes)',
+  }),
+  content_type: Type.Union([Type.String(), Type.Null()], {
+    description: 'the original bytes’ type (memex.items.content)',
+  }),
   size: Type.Union([Type.Integer(), Type.Null()]),
   revision: Type.Integer({ minimum: 1 }),
-  parent_id: Type.Union([Type.String(), Type.Null()], { description: 'the item this one came out of (an attachment’s message)' }),
+  parent_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'the item this one came out of (an attachment’s message)',
+  }),
 });
 
 export const NotesPut = defineMethod({

@@ -15,7 +15,11 @@ export const MinSeq = Type.Optional(
 
 export type MethodKind = 'command' | 'query';
 
-export interface MethodDefinition<P extends TObject = TObject, R extends TSchema = TSchema, K extends MethodKind = MethodKind> {
+export interface MethodDefinition<
+  P extends TObject = TObject,
+  R extends TSchema = TSchema,
+  K extends MethodKind = MethodKind,
+> {
   /** Public name, `memex.<area>.<verb>`. */
   readonly name: string;
   /** The service that answers it (over `memex.rpc.<service>.<name without memex.>`). */
@@ -31,16 +35,25 @@ export interface MethodDefinition<P extends TObject = TObject, R extends TSchema
 
 /** A method's params as callers pass them: queries also take `min_seq`. */
 export type ParamsOf<M extends MethodDefinition> =
-  M extends MethodDefinition<infer P, TSchema, infer K> ? Static<P> & (K extends 'query' ? { min_seq?: number } : unknown) : never;
+  M extends MethodDefinition<infer P, TSchema, infer K>
+    ? Static<P> & (K extends 'query' ? { min_seq?: number } : unknown)
+    : never;
 export type ResultOf<M extends MethodDefinition> = Static<M['result']>;
 
 export function defineMethod<P extends TObject, R extends TSchema, K extends MethodKind>(
   def: MethodDefinition<P, R, K>,
 ): MethodDefinition<P, R, K> {
-  if (!/^memex(\.[a-z][a-z_]*)+$/.test(def.name)) throw new Error(`method name "${def.name}" must be memex.<area>.<verb>`);
+  if (!/^memex(\.[a-z][a-z_]*)+$/.test(def.name))
+    throw new Error(`method name "${def.name}" must be memex.<area>.<verb>`);
   const strict = { ...def.params, additionalProperties: false } as P;
   if (def.kind === 'query' && !('min_seq' in def.params.properties)) {
-    return { ...def, params: Type.Object({ ...def.params.properties, min_seq: MinSeq }, { additionalProperties: false, description: def.params.description }) as unknown as P };
+    return {
+      ...def,
+      params: Type.Object(
+        { ...def.params.properties, min_seq: MinSeq },
+        { additionalProperties: false, description: def.params.description },
+      ) as unknown as P,
+    };
   }
   return { ...def, params: strict };
 }

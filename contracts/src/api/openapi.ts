@@ -34,8 +34,16 @@ export function buildOpenApi(catalog: MethodCatalog, version: string): Record<st
         description: `${method.kind === 'command' ? 'Command' : 'Query'} answered by the ${method.service} service.${method.access === 'owner' ? ' Owner token only.' : ''}`,
         requestBody: { required: true, content: { 'application/json': { schema: plain(method.params) } } },
         responses: {
-          '200': { description: 'the result', content: { 'application/json': { schema: { type: 'object', properties: { result: plain(method.result) } } } } },
-          default: { description: 'an error naming what is wrong', content: { 'application/json': { schema: ErrorBody } } },
+          '200': {
+            description: 'the result',
+            content: {
+              'application/json': { schema: { type: 'object', properties: { result: plain(method.result) } } },
+            },
+          },
+          default: {
+            description: 'an error naming what is wrong',
+            content: { 'application/json': { schema: ErrorBody } },
+          },
         },
       },
     };
@@ -51,13 +59,19 @@ export function buildOpenApi(catalog: MethodCatalog, version: string): Record<st
             schema: {
               type: 'object',
               required: ['method'],
-              properties: { method: { type: 'string', enum: catalog.list().map((m) => m.name) }, params: { type: 'object' } },
+              properties: {
+                method: { type: 'string', enum: catalog.list().map((m) => m.name) },
+                params: { type: 'object' },
+              },
             },
           },
         },
       },
       responses: {
-        '200': { description: '{"result": …}', content: { 'application/json': { schema: { type: 'object', properties: { result: {} } } } } },
+        '200': {
+          description: '{"result": …}',
+          content: { 'application/json': { schema: { type: 'object', properties: { result: {} } } } },
+        },
         default: { description: 'an error', content: { 'application/json': { schema: ErrorBody } } },
       },
     },
@@ -67,16 +81,37 @@ export function buildOpenApi(catalog: MethodCatalog, version: string): Record<st
       operationId: 'events.subscribe',
       summary: 'Server-sent events: the event stream within the caller’s scope, resumable from a sequence.',
       parameters: [
-        { name: 'from_seq', in: 'query', schema: { type: 'integer', minimum: 1 }, description: 'first sequence to send; also honours the Last-Event-ID header' },
-        { name: 'types', in: 'query', schema: { type: 'string' }, description: 'comma-separated event types (e.g. note.put,item.deleted)' },
+        {
+          name: 'from_seq',
+          in: 'query',
+          schema: { type: 'integer', minimum: 1 },
+          description: 'first sequence to send; also honours the Last-Event-ID header',
+        },
+        {
+          name: 'types',
+          in: 'query',
+          schema: { type: 'string' },
+          description: 'comma-separated event types (e.g. note.put,item.deleted)',
+        },
       ],
       responses: { '200': { description: 'text/event-stream; each event has `id: <seq>`' } },
     },
   };
-  paths['/healthz'] = { get: { operationId: 'healthz', security: [], summary: 'Readiness: 200 with each service and the log’s last sequence, 503 before.', responses: { '200': { description: 'ready' }, '503': { description: 'not ready' } } } };
+  paths['/healthz'] = {
+    get: {
+      operationId: 'healthz',
+      security: [],
+      summary: 'Readiness: 200 with each service and the log’s last sequence, 503 before.',
+      responses: { '200': { description: 'ready' }, '503': { description: 'not ready' } },
+    },
+  };
   return {
     openapi: '3.1.0',
-    info: { title: 'Memex API', version, description: 'The memex gateway. Every call needs `Authorization: Bearer <token>`.' },
+    info: {
+      title: 'Memex API',
+      version,
+      description: 'The memex gateway. Every call needs `Authorization: Bearer <token>`.',
+    },
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     security: [{ bearer: [] }],
     paths,

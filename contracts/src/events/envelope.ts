@@ -51,9 +51,7 @@ export interface EventDefinition<T extends string = string, D extends TSchema = 
   readonly description: string;
 }
 
-export function defineEvent<T extends string, D extends TSchema>(
-  def: EventDefinition<T, D>,
-): EventDefinition<T, D> {
+export function defineEvent<T extends string, D extends TSchema>(def: EventDefinition<T, D>): EventDefinition<T, D> {
   if (!new RegExp(EVENT_TYPE_PATTERN).test(def.type)) {
     throw new Error(`event type "${def.type}" must be <noun>.<verb>`);
   }
@@ -96,10 +94,7 @@ export class EventRegistry {
     }
     const dataProblems = validator.problems(event.data, 'data');
     if (dataProblems.length > 0) {
-      throw new MemexError(
-        'invalid_params',
-        `invalid ${event.type} v${event.v} event: ${dataProblems.join('; ')}`,
-      );
+      throw new MemexError('invalid_params', `invalid ${event.type} v${event.v} event: ${dataProblems.join('; ')}`);
     }
     return event;
   }

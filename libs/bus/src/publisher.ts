@@ -104,7 +104,10 @@ export class EventPublisher {
         throw new MemexError('conflict', `${event.subject} already has a ${event.type} event`);
       }
       if (/maximum payload|message size exceeds/i.test(message)) {
-        throw new MemexError('too_large', `${event.type} event for ${event.subject} is larger than the log's 1 MB limit`);
+        throw new MemexError(
+          'too_large',
+          `${event.type} event for ${event.subject} is larger than the log's 1 MB limit`,
+        );
       }
       // A timeout may hide a stored message: retrying with the same Msg-Id is deduplicated.
       if (/timeout/i.test(message)) return this.bus.js.publish(subject, payload, options);

@@ -1,4 +1,11 @@
-import { MemexError, type ErrorCode, type EventEnvelope, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
+import {
+  MemexError,
+  type ErrorCode,
+  type EventEnvelope,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
 
 export interface ClientOptions {
   /** Gateway base URL, e.g. http://127.0.0.1:7777 */
@@ -28,16 +35,16 @@ export class MemexClient {
       body: JSON.stringify({ method, params }),
     });
     const body = (await response.json().catch(() => null)) as
-      | { result: unknown }
-      | { error: { code: ErrorCode; message: string } }
-      | null;
+      { result: unknown } | { error: { code: ErrorCode; message: string } } | null;
     if (body && 'error' in body) throw new MemexError(body.error.code, body.error.message);
     if (!response.ok || !body) throw new MemexError('internal', `gateway answered HTTP ${response.status}`);
     return body.result;
   }
 
   /** Follows the event stream from a sequence until the signal aborts. */
-  async *events(options: { fromSeq?: number; types?: string[]; signal?: AbortSignal } = {}): AsyncGenerator<StreamedEvent> {
+  async *events(
+    options: { fromSeq?: number; types?: string[]; signal?: AbortSignal } = {},
+  ): AsyncGenerator<StreamedEvent> {
     const query = new URLSearchParams();
     if (options.fromSeq) query.set('from_seq', String(options.fromSeq));
     if (options.types?.length) query.set('types', options.types.join(','));
@@ -59,7 +66,8 @@ export class MemexClient {
           const frame = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
           const fields = parseFrame(frame);
-          if (fields.id && fields.data) yield { seq: Number(fields.id), event: JSON.parse(fields.data) as EventEnvelope };
+          if (fields.id && fields.data)
+            yield { seq: Number(fields.id), event: JSON.parse(fields.data) as EventEnvelope };
         }
       }
     } catch (error) {

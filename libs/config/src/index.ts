@@ -40,7 +40,8 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new ConfigError(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
 }
 
@@ -66,6 +67,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): MemexConfig {
     rpcTimeoutMs: int(env, 'MEMEX_RPC_TIMEOUT_MS', 30000),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
     logLevel,
-    services: env.MEMEX_SERVICES ? env.MEMEX_SERVICES.split(',').map((s) => s.trim()).filter(Boolean) : DEFAULT_SERVICES,
+    services: env.MEMEX_SERVICES
+      ? env.MEMEX_SERVICES.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : DEFAULT_SERVICES,
   };
 }

@@ -8,7 +8,10 @@ import { startTracing } from '@memex/telemetry';
 export type ServiceModuleFactory = (config: MemexConfig) => DynamicModule;
 
 /** Starts a service in this process (tests start several side by side). */
-export async function startService(factory: ServiceModuleFactory, config: MemexConfig): Promise<INestApplicationContext> {
+export async function startService(
+  factory: ServiceModuleFactory,
+  config: MemexConfig,
+): Promise<INestApplicationContext> {
   const app = await NestFactory.createApplicationContext(factory(config), {
     logger: config.logLevel === 'debug' ? ['log', 'debug', 'warn', 'error'] : ['log', 'warn', 'error'],
     abortOnError: false,

@@ -1,7 +1,14 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
 import type { Subscription } from '@nats-io/transport-node';
-import { compile, MemexError, rpcSubject, type MethodDefinition, type ServiceName, type Validator } from '@memex/contracts';
+import {
+  compile,
+  MemexError,
+  rpcSubject,
+  type MethodDefinition,
+  type ServiceName,
+  type Validator,
+} from '@memex/contracts';
 import { serveRpc, type Bus, type RpcRequest } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import type { Kysely } from 'kysely';
@@ -71,7 +78,9 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
     });
     await this.runner?.start();
     this.ready = true;
-    this.logger.log(`ready (${this.subscriptions.length} subjects${this.runner ? `, projector ${this.runner.name}` : ''})`);
+    this.logger.log(
+      `ready (${this.subscriptions.length} subjects${this.runner ? `, projector ${this.runner.name}` : ''})`,
+    );
   }
 
   private addProjector(options: ProjectorOptions, projection: Projection): void {

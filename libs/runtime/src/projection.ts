@@ -195,7 +195,9 @@ export class ProjectionRunner {
             await trx.rollback().execute();
             throw error;
           }
-          console.warn(`projector ${this.name}: batch at ${last} failed (${String(batchError)}); applied event by event`);
+          console.warn(
+            `projector ${this.name}: batch at ${last} failed (${String(batchError)}); applied event by event`,
+          );
         } finally {
           span.end();
         }

@@ -27,7 +27,9 @@ export function startTracing(options: TracingOptions): NodeTracerProvider {
   if (provider) return provider;
   const spanProcessors: SpanProcessor[] = [];
   if (options.otlpEndpoint) {
-    spanProcessors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: `${options.otlpEndpoint.replace(/\/$/, '')}/v1/traces` })));
+    spanProcessors.push(
+      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${options.otlpEndpoint.replace(/\/$/, '')}/v1/traces` })),
+    );
   }
   if (options.exporter) spanProcessors.push(new SimpleSpanProcessor(options.exporter));
   provider = new NodeTracerProvider({

@@ -37,7 +37,11 @@ export class TokensProjector implements Projection {
         .execute();
     } else if (event.type === 'token.revoked') {
       const { id } = (event as EventOf<typeof TokenRevoked>).data;
-      await trx.updateTable('tokens').set({ revoked_at: new Date(event.recorded_at) }).where('id', '=', id).execute();
+      await trx
+        .updateTable('tokens')
+        .set({ revoked_at: new Date(event.recorded_at) })
+        .where('id', '=', id)
+        .execute();
     }
   }
 }

@@ -35,7 +35,12 @@ export class TokensService {
 
   @RpcMethod(TokensList)
   async list(): Promise<ResultOf<typeof TokensList>> {
-    const rows = await this.db.selectFrom('tokens').selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').execute();
+    const rows = await this.db
+      .selectFrom('tokens')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .execute();
     return {
       tokens: rows.map((row) => ({
         id: row.id,
@@ -49,7 +54,11 @@ export class TokensService {
 
   @RpcMethod(TokensRevoke)
   async revoke(params: ParamsOf<typeof TokensRevoke>, call: CallContext): Promise<ResultOf<typeof TokensRevoke>> {
-    const row = await this.db.selectFrom('tokens').select(['id', 'revoked_at']).where('id', '=', params.id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('tokens')
+      .select(['id', 'revoked_at'])
+      .where('id', '=', params.id)
+      .executeTakeFirst();
     if (!row) throw new MemexError('not_found', `no token ${params.id}`);
     const { seq } = await this.publisher.publish({
       type: 'token.revoked',

@@ -16,12 +16,14 @@ export function eventVisible(scope: Scope, event: EventEnvelope): boolean {
 export function resumePoint(fromSeq: string | undefined, lastEventId: string | undefined): number {
   if (fromSeq !== undefined) {
     const seq = Number(fromSeq);
-    if (!Number.isInteger(seq) || seq < 1) throw new MemexError('invalid_params', `from_seq must be a positive integer, got "${fromSeq}"`);
+    if (!Number.isInteger(seq) || seq < 1)
+      throw new MemexError('invalid_params', `from_seq must be a positive integer, got "${fromSeq}"`);
     return seq;
   }
   if (lastEventId !== undefined) {
     const seen = Number(lastEventId);
-    if (!Number.isInteger(seen) || seen < 0) throw new MemexError('invalid_params', `Last-Event-ID must be a sequence, got "${lastEventId}"`);
+    if (!Number.isInteger(seen) || seen < 0)
+      throw new MemexError('invalid_params', `Last-Event-ID must be a sequence, got "${lastEventId}"`);
     return seen + 1;
   }
   return 1;
@@ -51,7 +53,14 @@ export class EventsController {
       const { status, body } = toErrorBody(error);
       return void (await reply.code(status).send(body));
     }
-    const wanted = types ? new Set(types.split(',').map((t) => t.trim()).filter(Boolean)) : undefined;
+    const wanted = types
+      ? new Set(
+          types
+            .split(',')
+            .map((t) => t.trim())
+            .filter(Boolean),
+        )
+      : undefined;
     const abort = new AbortController();
     reply.hijack();
     const out = reply.raw;
@@ -66,7 +75,11 @@ export class EventsController {
     request.raw.on('close', () => abort.abort());
     try {
       const filter = wanted?.size === 1 ? typeFilter([...wanted][0]!) : undefined;
-      for await (const { seq, event } of readLog(this.bus, { fromSeq: start, signal: abort.signal, ...(filter ? { filter } : {}) })) {
+      for await (const { seq, event } of readLog(this.bus, {
+        fromSeq: start,
+        signal: abort.signal,
+        ...(filter ? { filter } : {}),
+      })) {
         if (wanted && !wanted.has(event.type)) continue;
         if (!eventVisible(scope, event)) continue;
         out.write(`id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);

@@ -23,7 +23,8 @@ const GRPC_STATUS: Record<ErrorCode, grpc.status> = {
 };
 
 function toServiceError(error: unknown): grpc.ServiceError {
-  const memex = error instanceof MemexError ? error : new MemexError('internal', String((error as Error)?.message ?? error));
+  const memex =
+    error instanceof MemexError ? error : new MemexError('internal', String((error as Error)?.message ?? error));
   return Object.assign(new Error(`${memex.code}: ${memex.message}`), {
     code: GRPC_STATUS[memex.code],
     details: `${memex.code}: ${memex.message}`,
@@ -46,7 +47,12 @@ export class GrpcServer implements OnApplicationBootstrap, OnApplicationShutdown
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
-    const definition = protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, defaults: true, oneofs: true });
+    const definition = protoLoader.loadSync(PROTO_PATH, {
+      keepCase: true,
+      longs: Number,
+      defaults: true,
+      oneofs: true,
+    });
     const loaded = grpc.loadPackageDefinition(definition) as unknown as {
       memex: { v1: { Memex: { service: grpc.ServiceDefinition } } };
     };
@@ -67,20 +73,27 @@ export class GrpcServer implements OnApplicationBootstrap, OnApplicationShutdown
     this.server = new grpc.Server();
     this.server.addService(loaded.memex.v1.Memex.service, implementation);
     this.port = await new Promise<number>((resolve, reject) =>
-      this.server!.bindAsync(`${this.config.host}:${this.config.grpcPort}`, grpc.ServerCredentials.createInsecure(), (error, port) =>
-        error ? reject(error) : resolve(port),
+      this.server!.bindAsync(
+        `${this.config.host}:${this.config.grpcPort}`,
+        grpc.ServerCredentials.createInsecure(),
+        (error, port) => (error ? reject(error) : resolve(port)),
       ),
     );
     this.logger.log(`gRPC on ${this.config.host}:${this.port}`);
   }
 
-  private async subscribe(call: grpc.ServerWritableStream<{ from_seq: number; types: string[] }, unknown>): Promise<void> {
+  private async subscribe(
+    call: grpc.ServerWritableStream<{ from_seq: number; types: string[] }, unknown>,
+  ): Promise<void> {
     const abort = new AbortController();
     call.on('cancelled', () => abort.abort());
     try {
       const { scope } = await this.principal(call.metadata);
       const wanted = call.request.types.length > 0 ? new Set(call.request.types) : undefined;
-      for await (const { seq, event } of readLog(this.bus, { fromSeq: call.request.from_seq || 1, signal: abort.signal })) {
+      for await (const { seq, event } of readLog(this.bus, {
+        fromSeq: call.request.from_seq || 1,
+        signal: abort.signal,
+      })) {
         if (wanted && !wanted.has(event.type)) continue;
         if (eventVisible(scope, event)) call.write({ seq, type: event.type, json: JSON.stringify(event) });
       }
@@ -104,6 +117,7 @@ export class GrpcServer implements OnApplicationBootstrap, OnApplicationShutdown
 
 /** Results are objects for every method; anything else is wrapped so the Struct stays valid. */
 function toResult(result: unknown): ProtoStruct {
-  if (result && typeof result === 'object' && !Array.isArray(result)) return toStruct(result as Record<string, unknown>);
+  if (result && typeof result === 'object' && !Array.isArray(result))
+    return toStruct(result as Record<string, unknown>);
   return { fields: { value: toValue(result) } };
 }

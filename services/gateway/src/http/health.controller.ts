@@ -25,7 +25,9 @@ export class HealthController {
       this.bus.lastSeq().catch(() => null),
     ]);
     const ready = lastSeq !== null && services.every((service) => service.ready);
-    await reply.code(ready ? 200 : 503).send({ status: ready ? 'ok' : 'starting', log: { last_seq: lastSeq }, services });
+    await reply
+      .code(ready ? 200 : 503)
+      .send({ status: ready ? 'ok' : 'starting', log: { last_seq: lastSeq }, services });
   }
 
   @Get('metrics')

@@ -28,7 +28,11 @@ export class RpcController {
 
   /** The same call with the method in the path and the params as the body. */
   @Post('api/v1/memex/:method')
-  async method(@Param('method') method: string, @Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  async method(
+    @Param('method') method: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
     await this.answer(request, reply, () => ({ method: `memex.${method}`, params: request.body ?? {} }));
   }
 

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { MemexError } from '@memex/contracts';
+import { registerImport } from './commands/import.js';
 import { registerReplay } from './commands/replay.js';
 import { registerStack } from './commands/stack.js';
 import { registerStatus } from './commands/status.js';
@@ -10,6 +11,7 @@ registerStack(program);
 registerStatus(program);
 registerToken(program);
 registerReplay(program);
+registerImport(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -12,24 +12,38 @@ export const INGEST_REQUEST_LIMIT_BYTES = 40 * 1024 * 1024;
  */
 export const IngestItem = Type.Object(
   {
-    type: Type.String({ description: 'The MIME type (message/rfc822, application/pdf, text/markdown, …); it picks the handler (memex.types).' }),
+    type: Type.String({
+      description:
+        'The MIME type (message/rfc822, application/pdf, text/markdown, …); it picks the handler (memex.types).',
+    }),
     data: Type.Optional(Type.String({ description: 'The item’s bytes in its standard format, base64.' })),
     text: Type.Optional(Type.String({ description: 'Instead of data: the content as text (sent as UTF-8).' })),
     source: Type.Object(
       {
-        kind: Type.String({ description: 'What kind of source, e.g. mbox, maildir, folder. The item’s source becomes import:<kind>[:<id>]; connector namespaces (gmail, …) are refused.' }),
+        kind: Type.String({
+          description:
+            'What kind of source, e.g. mbox, maildir, folder. The item’s source becomes import:<kind>[:<id>]; connector namespaces (gmail, …) are refused.',
+        }),
         id: Type.Optional(Type.String({ description: 'Which one, e.g. archive-2009.' })),
       },
       { additionalProperties: false },
     ),
-    external_id: Type.Optional(Type.String({ description: 'The source’s own id for the item; re-sending it is harmless.' })),
-    attributes: Type.Optional(Type.Unknown({ description: 'Facts not inside the bytes, checked against the handler’s strict schema (memex.types).' })),
+    external_id: Type.Optional(
+      Type.String({ description: 'The source’s own id for the item; re-sending it is harmless.' }),
+    ),
+    attributes: Type.Optional(
+      Type.Unknown({
+        description: 'Facts not inside the bytes, checked against the handler’s strict schema (memex.types).',
+      }),
+    ),
     labels: Type.Optional(Type.Array(Type.String(), { description: 'Scope labels: which sessions may see the item.' })),
   },
   { additionalProperties: false },
 );
 
-export const IngestStatus = Type.Union(['created', 'updated', 'duplicate', 'rejected'].map((s) => Type.Literal(s)));
+export const IngestStatus = Type.Union(
+  (['created', 'updated', 'duplicate', 'rejected'] as const).map((s) => Type.Literal(s)),
+);
 
 export const IngestResult = Type.Object({
   status: IngestStatus,
@@ -67,7 +81,8 @@ export const Types = defineMethod({
   service: 'ingest',
   kind: 'query',
   access: 'any',
-  summary: 'The handler registry: MIME types, attribute schemas, identity rules, limits and what each handler produces.',
+  summary:
+    'The handler registry: MIME types, attribute schemas, identity rules, limits and what each handler produces.',
   params: Type.Object({}),
   result: Type.Object({ handlers: Type.Array(HandlerInfo), request_limit_bytes: Type.Integer() }),
 });
@@ -80,7 +95,8 @@ export const ItemsContent = defineMethod({
   service: 'ingest',
   kind: 'query',
   access: 'any',
-  summary: 'An item’s original bytes (the raw message, the uploaded file), base64, within the caller’s scope; read large items in ranges.',
+  summary:
+    'An item’s original bytes (the raw message, the uploaded file), base64, within the caller’s scope; read large items in ranges.',
   params: Type.Object({
     id: Type.String({ minLength: 1 }),
     offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
@@ -93,7 +109,9 @@ export const ItemsContent = defineMethod({
     size: Type.Integer({ description: 'the whole item’s size in bytes' }),
     offset: Type.Integer(),
     data: Type.String({ description: 'base64 of bytes [offset, offset + length)' }),
-    next_offset: Type.Union([Type.Integer(), Type.Null()], { description: 'where the next range starts, or null at the end' }),
+    next_offset: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'where the next range starts, or null at the end',
+    }),
   }),
 });
 

@@ -18,7 +18,8 @@ export const MailAccounts = defineMethod({
   service: 'ingest',
   kind: 'query',
   access: 'any',
-  summary: 'The mail accounts (imported mail belongs to an account named after its source), with message and unread counts within scope.',
+  summary:
+    'The mail accounts (imported mail belongs to an account named after its source), with message and unread counts within scope.',
   params: Type.Object({}),
   result: Type.Object({ accounts: Type.Array(MailAccount) }),
 });
@@ -31,7 +32,10 @@ export const MailSummary = Type.Object({
   subject: Type.String(),
   from: Type.Array(Address),
   to: Type.Array(Address),
-  date: Type.String({ format: 'date-time', description: 'when it was sent (or received, or imported when neither is known)' }),
+  date: Type.String({
+    format: 'date-time',
+    description: 'when it was sent (or received, or imported when neither is known)',
+  }),
   snippet: Type.String(),
   read: Type.Boolean(),
   starred: Type.Boolean(),
@@ -43,7 +47,7 @@ export const MailSummary = Type.Object({
 });
 
 export const MailView = Type.Union(
-  ['inbox', 'label', 'starred', 'unread', 'spam', 'trash', 'all'].map((v) => Type.Literal(v)),
+  (['inbox', 'label', 'starred', 'unread', 'spam', 'trash', 'all'] as const).map((v) => Type.Literal(v)),
   {
     description:
       'inbox: in the inbox (folder INBOX or none, not archived); label: carries `label`; starred; unread; spam; trash; all: everything but spam and trash',
@@ -55,7 +59,8 @@ export const MailList = defineMethod({
   service: 'ingest',
   kind: 'query',
   access: 'any',
-  summary: 'Messages of a view (inbox, a label, starred, unread, spam, trash, all), newest first, paged by a stable cursor.',
+  summary:
+    'Messages of a view (inbox, a label, starred, unread, spam, trash, all), newest first, paged by a stable cursor.',
   params: Type.Object({
     view: MailView,
     label: Type.Optional(MailLabel),
@@ -80,7 +85,8 @@ export const MailThread = defineMethod({
   service: 'ingest',
   kind: 'query',
   access: 'any',
-  summary: 'The conversation a message belongs to, oldest first (threaded by References and In-Reply-To; a missing message in the middle does not split it).',
+  summary:
+    'The conversation a message belongs to, oldest first (threaded by References and In-Reply-To; a missing message in the middle does not split it).',
   params: Type.Object({ id: Type.String({ minLength: 1, description: 'any message of the conversation' }) }),
   result: Type.Object({ thread_key: Type.String(), messages: Type.Array(MailThreadMessage) }),
 });

@@ -1,0 +1,43 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { folderName, listMaildir, parseMaildirName } from './maildir.js';
+
+test('folder names: the root is INBOX, Maildir++ dots and nested directories become /', () => {
+  assert.equal(folderName(''), 'INBOX');
+  assert.equal(folderName('.Sent'), 'Sent');
+  assert.equal(folderName('.Work.2009'), 'Work/2009');
+  assert.equal(folderName(path.join('Archive', 'Spam')), 'Archive/Spam');
+});
+
+test('maildir names: flags after :2, (or !2,), none without', () => {
+  assert.deepEqual(parseMaildirName('1234567890.M1P2.host:2,FRS'), { unique: '1234567890.M1P2.host', flags: 'FRS' });
+  assert.deepEqual(parseMaildirName('1234567890.M1P2.host!2,S'), { unique: '1234567890.M1P2.host', flags: 'S' });
+  assert.deepEqual(parseMaildirName('1234567890.M1P2.host'), { unique: '1234567890.M1P2.host', flags: '' });
+});
+
+test('a Maildir++ tree lists every message with its folder, read and starred flags and delivery time', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'maildir-test-'));
+  const put = (dir: string, name: string) => {
+    fs.mkdirSync(path.join(root, dir), { recursive: true });
+    fs.writeFileSync(path.join(root, dir, name), 'Subject: x\n\ny\n');
+  };
+  for (const dir of ['tmp', '.Junk/tmp']) fs.mkdirSync(path.join(root, dir), { recursive: true });
+  put('new', '1262304000.M1P1.host');
+  put('cur', '1262304001.M2P1.host:2,S');
+  put('cur', '1262304002.M3P1.host:2,FS');
+  put('.Junk/cur', '1262304003.M4P1.host:2,');
+  put('tmp', 'half-delivered');
+  const messages = await listMaildir(root);
+  assert.deepEqual(
+    messages.map((m) => [m.key, m.folder, m.read, m.starred, m.received]),
+    [
+      ['INBOX/1262304000.M1P1.host', 'INBOX', false, false, '2010-01-01T00:00:00.000Z'],
+      ['INBOX/1262304001.M2P1.host', 'INBOX', true, false, '2010-01-01T00:00:01.000Z'],
+      ['INBOX/1262304002.M3P1.host', 'INBOX', true, true, '2010-01-01T00:00:02.000Z'],
+      ['Junk/1262304003.M4P1.host', 'Junk', false, false, '2010-01-01T00:00:03.000Z'],
+    ],
+  );
+});

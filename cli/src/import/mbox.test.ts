@@ -1,0 +1,79 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readMbox, separatorDate } from './mbox.js';
+
+function tempFile(content: Buffer | string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mbox-test-'));
+  const file = path.join(dir, 'box.mbox');
+  fs.writeFileSync(file, content);
+  return file;
+}
+
+async function all(file: string, from = 0) {
+  const out = [];
+  for await (const message of readMbox(file, from)) out.push(message);
+  return out;
+}
+
+test('splits on From lines, unescapes >From (mboxrd), drops the separating blank line, keeps offsets', async () => {
+  const mbox =
+    'From ann@example.com Sat Jan  3 01:05:34 1996\n' +
+    'Subject: one\n\nHello\n>From the start\n>>From deeper\nFrom me, not a separator (no blank line before)\n\n' +
+    'From bob@example.com Mon Feb 14 09:00:00 2000\n' +
+    'Subject: two\n\nBye\n';
+  const file = tempFile(mbox);
+  const messages = await all(file);
+  assert.equal(messages.length, 2);
+  assert.equal(messages[0]!.bytes.toString(), 'Subject: one\n\nHello\nFrom the start\n>From deeper\nFrom me, not a separator (no blank line before)\n');
+  assert.equal(messages[0]!.received, '1996-01-03T01:05:34.000Z');
+  assert.equal(messages[1]!.bytes.toString(), 'Subject: two\n\nBye\n');
+  assert.equal(messages[1]!.offset, mbox.indexOf('From bob'));
+  assert.equal(messages[0]!.end, messages[1]!.offset);
+  assert.equal(messages[1]!.end, Buffer.byteLength(mbox));
+  // Resuming at a message's offset reads from there.
+  const resumed = await all(file, messages[1]!.offset);
+  assert.deepEqual(resumed.map((m) => m.bytes.toString()), ['Subject: two\n\nBye\n']);
+});
+
+test('a separator with a date splits even without the blank line; CRLF files and 8-bit bytes pass through', async () => {
+  const latin1 = Buffer.from('Subject: caf\xe9\r\n\r\nd\xe9j\xe0 vu\r\n', 'latin1');
+  const file = tempFile(
+    Buffer.concat([
+      Buffer.from('From a@b Thu Mar  1 10:00:00 +0100 2001\r\n'),
+      latin1,
+      Buffer.from('From c@d Fri Mar  2 11:00 2001\r\nSubject: x\r\n\r\ny\r\n'),
+    ]),
+  );
+  const messages = await all(file);
+  assert.equal(messages.length, 2);
+  assert.deepEqual(messages[0]!.bytes, latin1);
+  assert.equal(messages[1]!.received, '2001-03-02T11:00:00.000Z');
+});
+
+test('messages across chunk boundaries come out whole, in order', async () => {
+  const bodies: string[] = [];
+  let mbox = '';
+  for (let i = 0; i < 3000; i++) {
+    const body = `Subject: m${i}\n\n${'x'.repeat((i * 7919) % 3000)}\nFrom inside ${i} (escaped below)\n`;
+    bodies.push(body);
+    mbox += `From sender@example.com Tue Dec  1 10:00:00 2009\n${body.replace(/^From /gm, '>From ')}\n`;
+  }
+  const messages = await all(tempFile(mbox));
+  assert.ok(Buffer.byteLength(mbox) > 3 << 20, 'spans several 1 MB chunks');
+  assert.deepEqual(messages.map((m) => m.bytes.toString()), bodies);
+});
+
+test('a file that is not an mbox is refused naming why; so is a resume offset that is not a From line', async () => {
+  await assert.rejects(all(tempFile('Subject: hi\n\nno separator\n')), /is not an mbox.*does not start with a "From " line/);
+  await assert.rejects(all(tempFile('From a@b Sat Jan  3 01:05:34 1996\nSubject: hi\n\nbody\n'), 5), /no "From " line at byte 5/);
+});
+
+test('separator dates: asctime with or without seconds and zone; anything else is none', () => {
+  assert.equal(separatorDate('From MAILER-DAEMON Wed Oct  4 07:12:01 2006'), '2006-10-04T07:12:01.000Z');
+  assert.equal(separatorDate('From x@y Wed Oct 4 07:12 PDT 2006\r\n'), '2006-10-04T07:12:00.000Z');
+  assert.equal(separatorDate('From x@y yesterday'), null);
+  assert.equal(separatorDate('From x@y Wed Foo  4 07:12:01 2006'), null);
+});

@@ -1,0 +1,102 @@
+import { createReadStream } from 'node:fs';
+
+/** One message of an mbox, with where it starts and ends in the file. */
+export interface MboxMessage {
+  /** Byte offset of its `From ` line: the message's place in the archive. */
+  offset: number;
+  /** Byte offset just after it: where the next message's `From ` line starts (or the end of the file). */
+  end: number;
+  /** The RFC 822 message, mboxrd-unescaped, without the `From ` line and the blank line before the next one. */
+  bytes: Buffer;
+  /** The date on the `From ` line (when the message arrived), if it has a readable one. */
+  received: string | null;
+}
+
+const FROM = Buffer.from('From ');
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+/** `From sender Sat Jan  3 01:05:34 1996` (asctime), optionally with a zone before the year. */
+const SEPARATOR_DATE = /^From \S+\s+[A-Za-z]{3}\s+([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:\S+\s+)?(\d{4})\s*$/;
+
+function startsWithFrom(line: Buffer): boolean {
+  return line.length >= 5 && line.compare(FROM, 0, 5, 0, 5) === 0;
+}
+
+function isBlank(line: Buffer): boolean {
+  return line.length === 0 || (line.length === 1 && line[0] === 0x0a) || (line.length === 2 && line[0] === 0x0d && line[1] === 0x0a);
+}
+
+/** A `>From `, `>>From `… line (mboxrd-escaped): one `>` comes off. */
+function isEscapedFrom(line: Buffer): boolean {
+  let i = 0;
+  while (i < line.length && line[i] === 0x3e) i++;
+  return i > 0 && line.length - i >= 5 && line.compare(FROM, 0, 5, i, i + 5) === 0;
+}
+
+/** The `From ` line's date as ISO (taken as UTC: the line carries no reliable zone), or null. */
+export function separatorDate(line: string): string | null {
+  const m = SEPARATOR_DATE.exec(line.trimEnd());
+  if (!m) return null;
+  const month = MONTHS.indexOf(m[1]!.toLowerCase());
+  if (month < 0) return null;
+  const date = new Date(Date.UTC(Number(m[6]), month, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5] ?? 0)));
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+/**
+ * Splits an mbox into messages as a stream: the file is read in chunks and only one message is
+ * held at a time, so an archive of any size fits. A message starts at a `From ` line that begins
+ * the file or follows a blank line, or that has the asctime date of a real separator (archives
+ * written without the blank line); `>From ` lines are unescaped (mboxrd). Starts at `fromOffset`,
+ * which must be the offset of a `From ` line (the `end` of a message read before).
+ */
+export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<MboxMessage> {
+  let message: { offset: number; received: string | null; lines: Buffer[] } | null = null;
+  let previousBlank = true;
+  let carry = Buffer.alloc(0);
+  let carryOffset = fromOffset;
+  const ready: MboxMessage[] = [];
+
+  const finish = (end: number) => {
+    if (!message) return;
+    const lines = message.lines;
+    // The blank line before the next `From ` belongs to the mbox, not to the message.
+    if (lines.length > 0 && isBlank(lines[lines.length - 1]!)) lines.pop();
+    ready.push({ offset: message.offset, end, bytes: Buffer.concat(lines), received: message.received });
+    message = null;
+  };
+
+  const line = (bytes: Buffer, offset: number) => {
+    if (startsWithFrom(bytes)) {
+      const text = bytes.toString('latin1');
+      const received = separatorDate(text);
+      if (previousBlank || received !== null || message === null) {
+        finish(offset);
+        message = { offset, received, lines: [] };
+        previousBlank = false;
+        return;
+      }
+    }
+    if (!message) {
+      const where = offset === 0 ? 'it does not start with a "From " line' : `there is no "From " line at byte ${offset}`;
+      throw new Error(`${file} is not an mbox (or not at this position): ${where}`);
+    }
+    message.lines.push(isEscapedFrom(bytes) ? bytes.subarray(1) : bytes);
+    previousBlank = isBlank(bytes);
+  };
+
+  for await (const chunk of createReadStream(file, { start: fromOffset, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+    const buffer = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+    let at = 0;
+    for (let newline = buffer.indexOf(0x0a, at); newline >= 0; newline = buffer.indexOf(0x0a, at)) {
+      line(buffer.subarray(at, newline + 1), carryOffset + at);
+      at = newline + 1;
+    }
+    // Lines point into the chunk; the unfinished tail is copied so the chunk can go.
+    carry = Buffer.from(buffer.subarray(at));
+    carryOffset += at;
+    yield* ready.splice(0);
+  }
+  if (carry.length > 0) line(carry, carryOffset);
+  finish(carryOffset + carry.length);
+  yield* ready.splice(0);
+}

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
+import { Consistent } from './commands/consistent.js';
 import { LinksService } from './commands/links.service.js';
 import { TrailsService } from './commands/trails.service.js';
 import { GraphProjector } from './projection/graph.projector.js';
@@ -16,7 +17,7 @@ export class GraphModule {
     return {
       module: GraphModule,
       imports: [MemexModule.forService({ service: 'graph', config, schema: 'graph' })],
-      providers: [GraphProjector, EntitiesService, LinksService, ReviewService, TrailsService, BriefService, MentionService],
+      providers: [GraphProjector, Consistent, EntitiesService, LinksService, ReviewService, TrailsService, BriefService, MentionService],
     };
   }
 }

@@ -17,6 +17,7 @@ import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { linkId, parseRef, refString } from '../domain/keys.js';
 import { makerOf } from '../projection/entities.js';
 import { itemVisible, resolveEntity, type Db } from '../query/access.js';
+import { Consistent } from './consistent.js';
 
 /**
  * A ref as events carry it: `entity:<id>` becomes the key of the thing it resolves to, other keys
@@ -45,17 +46,19 @@ async function foundingKey(db: Db, id: number): Promise<string> {
 export class LinksService {
   constructor(
     private readonly publisher: EventPublisher,
+    private readonly consistent: Consistent,
     @Inject(DATABASE) private readonly db: Db,
   ) {}
 
   @RpcMethod(LinkAdd)
   async add(params: ParamsOf<typeof LinkAdd>, call: CallContext): Promise<ResultOf<typeof LinkAdd>> {
     const owner = call.scope.kind === 'owner';
-    const src = await storedRef(this.db, call.scope, params.src);
-    const dst = await storedRef(this.db, call.scope, params.dst);
-    if (src === dst) throw new MemexError('invalid_params', `a link needs two different ends (both are ${src})`);
     const evidence = params.evidence ?? [];
-    for (const entry of evidence) await assertItemVisible(this.db, call.scope, entry.item);
+    const [src, dst] = await this.consistent.read(async () => {
+      for (const entry of evidence) await assertItemVisible(this.db, call.scope, entry.item);
+      return [await storedRef(this.db, call.scope, params.src), await storedRef(this.db, call.scope, params.dst)];
+    });
+    if (src === dst) throw new MemexError('invalid_params', `a link needs two different ends (both are ${src})`);
     if (!owner && evidence.length === 0) {
       throw new MemexError('invalid_params', "an agent's link is an inference and needs evidence: at least one item it rests on");
     }
@@ -86,12 +89,19 @@ export class LinksService {
 
   @RpcMethod(LinkRetract)
   async retract(params: ParamsOf<typeof LinkRetract>, call: CallContext): Promise<ResultOf<typeof LinkRetract>> {
-    const link = (await sql<{ made_by: string }>`select made_by from links where id = ${params.link_id}`.execute(this.db)).rows[0];
-    if (!link) throw new MemexError('not_found', `no link ${params.link_id}`);
+    const link = await this.link(params.link_id);
     if (call.scope.kind !== 'owner' && link.made_by !== makerOf(call.caller)) {
       throw new MemexError('forbidden', `link ${params.link_id} was made by ${link.made_by}; an agent retracts only its own links`);
     }
     return this.publishRetract(params.link_id, call, params.reason);
+  }
+
+  private async link(id: string): Promise<{ made_by: string }> {
+    return this.consistent.read(async () => {
+      const row = (await sql<{ made_by: string }>`select made_by from links where id = ${id}`.execute(this.db)).rows[0];
+      if (!row) throw new MemexError('not_found', `no link ${id}`);
+      return row;
+    });
   }
 
   private async publishRetract(linkId: string, call: CallContext, reason?: string): Promise<{ seq: number }> {
@@ -106,8 +116,7 @@ export class LinksService {
 
   @RpcMethod(EntityMerge)
   async merge(params: ParamsOf<typeof EntityMerge>, call: CallContext): Promise<ResultOf<typeof EntityMerge>> {
-    const from = await this.thing(params.from);
-    const into = await this.thing(params.into);
+    const [from, into] = await this.consistent.read(async () => [await this.thing(params.from), await this.thing(params.into)]);
     if (from.id === into.id) throw new MemexError('conflict', `${params.from} and ${params.into} are already one thing (${into.key})`);
     if (from.kind !== into.kind) throw new MemexError('invalid_params', `cannot merge a ${from.kind} into a ${into.kind}`);
     const mergeId = newId();
@@ -129,13 +138,16 @@ export class LinksService {
   async split(params: ParamsOf<typeof EntitySplit>, call: CallContext): Promise<ResultOf<typeof EntitySplit>> {
     if ((params.merge_id === undefined) === (params.key === undefined)) throw new MemexError('invalid_params', 'pass exactly one of merge_id and key');
     const key = params.key === undefined ? null : refString(parseRef(params.key));
-    const row = (
+    const row = await this.consistent.read(async () => {
+      const found = (
       await sql<{ merge_id: string; key: string }>`
         select m.merge_id, e.key from merges m join entities e on e.id = m.from_entity
         where ${key === null ? sql`m.merge_id = ${params.merge_id}` : sql`${key} = any(m.keys)`}
         order by m.at desc, m.merge_id desc limit 1`.execute(this.db)
-    ).rows[0];
-    if (!row) throw new MemexError('not_found', `no merge ${params.merge_id ?? `of ${params.key}`} to undo`);
+      ).rows[0];
+      if (!found) throw new MemexError('not_found', `no merge ${params.merge_id ?? `of ${params.key}`} to undo`);
+      return found;
+    });
     const { seq } = await this.publisher.publish({
       type: 'entity.split',
       subject: `entity:${row.key}`,
@@ -163,8 +175,7 @@ export class LinksService {
     }
     if (kind === 'link' && rest.length === 1) {
       const id = rest[0]!;
-      const exists = await sql`select 1 from links where id = ${id}`.execute(this.db);
-      if (exists.rows.length === 0) throw new MemexError('not_found', `no link ${id}`);
+      await this.link(id);
       if (params.decision === 'reject') return this.publishRetract(id, call, 'rejected in review');
       const { seq } = await this.publisher.publish({ type: 'link.confirmed', subject: `link:${id}`, actor: call.caller, data: { link_id: id } });
       return { seq };

@@ -15,6 +15,8 @@ import { EventPublisher, newId } from '@memex/bus';
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { itemVisible, resolveEntity, summaries, type Db } from '../query/access.js';
+import { anyWord } from '../domain/keys.js';
+import { Consistent } from './consistent.js';
 import { storedRef } from './links.service.js';
 
 type Summary = ResultOf<typeof TrailsList>['trails'][number];
@@ -30,6 +32,7 @@ export function trailVisible(scope: Scope, t = 't') {
 export class TrailsService {
   constructor(
     private readonly publisher: EventPublisher,
+    private readonly consistent: Consistent,
     @Inject(DATABASE) private readonly db: Db,
   ) {}
 
@@ -50,8 +53,9 @@ export class TrailsService {
 
   @RpcMethod(TrailsAppend)
   async append(params: ParamsOf<typeof TrailsAppend>, call: CallContext): Promise<ResultOf<typeof TrailsAppend>> {
-    const labels = await this.visibleTrail(call.scope, params.trail_id);
-    const target = await storedRef(this.db, call.scope, params.target);
+    const [labels, target] = await this.consistent.read(
+      async () => [await this.visibleTrail(call.scope, params.trail_id), await storedRef(this.db, call.scope, params.target)] as const,
+    );
     const stepId = newId();
     const { seq } = await this.publisher.publish({
       type: 'trail.appended',
@@ -66,11 +70,14 @@ export class TrailsService {
 
   @RpcMethod(TrailsComment)
   async comment(params: ParamsOf<typeof TrailsComment>, call: CallContext): Promise<ResultOf<typeof TrailsComment>> {
-    const labels = await this.visibleTrail(call.scope, params.trail_id);
-    if (params.step_id) {
-      const step = await sql`select 1 from trail_steps where step_id = ${params.step_id} and trail_id = ${params.trail_id}`.execute(this.db);
-      if (step.rows.length === 0) throw new MemexError('not_found', `trail ${params.trail_id} has no step ${params.step_id}`);
-    }
+    const labels = await this.consistent.read(async () => {
+      const found = await this.visibleTrail(call.scope, params.trail_id);
+      if (params.step_id) {
+        const step = await sql`select 1 from trail_steps where step_id = ${params.step_id} and trail_id = ${params.trail_id}`.execute(this.db);
+        if (step.rows.length === 0) throw new MemexError('not_found', `trail ${params.trail_id} has no step ${params.step_id}`);
+      }
+      return found;
+    });
     const { seq } = await this.publisher.publish({
       type: 'trail.commented',
       subject: `trail:${params.trail_id}`,
@@ -118,7 +125,7 @@ export async function listTrails(db: Db, scope: Scope, options: { through?: numb
     where ${trailVisible(scope)}
       ${options.id ? sql`and t.id = ${options.id}` : sql``}
       ${options.through != null ? sql`and exists (select 1 from trail_steps s where s.trail_id = t.id and s.target_entity = ${options.through})` : sql``}
-      ${options.text ? sql`and to_tsvector('simple', t.name || ' ' || t.description) @@ websearch_to_tsquery('simple', ${options.text})` : sql``}
+      ${options.text && anyWord(options.text) ? sql`and to_tsvector('english', t.name || ' ' || t.description) @@ to_tsquery('english', ${anyWord(options.text)})` : sql``}
     order by t.created_at desc, t.id desc limit ${options.limit}`.execute(db);
   return rows.rows.map((r) => ({
     trail_id: r.id,

@@ -76,3 +76,9 @@ export function pipelineOf(madeBy: string): string {
   const at = madeBy.lastIndexOf('@');
   return at > 0 ? madeBy.slice(0, at) : madeBy;
 }
+
+/** A tsquery matching any of the text's words (letters and digits only, so nothing needs escaping). */
+export function anyWord(text: string): string | null {
+  const words = [...new Set(text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? [])].slice(0, 30);
+  return words.length > 0 ? words.join(' | ') : null;
+}

@@ -26,7 +26,7 @@ export const graphMigrations: Migration[] = [
       await sql`create index items_time on items (occurred_at desc)`.execute(db);
       await sql`create index items_thread on items (thread_key) where thread_key is not null`.execute(db);
       await sql`create index items_title_trgm on items using gin (lower(title) gin_trgm_ops) where kind in ('paper', 'document')`.execute(db);
-      await sql`create index items_notes_fts on items using gin (to_tsvector('simple', title || ' ' || excerpt)) where kind = 'note'`.execute(db);
+      await sql`create index items_notes_fts on items using gin (to_tsvector('english', title || ' ' || excerpt)) where kind = 'note'`.execute(db);
       await sql`create table tombstones (id text primary key)`.execute(db);
       // Items per month per visibility class, so memex.months never scans items.
       await sql`create table month_counts (

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import { ContextBrief, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
-import { normalizeKey } from '../domain/keys.js';
+import { anyWord, normalizeKey } from '../domain/keys.js';
 import { rejectedSql } from '../projection/links.js';
 import { listTrails } from '../commands/trails.service.js';
 import { entityVisible, itemVisible, linkVisible, summaries, type Db, type Summary } from './access.js';
@@ -194,7 +194,7 @@ export class BriefService {
       where i.kind = 'note' and ${itemVisible(scope)} and (
         exists (select 1 from links l where l.status = 'active' and (
           (l.src_item = i.id and l.dst_entity = any(${ids}::bigint[])) or (l.dst_item = i.id and l.src_entity = any(${ids}::bigint[]))))
-        ${text.trim() ? sql`or to_tsvector('simple', i.title || ' ' || i.excerpt) @@ websearch_to_tsquery('simple', ${text.slice(0, 2000)})` : sql``})
+        ${anyWord(text) ? sql`or to_tsvector('english', i.title || ' ' || i.excerpt) @@ to_tsquery('english', ${anyWord(text)})` : sql``})
       order by i.occurred_at desc nulls last, i.id desc limit 10`.execute(this.db);
     return rows.rows.map((n) => {
       const body = n.excerpt.replace(/\s+/g, ' ').trim();
@@ -206,7 +206,7 @@ export class BriefService {
   private async trails(scope: Scope, ids: number[], text: string): Promise<Line[]> {
     const lists = [
       ...(await Promise.all(ids.map((id) => listTrails(this.db, scope, { through: id, limit: 3 })))).flat(),
-      ...(text.trim() ? await listTrails(this.db, scope, { text: text.slice(0, 2000), limit: 3 }) : []),
+      ...(anyWord(text) ? await listTrails(this.db, scope, { text, limit: 3 }) : []),
     ];
     const seen = new Set<string>();
     return lists.flatMap((t) => {

@@ -99,7 +99,8 @@ export class MentionService {
       const threads = await sql<{ thread_key: string; title: string; n: number; last: Date | null }>`
         select i.thread_key, (array_agg(i.title order by i.occurred_at))[1] as title, count(*)::int as n, max(i.occurred_at) as last
         from items i where i.kind = 'email' and i.thread_key is not null and lower(i.title) like ${pattern} and ${itemVisible(scope)}
-        group by i.thread_key order by count(*) desc, max(i.occurred_at) desc nulls last limit ${limit}`.execute(this.db);
+        group by i.thread_key
+        order by bool_or(lower(i.title) like ${likePrefix(prefix)}) desc, count(*) desc, max(i.occurred_at) desc nulls last limit ${limit}`.execute(this.db);
       for (const t of threads.rows) {
         out.push({ key: `thread:${t.thread_key}`, kind: 'thread', name: t.title, detail: `${t.n} message${t.n === 1 ? '' : 's'}${t.last ? `, last ${t.last.toISOString().slice(0, 10)}` : ''}` });
       }
@@ -109,7 +110,7 @@ export class MentionService {
       const docs = await sql<{ id: string; kind: string; title: string; occurred_at: Date | null }>`
         select i.id, i.kind, i.title, i.occurred_at from items i
         where i.kind = any(${kinds}::text[]) and lower(i.title) like ${pattern} and ${itemVisible(scope)}
-        order by (i.kind = 'paper') desc, i.occurred_at desc nulls last limit ${limit - out.length}`.execute(this.db);
+        order by lower(i.title) like ${likePrefix(prefix)} desc, (i.kind = 'paper') desc, i.occurred_at desc nulls last limit ${limit - out.length}`.execute(this.db);
       for (const d of docs.rows) out.push({ key: `item:${d.id}`, kind: d.kind, name: d.title, detail: d.occurred_at?.toISOString().slice(0, 10) ?? d.kind });
     }
     return out;

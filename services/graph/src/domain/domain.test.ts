@@ -1,0 +1,42 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { anyWord, normalizeKey, parseRef } from './keys.js';
+import { isFreeMail, orgDomainOf, participantsOf, registrableDomain } from './mail.js';
+
+test('organizations come from registrable domains, never from free mail', () => {
+  assert.equal(orgDomainOf('ann@mail.cs.example.ac.uk'), 'example.ac.uk');
+  assert.equal(orgDomainOf('bob@navstar1.mcom.com'), 'mcom.com');
+  assert.equal(orgDomainOf('carol@acme.co.jp'), 'acme.co.jp');
+  for (const free of ['x@gmail.com', 'x@googlemail.com', 'x@yahoo.co.uk', 'x@yahoo.fr', 'x@hotmail.de', 'x@outlook.com', 'x@live.com', 'x@gmx.net', 'x@web.de', 'x@proton.me', 'x@yandex.ru', 'x@qq.com', 'x@163.com', 'x@icloud.com']) {
+    assert.equal(orgDomainOf(free), null, free);
+  }
+  assert.equal(orgDomainOf('mailusr1@navstar1'), null);
+  assert.equal(orgDomainOf('root@[192.168.0.1]'), null);
+  assert.equal(registrableDomain('example'), null);
+  assert.ok(isFreeMail('aol.com') && !isFreeMail('example.com'));
+});
+
+test('participants: each (relation, address) once, names cleaned, malformed addresses skipped', () => {
+  const people = participantsOf({
+    from: [{ name: '"Ann Lee"', address: 'Ann@Example.com' }],
+    to: [{ name: 'bob@example.com', address: 'bob@example.com' }, { name: 'Undisclosed', address: '' }, { name: '', address: 'ann@example.com' }],
+    cc: [{ name: 'Carol', address: 'carol@example.org' }, { name: 'Carol', address: 'carol@example.org' }],
+    bcc: 'not a list',
+  });
+  assert.deepEqual(people, [
+    { rel: 'sent', address: 'ann@example.com', name: 'Ann Lee' },
+    { rel: 'received', address: 'bob@example.com', name: '' },
+    { rel: 'received', address: 'ann@example.com', name: '' },
+    { rel: 'cc', address: 'carol@example.org', name: 'Carol' },
+  ]);
+});
+
+test('keys are normalized; refs name items or things', () => {
+  assert.equal(normalizeKey('person:Ann@Example.COM'), 'person:ann@example.com');
+  assert.equal(normalizeKey('topic:Machine Learning!'), 'topic:machine-learning');
+  assert.equal(normalizeKey('place:geonames:2950159'), 'place:geonames:2950159');
+  assert.deepEqual(parseRef('item:01J00000000000000000000000'), { item: '01J00000000000000000000000' });
+  assert.throws(() => parseRef('no key'), /not a key|neither a key/);
+  assert.equal(anyWord('What about the renewal?'), 'what | about | the | renewal');
+  assert.equal(anyWord('?!'), null);
+});

@@ -1,0 +1,73 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { MemexError } from '@memex/contracts';
+import { createTestEnv, type TestEnv } from '@memex/testing';
+import { Bus } from './bus.js';
+import { readLog } from './log-reader.js';
+import { EventPublisher, newId, type EventDraft } from './publisher.js';
+import { aggregateFilter, EVENTS_STREAM } from './subjects.js';
+
+let env: TestEnv;
+let bus: Bus;
+let publisher: EventPublisher;
+before(async () => {
+  env = await createTestEnv();
+  bus = await Bus.connect(env.config.natsUrl, 'bus-test');
+  await bus.ensureStreams();
+  publisher = new EventPublisher(bus);
+});
+after(async () => {
+  await bus.close();
+  await env.stop();
+});
+
+function note(id = newId()): EventDraft {
+  return { type: 'note.put', subject: `item:${id}`, actor: { kind: 'user', id: 'owner' }, data: { id, title: 't', body: 'b' } };
+}
+
+test('streams are created idempotently with the log configuration', async () => {
+  await bus.ensureStreams();
+  const info = await bus.jsm.streams.info(EVENTS_STREAM);
+  assert.deepEqual(info.config.subjects, ['memex.evt.>']);
+  assert.equal(info.config.max_msg_size, 1024 * 1024);
+  assert.equal((await bus.jsm.streams.info('MEMEX_JOBS')).config.retention, 'workqueue');
+});
+
+test('publishing the same event twice stores it once', async () => {
+  const draft = { ...note(), id: newId() };
+  const first = await publisher.publish(draft);
+  const second = await publisher.publish(draft);
+  assert.equal(second.duplicate, true);
+  assert.equal(second.seq, first.seq);
+  const stored = [];
+  for await (const logged of readLog(bus, { filter: aggregateFilter(draft.subject), untilCaughtUp: true })) stored.push(logged);
+  assert.equal(stored.length, 1);
+  assert.equal(stored[0]!.event.id, draft.id);
+});
+
+test('a malformed event is rejected before it reaches the log, naming the problem', async () => {
+  const before = await bus.lastSeq();
+  assert.throws(() => publisher.build({ ...note(), data: { id: 'x', body: 1 } }), (error: MemexError) => {
+    assert.equal(error.code, 'invalid_params');
+    assert.match(error.message, /^invalid note\.put v1 event: .*data\.id: Expected string to match/);
+    assert.match(error.message, /data\.title: is required/);
+    assert.match(error.message, /data\.body: Expected string, got 1/);
+    return true;
+  });
+  await assert.rejects(publisher.publishAll([note(), { ...note(), type: 'note.nuked' }]), /unknown event type note\.nuked v1/);
+  assert.equal(await bus.lastSeq(), before, 'nothing of the invalid batch was published');
+});
+
+test('expectFirst makes the log itself refuse a second claim on an aggregate', async () => {
+  const id = newId();
+  await publisher.publish({ ...note(id), expectFirst: true });
+  await assert.rejects(publisher.publish({ ...note(id), expectFirst: true }), (error: MemexError) => error.code === 'conflict');
+});
+
+test('publishAll keeps order and answers each sequence', async () => {
+  const drafts = Array.from({ length: 50 }, () => note());
+  const published = await publisher.publishAll(drafts);
+  const seqs = published.map((p) => p.seq);
+  assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+  assert.equal(new Set(seqs).size, 50);
+});

@@ -1,0 +1,2 @@
+export { SearchModule } from './search.module.js';
+export { parseQuery, type ParsedQuery } from './query/parse.js';

@@ -1,0 +1,82 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import { BUILTIN_SPEC, GLOVE_SIF_SPACE } from '@memex/embeddings';
+import type { SearchDatabase, SpacesTable } from '../schema.js';
+
+export type SpaceRow = Omit<SpacesTable, 'embedded_items'> & { embedded_items: number };
+
+/**
+ * The vector tables of a space. One pair per space rather than one table for all: vectors of
+ * different spaces are never compared, each space has its own dimensions (a column type), an
+ * HNSW index over one space needs no space filter (pgvector applies filters after the graph
+ * walk, which costs recall), and dropping a space is dropping its tables.
+ */
+export function vectorTables(ord: number): { parts: string; items: string } {
+  return { parts: `vec_${ord}_parts`, items: `vec_${ord}_items` };
+}
+
+/** pgvector's text form of a vector (what `::halfvec` casts from). */
+export function vectorLiteral(vector: Float32Array): string {
+  return `[${Array.from(vector).join(',')}]`;
+}
+
+export interface SpaceInfo {
+  space: string;
+  dims: number;
+  kind?: string;
+  spec?: string;
+  name?: string;
+  model?: string;
+  protocol?: 'openai' | 'ollama';
+  details?: Record<string, unknown>;
+}
+
+/**
+ * The space's row, created with its tables on first sight (a model.added, or the first vectors of
+ * the built-in space, which has no model.added). Vectors are stored as halfvec: half the memory
+ * and index size of float32, with a loss of precision far below what separates neighbours.
+ */
+export async function ensureSpace(trx: Transaction<SearchDatabase>, info: SpaceInfo, seq: number): Promise<SpaceRow> {
+  const existing = await trx.selectFrom('spaces').selectAll().where('space', '=', info.space).executeTakeFirst();
+  if (existing) {
+    if (existing.dims !== info.dims) throw new Error(`space ${info.space} has ${existing.dims} dimensions, not ${info.dims}`);
+    if (!info.spec) return existing;
+    const update = {
+      kind: info.kind ?? existing.kind,
+      spec: info.spec,
+      name: info.name ?? null,
+      model: info.model ?? null,
+      protocol: info.protocol ?? null,
+      details: info.details ?? {},
+    };
+    await trx.updateTable('spaces').set(update).where('space', '=', info.space).execute();
+    return { ...existing, ...update };
+  }
+  const max = await trx.selectFrom('spaces').select((eb) => eb.fn.max('ord').as('ord')).executeTakeFirst();
+  const ord = (max?.ord ?? -1) + 1;
+  const builtin = info.space === GLOVE_SIF_SPACE;
+  const row: SpaceRow = {
+    space: info.space,
+    ord,
+    dims: info.dims,
+    kind: info.kind ?? (builtin ? 'glove-sif' : 'unknown'),
+    spec: info.spec ?? (builtin ? BUILTIN_SPEC : ''),
+    name: info.name ?? null,
+    model: info.model ?? null,
+    protocol: info.protocol ?? null,
+    details: info.details ?? {},
+    added_seq: seq,
+    embedded_items: 0,
+  };
+  await trx.insertInto('spaces').values(row).execute();
+  const tables = vectorTables(ord);
+  const type = sql.raw(`halfvec(${Math.trunc(info.dims)})`);
+  await sql`create table ${sql.table(tables.parts)} (item_id text not null, ordinal integer not null, embedding ${type} not null, primary key (item_id, ordinal))`.execute(trx);
+  await sql`create table ${sql.table(tables.items)} (item_id text primary key, embedding ${type} not null)`.execute(trx);
+  await sql`create index ${sql.id(`${tables.parts}_hnsw`)} on ${sql.table(tables.parts)} using hnsw (embedding halfvec_cosine_ops)`.execute(trx);
+  await sql`create index ${sql.id(`${tables.items}_hnsw`)} on ${sql.table(tables.items)} using hnsw (embedding halfvec_cosine_ops)`.execute(trx);
+  return row;
+}
+
+export async function allSpaces(db: Kysely<SearchDatabase> | Transaction<SearchDatabase>): Promise<SpaceRow[]> {
+  return db.selectFrom('spaces').selectAll().orderBy('ord').execute();
+}

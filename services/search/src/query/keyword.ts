@@ -1,0 +1,115 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { SearchDatabase } from '../schema.js';
+import type { ParsedQuery } from './parse.js';
+
+export interface Expansion {
+  word: string;
+  matches: string[];
+  how: 'prefix' | 'typo' | 'substring';
+}
+
+type TsQuery = RawBuilder<unknown>;
+
+const plain = (text: string): TsQuery => sql`plainto_tsquery('english', ${text})`;
+const phrase = (text: string): TsQuery => sql`phraseto_tsquery('english', ${text})`;
+const or = (parts: TsQuery[]): TsQuery => sql`(${sql.join(parts, sql` || `)})`;
+const and = (parts: TsQuery[]): TsQuery => sql`(${sql.join(parts, sql` && `)})`;
+
+/** `invoi*` as a tsquery: each letter/digit run a lexeme, the last one a prefix. */
+function prefix(text: string): TsQuery | undefined {
+  const runs = text.match(/[\p{L}\p{N}]+/gu);
+  if (!runs) return undefined;
+  const query = runs.map((run, i) => `'${run}'${i === runs.length - 1 ? ':*' : ''}`).join(' & ');
+  return sql`to_tsquery('english', ${query})`;
+}
+
+/** The full-text side of a query, as tsquery expressions built from the parsed query. */
+export interface KeywordQuery {
+  /** Every word, prefix and phrase must match (none when the query has no positive terms). */
+  all?: TsQuery;
+  /** Any word or prefix, every phrase: the fallback when `all` finds nothing. */
+  any?: TsQuery;
+  /** What to highlight in snippets: any positive term. */
+  highlight?: TsQuery;
+  /** Phrases every hit must contain, whatever the signal (quotes mean "exactly this"). */
+  phrases?: TsQuery;
+  /** What no hit may contain. */
+  excluded?: TsQuery;
+  /** Words not found in the index, replaced by indexed words near them. */
+  expansions: Expansion[];
+  /** How many words and prefixes (an OR fallback only makes sense for two or more). */
+  terms: number;
+}
+
+/**
+ * Builds the tsqueries for a parsed query. A word the index does not hold (not even by its
+ * stem) is widened to indexed words it is the start of, else near spellings (trigram
+ * similarity), else words containing it: typos and half-typed words still find something.
+ */
+export async function keywordQuery(db: Kysely<SearchDatabase>, parsed: ParsedQuery): Promise<KeywordQuery> {
+  const expansions = await expandUnknown(db, parsed.words);
+  const terms: TsQuery[] = parsed.words.map((word) => {
+    const expansion = expansions.find((e) => e.word === word);
+    return expansion ? or([plain(word), ...expansion.matches.map(plain)]) : plain(word);
+  });
+  terms.push(...parsed.prefixes.map(prefix).filter((q): q is TsQuery => q !== undefined));
+  const phrases = parsed.phrases.map(phrase);
+  const result: KeywordQuery = { expansions, terms: terms.length };
+  if (phrases.length > 0) result.phrases = and(phrases);
+  if (terms.length + phrases.length > 0) {
+    result.all = and([...terms, ...phrases]);
+    result.any = terms.length > 0 ? and([or(terms), ...phrases]) : result.all;
+    result.highlight = or([...terms, ...phrases]);
+  }
+  if (parsed.excluded.length > 0) result.excluded = or(parsed.excluded.map((x) => (/\s/.test(x) ? phrase(x) : plain(x))));
+  return result;
+}
+
+async function expandUnknown(db: Kysely<SearchDatabase>, words: string[]): Promise<Expansion[]> {
+  const candidates = [...new Set(words.filter((w) => /^[\p{L}\p{N}]{3,40}$/u.test(w)))];
+  if (candidates.length === 0) return [];
+  const known = new Set((await db.selectFrom('words').select('word').where('word', 'in', candidates).execute()).map((r) => r.word));
+  const expansions: Expansion[] = [];
+  for (const word of candidates.filter((w) => !known.has(w))) {
+    // Known by its stem ("meetings" when the text says "meeting"): nothing to widen.
+    const { rows } = await sql<{ found: boolean }>`select exists (select 1 from parts where tsv @@ ${plain(word)})
+      or exists (select 1 from items where title_tsv @@ ${plain(word)}) as found`.execute(db);
+    if (rows[0]?.found) continue;
+    const expansion = (await startingWith(db, word)) ?? (await nearSpellings(db, word)) ?? (await containing(db, word));
+    if (expansion) expansions.push(expansion);
+  }
+  return expansions;
+}
+
+async function startingWith(db: Kysely<SearchDatabase>, word: string): Promise<Expansion | undefined> {
+  const rows = await db
+    .selectFrom('words')
+    .select('word')
+    .where(sql<boolean>`word like ${`${escapeLike(word)}%`}`)
+    .orderBy('uses', 'desc')
+    .limit(5)
+    .execute();
+  return rows.length > 0 ? { word, matches: rows.map((r) => r.word), how: 'prefix' } : undefined;
+}
+
+async function nearSpellings(db: Kysely<SearchDatabase>, word: string): Promise<Expansion | undefined> {
+  const { rows } = await sql<{ word: string }>`select word from words where word % ${word} and similarity(word, ${word}) >= 0.4
+    order by similarity(word, ${word}) desc, uses desc limit 3`.execute(db);
+  return rows.length > 0 ? { word, matches: rows.map((r) => r.word), how: 'typo' } : undefined;
+}
+
+async function containing(db: Kysely<SearchDatabase>, word: string): Promise<Expansion | undefined> {
+  if (word.length < 4) return undefined;
+  const rows = await db
+    .selectFrom('words')
+    .select('word')
+    .where(sql<boolean>`word like ${`%${escapeLike(word)}%`}`)
+    .orderBy('uses', 'desc')
+    .limit(5)
+    .execute();
+  return rows.length > 0 ? { word, matches: rows.map((r) => r.word), how: 'substring' } : undefined;
+}
+
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

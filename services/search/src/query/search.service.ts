@@ -1,0 +1,351 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import {
+  MemexError,
+  ModelsList,
+  Search,
+  Similar,
+  type ParamsOf,
+  type ResultOf,
+  type Scope,
+  type SearchHit,
+  type SearchMode,
+} from '@memex/contracts';
+import { visibleTo } from '@memex/db';
+import { defaultProvider, GLOVE_SIF_SPACE, isZeroVector } from '@memex/embeddings';
+import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import type { SearchDatabase } from '../schema.js';
+import { vectorLiteral, vectorTables, type SpaceRow } from '../projector/vectors.js';
+import { QueryEmbedder } from './embedder.js';
+import { allOf, filterConditions } from './filters.js';
+import { keywordQuery, type KeywordQuery } from './keyword.js';
+import { meaningText, parseQuery } from './parse.js';
+
+/** Candidates each signal contributes before fusion. */
+const CANDIDATES = 100;
+/** Passages the vector index returns, grouped into at most CANDIDATES items. */
+const PASSAGES = 300;
+/** Reciprocal rank fusion's constant (Cormack et al.): damps the weight of the very top ranks. */
+const RRF_K = 60;
+/** Hits per kind in `groups`. */
+const PER_GROUP = 5;
+const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=35, MinWords=15, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … "';
+
+/** One item found by one signal: its rank order, score, and the passage that scored. */
+interface Candidate {
+  id: string;
+  ordinal: number | null;
+  score: number;
+}
+
+interface Fused {
+  id: string;
+  score: number;
+  ordinal: number | null;
+  why: SearchHit['why'];
+}
+
+const scopeOf = (scope: Scope, alias: string) =>
+  visibleTo(scope, { kind: `${alias}.kind`, labels: `${alias}.labels`, spam: `${alias}.spam` });
+
+/**
+ * `memex.search`, `memex.similar` and `memex.models.list` over the search read model. The
+ * caller's scope is a condition of every statement that reads items or passages, so what a
+ * scope hides is never ranked, counted, grouped or quoted.
+ */
+@Injectable()
+export class SearchService implements OnApplicationShutdown {
+  private readonly embedder = new QueryEmbedder();
+
+  constructor(@Inject(DATABASE) private readonly db: Kysely<SearchDatabase>) {}
+
+  @RpcMethod(Search)
+  async search(params: ParamsOf<typeof Search>, call: CallContext): Promise<ResultOf<typeof Search>> {
+    const parsed = parseQuery(params.q);
+    const mode: SearchMode = params.mode ?? 'hybrid';
+    const limit = params.limit ?? 20;
+    const filters = allOf(filterConditions(params, parsed));
+    const keyword = await keywordQuery(this.db, parsed);
+    const text = meaningText(parsed);
+    const ctx = { scope: call.scope, filters, keyword };
+
+    let keywordHits: Candidate[] = [];
+    let meaningHits: Candidate[] = [];
+    let space: SpaceRow | undefined;
+    let matched = keyword.all;
+    if (keyword.all && mode !== 'meaning') {
+      keywordHits = await this.keywordCandidates(ctx, keyword.all);
+      if (keywordHits.length === 0 && keyword.terms > 1 && keyword.any) {
+        matched = keyword.any;
+        keywordHits = await this.keywordCandidates(ctx, keyword.any);
+      }
+    }
+    if (text && mode !== 'keyword') {
+      space = await this.activeSpace();
+      if (space) meaningHits = await this.meaningCandidates(ctx, space, text);
+    }
+    const fused = keyword.all || text ? fuse(mode, keywordHits, meaningHits) : await this.latest(ctx);
+
+    // Groups come from all candidates, so a kind crowded out of the first `limit` hits still shows.
+    const kindOf = await this.kindsOf(call.scope, fused.map((hit) => hit.id));
+    const groups = new Map<string, Fused[]>();
+    for (const hit of fused) {
+      const kind = kindOf.get(hit.id);
+      const group = kind === undefined ? undefined : (groups.get(kind) ?? []);
+      if (kind === undefined || !group || group.length >= PER_GROUP) continue;
+      groups.set(kind, [...group, hit]);
+    }
+    const shown = fused.slice(0, limit);
+    const selected = new Map([...shown, ...[...groups.values()].flat()].map((hit) => [hit.id, hit]));
+    const details = await this.details(call.scope, [...selected.values()], keyword.highlight, matched);
+    const toHit = (hit: Fused): SearchHit[] => {
+      const detail = details.get(hit.id);
+      if (!detail) return [];
+      const { fields, ...rest } = detail;
+      return [{ ...rest, score: round(hit.score), why: withFields(hit.why, fields) }];
+    };
+    return {
+      hits: shown.flatMap(toHit),
+      groups: Object.fromEntries([...groups].map(([kind, hits]) => [kind, hits.flatMap(toHit)])),
+      query: {
+        words: parsed.words,
+        phrases: parsed.phrases,
+        excluded: parsed.excluded,
+        filters: Object.fromEntries(Object.entries(parsed.filters).filter(([, values]) => values.length > 0)),
+        expansions: keyword.expansions,
+      },
+      mode,
+      space: space && mode !== 'keyword' ? space.space : null,
+    };
+  }
+
+  @RpcMethod(Similar)
+  async similar(params: ParamsOf<typeof Similar>, call: CallContext): Promise<ResultOf<typeof Similar>> {
+    const visible = await this.db
+      .selectFrom('items as i')
+      .select('i.id')
+      .where('i.id', '=', params.id)
+      .where(scopeOf(call.scope, 'i'))
+      .executeTakeFirst();
+    if (!visible) throw new MemexError('not_found', `no item ${params.id}`);
+    const space = await this.activeSpace();
+    const tables = space && vectorTables(space.ord);
+    const { rows: own } = tables
+      ? await sql<{ embedding: string }>`select embedding::text from ${sql.table(tables.items)} where item_id = ${params.id}`.execute(this.db)
+      : { rows: [] };
+    if (!space || !tables || !own[0]) throw new MemexError('not_found', `item ${params.id} has no vector in the active space yet`);
+    const vector = own[0].embedding;
+    const neighbours = await this.db.transaction().execute(async (trx) => {
+      await this.tuneIndex(trx);
+      const { rows } = await sql<{ id: string; distance: number }>`select v.item_id as id, v.embedding <=> ${vector}::halfvec as distance
+        from ${sql.table(tables.items)} v join items i on i.id = v.item_id
+        where ${scopeOf(call.scope, 'i')} and v.item_id <> ${params.id}
+        order by v.embedding <=> ${vector}::halfvec limit ${params.limit ?? 10}`.execute(trx);
+      return rows.sort((a, b) => a.distance - b.distance);
+    });
+    const hits = neighbours.map((n, i) => ({ id: n.id, score: 1 - n.distance, ordinal: 0, why: { meaning: { rank: i + 1, similarity: round(1 - n.distance) } } }));
+    const details = await this.details(call.scope, hits);
+    return {
+      hits: hits.flatMap((hit) => {
+        const detail = details.get(hit.id);
+        if (!detail) return [];
+        const { fields: _fields, ...rest } = detail;
+        return [{ ...rest, score: round(hit.score), why: hit.why }];
+      }),
+      space: space.space,
+    };
+  }
+
+  @RpcMethod(ModelsList)
+  async models(): Promise<ResultOf<typeof ModelsList>> {
+    const state = await this.db.selectFrom('state').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
+    const active = state.active ?? GLOVE_SIF_SPACE;
+    const chosen = state.chosen ?? GLOVE_SIF_SPACE;
+    const spaces = await this.db.selectFrom('spaces').selectAll().orderBy('ord').execute();
+    const models = spaces.map((row) => ({
+      space: row.space,
+      kind: row.kind,
+      dims: row.dims,
+      source: row.spec,
+      embedded_items: row.embedded_items,
+      total_items: state.text_items,
+      state: row.space === active ? ('active' as const) : row.space === chosen ? ('filling' as const) : row.embedded_items >= state.text_items ? ('ready' as const) : ('incomplete' as const),
+    }));
+    if (!spaces.some((row) => row.space === GLOVE_SIF_SPACE)) {
+      const builtin = (await defaultProvider()).describe();
+      models.unshift({ space: builtin.space, kind: builtin.kind, dims: builtin.dims, source: builtin.source, embedded_items: 0, total_items: state.text_items, state: active === builtin.space ? 'active' : 'ready' });
+    }
+    return { active, chosen, models };
+  }
+
+  /** The space search answers from, once it has vectors (none on a memex with no text yet). */
+  private async activeSpace(): Promise<SpaceRow | undefined> {
+    const state = await this.db.selectFrom('state').select('active').where('id', '=', 1).executeTakeFirstOrThrow();
+    return this.db
+      .selectFrom('spaces')
+      .selectAll()
+      .where('space', '=', state.active ?? GLOVE_SIF_SPACE)
+      .executeTakeFirst();
+  }
+
+  /**
+   * Items whose passages (title weighted above text) match, best passage per item, ranked by
+   * cover density; items with no passages yet match by title.
+   */
+  private async keywordCandidates(ctx: QueryContext, query: RawBuilder<unknown>): Promise<Candidate[]> {
+    const excluded = ctx.keyword.excluded ? sql`and not (p.tsv @@ ${ctx.keyword.excluded})` : sql``;
+    const { rows } = await sql<Candidate>`select id, ordinal, score from (
+        select distinct on (p.item_id) p.item_id as id, p.ordinal, ts_rank_cd(p.tsv, ${query}) as score
+        from parts p join items i on i.id = p.item_id
+        where p.tsv @@ ${query} and ${scopeOf(ctx.scope, 'p')} and ${ctx.filters} ${excluded}
+        order by p.item_id, score desc
+      ) best
+      union all
+      select i.id, null, ts_rank_cd(i.title_tsv, ${query}) from items i
+      where not i.has_text and i.title_tsv @@ ${query} and ${scopeOf(ctx.scope, 'i')} and ${ctx.filters}
+        ${ctx.keyword.excluded ? sql`and not (i.title_tsv @@ ${ctx.keyword.excluded})` : sql``}
+      order by score desc, id limit ${CANDIDATES}`.execute(this.db);
+    return rows;
+  }
+
+  /**
+   * Nearest passages to the query in the active space (HNSW, iterating past passages the scope
+   * or filters reject), best passage per item. Quoted phrases and exclusions hold here too.
+   */
+  private async meaningCandidates(ctx: QueryContext, space: SpaceRow, text: string): Promise<Candidate[]> {
+    const vector = await this.embedder.embed(space, text).catch((error: Error) => {
+      throw new MemexError('unavailable', `cannot embed the query in ${space.space}: ${error.message}`);
+    });
+    if (isZeroVector(vector)) return [];
+    const literal = vectorLiteral(vector);
+    const { phrases, excluded } = ctx.keyword;
+    const tables = vectorTables(space.ord);
+    const rows = await this.db.transaction().execute(async (trx) => {
+      await this.tuneIndex(trx);
+      const result = await sql<{ id: string; ordinal: number; distance: number }>`
+        select v.item_id as id, v.ordinal, v.embedding <=> ${literal}::halfvec as distance
+        from ${sql.table(tables.parts)} v join items i on i.id = v.item_id
+        where ${scopeOf(ctx.scope, 'i')} and ${ctx.filters}
+          ${phrases ? sql`and exists (select 1 from parts x where x.item_id = v.item_id and x.tsv @@ ${phrases})` : sql``}
+          ${excluded ? sql`and not exists (select 1 from parts x where x.item_id = v.item_id and x.tsv @@ ${excluded})` : sql``}
+        order by v.embedding <=> ${literal}::halfvec limit ${PASSAGES}`.execute(trx);
+      return result.rows;
+    });
+    const best = new Map<string, Candidate>();
+    for (const row of rows.sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id))) {
+      if (!best.has(row.id)) best.set(row.id, { id: row.id, ordinal: row.ordinal, score: 1 - row.distance });
+    }
+    return [...best.values()].slice(0, CANDIDATES);
+  }
+
+  /** With filters and no words: the newest matching items. */
+  private async latest(ctx: QueryContext): Promise<Fused[]> {
+    const excluded = ctx.keyword.excluded
+      ? sql`and not exists (select 1 from parts x where x.item_id = i.id and x.tsv @@ ${ctx.keyword.excluded}) and not (i.title_tsv @@ ${ctx.keyword.excluded})`
+      : sql``;
+    const { rows } = await sql<{ id: string }>`select i.id from items i
+      where ${scopeOf(ctx.scope, 'i')} and ${ctx.filters} ${excluded}
+      order by i.occurred_at desc nulls last, i.id desc limit ${CANDIDATES}`.execute(this.db);
+    return rows.map((row, i) => ({ id: row.id, score: 1 / (i + 1), ordinal: 0, why: {} }));
+  }
+
+  /** The kinds of the candidates the scope lets the caller see. */
+  private async kindsOf(scope: Scope, ids: string[]): Promise<Map<string, string>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db.selectFrom('items as i').select(['i.id', 'i.kind']).where('i.id', 'in', ids).where(scopeOf(scope, 'i')).execute();
+    return new Map(rows.map((row) => [row.id, row.kind]));
+  }
+
+  /** pgvector settings for one transaction: a wider beam, and iterating past rows a filter rejects. */
+  private async tuneIndex(trx: Kysely<SearchDatabase>): Promise<void> {
+    await sql`set local hnsw.ef_search = 100`.execute(trx);
+    await sql`set local hnsw.iterative_scan = relaxed_order`.execute(trx);
+  }
+
+  /** Titles, times and highlighted snippets of the hits (scope checked again: defence in depth). */
+  private async details(
+    scope: Scope,
+    hits: Array<{ id: string; ordinal: number | null }>,
+    highlight?: RawBuilder<unknown>,
+    matched?: RawBuilder<unknown>,
+  ): Promise<Map<string, Omit<SearchHit, 'score' | 'why'> & { fields: Array<'title' | 'text'> }>> {
+    if (hits.length === 0) return new Map();
+    const snippet = highlight ? sql`ts_headline('english', p.text, ${highlight}, ${HEADLINE})` : sql`p.text`;
+    const { rows } = await sql<{
+      id: string;
+      kind: string;
+      title: string;
+      occurred_at: Date | null;
+      snippet: string | null;
+      title_match: boolean;
+      text_match: boolean;
+    }>`select i.id, i.kind, i.title, i.occurred_at, ${snippet} as snippet,
+        ${matched ? sql`i.title_tsv @@ ${matched}` : sql`false`} as title_match,
+        ${matched ? sql`coalesce(to_tsvector('english', p.text) @@ ${matched}, false)` : sql`false`} as text_match
+      from unnest(${hits.map((h) => h.id)}::text[], ${hits.map((h) => h.ordinal ?? 0)}::int[]) as c (id, ordinal)
+      join items i on i.id = c.id
+      left join parts p on p.item_id = c.id and p.ordinal = c.ordinal
+      where ${scopeOf(scope, 'i')}`.execute(this.db);
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        {
+          id: row.id,
+          kind: row.kind,
+          title: row.title,
+          occurred_at: row.occurred_at?.toISOString() ?? null,
+          snippet: highlight ? (row.snippet ?? '') : lead(row.snippet ?? ''),
+          fields: [...(row.title_match ? (['title'] as const) : []), ...(row.text_match ? (['text'] as const) : [])],
+        },
+      ]),
+    );
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.embedder.close();
+  }
+}
+
+interface QueryContext {
+  scope: Scope;
+  filters: RawBuilder<unknown>;
+  keyword: KeywordQuery;
+}
+
+/**
+ * One ranking from the signals the mode asks for: keyword or meaning alone, or their reciprocal
+ * rank fusion (Σ 1/(k + rank)), which needs no calibration between the two kinds of score.
+ */
+export function fuse(mode: SearchMode, keyword: Candidate[], meaning: Candidate[]): Fused[] {
+  const fused = new Map<string, Fused>();
+  const add = (list: Candidate[], signal: 'keyword' | 'meaning') => {
+    list.forEach((candidate, index) => {
+      const rank = index + 1;
+      const entry = fused.get(candidate.id) ?? { id: candidate.id, score: 0, ordinal: candidate.ordinal, why: {} };
+      if (signal === 'keyword') entry.why.keyword = { rank, score: round(candidate.score), fields: [] };
+      else entry.why.meaning = { rank, similarity: round(candidate.score) };
+      // The keyword passage is the better snippet: it holds the words.
+      if (signal === 'keyword' || entry.ordinal === null) entry.ordinal = candidate.ordinal;
+      entry.score += mode === 'hybrid' ? 1 / (RRF_K + rank) : candidate.score;
+      fused.set(candidate.id, entry);
+    });
+  };
+  if (mode !== 'meaning') add(keyword, 'keyword');
+  if (mode !== 'keyword') add(meaning, 'meaning');
+  return [...fused.values()].sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+}
+
+function withFields(why: SearchHit['why'], fields: Array<'title' | 'text'>): SearchHit['why'] {
+  return why.keyword ? { ...why, keyword: { ...why.keyword, fields } } : why;
+}
+
+function round(value: number): number {
+  return Math.round(value * 10_000) / 10_000;
+}
+
+/** The start of a passage, cut at a word, for hits with no words to highlight. */
+function lead(text: string, max = 240): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max / 2))} …`;
+}

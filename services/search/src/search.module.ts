@@ -1,0 +1,17 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { MemexConfig } from '@memex/config';
+import { MemexModule } from '@memex/runtime';
+import { SearchProjector } from './projector/search.projector.js';
+import { SearchService } from './query/search.service.js';
+
+/** The search service: its projector (schema `search`) and hybrid search over it. */
+@Module({})
+export class SearchModule {
+  static register(config: MemexConfig): DynamicModule {
+    return {
+      module: SearchModule,
+      imports: [MemexModule.forService({ service: 'search', config, schema: 'search' })],
+      providers: [SearchProjector, SearchService],
+    };
+  }
+}

@@ -1,0 +1,118 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { OWNER_SCOPE, rpcSubject, type MethodDefinition, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
+import { BlobStore, sha256 } from '@memex/blobs';
+import { Bus, callRpc, EVENTS_STREAM, EventPublisher, JOBS_STREAM, newId } from '@memex/bus';
+import { PipelinesModule } from '@memex/pipelines';
+import { ServiceHost, startService } from '@memex/runtime';
+import { createTestEnv, type TestEnv } from '@memex/testing';
+import { SearchModule } from './search.module.js';
+
+export interface TestItem {
+  title: string;
+  text: string;
+  kind?: string;
+  labels?: string[];
+  spam?: boolean;
+  occurred_at?: string;
+  source?: { kind: string; id: string };
+  meta?: Record<string, unknown>;
+}
+
+/** Pipelines and search in this process against a fresh TestEnv, with helpers to feed and query them. */
+export class SearchHarness {
+  private constructor(
+    readonly env: TestEnv,
+    readonly bus: Bus,
+    readonly publisher: EventPublisher,
+    readonly blobs: BlobStore,
+    private readonly apps: INestApplicationContext[],
+  ) {}
+
+  static async start(options: { workers?: number; env?: TestEnv } = {}): Promise<SearchHarness> {
+    const env = options.env ?? (await createTestEnv());
+    const pipelines = await startService((config) => PipelinesModule.register(config, { workers: options.workers ?? 1 }), env.config);
+    const search = await startService((config) => SearchModule.register(config), env.config);
+    const bus = await Bus.connect(env.config.natsUrl, 'search-test');
+    return new SearchHarness(env, bus, new EventPublisher(bus), new BlobStore(env.config.blobsDir), [pipelines, search]);
+  }
+
+  get searchApp(): INestApplicationContext {
+    return this.apps[1]!;
+  }
+
+  /** Publishes an item.ingested as the ingest service does: the text in a blob first. */
+  async ingest(item: TestItem): Promise<string> {
+    const id = newId();
+    const text = Buffer.from(item.text);
+    const sha = await this.blobs.put(text);
+    const kind = item.kind ?? 'document';
+    await this.publisher.publish({
+      type: 'item.ingested',
+      subject: `item:${id}`,
+      actor: { kind: 'import', id: 'test' },
+      kind,
+      labels: item.labels ?? [],
+      ...(item.spam ? { spam: true } : {}),
+      ...(item.occurred_at ? { occurred_at: item.occurred_at } : {}),
+      data: {
+        id,
+        kind,
+        revision: 1,
+        title: item.title,
+        source: item.source ?? { kind: 'test', id: 'fixtures' },
+        external_id: null,
+        identity: `sha256:${sha256(text)}`,
+        origin: 'imported',
+        content_type: 'text/plain',
+        content_sha256: sha,
+        size: text.length,
+        text_sha256: sha,
+        text_length: item.text.length,
+        meta: { ...(item.meta ?? {}), ...(item.spam ? { spam: true } : {}) },
+      },
+    });
+    return id;
+  }
+
+  async note(title: string, body: string, labels: string[] = []): Promise<string> {
+    const id = newId();
+    await this.publisher.publish({ type: 'note.put', subject: `item:${id}`, actor: { kind: 'user', id: 'owner' }, kind: 'note', labels, data: { id, title, body } });
+    return id;
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.publisher.publish({ type: 'item.deleted', subject: `item:${id}`, actor: { kind: 'user', id: 'owner' }, data: { id } });
+  }
+
+  /** Waits until every event has been scheduled, every job done, and the search projector has applied the log. */
+  async settle(timeoutMs = 60_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    const projector = this.searchApp.get(ServiceHost).projector!;
+    let quiet = 0;
+    while (quiet < 2) {
+      if (Date.now() > deadline) throw new Error('pipelines and search did not settle in time');
+      const scheduler = await this.bus.jsm.consumers.info(EVENTS_STREAM, 'pipelines_scheduler');
+      let busy = scheduler.num_pending + scheduler.num_ack_pending;
+      for await (const consumer of this.bus.jsm.consumers.list(JOBS_STREAM)) busy += consumer.num_pending + consumer.num_ack_pending;
+      const last = await this.bus.lastSeq();
+      quiet = busy === 0 && projector.checkpoint >= last ? quiet + 1 : 0;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Calls a method of the services as the gateway would, with a scope. */
+  call<M extends MethodDefinition>(method: M, params: ParamsOf<M>, scope: Scope = OWNER_SCOPE): Promise<ResultOf<M>> {
+    return callRpc<ResultOf<M>>(
+      this.bus,
+      rpcSubject(method),
+      { method: method.name, params, scope, caller: scope.kind === 'owner' ? { kind: 'user', id: 'owner' } : { kind: 'session', id: `token:${scope.tokenId}` } },
+      30_000,
+    );
+  }
+
+  async stop(): Promise<void> {
+    for (const app of this.apps.reverse()) await app.close();
+    await this.bus.close();
+    await this.env.stop();
+  }
+}

@@ -1,6 +1,12 @@
 export { freePort, isPortFree, assertPortFree } from './ports.js';
 export { isAlive, processStartTime, terminate, waitForExit, findExecutable } from './process.js';
-export { findPostgresBinaries, startPostgres, type PostgresBinaries, type PostgresOptions, type PostgresHandle } from './postgres.js';
+export {
+  findPostgresBinaries,
+  startPostgres,
+  type PostgresBinaries,
+  type PostgresOptions,
+  type PostgresHandle,
+} from './postgres.js';
 export { findNatsServer, startNats, type NatsBinary, type NatsOptions, type NatsHandle } from './nats.js';
 export { postgresServerUser, prepareServerDir, makeServerTempDir, type ServerUser } from './server-user.js';
 export {

@@ -42,7 +42,13 @@ export async function startLocalServers(options: LocalServersOptions): Promise<L
   const [pg, nats] = await Promise.allSettled([
     options.databaseUrl
       ? undefined
-      : startPostgres({ dataDir: paths.postgres, port: options.pgPort ?? 7432, host, detached, log: path.join(paths.logs, 'postgres.log') }),
+      : startPostgres({
+          dataDir: paths.postgres,
+          port: options.pgPort ?? 7432,
+          host,
+          detached,
+          log: path.join(paths.logs, 'postgres.log'),
+        }),
     options.natsUrl
       ? undefined
       : startNats({

@@ -29,7 +29,9 @@ export function findNatsServer(): NatsBinary {
   if (!match) throw new Error(`cannot read the version of ${binary} from "${banner.trim()}"`);
   const [major, minor] = [Number(match[1]), Number(match[2])];
   if (major < MIN_VERSION[0]! || (major === MIN_VERSION[0] && minor < MIN_VERSION[1]!)) {
-    throw new Error(`${binary} is version ${match[0]}; Memex needs nats-server ${MIN_VERSION.join('.')} or newer (JetStream).`);
+    throw new Error(
+      `${binary} is version ${match[0]}; Memex needs nats-server ${MIN_VERSION.join('.')} or newer (JetStream).`,
+    );
   }
   return { path: binary, version: `${match[1]}.${match[2]}.${match[3]}` };
 }
@@ -129,7 +131,8 @@ async function waitUntilReady(
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
-    if (!isAlive(pid)) throw new Error(`nats-server (pid ${pid}) exited during startup. Last lines of ${log}:\n${tail(log)}`);
+    if (!isAlive(pid))
+      throw new Error(`nats-server (pid ${pid}) exited during startup. Last lines of ${log}:\n${tail(log)}`);
     try {
       const info = await readInfo(host, port);
       if (!info.jetstream) throw new Error(`the NATS server on ${host}:${port} does not have JetStream enabled`);
@@ -179,7 +182,8 @@ export async function startNats(options: NatsOptions): Promise<NatsHandle> {
   } else {
     mkdirSync(storeDir, { recursive: true });
     await assertPortFree(host, port, `nats-server for ${storeDir}`, 'MEMEX_NATS_PORT');
-    if (monitorPort !== undefined) await assertPortFree(host, monitorPort, 'the NATS monitoring endpoint', 'its monitor port');
+    if (monitorPort !== undefined)
+      await assertPortFree(host, monitorPort, 'the NATS monitoring endpoint', 'its monitor port');
     writeFileSync(configFile(storeDir), renderConfig(storeDir, host, port, monitorPort));
     mkdirSync(path.dirname(log), { recursive: true });
     const logFd = openSync(log, 'a');

@@ -49,7 +49,10 @@ describe('startPostgres', () => {
     await query(first.url, `CREATE TABLE docs (id int PRIMARY KEY, body text, embedding vector(3))`);
     await query(first.url, `CREATE INDEX ON docs USING hnsw (embedding vector_cosine_ops)`);
     await query(first.url, `INSERT INTO docs VALUES (1, 'Zürich trip', '[1,0,0]'), (2, 'garden', '[0,1,0]')`);
-    const nearest = await query<{ id: number }>(first.url, `SELECT id FROM docs ORDER BY embedding <=> '[0.9,0.1,0]' LIMIT 1`);
+    const nearest = await query<{ id: number }>(
+      first.url,
+      `SELECT id FROM docs ORDER BY embedding <=> '[0.9,0.1,0]' LIMIT 1`,
+    );
     assert.deepEqual(nearest, [{ id: 1 }]);
     // pg_trgm must see non-ASCII letters as word characters (LC_CTYPE UTF-8, not C).
     const [sim] = await query<{ s: number }>(first.url, `SELECT similarity('zürich', 'Zürich trip') AS s`);

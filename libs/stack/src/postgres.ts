@@ -116,7 +116,10 @@ log_timezone = 'UTC'
 `;
 
 /** Per-start settings passed on the command line, so changing ports never rewrites the cluster's files. */
-function startArgs(options: Required<Pick<PostgresOptions, 'dataDir' | 'port' | 'host' | 'durable'>>, socketDir: string | null): string[] {
+function startArgs(
+  options: Required<Pick<PostgresOptions, 'dataDir' | 'port' | 'host' | 'durable'>>,
+  socketDir: string | null,
+): string[] {
   const settings: Record<string, string> = {
     port: String(options.port),
     listen_addresses: options.host,
@@ -145,13 +148,21 @@ function ctypeLocale(): string {
   return 'C';
 }
 
-async function initCluster(bindir: string, dataDir: string, user: ServerUser | undefined, durable: boolean): Promise<void> {
+async function initCluster(
+  bindir: string,
+  dataDir: string,
+  user: ServerUser | undefined,
+  durable: boolean,
+): Promise<void> {
   await runChecked(
     path.join(bindir, 'initdb'),
     [
-      '-D', dataDir,
-      '-U', SUPERUSER,
-      '-E', 'UTF8',
+      '-D',
+      dataDir,
+      '-U',
+      SUPERUSER,
+      '-E',
+      'UTF8',
       // Collation C: byte order, fast and identical on every machine; ctype UTF-8 for word rules.
       '--lc-collate=C',
       `--lc-ctype=${ctypeLocale()}`,
@@ -253,7 +264,9 @@ async function ensureDatabase(host: string, port: number, database: string, bind
       );
     }
     if (!names.has('pg_trgm')) {
-      throw new Error(`the pg_trgm extension is missing from the PostgreSQL server in ${bindir} (install its contrib modules).`);
+      throw new Error(
+        `the pg_trgm extension is missing from the PostgreSQL server in ${bindir} (install its contrib modules).`,
+      );
     }
     for (const ext of ['vector', 'pg_trgm']) {
       await db.query(`CREATE EXTENSION IF NOT EXISTS ${ext}`).catch((err: { code?: string }) => {

@@ -116,7 +116,11 @@ export function run(command: string, args: readonly string[], options: SpawnOpti
 }
 
 /** Runs a command and throws, with its output, unless it exits 0. */
-export async function runChecked(command: string, args: readonly string[], options: SpawnOptions = {}): Promise<string> {
+export async function runChecked(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions = {},
+): Promise<string> {
   const result = await run(command, args, options);
   if (result.code !== 0) {
     throw new Error(

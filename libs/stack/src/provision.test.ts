@@ -88,7 +88,10 @@ test('server without pgvector and no binary package: adds a trixie deb-src entry
   assert.equal(code, 0, stdout);
   assert.match(stdout, /adding a deb-src entry for Debian trixie/);
   assert.match(stdout, /installing postgresql-server-dev-15 build-essential/);
-  assert.match(stdout, /building pgvector from Debian's source package against PostgreSQL 15 \(.*\/usr\/lib\/postgresql\/15\/bin\)/);
+  assert.match(
+    stdout,
+    /building pgvector from Debian's source package against PostgreSQL 15 \(.*\/usr\/lib\/postgresql\/15\/bin\)/,
+  );
   assert.match(stdout, /make PG_CONFIG=.*\/usr\/lib\/postgresql\/15\/bin\/pg_config/);
   assert.doesNotMatch(stdout, /installing postgresql nats-server|installing nats-server/);
   // apt-get update before looking for the binary package, and again for the new source's index

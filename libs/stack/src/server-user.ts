@@ -31,9 +31,13 @@ export function postgresServerUser(): ServerUser | undefined {
   const existing = lookup(SERVER_USER);
   if (existing) return existing;
   try {
-    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', SERVER_USER], {
-      stdio: 'pipe',
-    });
+    execFileSync(
+      'useradd',
+      ['--system', '--user-group', '--no-create-home', '--shell', '/usr/sbin/nologin', SERVER_USER],
+      {
+        stdio: 'pipe',
+      },
+    );
   } catch (err) {
     throw new Error(
       `Postgres refuses to run as root and there is no '${SERVER_USER}' user to run it as; creating one failed: ${(err as Error).message}`,

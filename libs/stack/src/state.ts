@@ -89,7 +89,10 @@ export type StopStackResult = 'stopped' | 'cleaned-up' | 'not-running';
  * supervisor, which stops services, NATS and Postgres in order. If the supervisor is gone (it was
  * killed) or does not finish in time, stops the processes it left behind itself.
  */
-export async function stopStack(file: string, options: { timeoutMs?: number; serviceStopTimeoutMs?: number } = {}): Promise<StopStackResult> {
+export async function stopStack(
+  file: string,
+  options: { timeoutMs?: number; serviceStopTimeoutMs?: number } = {},
+): Promise<StopStackResult> {
   const state = readStackState(file);
   if (!state) return 'not-running';
   if (isSameProcess(state)) {

@@ -50,7 +50,11 @@ test('a crashing service is restarted with growing delays, its output prefixed',
   const supervisor = new ProcessSupervisor({ output: out.stream, restartDelayMs: 20 });
   let spawns = 0;
   supervisor.on('spawn', () => spawns++);
-  supervisor.add({ name: 'crasher', command: node, args: ['-e', 'console.log("up"); setTimeout(() => process.exit(3), 30)'] });
+  supervisor.add({
+    name: 'crasher',
+    command: node,
+    args: ['-e', 'console.log("up"); setTimeout(() => process.exit(3), 30)'],
+  });
   await until('three starts', () => spawns >= 3);
   await supervisor.stop();
   assert.match(out.text(), /^crasher \| up$/m);
@@ -66,8 +70,19 @@ test('stop() ends services (SIGKILL after the grace period), then servers in rev
   const supervisor = new ProcessSupervisor({ output: out.stream, stopTimeoutMs: 300 });
   const servers = [sleeperServer('postgres', stopped), sleeperServer('nats', stopped)];
   for (const server of servers) supervisor.addServer(server);
-  supervisor.add({ name: 'polite', command: node, args: ['-e', 'process.on("SIGTERM", () => { console.log("bye"); process.exit(0) }); setInterval(() => {}, 1e6); console.log("ready")'] });
-  supervisor.add({ name: 'stubborn', command: node, args: ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1e6); console.log("ready")'] });
+  supervisor.add({
+    name: 'polite',
+    command: node,
+    args: [
+      '-e',
+      'process.on("SIGTERM", () => { console.log("bye"); process.exit(0) }); setInterval(() => {}, 1e6); console.log("ready")',
+    ],
+  });
+  supervisor.add({
+    name: 'stubborn',
+    command: node,
+    args: ['-e', 'process.on("SIGTERM", () => {}); setInterval(() => {}, 1e6); console.log("ready")'],
+  });
   await until('both services ready', () => (out.text().match(/\| ready/g) ?? []).length === 2);
   const pids = supervisor.status().map((s) => s.pid!);
   await supervisor.stop();

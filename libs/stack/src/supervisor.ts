@@ -101,7 +101,8 @@ export class ProcessSupervisor extends EventEmitter {
     // If this process dies without stop() (an uncaught error), do not leave services orphaned;
     // servers stay up and are reused by the next start.
     process.once('exit', () => {
-      for (const s of this.#services.values()) if (s.child?.pid && s.child.exitCode === null) killGroup(s.child.pid, 'SIGTERM');
+      for (const s of this.#services.values())
+        if (s.child?.pid && s.child.exitCode === null) killGroup(s.child.pid, 'SIGTERM');
     });
   }
 
@@ -183,7 +184,10 @@ export class ProcessSupervisor extends EventEmitter {
     });
     service.child = child;
     for (const stream of [child.stdout, child.stderr]) {
-      if (stream) createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) => this.#write(spec.name, line, service.log));
+      if (stream)
+        createInterface({ input: stream, crlfDelay: Infinity }).on('line', (line) =>
+          this.#write(spec.name, line, service.log),
+        );
     }
     child.on('spawn', () => {
       this.emit('spawn', spec.name, child.pid);
@@ -246,7 +250,13 @@ export class ProcessSupervisor extends EventEmitter {
       services: [...this.#services.values()]
         .filter((s) => s.child?.pid !== undefined)
         .map((s) => ({ ...record(s.spec.name, s.child!.pid!), restarts: s.restarts })),
-      servers: this.#servers.map((s) => ({ name: s.name, pid: s.pid, started: processStartTime(s.pid), stopSignal: s.stopSignal, killSignal: s.killSignal })),
+      servers: this.#servers.map((s) => ({
+        name: s.name,
+        pid: s.pid,
+        started: processStartTime(s.pid),
+        stopSignal: s.stopSignal,
+        killSignal: s.killSignal,
+      })),
     };
     writeStackState(file, state);
   }

@@ -21,6 +21,11 @@ import type { ProjectorOptions } from './decorators.js';
 /** A read model builder. `apply` must be deterministic: every row derives from events only. */
 export interface Projection {
   apply(trx: Transaction<any>, logged: LoggedEvent): Promise<void>;
+  /**
+   * Optional bulk path (multi-row SQL) for a batch, with exactly the effect of `apply` on each
+   * event in order. If it throws, the batch is redone event by event with `apply`.
+   */
+  applyBatch?(trx: Transaction<any>, batch: LoggedEvent[]): Promise<void>;
 }
 
 export interface ReplayResult {
@@ -173,7 +178,8 @@ export class ProjectionRunner {
       tracer.startActiveSpan(`project ${this.name}`, async (span) => {
         try {
           await db.transaction().execute(async (trx) => {
-            for (const logged of fresh) await this.projection.apply(trx, logged);
+            if (this.projection.applyBatch) await this.projection.applyBatch(trx, fresh);
+            else for (const logged of fresh) await this.projection.apply(trx, logged);
             await this.saveCheckpoint(trx, last);
           });
         } catch (batchError) {

@@ -2,3 +2,4 @@ export { PipelinesModule, type PipelinesOptions } from './pipelines.module.js';
 export { splitPassages, TEXT_PIPELINE, type Passage } from './text/passages.js';
 export { BUILTIN_MODEL, openModel, type ModelInfo } from './models/registry.js';
 export { PRIORITIES, type Priority } from './jobs/queue.js';
+export { startWorker, type WorkerOptions } from './workers/worker.js';

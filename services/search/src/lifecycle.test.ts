@@ -1,0 +1,106 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'kysely';
+import { ModelsAdd, ModelsList, ModelsUse, Search } from '@memex/contracts';
+import { createDatabase } from '@memex/db';
+import { GLOVE_SIF_SPACE } from '@memex/embeddings';
+import { startWorker } from '@memex/pipelines';
+import { ServiceHost } from '@memex/runtime';
+import { SearchHarness } from './test-support.js';
+
+const MODEL2VEC = fileURLToPath(new URL('../../../libs/embeddings/fixtures/model2vec-test', import.meta.url));
+
+/** A digest of every row of every table of the schema (what a replay must reproduce exactly). */
+async function digest(databaseUrl: string): Promise<Record<string, string>> {
+  const db = createDatabase<any>(databaseUrl, { schema: 'search', max: 1 });
+  try {
+    const { rows: tables } = await sql<{ name: string }>`select table_name as name from information_schema.tables
+      where table_schema = 'search' and table_name <> 'schema_migrations' order by 1`.execute(db);
+    const out: Record<string, string> = {};
+    for (const { name } of tables) {
+      const { rows } = await sql<{ md5: string; n: number }>`select md5(coalesce(string_agg(t::text, E'\n' order by t::text), '')) as md5, count(*)::int as n
+        from ${sql.table(name)} t`.execute(db);
+      out[name] = `${rows[0]!.n}:${rows[0]!.md5}`;
+    }
+    return out;
+  } finally {
+    await db.destroy();
+  }
+}
+
+const QUERIES = ['river flood', 'meeting postponed', '"quarterly report"', 'invoce', 'from:carol', 'stock market -bonds', 'kind:note', 'conference delayed'];
+
+describe('search lifecycle', () => {
+  let h: SearchHarness;
+  let worker: { stop(): Promise<void> } | undefined;
+  const work = async () => {
+    worker = await startWorker({ natsUrl: h.env.config.natsUrl, blobsDir: h.env.config.blobsDir, name: 'test' });
+  };
+  const rest = async () => {
+    await worker?.stop();
+    worker = undefined;
+  };
+
+  before(async () => {
+    // No worker threads: the test decides when work gets done.
+    h = await SearchHarness.start({ workers: 0 });
+    await work();
+    await h.ingest({ title: 'Flood warning', text: 'The river flooded the village after a week of rain.' });
+    await h.ingest({ title: 'Quarterly report', text: 'The quarterly report shows revenue up and costs flat. The invoice backlog is cleared.', kind: 'email', meta: { from: [{ name: 'Carol', address: 'carol@example.com' }] } });
+    await h.ingest({ title: 'Markets', text: 'The stock market fell sharply today; bonds rallied.' });
+    await h.ingest({ title: 'Schedule', text: 'The meeting was postponed until next week because the venue flooded.' });
+    const gone = await h.ingest({ title: 'Draft', text: 'A draft that will be deleted, about the stock market.' });
+    await h.note('Idea', 'Ask the council about river defences before the next flood.');
+    await h.settle();
+    await h.delete(gone);
+    await h.settle();
+  });
+  after(async () => {
+    await rest();
+    await h.stop();
+  });
+
+  test('replaying the search projector reproduces its rows and its answers', async () => {
+    const answers = async () => Promise.all(QUERIES.map((q) => h.call(Search, { q })));
+    const before = await answers();
+    const rowsBefore = await digest(h.env.config.databaseUrl);
+    assert.ok(before.every((result) => result.hits.length > 0), 'every query finds something');
+    const replay = await h.searchApp.get(ServiceHost).projector!.rebuild(h.env.config.databaseUrl);
+    assert.ok(replay.events > 10);
+    assert.deepEqual(await digest(h.env.config.databaseUrl), rowsBefore);
+    assert.deepEqual(await answers(), before);
+  });
+
+  test('a new model fills in the background while search answers from the old space, then takes over', async () => {
+    await rest();
+    const added = await h.call(ModelsAdd, { path: MODEL2VEC, name: 'm2v-test' });
+    assert.match(added.space, /^model2vec:m2v-test@/);
+    const filling = await h.call(Search, { q: 'river flood', min_seq: added.seq });
+    assert.equal(filling.space, GLOVE_SIF_SPACE, 'still the old space while the new one is empty');
+    const listed = await h.call(ModelsList, {});
+    assert.deepEqual(
+      listed.models.map((m) => [m.space, m.state, m.embedded_items]),
+      [[GLOVE_SIF_SPACE, 'active', 5], [added.space, 'filling', 0]],
+    );
+    await assert.rejects(h.call(ModelsAdd, { path: MODEL2VEC, name: 'm2v-test' }), /already registered/);
+    await assert.rejects(h.call(ModelsAdd, { path: 'relative/folder' }), /must be absolute/);
+
+    await work();
+    await h.settle();
+    const switched = await h.call(ModelsList, {});
+    assert.equal(switched.active, added.space);
+    assert.deepEqual(switched.models.map((m) => [m.state, m.embedded_items]), [['ready', 5], ['active', 5]]);
+    const answer = await h.call(Search, { q: 'river flood', mode: 'meaning' });
+    assert.equal(answer.space, added.space);
+    assert.ok(answer.hits.length > 0);
+
+    // New items go into every space; choosing a complete space switches at once.
+    await h.note('Later', 'Sandbags are stacked along the river.');
+    await h.settle();
+    const used = await h.call(ModelsUse, { space: GLOVE_SIF_SPACE });
+    assert.equal((await h.call(ModelsList, { min_seq: used.seq })).active, GLOVE_SIF_SPACE);
+    assert.deepEqual((await h.call(ModelsList, {})).models.map((m) => m.embedded_items), [6, 6]);
+    await assert.rejects(h.call(ModelsUse, { space: 'nope@1' }), /no embedding space nope@1/);
+  });
+});

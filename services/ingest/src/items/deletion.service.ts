@@ -5,6 +5,7 @@ import { aggregateFilter, EVENTS_STREAM, EventPublisher, eventSubject, readLog, 
 import { BlobStore } from '@memex/blobs';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
+import { readModelCaughtUp } from './caught-up.js';
 import type { IngestDatabase } from './schema.js';
 
 /**
@@ -27,7 +28,7 @@ export class DeletionService {
   @RpcMethod(ItemsDelete)
   async delete(params: ParamsOf<typeof ItemsDelete>, call: CallContext): Promise<ResultOf<typeof ItemsDelete>> {
     // The read model must know every attachment and claim of the item: let it catch up first.
-    await this.host.projector!.waitFor(await this.bus.lastSeq(), this.config.minSeqTimeoutMs);
+    await readModelCaughtUp(this.host, this.bus, this.config);
     const root = await this.db.selectFrom('items').select(['id', 'parent_id']).where('id', '=', params.id).executeTakeFirst();
     if (!root) throw new MemexError('not_found', `no item ${params.id}`);
     if (root.parent_id) {

@@ -11,9 +11,11 @@ import {
   type ResultOf,
 } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
-import { EventPublisher, type EventDraft } from '@memex/bus';
+import { EventPublisher, type Bus, type EventDraft } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
 import { visibleTo } from '@memex/db';
-import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
+import { readModelCaughtUp } from '../items/caught-up.js';
 import type { IngestDatabase, MessagesTable } from '../items/schema.js';
 
 type MessageRow = Selectable<MessagesTable>;
@@ -79,7 +81,10 @@ function inView(query: Query, params: ParamsOf<typeof MailList>): Query {
 export class MailService {
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(CONFIG) private readonly config: MemexConfig,
     private readonly publisher: EventPublisher,
+    private readonly host: ServiceHost,
   ) {}
 
   @RpcMethod(MailAccounts)
@@ -153,6 +158,8 @@ export class MailService {
     if ([read, starred, archived, trashed].every((v) => v === undefined) && added.length + removed.length === 0) {
       throw new MemexError('invalid_params', 'params: say what to change (read, starred, add_labels, remove_labels, archived, trashed)');
     }
+    // Messages just ingested are flagged too: decide on the read model once it has them.
+    await readModelCaughtUp(this.host, this.bus, this.config);
     const rows = await this.db
       .selectFrom('messages')
       .selectAll()

@@ -10,10 +10,13 @@ export interface DetectionBenchResult {
   k: number;
   /** Whether the kNN graph was exact (n ≤ knn.exactBelow) or approximate. */
   knn: 'exact' | 'approximate';
-  /** Full detection on a changed corpus (fingerprint + kNN + four detectors). */
+  /** Full detection on a changed corpus (fingerprint + kNN + four detectors), wall clock. */
   firstRunMs: number;
   /** The same corpus again: only the fingerprint is computed, detection is skipped. */
   secondRunMs: number;
+  /** CPU time of this process for each run: steadier than wall time on a shared machine. */
+  firstRunCpuMs: number;
+  secondRunCpuMs: number;
   secondRunSkipped: boolean;
   signals: Record<SignalKind, number>;
   /** firstRunMs / (n·k) in microseconds: roughly constant if detection scales as N·k. */
@@ -28,11 +31,16 @@ export function benchDetection(
   const dim = options.dim ?? 384;
   const cfg = resolveEngineConfig(options.config);
   const notes = benchCorpus(n, dim, options.seed);
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const first = detectIfChanged(notes, cfg, undefined);
   const t1 = performance.now();
+  const cpu1 = process.cpuUsage();
   const second = detectIfChanged(notes, cfg, first.fingerprint);
   const t2 = performance.now();
+  const cpu2 = process.cpuUsage();
+  const cpuMs = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage): number =>
+    Math.round((to.user + to.system - from.user - from.system) / 100) / 10;
   const signals = Object.fromEntries(SIGNAL_KINDS.map((kind) => [kind, 0])) as Record<SignalKind, number>;
   for (const s of first.signals ?? []) signals[s.kind]++;
   return {
@@ -42,6 +50,8 @@ export function benchDetection(
     knn: n <= cfg.knn.exactBelow ? 'exact' : 'approximate',
     firstRunMs: Math.round(t1 - t0),
     secondRunMs: Math.round((t2 - t1) * 100) / 100,
+    firstRunCpuMs: cpuMs(cpu0, cpu1),
+    secondRunCpuMs: cpuMs(cpu1, cpu2),
     secondRunSkipped: second.signals === null,
     signals,
     firstRunMicrosPerNoteK: Math.round(((t1 - t0) * 1000) / (n * cfg.knn.k)),

@@ -19,8 +19,14 @@ describe('resolveEngineConfig', () => {
 
   it('names the offending field', () => {
     assert.throws(() => resolveEngineConfig({ knn: { k: 0 } }), /knn\.k must be an integer ≥ 1, got 0/);
-    assert.throws(() => resolveEngineConfig({ hiddenArc: { minSize: 6, maxSize: 5 } }), /hiddenArc\.maxSize must be an integer ≥ 6, got 5/);
-    assert.throws(() => resolveEngineConfig({ hiddenArc: { maxLinkDensity: 2 } }), /hiddenArc\.maxLinkDensity must be in \[0, 1\]/);
+    assert.throws(
+      () => resolveEngineConfig({ hiddenArc: { minSize: 6, maxSize: 5 } }),
+      /hiddenArc\.maxSize must be an integer ≥ 6, got 5/,
+    );
+    assert.throws(
+      () => resolveEngineConfig({ hiddenArc: { maxLinkDensity: 2 } }),
+      /hiddenArc\.maxLinkDensity must be in \[0, 1\]/,
+    );
     assert.throws(() => resolveEngineConfig({ knn: { trees: 1 } }), /knn\.trees must be an integer ≥ 2/);
     assert.throws(() => resolveEngineConfig({ tagBurst: { minDormantDays: Number.NaN } }), /tagBurst\.minDormantDays/);
   });

@@ -85,7 +85,8 @@ export function resolveEngineConfig(input: EngineConfigInput = {}): EngineConfig
     }
   };
   const within = (path: string, value: number, lo: number, hi: number): void => {
-    if (!(value >= lo && value <= hi)) throw new Error(`engine config: ${path} must be in [${lo}, ${hi}], got ${value}`);
+    if (!(value >= lo && value <= hi))
+      throw new Error(`engine config: ${path} must be in [${lo}, ${hi}], got ${value}`);
   };
   int('knn.k', cfg.knn.k, 1);
   int('knn.seed', cfg.knn.seed, 0);

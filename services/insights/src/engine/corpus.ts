@@ -149,7 +149,8 @@ export class Corpus {
       let norm = 0;
       for (const x of embedding) norm += x * x;
       // Similarity is a dot product only for unit vectors; NaN fails this test too.
-      if (!(Math.abs(norm - 1) < 1e-3)) throw new Error(`engine: note ${id} embedding is not L2-normalised (|v|²=${norm})`);
+      if (!(Math.abs(norm - 1) < 1e-3))
+        throw new Error(`engine: note ${id} embedding is not L2-normalised (|v|²=${norm})`);
       vectors.set(embedding, row * dim);
     });
     const graph = buildKnn(vectors, rows.length, dim, options);

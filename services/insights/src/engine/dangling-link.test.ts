@@ -14,7 +14,11 @@ describe('detectDanglingLinks', () => {
     const signals = detectDanglingLinks(b.notes);
     assert.equal(signals.length, 1);
     assert.deepEqual(signals[0]!.noteIds, [a.id, c.id]);
-    assert.deepEqual(signals[0]!.detail, { target: 'Theory of Change', normalizedTarget: 'theory of change', sourceCount: 2 });
+    assert.deepEqual(signals[0]!.detail, {
+      target: 'Theory of Change',
+      normalizedTarget: 'theory of change',
+      sourceCount: 2,
+    });
     assert.equal(signals[0]!.score, 0.6667);
   });
 

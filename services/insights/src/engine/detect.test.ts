@@ -16,7 +16,8 @@ function everything() {
   b.cluster(b.direction(), 6, START, 400);
   const state = b.add({ title: 'Status', createdAt: START, frontMatter: { type: 'state' }, embedding: b.direction() });
   b.add({ createdAt: addDays(START, 30), links: ['Status', 'Missing piece'], embedding: b.direction() });
-  for (const d of [0, 5, 200, 204]) b.add({ createdAt: addDays(START, d), tags: ['climbing'], embedding: b.direction() });
+  for (const d of [0, 5, 200, 204])
+    b.add({ createdAt: addDays(START, d), tags: ['climbing'], embedding: b.direction() });
   return { b, state };
 }
 
@@ -58,7 +59,8 @@ describe('corpusFingerprint and detectIfChanged', () => {
     const variants = [
       b.notes.map((n) => (n.id === state.id ? { ...n, contentHash: 'edited' } : n)),
       b.notes.map((n) => (n.id === state.id ? { ...n, updatedAt: addDays(n.updatedAt, 1) } : n)),
-      b.notes.map((n) => (n.id === state.id ? { ...n, links: ['New link'] } : n)),
+      // Tags, links and front matter reach the fingerprint through contentHash; a title may not (file names).
+      b.notes.map((n) => (n.id === state.id ? { ...n, title: 'Renamed' } : n)),
       b.notes.map((n) => (n.id === state.id ? { ...n, embedding: b.direction() } : n)),
       b.notes.slice(1),
       [...b.notes, b.add({ createdAt: START })],
@@ -70,7 +72,11 @@ describe('corpusFingerprint and detectIfChanged', () => {
   it('does not cancel out when two notes swap their content', () => {
     const { b } = everything();
     const [x, y] = b.notes;
-    const swapped = [{ ...x!, contentHash: y!.contentHash }, { ...y!, contentHash: x!.contentHash }, ...b.notes.slice(2)];
+    const swapped = [
+      { ...x!, contentHash: y!.contentHash },
+      { ...y!, contentHash: x!.contentHash },
+      ...b.notes.slice(2),
+    ];
     assert.notEqual(corpusFingerprint(swapped, cfg), corpusFingerprint(b.notes, cfg));
   });
 
@@ -78,7 +84,10 @@ describe('corpusFingerprint and detectIfChanged', () => {
     const { b } = everything();
     const first = detectIfChanged(b.notes, cfg, undefined);
     assert.ok(first.signals && first.signals.length === 4);
-    assert.deepEqual(detectIfChanged(b.notes, cfg, first.fingerprint), { fingerprint: first.fingerprint, signals: null });
+    assert.deepEqual(detectIfChanged(b.notes, cfg, first.fingerprint), {
+      fingerprint: first.fingerprint,
+      signals: null,
+    });
     b.add({ createdAt: START, links: ['Another gap'] });
     const third = detectIfChanged(b.notes, cfg, first.fingerprint);
     assert.equal(third.signals?.filter((s) => s.kind === 'dangling_link').length, 2);

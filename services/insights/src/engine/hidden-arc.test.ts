@@ -155,6 +155,9 @@ describe('detectHiddenArcs', () => {
     const b = withBackground(11);
     const arc = b.cluster(b.direction(), 5, START, 300);
     b.add({ createdAt: START });
-    assert.deepEqual(detectHiddenArcs(b.notes, cfg).map((s) => s.noteIds), [arc]);
+    assert.deepEqual(
+      detectHiddenArcs(b.notes, cfg).map((s) => s.noteIds),
+      [arc],
+    );
   });
 });

@@ -14,14 +14,7 @@ export type {
 export { SIGNAL_KINDS } from './types.js';
 export { DEFAULT_ENGINE_CONFIG, resolveEngineConfig, type EngineConfig, type EngineConfigInput } from './config.js';
 export { Corpus, normalizeLinkTarget, normalizeTag } from './corpus.js';
-export {
-  buildKnn,
-  bruteForceKnn,
-  approximateKnn,
-  DEFAULT_KNN_OPTIONS,
-  type KnnGraph,
-  type KnnOptions,
-} from './knn.js';
+export { buildKnn, bruteForceKnn, approximateKnn, DEFAULT_KNN_OPTIONS, type KnnGraph, type KnnOptions } from './knn.js';
 export { UnionFind } from './union-find.js';
 export { detectHiddenArcs, analyzeArcs, type ArcAnalysis, type ArcComponent, type ArcVerdict } from './hidden-arc.js';
 export { detectStaleStates, isStateNote } from './stale-state.js';

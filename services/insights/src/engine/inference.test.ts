@@ -70,7 +70,10 @@ describe('evaluateInference (invalidation on read)', () => {
     const { inference, hashes } = store();
     const e = evaluateInference(inference, hashes);
     assert.equal(e.status, 'active');
-    assert.deepEqual(e.sources.map((s) => s.mark), [' ', ' ']);
+    assert.deepEqual(
+      e.sources.map((s) => s.mark),
+      [' ', ' '],
+    );
   });
 
   it('edit a source → stale, with ~ beside it', () => {
@@ -93,7 +96,10 @@ describe('evaluateInference (invalidation on read)', () => {
     hashes.delete('2');
     const e = evaluateInference(inference, hashes);
     assert.equal(e.status, 'orphaned');
-    assert.deepEqual(e.sources.map((s) => s.mark), ['~', '✗']);
+    assert.deepEqual(
+      e.sources.map((s) => s.mark),
+      ['~', '✗'],
+    );
     assert.equal(e.sources[1]!.snapshotHash, inference.sources[1]!.contentHash);
     assert.equal(e.sources[1]!.currentHash, null);
     hashes.set('2', undefined as unknown as string);
@@ -105,7 +111,11 @@ describe('evaluateInference (invalidation on read)', () => {
     hashes.set('1', 'edited');
     hashes.delete('2');
     const sources = [...hashes].map(([noteId, contentHash]) => ({ noteId, contentHash: contentHash! }));
-    const reminted = remintInference(inference, { ...input, sources, confidence: 0.6 }, new Date('2024-07-01T00:00:00Z'));
+    const reminted = remintInference(
+      inference,
+      { ...input, sources, confidence: 0.6 },
+      new Date('2024-07-01T00:00:00Z'),
+    );
     assert.deepEqual([reminted.id, reminted.revision, reminted.confidence], [42, 2, 0.6]);
     assert.equal(evaluateInference(reminted, hashes).status, 'active');
   });
@@ -153,6 +163,11 @@ describe('formatCitation and renderInference', () => {
     hashes.delete('2');
     const orphaned = renderInference(inference, evaluateInference(inference, hashes));
     assert.match(orphaned, /^\[!\] STALE · ORPHANED {2}Inference #42/);
-    assert.match(orphaned, new RegExp(`\\n {2}✗ #2 {2}deleted \\(evidence kept: hash ${inference.sources[1]!.contentHash.slice(0, 12)} at mint\\)$`));
+    assert.match(
+      orphaned,
+      new RegExp(
+        `\\n {2}✗ #2 {2}deleted \\(evidence kept: hash ${inference.sources[1]!.contentHash.slice(0, 12)} at mint\\)$`,
+      ),
+    );
   });
 });

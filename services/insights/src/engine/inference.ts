@@ -50,7 +50,8 @@ export class InferenceValidationError extends Error {
 export function mintInference(input: MintInput, mintedAt: Date): MintedInference {
   const text = (field: 'title' | 'summary' | 'modelId'): string => {
     const value = input[field];
-    if (typeof value !== 'string' || value.trim() === '') throw new InferenceValidationError(`${field} must be non-empty`);
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new InferenceValidationError(`${field} must be non-empty`);
     return value.trim();
   };
   const { confidence } = input;

@@ -38,7 +38,10 @@ describe('bruteForceKnn', () => {
         .slice(0, 4);
       assert.deepEqual(row(g, i), expected, `row ${i}`);
       const sims = [...g.similarities.subarray(i * 4, i * 4 + 4)];
-      assert.deepEqual(sims, [...sims].sort((a, b) => b - a));
+      assert.deepEqual(
+        sims,
+        [...sims].sort((a, b) => b - a),
+      );
     }
   });
 

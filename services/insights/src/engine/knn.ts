@@ -49,7 +49,7 @@ export const DEFAULT_KNN_OPTIONS: Omit<KnnOptions, 'k'> = {
   seed: 42,
   exactBelow: 2000,
   searchListSize: 10,
-  trees: 4,
+  trees: 12,
   leafSize: 24,
   maxIterations: 12,
   maxCandidates: 8,
@@ -142,9 +142,7 @@ export function bruteForceKnn(vectors: Float32Array, n: number, dim: number, k: 
 
 /** Exact below `exactBelow` points, approximate (RP forest + NN-descent) above. */
 export function buildKnn(vectors: Float32Array, n: number, dim: number, options: KnnOptions): KnnGraph {
-  return n <= options.exactBelow
-    ? bruteForceKnn(vectors, n, dim, options.k)
-    : approximateKnn(vectors, n, dim, options);
+  return n <= options.exactBelow ? bruteForceKnn(vectors, n, dim, options.k) : approximateKnn(vectors, n, dim, options);
 }
 
 export function approximateKnn(vectors: Float32Array, n: number, dim: number, options: KnnOptions): KnnGraph {
@@ -214,7 +212,7 @@ function rpTreeLeaves(vectors: Float32Array, n: number, dim: number, leafSize: n
     if (left === 0 || left === node.length) {
       // Degenerate split (all points identical along this direction): halve at random.
       for (let x = 0; x < node.length; x++) side[x] = 0;
-      for (let chosen = 0; chosen < node.length >> 1; ) {
+      for (let chosen = 0; chosen < node.length >> 1;) {
         const x = rng.int(node.length);
         if (side[x] === 0) {
           side[x] = 1;

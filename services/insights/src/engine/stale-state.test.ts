@@ -26,7 +26,11 @@ function withStateNote(seed: number, extra: { tags?: string[] } = {}) {
 describe('detectStaleStates', () => {
   it('fires when a note linking to the state note is created after its last update', () => {
     const { b, state } = withStateNote(1);
-    const newer = b.add({ createdAt: addDays(START, 150), links: ['Job search: where things stand'], embedding: b.direction() });
+    const newer = b.add({
+      createdAt: addDays(START, 150),
+      links: ['Job search: where things stand'],
+      embedding: b.direction(),
+    });
     const [signal, ...rest] = detectStaleStates(b.notes, cfg);
     assert.deepEqual(rest, []);
     assert.deepEqual(signal!.noteIds, [state.id, newer.id]);

@@ -33,7 +33,11 @@ describe('detectTagBursts', () => {
 
   it('near-miss: a tag used steadily every two weeks for two years', () => {
     const b = new CorpusBuilder(2);
-    tagged(b, 'running', Array.from({ length: 52 }, (_, i) => i * 14));
+    tagged(
+      b,
+      'running',
+      Array.from({ length: 52 }, (_, i) => i * 14),
+    );
     assert.deepEqual(detectTagBursts(b.notes, cfg), []);
   });
 

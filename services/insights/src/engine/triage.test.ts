@@ -3,7 +3,14 @@ import { describe, it } from 'node:test';
 import { DEFAULT_ENGINE_CONFIG } from './config.js';
 import { detectAll } from './detect.js';
 import { addDays, CorpusBuilder } from './synthetic.js';
-import { applyDetection, effectiveStatus, isPending, transitionSignal, TriageError, type StoredSignal } from './triage.js';
+import {
+  applyDetection,
+  effectiveStatus,
+  isPending,
+  transitionSignal,
+  TriageError,
+  type StoredSignal,
+} from './triage.js';
 import type { Signal } from './types.js';
 
 const T0 = new Date('2024-03-01T09:00:00Z');
@@ -111,7 +118,10 @@ describe('applyDetection', () => {
     table.act(key, { type: 'dismiss' }, T0);
     b.add({ title: 'Nowhere', createdAt: addDays(START, 1000) });
     const gone = table.apply(detectAll(b.notes, DEFAULT_ENGINE_CONFIG), addDays(T0, 1));
-    assert.deepEqual(gone.upserts.map((r) => [r.key, r.present, r.status]), [[key, false, 'dismissed']]);
+    assert.deepEqual(
+      gone.upserts.map((r) => [r.key, r.present, r.status]),
+      [[key, false, 'dismissed']],
+    );
     // The link breaks again (note deleted): it comes back still dismissed.
     b.notes.pop();
     table.apply(detectAll(b.notes, DEFAULT_ENGINE_CONFIG), addDays(T0, 2));
@@ -159,7 +169,10 @@ describe('transitionSignal', () => {
     const snoozed = transitionSignal(row, { type: 'snooze', until: addDays(T0, 3) }, T0);
     assert.deepEqual([snoozed.status, snoozed.snoozedUntil], ['snoozed', addDays(T0, 3)]);
     const dismissed = transitionSignal(snoozed, { type: 'dismiss' }, addDays(T0, 1));
-    assert.deepEqual([dismissed.status, dismissed.snoozedUntil, dismissed.statusChangedAt], ['dismissed', null, addDays(T0, 1)]);
+    assert.deepEqual(
+      [dismissed.status, dismissed.snoozedUntil, dismissed.statusChangedAt],
+      ['dismissed', null, addDays(T0, 1)],
+    );
     const reopened = transitionSignal(dismissed, { type: 'reopen' }, addDays(T0, 2));
     assert.equal(reopened.status, 'new');
     assert.equal(transitionSignal(reopened, { type: 'mint', inferenceId: 7 }, addDays(T0, 2)).status, 'minted');

@@ -116,7 +116,11 @@ export interface DetectionUpdate {
  * - a stored key no longer detected is kept with present = false (never
  *   deleted, so a judgement outlives the pattern's temporary absence).
  */
-export function applyDetection(existing: readonly StoredSignal[], detected: readonly Signal[], now: Date): DetectionUpdate {
+export function applyDetection(
+  existing: readonly StoredSignal[],
+  detected: readonly Signal[],
+  now: Date,
+): DetectionUpdate {
   const stored = new Map(existing.map((s) => [s.key, s]));
   const upserts: StoredSignal[] = [];
   const unchanged: StoredSignal[] = [];

@@ -13,7 +13,10 @@ describe('UnionFind', () => {
     assert.equal(uf.find(2), uf.find(5));
     assert.notEqual(uf.find(0), uf.find(2));
     assert.deepEqual(uf.components(), [[0, 3], [1], [2, 5, 6], [4]]);
-    assert.deepEqual(uf.components(2), [[0, 3], [2, 5, 6]]);
+    assert.deepEqual(uf.components(2), [
+      [0, 3],
+      [2, 5, 6],
+    ]);
   });
 
   it('handles a 200,000-long chain without recursion and flattens paths', () => {
@@ -28,10 +31,16 @@ describe('UnionFind', () => {
 
 describe('findBridgingHubs', () => {
   /** Two 4-cliques (0–3 and 5–8) joined only through vertex 4. */
-  const clique = (vs: number[]): [number, number][] => vs.flatMap((a, i) => vs.slice(i + 1).map((b) => [a, b] as [number, number]));
+  const clique = (vs: number[]): [number, number][] =>
+    vs.flatMap((a, i) => vs.slice(i + 1).map((b) => [a, b] as [number, number]));
   const edges = [...clique([0, 1, 2, 3]), ...clique([5, 6, 7, 8]), [4, 0], [4, 1], [4, 7]] as [number, number][];
   const hubsOf = (es: [number, number][], n: number, minPiece: number): number[] => {
-    const flags = findBridgingHubs(n, Int32Array.from(es, (e) => e[0]), Int32Array.from(es, (e) => e[1]), minPiece);
+    const flags = findBridgingHubs(
+      n,
+      Int32Array.from(es, (e) => e[0]),
+      Int32Array.from(es, (e) => e[1]),
+      minPiece,
+    );
     return [...flags.keys()].filter((v) => flags[v] === 1);
   };
 

@@ -1,7 +1,9 @@
 import { Command } from 'commander';
 import { MemexError } from '@memex/contracts';
 import { registerImport } from './commands/import.js';
+import { registerModels } from './commands/models.js';
 import { registerReplay } from './commands/replay.js';
+import { registerSearch } from './commands/search.js';
 import { registerStack } from './commands/stack.js';
 import { registerStatus } from './commands/status.js';
 import { registerToken } from './commands/token.js';
@@ -12,6 +14,8 @@ registerStatus(program);
 registerToken(program);
 registerReplay(program);
 registerImport(program);
+registerSearch(program);
+registerModels(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -3,6 +3,7 @@ export { isAlive, processStartTime, terminate, waitForExit, findExecutable } fro
 export {
   findPostgresBinaries,
   startPostgres,
+  prepareDatabase,
   type PostgresBinaries,
   type PostgresOptions,
   type PostgresHandle,

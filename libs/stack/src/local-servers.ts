@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startNats, type NatsHandle } from './nats.js';
-import { startPostgres, type PostgresHandle } from './postgres.js';
+import { prepareDatabase, startPostgres, type PostgresHandle } from './postgres.js';
 import { stackPaths } from './state.js';
 
 export interface LocalServersOptions {
@@ -13,7 +13,7 @@ export interface LocalServersOptions {
   natsPort?: number;
   natsMonitorPort?: number;
   host?: string;
-  /** MEMEX_DATABASE_URL: when set, that database is used and no local Postgres is started. */
+  /** MEMEX_DATABASE_URL: when set, that database is used (created if missing, with the extensions) and no local Postgres is started. */
   databaseUrl?: string;
   /** MEMEX_NATS_URL: when set, that server is used and no local nats-server is started. */
   natsUrl?: string;
@@ -41,7 +41,7 @@ export async function startLocalServers(options: LocalServersOptions): Promise<L
 
   const [pg, nats] = await Promise.allSettled([
     options.databaseUrl
-      ? undefined
+      ? prepareDatabase(options.databaseUrl).then(() => undefined)
       : startPostgres({
           dataDir: paths.postgres,
           port: options.pgPort ?? 7432,

@@ -239,35 +239,52 @@ function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
-async function ensureDatabase(host: string, port: number, database: string, bindir: string): Promise<void> {
-  const admin = client(host, port, 'postgres');
-  await admin.connect();
+async function connected(url: string): Promise<pg.Client> {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
   try {
-    const found = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (found.rowCount === 0) {
-      await admin.query(`CREATE DATABASE ${quoteIdent(database)}`).catch((err: { code?: string }) => {
-        if (err.code !== '42P04') throw err; // created concurrently
-      });
-    }
-  } finally {
-    await admin.end();
+    await c.connect();
+    return c;
+  } catch (err) {
+    await c.end().catch(() => undefined);
+    throw err;
   }
-  const db = client(host, port, database);
-  await db.connect();
+}
+
+/**
+ * Makes the database at `url` ready for Memex: creates it when missing (through the server's
+ * `postgres` database) and the vector and pg_trgm extensions in it. Schemas are the services'.
+ * `missingVectorHint` says how to install pgvector on that server when it lacks it.
+ */
+export async function prepareDatabase(
+  url: string,
+  missingVectorHint = 'install pgvector on that server',
+): Promise<void> {
+  const where = new URL(url);
+  const database = decodeURIComponent(where.pathname.slice(1));
+  const db = await connected(url).catch(async (err: { code?: string }) => {
+    if (err.code !== '3D000' || !database) throw err; // 3D000: database does not exist
+    const adminUrl = new URL(url);
+    adminUrl.pathname = '/postgres';
+    const admin = await connected(adminUrl.href);
+    try {
+      await admin.query(`CREATE DATABASE ${quoteIdent(database)}`).catch((e: { code?: string }) => {
+        if (e.code !== '42P04') throw e; // created concurrently
+      });
+    } finally {
+      await admin.end();
+    }
+    return connected(url);
+  });
   try {
     const available = await db.query(`SELECT name FROM pg_available_extensions WHERE name IN ('vector', 'pg_trgm')`);
     const names = new Set(available.rows.map((r: { name: string }) => r.name));
-    if (!names.has('vector')) {
+    const server = `${where.hostname}:${where.port || 5432}`;
+    if (!names.has('vector'))
+      throw new Error(`pgvector is not installed on the PostgreSQL server at ${server}: ${missingVectorHint}.`);
+    if (!names.has('pg_trgm'))
       throw new Error(
-        `pgvector is not installed for the PostgreSQL server in ${bindir}. Run deploy/local/provision.sh ` +
-          `(installs postgresql-NN-pgvector, or builds Debian's pgvector source package against this server).`,
+        `the pg_trgm extension is missing on the PostgreSQL server at ${server} (install its contrib modules).`,
       );
-    }
-    if (!names.has('pg_trgm')) {
-      throw new Error(
-        `the pg_trgm extension is missing from the PostgreSQL server in ${bindir} (install its contrib modules).`,
-      );
-    }
     for (const ext of ['vector', 'pg_trgm']) {
       await db.query(`CREATE EXTENSION IF NOT EXISTS ${ext}`).catch((err: { code?: string }) => {
         if (err.code !== '23505') throw err; // created concurrently by another connection
@@ -338,10 +355,15 @@ export async function startPostgres(options: PostgresOptions): Promise<PostgresH
 
   const spawned = child;
   await waitUntilAccepting(host, port, pid, log, timeoutMs, () => spawned !== undefined && spawned.exitCode !== null);
-  await ensureDatabase(host, port, database, bindir);
+  const url = `postgres://${SUPERUSER}@${host}:${port}/${encodeURIComponent(database)}`;
+  await prepareDatabase(
+    url,
+    `it has none for the server in ${bindir}; run deploy/local/provision.sh (installs postgresql-NN-pgvector, ` +
+      `or builds Debian's pgvector source package against this server)`,
+  );
 
   return {
-    url: `postgres://${SUPERUSER}@${host}:${port}/${encodeURIComponent(database)}`,
+    url,
     host,
     port,
     dataDir,

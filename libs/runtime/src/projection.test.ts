@@ -1,0 +1,116 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Kysely, Transaction } from 'kysely';
+import { Bus, EventPublisher, newId, type LoggedEvent } from '@memex/bus';
+import { createDatabase, type Migration } from '@memex/db';
+import { createTestEnv, type TestEnv } from '@memex/testing';
+import { ProjectionRunner, type Projection } from './projection.js';
+
+const migrations: Migration[] = [
+  {
+    name: '001_seen',
+    async up(db) {
+      await db.schema
+        .createTable('seen')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .execute();
+    },
+  },
+];
+
+/** Records every note; refuses bodies saying "poison", as a projection bug would. */
+class SeenProjection implements Projection {
+  async apply(trx: Transaction<any>, { seq, event }: LoggedEvent): Promise<void> {
+    if (event.type !== 'note.put') return;
+    const data = event.data as { id: string; body: string };
+    if (data.body === 'poison') throw new Error('cannot digest this one');
+    await trx.insertInto('seen').values({ id: data.id, seq }).execute();
+  }
+}
+
+let env: TestEnv;
+let bus: Bus;
+let publisher: EventPublisher;
+let db: Kysely<any>;
+before(async () => {
+  env = await createTestEnv();
+  bus = await Bus.connect(env.config.natsUrl, 'projection-test');
+  await bus.ensureStreams();
+  publisher = new EventPublisher(bus);
+  db = createDatabase(env.config.databaseUrl, { schema: 'seen_test' });
+});
+after(async () => {
+  await db.destroy();
+  await bus.close();
+  await env.stop();
+});
+
+async function note(body: string): Promise<number> {
+  const id = newId();
+  const { seq } = await publisher.publish({
+    type: 'note.put',
+    subject: `item:${id}`,
+    actor: { kind: 'user', id: 'owner' },
+    data: { id, title: body, body },
+  });
+  return seq;
+}
+
+test('one bad event is recorded and skipped; the rest of its batch is applied', async () => {
+  const runner = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, new SeenProjection());
+  await runner.start();
+  try {
+    await note('one');
+    const poison = await note('poison');
+    const last = await note('three');
+    await runner.waitFor(last, 10_000);
+    const seen = await db.selectFrom('seen').select('seq').orderBy('seq').execute();
+    assert.deepEqual(
+      seen.map((row) => Number(row.seq)),
+      [poison - 1, last],
+    );
+    const failures = await db.selectFrom('projector_failures').selectAll().execute();
+    assert.equal(failures.length, 1);
+    assert.equal(Number(failures[0]!.seq), poison);
+    assert.match(failures[0]!.error, /cannot digest this one/);
+  } finally {
+    await runner.stop();
+  }
+});
+
+test('only one replica projects; the other follows the checkpoint for min_seq', async () => {
+  const leader = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, new SeenProjection());
+  const follower = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, new SeenProjection());
+  await leader.start();
+  await follower.start();
+  try {
+    assert.equal(leader.isLeader, true);
+    assert.equal(follower.isLeader, false);
+    const seq = await note('for the follower');
+    await follower.waitFor(seq, 10_000);
+    assert.ok(follower.checkpoint >= seq);
+    await assert.rejects(follower.waitFor(seq + 1000, 200), /has applied up to \d+, not yet \d+, after 200 ms/);
+  } finally {
+    await leader.stop();
+    await follower.stop();
+  }
+});
+
+test('rebuild reproduces the read model and the live projector goes on after the switch', async () => {
+  const runner = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, new SeenProjection());
+  await runner.start();
+  try {
+    for (let i = 0; i < 20; i++) await note(`n${i}`);
+    await runner.waitFor(await bus.lastSeq(), 10_000);
+    const before = await db.selectFrom('seen').selectAll().orderBy('id').execute();
+    const result = await runner.rebuild(env.config.databaseUrl);
+    assert.equal(result.last_seq, await bus.lastSeq());
+    assert.deepEqual(await db.selectFrom('seen').selectAll().orderBy('id').execute(), before);
+    const after = await note('after');
+    await runner.waitFor(after, 10_000);
+    assert.ok(await db.selectFrom('seen').select('id').where('seq', '=', after).executeTakeFirst());
+  } finally {
+    await runner.stop();
+  }
+});

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { MemexError } from '@memex/contracts';
+import { registerGraph } from './commands/graph.js';
 import { registerImport } from './commands/import.js';
 import { registerModels } from './commands/models.js';
 import { registerReplay } from './commands/replay.js';
@@ -16,6 +17,7 @@ registerReplay(program);
 registerImport(program);
 registerSearch(program);
 registerModels(program);
+registerGraph(program);
 
 try {
   await program.parseAsync(process.argv);

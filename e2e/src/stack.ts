@@ -4,6 +4,9 @@ import { startService, type ServiceModuleFactory } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { ensureOwnerToken, startGateway } from '@memex/gateway';
 import { IngestModule } from '@memex/ingest';
+import { PipelinesModule } from '@memex/pipelines';
+import { SearchModule } from '@memex/search';
+import { GraphModule } from '@memex/graph';
 import type { MemexConfig } from '@memex/config';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 
@@ -21,6 +24,9 @@ export interface TestStack {
 /** The services a test can ask for, by name, started in this process. */
 export const SERVICE_MODULES: Record<string, ServiceModuleFactory> = {
   ingest: (config) => IngestModule.register(config),
+  pipelines: (config) => PipelinesModule.register(config),
+  search: (config) => SearchModule.register(config),
+  graph: (config) => GraphModule.register(config),
 };
 
 /** A gateway plus the named services against a fresh TestEnv, in this process. */

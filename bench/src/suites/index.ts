@@ -5,4 +5,5 @@ export type Suite = () => Promise<BenchResult[]>;
 /** Every benchmark suite by name; `npm run bench -- <name>` runs one. */
 export const suites: Record<string, () => Promise<Suite>> = {
   log: async () => (await import('./log.js')).run,
+  graph: async () => (await import('./graph.js')).run,
 };

@@ -26,10 +26,7 @@ export const ItemSummary = Type.Object({
 });
 
 /** One end of a link: a thing or an item. */
-export const LinkEnd = Type.Union([
-  Type.Object({ entity: EntitySummary }),
-  Type.Object({ item: ItemSummary }),
-]);
+export const LinkEnd = Type.Union([Type.Object({ entity: EntitySummary }), Type.Object({ item: ItemSummary })]);
 
 /** A claim as a card shows it: the link, who made it, how sure, when it held, its evidence. */
 export const Fact = Type.Object({
@@ -44,7 +41,13 @@ export const Fact = Type.Object({
   valid_from: NullableTimestamp,
   valid_to: NullableTimestamp,
   /** Evidence items the caller may see. */
-  evidence: Type.Array(Type.Object({ item: Type.String(), part: Type.Union([Type.String(), Type.Null()]), quote: Type.Union([Type.String(), Type.Null()]) })),
+  evidence: Type.Array(
+    Type.Object({
+      item: Type.String(),
+      part: Type.Union([Type.String(), Type.Null()]),
+      quote: Type.Union([Type.String(), Type.Null()]),
+    }),
+  ),
   /** Inferred and confirmed (by the owner or by an observed link stating the same). */
   confirmed: Type.Boolean(),
 });
@@ -78,7 +81,13 @@ export const EntityCard = Type.Object({
 });
 
 const EntityParams = {
-  key: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: 'an entity key, e.g. org:example.com, person:ann@example.com' })),
+  key: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: 'an entity key, e.g. org:example.com, person:ann@example.com',
+    }),
+  ),
   id: Type.Optional(Type.Integer({ minimum: 0 })),
 };
 
@@ -107,7 +116,11 @@ export const EntityNeighbors = defineMethod({
   kind: 'query',
   access: 'any',
   summary: 'Things sharing items with a thing and things directly linked to it, with weights, heaviest first.',
-  params: Type.Object({ ...EntityParams, kinds: Type.Optional(Type.Array(Type.String(), { maxItems: 20 })), limit: Limit(500) }),
+  params: Type.Object({
+    ...EntityParams,
+    kinds: Type.Optional(Type.Array(Type.String(), { maxItems: 20 })),
+    limit: Limit(500),
+  }),
   result: Type.Object({ entity: EntitySummary, neighbors: Type.Array(Neighbor) }),
 });
 
@@ -116,7 +129,8 @@ export const Graph = defineMethod({
   service: 'graph',
   kind: 'query',
   access: 'any',
-  summary: "A thing's neighbourhood and the links among the neighbours, for a radial drawing (closer and larger: more in common).",
+  summary:
+    "A thing's neighbourhood and the links among the neighbours, for a radial drawing (closer and larger: more in common).",
   params: Type.Object({ ...EntityParams, limit: Limit(200) }),
   result: Type.Object({
     center: EntitySummary,
@@ -140,7 +154,9 @@ export const Months = defineMethod({
   access: 'any',
   summary: "Items per month, for a thing's timeline or (without key/id) for everything the caller may see.",
   params: Type.Object(EntityParams),
-  result: Type.Object({ months: Type.Array(Type.Object({ month: Type.String({ pattern: '^\\d{4}-\\d{2}$' }), items: Type.Integer() })) }),
+  result: Type.Object({
+    months: Type.Array(Type.Object({ month: Type.String({ pattern: '^\\d{4}-\\d{2}$' }), items: Type.Integer() })),
+  }),
 });
 
 export const Timeline = defineMethod({
@@ -149,12 +165,21 @@ export const Timeline = defineMethod({
   kind: 'query',
   access: 'any',
   summary: 'Items newest first, for a thing or for everything, page by page (pass next_before back as before).',
-  params: Type.Object({ ...EntityParams, before: Type.Optional(Timestamp), after: Type.Optional(Timestamp), limit: Limit(500) }),
+  params: Type.Object({
+    ...EntityParams,
+    before: Type.Optional(Timestamp),
+    after: Type.Optional(Timestamp),
+    limit: Limit(500),
+  }),
   result: Type.Object({ items: Type.Array(TimelineEntry), next_before: NullableTimestamp }),
 });
 
 const EvidenceParam = Type.Object(
-  { item: Type.String({ pattern: ULID_PATTERN }), part: Type.Optional(Type.String({ maxLength: 200 })), quote: Type.Optional(Type.String({ maxLength: 2000 })) },
+  {
+    item: Type.String({ pattern: ULID_PATTERN }),
+    part: Type.Optional(Type.String({ maxLength: 200 })),
+    quote: Type.Optional(Type.String({ maxLength: 2000 })),
+  },
   { additionalProperties: false },
 );
 
@@ -190,8 +215,12 @@ export const LinkRetract = defineMethod({
   service: 'graph',
   kind: 'command',
   access: 'any',
-  summary: "Take a link back. By the owner it is a correction: the claim stays rejected even when a pipeline infers it again. Agents retract only their own links.",
-  params: Type.Object({ link_id: Type.String({ minLength: 1, maxLength: 64 }), reason: Type.Optional(Type.String({ maxLength: 1000 })) }),
+  summary:
+    'Take a link back. By the owner it is a correction: the claim stays rejected even when a pipeline infers it again. Agents retract only their own links.',
+  params: Type.Object({
+    link_id: Type.String({ minLength: 1, maxLength: 64 }),
+    reason: Type.Optional(Type.String({ maxLength: 1000 })),
+  }),
   result: Type.Object({ seq: Seq }),
 });
 
@@ -200,7 +229,8 @@ export const EntityMerge = defineMethod({
   service: 'graph',
   kind: 'command',
   access: 'owner',
-  summary: "Merge a thing into another: keys, links and trail steps move, the old name stays an alias, the old key still resolves.",
+  summary:
+    'Merge a thing into another: keys, links and trail steps move, the old name stays an alias, the old key still resolves.',
   params: Type.Object({ from: GraphRef, into: GraphRef }),
   result: Type.Object({ merge_id: Type.String(), seq: Seq }),
 });
@@ -211,7 +241,10 @@ export const EntitySplit = defineMethod({
   kind: 'command',
   access: 'owner',
   summary: 'Undo a merge exactly, by its merge_id or by the key of the thing that was merged away.',
-  params: Type.Object({ merge_id: Type.Optional(Type.String({ pattern: ULID_PATTERN })), key: Type.Optional(GraphRef) }),
+  params: Type.Object({
+    merge_id: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
+    key: Type.Optional(GraphRef),
+  }),
   result: Type.Object({ merge_id: Type.String(), seq: Seq }),
 });
 
@@ -232,7 +265,10 @@ export const ReviewList = defineMethod({
   kind: 'query',
   access: 'owner',
   summary: 'What needs a decision: merge suggestions for people with the same full name, and low-confidence links.',
-  params: Type.Object({ kind: Type.Optional(Type.Union([Type.Literal('merge'), Type.Literal('link')])), limit: Limit(500) }),
+  params: Type.Object({
+    kind: Type.Optional(Type.Union([Type.Literal('merge'), Type.Literal('link')])),
+    limit: Limit(500),
+  }),
   result: Type.Object({ items: Type.Array(ReviewEntry) }),
 });
 
@@ -242,7 +278,10 @@ export const ReviewDecide = defineMethod({
   kind: 'command',
   access: 'owner',
   summary: 'Accept (merge; confirm the link) or reject (never suggest again; retract the link) a review entry.',
-  params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 500 }), decision: Type.Union([Type.Literal('accept'), Type.Literal('reject')]) }),
+  params: Type.Object({
+    id: Type.String({ minLength: 1, maxLength: 500 }),
+    decision: Type.Union([Type.Literal('accept'), Type.Literal('reject')]),
+  }),
   result: Type.Object({ seq: Seq }),
 });
 
@@ -282,7 +321,11 @@ export const TrailsAppend = defineMethod({
   kind: 'command',
   access: 'any',
   summary: 'Add a step (an item or a thing, with an optional comment) at the end of a trail.',
-  params: Type.Object({ trail_id: Type.String({ pattern: ULID_PATTERN }), target: GraphRef, comment: Type.Optional(Type.String({ maxLength: 10_000 })) }),
+  params: Type.Object({
+    trail_id: Type.String({ pattern: ULID_PATTERN }),
+    target: GraphRef,
+    comment: Type.Optional(Type.String({ maxLength: 10_000 })),
+  }),
   result: Type.Object({ step_id: Type.String(), seq: Seq }),
 });
 
@@ -315,7 +358,7 @@ export const TrailsGet = defineMethod({
   service: 'graph',
   kind: 'query',
   access: 'any',
-  summary: "A trail with its steps and commentary (steps the caller may not see are left out).",
+  summary: 'A trail with its steps and commentary (steps the caller may not see are left out).',
   params: Type.Object({ trail_id: Type.String({ pattern: ULID_PATTERN }) }),
   result: Type.Intersect([
     TrailSummary,
@@ -351,7 +394,9 @@ export const ContextBrief = defineMethod({
   params: Type.Object({
     labels: Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: 50 }),
     text: Type.Optional(Type.String({ maxLength: 20_000 })),
-    budget_bytes: Type.Optional(Type.Integer({ minimum: 64, maximum: 262_144, description: 'UTF-8 bytes of `text`; default 4096' })),
+    budget_bytes: Type.Optional(
+      Type.Integer({ minimum: 64, maximum: 262_144, description: 'UTF-8 bytes of `text`; default 4096' }),
+    ),
   }),
   result: Type.Object({
     /** The lines joined with newlines: what goes into a prompt. */
@@ -377,7 +422,9 @@ export const MentionComplete = defineMethod({
     limit: Limit(50),
   }),
   result: Type.Object({
-    items: Type.Array(Type.Object({ key: Type.String(), kind: Type.String(), name: Type.String(), detail: Type.String() })),
+    items: Type.Array(
+      Type.Object({ key: Type.String(), kind: Type.String(), name: Type.String(), detail: Type.String() }),
+    ),
   }),
 });
 

@@ -13,11 +13,24 @@ export const GraphRef = Type.String({ pattern: '^[a-z][a-z_]*:.+$', maxLength: 5
 export const Relation = Type.String({ pattern: '^[a-z][a-z_]*$', maxLength: 64 });
 
 export const CORE_RELATIONS = [
-  'sent', 'received', 'cc', 'bcc', 'member_of', 'works_at', 'knows',
-  'about', 'mentions', 'authored', 'cites',
-  'appears_in', 'located_at', 'attended',
-  'decided', 'committed_to',
-  'contradicts', 'supports',
+  'sent',
+  'received',
+  'cc',
+  'bcc',
+  'member_of',
+  'works_at',
+  'knows',
+  'about',
+  'mentions',
+  'authored',
+  'cites',
+  'appears_in',
+  'located_at',
+  'attended',
+  'decided',
+  'committed_to',
+  'contradicts',
+  'supports',
   'part_of',
 ] as const;
 
@@ -73,7 +86,8 @@ export const LinkAdded = defineEvent({
 export const LinkRetracted = defineEvent({
   type: 'link.retracted',
   v: 1,
-  description: 'A link was retracted; by the owner it is an observed correction that outranks inferences. Subject link:<id>.',
+  description:
+    'A link was retracted; by the owner it is an observed correction that outranks inferences. Subject link:<id>.',
   data: Type.Object(
     { link_id: Type.String({ minLength: 1 }), reason: Type.Optional(Type.String({ maxLength: 1000 })) },
     { additionalProperties: false },

@@ -17,7 +17,16 @@ export class GraphModule {
     return {
       module: GraphModule,
       imports: [MemexModule.forService({ service: 'graph', config, schema: 'graph' })],
-      providers: [GraphProjector, Consistent, EntitiesService, LinksService, ReviewService, TrailsService, BriefService, MentionService],
+      providers: [
+        GraphProjector,
+        Consistent,
+        EntitiesService,
+        LinksService,
+        ReviewService,
+        TrailsService,
+        BriefService,
+        MentionService,
+      ],
     };
   }
 }

@@ -31,9 +31,16 @@ const fixture = (name: string) => fs.readFileSync(new URL(`../fixtures/mail/${na
 /** The real archive: RFC 2822's examples, a 1996 Netscape mbox, SpamAssassin's nice mail, free-mail messages. */
 function archive(): Buffer[] {
   return [
-    ...['rfc2822-example01', 'rfc2822-example03', 'rfc2822-example04', 'rfc2822-example06', 'rfc2822-example07', 'rfc2822-example14', 'japanese', 'gmail-invalid-address'].map(
-      (name) => fixture(`${name}.eml`),
-    ),
+    ...[
+      'rfc2822-example01',
+      'rfc2822-example03',
+      'rfc2822-example04',
+      'rfc2822-example06',
+      'rfc2822-example07',
+      'rfc2822-example14',
+      'japanese',
+      'gmail-invalid-address',
+    ].map((name) => fixture(`${name}.eml`)),
     ...splitMbox(fixture('netscape-1996-content-length.mbox')),
     ...splitMbox(fixture('spamassassin-nice.mbox')),
   ];
@@ -50,7 +57,9 @@ async function snapshot(url: string, schema = 'graph'): Promise<Record<string, s
     );
     const out: Record<string, string[]> = {};
     for (const { table_name } of tables.rows) {
-      out[table_name] = (await client.query(`select * from "${schema}"."${table_name}"`)).rows.map((r) => JSON.stringify(r)).sort();
+      out[table_name] = (await client.query(`select * from "${schema}"."${table_name}"`)).rows
+        .map((r) => JSON.stringify(r))
+        .sort();
     }
     return out;
   } finally {
@@ -99,19 +108,26 @@ describe('graph service', () => {
     // Organizations from real domains (subdomains folded to the registrable one), never from free mail.
     const netscape = await h.call(EntityGet, { key: 'org:netscape.com' });
     assert.equal(netscape.entity.kind, 'org');
-    const staff = netscape.facts.filter((f) => f.rel === 'works_at' && f.direction === 'in').map((f) => 'entity' in f.other && f.other.entity.key);
+    const staff = netscape.facts
+      .filter((f) => f.rel === 'works_at' && f.direction === 'in')
+      .map((f) => 'entity' in f.other && f.other.entity.key);
     assert.ok(staff.includes('person:jwz@netscape.com') && staff.includes('person:atzet@netscape.com'), String(staff));
     await h.call(EntityGet, { key: 'org:mcom.com' });
     await h.call(EntityGet, { key: 'org:winehq.com' });
     for (const free of ['org:gmail.com', 'org:googlemail.com']) await notFound(h.call(EntityGet, { key: free }));
     const megan = await h.call(EntityGet, { key: 'person:awfawdadfawkofawooowowow@gmail.com' });
     assert.equal(megan.facts.filter((f) => f.rel === 'works_at').length, 0);
-    assert.equal((await h.call(EntityGet, { key: 'person:mailer-daemon@googlemail.com' })).entity.name, 'Mail Delivery Subsystem');
+    assert.equal(
+      (await h.call(EntityGet, { key: 'person:mailer-daemon@googlemail.com' })).entity.name,
+      'Mail Delivery Subsystem',
+    );
 
     // Every link has evidence.
     const client = new pg.Client({ connectionString: h.env.config.databaseUrl });
     await client.connect();
-    const bare = await client.query(`select count(*)::int as n from graph.links l where not exists (select 1 from graph.evidence e where e.link = l.id)`);
+    const bare = await client.query(
+      `select count(*)::int as n from graph.links l where not exists (select 1 from graph.evidence e where e.link = l.id)`,
+    );
     await client.end();
     assert.equal(bare.rows[0].n, 0);
   });
@@ -132,10 +148,19 @@ describe('graph service', () => {
     const months = await h.call(Months, { key: 'person:jwz@netscape.com' });
     const jwz = await h.call(EntityGet, { key: 'person:jwz@netscape.com' });
     assert.ok(months.months.some((m) => m.month === '1996-06'));
-    assert.deepEqual(months.months.map((m) => m.month), months.months.map((m) => m.month).sort());
-    assert.equal(months.months.reduce((s, m) => s + m.items, 0), jwz.stats.items);
+    assert.deepEqual(
+      months.months.map((m) => m.month),
+      months.months.map((m) => m.month).sort(),
+    );
+    assert.equal(
+      months.months.reduce((s, m) => s + m.items, 0),
+      jwz.stats.items,
+    );
     const all = await h.call(Months, {});
-    assert.equal(all.months.reduce((s, m) => s + m.items, 0), mailIds.length);
+    assert.equal(
+      all.months.reduce((s, m) => s + m.items, 0),
+      mailIds.length,
+    );
 
     const page1 = await h.call(Timeline, { limit: 5 });
     assert.equal(page1.items.length, 5);
@@ -151,7 +176,10 @@ describe('graph service', () => {
     assert.equal((await h.call(MentionComplete, { prefix: 'zawinski' })).items[0]?.key, 'person:jwz@netscape.com');
     assert.equal((await h.call(MentionComplete, { prefix: 'atzet@' })).items[0]?.key, 'person:atzet@netscape.com');
     const org = await h.call(MentionComplete, { prefix: 'netsc', kinds: ['org'] });
-    assert.deepEqual(org.items.map((i) => i.key), ['org:netscape.com']);
+    assert.deepEqual(
+      org.items.map((i) => i.key),
+      ['org:netscape.com'],
+    );
     const thread = await h.call(MentionComplete, { prefix: 'saying hel', kinds: ['thread'] });
     assert.equal(thread.items[0]?.name, 'Saying Hello');
     // An agent without mail knows none of these people.
@@ -167,7 +195,11 @@ describe('graph service', () => {
     const [survivor, duplicate] = suggestion.entities;
     // A trail step on the duplicate moves with the merge.
     const trail = await h.call(TrailsCreate, { name: 'Mary' });
-    const step = await h.call(TrailsAppend, { trail_id: trail.trail_id, target: duplicate!.key, comment: 'the x.test one' });
+    const step = await h.call(TrailsAppend, {
+      trail_id: trail.trail_id,
+      target: duplicate!.key,
+      comment: 'the x.test one',
+    });
     await h.applied(step.seq);
 
     const before = await snapshot(h.env.config.databaseUrl);
@@ -180,7 +212,10 @@ describe('graph service', () => {
     assert.equal(card.merged.length, 1);
     assert.equal((await h.call(EntityGet, { id: duplicate!.id })).entity.id, survivor!.id);
     const moved = await h.call(TrailsGet, { trail_id: trail.trail_id });
-    assert.deepEqual(moved.steps_list.map((s) => 'entity' in s.target && s.target.entity.id), [survivor!.id]);
+    assert.deepEqual(
+      moved.steps_list.map((s) => 'entity' in s.target && s.target.entity.id),
+      [survivor!.id],
+    );
     assert.ok((await h.call(ReviewList, { kind: 'merge' })).items.every((i) => i.id !== suggestion.id));
     const merged = await snapshot(h.env.config.databaseUrl);
     assert.notDeepEqual(merged, before);
@@ -204,21 +239,39 @@ describe('graph service', () => {
       actor: { kind: 'pipeline' as const, id: `understand-v1@${version}` },
       data: { made_by: `understand-v1@${version}`, item_id: item, links },
     });
-    const guess = { src: 'person:jdoe@machine.example', rel: 'works_at', dst: 'org:acme.example', confidence: 0.4, evidence: [{ item, quote: 'Saying Hello' }] };
+    const guess = {
+      src: 'person:jdoe@machine.example',
+      rel: 'works_at',
+      dst: 'org:acme.example',
+      confidence: 0.4,
+      evidence: [{ item, quote: 'Saying Hello' }],
+    };
     const topic = (slug: string) => ({ src: `item:${item}`, rel: 'about', dst: `topic:${slug}`, confidence: 0.9 });
     let seq = await h.publish([infer('m1', [guess, topic('greetings')])]);
     let john = await h.call(EntityGet, { key: 'person:jdoe@machine.example', min_seq: seq });
-    const inferred = john.facts.find((f) => f.rel === 'works_at' && 'entity' in f.other && f.other.entity.key === 'org:acme.example')!;
+    const inferred = john.facts.find(
+      (f) => f.rel === 'works_at' && 'entity' in f.other && f.other.entity.key === 'org:acme.example',
+    )!;
     assert.equal(inferred.basis, 'inferred');
     assert.equal(inferred.made_by, 'understand-v1@m1');
     assert.ok((await h.call(ReviewList, { kind: 'link' })).items.some((i) => i.id === `link:${inferred.link_id}`));
 
     // The owner says no: an observed correction. A better model infers the same again: still no.
     const retracted = await h.call(LinkRetract, { link_id: inferred.link_id, reason: 'he never worked there' });
-    const corrected = await h.call(LinkAdd, { src: 'person:jdoe@machine.example', rel: 'works_at', dst: 'org:globex.example', names: { 'org:globex.example': 'Globex' } });
+    const corrected = await h.call(LinkAdd, {
+      src: 'person:jdoe@machine.example',
+      rel: 'works_at',
+      dst: 'org:globex.example',
+      names: { 'org:globex.example': 'Globex' },
+    });
     seq = await h.publish([infer('m2', [guess, topic('salutations')])]);
-    john = await h.call(EntityGet, { key: 'person:jdoe@machine.example', min_seq: Math.max(seq, corrected.seq, retracted.seq) });
-    const worksAt = john.facts.filter((f) => f.rel === 'works_at').map((f) => ['entity' in f.other && f.other.entity.key, f.basis, f.made_by]);
+    john = await h.call(EntityGet, {
+      key: 'person:jdoe@machine.example',
+      min_seq: Math.max(seq, corrected.seq, retracted.seq),
+    });
+    const worksAt = john.facts
+      .filter((f) => f.rel === 'works_at')
+      .map((f) => ['entity' in f.other && f.other.entity.key, f.basis, f.made_by]);
     assert.deepEqual(worksAt, [
       ['org:globex.example', 'observed', 'user'],
       ['org:machine.example', 'inferred', 'ingest@1'],
@@ -233,9 +286,20 @@ describe('graph service', () => {
     // Honesty: an unconfirmed inference and an agent's note are not evidence; a confirmed one is.
     const card = await h.call(EntityGet, { key: 'person:mary@example.net' });
     const maryWorks = card.facts.find((f) => f.rel === 'works_at')!;
-    const agentNote = await noteEvent('Mary probably runs the Example project', { actor: { kind: 'session', id: 'token:abc' } });
-    const projectLink = (evidence: unknown[]) => ({ src: 'person:mary@example.net', rel: 'member_of', dst: 'project:example', confidence: 0.6, evidence });
-    seq = await h.publish([agentNote, infer('m3', [projectLink([{ link: maryWorks.link_id }, { item: (agentNote.data as { id: string }).id }])])]);
+    const agentNote = await noteEvent('Mary probably runs the Example project', {
+      actor: { kind: 'session', id: 'token:abc' },
+    });
+    const projectLink = (evidence: unknown[]) => ({
+      src: 'person:mary@example.net',
+      rel: 'member_of',
+      dst: 'project:example',
+      confidence: 0.6,
+      evidence,
+    });
+    seq = await h.publish([
+      agentNote,
+      infer('m3', [projectLink([{ link: maryWorks.link_id }, { item: (agentNote.data as { id: string }).id }])]),
+    ]);
     await notFound(h.call(EntityGet, { key: 'project:example', min_seq: seq }));
     const confirm = await h.call(ReviewDecide, { id: `link:${maryWorks.link_id}`, decision: 'accept' });
     await h.applied(confirm.seq);
@@ -246,78 +310,150 @@ describe('graph service', () => {
   });
 
   test('trails: create, append items and things, comment, list and get within scope', async () => {
-    const trail = await h.call(TrailsCreate, { name: 'Netscape 1996', description: 'How the mail client was tested', labels: ['client:acme'] });
-    const one = await h.call(TrailsAppend, { trail_id: trail.trail_id, target: `item:${mailIds[10]}`, comment: 'the first test' });
+    const trail = await h.call(TrailsCreate, {
+      name: 'Netscape 1996',
+      description: 'How the mail client was tested',
+      labels: ['client:acme'],
+    });
+    const one = await h.call(TrailsAppend, {
+      trail_id: trail.trail_id,
+      target: `item:${mailIds[10]}`,
+      comment: 'the first test',
+    });
     await h.call(TrailsAppend, { trail_id: trail.trail_id, target: 'person:jwz@netscape.com' });
-    await h.call(TrailsComment, { trail_id: trail.trail_id, step_id: one.step_id, comment: 'an attachment cache test' });
+    await h.call(TrailsComment, {
+      trail_id: trail.trail_id,
+      step_id: one.step_id,
+      comment: 'an attachment cache test',
+    });
     const last = await h.call(TrailsComment, { trail_id: trail.trail_id, comment: 'Worth revisiting.' });
     const got = await h.call(TrailsGet, { trail_id: trail.trail_id, min_seq: last.seq });
-    assert.deepEqual(got.steps_list.map((s) => [s.ordinal, s.comment]), [[1, 'an attachment cache test'], [2, null]]);
-    assert.deepEqual(got.comments.map((c) => [c.comment, c.made_by]), [['Worth revisiting.', 'user']]);
+    assert.deepEqual(
+      got.steps_list.map((s) => [s.ordinal, s.comment]),
+      [
+        [1, 'an attachment cache test'],
+        [2, null],
+      ],
+    );
+    assert.deepEqual(
+      got.comments.map((c) => [c.comment, c.made_by]),
+      [['Worth revisiting.', 'user']],
+    );
     const through = await h.call(TrailsList, { key: 'person:jwz@netscape.com' });
-    assert.deepEqual(through.trails.map((t) => t.trail_id), [trail.trail_id]);
+    assert.deepEqual(
+      through.trails.map((t) => t.trail_id),
+      [trail.trail_id],
+    );
     // An agent of client:acme without mail sees the trail, but not its mail steps.
     const seen = await h.call(TrailsGet, { trail_id: trail.trail_id }, agent(['client:acme']));
     assert.deepEqual(seen.steps_list, []);
     await notFound(h.call(TrailsGet, { trail_id: trail.trail_id }, agent(['client:globex'])));
-    await assert.rejects(h.call(TrailsAppend, { trail_id: trail.trail_id, target: `item:${mailIds[1]}` }, agent(['client:acme'])), /no item/);
+    await assert.rejects(
+      h.call(TrailsAppend, { trail_id: trail.trail_id, target: `item:${mailIds[1]}` }, agent(['client:acme'])),
+      /no item/,
+    );
   });
 
   test('briefs: sources on every line, never over budget, inferred marked, nothing from mail without mail', async () => {
-    const note = await noteEvent('Acme renewal\nJohn Doe asked about the renewal terms for machine.example.', { labels: ['client:acme'] });
-    const noteId = (note.data as { id: string }).id;
-    const agentNote = await noteEvent('Summary of the renewal\nProbably decided by the main contact at machine.example.', {
+    const note = await noteEvent('Acme renewal\nJohn Doe asked about the renewal terms for machine.example.', {
       labels: ['client:acme'],
-      actor: { kind: 'session', id: 'token:summarizer' },
     });
+    const noteId = (note.data as { id: string }).id;
+    const agentNote = await noteEvent(
+      'Summary of the renewal\nProbably decided by the main contact at machine.example.',
+      {
+        labels: ['client:acme'],
+        actor: { kind: 'session', id: 'token:summarizer' },
+      },
+    );
     let seq = await h.publish([note, agentNote]);
-    const about = await h.call(LinkAdd, { src: `item:${noteId}`, rel: 'about', dst: 'org:machine.example', labels: ['client:acme'] });
+    const about = await h.call(LinkAdd, {
+      src: `item:${noteId}`,
+      rel: 'about',
+      dst: 'org:machine.example',
+      labels: ['client:acme'],
+    });
     seq = Math.max(seq, about.seq);
     const trail = await h.call(TrailsCreate, { name: 'Renewal', labels: ['client:acme'] });
     await h.call(TrailsAppend, { trail_id: trail.trail_id, target: `item:${noteId}` });
     const step = await h.call(TrailsAppend, { trail_id: trail.trail_id, target: 'org:machine.example' });
     seq = Math.max(seq, step.seq);
 
-    const full = await h.call(ContextBrief, { labels: ['client:machine', 'person:jdoe@machine.example'], text: 'What about the renewal?', min_seq: seq });
+    const full = await h.call(ContextBrief, {
+      labels: ['client:machine', 'person:jdoe@machine.example'],
+      text: 'What about the renewal?',
+      min_seq: seq,
+    });
     assert.ok(full.bytes <= 4096 && Buffer.byteLength(full.text) === full.bytes);
     assert.deepEqual(full.things.map((t) => t.key).sort(), ['org:machine.example', 'person:jdoe@machine.example']);
     const sections = new Set(full.lines.map((l) => l.section));
     for (const s of ['fact', 'event', 'note', 'trail']) assert.ok(sections.has(s as never), `${s} in\n${full.text}`);
     for (const l of full.text.split('\n')) assert.match(l, /\[(link|item|trail):[^\]]+\]$/, l);
     assert.ok(full.lines.some((l) => l.inferred && l.text.includes('(inferred)') && l.text.includes('ingest@1')));
-    assert.ok(full.lines.some((l) => l.section === 'note' && l.inferred && l.text.includes('session:token:summarizer')));
+    assert.ok(
+      full.lines.some((l) => l.section === 'note' && l.inferred && l.text.includes('session:token:summarizer')),
+    );
 
     for (const budget of [1000, 300, 120, 64]) {
-      const brief = await h.call(ContextBrief, { labels: ['person:jdoe@machine.example', 'client:machine'], text: 'renewal', budget_bytes: budget });
+      const brief = await h.call(ContextBrief, {
+        labels: ['person:jdoe@machine.example', 'client:machine'],
+        text: 'renewal',
+        budget_bytes: budget,
+      });
       assert.ok(Buffer.byteLength(brief.text) <= budget, `${Buffer.byteLength(brief.text)} > ${budget}`);
       assert.ok(brief.lines.every((l) => l.refs.length > 0));
       assert.ok(brief.omitted > 0);
     }
 
     // An agent without `mail`: the note, its link and the trail, but no person, message or subject from mail.
-    const scoped = await h.call(ContextBrief, { labels: ['client:acme', 'client:machine', 'person:jdoe@machine.example'], text: 'renewal' }, agent(['client:acme']));
+    const scoped = await h.call(
+      ContextBrief,
+      { labels: ['client:acme', 'client:machine', 'person:jdoe@machine.example'], text: 'renewal' },
+      agent(['client:acme']),
+    );
     const mailRefs = new Set(mailIds.map((id) => `item:${id}`));
     assert.ok(scoped.lines.length > 0, 'the agent still gets its notes');
     for (const l of scoped.lines) {
-      assert.ok(l.refs.every((r) => !mailRefs.has(r)), l.text);
+      assert.ok(
+        l.refs.every((r) => !mailRefs.has(r)),
+        l.text,
+      );
       assert.doesNotMatch(l.text, /jdoe@|Saying Hello|Mary Smith/, l.text);
     }
-    assert.deepEqual(scoped.things.map((t) => t.key), ['org:machine.example']);
+    assert.deepEqual(
+      scoped.things.map((t) => t.key),
+      ['org:machine.example'],
+    );
     assert.ok(scoped.lines.some((l) => l.refs.includes(`item:${noteId}`)));
     await notFound(h.call(EntityGet, { key: 'person:jdoe@machine.example' }, agent(['client:acme'])));
     const org = await h.call(EntityGet, { key: 'org:machine.example' }, agent(['client:acme']));
     assert.deepEqual(org.facts, []);
     assert.ok(org.timeline.every((t) => t.item.kind === 'note'));
-    const withMail = await h.call(ContextBrief, { labels: ['person:jdoe@machine.example'] }, agent(['mail', 'client:acme']));
+    const withMail = await h.call(
+      ContextBrief,
+      { labels: ['person:jdoe@machine.example'] },
+      agent(['mail', 'client:acme']),
+    );
     assert.ok(withMail.lines.some((l) => l.section === 'event' && l.refs.some((r) => mailRefs.has(r))));
   });
 
   test('deletion takes what rests on an item; replay reproduces the graph row for row', async () => {
-    const only = await mailEvent(h.blobs, message({ From: 'Solo Sender <solo@unique.example>', To: 'mary@example.net', Subject: 'Once', Date: 'Mon, 2 Jan 2006 10:00:00 +0000', 'Message-ID': '<once@unique.example>' }));
+    const only = await mailEvent(
+      h.blobs,
+      message({
+        From: 'Solo Sender <solo@unique.example>',
+        To: 'mary@example.net',
+        Subject: 'Once',
+        Date: 'Mon, 2 Jan 2006 10:00:00 +0000',
+        'Message-ID': '<once@unique.example>',
+      }),
+    );
     const id = (only.data as { id: string }).id;
     let seq = await h.publish([only]);
     assert.equal((await h.call(EntityGet, { key: 'person:solo@unique.example' })).entity.name, 'Solo Sender');
-    seq = await h.publish([{ type: 'item.deleted', subject: `item:${id}`, actor: { kind: 'user', id: 'owner' }, data: { id } }]);
+    seq = await h.publish([
+      { type: 'item.deleted', subject: `item:${id}`, actor: { kind: 'user', id: 'owner' }, data: { id } },
+    ]);
     await notFound(h.call(EntityGet, { key: 'person:solo@unique.example', min_seq: seq }));
     await notFound(h.call(EntityGet, { key: 'org:unique.example' }));
 

@@ -60,7 +60,10 @@ export class LinksService {
     });
     if (src === dst) throw new MemexError('invalid_params', `a link needs two different ends (both are ${src})`);
     if (!owner && evidence.length === 0) {
-      throw new MemexError('invalid_params', "an agent's link is an inference and needs evidence: at least one item it rests on");
+      throw new MemexError(
+        'invalid_params',
+        "an agent's link is an inference and needs evidence: at least one item it rests on",
+      );
     }
     const madeBy = makerOf(call.caller);
     const id = linkId(src, params.rel, dst, madeBy);
@@ -91,7 +94,10 @@ export class LinksService {
   async retract(params: ParamsOf<typeof LinkRetract>, call: CallContext): Promise<ResultOf<typeof LinkRetract>> {
     const link = await this.link(params.link_id);
     if (call.scope.kind !== 'owner' && link.made_by !== makerOf(call.caller)) {
-      throw new MemexError('forbidden', `link ${params.link_id} was made by ${link.made_by}; an agent retracts only its own links`);
+      throw new MemexError(
+        'forbidden',
+        `link ${params.link_id} was made by ${link.made_by}; an agent retracts only its own links`,
+      );
     }
     return this.publishRetract(params.link_id, call, params.reason);
   }
@@ -116,9 +122,14 @@ export class LinksService {
 
   @RpcMethod(EntityMerge)
   async merge(params: ParamsOf<typeof EntityMerge>, call: CallContext): Promise<ResultOf<typeof EntityMerge>> {
-    const [from, into] = await this.consistent.read(async () => [await this.thing(params.from), await this.thing(params.into)]);
-    if (from.id === into.id) throw new MemexError('conflict', `${params.from} and ${params.into} are already one thing (${into.key})`);
-    if (from.kind !== into.kind) throw new MemexError('invalid_params', `cannot merge a ${from.kind} into a ${into.kind}`);
+    const [from, into] = await this.consistent.read(async () => [
+      await this.thing(params.from),
+      await this.thing(params.into),
+    ]);
+    if (from.id === into.id)
+      throw new MemexError('conflict', `${params.from} and ${params.into} are already one thing (${into.key})`);
+    if (from.kind !== into.kind)
+      throw new MemexError('invalid_params', `cannot merge a ${from.kind} into a ${into.kind}`);
     const mergeId = newId();
     const { seq } = await this.publisher.publish({
       type: 'entity.merged',
@@ -130,17 +141,26 @@ export class LinksService {
   }
 
   private async thing(ref: string): Promise<{ id: number; key: string; kind: string }> {
-    const { id } = await resolveEntity(this.db, OWNER_SCOPE, ref.startsWith('entity:') ? { id: Number(ref.slice(7)) } : { key: ref });
-    return (await sql<{ id: number; key: string; kind: string }>`select id, key, kind from entities where id = ${id}`.execute(this.db)).rows[0]!;
+    const { id } = await resolveEntity(
+      this.db,
+      OWNER_SCOPE,
+      ref.startsWith('entity:') ? { id: Number(ref.slice(7)) } : { key: ref },
+    );
+    return (
+      await sql<{ id: number; key: string; kind: string }>`select id, key, kind from entities where id = ${id}`.execute(
+        this.db,
+      )
+    ).rows[0]!;
   }
 
   @RpcMethod(EntitySplit)
   async split(params: ParamsOf<typeof EntitySplit>, call: CallContext): Promise<ResultOf<typeof EntitySplit>> {
-    if ((params.merge_id === undefined) === (params.key === undefined)) throw new MemexError('invalid_params', 'pass exactly one of merge_id and key');
+    if ((params.merge_id === undefined) === (params.key === undefined))
+      throw new MemexError('invalid_params', 'pass exactly one of merge_id and key');
     const key = params.key === undefined ? null : refString(parseRef(params.key));
     const row = await this.consistent.read(async () => {
       const found = (
-      await sql<{ merge_id: string; key: string }>`
+        await sql<{ merge_id: string; key: string }>`
         select m.merge_id, e.key from merges m join entities e on e.id = m.from_entity
         where ${key === null ? sql`m.merge_id = ${params.merge_id}` : sql`${key} = any(m.keys)`}
         order by m.at desc, m.merge_id desc limit 1`.execute(this.db)
@@ -177,7 +197,12 @@ export class LinksService {
       const id = rest[0]!;
       await this.link(id);
       if (params.decision === 'reject') return this.publishRetract(id, call, 'rejected in review');
-      const { seq } = await this.publisher.publish({ type: 'link.confirmed', subject: `link:${id}`, actor: call.caller, data: { link_id: id } });
+      const { seq } = await this.publisher.publish({
+        type: 'link.confirmed',
+        subject: `link:${id}`,
+        actor: call.caller,
+        data: { link_id: id },
+      });
       return { seq };
     }
     throw new MemexError('invalid_params', `"${params.id}" is not a review entry id (merge:<id>:<id> or link:<id>)`);

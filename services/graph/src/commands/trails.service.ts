@@ -54,7 +54,11 @@ export class TrailsService {
   @RpcMethod(TrailsAppend)
   async append(params: ParamsOf<typeof TrailsAppend>, call: CallContext): Promise<ResultOf<typeof TrailsAppend>> {
     const [labels, target] = await this.consistent.read(
-      async () => [await this.visibleTrail(call.scope, params.trail_id), await storedRef(this.db, call.scope, params.target)] as const,
+      async () =>
+        [
+          await this.visibleTrail(call.scope, params.trail_id),
+          await storedRef(this.db, call.scope, params.target),
+        ] as const,
     );
     const stepId = newId();
     const { seq } = await this.publisher.publish({
@@ -63,7 +67,12 @@ export class TrailsService {
       actor: call.caller,
       labels,
       kind: 'note',
-      data: { trail_id: params.trail_id, step_id: stepId, target, ...(params.comment ? { comment: params.comment } : {}) },
+      data: {
+        trail_id: params.trail_id,
+        step_id: stepId,
+        target,
+        ...(params.comment ? { comment: params.comment } : {}),
+      },
     });
     return { step_id: stepId, seq };
   }
@@ -73,8 +82,12 @@ export class TrailsService {
     const labels = await this.consistent.read(async () => {
       const found = await this.visibleTrail(call.scope, params.trail_id);
       if (params.step_id) {
-        const step = await sql`select 1 from trail_steps where step_id = ${params.step_id} and trail_id = ${params.trail_id}`.execute(this.db);
-        if (step.rows.length === 0) throw new MemexError('not_found', `trail ${params.trail_id} has no step ${params.step_id}`);
+        const step =
+          await sql`select 1 from trail_steps where step_id = ${params.step_id} and trail_id = ${params.trail_id}`.execute(
+            this.db,
+          );
+        if (step.rows.length === 0)
+          throw new MemexError('not_found', `trail ${params.trail_id} has no step ${params.step_id}`);
       }
       return found;
     });
@@ -84,13 +97,21 @@ export class TrailsService {
       actor: call.caller,
       labels,
       kind: 'note',
-      data: { trail_id: params.trail_id, ...(params.step_id ? { step_id: params.step_id } : {}), comment: params.comment },
+      data: {
+        trail_id: params.trail_id,
+        ...(params.step_id ? { step_id: params.step_id } : {}),
+        comment: params.comment,
+      },
     });
     return { seq };
   }
 
   private async visibleTrail(scope: Scope, id: string): Promise<string[]> {
-    const row = (await sql<{ labels: string[] }>`select t.labels from trails t where t.id = ${id} and ${trailVisible(scope)}`.execute(this.db)).rows[0];
+    const row = (
+      await sql<{
+        labels: string[];
+      }>`select t.labels from trails t where t.id = ${id} and ${trailVisible(scope)}`.execute(this.db)
+    ).rows[0];
     if (!row) throw new MemexError('not_found', `no trail ${id}`);
     return row.labels;
   }
@@ -107,7 +128,9 @@ export class TrailsService {
     if (!trail) throw new MemexError('not_found', `no trail ${params.trail_id}`);
     const labels = await this.visibleTrail(call.scope, params.trail_id);
     const comments = await sql<{ comment: string; made_by: string; at: Date }>`
-      select comment, made_by, at from trail_comments where trail_id = ${params.trail_id} order by at, id`.execute(this.db);
+      select comment, made_by, at from trail_comments where trail_id = ${params.trail_id} order by at, id`.execute(
+      this.db,
+    );
     return {
       ...trail,
       labels,
@@ -118,8 +141,19 @@ export class TrailsService {
 }
 
 /** Trails the scope may see, newest first; `through` keeps those with a step on that thing. */
-export async function listTrails(db: Db, scope: Scope, options: { through?: number | null; id?: string; limit: number; text?: string }): Promise<Summary[]> {
-  const rows = await sql<{ id: string; name: string; description: string; made_by: string; created_at: Date; steps: number }>`
+export async function listTrails(
+  db: Db,
+  scope: Scope,
+  options: { through?: number | null; id?: string; limit: number; text?: string },
+): Promise<Summary[]> {
+  const rows = await sql<{
+    id: string;
+    name: string;
+    description: string;
+    made_by: string;
+    created_at: Date;
+    steps: number;
+  }>`
     select t.id, t.name, t.description, t.made_by, t.created_at, (select count(*)::int from trail_steps s where s.trail_id = t.id) as steps
     from trails t
     where ${trailVisible(scope)}
@@ -139,12 +173,26 @@ export async function listTrails(db: Db, scope: Scope, options: { through?: numb
 
 /** A trail's steps in order, leaving out items and things the scope may not see. */
 async function visibleSteps(db: Db, scope: Scope, trailId: string): Promise<Step[]> {
-  const rows = await sql<{ step_id: string; ordinal: number; target_entity: number | null; target_item: string | null; comment: string | null; kind: string | null; title: string | null; occurred_at: Date | null; visible: boolean | null }>`
+  const rows = await sql<{
+    step_id: string;
+    ordinal: number;
+    target_entity: number | null;
+    target_item: string | null;
+    comment: string | null;
+    kind: string | null;
+    title: string | null;
+    occurred_at: Date | null;
+    visible: boolean | null;
+  }>`
     select s.step_id, s.ordinal, s.target_entity, s.target_item, s.comment, i.kind, i.title, i.occurred_at,
       ${itemVisible(scope)} as visible
     from trail_steps s left join items i on i.id = s.target_item
     where s.trail_id = ${trailId} order by s.ordinal`.execute(db);
-  const things = await summaries(db, scope, rows.rows.flatMap((r) => (r.target_entity !== null ? [Number(r.target_entity)] : [])));
+  const things = await summaries(
+    db,
+    scope,
+    rows.rows.flatMap((r) => (r.target_entity !== null ? [Number(r.target_entity)] : [])),
+  );
   const steps: Step[] = [];
   for (const row of rows.rows) {
     const common = { step_id: row.step_id, ordinal: row.ordinal, comment: row.comment };
@@ -152,7 +200,17 @@ async function visibleSteps(db: Db, scope: Scope, trailId: string): Promise<Step
       const entity = things.get(Number(row.target_entity));
       if (entity) steps.push({ ...common, target: { entity } });
     } else if (row.visible && row.kind !== null) {
-      steps.push({ ...common, target: { item: { id: row.target_item!, kind: row.kind, title: row.title!, occurred_at: row.occurred_at?.toISOString() ?? null } } });
+      steps.push({
+        ...common,
+        target: {
+          item: {
+            id: row.target_item!,
+            kind: row.kind,
+            title: row.title!,
+            occurred_at: row.occurred_at?.toISOString() ?? null,
+          },
+        },
+      });
     }
   }
   return steps;

@@ -7,7 +7,22 @@ test('organizations come from registrable domains, never from free mail', () => 
   assert.equal(orgDomainOf('ann@mail.cs.example.ac.uk'), 'example.ac.uk');
   assert.equal(orgDomainOf('bob@navstar1.mcom.com'), 'mcom.com');
   assert.equal(orgDomainOf('carol@acme.co.jp'), 'acme.co.jp');
-  for (const free of ['x@gmail.com', 'x@googlemail.com', 'x@yahoo.co.uk', 'x@yahoo.fr', 'x@hotmail.de', 'x@outlook.com', 'x@live.com', 'x@gmx.net', 'x@web.de', 'x@proton.me', 'x@yandex.ru', 'x@qq.com', 'x@163.com', 'x@icloud.com']) {
+  for (const free of [
+    'x@gmail.com',
+    'x@googlemail.com',
+    'x@yahoo.co.uk',
+    'x@yahoo.fr',
+    'x@hotmail.de',
+    'x@outlook.com',
+    'x@live.com',
+    'x@gmx.net',
+    'x@web.de',
+    'x@proton.me',
+    'x@yandex.ru',
+    'x@qq.com',
+    'x@163.com',
+    'x@icloud.com',
+  ]) {
     assert.equal(orgDomainOf(free), null, free);
   }
   assert.equal(orgDomainOf('mailusr1@navstar1'), null);
@@ -19,8 +34,15 @@ test('organizations come from registrable domains, never from free mail', () => 
 test('participants: each (relation, address) once, names cleaned, malformed addresses skipped', () => {
   const people = participantsOf({
     from: [{ name: '"Ann Lee"', address: 'Ann@Example.com' }],
-    to: [{ name: 'bob@example.com', address: 'bob@example.com' }, { name: 'Undisclosed', address: '' }, { name: '', address: 'ann@example.com' }],
-    cc: [{ name: 'Carol', address: 'carol@example.org' }, { name: 'Carol', address: 'carol@example.org' }],
+    to: [
+      { name: 'bob@example.com', address: 'bob@example.com' },
+      { name: 'Undisclosed', address: '' },
+      { name: '', address: 'ann@example.com' },
+    ],
+    cc: [
+      { name: 'Carol', address: 'carol@example.org' },
+      { name: 'Carol', address: 'carol@example.org' },
+    ],
     bcc: 'not a list',
   });
   assert.deepEqual(people, [

@@ -31,7 +31,8 @@ export function parseRef(ref: string): Ref {
   const match = REF.exec(ref.trim());
   if (!match) throw new MemexError('invalid_params', `"${ref}" is neither a key (<kind>:<name>) nor item:<id>`);
   if (match[1] === 'item') return { item: match[2]!.trim() };
-  if (match[1] === 'entity') throw new MemexError('invalid_params', `entity:<id> is resolved to a key before it is stored`);
+  if (match[1] === 'entity')
+    throw new MemexError('invalid_params', `entity:<id> is resolved to a key before it is stored`);
   const key = normalizeKey(ref);
   return { key, kind: match[1]! };
 }
@@ -45,12 +46,21 @@ export function kindOfKey(key: string): string {
 }
 
 export function slugify(text: string): string {
-  return foldText(text).replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'untitled';
+  return (
+    foldText(text)
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'untitled'
+  );
 }
 
 /** Lowercase, accents dropped, whitespace collapsed: how names are compared and searched. */
 export function foldText(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** The name a thing has before anyone names it: the address, the domain, the slug in words. */

@@ -50,10 +50,12 @@ export async function ensureKeys(trx: Trx, keys: Iterable<string>): Promise<Map<
     taken.add(id);
     ids.set(key, id);
     created.push(id);
-    await sql`insert into entities (id, kind, key, name) values (${id}, ${kindOfKey(key)}, ${key}, ${defaultName(key)})`.execute(trx);
+    await sql`insert into entities (id, kind, key, name) values (${id}, ${kindOfKey(key)}, ${key}, ${defaultName(key)})`.execute(
+      trx,
+    );
     await sql`insert into entity_keys (key, entity) values (${key}, ${id})`.execute(trx);
   }
-  await refreshEntities(trx, created);
+  await refreshEntities(trx, created, true);
   return ids;
 }
 
@@ -77,7 +79,9 @@ export class KeyCounts {
   }
 
   list(): { key: string; vis: Vis; n: number }[] {
-    return [...this.rows.values()].filter((r) => r.n !== 0).sort((a, b) => (visKey(a.key, a.vis) < visKey(b.key, b.vis) ? -1 : 1));
+    return [...this.rows.values()]
+      .filter((r) => r.n !== 0)
+      .sort((a, b) => (visKey(a.key, a.vis) < visKey(b.key, b.vis) ? -1 : 1));
   }
 
   keys(): string[] {
@@ -98,7 +102,8 @@ export async function observe(trx: Trx, counts: KeyCounts): Promise<void> {
     from jsonb_to_recordset(${JSON.stringify(rows.map((r) => ({ key: r.key, kind: r.vis.kind, labels: r.vis.labels, spam: r.vis.spam, n: r.n })))}::jsonb)
       as r(key text, kind text, labels jsonb, spam boolean, n integer)
     on conflict (key, kind, labels, spam) do update set n = key_scope.n + excluded.n`.execute(trx);
-  await sql`delete from key_scope where key = any(${counts.keys()}::text[]) and n <= 0`.execute(trx);
+  if (rows.some((r) => r.n < 0))
+    await sql`delete from key_scope where key = any(${counts.keys()}::text[]) and n <= 0`.execute(trx);
   const perKey = new Map<string, number>();
   for (const row of rows) perKey.set(row.key, (perKey.get(row.key) ?? 0) + row.n);
   await sql`
@@ -124,7 +129,8 @@ export async function nameKeys(trx: Trx, counts: KeyCounts): Promise<void> {
     )}::jsonb) as r(key text, name text, kind text, labels jsonb, spam boolean, n integer)
     on conflict (key, name, kind, labels, spam) do update set n = key_names.n + excluded.n`.execute(trx);
   const keys = [...new Set(rows.map((r) => (JSON.parse(r.key) as [string])[0]))];
-  await sql`delete from key_names where key = any(${keys}::text[]) and n <= 0`.execute(trx);
+  if (rows.some((r) => r.n < 0))
+    await sql`delete from key_names where key = any(${keys}::text[]) and n <= 0`.execute(trx);
   await refreshEntities(trx, await entitiesOfKeys(trx, keys));
 }
 
@@ -135,7 +141,9 @@ export function nameKey(key: string, name: string): string {
 
 export async function entitiesOfKeys(trx: Trx, keys: string[]): Promise<number[]> {
   if (keys.length === 0) return [];
-  const rows = await sql<{ entity: number }>`select distinct entity from entity_keys where key = any(${keys}::text[])`.execute(trx);
+  const rows = await sql<{
+    entity: number;
+  }>`select distinct entity from entity_keys where key = any(${keys}::text[])`.execute(trx);
   return rows.rows.map((r) => Number(r.entity));
 }
 
@@ -155,7 +163,8 @@ interface EntityState {
  * aliases (the other names), attrs and @-mention terms. Things merged away own no keys and keep
  * what they had, so a split finds them as they were.
  */
-export async function refreshEntities(trx: Trx, ids: number[]): Promise<void> {
+/** `force`: rebuild the terms even when name, aliases and attrs stand (new things, things split back out). */
+export async function refreshEntities(trx: Trx, ids: number[], force = false): Promise<void> {
   if (ids.length === 0) return;
   const states = await sql<EntityState>`
     select e.id, e.kind, e.key, e.name, e.aliases, e.attrs,
@@ -175,18 +184,20 @@ export async function refreshEntities(trx: Trx, ids: number[]): Promise<void> {
     const aliases = names.slice(1);
     const attrs = attrsOf(state.kind, state.keys);
     const unchanged =
-      name === state.name && JSON.stringify(aliases) === JSON.stringify(state.aliases) && JSON.stringify(attrs) === JSON.stringify(state.attrs);
-    if (unchanged && (await hasTerms(trx, id))) continue;
-    await sql`update entities set name = ${name}, aliases = ${aliases}::text[], attrs = ${JSON.stringify(attrs)}::jsonb where id = ${id}`.execute(trx);
+      name === state.name &&
+      JSON.stringify(aliases) === JSON.stringify(state.aliases) &&
+      JSON.stringify(attrs) === JSON.stringify(state.attrs);
+    // Terms follow from name, aliases and keys: when those stand, the terms do too.
+    if (unchanged && !force) continue;
+    await sql`update entities set name = ${name}, aliases = ${aliases}::text[], attrs = ${JSON.stringify(attrs)}::jsonb where id = ${id}`.execute(
+      trx,
+    );
     await sql`delete from mention_terms where entity = ${id}`.execute(trx);
     const terms = mentionTerms([name, ...aliases], state.keys);
-    await sql`insert into mention_terms (term, entity) select t, ${id} from unnest(${terms}::text[]) t on conflict do nothing`.execute(trx);
+    await sql`insert into mention_terms (term, entity) select t, ${id} from unnest(${terms}::text[]) t on conflict do nothing`.execute(
+      trx,
+    );
   }
-}
-
-async function hasTerms(trx: Trx, id: number): Promise<boolean> {
-  const row = await sql`select 1 from mention_terms where entity = ${id} limit 1`.execute(trx);
-  return row.rows.length > 0;
 }
 
 /** Keys sorted, so attrs are the same whatever order the keys arrived in. */
@@ -247,12 +258,16 @@ export async function merge(trx: Trx, mergeId: string, fromKey: string, intoKey:
   const from = await entityOfKey(trx, fromKey);
   const into = await entityOfKey(trx, intoKey);
   if (from === null || into === null || from === into) return;
-  const keys = (await sql<{ key: string }>`select key from entity_keys where entity = ${from} order by key`.execute(trx)).rows.map((r) => r.key);
+  const keys = (
+    await sql<{ key: string }>`select key from entity_keys where entity = ${from} order by key`.execute(trx)
+  ).rows.map((r) => r.key);
   await pointKeysAt(trx, keys, into);
   await sql`update entities set merged_into = ${into} where id = ${from}`.execute(trx);
   await recomputeWeights(trx, [from, into]);
   await refreshEntities(trx, [from, into]);
-  await sql`insert into merges (merge_id, from_entity, into_entity, keys, at) values (${mergeId}, ${from}, ${into}, ${keys}::text[], ${at})`.execute(trx);
+  await sql`insert into merges (merge_id, from_entity, into_entity, keys, at) values (${mergeId}, ${from}, ${into}, ${keys}::text[], ${at})`.execute(
+    trx,
+  );
 }
 
 /** Undoes a merge: the keys it moved (those still with the thing it went into) go back. */
@@ -265,12 +280,16 @@ export async function split(trx: Trx, mergeId: string): Promise<void> {
   const from = Number(row.from_entity);
   const holder = await canonical(trx, Number(row.into_entity));
   const moved = (
-    await sql<{ key: string }>`select key from entity_keys where key = any(${row.keys}::text[]) and entity = ${holder} order by key`.execute(trx)
+    await sql<{
+      key: string;
+    }>`select key from entity_keys where key = any(${row.keys}::text[]) and entity = ${holder} order by key`.execute(
+      trx,
+    )
   ).rows.map((r) => r.key);
   await pointKeysAt(trx, moved, from);
   await sql`update entities set merged_into = null where id = ${from}`.execute(trx);
   await recomputeWeights(trx, [from, holder]);
-  await refreshEntities(trx, [from, holder]);
+  await refreshEntities(trx, [from, holder], true);
   await sql`delete from merges where merge_id = ${mergeId}`.execute(trx);
 }
 
@@ -302,11 +321,15 @@ export async function prune(trx: Trx, keys: string[]): Promise<void> {
   const deadKeys = dead.map((r) => r.key);
   await sql`delete from entity_keys where key = any(${deadKeys}::text[])`.execute(trx);
   await sql`delete from key_names where key = any(${deadKeys}::text[])`.execute(trx);
-  await sql`delete from verdicts where src_key = any(${deadKeys}::text[]) or dst_key = any(${deadKeys}::text[])`.execute(trx);
+  await sql`delete from verdicts where src_key = any(${deadKeys}::text[]) or dst_key = any(${deadKeys}::text[])`.execute(
+    trx,
+  );
   const touched = [...new Set(dead.map((r) => Number(r.entity)))];
   const empty = (
     await sql<{ id: number }>`
-      select id from entities e where id = any(${touched}::bigint[]) and not exists (select 1 from entity_keys k where k.entity = e.id)`.execute(trx)
+      select id from entities e where id = any(${touched}::bigint[]) and not exists (select 1 from entity_keys k where k.entity = e.id)`.execute(
+      trx,
+    )
   ).rows.map((r) => Number(r.id));
   if (empty.length > 0) {
     const gone = (
@@ -315,8 +338,13 @@ export async function prune(trx: Trx, keys: string[]): Promise<void> {
         select id from sub`.execute(trx)
     ).rows.map((r) => Number(r.id));
     await sql`delete from mention_terms where entity = any(${gone}::bigint[])`.execute(trx);
-    await sql`delete from merges where from_entity = any(${gone}::bigint[]) or into_entity = any(${gone}::bigint[])`.execute(trx);
+    await sql`delete from merges where from_entity = any(${gone}::bigint[]) or into_entity = any(${gone}::bigint[])`.execute(
+      trx,
+    );
     await sql`delete from entities where id = any(${gone}::bigint[])`.execute(trx);
   }
-  await refreshEntities(trx, touched.filter((id) => !empty.includes(id)));
+  await refreshEntities(
+    trx,
+    touched.filter((id) => !empty.includes(id)),
+  );
 }

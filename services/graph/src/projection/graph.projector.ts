@@ -65,7 +65,12 @@ export class GraphProjector implements Projection {
       case 'link.retracted':
         return this.linkRetracted(trx, event as EventOf<typeof LinkRetracted>);
       case 'link.confirmed':
-        return recordVerdict(trx, (event as EventOf<typeof LinkConfirmed>).data.link_id, 'confirmed', event.occurred_at);
+        return recordVerdict(
+          trx,
+          (event as EventOf<typeof LinkConfirmed>).data.link_id,
+          'confirmed',
+          event.occurred_at,
+        );
       case 'links.inferred':
         return this.linksInferred(trx, event as EventOf<typeof LinksInferred>);
       case 'entity.merged': {
@@ -75,7 +80,9 @@ export class GraphProjector implements Projection {
       case 'entity.split':
         return split(trx, (event as EventOf<typeof EntitySplitEvent>).data.merge_id);
       case 'review.dismissed':
-        await sql`insert into review_dismissed (suggestion) values (${(event as EventOf<typeof ReviewDismissed>).data.suggestion}) on conflict do nothing`.execute(trx);
+        await sql`insert into review_dismissed (suggestion) values (${(event as EventOf<typeof ReviewDismissed>).data.suggestion}) on conflict do nothing`.execute(
+          trx,
+        );
         return;
       case 'trail.created':
         return this.trailCreated(trx, event as EventOf<typeof TrailCreated>);
@@ -93,7 +100,17 @@ export class GraphProjector implements Projection {
   /** Inserts or replaces the graph's copy of an item, keeping month counts in step. */
   private async putItem(
     trx: Trx,
-    row: { id: string; kind: string; title: string; excerpt: string; vis: Vis; occurredAt: string | null; madeBy: string; threadKey: string | null; participants: Participant[] | null },
+    row: {
+      id: string;
+      kind: string;
+      title: string;
+      excerpt: string;
+      vis: Vis;
+      occurredAt: string | null;
+      madeBy: string;
+      threadKey: string | null;
+      participants: Participant[] | null;
+    },
   ): Promise<boolean> {
     const previous = (
       await sql<{ kind: string; labels: string[]; spam: boolean; occurred_at: Date | null }>`
@@ -101,7 +118,10 @@ export class GraphProjector implements Projection {
     ).rows[0];
     if (previous) {
       await this.countMonth(trx, previous.occurred_at?.toISOString() ?? null, previous, -1);
-      const changed = previous.kind !== row.vis.kind || previous.spam !== row.vis.spam || previous.labels.join('\n') !== row.vis.labels.join('\n');
+      const changed =
+        previous.kind !== row.vis.kind ||
+        previous.spam !== row.vis.spam ||
+        previous.labels.join('\n') !== row.vis.labels.join('\n');
       if (changed) await this.reclassify(trx, row.id, previous, row.vis);
     }
     await sql`
@@ -121,7 +141,7 @@ export class GraphProjector implements Projection {
       insert into month_counts (month, kind, labels, spam, n)
       values (date_trunc('month', ${occurredAt}::timestamptz at time zone 'UTC')::date, ${vis.kind}, ${vis.labels}::text[], ${vis.spam}, ${n})
       on conflict (month, kind, labels, spam) do update set n = month_counts.n + excluded.n`.execute(trx);
-    await sql`delete from month_counts where n <= 0`.execute(trx);
+    if (n < 0) await sql`delete from month_counts where n <= 0`.execute(trx);
   }
 
   /** An item's visibility changed (a document's new revision): its observations move class with it. */
@@ -186,7 +206,10 @@ export class GraphProjector implements Projection {
         });
       }
     }
-    await ensureKeys(trx, links.flatMap((l) => ('key' in l.src ? [l.src.key] : [])));
+    await ensureKeys(
+      trx,
+      links.flatMap((l) => ('key' in l.src ? [l.src.key] : [])),
+    );
     await nameKeys(trx, names);
     await writeLinks(trx, dedupe(links));
   }
@@ -228,13 +251,21 @@ export class GraphProjector implements Projection {
   private async itemDeleted(trx: Trx, id: string): Promise<void> {
     await sql`insert into tombstones (id) values (${id}) on conflict do nothing`.execute(trx);
     const item = (
-      await sql<{ kind: string; labels: string[]; spam: boolean; occurred_at: Date | null; participants: Participant[] | null }>`
+      await sql<{
+        kind: string;
+        labels: string[];
+        spam: boolean;
+        occurred_at: Date | null;
+        participants: Participant[] | null;
+      }>`
         select kind, labels, spam, occurred_at, participants from items where id = ${id}`.execute(trx)
     ).rows[0];
     const touched = new Set<string>();
     for (const key of await dropEvidence(trx, { via: id })) touched.add(key);
     for (const key of await dropEvidence(trx, { item: id })) touched.add(key);
-    const ended = (await sql<{ id: string }>`select id from links where src_item = ${id} or dst_item = ${id}`.execute(trx)).rows.map((r) => r.id);
+    const ended = (
+      await sql<{ id: string }>`select id from links where src_item = ${id} or dst_item = ${id}`.execute(trx)
+    ).rows.map((r) => r.id);
     for (const key of await dropLinks(trx, ended)) touched.add(key);
     if (item) {
       const names = new KeyCounts();
@@ -290,7 +321,13 @@ export class GraphProjector implements Projection {
     await nameKeys(trx, counts);
   }
 
-  private async refuse(trx: Trx, link: string, madeBy: string, via: string, refused: { evidence: string; item: string; reason: string }[]): Promise<void> {
+  private async refuse(
+    trx: Trx,
+    link: string,
+    madeBy: string,
+    via: string,
+    refused: { evidence: string; item: string; reason: string }[],
+  ): Promise<void> {
     for (const r of refused) {
       await sql`
         insert into refused_evidence (link, made_by, item, evidence, reason) values (${link}, ${madeBy}, ${r.item || via}, ${r.evidence}, ${r.reason})
@@ -310,7 +347,9 @@ export class GraphProjector implements Projection {
     if (await this.isDeleted(trx, itemId)) return;
     const pipeline = madeBy.slice(0, madeBy.lastIndexOf('@'));
     const touched = await dropEvidence(trx, { via: itemId, pipeline });
-    await sql`delete from refused_evidence where item = ${itemId} and split_part(made_by, '@', 1) = ${pipeline}`.execute(trx);
+    await sql`delete from refused_evidence where item = ${itemId} and split_part(made_by, '@', 1) = ${pipeline}`.execute(
+      trx,
+    );
     await this.giveNames(trx, event.data.names, noteVis(event.labels));
     const rows: LinkRow[] = [];
     for (const link of event.data.links) {
@@ -362,12 +401,16 @@ export class GraphProjector implements Projection {
   private async trailCommented(trx: Trx, event: EventOf<typeof TrailCommented>): Promise<void> {
     const { trail_id, step_id, comment } = event.data;
     if (step_id) {
-      await sql`update trail_steps set comment = ${comment} where step_id = ${step_id} and trail_id = ${trail_id}`.execute(trx);
+      await sql`update trail_steps set comment = ${comment} where step_id = ${step_id} and trail_id = ${trail_id}`.execute(
+        trx,
+      );
       return;
     }
     await sql`
       insert into trail_comments (id, trail_id, comment, made_by, at)
-      values (${event.id}, ${trail_id}, ${comment}, ${makerOf(event.actor)}, ${event.occurred_at}) on conflict (id) do nothing`.execute(trx);
+      values (${event.id}, ${trail_id}, ${comment}, ${makerOf(event.actor)}, ${event.occurred_at}) on conflict (id) do nothing`.execute(
+      trx,
+    );
   }
 }
 
@@ -376,7 +419,10 @@ function dedupe(links: LinkRow[]): LinkRow[] {
   const byId = new Map<string, LinkRow>();
   for (const link of links) {
     const seen = byId.get(link.id);
-    if (seen) seen.evidence.push(...link.evidence.filter((e) => !seen.evidence.some((s) => s.item === e.item && s.part === e.part)));
+    if (seen)
+      seen.evidence.push(
+        ...link.evidence.filter((e) => !seen.evidence.some((s) => s.item === e.item && s.part === e.part)),
+      );
     else byId.set(link.id, { ...link, evidence: [...link.evidence] });
   }
   return [...byId.values()];

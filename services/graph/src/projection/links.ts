@@ -41,7 +41,8 @@ export async function itemVis(trx: Trx, ids: string[]): Promise<Map<string, Vis 
   if (ids.length === 0) return out;
   const rows = await sql<{ id: string; kind: string; labels: string[]; spam: boolean; made_by: string }>`
     select id, kind, labels, spam, made_by from items where id = any(${[...new Set(ids)]}::text[])`.execute(trx);
-  for (const row of rows.rows) out.set(row.id, { kind: row.kind, labels: row.labels, spam: row.spam, madeBy: row.made_by });
+  for (const row of rows.rows)
+    out.set(row.id, { kind: row.kind, labels: row.labels, spam: row.spam, madeBy: row.made_by });
   return out;
 }
 
@@ -94,7 +95,9 @@ export async function writeLinks(trx: Trx, links: LinkRow[]): Promise<void> {
   };
   for (const link of links) if (link.vis && fresh.has(link.id)) observeLink(link, link.vis);
 
-  const evidence = links.flatMap((l) => l.evidence.map((e) => ({ link: l.id, item: e.item, part: e.part, quote: e.quote, via: l.via })));
+  const evidence = links.flatMap((l) =>
+    l.evidence.map((e) => ({ link: l.id, item: e.item, part: e.part, quote: e.quote, via: l.via })),
+  );
   if (evidence.length > 0) {
     const added = await sql<{ link: string; item: string }>`
       insert into evidence (link, item, part, quote, via)
@@ -102,7 +105,10 @@ export async function writeLinks(trx: Trx, links: LinkRow[]): Promise<void> {
       from jsonb_to_recordset(${JSON.stringify(evidence)}::jsonb) as r(link text, item text, part text, quote text, via text)
       on conflict do nothing
       returning link, item`.execute(trx);
-    const vis = await itemVis(trx, added.rows.map((r) => r.item));
+    const vis = await itemVis(
+      trx,
+      added.rows.map((r) => r.item),
+    );
     const byId = new Map(links.map((l) => [l.id, l]));
     for (const row of added.rows) {
       const v = vis.get(row.item);
@@ -113,16 +119,23 @@ export async function writeLinks(trx: Trx, links: LinkRow[]): Promise<void> {
 }
 
 /** Deletes evidence rows matching `filter` (on `ev` and its link `l`) and their observations. */
-async function removeEvidence(trx: Trx, filter: RawBuilder<unknown>): Promise<{ link: string; src_key: string | null; dst_key: string | null }[]> {
+async function removeEvidence(
+  trx: Trx,
+  filter: RawBuilder<unknown>,
+): Promise<{ link: string; src_key: string | null; dst_key: string | null }[]> {
   const removed = await sql<{ link: string; item: string; src_key: string | null; dst_key: string | null }>`
     with gone as (delete from evidence ev using links l where l.id = ev.link and ${filter} returning ev.link, ev.item, l.src_key, l.dst_key)
     select * from gone`.execute(trx);
-  const vis = await itemVis(trx, removed.rows.map((r) => r.item));
+  const vis = await itemVis(
+    trx,
+    removed.rows.map((r) => r.item),
+  );
   const counts = new KeyCounts();
   for (const row of removed.rows) {
     const v = vis.get(row.item);
     if (!v) continue;
-    for (const key of [row.src_key, row.dst_key]) if (key) counts.add(key, { kind: v.kind, labels: v.labels, spam: v.spam }, -1);
+    for (const key of [row.src_key, row.dst_key])
+      if (key) counts.add(key, { kind: v.kind, labels: v.labels, spam: v.spam }, -1);
   }
   await observe(trx, counts);
   return removed.rows;
@@ -132,7 +145,10 @@ async function removeEvidence(trx: Trx, filter: RawBuilder<unknown>): Promise<{ 
  * Removes evidence rows (and their observations); links of pipelines left with no evidence go
  * too (the owner's links stand on their own). Returns the keys touched, for pruning.
  */
-export async function dropEvidence(trx: Trx, where: { item?: string; via?: string; pipeline?: string }): Promise<string[]> {
+export async function dropEvidence(
+  trx: Trx,
+  where: { item?: string; via?: string; pipeline?: string },
+): Promise<string[]> {
   const conditions = [
     ...(where.item !== undefined ? [sql`ev.item = ${where.item}`] : []),
     ...(where.via !== undefined ? [sql`ev.via = ${where.via}`] : []),
@@ -151,7 +167,9 @@ export async function dropEvidence(trx: Trx, where: { item?: string; via?: strin
   await sql`
     update links l set valid_from = (select min(i.occurred_at) from evidence ev join items i on i.id = ev.item where ev.link = l.id)
     where l.id = any(${linkIds}::text[]) and l.made_by like 'ingest@%' and l.rel = 'works_at'`.execute(trx);
-  return [...new Set([...removed.flatMap((r) => [r.src_key, r.dst_key]), ...keys].filter((k): k is string => k !== null))];
+  return [
+    ...new Set([...removed.flatMap((r) => [r.src_key, r.dst_key]), ...keys].filter((k): k is string => k !== null)),
+  ];
 }
 
 /** Deletes links with their evidence and observations; returns the keys touched. */
@@ -186,24 +204,38 @@ export interface CheckedEvidence {
  */
 export async function checkEvidence(trx: Trx, evidence: EvidenceRef[], inference: boolean): Promise<CheckedEvidence> {
   const result: CheckedEvidence = { accepted: [], refused: [] };
-  const items = await itemVis(trx, evidence.flatMap((e) => ('item' in e ? [e.item] : [])));
+  const items = await itemVis(
+    trx,
+    evidence.flatMap((e) => ('item' in e ? [e.item] : [])),
+  );
   for (const entry of evidence) {
     if ('item' in entry) {
       const item = items.get(entry.item);
-      if (!item) result.refused.push({ evidence: `item:${entry.item}`, item: entry.item, reason: 'the graph has no such item' });
+      if (!item)
+        result.refused.push({ evidence: `item:${entry.item}`, item: entry.item, reason: 'the graph has no such item' });
       else if (inference && item.kind === 'note' && item.madeBy !== 'user') {
-        result.refused.push({ evidence: `item:${entry.item}`, item: entry.item, reason: `a note by ${item.madeBy} is itself an inference` });
+        result.refused.push({
+          evidence: `item:${entry.item}`,
+          item: entry.item,
+          reason: `a note by ${item.madeBy} is itself an inference`,
+        });
       } else result.accepted.push({ item: entry.item, part: entry.part ?? '', quote: entry.quote ?? null });
       continue;
     }
     const support = await sql<{ basis: string; status: string; confirmed: boolean }>`
-      select l.basis, l.status, ${confirmedSql(sql.ref('l'))} as confirmed from links l where l.id = ${entry.link}`.execute(trx);
+      select l.basis, l.status, ${confirmedSql(sql.ref('l'))} as confirmed from links l where l.id = ${entry.link}`.execute(
+      trx,
+    );
     const row = support.rows[0];
     const refuse = (reason: string) => result.refused.push({ evidence: `link:${entry.link}`, item: '', reason });
     if (!row || row.status !== 'active') refuse('no such active link');
-    else if (inference && row.basis !== 'observed' && !row.confirmed) refuse('an unconfirmed inference is not evidence');
+    else if (inference && row.basis !== 'observed' && !row.confirmed)
+      refuse('an unconfirmed inference is not evidence');
     else {
-      const rows = await sql<EvidenceRow>`select item, part, quote from evidence where link = ${entry.link} order by item, part`.execute(trx);
+      const rows =
+        await sql<EvidenceRow>`select item, part, quote from evidence where link = ${entry.link} order by item, part`.execute(
+          trx,
+        );
       result.accepted.push(...rows.rows);
     }
   }
@@ -232,10 +264,25 @@ export function rejectedSql(l: ReturnType<typeof sql.ref>) {
 }
 
 /** Records the owner's word on the claim a link states. */
-export async function recordVerdict(trx: Trx, linkId: string, verdict: 'confirmed' | 'rejected', at: string): Promise<void> {
+export async function recordVerdict(
+  trx: Trx,
+  linkId: string,
+  verdict: 'confirmed' | 'rejected',
+  at: string,
+): Promise<void> {
   const link = (
-    await sql<{ src_key: string | null; src_entity: number | null; src_item: string | null; rel: string; dst_key: string | null; dst_entity: number | null; dst_item: string | null }>`
-      select src_key, src_entity, src_item, rel, dst_key, dst_entity, dst_item from links where id = ${linkId}`.execute(trx)
+    await sql<{
+      src_key: string | null;
+      src_entity: number | null;
+      src_item: string | null;
+      rel: string;
+      dst_key: string | null;
+      dst_entity: number | null;
+      dst_item: string | null;
+    }>`
+      select src_key, src_entity, src_item, rel, dst_key, dst_entity, dst_item from links where id = ${linkId}`.execute(
+      trx,
+    )
   ).rows[0];
   if (!link) return;
   const src: Ref = link.src_key ? parseRef(link.src_key) : { item: link.src_item! };

@@ -25,8 +25,12 @@ export const graphMigrations: Migration[] = [
       )`.execute(db);
       await sql`create index items_time on items (occurred_at desc)`.execute(db);
       await sql`create index items_thread on items (thread_key) where thread_key is not null`.execute(db);
-      await sql`create index items_title_trgm on items using gin (lower(title) gin_trgm_ops) where kind in ('paper', 'document')`.execute(db);
-      await sql`create index items_notes_fts on items using gin (to_tsvector('english', title || ' ' || excerpt)) where kind = 'note'`.execute(db);
+      await sql`create index items_title_trgm on items using gin (lower(title) gin_trgm_ops) where kind in ('paper', 'document')`.execute(
+        db,
+      );
+      await sql`create index items_notes_fts on items using gin (to_tsvector('english', title || ' ' || excerpt)) where kind = 'note'`.execute(
+        db,
+      );
       await sql`create table tombstones (id text primary key)`.execute(db);
       // Items per month per visibility class, so memex.months never scans items.
       await sql`create table month_counts (
@@ -60,7 +64,9 @@ export const graphMigrations: Migration[] = [
         key text not null, kind text not null, labels text[] not null, spam boolean not null, n integer not null,
         primary key (key, kind, labels, spam)
       )`.execute(db);
-      await sql`create table mention_terms (term text not null, entity bigint not null, primary key (term, entity))`.execute(db);
+      await sql`create table mention_terms (term text not null, entity bigint not null, primary key (term, entity))`.execute(
+        db,
+      );
       await sql`create index mention_terms_prefix on mention_terms (term text_pattern_ops)`.execute(db);
       await sql`create index mention_terms_entity on mention_terms (entity)`.execute(db);
       await sql`create index mention_terms_trgm on mention_terms using gin (term gin_trgm_ops)`.execute(db);
@@ -87,7 +93,9 @@ export const graphMigrations: Migration[] = [
       await sql`create index links_dst_item on links (dst_item) where dst_item is not null`.execute(db);
       await sql`create index links_src_key on links (src_key) where src_key is not null`.execute(db);
       await sql`create index links_dst_key on links (dst_key) where dst_key is not null`.execute(db);
-      await sql`create index links_review on links (confidence) where basis = 'inferred' and status = 'active'`.execute(db);
+      await sql`create index links_review on links (confidence) where basis = 'inferred' and status = 'active'`.execute(
+        db,
+      );
       // `via`: the item whose reading produced this evidence (a pipeline's run over it), '' for a caller's.
       await sql`create table evidence (
         link text not null, item text not null, part text not null default '', quote text, via text not null default '',
@@ -129,7 +137,9 @@ export const graphMigrations: Migration[] = [
         target_key text, target_entity bigint, target_item text, comment text,
         unique (trail_id, ordinal)
       )`.execute(db);
-      await sql`create index trail_steps_entity on trail_steps (target_entity) where target_entity is not null`.execute(db);
+      await sql`create index trail_steps_entity on trail_steps (target_entity) where target_entity is not null`.execute(
+        db,
+      );
       await sql`create index trail_steps_item on trail_steps (target_item) where target_item is not null`.execute(db);
       await sql`create table trail_comments (
         id text primary key, trail_id text not null, comment text not null, made_by text not null, at timestamptz not null

@@ -48,7 +48,8 @@ export async function summaries(db: Db, scope: Scope, ids: number[]): Promise<Ma
   const unique = [...new Set(ids)];
   if (unique.length === 0) return out;
   if (scope.kind === 'owner') {
-    const rows = await sql<Summary>`select id, key, kind, name from entities where id = any(${unique}::bigint[])`.execute(db);
+    const rows =
+      await sql<Summary>`select id, key, kind, name from entities where id = any(${unique}::bigint[])`.execute(db);
     for (const row of rows.rows) out.set(Number(row.id), { ...row, id: Number(row.id) });
     return out;
   }
@@ -59,7 +60,12 @@ export async function summaries(db: Db, scope: Scope, ids: number[]): Promise<Ma
          where k.entity = e.id and ${visibleTo(scope, { kind: 'kn.kind', labels: 'kn.labels', spam: 'kn.spam' })} group by kn.name) x) as names
     from entities e where e.id = any(${unique}::bigint[]) and ${entityVisible(scope, sql`e.id`)}`.execute(db);
   for (const row of rows.rows) {
-    out.set(Number(row.id), { id: Number(row.id), key: row.key, kind: row.kind, name: row.names?.[0] ?? defaultName(row.key) });
+    out.set(Number(row.id), {
+      id: Number(row.id),
+      key: row.key,
+      kind: row.kind,
+      name: row.names?.[0] ?? defaultName(row.key),
+    });
   }
   return out;
 }
@@ -83,7 +89,11 @@ export interface Resolved {
  * A thing by key (old keys follow their merge) or by id (merged ids follow `merged_into`), or
  * not_found, also when the scope may not see it: a scope never reveals that something exists.
  */
-export async function resolveEntity(db: Db, scope: Scope, params: { key?: string | undefined; id?: number | undefined }): Promise<Resolved> {
+export async function resolveEntity(
+  db: Db,
+  scope: Scope,
+  params: { key?: string | undefined; id?: number | undefined },
+): Promise<Resolved> {
   if ((params.key === undefined) === (params.id === undefined)) {
     throw new MemexError('invalid_params', 'pass exactly one of key and id');
   }
@@ -92,8 +102,12 @@ export async function resolveEntity(db: Db, scope: Scope, params: { key?: string
   if (params.key !== undefined) {
     const key = params.key.startsWith('entity:') ? null : normalizeKey(params.key);
     if (key === null) return resolveEntity(db, scope, { id: Number(params.key.slice('entity:'.length)) });
-    const row = (await sql<{ entity: number; founding: string }>`
-      select k.entity, e.key as founding from entity_keys k join entities e on e.id = k.entity where k.key = ${key}`.execute(db)).rows[0];
+    const row = (
+      await sql<{ entity: number; founding: string }>`
+      select k.entity, e.key as founding from entity_keys k join entities e on e.id = k.entity where k.key = ${key}`.execute(
+        db,
+      )
+    ).rows[0];
     if (row) {
       id = Number(row.entity);
       if (row.founding !== key && (await wasMerged(db, key))) resolvedFrom = key;

@@ -44,7 +44,12 @@ function day(iso: string | null): string {
 function line(section: Section, text: string, refs: string[], inferred: boolean): Line {
   const suffix = ` [${refs.join(' ')}]`;
   const head = `${section}: ${inferred ? '(inferred) ' : ''}`;
-  return { section, text: `${head}${clip(text, MAX_LINE_BYTES - bytes(head) - bytes(suffix))}${suffix}`, refs, inferred };
+  return {
+    section,
+    text: `${head}${clip(text, MAX_LINE_BYTES - bytes(head) - bytes(suffix))}${suffix}`,
+    refs,
+    inferred,
+  };
 }
 
 /**
@@ -117,7 +122,9 @@ export class BriefService {
       }
     });
     const byKey = await sql<{ entity: number }>`
-      select k.entity from entity_keys k where k.key = any(${keys}::text[]) and ${entityVisible(scope, sql`k.entity`)}`.execute(this.db);
+      select k.entity from entity_keys k where k.key = any(${keys}::text[]) and ${entityVisible(scope, sql`k.entity`)}`.execute(
+      this.db,
+    );
     add(byKey.rows.map((r) => Number(r.entity)));
     const names = [
       ...labels.filter((l) => l.includes(':')).map((l) => l.slice(l.indexOf(':') + 1).toLowerCase()),
@@ -144,30 +151,61 @@ export class BriefService {
         const self = things.get(f.self)!.name;
         const other = 'entity' in f.other ? f.other.entity.name : f.other.item.title;
         const [a, b] = f.direction === 'out' ? [self, other] : [other, self];
-        const how = f.basis === 'inferred' ? ` (${f.made_by}, confidence ${f.confidence}${f.confirmed ? ', confirmed' : ''})` : f.made_by === 'user' ? ' (you said so)' : '';
+        const how =
+          f.basis === 'inferred'
+            ? ` (${f.made_by}, confidence ${f.confidence}${f.confirmed ? ', confirmed' : ''})`
+            : f.made_by === 'user'
+              ? ' (you said so)'
+              : '';
         const since = f.valid_from ? ` since ${day(f.valid_from)}` : '';
         const refs = [`link:${f.link_id}`, ...f.evidence.slice(0, 1).map((e) => `item:${e.item}`)];
-        return line('fact', `${a} ${f.rel.replace(/_/g, ' ')} ${b}${since}${how}`, refs, f.basis === 'inferred' && !f.confirmed);
+        return line(
+          'fact',
+          `${a} ${f.rel.replace(/_/g, ' ')} ${b}${since}${how}`,
+          refs,
+          f.basis === 'inferred' && !f.confirmed,
+        );
       });
   }
 
   /** Commitments still open (no end, or an end ahead), about the things or, without things, anyone's. */
   private async commitments(scope: Scope, ids: number[]): Promise<Line[]> {
-    const rows = await sql<{ id: string; src_entity: number | null; dst_entity: number | null; dst_item: string | null; basis: string; made_by: string; valid_to: Date | null; title: string | null }>`
+    const rows = await sql<{
+      id: string;
+      src_entity: number | null;
+      dst_entity: number | null;
+      dst_item: string | null;
+      basis: string;
+      made_by: string;
+      valid_to: Date | null;
+      title: string | null;
+    }>`
       select l.id, l.src_entity, l.dst_entity, l.dst_item, l.basis, l.made_by, l.valid_to, i.title
       from links l left join items i on i.id = l.dst_item
       where l.rel = any(${COMMITMENT_RELS}::text[]) and l.status = 'active' and (l.valid_to is null or l.valid_to > now())
         ${ids.length > 0 ? sql`and (l.src_entity = any(${ids}::bigint[]) or l.dst_entity = any(${ids}::bigint[]))` : sql``}
         and not ${rejectedSql(sql.ref('l'))} and ${linkVisible(scope)}
       order by l.valid_to asc nulls last, l.id limit 20`.execute(this.db);
-    const names = await summaries(this.db, scope, rows.rows.flatMap((r) => [r.src_entity, r.dst_entity].filter((x): x is number => x !== null).map(Number)));
+    const names = await summaries(
+      this.db,
+      scope,
+      rows.rows.flatMap((r) => [r.src_entity, r.dst_entity].filter((x): x is number => x !== null).map(Number)),
+    );
     return rows.rows.flatMap((r) => {
       const who = r.src_entity !== null ? names.get(Number(r.src_entity))?.name : undefined;
-      const what = r.dst_entity !== null ? names.get(Number(r.dst_entity))?.name : r.title !== null ? quoted(r.title) : undefined;
+      const what =
+        r.dst_entity !== null ? names.get(Number(r.dst_entity))?.name : r.title !== null ? quoted(r.title) : undefined;
       if (!who || !what) return [];
       const due = r.valid_to ? ` by ${day(r.valid_to.toISOString())}` : '';
       const refs = [`link:${r.id}`, ...(r.dst_item ? [`item:${r.dst_item}`] : [])];
-      return [line('commitment', `${who} committed to ${what}${due}${r.basis === 'inferred' ? ` (${r.made_by})` : ''}`, refs, r.basis === 'inferred')];
+      return [
+        line(
+          'commitment',
+          `${who} committed to ${what}${due}${r.basis === 'inferred' ? ` (${r.made_by})` : ''}`,
+          refs,
+          r.basis === 'inferred',
+        ),
+      ];
     });
   }
 
@@ -180,8 +218,16 @@ export class BriefService {
       for (const entry of await timelineOf(this.db, scope, id, { limit: per, noSpam: true })) {
         if (seen.has(entry.item.id)) continue;
         seen.add(entry.item.id);
-        const who = id !== null ? ` — ${things.get(id)!.name}${entry.rels.length ? ` (${entry.rels.join(', ')})` : ''}` : '';
-        out.push(line('event', `${day(entry.item.occurred_at)} ${entry.item.kind} ${quoted(entry.item.title)}${who}`, [`item:${entry.item.id}`], false));
+        const who =
+          id !== null ? ` — ${things.get(id)!.name}${entry.rels.length ? ` (${entry.rels.join(', ')})` : ''}` : '';
+        out.push(
+          line(
+            'event',
+            `${day(entry.item.occurred_at)} ${entry.item.kind} ${quoted(entry.item.title)}${who}`,
+            [`item:${entry.item.id}`],
+            false,
+          ),
+        );
       }
     }
     return out;
@@ -199,7 +245,12 @@ export class BriefService {
     return rows.rows.map((n) => {
       const body = n.excerpt.replace(/\s+/g, ' ').trim();
       const byOthers = n.made_by !== 'user';
-      return line('note', `${n.title}${body && body !== n.title ? ` — ${body}` : ''}${byOthers ? ` (by ${n.made_by})` : ''}`, [`item:${n.id}`], byOthers);
+      return line(
+        'note',
+        `${n.title}${body && body !== n.title ? ` — ${body}` : ''}${byOthers ? ` (by ${n.made_by})` : ''}`,
+        [`item:${n.id}`],
+        byOthers,
+      );
     });
   }
 
@@ -213,7 +264,14 @@ export class BriefService {
       if (seen.has(t.trail_id)) return [];
       seen.add(t.trail_id);
       const about = t.description ? ` — ${t.description.replace(/\s+/g, ' ')}` : '';
-      return [line('trail', `${t.name}${about} (${t.steps} steps, by ${t.made_by})`, [`trail:${t.trail_id}`], t.made_by !== 'user')];
+      return [
+        line(
+          'trail',
+          `${t.name}${about} (${t.steps} steps, by ${t.made_by})`,
+          [`trail:${t.trail_id}`],
+          t.made_by !== 'user',
+        ),
+      ];
     });
   }
 }

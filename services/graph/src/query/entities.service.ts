@@ -13,7 +13,16 @@ import {
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { confirmedSql, rejectedSql } from '../projection/links.js';
-import { entityItems, itemVisible, linkVisible, resolveEntity, summaries, visibleNames, type Db, type Summary } from './access.js';
+import {
+  entityItems,
+  itemVisible,
+  linkVisible,
+  resolveEntity,
+  summaries,
+  visibleNames,
+  type Db,
+  type Summary,
+} from './access.js';
 
 type Fact = ResultOf<typeof EntityGet>['facts'][number];
 type TimelineEntry = ResultOf<typeof Timeline>['items'][number];
@@ -43,7 +52,12 @@ function iso(date: Date | null): string | null {
 }
 
 /** Facts about things, best first: the owner's word, then observed, then inferred by confidence. */
-export async function factsAbout(db: Db, scope: Scope, entities: number[], limit: number): Promise<(Fact & { self: number })[]> {
+export async function factsAbout(
+  db: Db,
+  scope: Scope,
+  entities: number[],
+  limit: number,
+): Promise<(Fact & { self: number })[]> {
   if (entities.length === 0) return [];
   const rows = await sql<LinkRowOut>`
     select l.id, l.rel, l.src_entity, l.src_item, l.dst_entity, l.dst_item, l.basis, l.made_by, l.confidence,
@@ -56,7 +70,11 @@ export async function factsAbout(db: Db, scope: Scope, entities: number[], limit
     limit ${limit}`.execute(db);
   const others = rows.rows.flatMap((r) => [Number(r.src_entity), Number(r.dst_entity)]);
   const names = await summaries(db, scope, others);
-  const evidence = await evidenceOf(db, scope, rows.rows.map((r) => r.id));
+  const evidence = await evidenceOf(
+    db,
+    scope,
+    rows.rows.map((r) => r.id),
+  );
   const out: (Fact & { self: number })[] = [];
   for (const row of rows.rows) {
     const src = Number(row.src_entity);
@@ -119,7 +137,10 @@ export async function timelineOf(
           from ${entityItems(entity)} x join items i on i.id = x.item
           where ${itemVisible(scope)} ${bounds}
           group by i.id order by i.occurred_at desc nulls last, i.id desc limit ${options.limit}`.execute(db);
-  return rows.rows.map((r) => ({ item: { id: r.id, kind: r.kind, title: r.title, occurred_at: iso(r.occurred_at) }, rels: r.rels }));
+  return rows.rows.map((r) => ({
+    item: { id: r.id, kind: r.kind, title: r.title, occurred_at: iso(r.occurred_at) },
+    rels: r.rels,
+  }));
 }
 
 interface NeighborRow {
@@ -159,7 +180,11 @@ function weightOf(row: NeighborRow): number {
 
 async function rankedNeighbors(db: Db, scope: Scope, entity: number, limit: number, kinds?: string[]) {
   const { rows, items } = await neighborRows(db, scope, entity);
-  const names = await summaries(db, scope, rows.map((r) => r.entity));
+  const names = await summaries(
+    db,
+    scope,
+    rows.map((r) => r.entity),
+  );
   const ranked = rows
     .filter((r) => names.has(r.entity) && (!kinds || kinds.includes(names.get(r.entity)!.kind)))
     .map((r) => ({ entity: names.get(r.entity)!, weight: weightOf(r), shared_items: r.shared, links: r.rels ?? [] }))
@@ -177,7 +202,14 @@ export class EntitiesService {
     const { id, resolvedFrom } = await resolveEntity(this.db, call.scope, params);
     const owner = call.scope.kind === 'owner';
     const row = (
-      await sql<{ key: string; kind: string; name: string; aliases: string[]; attrs: Record<string, unknown>; keys: string[] }>`
+      await sql<{
+        key: string;
+        kind: string;
+        name: string;
+        aliases: string[];
+        attrs: Record<string, unknown>;
+        keys: string[];
+      }>`
         select e.key, e.kind, e.name, e.aliases, e.attrs,
           array(select k.key from entity_keys k where k.entity = e.id
                 and ${owner ? sql`true` : sql`exists (select 1 from key_scope s where s.key = k.key and ${visibleTo(call.scope, { kind: 's.kind', labels: 's.labels', spam: 's.spam' })})`}
@@ -185,7 +217,9 @@ export class EntitiesService {
         from entities e where e.id = ${id}`.execute(this.db)
     ).rows[0]!;
     const summary = (await summaries(this.db, call.scope, [id])).get(id)!;
-    const aliases = owner ? row.aliases : (await visibleNames(this.db, call.scope, id)).filter((n) => n !== summary.name);
+    const aliases = owner
+      ? row.aliases
+      : (await visibleNames(this.db, call.scope, id)).filter((n) => n !== summary.name);
     const attrs = owner ? row.attrs : attrsVisible(row.attrs, row.keys);
     const merged = owner
       ? (
@@ -210,7 +244,10 @@ export class EntitiesService {
   }
 
   @RpcMethod(EntityNeighbors)
-  async neighbors(params: ParamsOf<typeof EntityNeighbors>, call: CallContext): Promise<ResultOf<typeof EntityNeighbors>> {
+  async neighbors(
+    params: ParamsOf<typeof EntityNeighbors>,
+    call: CallContext,
+  ): Promise<ResultOf<typeof EntityNeighbors>> {
     const { id } = await resolveEntity(this.db, call.scope, params);
     const center = (await summaries(this.db, call.scope, [id])).get(id)!;
     const { ranked } = await rankedNeighbors(this.db, call.scope, id, params.limit ?? 50, params.kinds);
@@ -268,7 +305,10 @@ export class EntitiesService {
 
   @RpcMethod(Timeline)
   async timeline(params: ParamsOf<typeof Timeline>, call: CallContext): Promise<ResultOf<typeof Timeline>> {
-    const entity = params.key === undefined && params.id === undefined ? null : (await resolveEntity(this.db, call.scope, params)).id;
+    const entity =
+      params.key === undefined && params.id === undefined
+        ? null
+        : (await resolveEntity(this.db, call.scope, params)).id;
     const limit = params.limit ?? 50;
     const items = await timelineOf(this.db, call.scope, entity, { before: params.before, after: params.after, limit });
     const last = items[items.length - 1];

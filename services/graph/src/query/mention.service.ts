@@ -22,7 +22,10 @@ export class MentionService {
   constructor(@Inject(DATABASE) private readonly db: Db) {}
 
   @RpcMethod(MentionComplete)
-  async complete(params: ParamsOf<typeof MentionComplete>, call: CallContext): Promise<ResultOf<typeof MentionComplete>> {
+  async complete(
+    params: ParamsOf<typeof MentionComplete>,
+    call: CallContext,
+  ): Promise<ResultOf<typeof MentionComplete>> {
     const prefix = foldText(params.prefix.replace(/^@/, ''));
     const limit = params.limit ?? 10;
     if (!prefix) return { items: [] };
@@ -46,7 +49,9 @@ export class MentionService {
     const prefixMatches = await sql<{ id: number; exact: boolean }>`
       select e.id, bool_or(t.term = ${prefix}) as exact from mention_terms t join entities e on e.id = t.entity
       where t.term like ${likePrefix(prefix)} and e.merged_into is null ${kindFilter} and ${entityVisible(scope, sql`e.id`)}
-      group by e.id, e.weight order by bool_or(t.term = ${prefix}) desc, e.weight desc, e.id limit ${CANDIDATES}`.execute(this.db);
+      group by e.id, e.weight order by bool_or(t.term = ${prefix}) desc, e.weight desc, e.id limit ${CANDIDATES}`.execute(
+      this.db,
+    );
     let ids = prefixMatches.rows.map((r) => Number(r.id));
     if (ids.length < limit && prefix.length >= 3) {
       const infix = await sql<{ id: number }>`
@@ -78,21 +83,36 @@ export class MentionService {
   private async details(ids: number[]): Promise<Map<number, string>> {
     const out = new Map<number, string>();
     if (ids.length === 0) return out;
-    const rows = await sql<{ id: number; kind: string; attrs: Record<string, string[]>; org: string | null; weight: number }>`
+    const rows = await sql<{
+      id: number;
+      kind: string;
+      attrs: Record<string, string[]>;
+      org: string | null;
+      weight: number;
+    }>`
       select e.id, e.kind, e.attrs, e.weight,
         (select o.name from links l join entities o on o.id = l.dst_entity
          where l.src_entity = e.id and l.rel in ('works_at', 'member_of') and l.status = 'active'
          order by (l.made_by = 'user') desc, l.confidence desc limit 1) as org
       from entities e where e.id = any(${ids}::bigint[])`.execute(this.db);
     for (const row of rows.rows) {
-      const parts = [...(row.attrs.addresses ?? []).slice(0, 1), ...(row.org ? [row.org] : []), ...(row.attrs.domains ?? []).slice(0, 1)];
+      const parts = [
+        ...(row.attrs.addresses ?? []).slice(0, 1),
+        ...(row.org ? [row.org] : []),
+        ...(row.attrs.domains ?? []).slice(0, 1),
+      ];
       out.set(Number(row.id), parts.join(' · ') || row.kind);
     }
     return out;
   }
 
   /** Mail threads by subject (key `thread:<key>`) and papers and documents by title (key `item:<id>`). */
-  private async items(scope: Scope, prefix: string, limit: number, wants: (kind: string) => boolean): Promise<Completion[]> {
+  private async items(
+    scope: Scope,
+    prefix: string,
+    limit: number,
+    wants: (kind: string) => boolean,
+  ): Promise<Completion[]> {
     const out: Completion[] = [];
     const pattern = prefix.length >= 3 ? `%${likePrefix(prefix)}` : likePrefix(prefix);
     if (wants('thread')) {
@@ -100,9 +120,16 @@ export class MentionService {
         select i.thread_key, (array_agg(i.title order by i.occurred_at))[1] as title, count(*)::int as n, max(i.occurred_at) as last
         from items i where i.kind = 'email' and i.thread_key is not null and lower(i.title) like ${pattern} and ${itemVisible(scope)}
         group by i.thread_key
-        order by bool_or(lower(i.title) like ${likePrefix(prefix)}) desc, count(*) desc, max(i.occurred_at) desc nulls last limit ${limit}`.execute(this.db);
+        order by bool_or(lower(i.title) like ${likePrefix(prefix)}) desc, count(*) desc, max(i.occurred_at) desc nulls last limit ${limit}`.execute(
+        this.db,
+      );
       for (const t of threads.rows) {
-        out.push({ key: `thread:${t.thread_key}`, kind: 'thread', name: t.title, detail: `${t.n} message${t.n === 1 ? '' : 's'}${t.last ? `, last ${t.last.toISOString().slice(0, 10)}` : ''}` });
+        out.push({
+          key: `thread:${t.thread_key}`,
+          kind: 'thread',
+          name: t.title,
+          detail: `${t.n} message${t.n === 1 ? '' : 's'}${t.last ? `, last ${t.last.toISOString().slice(0, 10)}` : ''}`,
+        });
       }
     }
     const kinds = ['paper', 'document'].filter(wants);
@@ -110,8 +137,16 @@ export class MentionService {
       const docs = await sql<{ id: string; kind: string; title: string; occurred_at: Date | null }>`
         select i.id, i.kind, i.title, i.occurred_at from items i
         where i.kind = any(${kinds}::text[]) and lower(i.title) like ${pattern} and ${itemVisible(scope)}
-        order by lower(i.title) like ${likePrefix(prefix)} desc, (i.kind = 'paper') desc, i.occurred_at desc nulls last limit ${limit - out.length}`.execute(this.db);
-      for (const d of docs.rows) out.push({ key: `item:${d.id}`, kind: d.kind, name: d.title, detail: d.occurred_at?.toISOString().slice(0, 10) ?? d.kind });
+        order by lower(i.title) like ${likePrefix(prefix)} desc, (i.kind = 'paper') desc, i.occurred_at desc nulls last limit ${limit - out.length}`.execute(
+        this.db,
+      );
+      for (const d of docs.rows)
+        out.push({
+          key: `item:${d.id}`,
+          kind: d.kind,
+          name: d.title,
+          detail: d.occurred_at?.toISOString().slice(0, 10) ?? d.kind,
+        });
     }
     return out;
   }

@@ -33,9 +33,17 @@ export class ReviewService {
       group by lower(name) having count(*) > 1
       order by max(weight) desc, lower(name) limit ${limit}`.execute(this.db);
     const dismissed = new Set(
-      (await sql<{ suggestion: string }>`select suggestion from review_dismissed where suggestion like 'merge:%'`.execute(this.db)).rows.map((r) => r.suggestion),
+      (
+        await sql<{
+          suggestion: string;
+        }>`select suggestion from review_dismissed where suggestion like 'merge:%'`.execute(this.db)
+      ).rows.map((r) => r.suggestion),
     );
-    const names = await summaries(this.db, OWNER_SCOPE, groups.rows.flatMap((g) => g.ids.map(Number)));
+    const names = await summaries(
+      this.db,
+      OWNER_SCOPE,
+      groups.rows.flatMap((g) => g.ids.map(Number)),
+    );
     const out: Entry[] = [];
     for (const group of groups.rows) {
       const [first, ...rest] = group.ids.map(Number);
@@ -44,21 +52,46 @@ export class ReviewService {
         if (dismissed.has(id)) continue;
         const a = names.get(first!)!;
         const b = names.get(other)!;
-        out.push({ id, kind: 'merge', summary: `${b.name} (${b.key}) may be ${a.name} (${a.key})`, entities: [a, b], fact: null });
+        out.push({
+          id,
+          kind: 'merge',
+          summary: `${b.name} (${b.key}) may be ${a.name} (${a.key})`,
+          entities: [a, b],
+          fact: null,
+        });
       }
     }
     return out;
   }
 
   private async lowConfidence(limit: number): Promise<Entry[]> {
-    const rows = await sql<{ id: string; rel: string; src_entity: number | null; src_item: string | null; dst_entity: number | null; dst_item: string | null; made_by: string; confidence: number; valid_from: Date | null; valid_to: Date | null }>`
+    const rows = await sql<{
+      id: string;
+      rel: string;
+      src_entity: number | null;
+      src_item: string | null;
+      dst_entity: number | null;
+      dst_item: string | null;
+      made_by: string;
+      confidence: number;
+      valid_from: Date | null;
+      valid_to: Date | null;
+    }>`
       select l.id, l.rel, l.src_entity, l.src_item, l.dst_entity, l.dst_item, l.made_by, l.confidence, l.valid_from, l.valid_to
       from links l
       where l.basis = 'inferred' and l.status = 'active' and l.confidence < ${LOW_CONFIDENCE}
         and not ${rejectedSql(sql.ref('l'))} and not ${confirmedSql(sql.ref('l'))}
       order by l.confidence, l.id limit ${limit}`.execute(this.db);
-    const names = await summaries(this.db, OWNER_SCOPE, rows.rows.flatMap((r) => [r.src_entity, r.dst_entity].filter((x): x is number => x !== null).map(Number)));
-    const evidence = await evidenceOf(this.db, OWNER_SCOPE, rows.rows.map((r) => r.id));
+    const names = await summaries(
+      this.db,
+      OWNER_SCOPE,
+      rows.rows.flatMap((r) => [r.src_entity, r.dst_entity].filter((x): x is number => x !== null).map(Number)),
+    );
+    const evidence = await evidenceOf(
+      this.db,
+      OWNER_SCOPE,
+      rows.rows.map((r) => r.id),
+    );
     const end = (entity: number | null, item: string | null): Summary | { item: string } =>
       entity !== null ? names.get(Number(entity))! : { item: item! };
     return rows.rows.map((row) => {

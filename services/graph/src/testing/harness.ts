@@ -1,6 +1,15 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { simpleParser, type AddressObject, type EmailAddress } from 'mailparser';
-import { agentScope, DEFAULT_SCOPE_RULES, OWNER_SCOPE, rpcSubject, type MethodDefinition, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
+import {
+  agentScope,
+  DEFAULT_SCOPE_RULES,
+  OWNER_SCOPE,
+  rpcSubject,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+  type Scope,
+} from '@memex/contracts';
 import { BlobStore, sha256 } from '@memex/blobs';
 import { Bus, callRpc, EventPublisher, newId, type EventDraft } from '@memex/bus';
 import { ServiceHost, startService } from '@memex/runtime';
@@ -42,7 +51,8 @@ export async function startGraph(): Promise<GraphHarness> {
           method: method.name,
           params,
           scope,
-          caller: scope.kind === 'owner' ? { kind: 'user', id: 'owner' } : { kind: 'session', id: `token:${scope.tokenId}` },
+          caller:
+            scope.kind === 'owner' ? { kind: 'user', id: 'owner' } : { kind: 'session', id: `token:${scope.tokenId}` },
         },
         60_000,
       ),
@@ -91,7 +101,12 @@ export interface MailOptions {
  * writes it), with the text and bytes stored as blobs first.
  */
 export async function mailEvent(blobs: BlobStore, raw: Buffer, options: MailOptions = {}): Promise<EventDraft> {
-  const mail = await simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true, skipImageLinks: true });
+  const mail = await simpleParser(raw, {
+    skipHtmlToText: true,
+    skipTextToHtml: true,
+    skipTextLinks: true,
+    skipImageLinks: true,
+  });
   const id = options.id ?? newId();
   const text = mail.text ?? '';
   const messageId = mail.messageId ? mail.messageId.replace(/^<|>$/g, '').toLowerCase() : null;
@@ -141,7 +156,11 @@ export async function mailEvent(blobs: BlobStore, raw: Buffer, options: MailOpti
 
 /** A generated message in RFC 822 form. */
 export function message(headers: Record<string, string>, body = 'Hello.\r\n'): Buffer {
-  return Buffer.from(`${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
+  return Buffer.from(
+    `${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\r\n')}\r\n\r\n${body}`,
+  );
 }
 
 /** Splits an mbox file into messages at its `From ` separator lines. */
@@ -153,7 +172,10 @@ export function splitMbox(mbox: Buffer): Buffer[] {
     .map((part) => Buffer.from(part.replace(/^>From /gm, 'From '), 'latin1'));
 }
 
-export async function noteEvent(body: string, options: { labels?: string[]; actor?: EventDraft['actor']; id?: string } = {}): Promise<EventDraft> {
+export async function noteEvent(
+  body: string,
+  options: { labels?: string[]; actor?: EventDraft['actor']; id?: string } = {},
+): Promise<EventDraft> {
   const id = options.id ?? newId();
   return {
     type: 'note.put',

@@ -19,8 +19,8 @@ export interface DetectionBenchResult {
   secondRunCpuMs: number;
   secondRunSkipped: boolean;
   signals: Record<SignalKind, number>;
-  /** firstRunMs / (n·k) in microseconds: roughly constant if detection scales as N·k. */
-  firstRunMicrosPerNoteK: number;
+  /** firstRunCpuMs / (n·k) in microseconds: roughly constant if detection scales as N·k. */
+  firstRunCpuMicrosPerNoteK: number;
 }
 
 /** Times detection on a generated vault-like corpus of n notes (generation not timed). */
@@ -54,7 +54,7 @@ export function benchDetection(
     secondRunCpuMs: cpuMs(cpu1, cpu2),
     secondRunSkipped: second.signals === null,
     signals,
-    firstRunMicrosPerNoteK: Math.round(((t1 - t0) * 1000) / (n * cfg.knn.k)),
+    firstRunCpuMicrosPerNoteK: Math.round((cpuMs(cpu0, cpu1) * 1000) / (n * cfg.knn.k)),
   };
 }
 

@@ -16,6 +16,9 @@ export {
   runningStack,
   writeStackState,
   stopStack,
+  stopLeftoverServices,
+  assertNoRunningStack,
+  StackRunningError,
   type StackPaths,
   type StackState,
   type RecordedProcess,
@@ -23,7 +26,6 @@ export {
 } from './state.js';
 export {
   ProcessSupervisor,
-  StackRunningError,
   type ServiceSpec,
   type ManagedServer,
   type SupervisorOptions,

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { startNats, type NatsHandle } from './nats.js';
 import { prepareDatabase, startPostgres, type PostgresHandle } from './postgres.js';
-import { stackPaths } from './state.js';
+import { stackPaths, stopLeftoverServices } from './state.js';
 
 export interface LocalServersOptions {
   /** MEMEX_HOME: data lives in its postgres/, nats/, blobs/, logs/. */
@@ -31,12 +31,16 @@ export interface LocalServers {
 
 /**
  * Brings up the project's own Postgres and NATS under `home` (reusing ones already running
- * there), except where an external URL is given.
+ * there), except where an external URL is given. Refuses (StackRunningError) while a stack runs
+ * on this home; stops the services a killed one left behind.
  */
 export async function startLocalServers(options: LocalServersOptions): Promise<LocalServers> {
   const paths = stackPaths(options.home);
   const host = options.host ?? '127.0.0.1';
   const detached = options.detached ?? true;
+  const leftovers = await stopLeftoverServices(paths.stateFile);
+  if (leftovers.length)
+    console.warn(`stopped services left by a stack that did not stop cleanly: ${leftovers.join(', ')}`);
   for (const dir of [paths.home, paths.logs, paths.blobs]) mkdirSync(dir, { recursive: true });
 
   const [pg, nats] = await Promise.allSettled([

@@ -82,6 +82,35 @@ export function writeStackState(file: string, state: StackState): void {
   renameSync(temp, file);
 }
 
+export class StackRunningError extends Error {}
+
+/** Throws StackRunningError when a live supervisor owns `file`. */
+export function assertNoRunningStack(file: string): void {
+  const other = runningStack(file);
+  if (other && other.pid !== process.pid) {
+    throw new StackRunningError(
+      `a Memex stack is already running (pid ${other.pid}, since ${other.startedAt}); stop it with \`memex stack down\``,
+    );
+  }
+}
+
+async function stopServices(state: StackState, timeoutMs: number): Promise<string[]> {
+  const left = state.services.filter(isSameProcess);
+  await Promise.all(left.map((s) => terminate(-s.pid, 'SIGTERM', timeoutMs, 'SIGKILL')));
+  return left.map((s) => s.name);
+}
+
+/**
+ * Before a new stack starts: stops the services a killed supervisor left running (they would hold
+ * the gateway's port), and returns their names. Its servers are left alone, to be reused.
+ * Throws StackRunningError when the supervisor is alive.
+ */
+export async function stopLeftoverServices(file: string, timeoutMs = 10_000): Promise<string[]> {
+  assertNoRunningStack(file);
+  const state = readStackState(file);
+  return state ? stopServices(state, timeoutMs) : [];
+}
+
 export type StopStackResult = 'stopped' | 'cleaned-up' | 'not-running';
 
 /**
@@ -104,10 +133,7 @@ export async function stopStack(
     process.kill(state.pid, 'SIGKILL');
     await waitForExit(state.pid, 10_000);
   }
-  const serviceTimeout = options.serviceStopTimeoutMs ?? 10_000;
-  await Promise.all(
-    state.services.filter(isSameProcess).map((s) => terminate(-s.pid, 'SIGTERM', serviceTimeout, 'SIGKILL')),
-  );
+  await stopServices(state, options.serviceStopTimeoutMs ?? 10_000);
   for (const server of [...state.servers].reverse()) {
     if (isSameProcess(server)) await terminate(server.pid, server.stopSignal, 60_000, server.killSignal);
   }

@@ -7,8 +7,8 @@ import { PassThrough } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { isAlive, terminate, waitForExit } from './process.js';
-import { readStackState, stopStack, type StackState } from './state.js';
-import { ProcessSupervisor, StackRunningError, type ManagedServer } from './supervisor.js';
+import { readStackState, StackRunningError, stopLeftoverServices, stopStack, type StackState } from './state.js';
+import { ProcessSupervisor, type ManagedServer } from './supervisor.js';
 
 const node = process.execPath;
 
@@ -159,4 +159,18 @@ test('stopStack cleans up after a supervisor that was killed', async (t) => {
   assert.equal(await stopStack(stack.stateFile), 'cleaned-up');
   for (const p of [...state.services, ...state.servers]) assert.ok(await waitForExit(p.pid, 5000), p.name);
   assert.equal(existsSync(stack.stateFile), false);
+});
+
+test('a new stack stops the services a killed one left running, and keeps its servers for reuse', async (t) => {
+  const dir = tempDir(t);
+  const stack = startStackProcess(dir);
+  const state = await recordedStack(stack.stateFile);
+  await assert.rejects(stopLeftoverServices(stack.stateFile), StackRunningError);
+  process.kill(stack.pid, 'SIGKILL');
+  await stack.exited;
+  assert.deepEqual(await stopLeftoverServices(stack.stateFile), ['svc']);
+  assert.ok(await waitForExit(state.services[0]!.pid, 5000));
+  assert.ok(isAlive(state.servers[0]!.pid), 'the server is left for the next start to attach to');
+  assert.equal(await stopStack(stack.stateFile), 'cleaned-up');
+  assert.ok(await waitForExit(state.servers[0]!.pid, 5000));
 });

@@ -4,7 +4,7 @@ import { createWriteStream, mkdirSync, rmSync, type WriteStream } from 'node:fs'
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { processStartTime, terminate } from './process.js';
-import { record, runningStack, writeStackState, type StackState } from './state.js';
+import { assertNoRunningStack, record, writeStackState, type StackState } from './state.js';
 
 /** A long-running node service (or any command) the supervisor keeps alive. */
 export interface ServiceSpec {
@@ -61,8 +61,6 @@ interface Service {
   log: WriteStream | undefined;
 }
 
-export class StackRunningError extends Error {}
-
 /**
  * Runs named child processes with prefixed output, restarts the ones that exit (with backoff),
  * and stops everything in order: services (SIGTERM, then SIGKILL), then the servers in reverse
@@ -89,12 +87,7 @@ export class ProcessSupervisor extends EventEmitter {
     };
     this.#info = options.info ?? {};
     if (options.stateFile) {
-      const other = runningStack(options.stateFile);
-      if (other && other.pid !== process.pid) {
-        throw new StackRunningError(
-          `a Memex stack is already running (pid ${other.pid}, since ${other.startedAt}); stop it with \`memex stack down\``,
-        );
-      }
+      assertNoRunningStack(options.stateFile);
       this.#saveState();
     }
     if (options.logDir) mkdirSync(options.logDir, { recursive: true });

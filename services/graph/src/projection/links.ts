@@ -242,25 +242,27 @@ export async function checkEvidence(trx: Trx, evidence: EvidenceRef[], inference
   return result;
 }
 
+type SqlRef = ReturnType<typeof sql.ref>;
+
+/** SQL: row `o` states the same claim as link `l` (same relation, same ends). */
+function sameClaim(o: SqlRef, l: SqlRef) {
+  return sql`${o}.rel = ${l}.rel
+    and ${o}.src_entity is not distinct from ${l}.src_entity and ${o}.src_item is not distinct from ${l}.src_item
+    and ${o}.dst_entity is not distinct from ${l}.dst_entity and ${o}.dst_item is not distinct from ${l}.dst_item`;
+}
+
 /**
  * SQL: the claim of link `l` is confirmed, by the owner's verdict or by an observed active link
- * stating the same (same ends, same relation).
+ * stating the same.
  */
-export function confirmedSql(l: ReturnType<typeof sql.ref>) {
-  return sql<boolean>`(
-    exists (select 1 from verdicts v where v.verdict = 'confirmed' and v.rel = ${l}.rel
-      and v.src_entity is not distinct from ${l}.src_entity and v.src_item is not distinct from ${l}.src_item
-      and v.dst_entity is not distinct from ${l}.dst_entity and v.dst_item is not distinct from ${l}.dst_item)
-    or exists (select 1 from links o where o.basis = 'observed' and o.status = 'active' and o.rel = ${l}.rel
-      and o.src_entity is not distinct from ${l}.src_entity and o.src_item is not distinct from ${l}.src_item
-      and o.dst_entity is not distinct from ${l}.dst_entity and o.dst_item is not distinct from ${l}.dst_item))`;
+export function confirmedSql(l: SqlRef) {
+  return sql<boolean>`(exists (select 1 from verdicts v where v.verdict = 'confirmed' and ${sameClaim(sql.ref('v'), l)})
+    or exists (select 1 from links o where o.basis = 'observed' and o.status = 'active' and ${sameClaim(sql.ref('o'), l)}))`;
 }
 
 /** SQL: the owner rejected the claim of link `l`. */
-export function rejectedSql(l: ReturnType<typeof sql.ref>) {
-  return sql<boolean>`exists (select 1 from verdicts v where v.verdict = 'rejected' and v.rel = ${l}.rel
-      and v.src_entity is not distinct from ${l}.src_entity and v.src_item is not distinct from ${l}.src_item
-      and v.dst_entity is not distinct from ${l}.dst_entity and v.dst_item is not distinct from ${l}.dst_item)`;
+export function rejectedSql(l: SqlRef) {
+  return sql<boolean>`exists (select 1 from verdicts v where v.verdict = 'rejected' and ${sameClaim(sql.ref('v'), l)})`;
 }
 
 /** Records the owner's word on the claim a link states. */

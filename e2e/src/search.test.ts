@@ -7,12 +7,17 @@ import type { MemexClient } from '@memex/client';
 import { startStack, type TestStack } from './stack.js';
 
 /** Searches until `found` holds (tier 1 runs after the write), or fails after a while. */
-async function eventually(client: MemexClient, q: string, found: (r: ResultOf<typeof Search>) => boolean): Promise<ResultOf<typeof Search>> {
+async function eventually(
+  client: MemexClient,
+  q: string,
+  found: (r: ResultOf<typeof Search>) => boolean,
+): Promise<ResultOf<typeof Search>> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const result = await client.call(Search, { q });
     if (found(result)) return result;
-    if (Date.now() > deadline) throw new Error(`"${q}" never matched: ${JSON.stringify(result.hits.map((h) => h.title))}`);
+    if (Date.now() > deadline)
+      throw new Error(`"${q}" never matched: ${JSON.stringify(result.hits.map((h) => h.title))}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -37,13 +42,28 @@ describe('search through the gateway', () => {
       kind: 'email',
       labels: [],
       data: {
-        id: mailId, kind: 'email', revision: 1, title: 'Warehouse contract renewal', source: { kind: 'mbox', id: 'e2e' }, external_id: 'm1',
-        identity: 'message-id:m1@e2e', origin: 'imported', content_type: 'message/rfc822', content_sha256: sha, size: text.length,
-        text_sha256: sha, text_length: text.length,
-        meta: { from: [{ name: 'Ann Lee', address: 'ann@example.com' }], to: [{ name: 'Sam', address: 'sam@example.com' }] },
+        id: mailId,
+        kind: 'email',
+        revision: 1,
+        title: 'Warehouse contract renewal',
+        source: { kind: 'mbox', id: 'e2e' },
+        external_id: 'm1',
+        identity: 'message-id:m1@e2e',
+        origin: 'imported',
+        content_type: 'message/rfc822',
+        content_sha256: sha,
+        size: text.length,
+        text_sha256: sha,
+        text_length: text.length,
+        meta: {
+          from: [{ name: 'Ann Lee', address: 'ann@example.com' }],
+          to: [{ name: 'Sam', address: 'sam@example.com' }],
+        },
       },
     });
-    noteId = (await stack.owner.call(NotesPut, { body: 'Warehouse lease: ask the landlord about the contract renewal terms.' })).id;
+    noteId = (
+      await stack.owner.call(NotesPut, { body: 'Warehouse lease: ask the landlord about the contract renewal terms.' })
+    ).id;
   });
   after(async () => {
     await bus.close();
@@ -51,13 +71,20 @@ describe('search through the gateway', () => {
   });
 
   test('the owner finds mail and notes; an agent token without mail sees no mail at all', async () => {
-    const owner = await eventually(stack.owner, 'warehouse contract renewal', (r) => r.hits.length === 2 && r.hits.every((h) => h.why.meaning));
+    const owner = await eventually(
+      stack.owner,
+      'warehouse contract renewal',
+      (r) => r.hits.length === 2 && r.hits.every((h) => h.why.meaning),
+    );
     assert.deepEqual(new Set(owner.hits.map((h) => h.id)), new Set([mailId, noteId]));
 
     const plain = await stack.owner.call(TokensCreate, { labels: [] });
     const agent = stack.clientFor(plain.token);
     const seen = await agent.call(Search, { q: 'warehouse contract renewal', min_seq: plain.seq });
-    assert.deepEqual(seen.hits.map((h) => h.id), [noteId]);
+    assert.deepEqual(
+      seen.hits.map((h) => h.id),
+      [noteId],
+    );
     assert.equal(seen.groups.email, undefined);
     assert.deepEqual((await agent.call(Search, { q: 'from:ann' })).hits, []);
     await assert.rejects(agent.call(Similar, { id: mailId }), (error: MemexError) => error.code === 'not_found');
@@ -65,6 +92,9 @@ describe('search through the gateway', () => {
     const mail = await stack.owner.call(TokensCreate, { labels: ['mail'] });
     const mailAgent = stack.clientFor(mail.token);
     const withMail = await mailAgent.call(Search, { q: 'from:ann', min_seq: mail.seq });
-    assert.deepEqual(withMail.hits.map((h) => h.id), [mailId]);
+    assert.deepEqual(
+      withMail.hits.map((h) => h.id),
+      [mailId],
+    );
   });
 });

@@ -11,7 +11,8 @@ function emphasize(text: string): string {
 
 function signals(why: SearchHit['why']): string {
   const parts: string[] = [];
-  if (why.keyword) parts.push(`keyword #${why.keyword.rank}${why.keyword.fields.length ? ` in ${why.keyword.fields.join('+')}` : ''}`);
+  if (why.keyword)
+    parts.push(`keyword #${why.keyword.rank}${why.keyword.fields.length ? ` in ${why.keyword.fields.join('+')}` : ''}`);
   if (why.meaning) parts.push(`meaning #${why.meaning.rank} (${why.meaning.similarity.toFixed(2)})`);
   return parts.join(', ');
 }
@@ -31,17 +32,29 @@ export function formatHits(hits: SearchHit[]): string {
 export function registerSearch(program: Command): void {
   program
     .command('search <query>')
-    .description('search by words and meaning: "a phrase", from:ann, to:bob, kind:email, before:2021-03, after:2020, -word, prefix*')
+    .description(
+      'search by words and meaning: "a phrase", from:ann, to:bob, kind:email, before:2021-03, after:2020, -word, prefix*',
+    )
     .option('--mode <mode>', `${MODES.join(' | ')}`, 'hybrid')
     .option('--kind <kinds>', 'only these kinds, comma-separated (email,document,note…)')
     .option('--limit <n>', 'how many hits', '20')
     .option('--json', 'print JSON')
     .action(async (query: string, options: { mode: string; kind?: string; limit: string; json?: boolean }) => {
-      if (!(MODES as string[]).includes(options.mode)) throw new Error(`--mode must be one of ${MODES.join(', ')}, got "${options.mode}"`);
+      if (!(MODES as string[]).includes(options.mode))
+        throw new Error(`--mode must be one of ${MODES.join(', ')}, got "${options.mode}"`);
       const limit = Number(options.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Error(`--limit must be 1–100, got "${options.limit}"`);
-      const kinds = options.kind?.split(',').map((k) => k.trim()).filter(Boolean);
-      const result = await client().call(Search, { q: query, mode: options.mode as SearchMode, limit, ...(kinds?.length ? { kinds } : {}) });
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+        throw new Error(`--limit must be 1–100, got "${options.limit}"`);
+      const kinds = options.kind
+        ?.split(',')
+        .map((k) => k.trim())
+        .filter(Boolean);
+      const result = await client().call(Search, {
+        q: query,
+        mode: options.mode as SearchMode,
+        limit,
+        ...(kinds?.length ? { kinds } : {}),
+      });
       output(Boolean(options.json), result, () => {
         const notes = result.query.expansions.map((e) => `${e.how}: ${e.word} → ${e.matches.join(', ')}`);
         const groups = Object.entries(result.groups).map(([kind, hits]) => `${kind} ${hits.length}`);

@@ -70,7 +70,9 @@ export const Search = defineMethod({
       excluded: Type.Array(Type.String()),
       filters: Type.Record(Type.String(), Type.Array(Type.String())),
       /** Words not in the index replaced by near spellings, prefixes or substrings of indexed words. */
-      expansions: Type.Array(Type.Object({ word: Type.String(), matches: Type.Array(Type.String()), how: Type.String() })),
+      expansions: Type.Array(
+        Type.Object({ word: Type.String(), matches: Type.Array(Type.String()), how: Type.String() }),
+      ),
     }),
     mode: SearchMode,
     /** The embedding space the meaning signal used (null when it was not used). */
@@ -126,7 +128,12 @@ export const ModelSummary = Type.Object({
   embedded_items: Type.Integer(),
   total_items: Type.Integer(),
   /** `active`: search answers from it; `filling`: chosen, waiting to be complete; `ready`: complete, not chosen. */
-  state: Type.Union([Type.Literal('active'), Type.Literal('filling'), Type.Literal('ready'), Type.Literal('incomplete')]),
+  state: Type.Union([
+    Type.Literal('active'),
+    Type.Literal('filling'),
+    Type.Literal('ready'),
+    Type.Literal('incomplete'),
+  ]),
 });
 
 export const ModelsList = defineMethod({

@@ -37,7 +37,8 @@ export const Part = Type.Object(
 export const PartExtracted = defineEvent({
   type: 'part.extracted',
   v: 1,
-  description: "An item's text split into passages (one piece of the list; all pieces share item, revision and pipeline).",
+  description:
+    "An item's text split into passages (one piece of the list; all pieces share item, revision and pipeline).",
   data: Type.Object(
     {
       item_id: Type.String({ pattern: ULID_PATTERN }),
@@ -74,7 +75,10 @@ export const EmbeddingComputed = defineEvent({
       ...Piece,
       item: Type.Optional(Type.String({ contentEncoding: 'base64' })),
       vectors: Type.Array(
-        Type.Object({ ordinal: Type.Integer({ minimum: 0 }), vector: Type.String({ contentEncoding: 'base64' }) }, { additionalProperties: false }),
+        Type.Object(
+          { ordinal: Type.Integer({ minimum: 0 }), vector: Type.String({ contentEncoding: 'base64' }) },
+          { additionalProperties: false },
+        ),
       ),
     },
     { additionalProperties: false },

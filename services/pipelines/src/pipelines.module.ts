@@ -1,4 +1,11 @@
-import { Inject, Injectable, Module, type BeforeApplicationShutdown, type DynamicModule, type OnApplicationBootstrap } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Module,
+  type BeforeApplicationShutdown,
+  type DynamicModule,
+  type OnApplicationBootstrap,
+} from '@nestjs/common';
 import type { Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, MemexModule } from '@memex/runtime';
@@ -61,7 +68,11 @@ export class PipelinesModule {
       providers: [
         { provide: JobQueue, useFactory: (bus: Bus) => new JobQueue(bus), inject: [BUS] },
         ModelRegistry,
-        { provide: Scheduler, useFactory: (bus: Bus, queue: JobQueue, models: ModelRegistry) => new Scheduler(bus, queue, models), inject: [BUS, JobQueue, ModelRegistry] },
+        {
+          provide: Scheduler,
+          useFactory: (bus: Bus, queue: JobQueue, models: ModelRegistry) => new Scheduler(bus, queue, models),
+          inject: [BUS, JobQueue, ModelRegistry],
+        },
         {
           provide: WorkerPool,
           useFactory: (cfg: MemexConfig) => new WorkerPool(workers, { natsUrl: cfg.natsUrl, blobsDir: cfg.blobsDir }),

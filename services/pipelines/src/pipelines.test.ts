@@ -30,7 +30,14 @@ async function eventsOf(bus: Bus, type: string, itemId: string, count: number): 
 async function ingest(
   publisher: EventPublisher,
   blobs: BlobStore,
-  item: { title: string; text: string; kind?: string; labels?: string[]; meta?: Record<string, unknown>; occurred_at?: string },
+  item: {
+    title: string;
+    text: string;
+    kind?: string;
+    labels?: string[];
+    meta?: Record<string, unknown>;
+    occurred_at?: string;
+  },
 ): Promise<{ id: string; seq: number }> {
   const id = newId();
   const text = Buffer.from(item.text);
@@ -83,16 +90,27 @@ describe('pipelines tier 1', () => {
   });
 
   test('an ingested PDF becomes passages with pages, and vectors in the built-in space', async () => {
-    const page1 = Array.from({ length: 40 }, (_, i) => `The committee reviewed budget line ${i} and approved it.`).join(' ');
+    const page1 = Array.from({ length: 40 }, (_, i) => `The committee reviewed budget line ${i} and approved it.`).join(
+      ' ',
+    );
     const page2 = 'Appendix: the river flooded the lower fields in spring.';
     const { id } = await ingest(publisher, blobs, {
       title: 'Board minutes',
       text: `${page1}\n\n${page2}`,
-      meta: { pages: [{ page: 1, text: page1 }, { page: 2, text: page2 }] },
+      meta: {
+        pages: [
+          { page: 1, text: page1 },
+          { page: 2, text: page2 },
+        ],
+      },
       labels: ['work'],
     });
     const [parts] = await eventsOf(bus, 'part.extracted', id, 1);
-    const data = parts!.data as { parts: Array<{ ordinal: number; text: string; page?: number; start: number; end: number }>; total: number; pieces: number };
+    const data = parts!.data as {
+      parts: Array<{ ordinal: number; text: string; page?: number; start: number; end: number }>;
+      total: number;
+      pieces: number;
+    };
     assert.ok(data.total >= 2);
     assert.equal(data.pieces, 1);
     assert.deepEqual(new Set(data.parts.map((p) => p.page)), new Set([1, 2]));
@@ -102,7 +120,12 @@ describe('pipelines tier 1', () => {
     assert.deepEqual(parts!.actor, { kind: 'pipeline', id: 'text@1' });
 
     const [embedding] = await eventsOf(bus, 'embedding.computed', id, 1);
-    const vectors = embedding!.data as { space: string; dims: number; item: string; vectors: Array<{ ordinal: number; vector: string }> };
+    const vectors = embedding!.data as {
+      space: string;
+      dims: number;
+      item: string;
+      vectors: Array<{ ordinal: number; vector: string }>;
+    };
     assert.equal(vectors.space, GLOVE_SIF_SPACE);
     assert.equal(vectors.vectors.length, data.total);
     const item = decodeVector(vectors.item, vectors.dims);
@@ -123,7 +146,13 @@ describe('pipelines tier 1', () => {
     await eventsOf(bus, 'embedding.computed', id, 1);
     // Same job again (as after a crash before the ack): same event ids, so the log dedupes them.
     const queue = new JobQueue(bus);
-    const job: TextJob = { task: 'text', item_id: id, revision: put.seq, source_seq: put.seq, spaces: [GLOVE_SIF_SPACE] };
+    const job: TextJob = {
+      task: 'text',
+      item_id: id,
+      revision: put.seq,
+      source_seq: put.seq,
+      spaces: [GLOVE_SIF_SPACE],
+    };
     await queue.enqueue(job, 'touched', `again|${id}`);
     const before = await bus.lastSeq();
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -133,14 +162,18 @@ describe('pipelines tier 1', () => {
   });
 
   test('an item.deleted erases the item’s derived events from the log', async () => {
-    const { id } = await ingest(publisher, blobs, { title: 'Secret', text: 'The safe combination is in the blue folder.' });
+    const { id } = await ingest(publisher, blobs, {
+      title: 'Secret',
+      text: 'The safe combination is in the blue folder.',
+    });
     await eventsOf(bus, 'embedding.computed', id, 1);
     await publisher.publish({ type: 'item.deleted', subject: `item:${id}`, actor: owner, data: { id } });
     const deadline = Date.now() + 10_000;
     for (;;) {
       const left: string[] = [];
       for await (const { event } of readLog(bus, { untilCaughtUp: true })) {
-        if (event.subject === `item:${id}` && event.type !== 'item.deleted' && event.type !== 'item.ingested') left.push(event.type);
+        if (event.subject === `item:${id}` && event.type !== 'item.deleted' && event.type !== 'item.ingested')
+          left.push(event.type);
       }
       if (left.length === 0) break;
       assert.ok(Date.now() < deadline, `still in the log: ${left.join(', ')}`);
@@ -159,10 +192,18 @@ describe('job queue', () => {
       await queue.ensure();
       const order = [...PRIORITIES].reverse();
       for (const [i, priority] of order.entries()) {
-        await queue.enqueue({ task: 'text', item_id: `item${i}`, revision: 1, source_seq: i + 1, spaces: [] }, priority, `job${i}`);
+        await queue.enqueue(
+          { task: 'text', item_id: `item${i}`, revision: 1, source_seq: i + 1, spaces: [] },
+          priority,
+          `job${i}`,
+        );
       }
       // The same id again is deduplicated.
-      await queue.enqueue({ task: 'text', item_id: 'item0', revision: 1, source_seq: 1, spaces: [] }, order[0]!, 'job0');
+      await queue.enqueue(
+        { task: 'text', item_id: 'item0', revision: 1, source_seq: 1, spaces: [] },
+        order[0]!,
+        'job0',
+      );
       const taken: string[] = [];
       for (;;) {
         const job = await queue.take(50);
@@ -172,7 +213,10 @@ describe('job queue', () => {
         await job.ack();
       }
       assert.deepEqual(taken, [...PRIORITIES]);
-      assert.deepEqual((await queue.backlog()).map((q) => q.waiting + q.in_progress), PRIORITIES.map(() => 0));
+      assert.deepEqual(
+        (await queue.backlog()).map((q) => q.waiting + q.in_progress),
+        PRIORITIES.map(() => 0),
+      );
 
       // A job given back comes again, counted as a second attempt.
       await queue.enqueue({ task: 'backfill', space: 's', until_seq: 1 }, 'background', 'retry');

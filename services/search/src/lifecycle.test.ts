@@ -19,7 +19,10 @@ async function digest(databaseUrl: string): Promise<Record<string, string>> {
       where table_schema = 'search' and table_name <> 'schema_migrations' order by 1`.execute(db);
     const out: Record<string, string> = {};
     for (const { name } of tables) {
-      const { rows } = await sql<{ md5: string; n: number }>`select md5(coalesce(string_agg(t::text, E'\n' order by t::text), '')) as md5, count(*)::int as n
+      const { rows } = await sql<{
+        md5: string;
+        n: number;
+      }>`select md5(coalesce(string_agg(t::text, E'\n' order by t::text), '')) as md5, count(*)::int as n
         from ${sql.table(name)} t`.execute(db);
       out[name] = `${rows[0]!.n}:${rows[0]!.md5}`;
     }
@@ -29,7 +32,16 @@ async function digest(databaseUrl: string): Promise<Record<string, string>> {
   }
 }
 
-const QUERIES = ['river flood', 'meeting postponed', '"quarterly report"', 'invoce', 'from:carol', 'stock market -bonds', 'kind:note', 'conference delayed'];
+const QUERIES = [
+  'river flood',
+  'meeting postponed',
+  '"quarterly report"',
+  'invoce',
+  'from:carol',
+  'stock market -bonds',
+  'kind:note',
+  'conference delayed',
+];
 
 describe('search lifecycle', () => {
   let h: SearchHarness;
@@ -47,7 +59,12 @@ describe('search lifecycle', () => {
     h = await SearchHarness.start({ workers: 0 });
     await work();
     await h.ingest({ title: 'Flood warning', text: 'The river flooded the village after a week of rain.' });
-    await h.ingest({ title: 'Quarterly report', text: 'The quarterly report shows revenue up and costs flat. The invoice backlog is cleared.', kind: 'email', meta: { from: [{ name: 'Carol', address: 'carol@example.com' }] } });
+    await h.ingest({
+      title: 'Quarterly report',
+      text: 'The quarterly report shows revenue up and costs flat. The invoice backlog is cleared.',
+      kind: 'email',
+      meta: { from: [{ name: 'Carol', address: 'carol@example.com' }] },
+    });
     await h.ingest({ title: 'Markets', text: 'The stock market fell sharply today; bonds rallied.' });
     await h.ingest({ title: 'Schedule', text: 'The meeting was postponed until next week because the venue flooded.' });
     const gone = await h.ingest({ title: 'Draft', text: 'A draft that will be deleted, about the stock market.' });
@@ -65,7 +82,10 @@ describe('search lifecycle', () => {
     const answers = async () => Promise.all(QUERIES.map((q) => h.call(Search, { q })));
     const before = await answers();
     const rowsBefore = await digest(h.env.config.databaseUrl);
-    assert.ok(before.every((result) => result.hits.length > 0), 'every query finds something');
+    assert.ok(
+      before.every((result) => result.hits.length > 0),
+      'every query finds something',
+    );
     const replay = await h.searchApp.get(ServiceHost).projector!.rebuild(h.env.config.databaseUrl);
     assert.ok(replay.events > 10);
     assert.deepEqual(await digest(h.env.config.databaseUrl), rowsBefore);
@@ -81,7 +101,10 @@ describe('search lifecycle', () => {
     const listed = await h.call(ModelsList, {});
     assert.deepEqual(
       listed.models.map((m) => [m.space, m.state, m.embedded_items]),
-      [[GLOVE_SIF_SPACE, 'active', 5], [added.space, 'filling', 0]],
+      [
+        [GLOVE_SIF_SPACE, 'active', 5],
+        [added.space, 'filling', 0],
+      ],
     );
     await assert.rejects(h.call(ModelsAdd, { path: MODEL2VEC, name: 'm2v-test' }), /already registered/);
     await assert.rejects(h.call(ModelsAdd, { path: 'relative/folder' }), /must be absolute/);
@@ -90,7 +113,13 @@ describe('search lifecycle', () => {
     await h.settle();
     const switched = await h.call(ModelsList, {});
     assert.equal(switched.active, added.space);
-    assert.deepEqual(switched.models.map((m) => [m.state, m.embedded_items]), [['ready', 5], ['active', 5]]);
+    assert.deepEqual(
+      switched.models.map((m) => [m.state, m.embedded_items]),
+      [
+        ['ready', 5],
+        ['active', 5],
+      ],
+    );
     const answer = await h.call(Search, { q: 'river flood', mode: 'meaning' });
     assert.equal(answer.space, added.space);
     assert.ok(answer.hits.length > 0);
@@ -100,7 +129,10 @@ describe('search lifecycle', () => {
     await h.settle();
     const used = await h.call(ModelsUse, { space: GLOVE_SIF_SPACE });
     assert.equal((await h.call(ModelsList, { min_seq: used.seq })).active, GLOVE_SIF_SPACE);
-    assert.deepEqual((await h.call(ModelsList, {})).models.map((m) => m.embedded_items), [6, 6]);
+    assert.deepEqual(
+      (await h.call(ModelsList, {})).models.map((m) => m.embedded_items),
+      [6, 6],
+    );
     await assert.rejects(h.call(ModelsUse, { space: 'nope@1' }), /no embedding space nope@1/);
   });
 });

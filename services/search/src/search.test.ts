@@ -1,6 +1,15 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { agentScope, DEFAULT_SCOPE_RULES, MemexError, ModelsList, Search, Similar, type ParamsOf, type ResultOf } from '@memex/contracts';
+import {
+  agentScope,
+  DEFAULT_SCOPE_RULES,
+  MemexError,
+  ModelsList,
+  Search,
+  Similar,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
 import { SearchHarness } from './test-support.js';
 
 const agentWithoutMail = agentScope('tok1', [], DEFAULT_SCOPE_RULES);
@@ -9,8 +18,10 @@ const agentWithMail = agentScope('tok2', ['mail'], DEFAULT_SCOPE_RULES);
 describe('search', () => {
   let h: SearchHarness;
   const ids = {} as Record<'car' | 'tomato' | 'garden' | 'telescope' | 'budget' | 'pads' | 'spam' | 'market', string>;
-  const search = (params: Partial<ParamsOf<typeof Search>> & { q: string }, scope = undefined as Parameters<SearchHarness['call']>[2]) =>
-    h.call(Search, params, scope);
+  const search = (
+    params: Partial<ParamsOf<typeof Search>> & { q: string },
+    scope = undefined as Parameters<SearchHarness['call']>[2],
+  ) => h.call(Search, params, scope);
   const titles = (result: ResultOf<typeof Search>) => result.hits.map((hit) => hit.title);
 
   before(async () => {
@@ -25,7 +36,10 @@ describe('search', () => {
       text: 'Plant tomato seedlings after the last spring frost. Water the garden beds deeply and stake the plants as they grow.',
       occurred_at: '2019-04-10T10:00:00Z',
     });
-    ids.garden = await h.note('Garden plans', 'Sow carrots and lettuce in the vegetable garden this spring; the tomatoes go along the fence.');
+    ids.garden = await h.note(
+      'Garden plans',
+      'Sow carrots and lettuce in the vegetable garden this spring; the tomatoes go along the fence.',
+    );
     ids.telescope = await h.ingest({
       title: 'Night sky',
       text: 'Through the telescope we saw craters on the moon and the rings of Saturn.',
@@ -36,7 +50,10 @@ describe('search', () => {
       title: 'Quarterly budget review',
       text: 'Hi Bob, the quarterly budget review is on Thursday. Please bring the invoices from the supplier. Alice',
       occurred_at: '2021-03-02T09:00:00Z',
-      meta: { from: [{ name: 'Alice Martin', address: 'alice@example.com' }], to: [{ name: 'Bob Stone', address: 'bob@example.com' }] },
+      meta: {
+        from: [{ name: 'Alice Martin', address: 'alice@example.com' }],
+        to: [{ name: 'Bob Stone', address: 'bob@example.com' }],
+      },
       source: { kind: 'mbox', id: 'work-2021' },
     });
     ids.pads = await h.ingest({
@@ -49,7 +66,10 @@ describe('search', () => {
       title: 'You won a prize',
       text: 'Claim your lottery prize now: the budget review committee selected you. Send your bank details.',
       spam: true,
-      meta: { from: [{ name: 'Winner Desk', address: 'win@lottery.example' }], to: [{ name: 'Bob Stone', address: 'bob@example.com' }] },
+      meta: {
+        from: [{ name: 'Winner Desk', address: 'win@lottery.example' }],
+        to: [{ name: 'Bob Stone', address: 'bob@example.com' }],
+      },
     });
     ids.market = await h.ingest({
       title: 'Markets today',
@@ -99,7 +119,10 @@ describe('search', () => {
 
   test('a quoted phrase must appear as written', async () => {
     const phrase = await search({ q: '"brake pads"' });
-    assert.deepEqual(phrase.hits.map((hit) => hit.id), [ids.car]);
+    assert.deepEqual(
+      phrase.hits.map((hit) => hit.id),
+      [ids.car],
+    );
     const words = await search({ q: 'brake pads', mode: 'keyword' });
     assert.deepEqual(new Set(words.hits.map((hit) => hit.id)), new Set([ids.car, ids.pads]));
   });
@@ -130,7 +153,10 @@ describe('search', () => {
     assert.deepEqual(titles(await search({ q: 'budget', sources: ['mbox:work-2021'] })), ['Quarterly budget review']);
     assert.deepEqual(titles(await search({ q: '', people: ['win@lottery'] })), ['You won a prize']);
     assert.deepEqual(titles(await search({ q: 'garden', kinds: ['note'] })), ['Garden plans']);
-    await assert.rejects(search({ q: 'before:someday' }), (error: MemexError) => error.code === 'invalid_params' && /before: "someday"/.test(error.message));
+    await assert.rejects(
+      search({ q: 'before:someday' }),
+      (error: MemexError) => error.code === 'invalid_params' && /before: "someday"/.test(error.message),
+    );
   });
 
   test('groups: the best hits of each kind', async () => {
@@ -150,7 +176,10 @@ describe('search', () => {
       assert.ok(!JSON.stringify(agent).includes('invoices from the supplier'));
     }
     assert.deepEqual(titles(await search({ q: 'kind:email' }, agentWithoutMail)), []);
-    await assert.rejects(h.call(Similar, { id: ids.budget }, agentWithoutMail), (error: MemexError) => error.code === 'not_found');
+    await assert.rejects(
+      h.call(Similar, { id: ids.budget }, agentWithoutMail),
+      (error: MemexError) => error.code === 'not_found',
+    );
   });
 
   test('spam is never returned to an agent, even one allowed mail', async () => {
@@ -166,17 +195,26 @@ describe('search', () => {
     assert.equal(result.hits[0]?.id, ids.garden);
     assert.ok(!result.hits.some((hit) => hit.id === ids.tomato));
     assert.ok(result.hits[0]!.why.meaning!.similarity > 0.5);
-    await assert.rejects(h.call(Similar, { id: '01HZZZZZZZZZZZZZZZZZZZZZZZ' }), (error: MemexError) => error.code === 'not_found');
+    await assert.rejects(
+      h.call(Similar, { id: '01HZZZZZZZZZZZZZZZZZZZZZZZ' }),
+      (error: MemexError) => error.code === 'not_found',
+    );
   });
 
   test('models.list: the built-in space is active and complete', async () => {
     const models = await h.call(ModelsList, {});
     assert.equal(models.active, 'glove-6b-50d-sif@1');
-    assert.deepEqual(models.models.map((m) => [m.space, m.state, m.embedded_items, m.total_items]), [['glove-6b-50d-sif@1', 'active', 8, 8]]);
+    assert.deepEqual(
+      models.models.map((m) => [m.space, m.state, m.embedded_items, m.total_items]),
+      [['glove-6b-50d-sif@1', 'active', 8, 8]],
+    );
   });
 
   test('a deleted item vanishes from every signal', async () => {
-    const id = await h.ingest({ title: 'Passport renewal', text: 'Renew the passport at the consulate before the trip to Japan.' });
+    const id = await h.ingest({
+      title: 'Passport renewal',
+      text: 'Renew the passport at the consulate before the trip to Japan.',
+    });
     await h.settle();
     assert.equal((await search({ q: 'passport consulate' })).hits[0]?.id, id);
     await h.delete(id);
@@ -186,6 +224,10 @@ describe('search', () => {
       assert.ok(!result.hits.some((hit) => hit.id === id), mode);
     }
     await assert.rejects(h.call(Similar, { id }), (error: MemexError) => error.code === 'not_found');
-    assert.equal((await search({ q: 'consulate', mode: 'keyword' })).query.expansions.length, 0, 'its words left the vocabulary too');
+    assert.equal(
+      (await search({ q: 'consulate', mode: 'keyword' })).query.expansions.length,
+      0,
+      'its words left the vocabulary too',
+    );
   });
 });

@@ -1,5 +1,12 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { OWNER_SCOPE, rpcSubject, type MethodDefinition, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
+import {
+  OWNER_SCOPE,
+  rpcSubject,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+  type Scope,
+} from '@memex/contracts';
 import { BlobStore, sha256 } from '@memex/blobs';
 import { Bus, callRpc, EVENTS_STREAM, EventPublisher, JOBS_STREAM, newId } from '@memex/bus';
 import { PipelinesModule } from '@memex/pipelines';
@@ -30,10 +37,16 @@ export class SearchHarness {
 
   static async start(options: { workers?: number; env?: TestEnv } = {}): Promise<SearchHarness> {
     const env = options.env ?? (await createTestEnv());
-    const pipelines = await startService((config) => PipelinesModule.register(config, { workers: options.workers ?? 1 }), env.config);
+    const pipelines = await startService(
+      (config) => PipelinesModule.register(config, { workers: options.workers ?? 1 }),
+      env.config,
+    );
     const search = await startService((config) => SearchModule.register(config), env.config);
     const bus = await Bus.connect(env.config.natsUrl, 'search-test');
-    return new SearchHarness(env, bus, new EventPublisher(bus), new BlobStore(env.config.blobsDir), [pipelines, search]);
+    return new SearchHarness(env, bus, new EventPublisher(bus), new BlobStore(env.config.blobsDir), [
+      pipelines,
+      search,
+    ]);
   }
 
   get searchApp(): INestApplicationContext {
@@ -76,12 +89,24 @@ export class SearchHarness {
 
   async note(title: string, body: string, labels: string[] = []): Promise<string> {
     const id = newId();
-    await this.publisher.publish({ type: 'note.put', subject: `item:${id}`, actor: { kind: 'user', id: 'owner' }, kind: 'note', labels, data: { id, title, body } });
+    await this.publisher.publish({
+      type: 'note.put',
+      subject: `item:${id}`,
+      actor: { kind: 'user', id: 'owner' },
+      kind: 'note',
+      labels,
+      data: { id, title, body },
+    });
     return id;
   }
 
   async delete(id: string): Promise<void> {
-    await this.publisher.publish({ type: 'item.deleted', subject: `item:${id}`, actor: { kind: 'user', id: 'owner' }, data: { id } });
+    await this.publisher.publish({
+      type: 'item.deleted',
+      subject: `item:${id}`,
+      actor: { kind: 'user', id: 'owner' },
+      data: { id },
+    });
   }
 
   /** Waits until every event has been scheduled, every job done, and the search projector has applied the log. */
@@ -93,7 +118,8 @@ export class SearchHarness {
       if (Date.now() > deadline) throw new Error('pipelines and search did not settle in time');
       const scheduler = await this.bus.jsm.consumers.info(EVENTS_STREAM, 'pipelines_scheduler');
       let busy = scheduler.num_pending + scheduler.num_ack_pending;
-      for await (const consumer of this.bus.jsm.consumers.list(JOBS_STREAM)) busy += consumer.num_pending + consumer.num_ack_pending;
+      for await (const consumer of this.bus.jsm.consumers.list(JOBS_STREAM))
+        busy += consumer.num_pending + consumer.num_ack_pending;
       const last = await this.bus.lastSeq();
       quiet = busy === 0 && projector.checkpoint >= last ? quiet + 1 : 0;
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -105,7 +131,13 @@ export class SearchHarness {
     return callRpc<ResultOf<M>>(
       this.bus,
       rpcSubject(method),
-      { method: method.name, params, scope, caller: scope.kind === 'owner' ? { kind: 'user', id: 'owner' } : { kind: 'session', id: `token:${scope.tokenId}` } },
+      {
+        method: method.name,
+        params,
+        scope,
+        caller:
+          scope.kind === 'owner' ? { kind: 'user', id: 'owner' } : { kind: 'session', id: `token:${scope.tokenId}` },
+      },
       30_000,
     );
   }

@@ -8,7 +8,9 @@ const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
  * the same ids, and JetStream's Msg-Id dedupe drops the repeats.
  */
 export function derivedId(sourceEventId: string, ...key: Array<string | number>): string {
-  const digest = createHash('sha256').update(`${sourceEventId}|${key.join('|')}`).digest();
+  const digest = createHash('sha256')
+    .update(`${sourceEventId}|${key.join('|')}`)
+    .digest();
   let random = '';
   for (let i = 0; i < 16; i++) random += CROCKFORD[digest[i]! & 31];
   return sourceEventId.slice(0, 10) + random;

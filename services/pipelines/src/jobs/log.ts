@@ -24,7 +24,8 @@ export async function lastEventOf(bus: Bus, type: string, itemId: string): Promi
 /** Every event of a type about an item, in log order. */
 export async function eventsOf(bus: Bus, type: string, itemId: string): Promise<EventEnvelope[]> {
   const events: EventEnvelope[] = [];
-  for await (const { event } of readLog(bus, { filter: eventSubject(type, `item:${itemId}`), untilCaughtUp: true })) events.push(event);
+  for await (const { event } of readLog(bus, { filter: eventSubject(type, `item:${itemId}`), untilCaughtUp: true }))
+    events.push(event);
   return events;
 }
 

@@ -79,7 +79,8 @@ export class Scheduler {
     })().catch((error) => {
       // Nothing past the last ack counts as done: start again from there.
       console.error('pipelines scheduler:', error);
-      if (!this.stopped) setTimeout(() => void this.consume().catch((e) => console.error('pipelines scheduler:', e)), 1000);
+      if (!this.stopped)
+        setTimeout(() => void this.consume().catch((e) => console.error('pipelines scheduler:', e)), 1000);
     });
   }
 
@@ -89,16 +90,40 @@ export class Scheduler {
       case 'model.added':
         this.models.apply(event);
         // Every item logged so far goes into the new space, in the background.
-        return this.queue.enqueue({ task: 'backfill', space: (event.data as { space: string }).space, until_seq: msg.seq }, 'background', `backfill|${event.id}`);
+        return this.queue.enqueue(
+          { task: 'backfill', space: (event.data as { space: string }).space, until_seq: msg.seq },
+          'background',
+          `backfill|${event.id}`,
+        );
       case 'model.activated':
         return this.models.apply(event);
       case 'note.put': {
         const data = (event as EventOf<typeof NotePut>).data;
-        return this.enqueueText({ task: 'text', item_id: data.id, revision: msg.seq, source_seq: msg.seq, spaces: this.models.spaces(), all_spaces: true }, event);
+        return this.enqueueText(
+          {
+            task: 'text',
+            item_id: data.id,
+            revision: msg.seq,
+            source_seq: msg.seq,
+            spaces: this.models.spaces(),
+            all_spaces: true,
+          },
+          event,
+        );
       }
       case 'item.ingested': {
         const data = (event as EventOf<typeof ItemIngested>).data;
-        return this.enqueueText({ task: 'text', item_id: data.id, revision: data.revision, source_seq: msg.seq, spaces: this.models.spaces(), all_spaces: true }, event);
+        return this.enqueueText(
+          {
+            task: 'text',
+            item_id: data.id,
+            revision: data.revision,
+            source_seq: msg.seq,
+            spaces: this.models.spaces(),
+            all_spaces: true,
+          },
+          event,
+        );
       }
       case 'item.deleted':
         await eraseDerived(this.bus, (event.data as { id: string }).id);

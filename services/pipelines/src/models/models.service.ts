@@ -23,7 +23,10 @@ export class ModelsService {
   async add(params: ParamsOf<typeof ModelsAdd>, call: CallContext): Promise<ResultOf<typeof ModelsAdd>> {
     const spec = params.path;
     if (spec !== BUILTIN_SPEC && !/^https?:\/\//i.test(spec) && !path.isAbsolute(spec)) {
-      throw new MemexError('invalid_params', `model path must be absolute (workers on other machines read the same path), got "${spec}"`);
+      throw new MemexError(
+        'invalid_params',
+        `model path must be absolute (workers on other machines read the same path), got "${spec}"`,
+      );
     }
     let provider: EmbeddingProvider;
     try {
@@ -38,7 +41,10 @@ export class ModelsService {
     try {
       const { kind, space, dims, details } = provider.describe();
       if (this.models.get(space)) {
-        throw new MemexError('conflict', `space ${space} is already registered; choose it with \`memex models use ${space}\``);
+        throw new MemexError(
+          'conflict',
+          `space ${space} is already registered; choose it with \`memex models use ${space}\``,
+        );
       }
       const { seq } = await this.publisher.publish({
         type: 'model.added',
@@ -65,7 +71,10 @@ export class ModelsService {
   @RpcMethod(ModelsUse)
   async use(params: ParamsOf<typeof ModelsUse>, call: CallContext): Promise<ResultOf<typeof ModelsUse>> {
     if (!this.models.get(params.space)) {
-      throw new MemexError('not_found', `no embedding space ${params.space}; known: ${this.models.spaces().join(', ')}`);
+      throw new MemexError(
+        'not_found',
+        `no embedding space ${params.space}; known: ${this.models.spaces().join(', ')}`,
+      );
     }
     const { seq } = await this.publisher.publish({
       type: 'model.activated',

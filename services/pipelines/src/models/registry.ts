@@ -1,6 +1,12 @@
 import type { EventEnvelope, EventOf, ModelAdded } from '@memex/contracts';
 import { readLog, typeFilter, type Bus } from '@memex/bus';
-import { BUILTIN_SPEC, defaultProvider, GLOVE_SIF_SPACE, loadProvider, type EmbeddingProvider } from '@memex/embeddings';
+import {
+  BUILTIN_SPEC,
+  defaultProvider,
+  GLOVE_SIF_SPACE,
+  loadProvider,
+  type EmbeddingProvider,
+} from '@memex/embeddings';
 
 export type ModelInfo = EventOf<typeof ModelAdded>['data'];
 
@@ -27,7 +33,11 @@ export class ModelRegistry {
 
   /** Reads every model event in the log so far. */
   async load(bus: Bus): Promise<void> {
-    for await (const { seq, event } of readLog(bus, { filter: typeFilter('model.*'), fromSeq: this.position + 1, untilCaughtUp: true })) {
+    for await (const { seq, event } of readLog(bus, {
+      filter: typeFilter('model.*'),
+      fromSeq: this.position + 1,
+      untilCaughtUp: true,
+    })) {
       this.position = seq;
       this.apply(event);
     }
@@ -35,7 +45,11 @@ export class ModelRegistry {
 
   /** Keeps up with models added later, until the signal aborts. */
   async follow(bus: Bus, signal: AbortSignal): Promise<void> {
-    for await (const { seq, event } of readLog(bus, { filter: typeFilter('model.*'), fromSeq: this.position + 1, signal })) {
+    for await (const { seq, event } of readLog(bus, {
+      filter: typeFilter('model.*'),
+      fromSeq: this.position + 1,
+      signal,
+    })) {
       this.position = seq;
       this.apply(event);
     }
@@ -97,7 +111,9 @@ export async function openModel(info: ModelInfo): Promise<EmbeddingProvider> {
   });
   if (provider.space !== info.space) {
     await provider.close();
-    throw new Error(`the model at ${info.spec} is now space ${provider.space}, not ${info.space}: add it again as a new model`);
+    throw new Error(
+      `the model at ${info.spec} is now space ${provider.space}, not ${info.space}: add it again as a new model`,
+    );
   }
   return provider;
 }

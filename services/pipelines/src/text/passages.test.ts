@@ -42,12 +42,18 @@ describe('splitPassages', () => {
       assert.ok(passages[i]!.start < passages[i - 1]!.end, `passage ${i} overlaps the one before`);
       assert.ok(passages[i]!.start > passages[i - 1]!.start);
     }
-    for (const sentence of all) assert.ok(passages.some((p) => p.text.includes(sentence)), `"${sentence.slice(0, 12)}" is covered`);
+    for (const sentence of all)
+      assert.ok(
+        passages.some((p) => p.text.includes(sentence)),
+        `"${sentence.slice(0, 12)}" is covered`,
+      );
   });
 
   test('a paragraph break past the minimum closes a passage there', () => {
     const first = sentencesText(14).join(' '); // 168 words
-    const second = sentencesText(10).map((s) => s.replace('Sentence', 'Other')).join(' ');
+    const second = sentencesText(10)
+      .map((s) => s.replace('Sentence', 'Other'))
+      .join(' ');
     const text = `${first}\n\n${second}`;
     const passages = splitPassages(text);
     assert.equal(passages.length, 2);
@@ -80,7 +86,10 @@ describe('splitPassages', () => {
       { page: 2, text: '' },
       { page: 3, text: 'The appendix lists every sample. It is short.' },
     ];
-    const text = pages.map((p) => p.text).filter(Boolean).join('\n\n');
+    const text = pages
+      .map((p) => p.text)
+      .filter(Boolean)
+      .join('\n\n');
     const passages = splitPassages(text, pages);
     assert.deepEqual([...new Set(passages.map((p) => p.page))], [1, 3]);
     const last = passages.at(-1)!;

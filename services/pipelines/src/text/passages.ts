@@ -152,7 +152,11 @@ function overlapOf(current: Span[], fresh: number): number {
  * and carry its number; the text is then the pages' non-empty texts joined by blank lines, as
  * the document handler builds it.
  */
-export function splitPassages(text: string, pages?: PageText[], options: PassageOptions = DEFAULT_PASSAGE_OPTIONS): Passage[] {
+export function splitPassages(
+  text: string,
+  pages?: PageText[],
+  options: PassageOptions = DEFAULT_PASSAGE_OPTIONS,
+): Passage[] {
   const ranges: Array<{ start: number; end: number; page?: number }> = [];
   const located = pages ? locatePages(text, pages) : undefined;
   if (located) {
@@ -192,7 +196,11 @@ export function pagesOf(meta: Record<string, unknown>): PageText[] | undefined {
   const pages = Array.isArray(direct) ? direct : Array.isArray(nested) ? nested : undefined;
   if (!pages) return undefined;
   const valid = pages.filter(
-    (p): p is PageText => typeof p === 'object' && p !== null && Number.isInteger((p as PageText).page) && typeof (p as PageText).text === 'string',
+    (p): p is PageText =>
+      typeof p === 'object' &&
+      p !== null &&
+      Number.isInteger((p as PageText).page) &&
+      typeof (p as PageText).text === 'string',
   );
   return valid.length === pages.length ? valid : undefined;
 }

@@ -77,7 +77,14 @@ export class TextTask {
     if (await isDeleted(this.bus, job.item_id)) return undefined;
     if (event.type === 'note.put') {
       const data = (event as EventOf<typeof NotePut>).data;
-      return { event, itemId: data.id, revision: job.revision, title: data.title, text: async () => data.body, meta: {} };
+      return {
+        event,
+        itemId: data.id,
+        revision: job.revision,
+        title: data.title,
+        text: async () => data.body,
+        meta: {},
+      };
     }
     if (event.type === 'item.ingested') {
       const data = (event as EventOf<typeof ItemIngested>).data;
@@ -101,7 +108,8 @@ export class TextTask {
     const matches = (data: PartsData) => data.revision === job.revision && data.pipeline === TEXT_PIPELINE;
     const last = await lastEventOf(this.bus, 'part.extracted', job.item_id);
     if (!last || !matches(last.data as PartsData)) return undefined;
-    const pieces = (last.data as PartsData).pieces === 1 ? [last] : await eventsOf(this.bus, 'part.extracted', job.item_id);
+    const pieces =
+      (last.data as PartsData).pieces === 1 ? [last] : await eventsOf(this.bus, 'part.extracted', job.item_id);
     const byPiece = new Map<number, PartsData>();
     for (const event of pieces) {
       const data = event.data as PartsData;
@@ -119,7 +127,15 @@ export class TextTask {
     return pieces.map((parts, piece) => ({
       type: 'part.extracted',
       key: `parts|${source.revision}|${TEXT_PIPELINE}|${piece}`,
-      data: { item_id: source.itemId, revision: source.revision, pipeline: TEXT_PIPELINE, total: passages.length, piece, pieces: pieces.length, parts },
+      data: {
+        item_id: source.itemId,
+        revision: source.revision,
+        pipeline: TEXT_PIPELINE,
+        total: passages.length,
+        piece,
+        pieces: pieces.length,
+        parts,
+      },
     }));
   }
 
@@ -152,7 +168,10 @@ export class TextTask {
   ): Array<{ key: string; data: EmbeddingData; type: string }> {
     const vectors = computed.map(({ ordinal, vector }) => ({ ordinal, vector: encodeVector(vector) }));
     const pieces = splitBySize(vectors, (v) => v.vector.length + 30);
-    const item = itemVector(computed.map((c) => c.vector), provider.dims);
+    const item = itemVector(
+      computed.map((c) => c.vector),
+      provider.dims,
+    );
     return pieces.map((piece, index) => ({
       type: 'embedding.computed',
       key: `vectors|${source.revision}|${TEXT_PIPELINE}|${provider.space}|${index}`,

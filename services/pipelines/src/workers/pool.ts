@@ -7,7 +7,8 @@ export function workersFromEnv(env: NodeJS.ProcessEnv = process.env): number {
   const raw = env.MEMEX_PIPELINE_WORKERS;
   if (raw === undefined || raw === '') return 2;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`MEMEX_PIPELINE_WORKERS must be a non-negative integer, got "${raw}"`);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`MEMEX_PIPELINE_WORKERS must be a non-negative integer, got "${raw}"`);
   return value;
 }
 
@@ -34,8 +35,12 @@ export class WorkerPool {
           workerData: { ...this.options, name: `w${i + 1}` } satisfies WorkerOptions,
         });
         this.threads.push(thread);
-        const [message] = (await Promise.race([once(thread, 'message'), once(thread, 'error').then(([error]) => Promise.reject(error))])) as [unknown];
-        if (message !== 'ready') throw new Error(`pipelines worker thread ${i + 1} said ${String(message)} instead of ready`);
+        const [message] = (await Promise.race([
+          once(thread, 'message'),
+          once(thread, 'error').then(([error]) => Promise.reject(error)),
+        ])) as [unknown];
+        if (message !== 'ready')
+          throw new Error(`pipelines worker thread ${i + 1} said ${String(message)} instead of ready`);
       }),
     );
   }

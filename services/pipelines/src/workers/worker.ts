@@ -53,7 +53,10 @@ export class Worker {
         console.error(`pipelines worker ${this.name}: ${what} failed ${taken.attempt} times, dropped:`, error);
         taken.drop();
       } else {
-        console.warn(`pipelines worker ${this.name}: ${what} failed (attempt ${taken.attempt}), retrying:`, (error as Error).message);
+        console.warn(
+          `pipelines worker ${this.name}: ${what} failed (attempt ${taken.attempt}), retrying:`,
+          (error as Error).message,
+        );
         taken.retry(1000 * 2 ** taken.attempt);
       }
     }

@@ -70,7 +70,11 @@ export class SearchProjector implements Projection {
       case 'model.added':
         return this.modelAdded(trx, seq, event as EventOf<typeof ModelAdded>);
       case 'model.activated':
-        await trx.updateTable('state').set({ chosen: (event.data as { space: string }).space }).where('id', '=', 1).execute();
+        await trx
+          .updateTable('state')
+          .set({ chosen: (event.data as { space: string }).space })
+          .where('id', '=', 1)
+          .execute();
         return this.maybeSwitch(trx);
     }
   }
@@ -115,7 +119,11 @@ export class SearchProjector implements Projection {
   /** Inserts or replaces an item's searchable facts, keeping its parts' copies of title and scope in step. */
   private async upsertItem(trx: Trx, row: ItemRow): Promise<void> {
     if (await this.isDeleted(trx, row.id)) return;
-    const before = await trx.selectFrom('items').select(['title', 'kind', 'labels', 'spam']).where('id', '=', row.id).executeTakeFirst();
+    const before = await trx
+      .selectFrom('items')
+      .select(['title', 'kind', 'labels', 'spam'])
+      .where('id', '=', row.id)
+      .executeTakeFirst();
     const titleTsv = sql<string>`to_tsvector('english', ${row.title})`;
     await trx
       .insertInto('items')
@@ -127,8 +135,15 @@ export class SearchProjector implements Projection {
       await this.countWords(trx, sql`${row.title}`, 1);
       await sql`update parts set tsv = ${partTsv(row.title, sql.ref('text'))} where item_id = ${row.id}`.execute(trx);
     }
-    if (before && (before.kind !== row.kind || before.spam !== row.spam || before.labels.join('\n') !== row.labels.join('\n'))) {
-      await trx.updateTable('parts').set({ kind: row.kind, labels: row.labels, spam: row.spam }).where('item_id', '=', row.id).execute();
+    if (
+      before &&
+      (before.kind !== row.kind || before.spam !== row.spam || before.labels.join('\n') !== row.labels.join('\n'))
+    ) {
+      await trx
+        .updateTable('parts')
+        .set({ kind: row.kind, labels: row.labels, spam: row.spam })
+        .where('item_id', '=', row.id)
+        .execute();
     }
   }
 
@@ -175,13 +190,19 @@ export class SearchProjector implements Projection {
 
   private async embeddingComputed(trx: Trx, seq: number, event: EventOf<typeof EmbeddingComputed>): Promise<void> {
     const { data } = event;
-    const item = await trx.selectFrom('items').select(['id', 'parts_revision', 'parts_pipeline']).where('id', '=', data.item_id).executeTakeFirst();
+    const item = await trx
+      .selectFrom('items')
+      .select(['id', 'parts_revision', 'parts_pipeline'])
+      .where('id', '=', data.item_id)
+      .executeTakeFirst();
     // Vectors of parts we do not hold (an older version, another split) are stale.
     if (!item || item.parts_revision !== data.revision || item.parts_pipeline !== data.pipeline) return;
     const space = await ensureSpace(trx, { space: data.space, dims: data.dims }, seq);
     const tables = vectorTables(space.ord);
     if (data.vectors.length > 0) {
-      const rows = data.vectors.map((v) => sql`(${item.id}, ${v.ordinal}::int, ${vectorLiteral(decodeVector(v.vector, data.dims))}::halfvec)`);
+      const rows = data.vectors.map(
+        (v) => sql`(${item.id}, ${v.ordinal}::int, ${vectorLiteral(decodeVector(v.vector, data.dims))}::halfvec)`,
+      );
       await sql`insert into ${sql.table(tables.parts)} (item_id, ordinal, embedding)
         select v.item_id, v.ordinal, v.embedding from (values ${sql.join(rows)}) v (item_id, ordinal, embedding)
         where exists (select 1 from parts p where p.item_id = v.item_id and p.ordinal = v.ordinal)
@@ -199,17 +220,29 @@ export class SearchProjector implements Projection {
       .returning('item_id')
       .execute();
     if (marked.length > 0) {
-      await trx.updateTable('spaces').set((eb) => ({ embedded_items: eb('embedded_items', '+', 1) })).where('ord', '=', space.ord).execute();
+      await trx
+        .updateTable('spaces')
+        .set((eb) => ({ embedded_items: eb('embedded_items', '+', 1) }))
+        .where('ord', '=', space.ord)
+        .execute();
       await this.maybeSwitch(trx);
     }
   }
 
   private async itemDeleted(trx: Trx, seq: number, id: string): Promise<void> {
     await this.clearParts(trx, id);
-    const removed = await trx.deleteFrom('items').where('id', '=', id).returning(['title', 'has_text']).executeTakeFirst();
+    const removed = await trx
+      .deleteFrom('items')
+      .where('id', '=', id)
+      .returning(['title', 'has_text'])
+      .executeTakeFirst();
     if (removed) await this.countWords(trx, sql`${removed.title}`, -1);
     if (removed?.has_text) await this.addTextItems(trx, -1);
-    await trx.insertInto('tombstones').values({ id, seq }).onConflict((oc) => oc.doNothing()).execute();
+    await trx
+      .insertInto('tombstones')
+      .values({ id, seq })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
     await this.maybeSwitch(trx);
   }
 
@@ -236,7 +269,11 @@ export class SearchProjector implements Projection {
     }
     const unmarked = await trx.deleteFrom('embedded').where('item_id', '=', id).returning('ord').execute();
     for (const { ord } of unmarked) {
-      await trx.updateTable('spaces').set((eb) => ({ embedded_items: eb('embedded_items', '-', 1) })).where('ord', '=', ord).execute();
+      await trx
+        .updateTable('spaces')
+        .set((eb) => ({ embedded_items: eb('embedded_items', '-', 1) }))
+        .where('ord', '=', ord)
+        .execute();
     }
     if (item?.has_text) {
       await trx.updateTable('items').set({ has_text: false }).where('id', '=', id).execute();
@@ -256,14 +293,22 @@ export class SearchProjector implements Projection {
   }
 
   private async addTextItems(trx: Trx, delta: number): Promise<void> {
-    await trx.updateTable('state').set((eb) => ({ text_items: eb('text_items', '+', delta) })).where('id', '=', 1).execute();
+    await trx
+      .updateTable('state')
+      .set((eb) => ({ text_items: eb('text_items', '+', delta) }))
+      .where('id', '=', 1)
+      .execute();
   }
 
   /** Search moves to the chosen space once every item with text has been embedded there. */
   private async maybeSwitch(trx: Trx): Promise<void> {
     const state = await trx.selectFrom('state').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
     if (state.chosen === null || state.chosen === state.active) return;
-    const chosen = await trx.selectFrom('spaces').select('embedded_items').where('space', '=', state.chosen).executeTakeFirst();
+    const chosen = await trx
+      .selectFrom('spaces')
+      .select('embedded_items')
+      .where('space', '=', state.chosen)
+      .executeTakeFirst();
     if (chosen && chosen.embedded_items >= state.text_items) {
       await trx.updateTable('state').set({ active: state.chosen }).where('id', '=', 1).execute();
     }
@@ -273,4 +318,3 @@ export class SearchProjector implements Projection {
     return (await trx.selectFrom('tombstones').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
   }
 }
-

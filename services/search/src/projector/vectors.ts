@@ -38,7 +38,8 @@ export interface SpaceInfo {
 export async function ensureSpace(trx: Transaction<SearchDatabase>, info: SpaceInfo, seq: number): Promise<SpaceRow> {
   const existing = await trx.selectFrom('spaces').selectAll().where('space', '=', info.space).executeTakeFirst();
   if (existing) {
-    if (existing.dims !== info.dims) throw new Error(`space ${info.space} has ${existing.dims} dimensions, not ${info.dims}`);
+    if (existing.dims !== info.dims)
+      throw new Error(`space ${info.space} has ${existing.dims} dimensions, not ${info.dims}`);
     if (!info.spec) return existing;
     const update = {
       kind: info.kind ?? existing.kind,
@@ -51,7 +52,10 @@ export async function ensureSpace(trx: Transaction<SearchDatabase>, info: SpaceI
     await trx.updateTable('spaces').set(update).where('space', '=', info.space).execute();
     return { ...existing, ...update };
   }
-  const max = await trx.selectFrom('spaces').select((eb) => eb.fn.max('ord').as('ord')).executeTakeFirst();
+  const max = await trx
+    .selectFrom('spaces')
+    .select((eb) => eb.fn.max('ord').as('ord'))
+    .executeTakeFirst();
   const ord = (max?.ord ?? -1) + 1;
   const builtin = info.space === GLOVE_SIF_SPACE;
   const row: SpaceRow = {
@@ -70,10 +74,18 @@ export async function ensureSpace(trx: Transaction<SearchDatabase>, info: SpaceI
   await trx.insertInto('spaces').values(row).execute();
   const tables = vectorTables(ord);
   const type = sql.raw(`halfvec(${Math.trunc(info.dims)})`);
-  await sql`create table ${sql.table(tables.parts)} (item_id text not null, ordinal integer not null, embedding ${type} not null, primary key (item_id, ordinal))`.execute(trx);
-  await sql`create table ${sql.table(tables.items)} (item_id text primary key, embedding ${type} not null)`.execute(trx);
-  await sql`create index ${sql.id(`${tables.parts}_hnsw`)} on ${sql.table(tables.parts)} using hnsw (embedding halfvec_cosine_ops)`.execute(trx);
-  await sql`create index ${sql.id(`${tables.items}_hnsw`)} on ${sql.table(tables.items)} using hnsw (embedding halfvec_cosine_ops)`.execute(trx);
+  await sql`create table ${sql.table(tables.parts)} (item_id text not null, ordinal integer not null, embedding ${type} not null, primary key (item_id, ordinal))`.execute(
+    trx,
+  );
+  await sql`create table ${sql.table(tables.items)} (item_id text primary key, embedding ${type} not null)`.execute(
+    trx,
+  );
+  await sql`create index ${sql.id(`${tables.parts}_hnsw`)} on ${sql.table(tables.parts)} using hnsw (embedding halfvec_cosine_ops)`.execute(
+    trx,
+  );
+  await sql`create index ${sql.id(`${tables.items}_hnsw`)} on ${sql.table(tables.items)} using hnsw (embedding halfvec_cosine_ops)`.execute(
+    trx,
+  );
   return row;
 }
 

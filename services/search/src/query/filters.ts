@@ -18,9 +18,15 @@ export function filterConditions(params: ParamsOf<typeof Search>, parsed: Parsed
     if (values?.length) conditions.push(sql`${sql.ref(column)} = any(${values}::text[])`);
   };
   anyOf('i.kind', params.kinds);
-  anyOf('i.kind', filters.kind.map((k) => k.toLowerCase()));
+  anyOf(
+    'i.kind',
+    filters.kind.map((k) => k.toLowerCase()),
+  );
   const sources = (values: string[] | undefined) => {
-    if (values?.length) conditions.push(sql`(i.source_kind = any(${values}::text[]) or i.source_kind || ':' || i.source_id = any(${values}::text[]))`);
+    if (values?.length)
+      conditions.push(
+        sql`(i.source_kind = any(${values}::text[]) or i.source_kind || ':' || i.source_id = any(${values}::text[]))`,
+      );
   };
   sources(params.sources);
   sources(filters.source);
@@ -36,8 +42,14 @@ export function filterConditions(params: ParamsOf<typeof Search>, parsed: Parsed
   if (filters.from.length) conditions.push(sql`i.people_from ilike any(${contains(filters.from)}::text[])`);
   if (filters.to.length) conditions.push(sql`i.people_to ilike any(${contains(filters.to)}::text[])`);
   // Lower bounds are inclusive, upper bounds exclusive: after:2020 before:2021 is the year 2020.
-  const since = [...(params.from ? [parseDate(params.from, 'from')] : []), ...filters.after.map((v) => parseDate(v, 'after'))];
-  const until = [...(params.to ? [parseDate(params.to, 'to')] : []), ...filters.before.map((v) => parseDate(v, 'before'))];
+  const since = [
+    ...(params.from ? [parseDate(params.from, 'from')] : []),
+    ...filters.after.map((v) => parseDate(v, 'after')),
+  ];
+  const until = [
+    ...(params.to ? [parseDate(params.to, 'to')] : []),
+    ...filters.before.map((v) => parseDate(v, 'before')),
+  ];
   for (const date of since) conditions.push(sql`i.occurred_at >= ${date}`);
   for (const date of until) conditions.push(sql`i.occurred_at < ${date}`);
   return conditions;

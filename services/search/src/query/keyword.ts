@@ -61,14 +61,17 @@ export async function keywordQuery(db: Kysely<SearchDatabase>, parsed: ParsedQue
     result.any = terms.length > 0 ? and([or(terms), ...phrases]) : result.all;
     result.highlight = or([...terms, ...phrases]);
   }
-  if (parsed.excluded.length > 0) result.excluded = or(parsed.excluded.map((x) => (/\s/.test(x) ? phrase(x) : plain(x))));
+  if (parsed.excluded.length > 0)
+    result.excluded = or(parsed.excluded.map((x) => (/\s/.test(x) ? phrase(x) : plain(x))));
   return result;
 }
 
 async function expandUnknown(db: Kysely<SearchDatabase>, words: string[]): Promise<Expansion[]> {
   const candidates = [...new Set(words.filter((w) => /^[\p{L}\p{N}]{3,40}$/u.test(w)))];
   if (candidates.length === 0) return [];
-  const known = new Set((await db.selectFrom('words').select('word').where('word', 'in', candidates).execute()).map((r) => r.word));
+  const known = new Set(
+    (await db.selectFrom('words').select('word').where('word', 'in', candidates).execute()).map((r) => r.word),
+  );
   const expansions: Expansion[] = [];
   for (const word of candidates.filter((w) => !known.has(w))) {
     // Known by its stem ("meetings" when the text says "meeting"): nothing to widen.
@@ -93,7 +96,9 @@ async function startingWith(db: Kysely<SearchDatabase>, word: string): Promise<E
 }
 
 async function nearSpellings(db: Kysely<SearchDatabase>, word: string): Promise<Expansion | undefined> {
-  const { rows } = await sql<{ word: string }>`select word from words where word % ${word} and similarity(word, ${word}) >= 0.4
+  const { rows } = await sql<{
+    word: string;
+  }>`select word from words where word % ${word} and similarity(word, ${word}) >= 0.4
     order by similarity(word, ${word}) desc, uses desc limit 3`.execute(db);
   return rows.length > 0 ? { word, matches: rows.map((r) => r.word), how: 'typo' } : undefined;
 }

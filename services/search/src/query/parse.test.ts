@@ -5,7 +5,9 @@ import { meaningText, parseDate, parseQuery } from './parse.js';
 
 describe('parseQuery', () => {
   test('words, phrases, exclusions, prefixes and filters', () => {
-    const parsed = parseQuery('Budget "quarterly review" -draft -"old plan" invoi* from:ann to:"Bob Lee" kind:email before:2021-03 after:2020 label:work source:mbox');
+    const parsed = parseQuery(
+      'Budget "quarterly review" -draft -"old plan" invoi* from:ann to:"Bob Lee" kind:email before:2021-03 after:2020 label:work source:mbox',
+    );
     assert.deepEqual(parsed.words, ['budget']);
     assert.deepEqual(parsed.phrases, ['quarterly review']);
     assert.deepEqual(parsed.excluded, ['draft', 'old plan']);

@@ -80,7 +80,10 @@ export function parseDate(value: string, what: string): Date {
     ? new Date(Date.UTC(Number(partial[1]), Number(partial[2] ?? 1) - 1, Number(partial[3] ?? 1)))
     : new Date(value);
   if (Number.isNaN(date.getTime()) || (partial && date.getUTCMonth() !== Number(partial[2] ?? 1) - 1)) {
-    throw new MemexError('invalid_params', `${what}: "${value}" is not a date (use YYYY, YYYY-MM, YYYY-MM-DD or ISO 8601)`);
+    throw new MemexError(
+      'invalid_params',
+      `${what}: "${value}" is not a date (use YYYY, YYYY-MM, YYYY-MM-DD or ISO 8601)`,
+    );
   }
   return date;
 }

@@ -29,7 +29,8 @@ const PASSAGES = 300;
 const RRF_K = 60;
 /** Hits per kind in `groups`. */
 const PER_GROUP = 5;
-const HEADLINE = 'StartSel=**, StopSel=**, MaxWords=35, MinWords=15, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … "';
+const HEADLINE =
+  'StartSel=**, StopSel=**, MaxWords=35, MinWords=15, ShortWord=3, MaxFragments=2, FragmentDelimiter=" … "';
 
 /** One item found by one signal: its rank order, score, and the passage that scored. */
 interface Candidate {
@@ -87,7 +88,10 @@ export class SearchService implements OnApplicationShutdown {
     const fused = keyword.all || text ? fuse(mode, keywordHits, meaningHits) : await this.latest(ctx);
 
     // Groups come from all candidates, so a kind crowded out of the first `limit` hits still shows.
-    const kindOf = await this.kindsOf(call.scope, fused.map((hit) => hit.id));
+    const kindOf = await this.kindsOf(
+      call.scope,
+      fused.map((hit) => hit.id),
+    );
     const groups = new Map<string, Fused[]>();
     for (const hit of fused) {
       const kind = kindOf.get(hit.id);
@@ -131,19 +135,30 @@ export class SearchService implements OnApplicationShutdown {
     const space = await this.activeSpace();
     const tables = space && vectorTables(space.ord);
     const { rows: own } = tables
-      ? await sql<{ embedding: string }>`select embedding::text from ${sql.table(tables.items)} where item_id = ${params.id}`.execute(this.db)
+      ? await sql<{
+          embedding: string;
+        }>`select embedding::text from ${sql.table(tables.items)} where item_id = ${params.id}`.execute(this.db)
       : { rows: [] };
-    if (!space || !tables || !own[0]) throw new MemexError('not_found', `item ${params.id} has no vector in the active space yet`);
+    if (!space || !tables || !own[0])
+      throw new MemexError('not_found', `item ${params.id} has no vector in the active space yet`);
     const vector = own[0].embedding;
     const neighbours = await this.db.transaction().execute(async (trx) => {
       await this.tuneIndex(trx);
-      const { rows } = await sql<{ id: string; distance: number }>`select v.item_id as id, v.embedding <=> ${vector}::halfvec as distance
+      const { rows } = await sql<{
+        id: string;
+        distance: number;
+      }>`select v.item_id as id, v.embedding <=> ${vector}::halfvec as distance
         from ${sql.table(tables.items)} v join items i on i.id = v.item_id
         where ${scopeOf(call.scope, 'i')} and v.item_id <> ${params.id}
         order by v.embedding <=> ${vector}::halfvec limit ${params.limit ?? 10}`.execute(trx);
       return rows.sort((a, b) => a.distance - b.distance);
     });
-    const hits = neighbours.map((n, i) => ({ id: n.id, score: 1 - n.distance, ordinal: 0, why: { meaning: { rank: i + 1, similarity: round(1 - n.distance) } } }));
+    const hits = neighbours.map((n, i) => ({
+      id: n.id,
+      score: 1 - n.distance,
+      ordinal: 0,
+      why: { meaning: { rank: i + 1, similarity: round(1 - n.distance) } },
+    }));
     const details = await this.details(call.scope, hits);
     return {
       hits: hits.flatMap((hit) => {
@@ -169,11 +184,26 @@ export class SearchService implements OnApplicationShutdown {
       source: row.spec,
       embedded_items: row.embedded_items,
       total_items: state.text_items,
-      state: row.space === active ? ('active' as const) : row.space === chosen ? ('filling' as const) : row.embedded_items >= state.text_items ? ('ready' as const) : ('incomplete' as const),
+      state:
+        row.space === active
+          ? ('active' as const)
+          : row.space === chosen
+            ? ('filling' as const)
+            : row.embedded_items >= state.text_items
+              ? ('ready' as const)
+              : ('incomplete' as const),
     }));
     if (!spaces.some((row) => row.space === GLOVE_SIF_SPACE)) {
       const builtin = (await defaultProvider()).describe();
-      models.unshift({ space: builtin.space, kind: builtin.kind, dims: builtin.dims, source: builtin.source, embedded_items: 0, total_items: state.text_items, state: active === builtin.space ? 'active' : 'ready' });
+      models.unshift({
+        space: builtin.space,
+        kind: builtin.kind,
+        dims: builtin.dims,
+        source: builtin.source,
+        embedded_items: 0,
+        total_items: state.text_items,
+        state: active === builtin.space ? 'active' : 'ready',
+      });
     }
     return { active, chosen, models };
   }
@@ -252,7 +282,12 @@ export class SearchService implements OnApplicationShutdown {
   /** The kinds of the candidates the scope lets the caller see. */
   private async kindsOf(scope: Scope, ids: string[]): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.db.selectFrom('items as i').select(['i.id', 'i.kind']).where('i.id', 'in', ids).where(scopeOf(scope, 'i')).execute();
+    const rows = await this.db
+      .selectFrom('items as i')
+      .select(['i.id', 'i.kind'])
+      .where('i.id', 'in', ids)
+      .where(scopeOf(scope, 'i'))
+      .execute();
     return new Map(rows.map((row) => [row.id, row.kind]));
   }
 

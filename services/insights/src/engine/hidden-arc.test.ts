@@ -4,7 +4,7 @@ import { DEFAULT_ENGINE_CONFIG, resolveEngineConfig } from './config.js';
 import { Corpus } from './corpus.js';
 import { analyzeArcs, detectHiddenArcs } from './hidden-arc.js';
 import { bruteForceKnn } from './knn.js';
-import { addDays, blend, CorpusBuilder } from './synthetic.js';
+import { addDays, blend, CorpusBuilder, normalize } from './synthetic.js';
 
 const START = new Date('2021-01-01T00:00:00Z');
 const cfg = DEFAULT_ENGINE_CONFIG;
@@ -17,6 +17,7 @@ function withBackground(seed: number): CorpusBuilder {
 }
 
 const sorted = (ids: readonly string[]): string[] => [...ids].sort();
+const dot = (a: Float32Array, b: Float32Array): number => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
 
 describe('detectHiddenArcs', () => {
   it('fires on an unlinked 6-note thread spread over 400 days, oldest note first', () => {
@@ -119,6 +120,44 @@ describe('detectHiddenArcs', () => {
     b.cluster(dirB, 4, addDays(START, 100), 400);
     const hub = b.add({ createdAt: addDays(START, 200), embedding: blend(dirA, dirB) }).id;
     assert.deepEqual(analyzeArcs(b.notes, cfg).hubNoteIds, [hub]);
+  });
+
+  it('near-miss: two hub notes between two 12-note arcs (no single cut vertex) do not merge them', () => {
+    const b = withBackground(12);
+    const [dirA, dirB] = [b.direction(), b.direction()];
+    const arcA = b.cluster(dirA, 12, START, 400);
+    const arcB = b.cluster(dirB, 12, addDays(START, 100), 400);
+    for (const d of [150, 250])
+      b.add({ createdAt: addDays(START, d), embedding: blend(dirA, dirB), links: [arcA[0]!, arcB[0]!] });
+    // Each arc note has 11 peers closer than the hubs, so no hub is among its 10 nearest: no mutual edge.
+    const found = detectHiddenArcs(b.notes, cfg).map((s) => sorted(s.noteIds));
+    assert.deepEqual(found.sort(), [sorted(arcA), sorted(arcB)].sort());
+    assert.deepEqual(analyzeArcs(b.notes, cfg).hubNoteIds, []);
+  });
+
+  it('leaves out a note that hangs on a single mutual edge (and would bring its links)', () => {
+    const b = withBackground(13);
+    const arc = b.cluster(b.direction(), 6, START, 400, { noise: 0.7 });
+    const arcVectors = b.notes.filter((n) => arc.includes(n.id)).map((n) => n.embedding);
+    // A direction orthogonal to every arc note (Gram–Schmidt), so the hanger's similarity to
+    // an arc note is 0.6 × that note's similarity to the anchor: ≥ 0.5 for the anchor only.
+    const away = b.direction();
+    for (let round = 0; round < 2; round++) {
+      for (const v of arcVectors) {
+        const p = dot(away, v) / dot(v, v);
+        for (let i = 0; i < away.length; i++) away[i] = away[i]! - p * v[i]!;
+      }
+    }
+    normalize(away);
+    const anchor = arcVectors[2]!;
+    const pendant = normalize(anchor.map((x, i) => 0.6 * x + 0.8 * away[i]!));
+    const hanger = b.add({ createdAt: addDays(START, 500), embedding: pendant, links: [arc[0]!, arc[1]!] });
+    const sims = arcVectors.map((v) => dot(v, hanger.embedding));
+    assert.equal(sims.filter((s) => s >= cfg.hiddenArc.minSimilarity).length, 1, `one edge only: ${sims}`);
+    assert.deepEqual(
+      detectHiddenArcs(b.notes, cfg).map((s) => s.noteIds),
+      [arc],
+    );
   });
 
   it('gives the same signals whatever the input order', () => {

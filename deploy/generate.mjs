@@ -223,6 +223,54 @@ spec:
 `;
 }
 
+/**
+ * A single-replica StatefulSet with a Service and a 50 Gi volume `data`. `container` is the rest
+ * of the container's spec (after name and image); `podVolumes` the pod's other volumes.
+ */
+function statefulServer({ name, comment, image, ports, container, podVolumes = '' }) {
+  const portLines = (key) => ports.map(([n, p]) => `\n            - { name: ${n}, ${key}: ${p} }`).join('');
+  return `apiVersion: v1
+kind: Service
+metadata:
+  name: ${name}
+  namespace: ${NAMESPACE}
+spec:
+  selector:
+    app.kubernetes.io/name: ${name}
+  ports:${portLines('port').replace(/\n {12}/g, '\n    ')}
+---
+# ${comment}
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: ${name}
+  namespace: ${NAMESPACE}
+spec:
+  serviceName: ${name}
+  replicas: 1
+  selector:
+    matchLabels:
+      app.kubernetes.io/name: ${name}
+  template:
+    metadata:
+      labels:
+        ${labels(name)}
+    spec:
+      containers:
+        - name: ${name}
+          image: ${image}
+          ports:${portLines('containerPort')}${container}${podVolumes}
+  volumeClaimTemplates:
+    - metadata:
+        name: data
+      spec:
+        accessModes: [ReadWriteOnce]
+        resources:
+          requests:
+            storage: 50Gi
+`;
+}
+
 function k8sNats() {
   const conf = natsConf()
     .replace(HEADER, '')
@@ -239,94 +287,36 @@ data:
   nats.conf: |
 ${conf}
 ---
-apiVersion: v1
-kind: Service
-metadata:
-  name: nats
-  namespace: ${NAMESPACE}
-spec:
-  selector:
-    app.kubernetes.io/name: nats
-  ports:
-    - { name: client, port: 4222 }
-    - { name: monitor, port: 8222 }
----
-# One server: the JetStream store on its volume is the event log, the source of truth. Back it up.
-apiVersion: apps/v1
-kind: StatefulSet
-metadata:
-  name: nats
-  namespace: ${NAMESPACE}
-spec:
-  serviceName: nats
-  replicas: 1
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: nats
-  template:
-    metadata:
-      labels:
-        ${labels('nats')}
-    spec:
-      containers:
-        - name: nats
-          image: ${NATS_IMAGE}
+${statefulServer({
+  name: 'nats',
+  comment: 'One server: the JetStream store on its volume is the event log, the source of truth. Back it up.',
+  image: NATS_IMAGE,
+  ports: [
+    ['client', 4222],
+    ['monitor', 8222],
+  ],
+  container: `
           args: ["-c", "/etc/nats/nats.conf"]
-          ports:
-            - { name: client, containerPort: 4222 }
-            - { name: monitor, containerPort: 8222 }
           readinessProbe:
             httpGet: { path: "/healthz?js-enabled-only=true", port: 8222 }
           volumeMounts:
             - { name: config, mountPath: /etc/nats }
-            - { name: data, mountPath: /data }
+            - { name: data, mountPath: /data }`,
+  podVolumes: `
       volumes:
         - name: config
           configMap:
-            name: nats-config
-  volumeClaimTemplates:
-    - metadata:
-        name: data
-      spec:
-        accessModes: [ReadWriteOnce]
-        resources:
-          requests:
-            storage: 50Gi
-`;
+            name: nats-config`,
+})}`;
 }
 
 function k8sPostgres() {
-  return `${HEADER}apiVersion: v1
-kind: Service
-metadata:
-  name: postgres
-  namespace: ${NAMESPACE}
-spec:
-  selector:
-    app.kubernetes.io/name: postgres
-  ports:
-    - { name: postgres, port: 5432 }
----
-# Read models only: they are rebuilt from the NATS stream, so this volume needs no backup.
-apiVersion: apps/v1
-kind: StatefulSet
-metadata:
-  name: postgres
-  namespace: ${NAMESPACE}
-spec:
-  serviceName: postgres
-  replicas: 1
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: postgres
-  template:
-    metadata:
-      labels:
-        ${labels('postgres')}
-    spec:
-      containers:
-        - name: postgres
-          image: ${POSTGRES_IMAGE}
+  return `${HEADER}${statefulServer({
+    name: 'postgres',
+    comment: 'Read models only: they are rebuilt from the NATS stream, so this volume needs no backup.',
+    image: POSTGRES_IMAGE,
+    ports: [['postgres', 5432]],
+    container: `
           args: ["-c", "max_connections=200", "-c", "shared_buffers=512MB", "-c", "maintenance_work_mem=1GB"]
           env:
             - { name: POSTGRES_USER, value: memex }
@@ -335,22 +325,12 @@ spec:
             - name: POSTGRES_PASSWORD
               valueFrom:
                 secretKeyRef: { name: memex-secrets, key: POSTGRES_PASSWORD }
-          ports:
-            - { name: postgres, containerPort: 5432 }
           readinessProbe:
             exec:
               command: ["pg_isready", "-U", "memex", "-d", "memex"]
           volumeMounts:
-            - { name: data, mountPath: /var/lib/postgresql/data }
-  volumeClaimTemplates:
-    - metadata:
-        name: data
-      spec:
-        accessModes: [ReadWriteOnce]
-        resources:
-          requests:
-            storage: 50Gi
-`;
+            - { name: data, mountPath: /var/lib/postgresql/data }`,
+  })}`;
 }
 
 function k8sMigrate() {

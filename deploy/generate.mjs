@@ -172,6 +172,15 @@ volumes:
 
 // ---------------------------------------------------------------------------- Kubernetes
 
+/** A workload's selector and the head of its pod template, up to the pod's `spec:`. */
+const podTemplate = (name) => `selector:
+    matchLabels:
+      app.kubernetes.io/name: ${name}
+  template:
+    metadata:
+      labels:
+        ${labels(name)}
+    spec:`;
 const labels = (name) => `app.kubernetes.io/name: ${name}\n        app.kubernetes.io/part-of: memex`;
 
 function k8sNamespace() {
@@ -248,14 +257,7 @@ metadata:
 spec:
   serviceName: ${name}
   replicas: 1
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: ${name}
-  template:
-    metadata:
-      labels:
-        ${labels(name)}
-    spec:
+  ${podTemplate(name)}
       containers:
         - name: ${name}
           image: ${image}
@@ -386,14 +388,7 @@ metadata:
   namespace: ${NAMESPACE}
 spec:
   replicas: ${replicas}
-  selector:
-    matchLabels:
-      app.kubernetes.io/name: ${name}
-  template:
-    metadata:
-      labels:
-        ${labels(name)}
-    spec:
+  ${podTemplate(name)}
       # The image's \`node\` user; fsGroup makes the data volume writable by it.
       securityContext: { runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000 }${podExtra}
       containers:

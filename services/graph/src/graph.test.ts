@@ -23,6 +23,7 @@ import {
   TrailsGet,
   TrailsList,
 } from '@memex/contracts';
+import { EVENTS_STREAM, eventSubject } from '@memex/bus';
 import { ServiceHost } from '@memex/runtime';
 import { agent, mailEvent, message, noteEvent, splitMbox, startGraph, type GraphHarness } from './testing/harness.js';
 
@@ -437,7 +438,7 @@ describe('graph service', () => {
     assert.ok(withMail.lines.some((l) => l.section === 'event' && l.refs.some((r) => mailRefs.has(r))));
   });
 
-  test('deletion takes what rests on an item; replay reproduces the graph row for row', async () => {
+  test('deletion takes what rests on an item; replay (also after its events are erased) reproduces the graph row for row', async () => {
     const only = await mailEvent(
       h.blobs,
       message({
@@ -451,12 +452,28 @@ describe('graph service', () => {
     const id = (only.data as { id: string }).id;
     let seq = await h.publish([only]);
     assert.equal((await h.call(EntityGet, { key: 'person:solo@unique.example' })).entity.name, 'Solo Sender');
+    // The owner's word resting on it, and a trail step through it.
+    const said = await h.call(LinkAdd, {
+      src: 'person:mary@example.net',
+      rel: 'knows',
+      dst: 'person:jdoe@machine.example',
+      evidence: [{ item: id }],
+      labels: ['client:acme'],
+    });
+    const trail = await h.call(TrailsCreate, { name: 'Once' });
+    const step = await h.call(TrailsAppend, { trail_id: trail.trail_id, target: `item:${id}` });
+    await h.applied(Math.max(said.seq, step.seq));
     seq = await h.publish([
       { type: 'item.deleted', subject: `item:${id}`, actor: { kind: 'user', id: 'owner' }, data: { id } },
     ]);
     await notFound(h.call(EntityGet, { key: 'person:solo@unique.example', min_seq: seq }));
     await notFound(h.call(EntityGet, { key: 'org:unique.example' }));
+    assert.deepEqual((await h.call(TrailsGet, { trail_id: trail.trail_id })).steps_list, []);
+    const knows = (await h.call(EntityGet, { key: 'person:mary@example.net' })).facts.find((f) => f.rel === 'knows')!;
+    assert.deepEqual([knows.made_by, knows.evidence], ['user', []]);
 
+    // As the ingest service does: the item's own events are erased from the log, the deletion stays.
+    await h.bus.jsm.streams.purge(EVENTS_STREAM, { filter: eventSubject('item.ingested', `item:${id}`) });
     const live = await snapshot(h.env.config.databaseUrl);
     const result = await h.app.get(ServiceHost).projector!.rebuild(h.env.config.databaseUrl);
     assert.ok(result.events >= mailIds.length);

@@ -25,7 +25,12 @@ export function noteVis(labels: string[]): Vis {
 }
 
 /** The owner's links without evidence or labels: a kind no scope rule grants, so only the owner sees them. */
-export const OWNER_ONLY: Vis = { kind: 'owner_only', labels: [], spam: false };
+const OWNER_ONLY: Vis = { kind: 'owner_only', labels: [], spam: false };
+
+/** How a caller's link without (or left without) evidence is scoped: by its labels, else the owner's alone. */
+export function ownLinkVis(labels: string[]): Vis {
+  return labels.length > 0 ? noteVis(labels) : OWNER_ONLY;
+}
 
 /** Each key's entity, creating a thing for keys not seen before (its id derives from the key). */
 export async function ensureKeys(trx: Trx, keys: Iterable<string>): Promise<Map<string, number>> {

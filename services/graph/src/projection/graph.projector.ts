@@ -29,7 +29,7 @@ import {
   nameKeys,
   noteVis,
   observe,
-  OWNER_ONLY,
+  ownLinkVis,
   prune,
   split,
   type Trx,
@@ -277,6 +277,7 @@ export class GraphProjector implements Projection {
     }
     await sql`delete from refused_evidence where item = ${id}`.execute(trx);
     await sql`delete from trail_steps where target_item = ${id}`.execute(trx);
+    await sql`delete from verdicts where src_item = ${id} or dst_item = ${id}`.execute(trx);
     await sql`delete from items where id = ${id}`.execute(trx);
     await prune(trx, [...touched].sort());
   }
@@ -291,7 +292,7 @@ export class GraphProjector implements Projection {
       await this.refuse(trx, data.link_id, data.made_by, '', checked.refused);
       return;
     }
-    await this.giveNames(trx, data.names, event.labels.length > 0 ? noteVis(event.labels) : OWNER_ONLY);
+    await this.giveNames(trx, data.names, ownLinkVis(event.labels));
     await writeLinks(trx, [
       {
         id: data.link_id,
@@ -303,7 +304,8 @@ export class GraphProjector implements Projection {
         confidence: data.confidence,
         basis: data.basis,
         madeBy: data.made_by,
-        vis: checked.accepted.length > 0 ? null : event.labels.length > 0 ? noteVis(event.labels) : OWNER_ONLY,
+        vis: checked.accepted.length > 0 ? null : ownLinkVis(event.labels),
+        labels: event.labels,
         evidence: checked.accepted,
         via: '',
       },

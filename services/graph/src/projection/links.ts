@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { EvidenceRef } from '@memex/contracts';
 import { parseRef, pipelineOf, refString, type Ref } from '../domain/keys.js';
-import { ensureKeys, KeyCounts, observe, type Trx, type Vis } from './entities.js';
+import { ensureKeys, KeyCounts, observe, ownLinkVis, type Trx, type Vis } from './entities.js';
 
 export interface EvidenceRow {
   item: string;
@@ -20,6 +20,8 @@ export interface LinkRow {
   confidence: number;
   basis: 'observed' | 'inferred';
   madeBy: string;
+  /** The caller's labels (owner's links): how the link is scoped if it has, or is left with, no evidence. */
+  labels?: string[];
   /** Set for links without evidence (the owner's): they are scoped like a note with `labels`. */
   vis: Vis | null;
   evidence: EvidenceRow[];
@@ -72,7 +74,7 @@ export async function writeLinks(trx: Trx, links: LinkRow[]): Promise<void> {
     made_by: l.madeBy,
     pipeline: pipelineOf(l.madeBy),
     vis_kind: l.vis?.kind ?? null,
-    labels: l.vis?.labels ?? [],
+    labels: l.vis?.labels ?? [...(l.labels ?? [])].sort(),
   }));
   const inserted = await sql<{ id: string; fresh: boolean }>`
     insert into links (id, src_key, src_entity, src_item, rel, dst_key, dst_entity, dst_item, valid_from, valid_to,
@@ -158,11 +160,23 @@ export async function dropEvidence(
   if (removed.length === 0) return [];
   const linkIds = [...new Set(removed.map((r) => r.link))];
   const bare = (
-    await sql<{ id: string }>`
-      select id from links l where id = any(${linkIds}::text[]) and vis_kind is null
+    await sql<{ id: string; made_by: string; labels: string[]; src_key: string | null; dst_key: string | null }>`
+      select id, made_by, labels, src_key, dst_key from links l where id = any(${linkIds}::text[]) and vis_kind is null
         and not exists (select 1 from evidence ev where ev.link = l.id)`.execute(trx)
-  ).rows.map((r) => r.id);
-  const keys = await dropLinks(trx, bare);
+  ).rows;
+  // The owner's word stands without its evidence, scoped as if it never had any (as a replay
+  // after the item's erasure builds it); anyone else's inference goes with its evidence.
+  const counts = new KeyCounts();
+  for (const link of bare.filter((l) => l.made_by === 'user')) {
+    const vis = ownLinkVis(link.labels);
+    await sql`update links set vis_kind = ${vis.kind} where id = ${link.id}`.execute(trx);
+    for (const key of [link.src_key, link.dst_key]) if (key) counts.add(key, vis, 1);
+  }
+  await observe(trx, counts);
+  const keys = await dropLinks(
+    trx,
+    bare.filter((l) => l.made_by !== 'user').map((l) => l.id),
+  );
   // What is left of the structure's links starts at its earliest remaining evidence.
   await sql`
     update links l set valid_from = (select min(i.occurred_at) from evidence ev join items i on i.id = ev.item where ev.link = l.id)

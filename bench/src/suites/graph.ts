@@ -277,6 +277,7 @@ function generate(dir: string): Record<string, { file: string; columns: string }
   >;
   const counts = new Int32Array(PEOPLE);
   const firstItem: (string | null)[] = new Array(PEOPLE).fill(null);
+  const firstAt: (string | null)[] = new Array(PEOPLE).fill(null);
   const personId = everyone.map((p) => hashId(`person:${p.address}`));
   const rels = ['sent', 'received', 'received', 'cc'];
   let links = 0;
@@ -298,6 +299,7 @@ function generate(dir: string): Record<string, { file: string; columns: string }
       out.evidence.row([link, id, id]);
       counts[p]!++;
       firstItem[p] ??= id;
+      firstAt[p] ??= at;
       links++;
       i++;
     }
@@ -346,7 +348,7 @@ function generate(dir: string): Record<string, { file: string; columns: string }
       org,
       hashId(org),
       null,
-      firstItem[p]!,
+      firstAt[p]!,
       null,
       0.7,
       'inferred',

@@ -147,4 +147,13 @@ export const graphMigrations: Migration[] = [
       await sql`create index trail_comments_trail on trail_comments (trail_id, at)`.execute(db);
     },
   },
+  {
+    name: '002_org_labels',
+    async up(db) {
+      // `client:acme` finds the organization at acme.<anything> (context briefs).
+      await sql`create index entities_org_label on entities ((split_part(substr(key, 5), '.', 1))) where kind = 'org' and merged_into is null`.execute(
+        db,
+      );
+    },
+  },
 ];

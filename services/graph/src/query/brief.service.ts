@@ -17,6 +17,7 @@ const MAX_LINE_BYTES = 320;
 const MAX_THINGS = 8;
 const SECTIONS: Section[] = ['fact', 'commitment', 'event', 'note', 'trail'];
 const COMMITMENT_RELS = ['committed_to'];
+const THING_KINDS = ['person', 'org', 'project', 'topic', 'place', 'host', 'repo'];
 
 const encoder = new TextEncoder();
 const bytes = (text: string) => encoder.encode(text).length;
@@ -133,12 +134,16 @@ export class BriefService {
     if (names.length > 0) {
       const byName = await sql<{ id: number }>`
         select e.id from entities e
-        where e.merged_into is null and e.kind = any(${['person', 'org', 'project', 'topic', 'place', 'host', 'repo']}::text[])
-          and (lower(e.name) = any(${names}::text[])
-               or (e.kind = 'org' and split_part(substr(e.key, 5), '.', 1) = any(${names}::text[])))
+        where e.merged_into is null and e.kind = any(${THING_KINDS}::text[]) and lower(e.name) = any(${names}::text[])
           and ${entityVisible(scope, sql`e.id`)}
         order by e.weight desc, e.id limit ${MAX_THINGS}`.execute(this.db);
       add(byName.rows.map((r) => Number(r.id)));
+      const byDomain = await sql<{ id: number }>`
+        select e.id from entities e
+        where e.kind = 'org' and e.merged_into is null and split_part(substr(e.key, 5), '.', 1) = any(${names}::text[])
+          and ${entityVisible(scope, sql`e.id`)}
+        order by e.weight desc, e.id limit ${MAX_THINGS}`.execute(this.db);
+      add(byDomain.rows.map((r) => Number(r.id)));
     }
     return found.slice(0, MAX_THINGS);
   }

@@ -3,7 +3,13 @@ export * from './handler.js';
 export { HandlerRegistry, createRegistry, baseType, formatBytes, type HandlerDescription } from './registry.js';
 export { decodeItemData, base64Problem } from './base64.js';
 export { decideOutcome, type IngestOutcome, type KnownItems } from './outcome.js';
-export { mailHandler, mailAttributesSchema, MAIL_LIMIT_BYTES, importedMailAccount, isSpamFolder } from './mail/mail-handler.js';
+export {
+  mailHandler,
+  mailAttributesSchema,
+  MAIL_LIMIT_BYTES,
+  importedMailAccount,
+  isSpamFolder,
+} from './mail/mail-handler.js';
 export { parseIdList, normaliseMessageId, threadKey } from './mail/threading.js';
 export {
   documentHandler,

@@ -8,7 +8,8 @@ export interface KnownItems {
   byIdentity: { id: string } | null;
 }
 
-export type IngestOutcome = { result: 'created' } | { result: 'updated'; id: string } | { result: 'duplicate'; id: string };
+export type IngestOutcome =
+  { result: 'created' } | { result: 'updated'; id: string } | { result: 'duplicate'; id: string };
 
 /**
  * The result of ingesting a parsed item (seed §4.5):
@@ -19,7 +20,11 @@ export type IngestOutcome = { result: 'created' } | { result: 'updated'; id: str
  *   the same file uploaded twice): `duplicate` of that item;
  * - otherwise `created`.
  */
-export function decideOutcome(handler: Pick<IngestHandler, 'updatable'>, identity: string, known: KnownItems): IngestOutcome {
+export function decideOutcome(
+  handler: Pick<IngestHandler, 'updatable'>,
+  identity: string,
+  known: KnownItems,
+): IngestOutcome {
   const { bySourceId, byIdentity } = known;
   if (bySourceId) {
     if (bySourceId.identity !== identity && handler.updatable) return { result: 'updated', id: bySourceId.id };

@@ -47,7 +47,10 @@ describe('registry: types', () => {
   });
 
   it('refuses two handlers claiming one type', () => {
-    assert.throws(() => new HandlerRegistry([mailHandler, { ...documentHandler, name: 'other', types: ['message/rfc822'] }]), /claimed by both/);
+    assert.throws(
+      () => new HandlerRegistry([mailHandler, { ...documentHandler, name: 'other', types: ['message/rfc822'] }]),
+      /claimed by both/,
+    );
   });
 
   it('lists handlers for memex.types as plain JSON with strict attribute schemas', () => {
@@ -65,7 +68,11 @@ describe('registry: types', () => {
     assert.match(mail.identity, /Message-ID/);
     assert.equal(mail.attributes['additionalProperties'], false);
     assert.deepEqual(Object.keys(mail.attributes['properties'] as object), ['folder', 'read', 'starred', 'received']);
-    assert.ok(docs.types.includes('application/pdf') && docs.types.includes('text/x-rst') && docs.types.includes('text/markdown'));
+    assert.ok(
+      docs.types.includes('application/pdf') &&
+        docs.types.includes('text/x-rst') &&
+        docs.types.includes('text/markdown'),
+    );
     assert.equal(docs.limitBytes, 100 * 1024 * 1024);
     assert.equal(docs.updatable, true);
     assert.match(docs.identity, /sha256/);
@@ -80,7 +87,10 @@ describe('registry: attributes', () => {
     (await rejection(registry.parse({ type, bytes: mail, attributes }))).reason;
 
   it('rejects unknown keys, naming the key', async () => {
-    assert.equal(await reasonFor({ colour: 'red' }), 'unknown attribute "colour" (allowed: folder, read, starred, received)');
+    assert.equal(
+      await reasonFor({ colour: 'red' }),
+      'unknown attribute "colour" (allowed: folder, read, starred, received)',
+    );
     assert.match(await reasonFor({ folder: 'Work', page_url: 'https://x' }), /^unknown attribute "page_url"/);
   });
 
@@ -89,8 +99,14 @@ describe('registry: attributes', () => {
     assert.equal(await reasonFor({ starred: 1 }), 'attribute "starred": expected boolean, got number');
     assert.equal(await reasonFor({ folder: ['a'] }), 'attribute "folder": expected string (not empty), got array');
     assert.equal(await reasonFor({ folder: '' }), 'attribute "folder": expected string (not empty), got string ""');
-    assert.equal(await reasonFor({ received: 'yesterday' }), 'attribute "received": expected string (date-time), got string "yesterday"');
-    assert.equal(await reasonFor({ url: 'not a url' }, 'text/plain'), 'attribute "url": expected string (uri), got string "not a url"');
+    assert.equal(
+      await reasonFor({ received: 'yesterday' }),
+      'attribute "received": expected string (date-time), got string "yesterday"',
+    );
+    assert.equal(
+      await reasonFor({ url: 'not a url' }, 'text/plain'),
+      'attribute "url": expected string (uri), got string "not a url"',
+    );
   });
 
   it('rejects attributes that are not an object', async () => {
@@ -99,9 +115,17 @@ describe('registry: attributes', () => {
   });
 
   it('accepts valid attributes and no attributes', async () => {
-    await registry.parse({ type: 'message/rfc822', bytes: mail, attributes: { folder: 'Work', read: false, starred: true, received: '2024-06-01T10:00:00+02:00' } });
+    await registry.parse({
+      type: 'message/rfc822',
+      bytes: mail,
+      attributes: { folder: 'Work', read: false, starred: true, received: '2024-06-01T10:00:00+02:00' },
+    });
     await registry.parse({ type: 'message/rfc822', bytes: mail });
-    await registry.parse({ type: 'text/html', bytes: Buffer.from('<p>x</p>'), attributes: { url: 'https://example.com/a', modified: '2024-01-01T00:00:00Z', filename: 'a.html', title: 'A' } });
+    await registry.parse({
+      type: 'text/html',
+      bytes: Buffer.from('<p>x</p>'),
+      attributes: { url: 'https://example.com/a', modified: '2024-01-01T00:00:00Z', filename: 'a.html', title: 'A' },
+    });
   });
 });
 
@@ -115,24 +139,31 @@ describe('registry: limits and failures', () => {
   });
 
   it('rejects a message over 25 MB, saying so', async () => {
-    const error = await rejection(registry.parse({ type: 'message/rfc822', bytes: Buffer.alloc(25 * 1024 * 1024 + 1, 0x61) }));
+    const error = await rejection(
+      registry.parse({ type: 'message/rfc822', bytes: Buffer.alloc(25 * 1024 * 1024 + 1, 0x61) }),
+    );
     assert.equal(error.reason, 'item is 26214401 bytes, over the 25 MB limit for message/rfc822 (26214400 bytes)');
   });
 
   it('checks attributes before parsing', async () => {
     const spy = spyHandler(1024);
-    await rejection(new HandlerRegistry([spy]).parse({ type: 'application/x-spy', bytes: Buffer.alloc(1), attributes: { n: 1.5 } }));
+    await rejection(
+      new HandlerRegistry([spy]).parse({ type: 'application/x-spy', bytes: Buffer.alloc(1), attributes: { n: 1.5 } }),
+    );
     assert.equal(spy.calls, 0);
   });
 
   it('turns an unforeseen handler failure into a per-item rejection marked unexpected', async () => {
     const spy = spyHandler(1024);
-    await assert.rejects(new HandlerRegistry([spy]).parse({ type: 'application/x-spy', bytes: Buffer.alloc(1) }), (error: unknown) => {
-      assert.ok(error instanceof RejectedItem);
-      assert.equal(error.unexpected, true);
-      assert.equal(error.reason, 'could not read this application/x-spy item: library blew up');
-      return true;
-    });
+    await assert.rejects(
+      new HandlerRegistry([spy]).parse({ type: 'application/x-spy', bytes: Buffer.alloc(1) }),
+      (error: unknown) => {
+        assert.ok(error instanceof RejectedItem);
+        assert.equal(error.unexpected, true);
+        assert.equal(error.reason, 'could not read this application/x-spy item: library blew up');
+        return true;
+      },
+    );
   });
 });
 
@@ -144,33 +175,59 @@ describe('item data (base64)', () => {
   });
 
   it('rejects invalid base64 with the reason instead of silently dropping characters', async () => {
-    assert.equal((await rejection(() => decodeItemData('SGVsbG8h!'))).reason, 'data is not valid base64: unexpected character "!" at position 8');
-    assert.equal((await rejection(() => decodeItemData('SGVsbG8=SGVs'))).reason, 'data is not valid base64: data after the "=" padding at position 8');
-    assert.equal((await rejection(() => decodeItemData('SGVsb'))).reason, 'data is not valid base64: its length is not a whole number of bytes (truncated?)');
-    assert.equal((await rejection(() => decodeItemData('SGVsbG8h=='))).reason, 'data is not valid base64: wrong amount of "=" padding');
+    assert.equal(
+      (await rejection(() => decodeItemData('SGVsbG8h!'))).reason,
+      'data is not valid base64: unexpected character "!" at position 8',
+    );
+    assert.equal(
+      (await rejection(() => decodeItemData('SGVsbG8=SGVs'))).reason,
+      'data is not valid base64: data after the "=" padding at position 8',
+    );
+    assert.equal(
+      (await rejection(() => decodeItemData('SGVsb'))).reason,
+      'data is not valid base64: its length is not a whole number of bytes (truncated?)',
+    );
+    assert.equal(
+      (await rejection(() => decodeItemData('SGVsbG8h=='))).reason,
+      'data is not valid base64: wrong amount of "=" padding',
+    );
     assert.match((await rejection(() => decodeItemData('SGVs-bG8_'))).reason, /unexpected character "-"/);
   });
 });
 
 describe('ingest outcome', () => {
   it('is created for a new item', () => {
-    assert.deepEqual(decideOutcome(documentHandler, 'sha256:a', { bySourceId: null, byIdentity: null }), { result: 'created' });
+    assert.deepEqual(decideOutcome(documentHandler, 'sha256:a', { bySourceId: null, byIdentity: null }), {
+      result: 'created',
+    });
   });
 
   it('is a duplicate when re-sent with the same content, or the same identity comes from elsewhere', () => {
-    assert.deepEqual(decideOutcome(mailHandler, 'message-id:x', { bySourceId: { id: 'i1', identity: 'message-id:x' }, byIdentity: { id: 'i1' } }), {
+    assert.deepEqual(
+      decideOutcome(mailHandler, 'message-id:x', {
+        bySourceId: { id: 'i1', identity: 'message-id:x' },
+        byIdentity: { id: 'i1' },
+      }),
+      {
+        result: 'duplicate',
+        id: 'i1',
+      },
+    );
+    assert.deepEqual(decideOutcome(documentHandler, 'sha256:a', { bySourceId: null, byIdentity: { id: 'i2' } }), {
       result: 'duplicate',
-      id: 'i1',
+      id: 'i2',
     });
-    assert.deepEqual(decideOutcome(documentHandler, 'sha256:a', { bySourceId: null, byIdentity: { id: 'i2' } }), { result: 'duplicate', id: 'i2' });
   });
 
   it('updates a document sent again under its source id with new content; a message never changes', () => {
     const known = { bySourceId: { id: 'i3', identity: 'sha256:old' }, byIdentity: null };
     assert.deepEqual(decideOutcome(documentHandler, 'sha256:new', known), { result: 'updated', id: 'i3' });
-    assert.deepEqual(decideOutcome(mailHandler, 'message-id:new', { ...known, bySourceId: { id: 'i3', identity: 'message-id:old' } }), {
-      result: 'duplicate',
-      id: 'i3',
-    });
+    assert.deepEqual(
+      decideOutcome(mailHandler, 'message-id:new', { ...known, bySourceId: { id: 'i3', identity: 'message-id:old' } }),
+      {
+        result: 'duplicate',
+        id: 'i3',
+      },
+    );
   });
 });

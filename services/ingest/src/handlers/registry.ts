@@ -34,7 +34,8 @@ export function baseType(type: string): string {
 function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
-  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
+  if (typeof value === 'string')
+    return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)}`;
   return typeof value;
 }
 
@@ -100,7 +101,9 @@ export class HandlerRegistry {
   checkLimit(handler: IngestHandler, type: string, size: number): void {
     if (size > handler.limitBytes) {
       const limit = handler.limitBytes;
-      throw new RejectedItem(`item is ${size} bytes, over the ${formatBytes(limit)} limit for ${baseType(type)} (${limit} bytes)`);
+      throw new RejectedItem(
+        `item is ${size} bytes, over the ${formatBytes(limit)} limit for ${baseType(type)} (${limit} bytes)`,
+      );
     }
   }
 
@@ -117,7 +120,10 @@ export class HandlerRegistry {
     } catch (error) {
       if (error instanceof RejectedItem) throw error;
       const why = error instanceof Error ? error.message : String(error);
-      throw new RejectedItem(`could not read this ${baseType(input.type)} item: ${why}`, { cause: error, unexpected: true });
+      throw new RejectedItem(`could not read this ${baseType(input.type)} item: ${why}`, {
+        cause: error,
+        unexpected: true,
+      });
     }
   }
 }

@@ -1,5 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { RejectedItem, type DocumentItem, type FormatFields, type HandlerInput, type IngestHandler } from '../handler.js';
+import {
+  RejectedItem,
+  type DocumentItem,
+  type FormatFields,
+  type HandlerInput,
+  type IngestHandler,
+} from '../handler.js';
 import { charsetParam, decodeText, firstLine, sha256Hex } from '../text.js';
 import type { FormatResult } from './format.js';
 import { parseDocx } from './docx.js';
@@ -40,7 +46,13 @@ const EXTENSIONS: Record<string, string> = {
 };
 
 /** Types mail clients use when they do not know (or say) what a file is. */
-const GENERIC = new Set(['application/octet-stream', 'application/x-download', 'application/force-download', 'binary/octet-stream', 'application/download']);
+const GENERIC = new Set([
+  'application/octet-stream',
+  'application/x-download',
+  'application/force-download',
+  'binary/octet-stream',
+  'application/download',
+]);
 
 /**
  * The document type to read an attachment as: its own type when the handler reads it; for a
@@ -55,11 +67,23 @@ export function documentTypeFor(contentType: string, filename: string | null): s
 
 export const documentAttributesSchema = Type.Object(
   {
-    filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name; the title when the document has none." })),
-    title: Type.Optional(Type.String({ minLength: 1, description: 'A title that overrides the one found in the document.' })),
-    url: Type.Optional(Type.String({ format: 'uri', description: 'Where the document came from (a web page); relative canonical links resolve against it.' })),
+    filename: Type.Optional(
+      Type.String({ minLength: 1, description: "The file's name; the title when the document has none." }),
+    ),
+    title: Type.Optional(
+      Type.String({ minLength: 1, description: 'A title that overrides the one found in the document.' }),
+    ),
+    url: Type.Optional(
+      Type.String({
+        format: 'uri',
+        description: 'Where the document came from (a web page); relative canonical links resolve against it.',
+      }),
+    ),
     modified: Type.Optional(
-      Type.String({ format: 'date-time', description: "When the file was last changed; the document's date when it states none itself." }),
+      Type.String({
+        format: 'date-time',
+        description: "When the file was last changed; the document's date when it states none itself.",
+      }),
     ),
   },
   { additionalProperties: false },
@@ -76,10 +100,21 @@ interface DocumentAttributes {
 function parseText(bytes: Buffer, declared: string | null): FormatResult<FormatFields> {
   const { text, charset } = decodeText(bytes, declared);
   if (text.includes('\0')) throw new RejectedItem('not plain text: it contains binary data (NUL bytes)');
-  return { title: null, text: text.replace(/^\uFEFF/, '').trim(), occurredAt: null, fields: { format: 'text', charset }, warnings: [] };
+  return {
+    title: null,
+    text: text.replace(/^\uFEFF/, '').trim(),
+    occurredAt: null,
+    fields: { format: 'text', charset },
+    warnings: [],
+  };
 }
 
-async function readFormat(format: FormatFields['format'], bytes: Buffer, type: string, url: string | null): Promise<FormatResult<FormatFields>> {
+async function readFormat(
+  format: FormatFields['format'],
+  bytes: Buffer,
+  type: string,
+  url: string | null,
+): Promise<FormatResult<FormatFields>> {
   const declared = charsetParam(type);
   switch (format) {
     case 'pdf':
@@ -117,7 +152,13 @@ export async function parseDocument({ bytes, type, attributes }: HandlerInput): 
     text: result.text,
     occurredAt: result.occurredAt ?? (attrs.modified ? new Date(attrs.modified).toISOString() : null),
     warnings: result.warnings,
-    meta: { contentType, size: bytes.length, filename: attrs.filename ?? null, url: url ?? canonical, ...result.fields },
+    meta: {
+      contentType,
+      size: bytes.length,
+      filename: attrs.filename ?? null,
+      url: url ?? canonical,
+      ...result.fields,
+    },
   };
 }
 
@@ -125,7 +166,8 @@ export const documentHandler: IngestHandler = {
   name: 'document',
   types: Object.keys(FORMATS),
   attributesSchema: documentAttributesSchema,
-  identityRule: 'Content hash (sha256 of the bytes). The same source and external_id with new content updates the item.',
+  identityRule:
+    'Content hash (sha256 of the bytes). The same source and external_id with new content updates the item.',
   limitBytes: DOCUMENT_LIMIT_BYTES,
   produces: ['document'],
   updatable: true,

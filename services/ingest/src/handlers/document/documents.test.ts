@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { documentHandler, documentTypeFor } from './document-handler.js';
-import { pdfDate } from './pdf.js';
+import { parsePdf, pdfDate } from './pdf.js';
 import { decideOutcome } from '../outcome.js';
 import { docx, fixture, pdf } from '../testing/build.js';
 import { encode } from '../testing/encode.js';
@@ -22,22 +22,37 @@ describe('documents: identity and titles', () => {
     const v1 = await parseDoc('text/plain', 'draft 1');
     const v2 = await parseDoc('text/plain', 'draft 2');
     assert.notEqual(v1.identity, v2.identity);
-    assert.deepEqual(decideOutcome(documentHandler, v2.identity, { bySourceId: { id: 'd1', identity: v1.identity }, byIdentity: null }), { result: 'updated', id: 'd1' });
+    assert.deepEqual(
+      decideOutcome(documentHandler, v2.identity, {
+        bySourceId: { id: 'd1', identity: v1.identity },
+        byIdentity: null,
+      }),
+      { result: 'updated', id: 'd1' },
+    );
   });
 
   it('takes the title from the attribute, then the document, then the file name, then the first line', async () => {
     const withTitle = pdf([['Body line']], { Title: 'Annual Report' });
     assert.equal((await parseDoc('application/pdf', withTitle, { title: 'Given', filename: 'f.pdf' })).title, 'Given');
     assert.equal((await parseDoc('application/pdf', withTitle, { filename: 'f.pdf' })).title, 'Annual Report');
-    assert.equal((await parseDoc('application/pdf', pdf([['Body line']], { Title: 'Untitled' }), { filename: 'f.pdf' })).title, 'f.pdf');
+    assert.equal(
+      (await parseDoc('application/pdf', pdf([['Body line']], { Title: 'Untitled' }), { filename: 'f.pdf' })).title,
+      'f.pdf',
+    );
     assert.equal((await parseDoc('text/plain', '\n\n  First   line  \nsecond')).title, 'First line');
     assert.equal((await parseDoc('text/plain', '')).title, '(untitled)');
   });
 
   it('dates a document by its own date, else the modified attribute', async () => {
     const dated = pdf([['x']], { CreationDate: "D:20190415103000+02'00'" });
-    assert.equal((await parseDoc('application/pdf', dated, { modified: '2024-01-01T00:00:00Z' })).occurredAt, '2019-04-15T08:30:00.000Z');
-    assert.equal((await parseDoc('text/plain', 'x', { modified: '2024-01-01T10:00:00+01:00' })).occurredAt, '2024-01-01T09:00:00.000Z');
+    assert.equal(
+      (await parseDoc('application/pdf', dated, { modified: '2024-01-01T00:00:00Z' })).occurredAt,
+      '2019-04-15T08:30:00.000Z',
+    );
+    assert.equal(
+      (await parseDoc('text/plain', 'x', { modified: '2024-01-01T10:00:00+01:00' })).occurredAt,
+      '2024-01-01T09:00:00.000Z',
+    );
     assert.equal((await parseDoc('text/plain', 'x')).occurredAt, null);
   });
 
@@ -53,7 +68,10 @@ describe('documents: identity and titles', () => {
 
 describe('documents: PDF', () => {
   it('reads text page by page, numbered from 1', async () => {
-    const item = await parseDoc('application/pdf', pdf([['Chapter one', 'It begins (quietly).'], [], ['Chapter three']]));
+    const item = await parseDoc(
+      'application/pdf',
+      pdf([['Chapter one', 'It begins (quietly).'], [], ['Chapter three']]),
+    );
     assert.equal(item.meta.format, 'pdf');
     assert.deepEqual(item.meta.format === 'pdf' && item.meta.pages, [
       { page: 1, text: 'Chapter one\nIt begins (quietly).' },
@@ -78,8 +96,38 @@ describe('documents: PDF', () => {
   });
 
   it('rejects encrypted and invalid PDFs with a clear reason', async () => {
-    assert.equal((await rejection(parseDoc('application/pdf', fixture('docs/pdf/unstructured/password.pdf')))).reason, 'the PDF is encrypted with a password');
+    assert.equal(
+      (await rejection(parseDoc('application/pdf', fixture('docs/pdf/unstructured/password.pdf')))).reason,
+      'the PDF is encrypted with a password',
+    );
     assert.match((await rejection(parseDoc('application/pdf', 'this is not a PDF at all'))).reason, /^not a PDF: /);
+  });
+
+  it('contains what pdf.js leaves behind on a damaged file (unhandled rejections) in its worker', async () => {
+    const seed = pdf([['Page one'], ['Page two']]).toString('latin1');
+    // Found by the fuzz test: a run of objects pasted into the second page's MediaBox.
+    const at = seed.indexOf('/MediaBox [0 0 6', seed.indexOf('6 0 obj')) + '/MediaBox [0 0 6'.length;
+    const damaged =
+      seed.slice(0, at) +
+      seed.slice(seed.indexOf('R >>'), seed.indexOf('/Resources << /F', seed.indexOf('4 0 obj')) + 16) +
+      seed.slice(at);
+    const leaked: unknown[] = [];
+    const listener = (reason: unknown) => leaked.push(reason);
+    process.on('unhandledRejection', listener);
+    try {
+      const item = await parseDoc('application/pdf', Buffer.from(damaged, 'latin1'));
+      assert.equal(item.meta.format, 'pdf');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      process.off('unhandledRejection', listener);
+    }
+    assert.deepEqual(leaked, []);
+  });
+
+  it('refuses a PDF that takes too long, and reads the next one with a fresh worker', async () => {
+    const slow = await rejection(() => parsePdf(pdf([['x']]), 1));
+    assert.equal(slow.reason, 'the PDF took longer than 0.001 s to read');
+    assert.equal((await parsePdf(pdf([['after the timeout']]))).text, 'after the timeout');
   });
 
   it('parses PDF dates', () => {
@@ -92,7 +140,15 @@ describe('documents: PDF', () => {
 
 describe('documents: DOCX', () => {
   it('reads paragraphs and headings; the first heading is the title', async () => {
-    const item = await parseDoc(DOCX, docx([{ text: 'Project Plan', heading: true }, { text: 'Scope & goals for <2025>.' }, { text: 'Risks', heading: true }, { text: 'Few.' }]));
+    const item = await parseDoc(
+      DOCX,
+      docx([
+        { text: 'Project Plan', heading: true },
+        { text: 'Scope & goals for <2025>.' },
+        { text: 'Risks', heading: true },
+        { text: 'Few.' },
+      ]),
+    );
     assert.equal(item.title, 'Project Plan');
     assert.deepEqual(item.meta.format === 'docx' && item.meta.headings, ['Project Plan', 'Risks']);
     assert.match(item.text, /Scope & goals for <2025>\./);
@@ -140,7 +196,10 @@ describe('documents: HTML', () => {
     assert.match(item.title, /^Garden notes/);
     assert.equal(item.meta.format === 'html' && item.meta.canonicalUrl, 'https://blog.example.com/posts/garden');
     assert.equal(item.meta.url, 'https://blog.example.com/posts/garden?utm=x');
-    const noUrl = await parseDoc('text/html', '<html><head><link rel="canonical" href="https://example.org/a"></head><body><p>x</p></body></html>');
+    const noUrl = await parseDoc(
+      'text/html',
+      '<html><head><link rel="canonical" href="https://example.org/a"></head><body><p>x</p></body></html>',
+    );
     assert.equal(noUrl.meta.url, 'https://example.org/a');
   });
 
@@ -155,15 +214,30 @@ describe('documents: HTML', () => {
     assert.equal(utf16.title, 'Gimhae Kim clan');
     assert.equal(utf16.meta.format === 'html' && utf16.meta.charset, 'utf-16be');
     assert.match(utf16.text, /Kim/);
-    const cyrillic = Buffer.concat([Buffer.from('<html><head><meta http-equiv="Content-Type" content="text/html; charset=koi8-r"></head><body><p>'), encode('Привет', 'koi8-r'), Buffer.from('</p></body></html>')]);
+    const cyrillic = Buffer.concat([
+      Buffer.from('<html><head><meta http-equiv="Content-Type" content="text/html; charset=koi8-r"></head><body><p>'),
+      encode('Привет', 'koi8-r'),
+      Buffer.from('</p></body></html>'),
+    ]);
     assert.equal((await parseDoc('text/html', cyrillic)).text, 'Привет');
-    assert.equal((await parseDoc('text/html; charset=windows-1251', encode('<p>Москва</p>', 'windows-1251'))).text, 'Москва');
+    assert.equal(
+      (await parseDoc('text/html; charset=windows-1251', encode('<p>Москва</p>', 'windows-1251'))).text,
+      'Москва',
+    );
   });
 
   it('reads a page with stray elements between </head> and <body> (no <html> either)', async () => {
     const item = await parseDoc('text/html', fixture('docs/html/unstructured/example-steelJIS-datasheet-utf-16.html'));
     assert.match(item.title, /^SNB22-3 - SteelJIS/);
     assert.match(item.text, /JIS G 4108 : Alloy steel bars for special application bolting materials/);
+  });
+
+  it('reads a page whose <html> tag has an unclosed quote (found by fuzzing)', async () => {
+    const item = await parseDoc(
+      'text/html',
+      '<!doctype html><html lang="e>H</h1><p>Para one.</p></article></body></html>',
+    );
+    assert.match(item.text, /Para one\./);
   });
 
   it('reads a real blog page', async () => {
@@ -184,7 +258,10 @@ describe('documents: plain text and reStructuredText', () => {
   });
 
   it('rejects binary data sent as text', async () => {
-    assert.equal((await rejection(parseDoc('text/plain', Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00])))).reason, 'not plain text: it contains binary data (NUL bytes)');
+    assert.equal(
+      (await rejection(parseDoc('text/plain', Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00])))).reason,
+      'not plain text: it contains binary data (NUL bytes)',
+    );
   });
 
   it('reads reStructuredText titles, headings and text without markup', async () => {
@@ -218,6 +295,9 @@ describe('documents: plain text and reStructuredText', () => {
   });
 
   it('rejects a type the document handler does not read', async () => {
-    assert.equal((await rejection(registry.parse({ type: 'application/vnd.ms-excel', bytes: Buffer.from('x') }))).reason, 'no handler for type "application/vnd.ms-excel"');
+    assert.equal(
+      (await rejection(registry.parse({ type: 'application/vnd.ms-excel', bytes: Buffer.from('x') }))).reason,
+      'no handler for type "application/vnd.ms-excel"',
+    );
   });
 });

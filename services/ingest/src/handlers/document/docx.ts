@@ -22,7 +22,9 @@ export async function parseDocx(bytes: Buffer): Promise<FormatResult<DocxFields>
     // externalFileAccess stays off: a document must not make us read files it points at.
     result = await mammoth.convertToHtml({ buffer: bytes }, { convertImage: skipImages, externalFileAccess: false });
   } catch (error) {
-    throw new RejectedItem(`not a readable DOCX file: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new RejectedItem(`not a readable DOCX file: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   const headings = htmlHeadings(result.value);
   return {

@@ -23,14 +23,15 @@ function resolveUrl(href: string | null | undefined, base: string | null): strin
  * <body> (a stray <style>) makes it start a second, empty body. Real pages do both.
  */
 function wellFormedDocument(text: string): string {
-  const htmlTag = /<html[^>]*>/i.exec(text)?.[0] ?? '<html>';
+  // Tags are rebuilt, not copied: an unclosed quote in <html lang="en> leaves linkedom no root.
+  const lang = /<html[^>]*?\blang\s*=\s*["']?([A-Za-z0-9-]+)/i.exec(text)?.[1];
   const strip = (s: string) => s.replace(/<!doctype[^>]*>|<\/?html[^>]*>|<\/?head[^>]*>|<\/?body[^>]*>/gi, '');
   const bodyTag = /<body[^>]*>/i.exec(text);
   const headEnd = /<\/head\s*>/i.exec(text);
   const split = bodyTag?.index ?? (headEnd ? headEnd.index + headEnd[0].length : 0);
   const head = strip(text.slice(0, split));
   const body = strip(text.slice(split));
-  return `<!doctype html>${htmlTag}<head>${head}</head>${bodyTag?.[0] ?? '<body>'}${body}</body></html>`;
+  return `<!doctype html><html${lang ? ` lang="${lang}"` : ''}><head>${head}</head><body>${body}</body></html>`;
 }
 
 function parsedDate(value: string | null | undefined): string | null {

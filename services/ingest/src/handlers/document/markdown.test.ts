@@ -33,7 +33,9 @@ const note = [
   '============',
 ].join('\n');
 
-async function parse(source: string): Promise<{ text: string; title: string; occurredAt: string | null; warnings: string[]; fields: MarkdownFields }> {
+async function parse(
+  source: string,
+): Promise<{ text: string; title: string; occurredAt: string | null; warnings: string[]; fields: MarkdownFields }> {
   const item = await parseDoc('text/markdown', source);
   assert.equal(item.meta.format, 'markdown');
   return { ...item, fields: item.meta as MarkdownFields };
@@ -42,7 +44,12 @@ async function parse(source: string): Promise<{ text: string; title: string; occ
 describe('markdown', () => {
   it('keeps front matter as metadata and out of the text', async () => {
     const { fields, text, title, occurredAt } = await parse(note);
-    assert.deepEqual(fields.frontMatter, { title: 'Trip planning', date: '2024-03-05', tags: ['travel', '#Japan'], aliases: ['Kyoto trip'] });
+    assert.deepEqual(fields.frontMatter, {
+      title: 'Trip planning',
+      date: '2024-03-05',
+      tags: ['travel', '#Japan'],
+      aliases: ['Kyoto trip'],
+    });
     assert.equal(title, 'Trip planning');
     assert.equal(occurredAt, '2024-03-05T00:00:00.000Z');
     assert.ok(text.startsWith('# Kyoto in spring'));
@@ -88,8 +95,16 @@ describe('markdown', () => {
     const masked = maskCode('a `b` c\n```\n#x\n```\nd');
     assert.equal(masked.length, 'a `b` c\n```\n#x\n```\nd'.length);
     assert.doesNotMatch(masked, /#x|`b`/);
-    assert.deepEqual(hashTags('#start (#paren) x#no #_ #123 #1a #ünïcödé #trailing-'), ['start', 'paren', '1a', 'ünïcödé', 'trailing']);
-    assert.deepEqual(wikiLinks('[[#Local heading]]'), [{ target: '', heading: 'Local heading', alias: null, embed: false }]);
+    assert.deepEqual(hashTags('#start (#paren) x#no #_ #123 #1a #ünïcödé #trailing-'), [
+      'start',
+      'paren',
+      '1a',
+      'ünïcödé',
+      'trailing',
+    ]);
+    assert.deepEqual(wikiLinks('[[#Local heading]]'), [
+      { target: '', heading: 'Local heading', alias: null, embed: false },
+    ]);
     assert.deepEqual(markdownHeadings('#tag line\n#   \n# Real #'), [{ level: 1, text: 'Real' }]);
   });
 });

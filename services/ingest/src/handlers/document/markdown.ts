@@ -19,7 +19,8 @@ export function maskCode(text: string): string {
     const line = lines[i] ?? '';
     const open = /^ {0,3}(`{3,}|~{3,})/.exec(line);
     if (fence) {
-      if (open?.[1] && open[1][0] === fence.char && open[1].length >= fence.length && line.trim() === open[1]) fence = null;
+      if (open?.[1] && open[1][0] === fence.char && open[1].length >= fence.length && line.trim() === open[1])
+        fence = null;
       lines[i] = blank(line);
     } else if (open?.[1]) {
       fence = { char: open[1][0] ?? '`', length: open[1].length };
@@ -96,7 +97,10 @@ function uniqueCaseless(values: string[]): string[] {
 
 function frontMatterTags(value: unknown): string[] {
   const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[,\s]+/) : [];
-  return list.filter((t): t is string => typeof t === 'string').map((t) => t.trim().replace(/^#/, '')).filter((t) => t !== '');
+  return list
+    .filter((t): t is string => typeof t === 'string')
+    .map((t) => t.trim().replace(/^#/, ''))
+    .filter((t) => t !== '');
 }
 
 function frontMatterDate(front: Record<string, unknown> | null): string | null {
@@ -122,7 +126,8 @@ export function parseMarkdown(source: string): FormatResult<MarkdownFields> {
   if (block) {
     try {
       const parsed: unknown = parseYaml(block[1] ?? '', { maxAliasCount: 100 });
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) frontMatter = parsed as Record<string, unknown>;
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+        frontMatter = parsed as Record<string, unknown>;
       else if (parsed !== null) warnings.push('front matter is not a YAML mapping; ignored');
       body = source.slice(block[0].length);
     } catch (error) {
@@ -132,7 +137,8 @@ export function parseMarkdown(source: string): FormatResult<MarkdownFields> {
   }
   const prose = maskCode(body);
   const headings = markdownHeadings(prose);
-  const title = typeof frontMatter?.['title'] === 'string' && frontMatter['title'].trim() ? frontMatter['title'].trim() : null;
+  const title =
+    typeof frontMatter?.['title'] === 'string' && frontMatter['title'].trim() ? frontMatter['title'].trim() : null;
   return {
     title: title ?? headings.find((h) => h.level === 1)?.text ?? null,
     text: body.trim(),

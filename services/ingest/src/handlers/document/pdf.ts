@@ -1,47 +1,84 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { RejectedItem, type PdfFields, type PdfPage } from '../handler.js';
+import { Worker } from 'node:worker_threads';
+import { RejectedItem, type PdfFields } from '../handler.js';
+import type { PdfExtraction } from './pdf-extract.js';
 import type { FormatResult } from './format.js';
 
-// pdf.js reads CMaps (needed for CJK text) and standard fonts from files next to its package.
-const pdfjsRoot = dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
-const CMAP_URL = `${join(pdfjsRoot, 'cmaps')}/`;
-const STANDARD_FONTS_URL = `${join(pdfjsRoot, 'standard_fonts')}/`;
+/** A PDF that takes longer than this to read is refused (a hostile file can make pdf.js spin). */
+export const PDF_TIMEOUT_MS = 120_000;
+/** Heap of the PDF worker; a file that needs more is refused instead of exhausting the service. */
+const PDF_WORKER_HEAP_MB = 1536;
 
-interface TextPiece {
-  str?: string;
-  hasEOL?: boolean;
-  transform?: number[];
+interface Job {
+  resolve: (result: PdfExtraction) => void;
+  reject: (error: RejectedItem) => void;
+  timer: NodeJS.Timeout;
 }
 
 /**
- * Whether b continues a's column of vertical writing (Japanese, Chinese): glyph after glyph at the
- * same x, each a step below the last. pdf.js ends every such glyph with an end-of-line.
+ * One worker thread reads PDFs, one at a time in message order. It is started on first use, does
+ * not keep the process alive, and is replaced when it dies or is stopped for a timeout.
  */
-function verticalStep(a: TextPiece, b: TextPiece | undefined): boolean {
-  if (!a.str || !b?.str || !a.transform || !b.transform) return false;
-  const size = Math.abs(a.transform[3] ?? 0) || 1;
-  const dx = Math.abs((b.transform[4] ?? 0) - (a.transform[4] ?? 0));
-  const dy = (a.transform[5] ?? 0) - (b.transform[5] ?? 0);
-  return [...a.str].length <= 2 && [...b.str].length <= 2 && dx < size / 2 && dy > 0 && dy <= size * 1.5;
+class PdfWorker {
+  private worker: Worker | null = null;
+  private readonly jobs = new Map<number, Job>();
+  private nextId = 1;
+
+  extract(bytes: Buffer, timeoutMs: number): Promise<PdfExtraction> {
+    const worker = this.start();
+    const id = this.nextId++;
+    // A copy the worker may own (pdf.js detaches the buffer it is given).
+    const data = new Uint8Array(bytes);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.stop(new RejectedItem(`the PDF took longer than ${timeoutMs / 1000} s to read`));
+      }, timeoutMs);
+      this.jobs.set(id, { resolve, reject, timer });
+      worker.postMessage({ id, data }, [data.buffer]);
+    });
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(new URL('./pdf-worker.js', import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: PDF_WORKER_HEAP_MB },
+    });
+    worker.on('message', ({ id, result }: { id: number; result: PdfExtraction }) => {
+      const job = this.jobs.get(id);
+      if (!job) return;
+      clearTimeout(job.timer);
+      this.jobs.delete(id);
+      job.resolve(result);
+    });
+    worker.on('error', (error: Error & { code?: string }) => {
+      const why =
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `the PDF needs more than ${PDF_WORKER_HEAP_MB} MB of memory to read`
+          : `the PDF reader failed: ${error.message}`;
+      this.stop(new RejectedItem(why, { cause: error }));
+    });
+    worker.on('exit', () => {
+      if (this.worker === worker) this.stop(new RejectedItem('the PDF reader stopped while reading this PDF'));
+    });
+    // After the listeners: adding a 'message' listener refs the worker again.
+    worker.unref();
+    this.worker = worker;
+    return worker;
+  }
+
+  /** Ends the worker; every PDF it was holding is rejected with the reason. */
+  private stop(reason: RejectedItem): void {
+    const worker = this.worker;
+    this.worker = null;
+    for (const job of this.jobs.values()) {
+      clearTimeout(job.timer);
+      job.reject(reason);
+    }
+    this.jobs.clear();
+    void worker?.terminate();
+  }
 }
 
-/** A page's text in pdf.js's reading order, one line per line, vertical columns joined. */
-function pageText(items: TextPiece[]): string {
-  const pieces = items.filter((item) => typeof item.str === 'string');
-  let text = '';
-  pieces.forEach((item, i) => {
-    text += item.str;
-    if (item.hasEOL && !verticalStep(item, pieces[i + 1])) text += '\n';
-  });
-  return text
-    .split('\n')
-    .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
-    .join('\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
-}
+const reader = new PdfWorker();
 
 /** `D:20231005000756Z` / `D:20180530133107+02'00'` (PDF 32000 §7.9.4) to ISO, or null. */
 export function pdfDate(value: string | undefined): string | null {
@@ -59,49 +96,28 @@ function pdfTitle(title: string | undefined): string | null {
   return cleaned && !/^untitled\b/i.test(cleaned) ? cleaned : null;
 }
 
-function rejection(error: unknown): RejectedItem {
-  const name = error instanceof Error ? error.name : '';
-  const message = error instanceof Error ? error.message : String(error);
-  if (name === 'PasswordException') return new RejectedItem('the PDF is encrypted with a password', { cause: error });
-  if (name === 'InvalidPDFException') return new RejectedItem(`not a PDF: ${message}`, { cause: error });
-  return new RejectedItem(`unreadable PDF: ${message}`, { cause: error });
+function rejection(name: string, message: string): RejectedItem {
+  if (name === 'PasswordException') return new RejectedItem('the PDF is encrypted with a password');
+  if (name === 'InvalidPDFException') return new RejectedItem(`not a PDF: ${message}`);
+  return new RejectedItem(`unreadable PDF: ${message}`);
 }
 
 /** Text page by page (pages numbered from 1), the info dictionary, the creation date. */
-export async function parsePdf(bytes: Buffer): Promise<FormatResult<PdfFields>> {
-  const task = getDocument({
-    // pdf.js takes ownership of (detaches) the array it gets, so it gets a copy.
-    data: new Uint8Array(bytes),
-    cMapUrl: CMAP_URL,
-    cMapPacked: true,
-    standardFontDataUrl: STANDARD_FONTS_URL,
-    disableFontFace: true,
-    useSystemFonts: false,
-    verbosity: 0,
-  });
-  try {
-    const pdf = await task.promise;
-    const pages: PdfPage[] = [];
-    for (let page = 1; page <= pdf.numPages; page++) {
-      const content = await (await pdf.getPage(page)).getTextContent();
-      pages.push({ page, text: pageText(content.items as TextPiece[]) });
-    }
-    const metadata = await pdf.getMetadata();
-    const info: Record<string, string> = {};
-    for (const [key, value] of Object.entries((metadata.info ?? {}) as Record<string, unknown>)) {
-      if (typeof value === 'string' && value.trim() !== '') info[key] = value.trim();
-    }
-    const warnings = pages.every((p) => p.text === '') && pages.length > 0 ? ['the PDF has no text layer (a scan?); its text needs OCR'] : [];
-    return {
-      title: pdfTitle(info['Title']),
-      text: pages.map((p) => p.text).filter((t) => t !== '').join('\n\n'),
-      occurredAt: pdfDate(info['CreationDate']) ?? pdfDate(info['ModDate']),
-      fields: { format: 'pdf', pages, info },
-      warnings,
-    };
-  } catch (error) {
-    throw rejection(error);
-  } finally {
-    await task.destroy();
-  }
+export async function parsePdf(bytes: Buffer, timeoutMs = PDF_TIMEOUT_MS): Promise<FormatResult<PdfFields>> {
+  const extraction = await reader.extract(bytes, timeoutMs);
+  if (!extraction.ok) throw rejection(extraction.name, extraction.message);
+  const { pages, info } = extraction;
+  const warnings = [...extraction.warnings];
+  if (pages.length > 0 && pages.every((p) => p.text === ''))
+    warnings.push('the PDF has no text layer (a scan?); its text needs OCR');
+  return {
+    title: pdfTitle(info['Title']),
+    text: pages
+      .map((p) => p.text)
+      .filter((t) => t !== '')
+      .join('\n\n'),
+    occurredAt: pdfDate(info['CreationDate']) ?? pdfDate(info['ModDate']),
+    fields: { format: 'pdf', pages, info },
+    warnings,
+  };
 }

@@ -12,14 +12,22 @@ const ADORNMENT = /^([!-/:-@[-`{-~])\1+\s*$/;
  * ``` ``literal`` ```, `` `text <url>`_ ``, `:role:`) is reduced to its text.
  */
 export function parseRst(source: string): FormatResult<RstFields> {
-  const lines = source.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n').split('\n');
+  const lines = source
+    .replace(/^\uFEFF/, '')
+    .replace(/\r\n?/g, '\n')
+    .split('\n');
   const headings: string[] = [];
   const kept: string[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
     const next = lines[i + 1] ?? '';
     const title = line.trim();
-    const isTitle = title !== '' && !ADORNMENT.test(line) && ADORNMENT.test(next) && next.trim().length >= title.length && (!/^\s/.test(line) || ADORNMENT.test(lines[i - 1] ?? ''));
+    const isTitle =
+      title !== '' &&
+      !ADORNMENT.test(line) &&
+      ADORNMENT.test(next) &&
+      next.trim().length >= title.length &&
+      (!/^\s/.test(line) || ADORNMENT.test(lines[i - 1] ?? ''));
     if (isTitle) {
       headings.push(collapseWhitespace(title));
       kept.push(title);

@@ -43,19 +43,34 @@ describe('charsets: RFC 2047 encoded words in headers', () => {
 
   it('joins encoded words split across folded lines, dropping the whitespace between them', async () => {
     const subject = `${encodedWord('Quarterly ', 'iso-8859-1', 'Q')}\r\n ${encodedWord('résumé', 'iso-8859-1', 'Q')}\r\n\t${encodedWord(' 2024', 'utf-8', 'B')}`;
-    const item = await parseEmail(message([['From', from], ['Subject', subject]]));
+    const item = await parseEmail(
+      message([
+        ['From', from],
+        ['Subject', subject],
+      ]),
+    );
     assert.equal(item.meta.subject, 'Quarterly résumé 2024');
   });
 
   it('decodes a UTF-8 character split across two adjacent encoded words', async () => {
     const bytes = Buffer.from('né€', 'utf8');
     const subject = `=?UTF-8?B?${bytes.subarray(0, 2).toString('base64')}?= =?UTF-8?B?${bytes.subarray(2).toString('base64')}?=`;
-    const item = await parseEmail(message([['From', from], ['Subject', subject]]));
+    const item = await parseEmail(
+      message([
+        ['From', from],
+        ['Subject', subject],
+      ]),
+    );
     assert.equal(item.meta.subject, 'né€');
   });
 
   it('keeps plain text around encoded words, in any letter case', async () => {
-    const item = await parseEmail(message([['From', from], ['Subject', 'Re: =?utf-8?q?caf=c3=a9?= and =?ISO-8859-1?b?Y3LobWU=?= too']]));
+    const item = await parseEmail(
+      message([
+        ['From', from],
+        ['Subject', 'Re: =?utf-8?q?caf=c3=a9?= and =?ISO-8859-1?b?Y3LobWU=?= too'],
+      ]),
+    );
     assert.equal(item.meta.subject, 'Re: café and crème too');
   });
 
@@ -69,7 +84,11 @@ describe('charsets: raw 8-bit and ISO-2022-JP header bytes (no RFC 2047)', () =>
   it('reads raw header bytes in the charset the message declares', async () => {
     for (const [charset, text] of SAMPLES.filter(([c]) => c !== 'iso-2022-jp')) {
       const item = await parseEmail(
-        message([['From', `${encode('Имя', 'utf-8').toString('latin1')} <${from}>`], ['Subject', encode(text, charset).toString('latin1')], ['Content-Type', `text/plain; charset=${charset}`]]),
+        message([
+          ['From', `${encode('Имя', 'utf-8').toString('latin1')} <${from}>`],
+          ['Subject', encode(text, charset).toString('latin1')],
+          ['Content-Type', `text/plain; charset=${charset}`],
+        ]),
       );
       assert.equal(item.meta.subject, text, charset);
       // The raw UTF-8 name in the same message stays UTF-8.
@@ -78,13 +97,23 @@ describe('charsets: raw 8-bit and ISO-2022-JP header bytes (no RFC 2047)', () =>
   });
 
   it('reads raw ISO-2022-JP escape sequences in headers', async () => {
-    const item = await parseEmail(message([['From', from], ['Subject', encode('会議のお知らせ', 'iso-2022-jp').toString('latin1')]]));
+    const item = await parseEmail(
+      message([
+        ['From', from],
+        ['Subject', encode('会議のお知らせ', 'iso-2022-jp').toString('latin1')],
+      ]),
+    );
     assert.equal(item.meta.subject, '会議のお知らせ');
     assert.match(item.warnings.join('\n'), /header "subject" read as iso-2022-jp/);
   });
 
   it('reads undeclared raw 8-bit headers as windows-1252', async () => {
-    const item = await parseEmail(message([['From', from], ['Subject', encode('Grüße – “hi”', 'windows-1252').toString('latin1')]]));
+    const item = await parseEmail(
+      message([
+        ['From', from],
+        ['Subject', encode('Grüße – “hi”', 'windows-1252').toString('latin1')],
+      ]),
+    );
     assert.equal(item.meta.subject, 'Grüße – “hi”');
   });
 
@@ -97,7 +126,13 @@ describe('charsets: raw 8-bit and ISO-2022-JP header bytes (no RFC 2047)', () =>
 describe('charsets: bodies', () => {
   const body = (bytes: Buffer, encoding: string): Buffer => {
     if (encoding === 'base64') return Buffer.from(bytes.toString('base64').replace(/.{76}/g, '$&\r\n'));
-    if (encoding === 'quoted-printable') return Buffer.from([...bytes].map((b) => (b >= 0x80 || b === 0x3d ? `=${b.toString(16).toUpperCase()}` : String.fromCharCode(b))).join(''), 'latin1');
+    if (encoding === 'quoted-printable')
+      return Buffer.from(
+        [...bytes]
+          .map((b) => (b >= 0x80 || b === 0x3d ? `=${b.toString(16).toUpperCase()}` : String.fromCharCode(b)))
+          .join(''),
+        'latin1',
+      );
     return bytes;
   };
 
@@ -106,7 +141,11 @@ describe('charsets: bodies', () => {
       it(`decodes a ${charset} body sent as ${encoding}`, async () => {
         const item = await parseEmail(
           message(
-            [['From', from], ['Content-Type', `text/plain; charset="${charset}"`], ['Content-Transfer-Encoding', encoding]],
+            [
+              ['From', from],
+              ['Content-Type', `text/plain; charset="${charset}"`],
+              ['Content-Transfer-Encoding', encoding],
+            ],
             body(encode(`${text}\r\n`, charset), encoding),
           ),
         );
@@ -118,23 +157,52 @@ describe('charsets: bodies', () => {
 
   it('reads a body with no charset, or a false "utf-8" / "us-ascii", as windows-1252 when it is not UTF-8', async () => {
     for (const declared of ['text/plain', 'text/plain; charset=utf-8', 'text/plain; charset=us-ascii']) {
-      const item = await parseEmail(message([['From', from], ['Content-Type', declared], ['Content-Transfer-Encoding', '8bit']], encode('Cañón “x”\r\n', 'windows-1252')));
+      const item = await parseEmail(
+        message(
+          [
+            ['From', from],
+            ['Content-Type', declared],
+            ['Content-Transfer-Encoding', '8bit'],
+          ],
+          encode('Cañón “x”\r\n', 'windows-1252'),
+        ),
+      );
       assert.equal(item.text.trim(), 'Cañón “x”', declared);
       assert.match(item.warnings.join('\n'), /was read as windows-1252/, declared);
     }
   });
 
   it('takes the charset of an HTML part without one from its <meta charset>', async () => {
-    const html = Buffer.concat([Buffer.from('<html><head><meta charset="windows-1251"></head><body><p>'), encode('Привет', 'windows-1251'), Buffer.from('</p></body></html>')]);
-    const item = await parseEmail(message([['From', from], ['Content-Type', 'text/html'], ['Content-Transfer-Encoding', '8bit']], html));
+    const html = Buffer.concat([
+      Buffer.from('<html><head><meta charset="windows-1251"></head><body><p>'),
+      encode('Привет', 'windows-1251'),
+      Buffer.from('</p></body></html>'),
+    ]);
+    const item = await parseEmail(
+      message(
+        [
+          ['From', from],
+          ['Content-Type', 'text/html'],
+          ['Content-Transfer-Encoding', '8bit'],
+        ],
+        html,
+      ),
+    );
     assert.equal(item.text, 'Привет');
   });
 
   it('decodes real messages in ISO-2022-JP, Shift_JIS and ks_c_5601-1987', async () => {
-    assert.equal((await parseEmail(fixture('mail/mikel-mail/multi_charset/japanese_iso_2022.eml'))).text.trim(), 'すみません。');
-    assert.match((await parseEmail(fixture('mail/mikel-mail/multi_charset/japanese_shift_jis.eml'))).text, /^あいうえお\n\nこのメールはテスト用のメールです。/);
+    assert.equal(
+      (await parseEmail(fixture('mail/mikel-mail/multi_charset/japanese_iso_2022.eml'))).text.trim(),
+      'すみません。',
+    );
+    assert.match(
+      (await parseEmail(fixture('mail/mikel-mail/multi_charset/japanese_shift_jis.eml'))).text,
+      /^あいうえお\n\nこのメールはテスト用のメールです。/,
+    );
     assert.equal((await parseEmail(fixture('mail/mikel-mail/multi_charset/ks_c_5601-1987.eml'))).text.trim(), '스티해');
-    const sjisAttachment = (await parseEmail(fixture('mail/spamassassin-testdata/nice/cjk/iso-2022-jp.1.eml'))).children?.[0];
+    const sjisAttachment = (await parseEmail(fixture('mail/spamassassin-testdata/nice/cjk/iso-2022-jp.1.eml')))
+      .children?.[0];
     assert.match(sjisAttachment?.text ?? '', /文字コード\(charset\)\s+: Shift_JIS/);
   });
 });

@@ -12,9 +12,12 @@ const files = readdirSync(new URL('mail/', root), { recursive: true, encoding: '
   .sort();
 
 /** The only fixtures that are not messages: mime4j's "body without headers" cases. */
-const NOT_MESSAGES = ['mail/mime4j-testmsgs/malformedHeader-noheader.eml', 'mail/mime4j-testmsgs/malformedHeaderStartsBody-noheader.eml'];
+const NOT_MESSAGES = [
+  'mail/mime4j-testmsgs/malformedHeader-noheader.eml',
+  'mail/mime4j-testmsgs/malformedHeaderStartsBody-noheader.eml',
+];
 
-describe('mail: real-world messages from mail parsers\' test suites', () => {
+describe("mail: real-world messages from mail parsers' test suites", () => {
   it('has the fixtures', () => assert.ok(files.length > 150, `${files.length} fixtures`));
 
   it('parses every real message (however broken) and rejects only the ones without headers', async () => {

@@ -146,7 +146,10 @@ describe('mail: text', () => {
   it('derives text from HTML when there is no plain part, without scripts, styles or link targets', async () => {
     const item = await parseEmail(
       message(
-        [['From', 'a@example.com'], ['Content-Type', 'text/html; charset=utf-8']],
+        [
+          ['From', 'a@example.com'],
+          ['Content-Type', 'text/html; charset=utf-8'],
+        ],
         '<html><head><style>p{color:red}</style><script>alert(1)</script></head><body><h1>News</h1><p>Read <a href="http://t.example/x">the post</a>.</p><img src="cid:x" alt="pixel"></body></html>',
       ),
     );
@@ -168,13 +171,25 @@ describe('mail: dates', () => {
   const received = '2020-01-02T03:04:05Z';
 
   it('uses the Date header first', async () => {
-    const item = await parseEmail(message([['From', 'a@x.org'], ['Date', 'Wed, 1 Jan 2020 00:00:00 -0500']]), { received });
+    const item = await parseEmail(
+      message([
+        ['From', 'a@x.org'],
+        ['Date', 'Wed, 1 Jan 2020 00:00:00 -0500'],
+      ]),
+      { received },
+    );
     assert.equal(item.occurredAt, '2020-01-01T05:00:00.000Z');
     assert.equal(item.meta.dateSource, 'header');
   });
 
   it('falls back to the received attribute when Date is missing or unreadable', async () => {
-    for (const headers of [[['From', 'a@x.org']], [['From', 'a@x.org'], ['Date', 'the day after tomorrow']]] as Array<Array<[string, string]>>) {
+    for (const headers of [
+      [['From', 'a@x.org']],
+      [
+        ['From', 'a@x.org'],
+        ['Date', 'the day after tomorrow'],
+      ],
+    ] as Array<Array<[string, string]>>) {
       const item = await parseEmail(message(headers), { received });
       assert.equal(item.occurredAt, '2020-01-02T03:04:05.000Z');
       assert.equal(item.meta.date, null);
@@ -209,7 +224,10 @@ describe('mail: identity', () => {
     // The same message as another archive holds it: an mbox From_ line, LF line ends, extra
     // transport headers and another folder attribute.
     const lf = Buffer.from(
-      `From ann@example.com Fri Jun  7 12:00:01 2024\n${message([['Received', 'from mx.example.com by mail.example.org'], ...headers, ['X-Folder', 'Old']], 'Noon at the usual place?\r\n')
+      `From ann@example.com Fri Jun  7 12:00:01 2024\n${message(
+        [['Received', 'from mx.example.com by mail.example.org'], ...headers, ['X-Folder', 'Old']],
+        'Noon at the usual place?\r\n',
+      )
         .toString('latin1')
         .replace(/\r\n/g, '\n')}`,
       'latin1',
@@ -226,13 +244,19 @@ describe('mail: identity', () => {
     const fromMaildir = await parseEmail(raw, { folder: 'Archive', starred: true });
     assert.equal(fromMbox.identity, fromMaildir.identity);
     // The owner looks the identity up: the second source finds the first one's item.
-    const outcome = decideOutcome(mailHandler, fromMaildir.identity, { bySourceId: null, byIdentity: { id: 'item-1' } });
+    const outcome = decideOutcome(mailHandler, fromMaildir.identity, {
+      bySourceId: null,
+      byIdentity: { id: 'item-1' },
+    });
     assert.deepEqual(outcome, { result: 'duplicate', id: 'item-1' });
   });
 });
 
 describe('mail: folders, flags, spam, account', () => {
-  const raw = message([['From', 'a@example.com'], ['Message-ID', '<f@x>']]);
+  const raw = message([
+    ['From', 'a@example.com'],
+    ['Message-ID', '<f@x>'],
+  ]);
 
   it('turns the folder into a label; read defaults to true, starred to false', async () => {
     const item = await parseEmail(raw, { folder: 'Work/2009' });
@@ -255,10 +279,20 @@ describe('mail: folders, flags, spam, account', () => {
   });
 
   it('marks a message flagged by a spam filter (X-Spam-Flag: YES) as spam', async () => {
-    const item = await parseEmail(message([['From', 'a@example.com'], ['X-Spam-Flag', 'YES']]));
+    const item = await parseEmail(
+      message([
+        ['From', 'a@example.com'],
+        ['X-Spam-Flag', 'YES'],
+      ]),
+    );
     assert.equal(item.meta.spam, true);
     assert.equal(item.meta.spamReason, 'X-Spam-Flag: YES');
-    const clean = await parseEmail(message([['From', 'a@example.com'], ['X-Spam-Flag', 'NO']]));
+    const clean = await parseEmail(
+      message([
+        ['From', 'a@example.com'],
+        ['X-Spam-Flag', 'NO'],
+      ]),
+    );
     assert.equal(clean.meta.spam, false);
   });
 

@@ -27,7 +27,8 @@ export const mailAttributesSchema = Type.Object(
     folder: Type.Optional(
       Type.String({
         minLength: 1,
-        description: 'The folder the message was in; it becomes a label. A folder named Spam or Junk marks the message spam.',
+        description:
+          'The folder the message was in; it becomes a label. A folder named Spam or Junk marks the message spam.',
       }),
     ),
     read: Type.Optional(Type.Boolean({ default: true, description: 'Whether the message has been read.' })),
@@ -54,9 +55,28 @@ interface MailAttributes {
  * them are not a message, even when their first line happens to look like `name: value`.
  */
 const MESSAGE_FIELDS = new Set([
-  'from', 'sender', 'reply-to', 'to', 'cc', 'bcc', 'subject', 'date', 'message-id', 'in-reply-to',
-  'references', 'received', 'return-path', 'delivered-to', 'mime-version', 'content-type', 'newsgroups',
-  'resent-from', 'resent-date', 'resent-message-id', 'x-mailer', 'user-agent',
+  'from',
+  'sender',
+  'reply-to',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'date',
+  'message-id',
+  'in-reply-to',
+  'references',
+  'received',
+  'return-path',
+  'delivered-to',
+  'mime-version',
+  'content-type',
+  'newsgroups',
+  'resent-from',
+  'resent-date',
+  'resent-message-id',
+  'x-mailer',
+  'user-agent',
 ]);
 
 const HEADER_FIELD_START = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
@@ -70,7 +90,8 @@ const HEADER_FIELD_START = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
 function rejectUnlessMessage(raw: string, root: MimeNode): void {
   const notMessage = (why: string) => new RejectedItem(`not an RFC 822 message: ${why}`);
   if (raw.trim().length === 0) throw notMessage('it is empty');
-  if (!HEADER_FIELD_START.test(raw.slice(0, 1000))) throw notMessage('no headers (the first line is not a header field)');
+  if (!HEADER_FIELD_START.test(raw.slice(0, 1000)))
+    throw notMessage('no headers (the first line is not a header field)');
   if (raw.slice(0, root.bodyStart).includes('\0')) throw notMessage('binary data in the header section');
   if (!root.headers.some((h) => MESSAGE_FIELDS.has(h.name))) {
     const seen = [...new Set(root.headers.map((h) => h.name))].slice(0, 5).map((n) => `"${n}"`);
@@ -95,7 +116,11 @@ function addresses(field: AddressObject | AddressObject[] | undefined): Address[
 
 /** A folder whose own name (last path segment) is Spam or Junk ("[Gmail]/Spam", "INBOX.Junk", "Junk E-mail"). */
 export function isSpamFolder(folder: string): boolean {
-  const name = folder.split(/[/\\.]/).pop()?.trim() ?? '';
+  const name =
+    folder
+      .split(/[/\\.]/)
+      .pop()
+      ?.trim() ?? '';
   return /^(spam|junk)( ?e-?mail)?$/i.test(name);
 }
 
@@ -143,14 +168,20 @@ function structureWarnings(raw: string, root: MimeNode): { truncated: boolean; w
     if (node.transferEncoding === 'base64' && node.children.length === 0) {
       const problem = base64Problem(raw.slice(node.bodyStart, node.bodyEnd));
       const name = node.params.get('name');
-      if (problem) warnings.push(`a ${node.contentType} part${name ? ` ("${name}")` : ''} has invalid base64 (${problem}); what decoded is kept`);
+      if (problem)
+        warnings.push(
+          `a ${node.contentType} part${name ? ` ("${name}")` : ''} has invalid base64 (${problem}); what decoded is kept`,
+        );
     }
   }
-  if (truncated) warnings.unshift('the message ends before its closing MIME boundary (truncated); what was readable is kept');
+  if (truncated)
+    warnings.unshift('the message ends before its closing MIME boundary (truncated); what was readable is kept');
   return { truncated, warnings };
 }
 
-async function parseStructure(bytes: Buffer): Promise<{ mail: ParsedMail; root: MimeNode; raw: string; warnings: string[]; truncated: boolean }> {
+async function parseStructure(
+  bytes: Buffer,
+): Promise<{ mail: ParsedMail; root: MimeNode; raw: string; warnings: string[]; truncated: boolean }> {
   let raw = bytes.toString('latin1');
   const skip = leadingJunkLength(raw);
   if (skip > 0) {
@@ -233,7 +264,12 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
  * a generic octet-stream, its file name) is one it reads; a forwarded message is parsed as mail;
  * anything else is kept with its file name, type and size and no text.
  */
-async function parseAttachment(attachment: Attachment, index: number, depth: number, occurredAt: string | null): Promise<AttachmentItem> {
+async function parseAttachment(
+  attachment: Attachment,
+  index: number,
+  depth: number,
+  occurredAt: string | null,
+): Promise<AttachmentItem> {
   const filename = attachment.filename ?? null;
   const contentType = (attachment.contentType || 'application/octet-stream').toLowerCase();
   const bytes = attachment.content;
@@ -268,7 +304,8 @@ async function parseAttachment(attachment: Attachment, index: number, depth: num
     }
     const documentType = documentTypeFor(contentType, filename);
     if (documentType) {
-      const charset = (attachment.headers.get('content-type') as { params?: Record<string, string> } | undefined)?.params?.charset;
+      const charset = (attachment.headers.get('content-type') as { params?: Record<string, string> } | undefined)
+        ?.params?.charset;
       const document = await parseDocument({
         bytes,
         type: charset ? `${documentType}; charset=${charset}` : documentType,

@@ -66,7 +66,12 @@ export function readHeaders(s: string, at: number, limit: number): { headers: Ra
     const field = folded ? null : HEADER_LINE.exec(text);
     if (field?.[1]) {
       const valueStart = line.start + field[0].length;
-      headers.push({ name: field[1].toLowerCase(), value: s.slice(valueStart, line.end), valueStart, valueEnd: line.end });
+      headers.push({
+        name: field[1].toLowerCase(),
+        value: s.slice(valueStart, line.end),
+        valueStart,
+        valueEnd: line.end,
+      });
     } else if (last) {
       // A folded line, or a malformed line inside the header block: both continue the previous field.
       last.value += ` ${text.trim()}`;
@@ -82,7 +87,10 @@ export function headerValue(headers: RawHeader[], name: string): string | null {
 }
 
 /** Parses `type/subtype; a=b; c="d"` (values may be quoted; RFC 2231 continuations are left to mailparser). */
-export function parseContentType(value: string | null, fallback: string): { type: string; params: Map<string, string> } {
+export function parseContentType(
+  value: string | null,
+  fallback: string,
+): { type: string; params: Map<string, string> } {
   const params = new Map<string, string>();
   if (value === null) return { type: fallback, params };
   const [head = '', ...rest] = splitParams(value);
@@ -154,7 +162,8 @@ function splitMultipart(s: string, node: MimeNode, boundary: string, childType: 
       const closing = rest.startsWith('--');
       if (closing || rest.trim() === '') {
         // The CRLF before a delimiter belongs to the delimiter (RFC 2046).
-        if (partStart !== -1) node.children.push(readNode(s, partStart, trimEol(s, partStart, line.start), node.depth + 1, childType));
+        if (partStart !== -1)
+          node.children.push(readNode(s, partStart, trimEol(s, partStart, line.start), node.depth + 1, childType));
         if (closing) {
           node.closed = true;
           return;

@@ -78,7 +78,8 @@ function repairHeader(header: RawHeader, raw: string, guess: string | null): Rep
   else if (mostlyUtf8(bytes)) charset = 'utf-8';
   else charset = guess ?? 'windows-1252';
   // decodeText would not take a declared UTF-8 that is not valid UTF-8; here that is the point.
-  const decoded = charset === 'utf-8' ? { text: new TextDecoder('utf-8').decode(bytes), charset } : decodeText(bytes, charset);
+  const decoded =
+    charset === 'utf-8' ? { text: new TextDecoder('utf-8').decode(bytes), charset } : decodeText(bytes, charset);
   const note = `raw 8-bit header "${header.name}" read as ${decoded.charset}`;
   return { start: header.valueStart, end: header.valueEnd, text: decoded.text, note };
 }
@@ -89,7 +90,9 @@ function decodedBody(raw: string, node: MimeNode): Buffer {
   if (node.transferEncoding === 'base64') return Buffer.from(body.replace(/[^A-Za-z0-9+/]/g, ''), 'base64');
   if (node.transferEncoding === 'quoted-printable') {
     return Buffer.from(
-      body.replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      body
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
       'latin1',
     );
   }
@@ -111,10 +114,17 @@ function bodyCharsetFix(node: MimeNode, raw: string): { header: RawHeader; chars
   const declared = node.params.get('charset')?.toLowerCase();
   if (nonUtf8Charset(declared)) return null;
   const body = decodedBody(raw, node);
-  let charset = node.contentType === 'text/html' && declared === undefined ? nonUtf8Charset(sniffHtmlCharset(body) ?? undefined) : null;
+  let charset =
+    node.contentType === 'text/html' && declared === undefined
+      ? nonUtf8Charset(sniffHtmlCharset(body) ?? undefined)
+      : null;
   if (charset === null && !isValidUtf8(body)) charset = 'windows-1252';
   if (charset === null) return null;
-  return { header, charset, note: `a ${node.contentType} part declared ${declared ?? 'no charset'} and was read as ${charset}` };
+  return {
+    header,
+    charset,
+    note: `a ${node.contentType} part declared ${declared ?? 'no charset'} and was read as ${charset}`,
+  };
 }
 
 /** The repaired bytes (the same Buffer when nothing needed repair) and what was repaired. */

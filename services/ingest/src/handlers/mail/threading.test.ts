@@ -25,11 +25,27 @@ describe('message ids', () => {
 /** A three-message conversation: A starts it, B answers A, C answers B. */
 function conversation() {
   const base = (id: string, subject: string, extra: Array<[string, string]>) =>
-    message([['From', 'Ann <ann@example.com>'], ['To', 'bob@example.com'], ['Subject', subject], ['Date', 'Mon, 3 Jun 2024 10:00:00 +0000'], ['Message-ID', id], ...extra], `${subject}\r\n`);
+    message(
+      [
+        ['From', 'Ann <ann@example.com>'],
+        ['To', 'bob@example.com'],
+        ['Subject', subject],
+        ['Date', 'Mon, 3 Jun 2024 10:00:00 +0000'],
+        ['Message-ID', id],
+        ...extra,
+      ],
+      `${subject}\r\n`,
+    );
   return {
     a: base('<Root.1@Example.com>', 'Plans', []),
-    b: base('<reply.2@example.com>', 'Re: Plans', [['In-Reply-To', '<root.1@example.com>'], ['References', '<root.1@example.com>']]),
-    c: base('<reply.3@example.com>', 'Re: Re: Plans', [['In-Reply-To', '<reply.2@example.com>'], ['References', '<root.1@example.com>\r\n <reply.2@example.com>']]),
+    b: base('<reply.2@example.com>', 'Re: Plans', [
+      ['In-Reply-To', '<root.1@example.com>'],
+      ['References', '<root.1@example.com>'],
+    ]),
+    c: base('<reply.3@example.com>', 'Re: Re: Plans', [
+      ['In-Reply-To', '<reply.2@example.com>'],
+      ['References', '<root.1@example.com>\r\n <reply.2@example.com>'],
+    ]),
   };
 }
 
@@ -50,14 +66,30 @@ describe('threading without a provider thread id', () => {
   });
 
   it('threads a reply with only In-Reply-To under its parent', async () => {
-    const reply = await parseEmail(message([['From', 'x@example.com'], ['Message-ID', '<r@x>'], ['In-Reply-To', '<Parent@X>']]));
+    const reply = await parseEmail(
+      message([
+        ['From', 'x@example.com'],
+        ['Message-ID', '<r@x>'],
+        ['In-Reply-To', '<Parent@X>'],
+      ]),
+    );
     assert.equal(reply.meta.threadKey, 'parent@x');
   });
 
   it('starts a thread of its own when it refers to nothing; without a Message-ID the identity is the key', async () => {
-    const alone = await parseEmail(message([['From', 'x@example.com'], ['Message-ID', '<Solo@X>']]));
+    const alone = await parseEmail(
+      message([
+        ['From', 'x@example.com'],
+        ['Message-ID', '<Solo@X>'],
+      ]),
+    );
     assert.equal(alone.meta.threadKey, 'solo@x');
-    const anonymous = await parseEmail(message([['From', 'x@example.com'], ['Subject', 'no id']]));
+    const anonymous = await parseEmail(
+      message([
+        ['From', 'x@example.com'],
+        ['Subject', 'no id'],
+      ]),
+    );
     assert.equal(anonymous.meta.threadKey, anonymous.identity);
   });
 });

@@ -38,6 +38,11 @@ export function normaliseMessageId(value: string | null | undefined): string | n
   return parseIdList(value)[0] ?? null;
 }
 
-export function threadKey(message: { messageId: string | null; inReplyTo: string | null; references: string[]; identity: string }): string {
+export function threadKey(message: {
+  messageId: string | null;
+  inReplyTo: string | null;
+  references: string[];
+  identity: string;
+}): string {
   return message.references[0] ?? message.inReplyTo ?? message.messageId ?? message.identity;
 }

@@ -29,11 +29,14 @@ export function pdf(pages: string[][], info: Record<string, string> = {}): Buffe
   objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
   pages.forEach((lines, i) => {
     const stream = `BT /F1 12 Tf 72 720 Td 14 TL ${lines.map((l) => `${pdfString(l)} Tj T*`).join(' ')} ET`;
-    objects[4 + i * 2] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`;
+    objects[4 + i * 2] =
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`;
     objects[5 + i * 2] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
   });
   const infoId = objects.length;
-  objects[infoId] = `<< ${Object.entries(info).map(([k, v]) => `/${k} ${pdfString(v)}`).join(' ')} >>`;
+  objects[infoId] = `<< ${Object.entries(info)
+    .map(([k, v]) => `/${k} ${pdfString(v)}`)
+    .join(' ')} >>`;
   let out = '%PDF-1.4\n';
   const offsets: number[] = [];
   for (let id = 1; id < objects.length; id++) {
@@ -94,7 +97,10 @@ const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').
 /** A minimal Word document: paragraphs, optionally in the built-in "heading 1" style. */
 export function docx(paragraphs: Array<{ text: string; heading?: boolean }>): Buffer {
   const body = paragraphs
-    .map((p) => `<w:p>${p.heading ? '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>' : ''}<w:r><w:t xml:space="preserve">${escapeXml(p.text)}</w:t></w:r></w:p>`)
+    .map(
+      (p) =>
+        `<w:p>${p.heading ? '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>' : ''}<w:r><w:t xml:space="preserve">${escapeXml(p.text)}</w:t></w:r></w:p>`,
+    )
     .join('');
   return zip([
     {
@@ -118,6 +124,9 @@ export function docx(paragraphs: Array<{ text: string; heading?: boolean }>): Bu
       name: 'word/styles.xml',
       data: `<?xml version="1.0" encoding="UTF-8"?><w:styles xmlns:w="${W}"><w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style></w:styles>`,
     },
-    { name: 'word/document.xml', data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${body}</w:body></w:document>` },
+    {
+      name: 'word/document.xml',
+      data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${body}</w:body></w:document>`,
+    },
   ]);
 }

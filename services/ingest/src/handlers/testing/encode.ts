@@ -70,7 +70,13 @@ export function encodedWord(text: string, charset: string, encoding: 'B' | 'Q'):
     encoding === 'B'
       ? bytes.toString('base64')
       : [...bytes]
-          .map((b) => (b === 0x20 ? '_' : /[A-Za-z0-9!*+\-/]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `=${b.toString(16).toUpperCase().padStart(2, '0')}`))
+          .map((b) =>
+            b === 0x20
+              ? '_'
+              : /[A-Za-z0-9!*+\-/]/.test(String.fromCharCode(b))
+                ? String.fromCharCode(b)
+                : `=${b.toString(16).toUpperCase().padStart(2, '0')}`,
+          )
           .join('');
   return `=?${charset}?${encoding}?${payload}?=`;
 }

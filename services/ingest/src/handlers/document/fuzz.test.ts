@@ -1,0 +1,74 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { docx, pdf } from '../testing/build.js';
+import { mutations } from '../testing/mutate.js';
+import { parsedOrCleanlyRejected } from '../testing/parse.js';
+
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+/** One document of each format, with the syntax each reader makes decisions on. */
+const SEEDS: Array<{ type: string; bytes: Buffer }> = [
+  {
+    type: 'text/markdown',
+    bytes: Buffer.from(
+      '---\ntitle: T\ntags: [a, b]\n---\n# H1\n\nText [[Link#H|alias]] #tag `code #x`\n\n```\n[[no]]\n```\n',
+    ),
+  },
+  {
+    type: 'text/html',
+    bytes: Buffer.from(
+      '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>T</title><link rel="canonical" href="/x"></head><body><nav>n</nav><article><h1>H</h1><p>Para one.</p></article></body></html>',
+    ),
+  },
+  {
+    type: 'text/x-rst',
+    bytes: Buffer.from(
+      '=====\nTitle\n=====\n\nText with ``code`` and `link <http://x>`_.\n\n.. note:: n\n\nSection\n-------\n',
+    ),
+  },
+  { type: 'text/plain; charset=koi8-r', bytes: Buffer.from([0xf0, 0xd2, 0xc9, 0xd7, 0xc5, 0xd4, 0x0a]) },
+  {
+    type: 'application/pdf',
+    bytes: pdf([['Page one'], ['Page two']], { Title: 'T', CreationDate: 'D:20200101000000Z' }),
+  },
+  { type: DOCX, bytes: docx([{ text: 'Heading', heading: true }, { text: 'Body' }]) },
+];
+
+const TOKENS = [
+  '\n',
+  '---\n',
+  '[[',
+  ']]',
+  '#',
+  '`',
+  '```',
+  '<',
+  '>',
+  '</body>',
+  '<body>',
+  '<html>',
+  'charset=',
+  '\0',
+  '\xff\xfe',
+  'obj',
+  'endobj',
+  'stream',
+  '/Length 0',
+  'xref',
+  'trailer',
+  'PK',
+];
+
+describe('documents: fuzzing with mutated files', () => {
+  it('parses or clearly rejects every mutated document, never crashing', async () => {
+    let parsed = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...SEEDS), mutations(TOKENS), async (seed, mutate) => {
+        if ((await parsedOrCleanlyRejected({ type: seed.type, bytes: mutate(seed.bytes) })) === 'parsed') parsed++;
+      }),
+      { numRuns: 1000 },
+    );
+    assert.ok(parsed > 500, `parsed ${parsed} of 1000`);
+  });
+});

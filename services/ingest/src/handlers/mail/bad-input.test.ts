@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixture, message, pdf, zip } from '../testing/build.js';
+import { fixture, message, pdf, withAttachment, zip } from '../testing/build.js';
 import { parseEmail, rejection, registry } from '../testing/parse.js';
 import type { AttachmentItem } from '../handler.js';
 
@@ -128,25 +128,10 @@ describe('mail: what is not a message', () => {
 describe('mail: damaged parts', () => {
   it('keeps a part with invalid base64, with a warning naming it', async () => {
     const item = await parseEmail(
-      message(
-        [
-          ['From', 'a@example.com'],
-          ['Content-Type', 'multipart/mixed; boundary="b"'],
-        ],
-        [
-          '--b',
-          'Content-Type: text/plain',
-          '',
-          'Body.',
-          '--b',
-          'Content-Type: application/octet-stream; name="data.bin"',
-          'Content-Transfer-Encoding: base64',
-          '',
-          'AAEC!!!AwQF####',
-          '--b--',
-          '',
-        ].join('\r\n'),
-      ),
+      withAttachment('Body.', {
+        headers: ['Content-Type: application/octet-stream; name="data.bin"', 'Content-Transfer-Encoding: base64'],
+        body: 'AAEC!!!AwQF####',
+      }),
     );
     assert.equal(item.text.trim(), 'Body.');
     assert.equal(item.children?.length, 1);
@@ -175,25 +160,13 @@ describe('mail: damaged parts', () => {
 
   it('keeps an attachment whose document is corrupt, with the reason', async () => {
     const item = await parseEmail(
-      message(
-        [
-          ['From', 'a@example.com'],
-          ['Content-Type', 'multipart/mixed; boundary="b"'],
-        ],
-        [
-          '--b',
-          'Content-Type: text/plain',
-          '',
-          'See attached.',
-          '--b',
+      withAttachment('See attached.', {
+        headers: [
           'Content-Type: application/vnd.openxmlformats-officedocument.wordprocessingml.document; name="cv.docx"',
           'Content-Transfer-Encoding: base64',
-          '',
-          Buffer.from('not a zip at all').toString('base64'),
-          '--b--',
-          '',
-        ].join('\r\n'),
-      ),
+        ],
+        body: Buffer.from('not a zip at all').toString('base64'),
+      }),
     );
     const attachment = item.children?.[0] as AttachmentItem;
     assert.equal(attachment.meta.filename, 'cv.docx');

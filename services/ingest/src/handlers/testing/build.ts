@@ -11,6 +11,19 @@ export function message(headers: Array<[string, string]>, body: string | Buffer 
   return Buffer.concat([head, typeof body === 'string' ? Buffer.from(body, 'utf8') : body]);
 }
 
+/** A multipart/mixed message from a@example.com: a text/plain part, then one attachment part. */
+export function withAttachment(text: string, attachment: { headers: string[]; body: string }): Buffer {
+  return message(
+    [
+      ['From', 'a@example.com'],
+      ['Content-Type', 'multipart/mixed; boundary="b"'],
+    ],
+    ['--b', 'Content-Type: text/plain', '', text, '--b', ...attachment.headers, '', attachment.body, '--b--', ''].join(
+      '\r\n',
+    ),
+  );
+}
+
 /** A fixture copied into services/ingest/fixtures (see fixtures/PROVENANCE.md). */
 export function fixture(path: string): Buffer {
   return readFileSync(new URL(`../../../fixtures/${path}`, import.meta.url));

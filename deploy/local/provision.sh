@@ -121,7 +121,8 @@ build_pgvector() {
   fi
   local work
   work=$(mktemp -d)
-  chmod 755 "$work" # apt-get source downloads as user _apt when it can enter the directory
+  # As root, apt-get source downloads as user _apt when that user may write here (else it warns).
+  if [ "$(id -u)" = 0 ] && id _apt >/dev/null 2>&1; then chown _apt "$work"; fi
   # shellcheck disable=SC2064 # expand now: $work is local
   trap "rm -rf '$work'" EXIT
   (cd "$work" && apt-get source -q pgvector) || die "apt-get source pgvector failed (is a deb-src entry for $PGVECTOR_SRC_SUITE reachable?)"

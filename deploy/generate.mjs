@@ -3,6 +3,7 @@
 // with one app service per services/* workspace. Edit this file, not the outputs, then run
 //   node deploy/generate.mjs          (rewrite the files)
 //   node deploy/generate.mjs --check  (exit 1 if they are out of date; the libs/stack tests do this)
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,13 +24,24 @@ const SERVICE_OPTIONS = {
   pipelines: { env: { MEMEX_PIPELINE_WORKERS: '0' } },
 };
 
-/** The app services: every workspace under services/ with an entry point (src/main.ts → dist/main.js). */
+/**
+ * The app services: the workspaces under services/ with an entry point (src/main.ts → dist/main.js)
+ * that git tracks, so a service still being written in someone's working tree does not change
+ * the manifests before it is committed. Outside a git checkout: every one on disk.
+ */
 export function listServices(root = REPO_ROOT) {
-  const dir = path.join(root, 'services');
-  return fs
-    .readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory() && fs.existsSync(path.join(dir, e.name, 'src', 'main.ts')))
-    .map((e) => e.name)
+  let mains;
+  try {
+    mains = execFileSync('git', ['ls-files', '--', 'services/*/src/main.ts'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean);
+  } catch {
+    const dir = path.join(root, 'services');
+    mains = fs.readdirSync(dir).map((name) => `services/${name}/src/main.ts`);
+  }
+  return mains
+    .filter((main) => fs.existsSync(path.join(root, main)))
+    .map((main) => main.split('/')[1])
     .sort();
 }
 

@@ -57,7 +57,7 @@ export async function createTestEnv(overrides: Partial<MemexConfig> = {}): Promi
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-test-home-'));
   const natsPort = await freePort();
   const storeDir = path.join(home, 'nats');
-  let nats: NatsHandle = await startNats({ storeDir, port: natsPort });
+  let nats: NatsHandle = await startNats({ storeDir, port: natsPort, detached: false });
   const config: MemexConfig = {
     ...loadConfig({ MEMEX_HOME: home }),
     natsUrl: nats.url,
@@ -73,7 +73,7 @@ export async function createTestEnv(overrides: Partial<MemexConfig> = {}): Promi
     home,
     async restartNats() {
       await nats.stop();
-      nats = await startNats({ storeDir, port: natsPort });
+      nats = await startNats({ storeDir, port: natsPort, detached: false });
     },
     async stop() {
       await nats.stop();

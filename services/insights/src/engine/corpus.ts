@@ -63,10 +63,12 @@ export class Corpus {
           throw new Error(`engine: note ${note.id} has a ${note.embedding.length}-d embedding, others ${dim}-d`);
         }
       }
-      const title = normalizeLinkTarget(note.title);
-      const same = this.indicesOfTitle.get(title);
-      if (same) same.push(i);
-      else this.indicesOfTitle.set(title, [i]);
+      for (const title of new Set([note.title, ...(note.aliases ?? [])].map(normalizeLinkTarget))) {
+        if (title === '') continue;
+        const same = this.indicesOfTitle.get(title);
+        if (same) same.push(i);
+        else this.indicesOfTitle.set(title, [i]);
+      }
     });
   }
 
@@ -80,7 +82,7 @@ export class Corpus {
     return note;
   }
 
-  /** Notes a link target names: the note with that exact id, else every note with that title. */
+  /** Notes a link target names: the note with that exact id, else every note with that title or alias. */
   resolveLink(target: string): readonly number[] {
     const byId = this.indexOfId.get(target.trim());
     if (byId !== undefined) return [byId];

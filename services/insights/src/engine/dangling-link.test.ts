@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { detectDanglingLinks } from './dangling-link.js';
 import { normalizeLinkTarget } from './corpus.js';
-import { CorpusBuilder } from './synthetic.js';
+import { CorpusBuilder, makeNote } from './synthetic.js';
 
 const AT = new Date('2023-05-01T00:00:00Z');
 
@@ -39,6 +39,20 @@ describe('detectDanglingLinks', () => {
       links: [target.id, 'Garden Plan|the plan', 'garden plan#Beds', 'Garden Plan^b1', 'Garden Plan.md', '  '],
     });
     assert.deepEqual(detectDanglingLinks(b.notes), []);
+  });
+
+  it("resolves links by a note's aliases (a file name, front matter aliases)", () => {
+    const notes = [
+      {
+        ...makeNote({ id: 'a', title: 'Weekly Review, 2024', createdAt: AT }),
+        aliases: ['weekly-review.md', 'Review'],
+      },
+      makeNote({ id: 'b', createdAt: AT, links: ['weekly-review', 'review', 'Missing'] }),
+    ];
+    assert.deepEqual(
+      detectDanglingLinks(notes).map((s) => s.detail.target),
+      ['Missing'],
+    );
   });
 
   it('keys by the normalised target, stable across spellings and input order', () => {

@@ -67,8 +67,8 @@ const hex = (x: number): string => x.toString(16).padStart(8, '0');
  * service may skip it.
  *
  * Per note, a 64-bit digest of id, contentHash (which must cover the text,
- * front matter, tags and links: any edit changes it), title (a document's may
- * come from its file name), createdAt, updatedAt, and the embedding's length
+ * front matter, tags and links: any edit changes it), title and aliases (a
+ * document's may come from its file name), createdAt, updatedAt, and the embedding's length
  * and first four components (enough to notice a re-embedding by another
  * model without reading whole vectors). Digests are combined by sum and by
  * xor (a pair of equal digests cancels in xor, not in the sum), with the note
@@ -84,6 +84,7 @@ export function corpusFingerprint(notes: readonly EngineNote[], cfg: EngineConfi
   let maxUpdated = -Infinity;
   for (const note of notes) {
     const h = new Hasher().str(note.id).str(note.contentHash).str(note.title);
+    for (const alias of note.aliases ?? []) h.str(alias);
     h.time(note.createdAt.getTime()).time(note.updatedAt.getTime());
     const e = note.embedding;
     h.u32(e.length);

@@ -11,6 +11,8 @@ export interface EngineNote {
    * may be passed whole: the part after '|' and after '#' is ignored, as is a trailing '.md'.
    */
   links: string[];
+  /** Other names links may use for it (a document's file name, front matter `aliases`). */
+  aliases?: string[];
   frontMatter: Record<string, unknown>;
   /** Hash of the note's content as stored; any edit must change it. */
   contentHash: string;

@@ -1,0 +1,4 @@
+import { runService } from '@memex/runtime';
+import { InsightsModule } from './insights.module.js';
+
+await runService('insights', (config) => InsightsModule.register(config));

@@ -1,0 +1,274 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { sql, type Transaction } from 'kysely';
+import type {
+  DetectedSignal,
+  EmbeddingComputed,
+  EventOf,
+  InferenceMinted,
+  InferenceReminted,
+  ItemIngested,
+  NotePut,
+  SignalsDetected,
+  SignalTriaged,
+} from '@memex/contracts';
+import type { LoggedEvent } from '@memex/bus';
+import { Projector, type Projection } from '@memex/runtime';
+import {
+  applyDetection,
+  transitionSignal,
+  TriageError,
+  type StoredSignal,
+  type TriageAction,
+} from '../engine/index.js';
+import { markdownDocumentFacts, notePutFacts, type NoteFacts, type PreviousVersion } from '../notes/note-facts.js';
+import { fromEvent, toRow, toStored } from '../signals/signal-rows.js';
+import { insightsMigrations } from './migrations.js';
+import type { InsightsDatabase } from './schema.js';
+
+type Trx = Transaction<InsightsDatabase>;
+
+/**
+ * Builds the insights read model from the log: notes from `note.put` and Markdown documents, their
+ * item-level vectors from `embedding.computed`, signals merged from `signals.detected` runs and
+ * judged by `signal.triaged`, inferences from `inference.minted`/`reminted`. Detection and triage
+ * are the engine's pure functions applied with the events' own times, so a replay rebuilds the
+ * same rows; an illegal triage (a race lost to an earlier judgement) is ignored, as the log
+ * ordered it after the judgement that won.
+ */
+@Injectable()
+@Projector({ name: 'insights', migrations: insightsMigrations })
+export class InsightsProjector implements Projection {
+  private readonly logger = new Logger('insights:projector');
+
+  async apply(trx: Trx, { seq, event }: LoggedEvent): Promise<void> {
+    switch (event.type) {
+      case 'note.put': {
+        const put = event as EventOf<typeof NotePut>;
+        return this.putNote(trx, seq, put.data.id, (previous) => notePutFacts(put, seq, previous));
+      }
+      case 'item.ingested': {
+        const ingested = event as EventOf<typeof ItemIngested>;
+        return this.putNote(trx, seq, ingested.data.id, (previous) => markdownDocumentFacts(ingested, previous));
+      }
+      case 'embedding.computed':
+        return this.embeddingComputed(trx, seq, event as EventOf<typeof EmbeddingComputed>);
+      case 'item.deleted':
+        return this.itemDeleted(trx, seq, (event.data as { id: string }).id);
+      case 'model.activated':
+        await trx
+          .updateTable('engine_state')
+          .set({ chosen_space: (event.data as { space: string }).space, notes_seq: seq })
+          .execute();
+        return;
+      case 'signals.detected':
+        return this.signalsDetected(trx, event as EventOf<typeof SignalsDetected>);
+      case 'signal.triaged':
+        return this.signalTriaged(trx, event as EventOf<typeof SignalTriaged>);
+      case 'inference.minted':
+        return this.inferenceMinted(trx, event as EventOf<typeof InferenceMinted>);
+      case 'inference.reminted':
+        return this.inferenceReminted(trx, event as EventOf<typeof InferenceReminted>);
+    }
+  }
+
+  /** Inserts or replaces a note (`facts` null: the item is not a note, or no longer Markdown). */
+  private async putNote(
+    trx: Trx,
+    seq: number,
+    id: string,
+    facts: (previous: PreviousVersion | undefined) => NoteFacts | null,
+  ): Promise<void> {
+    if (await trx.selectFrom('tombstones').select('id').where('id', '=', id).executeTakeFirst()) return;
+    const previous = await trx
+      .selectFrom('notes')
+      .select(['created_at', 'revision'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    const note = facts(previous);
+    if (!note) {
+      if (previous) await this.dropNote(trx, seq, id);
+      return;
+    }
+    const row = { ...note, front_matter: JSON.stringify(note.front_matter), seq };
+    const { id: _id, ...update } = row;
+    await trx
+      .insertInto('notes')
+      .values(row)
+      .onConflict((oc) => oc.column('id').doUpdateSet(update))
+      .execute();
+    // A new revision's content is not what the old vectors describe; its own come with its embedding.
+    if (previous && Number(previous.revision) !== note.revision) {
+      await trx.deleteFrom('note_vectors').where('note_id', '=', id).execute();
+    }
+    await trx
+      .updateTable('inference_sources')
+      .set({ title: note.title, kind: note.kind, labels: note.labels, spam: note.spam })
+      .where('note_id', '=', id)
+      .execute();
+    await this.touch(trx, seq);
+  }
+
+  /** The item-level vector (piece 0) of the note's current revision; older revisions' are stale. */
+  private async embeddingComputed(trx: Trx, seq: number, event: EventOf<typeof EmbeddingComputed>): Promise<void> {
+    const { item_id, revision, space, dims, piece, item } = event.data;
+    if (piece !== 0 || !item) return;
+    const note = await trx.selectFrom('notes').select('revision').where('id', '=', item_id).executeTakeFirst();
+    if (!note || Number(note.revision) !== revision) return;
+    const vector = Buffer.from(item, 'base64');
+    if (vector.length !== dims * 4) {
+      throw new Error(
+        `embedding.computed for ${item_id}: a ${dims}-d vector has ${dims * 4} bytes, not ${vector.length}`,
+      );
+    }
+    await trx
+      .insertInto('note_vectors')
+      .values({ note_id: item_id, space, vector })
+      .onConflict((oc) => oc.columns(['note_id', 'space']).doUpdateSet({ vector }))
+      .execute();
+    await this.touch(trx, seq);
+  }
+
+  /** The note goes; inference evidence citing it stays (that is how an inference is seen orphaned). */
+  private async itemDeleted(trx: Trx, seq: number, id: string): Promise<void> {
+    await trx
+      .insertInto('tombstones')
+      .values({ id })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+    if (await trx.selectFrom('notes').select('id').where('id', '=', id).executeTakeFirst()) {
+      await this.dropNote(trx, seq, id);
+    }
+  }
+
+  private async dropNote(trx: Trx, seq: number, id: string): Promise<void> {
+    await trx.deleteFrom('notes').where('id', '=', id).execute();
+    await trx.deleteFrom('note_vectors').where('note_id', '=', id).execute();
+    await this.touch(trx, seq);
+  }
+
+  /** The dirty flag: what detection reads changed at `seq`. */
+  private async touch(trx: Trx, seq: number): Promise<void> {
+    await trx.updateTable('engine_state').set({ notes_seq: seq }).execute();
+  }
+
+  private async signalsDetected(trx: Trx, event: EventOf<typeof SignalsDetected>): Promise<void> {
+    const { run, piece, pieces, fingerprint, notes_seq, config_hash } = event.data;
+    let detected: DetectedSignal[] | undefined = event.data.signals;
+    if (pieces > 1) {
+      await trx
+        .insertInto('detection_pieces')
+        .values({ run, piece, signals: JSON.stringify(detected ?? []) })
+        .onConflict((oc) => oc.columns(['run', 'piece']).doNothing())
+        .execute();
+      const stored = await trx
+        .selectFrom('detection_pieces')
+        .select('signals')
+        .where('run', '=', run)
+        .orderBy('piece')
+        .execute();
+      if (stored.length < pieces) return;
+      detected = stored.flatMap((row) => row.signals as DetectedSignal[]);
+      await trx.deleteFrom('detection_pieces').where('run', '=', run).execute();
+    }
+    const detectedAt = new Date(event.occurred_at);
+    if (detected) await this.mergeDetection(trx, detected, detectedAt);
+    await trx
+      .updateTable('engine_state')
+      .set({ fingerprint, detected_notes_seq: notes_seq, config_hash, detected_at: detectedAt })
+      .execute();
+  }
+
+  /** The engine's merge: judged signals keep their status, vanished ones stay (not present), new ones get the next numbers. */
+  private async mergeDetection(trx: Trx, detected: DetectedSignal[], detectedAt: Date): Promise<void> {
+    const rows = await trx.selectFrom('signals').selectAll().execute();
+    const ids = new Map(rows.map((row) => [row.key, row.id]));
+    let nextId = Math.max(0, ...rows.map((row) => row.id)) + 1;
+    const { upserts } = applyDetection(rows.map(toStored), detected.map(fromEvent), detectedAt);
+    for (const signal of upserts) {
+      const id = ids.get(signal.key) ?? nextId++;
+      await this.saveSignal(trx, signal, id);
+    }
+  }
+
+  private async saveSignal(trx: Trx, signal: StoredSignal, id: number): Promise<void> {
+    const row = toRow(signal, id);
+    const { key: _key, ...update } = row;
+    await trx
+      .insertInto('signals')
+      .values(row)
+      .onConflict((oc) => oc.column('key').doUpdateSet(update))
+      .execute();
+  }
+
+  /** Applies a judgement with the event's time; one the log ordered after a conflicting one is ignored. */
+  private async judge(trx: Trx, key: string, action: TriageAction, at: Date): Promise<void> {
+    const row = await trx.selectFrom('signals').selectAll().where('key', '=', key).executeTakeFirst();
+    if (!row) return;
+    try {
+      await this.saveSignal(trx, transitionSignal(toStored(row), action, at), row.id);
+    } catch (error) {
+      if (!(error instanceof TriageError)) throw error;
+      this.logger.warn(`ignored: ${error.message}`);
+    }
+  }
+
+  private async signalTriaged(trx: Trx, event: EventOf<typeof SignalTriaged>): Promise<void> {
+    const { key, action, until } = event.data;
+    const triage: TriageAction =
+      action === 'snooze' ? { type: 'snooze', until: new Date(until ?? Number.NaN) } : { type: action };
+    await this.judge(trx, key, triage, new Date(event.occurred_at));
+  }
+
+  private async inferenceMinted(trx: Trx, event: EventOf<typeof InferenceMinted>): Promise<void> {
+    const { id, title, summary, confidence, model_id, signal_key } = event.data;
+    const { numInsertedOrUpdatedRows } = await trx
+      .insertInto('inferences')
+      .values({
+        id,
+        title,
+        summary,
+        confidence,
+        model_id,
+        signal_key,
+        made_by: event.actor.id,
+        minted_at: new Date(event.occurred_at),
+        revision: 1,
+      })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .executeTakeFirst();
+    if (!numInsertedOrUpdatedRows) return;
+    await this.saveSources(trx, event.data);
+    if (signal_key) await this.judge(trx, signal_key, { type: 'mint', inferenceId: id }, new Date(event.occurred_at));
+  }
+
+  private async inferenceReminted(trx: Trx, event: EventOf<typeof InferenceReminted>): Promise<void> {
+    const { id, title, summary, confidence, model_id } = event.data;
+    const updated = await trx
+      .updateTable('inferences')
+      .set((eb) => ({
+        title,
+        summary,
+        confidence,
+        model_id,
+        minted_at: new Date(event.occurred_at),
+        revision: eb('revision', '+', 1),
+      }))
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!updated.numUpdatedRows) return;
+    await trx.deleteFrom('inference_sources').where('inference_id', '=', id).execute();
+    await this.saveSources(trx, event.data);
+  }
+
+  /** Evidence rows with the hash from the event and the note's title and visibility as the read model has them now. */
+  private async saveSources(
+    trx: Trx,
+    data: { id: number; sources: Array<{ note_id: string; content_hash: string }> },
+  ): Promise<void> {
+    await sql`insert into inference_sources (inference_id, ordinal, note_id, content_hash, title, kind, labels, spam)
+      select ${data.id}, s.ordinal, s.note_id, s.content_hash, coalesce(n.title, ''), n.kind, n.labels, n.spam
+      from jsonb_to_recordset(${JSON.stringify(data.sources.map((s, ordinal) => ({ ...s, ordinal })))}::jsonb)
+        as s(ordinal integer, note_id text, content_hash text)
+      left join notes n on n.id = s.note_id`.execute(trx);
+  }
+}

@@ -1,0 +1,182 @@
+import os from 'node:os';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import type { DetectedSignal, ResultOf, Scope, SignalsList } from '@memex/contracts';
+import { EventPublisher, newId } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
+import { visibleTo } from '@memex/db';
+import { CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
+import { detectIfChanged, type EngineNote } from '../engine/index.js';
+import type { InsightsDatabase } from '../projection/schema.js';
+import { loadEngineConfig } from './engine-config.js';
+import { toEvent } from './signal-rows.js';
+
+export type Detection = ResultOf<typeof SignalsList>['detection'];
+
+/** A piece of a detection run stays well under the log's 1 MB message limit. */
+const PIECE_BYTES = 512 * 1024;
+
+if (os.endianness() !== 'LE') throw new Error('insights: vectors are read as little-endian float32');
+
+/**
+ * The embedding space detection uses: the one covering the most notes, the chosen model
+ * (`memex models use`) winning ties, so a newly chosen model takes over once it has caught up.
+ */
+async function activeSpace(db: Kysely<InsightsDatabase>, chosen: string | null): Promise<string | null> {
+  const counts = await db
+    .selectFrom('note_vectors')
+    .select(['space', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('space')
+    .execute();
+  counts.sort(
+    (a, b) =>
+      Number(b.n) - Number(a.n) ||
+      (b.space === chosen ? 1 : 0) - (a.space === chosen ? 1 : 0) ||
+      (a.space < b.space ? -1 : 1),
+  );
+  return counts[0]?.space ?? null;
+}
+
+/** Float32 vector from bytea (copied: a Buffer's offset need not be 4-aligned). */
+function vectorOf(bytes: Buffer | null): Float32Array {
+  if (!bytes) return new Float32Array(0);
+  return new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
+}
+
+/** Cuts a run into pieces of at most PIECE_BYTES of JSON (at least one, possibly empty). */
+function pieces(signals: DetectedSignal[]): DetectedSignal[][] {
+  const out: DetectedSignal[][] = [[]];
+  let bytes = 0;
+  for (const signal of signals) {
+    const size = JSON.stringify(signal).length;
+    if (bytes + size > PIECE_BYTES && out[out.length - 1]!.length > 0) {
+      out.push([]);
+      bytes = 0;
+    }
+    out[out.length - 1]!.push(signal);
+    bytes += size;
+  }
+  return out;
+}
+
+/**
+ * The lazy, dirty-flagged refresh (seed 001 "Lazy by default, no daemon"): every read of signals
+ * calls `refresh`, which does nothing when no note changed since the last run (the engine state
+ * row's notes_seq against the one the run saw, and the configuration's hash); otherwise it loads
+ * the notes, skips detection too when their corpus fingerprint is the last run's, else detects,
+ * and publishes `signals.detected` for the projector to merge into the triaged signals.
+ */
+@Injectable()
+export class DetectionService {
+  private running: Promise<boolean> | undefined;
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Kysely<InsightsDatabase>,
+    @Inject(CONFIG) private readonly config: MemexConfig,
+    private readonly publisher: EventPublisher,
+    private readonly host: ServiceHost,
+  ) {}
+
+  /** Whether detection ran. One refresh at a time per process: concurrent reads share it. */
+  refresh(): Promise<boolean> {
+    this.running ??= this.run().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async run(): Promise<boolean> {
+    const { config: engineConfig, hash } = loadEngineConfig(this.config.home);
+    const state = await this.db.selectFrom('engine_state').selectAll().executeTakeFirstOrThrow();
+    if (state.detected_notes_seq === state.notes_seq && state.config_hash === hash) {
+      return false;
+    }
+    const corpus = await this.loadNotes();
+    const result = detectIfChanged(corpus.notes, engineConfig, state.fingerprint ?? undefined);
+    const run = newId();
+    const parts = result.signals ? pieces(result.signals.map(toEvent)) : [undefined];
+    const published = await this.publisher.publishAll(
+      parts.map((signals, piece) => ({
+        type: 'signals.detected',
+        subject: `detection:${run}`,
+        actor: { kind: 'system', id: 'insights' },
+        data: {
+          run,
+          fingerprint: result.fingerprint,
+          notes_seq: corpus.notesSeq,
+          config_hash: hash,
+          piece,
+          pieces: parts.length,
+          ...(signals ? { signals } : {}),
+        },
+      })),
+    );
+    await this.host.projector!.waitFor(published[published.length - 1]!.seq, this.config.rpcTimeoutMs);
+    return result.signals !== null;
+  }
+
+  /** Every note with its vector in the active space, and the notes_seq they reflect (one snapshot). */
+  private async loadNotes(): Promise<{ notes: EngineNote[]; notesSeq: number }> {
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => {
+        const state = await trx.selectFrom('engine_state').selectAll().executeTakeFirstOrThrow();
+        const space = await activeSpace(trx, state.chosen_space);
+        const rows = await trx
+          .selectFrom('notes')
+          .leftJoin('note_vectors', (join) =>
+            join.onRef('note_vectors.note_id', '=', 'notes.id').on('note_vectors.space', '=', space ?? ''),
+          )
+          .select([
+            'id',
+            'title',
+            'aliases',
+            'created_at',
+            'updated_at',
+            'tags',
+            'links',
+            'front_matter',
+            'content_hash',
+            'note_vectors.vector',
+          ])
+          .execute();
+        const notes = rows.map((row): EngineNote => ({
+          id: row.id,
+          title: row.title,
+          aliases: row.aliases,
+          createdAt: row.created_at,
+          updatedAt: row.updated_at,
+          tags: row.tags,
+          links: row.links,
+          frontMatter: row.front_matter,
+          contentHash: row.content_hash,
+          embedding: vectorOf(row.vector),
+        }));
+        return { notes, notesSeq: Number(state.notes_seq) };
+      });
+  }
+
+  /** What the last run saw, counted within the caller's scope. */
+  async describe(ran: boolean, scope: Scope): Promise<Detection> {
+    const state = await this.db.selectFrom('engine_state').selectAll().executeTakeFirstOrThrow();
+    const space = await activeSpace(this.db, state.chosen_space);
+    const counts = await this.db
+      .selectFrom('notes')
+      .leftJoin('note_vectors', (join) =>
+        join.onRef('note_vectors.note_id', '=', 'notes.id').on('note_vectors.space', '=', space ?? ''),
+      )
+      .select((eb) => [
+        eb.fn.countAll<number>().as('notes'),
+        eb.fn.count<number>('note_vectors.note_id').as('embedded'),
+      ])
+      .where(visibleTo(scope, { kind: 'notes.kind', labels: 'notes.labels', spam: 'notes.spam' }))
+      .executeTakeFirstOrThrow();
+    return {
+      ran,
+      fingerprint: state.fingerprint,
+      detected_at: state.detected_at?.toISOString() ?? null,
+      notes: Number(counts.notes),
+      unembedded_notes: Number(counts.notes) - Number(counts.embedded),
+      space,
+    };
+  }
+}

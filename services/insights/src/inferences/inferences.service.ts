@@ -69,6 +69,7 @@ export class InferencesService {
 
   @RpcMethod(InferencesMint)
   async mint(params: ParamsOf<typeof InferencesMint>, call: CallContext): Promise<ResultOf<typeof InferencesMint>> {
+    await this.caughtUp();
     const signal = params.signal ? await findSignal(this.db, params.signal, call.scope) : undefined;
     if (signal) {
       // Refused now rather than ignored later: a dismissed or already minted signal is not minted again.
@@ -91,7 +92,7 @@ export class InferencesService {
     };
     const minted = validated(() => mintInference(input, new Date()));
     for (let attempt = 1; ; attempt++) {
-      await this.host.projector!.waitFor(await this.bus.lastSeq(), this.config.minSeqTimeoutMs);
+      if (attempt > 1) await this.caughtUp();
       const last = await this.db
         .selectFrom('inferences')
         .select((eb) => eb.fn.max('id').as('id'))
@@ -117,6 +118,7 @@ export class InferencesService {
     params: ParamsOf<typeof InferencesRemint>,
     call: CallContext,
   ): Promise<ResultOf<typeof InferencesRemint>> {
+    await this.caughtUp();
     const [previous] = await this.load(call.scope, params.id);
     if (!previous) throw new MemexError('not_found', `no inference #${params.id}`);
     const input: MintInput = {
@@ -152,6 +154,14 @@ export class InferencesService {
     const [view] = await this.views(await this.load(call.scope, params.id));
     if (!view) throw new MemexError('not_found', `no inference #${params.id}`);
     return view;
+  }
+
+  /**
+   * Mints decide from the read model (which notes exist, their hashes, the last id): let it apply
+   * the whole log first, so a note written just before is there to cite.
+   */
+  private async caughtUp(): Promise<void> {
+    await this.host.projector!.waitFor(await this.bus.lastSeq(), this.config.minSeqTimeoutMs);
   }
 
   /** The notes' content hashes now, in the order given; a note the caller cannot see reads as absent. */

@@ -11,7 +11,7 @@ import {
   type ResultOf,
 } from '@memex/contracts';
 import { ServiceHost } from '@memex/runtime';
-import { startInsights, type InsightsHarness } from '../testing/harness.js';
+import { agent, startInsights, type InsightsHarness } from '../testing/harness.js';
 
 type Signal = ResultOf<typeof SignalsList>['signals'][number];
 
@@ -115,6 +115,19 @@ describe('triage through the service', () => {
     lastSeq = (await h.call(SignalsTriage, { signal: byTarget.get('Alpha')!.key, action: 'reopen' })).seq;
     assert.deepEqual(await pending(), ['Alpha', 'Beta', 'Delta']);
     await assert.rejects(h.call(SignalsTriage, { signal: '999', action: 'dismiss' }), /no signal 999/);
+  });
+
+  test('an agent sees and judges only signals whose notes are all in its scope', async () => {
+    lastSeq = (await h.call(NotesPut, { title: 'Private', body: 'See [[Epsilon]].', labels: ['health'] })).seq;
+    const owner = await h.call(SignalsList, { min_seq: lastSeq });
+    const epsilon = owner.signals.find((s) => s.detail['target'] === 'Epsilon')!;
+    assert.ok(epsilon);
+    const work = agent(['work']);
+    const seen = await h.call(SignalsList, {}, work);
+    assert.ok(!seen.signals.some((s) => s.key === epsilon.key));
+    assert.equal(seen.detection.notes, owner.detection.notes - 1);
+    await assert.rejects(h.call(SignalsTriage, { signal: epsilon.key, action: 'dismiss' }, work), /no signal/);
+    assert.ok((await h.call(SignalsList, {}, agent(['health']))).signals.some((s) => s.key === epsilon.key));
   });
 
   test('a replay rebuilds the same signals, judgements and inferences', async () => {

@@ -7,6 +7,7 @@ import { IngestModule } from '@memex/ingest';
 import { PipelinesModule } from '@memex/pipelines';
 import { SearchModule } from '@memex/search';
 import { GraphModule } from '@memex/graph';
+import { InsightsModule } from '@memex/insights';
 import type { MemexConfig } from '@memex/config';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 
@@ -27,6 +28,7 @@ export const SERVICE_MODULES: Record<string, ServiceModuleFactory> = {
   pipelines: (config) => PipelinesModule.register(config),
   search: (config) => SearchModule.register(config),
   graph: (config) => GraphModule.register(config),
+  insights: (config) => InsightsModule.register(config),
 };
 
 /** A gateway plus the named services against a fresh TestEnv, in this process. */

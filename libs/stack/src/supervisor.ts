@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { EventEmitter } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { createWriteStream, mkdirSync, rmSync, type WriteStream } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -210,9 +210,13 @@ export class ProcessSupervisor extends EventEmitter {
     for (const s of services) clearTimeout(s.timer);
     await Promise.all(
       services.map(async (s) => {
-        const pid = s.child?.pid;
-        if (pid !== undefined && s.child?.exitCode === null && s.child.signalCode === null) {
+        const child = s.child;
+        const pid = child?.pid;
+        if (child && pid !== undefined && child.exitCode === null && child.signalCode === null) {
+          // The pid can be gone before Node has reaped it and fired 'exit'; wait for both.
+          const exited = once(child, 'exit');
           await terminate(-pid, 'SIGTERM', this.#options.stopTimeoutMs, 'SIGKILL');
+          await exited;
         }
         s.log?.end();
       }),

@@ -43,7 +43,7 @@ try {
   if (files.length === 0) throw new Error('no compiled test files found: run `npm run build` first');
   const child = spawn(
     process.execPath,
-    ['--test', '--test-concurrency=2', '--test-timeout=600000', '--test-reporter=spec', ...files],
+    ['--test', '--test-concurrency=2', '--test-timeout=300000', '--test-reporter=spec', ...files],
     { stdio: 'inherit', env: { ...process.env, MEMEX_TEST_PG_URL: postgres.url } },
   );
   code = await new Promise((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))));

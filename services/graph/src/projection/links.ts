@@ -258,11 +258,14 @@ export async function checkEvidence(trx: Trx, evidence: EvidenceRef[], inference
 
 type SqlRef = ReturnType<typeof sql.ref>;
 
-/** SQL: row `o` states the same claim as link `l` (same relation, same ends). */
+/**
+ * SQL: row `o` states the same claim as link `l` (same relation, same ends). Each end is an entity
+ * or an item, never both, so plain equalities say it, and they can use the indexes.
+ */
 function sameClaim(o: SqlRef, l: SqlRef) {
   return sql`${o}.rel = ${l}.rel
-    and ${o}.src_entity is not distinct from ${l}.src_entity and ${o}.src_item is not distinct from ${l}.src_item
-    and ${o}.dst_entity is not distinct from ${l}.dst_entity and ${o}.dst_item is not distinct from ${l}.dst_item`;
+    and (${o}.src_entity = ${l}.src_entity or ${o}.src_item = ${l}.src_item)
+    and (${o}.dst_entity = ${l}.dst_entity or ${o}.dst_item = ${l}.dst_item)`;
 }
 
 /**

@@ -148,7 +148,7 @@ export const graphMigrations: Migration[] = [
     },
   },
   {
-    name: '002_org_labels',
+    name: '002_brief_indexes',
     async up(db) {
       // `client:acme` finds the organization at acme.<anything> (context briefs).
       await sql`create index entities_org_label on entities ((split_part(substr(key, 5), '.', 1))) where kind = 'org' and merged_into is null`.execute(

@@ -2,12 +2,14 @@ import { Command } from 'commander';
 import { MemexError } from '@memex/contracts';
 import { registerGraph } from './commands/graph.js';
 import { registerImport } from './commands/import.js';
+import { registerInsights } from './commands/insights.js';
 import { registerModels } from './commands/models.js';
 import { registerReplay } from './commands/replay.js';
 import { registerSearch } from './commands/search.js';
 import { registerStack } from './commands/stack.js';
 import { registerStatus } from './commands/status.js';
 import { registerToken } from './commands/token.js';
+import { registerMcp } from './mcp/command.js';
 
 const program = new Command('memex').description('Memex: your personal knowledge store').showHelpAfterError();
 registerStack(program);
@@ -18,6 +20,8 @@ registerImport(program);
 registerSearch(program);
 registerModels(program);
 registerGraph(program);
+registerInsights(program);
+registerMcp(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -6,4 +6,5 @@ export type Suite = () => Promise<BenchResult[]>;
 export const suites: Record<string, () => Promise<Suite>> = {
   log: async () => (await import('./log.js')).run,
   graph: async () => (await import('./graph.js')).run,
+  insights: async () => (await import('./insights.js')).run,
 };

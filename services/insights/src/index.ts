@@ -1,2 +1,3 @@
 export { InsightsModule } from './insights.module.js';
-export { benchDetection, type DetectionBenchResult } from './engine/index.js';
+export { benchCorpus, benchDetection, type DetectionBenchResult, type EngineNote } from './engine/index.js';
+export { toMarkdown } from './notes/markdown.js';

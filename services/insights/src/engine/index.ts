@@ -51,3 +51,4 @@ export {
   type SourceMark,
 } from './inference.js';
 export { benchDetection, type DetectionBenchResult } from './bench.js';
+export { benchCorpus } from './synthetic.js';

@@ -1,4 +1,5 @@
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import type { EngineNote } from '../engine/index.js';
 
 /**
  * What the insights engine reads from a memex note's Markdown body: front matter, [[link]] targets
@@ -74,4 +75,17 @@ export function parseNoteMarkdown(source: string): ParsedMarkdown {
     tags.push(tag);
   }
   return { frontMatter, links: links.filter((l) => l !== ''), tags };
+}
+
+/**
+ * A generated note (tests, benchmarks) as a memex note's Markdown: its dates, front matter and
+ * tags in front matter, its links as [[links]] (`titleOf` maps a link to the title to write).
+ * parseNoteMarkdown reads back the same front matter, links and tags.
+ */
+export function toMarkdown(note: EngineNote, titleOf: (link: string) => string): string {
+  const front: Record<string, unknown> = { date: note.createdAt.toISOString(), ...note.frontMatter };
+  if (note.updatedAt.getTime() !== note.createdAt.getTime()) front['updated'] = note.updatedAt.toISOString();
+  if (note.tags.length > 0) front['tags'] = note.tags;
+  const links = note.links.map((link) => `See [[${titleOf(link)}]].`).join('\n');
+  return `---\n${toYaml(front)}---\n${note.title}\n\n${links}\n`;
 }

@@ -1,5 +1,4 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { stringify as yaml } from 'yaml';
 import {
   agentScope,
   DEFAULT_SCOPE_RULES,
@@ -17,6 +16,7 @@ import { ServiceHost, startService, type ServiceModuleFactory } from '@memex/run
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import type { EngineNote } from '../engine/index.js';
 import { InsightsModule } from '../insights.module.js';
+import { toMarkdown } from '../notes/markdown.js';
 
 export const TEST_SPACE = 'test-vectors@1';
 
@@ -43,15 +43,6 @@ export interface InsightsHarness {
 /** An agent's scope under the default rules (notes and documents for every label). */
 export function agent(labels: string[]): Scope {
   return agentScope(`agent-${labels.join('-') || 'none'}`, labels, DEFAULT_SCOPE_RULES);
-}
-
-/** A generated note as Markdown: its dates, type and tags in front matter, its links in the text. */
-export function markdownOf(note: EngineNote, titleOf: (link: string) => string): string {
-  const front: Record<string, unknown> = { date: note.createdAt.toISOString(), ...note.frontMatter };
-  if (note.updatedAt.getTime() !== note.createdAt.getTime()) front['updated'] = note.updatedAt.toISOString();
-  if (note.tags.length > 0) front['tags'] = note.tags;
-  const links = note.links.map((link) => `See [[${titleOf(link)}]].`).join('\n');
-  return `---\n${yaml(front)}---\n${note.title}\n\n${links}\n`;
 }
 
 export async function startInsights(options: { services?: ServiceModuleFactory[] } = {}): Promise<InsightsHarness> {
@@ -118,7 +109,7 @@ export async function startInsights(options: { services?: ServiceModuleFactory[]
           data: {
             id: ids.get(note.id)!,
             title: note.title,
-            body: markdownOf(note, (link) => titles.get(link) ?? link),
+            body: toMarkdown(note, (link) => titles.get(link) ?? link),
           },
         })),
       );

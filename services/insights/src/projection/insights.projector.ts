@@ -27,6 +27,11 @@ import type { InsightsDatabase } from './schema.js';
 
 type Trx = Transaction<InsightsDatabase>;
 
+/** The dirty flag of a batch: the last event in it that changed what detection reads. */
+interface Dirty {
+  notesSeq: number | null;
+}
+
 /**
  * Builds the insights read model from the log: notes from `note.put` and Markdown documents, their
  * item-level vectors from `embedding.computed`, signals merged from `signals.detected` runs and
@@ -40,25 +45,39 @@ type Trx = Transaction<InsightsDatabase>;
 export class InsightsProjector implements Projection {
   private readonly logger = new Logger('insights:projector');
 
-  async apply(trx: Trx, { seq, event }: LoggedEvent): Promise<void> {
+  async apply(trx: Trx, logged: LoggedEvent): Promise<void> {
+    await this.applyBatch(trx, [logged]);
+  }
+
+  /** The events in order; the dirty flag (notes_seq) is written once, at the end. */
+  async applyBatch(trx: Trx, batch: LoggedEvent[]): Promise<void> {
+    const dirty: Dirty = { notesSeq: null };
+    for (const logged of batch) await this.applyEvent(trx, logged, dirty);
+    if (dirty.notesSeq !== null) await trx.updateTable('engine_state').set({ notes_seq: dirty.notesSeq }).execute();
+  }
+
+  private async applyEvent(trx: Trx, { seq, event }: LoggedEvent, dirty: Dirty): Promise<void> {
     switch (event.type) {
       case 'note.put': {
         const put = event as EventOf<typeof NotePut>;
-        return this.putNote(trx, seq, put.data.id, (previous) => notePutFacts(put, seq, previous));
+        return this.putNote(trx, seq, dirty, put.data.id, (previous) => notePutFacts(put, seq, previous));
       }
       case 'item.ingested': {
         const ingested = event as EventOf<typeof ItemIngested>;
-        return this.putNote(trx, seq, ingested.data.id, (previous) => markdownDocumentFacts(ingested, previous));
+        // Only a document can be (or have been) a Markdown note: the rest of the items cost nothing here.
+        if (ingested.data.kind !== 'document') return;
+        return this.putNote(trx, seq, dirty, ingested.data.id, (previous) => markdownDocumentFacts(ingested, previous));
       }
       case 'embedding.computed':
-        return this.embeddingComputed(trx, seq, event as EventOf<typeof EmbeddingComputed>);
+        return this.embeddingComputed(trx, seq, dirty, event as EventOf<typeof EmbeddingComputed>);
       case 'item.deleted':
-        return this.itemDeleted(trx, seq, (event.data as { id: string }).id);
+        return this.itemDeleted(trx, seq, dirty, (event.data as { id: string }).id);
       case 'model.activated':
         await trx
           .updateTable('engine_state')
-          .set({ chosen_space: (event.data as { space: string }).space, notes_seq: seq })
+          .set({ chosen_space: (event.data as { space: string }).space })
           .execute();
+        dirty.notesSeq = seq;
         return;
       case 'signals.detected':
         return this.signalsDetected(trx, event as EventOf<typeof SignalsDetected>);
@@ -75,18 +94,19 @@ export class InsightsProjector implements Projection {
   private async putNote(
     trx: Trx,
     seq: number,
+    dirty: Dirty,
     id: string,
     facts: (previous: PreviousVersion | undefined) => NoteFacts | null,
   ): Promise<void> {
-    if (await trx.selectFrom('tombstones').select('id').where('id', '=', id).executeTakeFirst()) return;
-    const previous = await trx
-      .selectFrom('notes')
-      .select(['created_at', 'revision'])
-      .where('id', '=', id)
-      .executeTakeFirst();
+    const { rows } = await sql<{ deleted: boolean; created_at: Date | null; revision: number | null }>`
+      select exists (select 1 from tombstones where id = ${id}) as deleted, n.created_at, n.revision
+      from (select 1) one left join notes n on n.id = ${id}`.execute(trx);
+    const { deleted, created_at, revision } = rows[0]!;
+    if (deleted) return;
+    const previous = created_at ? { created_at } : undefined;
     const note = facts(previous);
     if (!note) {
-      if (previous) await this.dropNote(trx, seq, id);
+      if (previous) await this.dropNote(trx, seq, dirty, id);
       return;
     }
     const row = { ...note, front_matter: JSON.stringify(note.front_matter), seq };
@@ -96,20 +116,24 @@ export class InsightsProjector implements Projection {
       .values(row)
       .onConflict((oc) => oc.column('id').doUpdateSet(update))
       .execute();
+    dirty.notesSeq = seq;
+    if (!previous) return;
     // A new revision's content is not what the old vectors describe; its own come with its embedding.
-    if (previous && Number(previous.revision) !== note.revision) {
-      await trx.deleteFrom('note_vectors').where('note_id', '=', id).execute();
-    }
+    if (Number(revision) !== note.revision) await trx.deleteFrom('note_vectors').where('note_id', '=', id).execute();
     await trx
       .updateTable('inference_sources')
       .set({ title: note.title, kind: note.kind, labels: note.labels, spam: note.spam })
       .where('note_id', '=', id)
       .execute();
-    await this.touch(trx, seq);
   }
 
   /** The item-level vector (piece 0) of the note's current revision; older revisions' are stale. */
-  private async embeddingComputed(trx: Trx, seq: number, event: EventOf<typeof EmbeddingComputed>): Promise<void> {
+  private async embeddingComputed(
+    trx: Trx,
+    seq: number,
+    dirty: Dirty,
+    event: EventOf<typeof EmbeddingComputed>,
+  ): Promise<void> {
     const { item_id, revision, space, dims, piece, item } = event.data;
     if (piece !== 0 || !item) return;
     const note = await trx.selectFrom('notes').select('revision').where('id', '=', item_id).executeTakeFirst();
@@ -125,30 +149,25 @@ export class InsightsProjector implements Projection {
       .values({ note_id: item_id, space, vector })
       .onConflict((oc) => oc.columns(['note_id', 'space']).doUpdateSet({ vector }))
       .execute();
-    await this.touch(trx, seq);
+    dirty.notesSeq = seq;
   }
 
   /** The note goes; inference evidence citing it stays (that is how an inference is seen orphaned). */
-  private async itemDeleted(trx: Trx, seq: number, id: string): Promise<void> {
+  private async itemDeleted(trx: Trx, seq: number, dirty: Dirty, id: string): Promise<void> {
     await trx
       .insertInto('tombstones')
       .values({ id })
       .onConflict((oc) => oc.doNothing())
       .execute();
     if (await trx.selectFrom('notes').select('id').where('id', '=', id).executeTakeFirst()) {
-      await this.dropNote(trx, seq, id);
+      await this.dropNote(trx, seq, dirty, id);
     }
   }
 
-  private async dropNote(trx: Trx, seq: number, id: string): Promise<void> {
+  private async dropNote(trx: Trx, seq: number, dirty: Dirty, id: string): Promise<void> {
     await trx.deleteFrom('notes').where('id', '=', id).execute();
     await trx.deleteFrom('note_vectors').where('note_id', '=', id).execute();
-    await this.touch(trx, seq);
-  }
-
-  /** The dirty flag: what detection reads changed at `seq`. */
-  private async touch(trx: Trx, seq: number): Promise<void> {
-    await trx.updateTable('engine_state').set({ notes_seq: seq }).execute();
+    dirty.notesSeq = seq;
   }
 
   private async signalsDetected(trx: Trx, event: EventOf<typeof SignalsDetected>): Promise<void> {

@@ -36,7 +36,10 @@ describe('memex signals, inferences, digest and schedule', () => {
 
   test('signals lists pending signals; --dismiss and --snooze judge them; mint makes an inference', async () => {
     const listed = await memex('signals');
-    assert.match(listed, /^#1 dangling_link {2}0\.50\n {3}\[\[Alpha\]\] names no note; linked from "asks Alpha"\n#2 dangling_link/);
+    assert.match(
+      listed,
+      /^#1 dangling_link {2}0\.50\n {3}\[\[Alpha\]\] names no note; linked from "asks Alpha"\n#2 dangling_link/,
+    );
     assert.match(listed, /over 2 notes \(2 without a vector yet, left out of hidden_arc\)\n$/);
 
     await applied(await memex('signals', '--dismiss', '1', '--json'));
@@ -70,10 +73,20 @@ describe('memex signals, inferences, digest and schedule', () => {
   });
 
   test('inferences lists and shows them; an edited source shows it stale, re-minting makes it active', async () => {
-    assert.equal(await memex('inferences'), `[Inference #1, conf 0.60, from notes #${noteId}]  Beta is an open question\n`);
-    const edit = await stack.owner.call(NotesPut, { id: noteId, title: 'asks Beta', body: 'What is [[Beta]], really?' });
+    assert.equal(
+      await memex('inferences'),
+      `[Inference #1, conf 0.60, from notes #${noteId}]  Beta is an open question\n`,
+    );
+    const edit = await stack.owner.call(NotesPut, {
+      id: noteId,
+      title: 'asks Beta',
+      body: 'What is [[Beta]], really?',
+    });
     await stack.owner.call(InferencesList, { min_seq: edit.seq });
-    assert.match(await memex('inferences', '1'), /^\[!\] STALE {2}Inference #1: Beta is an open question\n[\s\S]*~ #\S+ {2}changed since mint\n$/);
+    assert.match(
+      await memex('inferences', '1'),
+      /^\[!\] STALE {2}Inference #1: Beta is an open question\n[\s\S]*~ #\S+ {2}changed since mint\n$/,
+    );
     await applied(await memex('inferences', '1', '--remint', '--confidence', '0.5', '--json'));
     assert.match(await memex('inferences', '--status', 'active'), /^\[Inference #1, conf 0\.50/);
     await assert.rejects(memex('inferences', 'x'), /an inference id is a number, got "x"/);
@@ -95,8 +108,14 @@ describe('memex signals, inferences, digest and schedule', () => {
       cron,
       `30 7 * * * MEMEX_HOME=${stack.config.home} MEMEX_URL=${stack.url} ${process.execPath} ${CLI} digest >> ${stack.config.home}/digest.log 2>&1`,
     );
-    assert.match(out, /<key>ProgramArguments<\/key>\n {2}<array>\n {4}<string>[^<]+node<\/string>\n {4}<string>[^<]+\/cli\/bin\/memex\.js<\/string>\n {4}<string>digest<\/string>/);
-    assert.match(out, /<key>Hour<\/key>\n {4}<integer>7<\/integer>\n {4}<key>Minute<\/key>\n {4}<integer>30<\/integer>/);
+    assert.match(
+      out,
+      /<key>ProgramArguments<\/key>\n {2}<array>\n {4}<string>[^<]+node<\/string>\n {4}<string>[^<]+\/cli\/bin\/memex\.js<\/string>\n {4}<string>digest<\/string>/,
+    );
+    assert.match(
+      out,
+      /<key>Hour<\/key>\n {4}<integer>7<\/integer>\n {4}<key>Minute<\/key>\n {4}<integer>30<\/integer>/,
+    );
     await assert.rejects(memex('schedule', '--at', '25:00'), /--at must be HH:MM/);
   });
 });

@@ -56,7 +56,9 @@ export function formatSignals(result: SignalsResult): string {
     : '';
   return [
     ...(lines.length ? lines : ['no signals']),
-    `${detection.ran ? 'detected now' : `unchanged since ${detection.detected_at?.slice(0, 16).replace('T', ' ') ?? 'never'}`} over ${detection.notes} notes${unembedded}`,
+    detection.running
+      ? 'detection is still running over a large corpus: these are the last run’s signals, run again shortly'
+      : `${detection.ran ? 'detected now' : `unchanged since ${detection.detected_at?.slice(0, 16).replace('T', ' ') ?? 'never'}`} over ${detection.notes} notes${unembedded}`,
   ].join('\n');
 }
 

@@ -62,7 +62,7 @@ function signalsText(result: ResultOf<typeof SignalsList>): string {
     : '';
   return [
     ...(lines.length ? lines : ['no signals']),
-    `(${detection.notes} notes${note}; detection ${detection.ran ? 'ran now' : 'unchanged since the last run'})`,
+    `(${detection.notes} notes${note}; detection ${detection.running ? 'still running: these are the last run’s signals, ask again shortly' : detection.ran ? 'ran now' : 'unchanged since the last run'})`,
   ].join('\n');
 }
 

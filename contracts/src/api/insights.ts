@@ -52,6 +52,8 @@ export const SignalCounts = Type.Object({
 export const Detection = Type.Object({
   /** Whether this call ran detection (the notes changed since the last run) or reused the last run. */
   ran: Type.Boolean(),
+  /** Detection over a large corpus is still running: these are the last run's signals; read again shortly. */
+  running: Type.Boolean(),
   fingerprint: Type.Union([Type.String(), Type.Null()]),
   detected_at: NullableTimestamp,
   /** Notes (memex notes and Markdown documents) detection looked at. */

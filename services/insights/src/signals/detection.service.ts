@@ -1,17 +1,23 @@
 import os from 'node:os';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import type { DetectedSignal, ResultOf, Scope, SignalsList } from '@memex/contracts';
 import { EventPublisher, newId } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { visibleTo } from '@memex/db';
 import { CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
-import { detectIfChanged, type EngineNote } from '../engine/index.js';
+import type { EngineNote } from '../engine/index.js';
 import type { InsightsDatabase } from '../projection/schema.js';
+import { detectInWorker } from './detect-worker.js';
 import { loadEngineConfig } from './engine-config.js';
 import { toEvent } from './signal-rows.js';
 
 export type Detection = ResultOf<typeof SignalsList>['detection'];
+/** What a refresh did: detected, found nothing changed, or is still detecting. */
+export type Outcome = 'ran' | 'unchanged' | 'running';
+
+/** How long a run waits for the projector to merge what it published (it may be in the background). */
+const MERGE_TIMEOUT_MS = 10 * 60_000;
 
 /** A piece of a detection run stays well under the log's 1 MB message limit. */
 const PIECE_BYTES = 512 * 1024;
@@ -69,6 +75,7 @@ function pieces(signals: DetectedSignal[]): DetectedSignal[][] {
 @Injectable()
 export class DetectionService {
   private running: Promise<boolean> | undefined;
+  private readonly logger = new Logger('insights:detection');
 
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<InsightsDatabase>,
@@ -77,10 +84,25 @@ export class DetectionService {
     private readonly host: ServiceHost,
   ) {}
 
-  /** Whether detection ran. One refresh at a time per process: concurrent reads share it. */
-  refresh(): Promise<boolean> {
-    this.running ??= this.run().finally(() => (this.running = undefined));
-    return this.running;
+  /**
+   * Refreshes the signals, waiting at most `maxWaitMs` (a read answers within the gateway's
+   * timeout): `running` when detection goes on past it, to be stored when done. One refresh at a
+   * time per process: concurrent reads share it.
+   */
+  async refresh(maxWaitMs: number): Promise<Outcome> {
+    this.running ??= this.run()
+      .catch((error: unknown) => {
+        this.logger.error(`detection failed: ${(error as Error).message}`);
+        throw error;
+      })
+      .finally(() => (this.running = undefined));
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<Outcome>((resolve) => (timer = setTimeout(() => resolve('running'), maxWaitMs)));
+    try {
+      return await Promise.race([this.running.then((ran): Outcome => (ran ? 'ran' : 'unchanged')), waited]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private async run(): Promise<boolean> {
@@ -90,7 +112,11 @@ export class DetectionService {
       return false;
     }
     const corpus = await this.loadNotes();
-    const result = detectIfChanged(corpus.notes, engineConfig, state.fingerprint ?? undefined);
+    const result = await detectInWorker({
+      notes: corpus.notes,
+      config: engineConfig,
+      previousFingerprint: state.fingerprint ?? undefined,
+    });
     const run = newId();
     const parts = result.signals ? pieces(result.signals.map(toEvent)) : [undefined];
     const published = await this.publisher.publishAll(
@@ -109,7 +135,7 @@ export class DetectionService {
         },
       })),
     );
-    await this.host.projector!.waitFor(published[published.length - 1]!.seq, this.config.rpcTimeoutMs);
+    await this.host.projector!.waitFor(published[published.length - 1]!.seq, MERGE_TIMEOUT_MS);
     return result.signals !== null;
   }
 
@@ -156,7 +182,7 @@ export class DetectionService {
   }
 
   /** What the last run saw, counted within the caller's scope. */
-  async describe(ran: boolean, scope: Scope): Promise<Detection> {
+  async describe(outcome: Outcome, scope: Scope): Promise<Detection> {
     const state = await this.db.selectFrom('engine_state').selectAll().executeTakeFirstOrThrow();
     const space = await activeSpace(this.db, state.chosen_space);
     const counts = await this.db
@@ -171,7 +197,8 @@ export class DetectionService {
       .where(visibleTo(scope, { kind: 'notes.kind', labels: 'notes.labels', spam: 'notes.spam' }))
       .executeTakeFirstOrThrow();
     return {
-      ran,
+      ran: outcome === 'ran',
+      running: outcome === 'running',
       fingerprint: state.fingerprint,
       detected_at: state.detected_at?.toISOString() ?? null,
       notes: Number(counts.notes),

@@ -3,7 +3,8 @@ import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import { MemexError, SignalsList, SignalsTriage, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
 import { EventPublisher } from '@memex/bus';
 import { visibleTo } from '@memex/db';
-import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import type { MemexConfig } from '@memex/config';
+import { CONFIG, DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import {
   effectiveStatus,
   isPending,
@@ -72,13 +73,14 @@ const emptyCounts = (): Counts => ({ new: 0, snoozed: 0, dismissed: 0, minted: 0
 export class SignalsService {
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<InsightsDatabase>,
+    @Inject(CONFIG) private readonly config: MemexConfig,
     private readonly detection: DetectionService,
     private readonly publisher: EventPublisher,
   ) {}
 
   @RpcMethod(SignalsList)
   async list(params: ParamsOf<typeof SignalsList>, call: CallContext): Promise<ResultOf<typeof SignalsList>> {
-    const ran = await this.detection.refresh();
+    const outcome = await this.detection.refresh(this.config.rpcTimeoutMs / 2);
     const now = new Date();
     const rows = await this.db.selectFrom('signals').selectAll().where(signalVisibleTo(call.scope)).execute();
     const counts: Record<string, Counts> = Object.fromEntries(SIGNAL_KINDS.map((kind) => [kind, emptyCounts()]));
@@ -102,7 +104,7 @@ export class SignalsService {
     return {
       signals: page.map(({ row, signal, status }) => this.view(row, signal, status, notes)),
       counts,
-      detection: await this.detection.describe(ran, call.scope),
+      detection: await this.detection.describe(outcome, call.scope),
     };
   }
 

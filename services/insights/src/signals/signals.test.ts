@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ItemsDelete, NotesPut, SignalsList, type ResultOf } from '@memex/contracts';
 import { addDays, around, blend, CorpusBuilder } from '../engine/synthetic.js';
 import { startInsights, type InsightsHarness } from '../testing/harness.js';
@@ -177,5 +178,31 @@ describe('stale_state, dangling_link and tag_burst through the service', () => {
     assert.equal(listed.detection.ran, true);
     const revival = ofKind(listed, 'tag_burst')[0];
     assert.ok(!revival?.notes.some((n) => n.id === ids.get(burst[0]!)));
+  });
+});
+
+describe('detection longer than a read may wait', () => {
+  let h: InsightsHarness;
+  before(async () => {
+    // A read waits half the request timeout for detection: here 1 ms, so it always goes on in the background.
+    h = await startInsights({ config: { rpcTimeoutMs: 2 } });
+  });
+  after(async () => h.stop());
+
+  test('answers with the last run’s signals while detecting, and stores the run when done', async () => {
+    const put = await h.call(NotesPut, { title: 'Question', body: 'What is [[Elsewhere]]?' });
+    const first = await h.call(SignalsList, { min_seq: put.seq });
+    assert.equal(first.detection.running, true);
+    assert.deepEqual(first.signals, []);
+    let later = first;
+    for (let i = 0; i < 100 && later.signals.length === 0; i++) {
+      await sleep(100);
+      later = await h.call(SignalsList, {});
+    }
+    assert.deepEqual(
+      later.signals.map((s) => s.detail['target']),
+      ['Elsewhere'],
+    );
+    assert.equal(later.detection.running, false);
   });
 });

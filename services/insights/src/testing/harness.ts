@@ -11,6 +11,7 @@ import {
   type Scope,
 } from '@memex/contracts';
 import { Bus, callRpc, EventPublisher, newId, type EventDraft } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
 import { IngestModule } from '@memex/ingest';
 import { ServiceHost, startService, type ServiceModuleFactory } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
@@ -45,8 +46,10 @@ export function agent(labels: string[]): Scope {
   return agentScope(`agent-${labels.join('-') || 'none'}`, labels, DEFAULT_SCOPE_RULES);
 }
 
-export async function startInsights(options: { services?: ServiceModuleFactory[] } = {}): Promise<InsightsHarness> {
-  const env = await createTestEnv();
+export async function startInsights(
+  options: { services?: ServiceModuleFactory[]; config?: Partial<MemexConfig> } = {},
+): Promise<InsightsHarness> {
+  const env = await createTestEnv(options.config);
   const apps: INestApplicationContext[] = [];
   for (const factory of [
     (config) => IngestModule.register(config),

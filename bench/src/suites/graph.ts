@@ -24,7 +24,7 @@ const PROJECTION_EVENTS = 2000;
 const PEOPLE = 100_000;
 const ORGS = 5000;
 const LINKS = 5_000_000;
-const CALLS = 300;
+const CALLS = 200;
 
 const FIRST = [
   'Ann',

@@ -149,3 +149,29 @@ export function entityItems(entity: number): RawBuilder<{ item: string; rel: str
     select coalesce(l.src_item, l.dst_item), l.rel from links l
       where ((l.src_entity = ${entity} and l.dst_item is not null) or (l.dst_entity = ${entity} and l.src_item is not null)) and l.status = 'active')`;
 }
+
+/**
+ * SQL: the newest items behind a thing, read newest-first off the links' time indexes so a hub
+ * with a hundred thousand messages costs what a quiet thing does. `window` rows per kind of
+ * link; callers filter (scope, dates) and cut to their limit.
+ */
+export function recentEntityItems(
+  entity: number,
+  before: string | undefined,
+  window: number,
+): RawBuilder<{ item: string; rel: string }> {
+  const bound = before ? sql`and l.valid_from < ${before}` : sql``;
+  return sql`(
+    (select l.dst_item as item, l.rel from links l
+      where l.src_entity = ${entity} and l.dst_item is not null and l.status = 'active' ${bound}
+      order by l.valid_from desc nulls last limit ${window})
+    union all
+    (select l.src_item, l.rel from links l
+      where l.dst_entity = ${entity} and l.src_item is not null and l.status = 'active' ${bound}
+      order by l.valid_from desc nulls last limit ${window})
+    union all
+    (select ev.item, l.rel from links l join evidence ev on ev.link = l.id
+      where ((l.src_entity = ${entity} and l.dst_entity is not null) or (l.dst_entity = ${entity} and l.src_entity is not null))
+        and l.status = 'active'
+      order by ev.item desc limit ${window}))`;
+}

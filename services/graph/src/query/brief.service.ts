@@ -132,11 +132,14 @@ export class BriefService {
       ...[...text.matchAll(/\b\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+){0,2}/gu)].map((m) => m[0].toLowerCase()),
     ];
     if (names.length > 0) {
+      // One thing per name, the one most in touch: a name in a message is a guess, not a key.
       const byName = await sql<{ id: number }>`
-        select e.id from entities e
-        where e.merged_into is null and e.kind = any(${THING_KINDS}::text[]) and lower(e.name) = any(${names}::text[])
-          and ${entityVisible(scope, sql`e.id`)}
-        order by e.weight desc, e.id limit ${MAX_THINGS}`.execute(this.db);
+        select id from (
+          select distinct on (lower(e.name)) e.id, e.weight from entities e
+          where e.merged_into is null and e.kind = any(${THING_KINDS}::text[]) and lower(e.name) = any(${names}::text[])
+            and ${entityVisible(scope, sql`e.id`)}
+          order by lower(e.name), e.weight desc, e.id) x
+        order by weight desc, id limit ${MAX_THINGS}`.execute(this.db);
       add(byName.rows.map((r) => Number(r.id)));
       const byDomain = await sql<{ id: number }>`
         select e.id from entities e

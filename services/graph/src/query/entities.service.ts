@@ -17,6 +17,7 @@ import {
   entityItems,
   itemVisible,
   linkVisible,
+  recentEntityItems,
   resolveEntity,
   summaries,
   visibleNames,
@@ -134,7 +135,7 @@ export async function timelineOf(
           order by i.occurred_at desc, i.id desc limit ${options.limit}`.execute(db)
       : await sql<{ id: string; kind: string; title: string; occurred_at: Date | null; rels: string[] }>`
           select i.id, i.kind, i.title, i.occurred_at, array_agg(distinct x.rel order by x.rel) as rels
-          from ${entityItems(entity)} x join items i on i.id = x.item
+          from ${recentEntityItems(entity, options.before, options.limit * 4)} x join items i on i.id = x.item
           where ${itemVisible(scope)} ${bounds}
           group by i.id order by i.occurred_at desc nulls last, i.id desc limit ${options.limit}`.execute(db);
   return rows.rows.map((r) => ({

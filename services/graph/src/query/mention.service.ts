@@ -3,12 +3,14 @@ import { sql } from 'kysely';
 import { MentionComplete, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { foldText } from '../domain/keys.js';
-import { entityVisible, itemVisible, summaries, visibleNames, type Db } from './access.js';
+import { entityVisible, itemVisible, summaries, visibleNames, type Db, type Summary } from './access.js';
 
 type Completion = ResultOf<typeof MentionComplete>['items'][number];
 
 /** Candidates read per kind of match before ranking; the answer is at most `limit`. */
 const CANDIDATES = 200;
+/** A prefix with this many terms or more is common: walk things by weight instead of its terms. */
+const COMMON_PREFIX = 2000;
 const THING_KINDS = ['person', 'org', 'project', 'topic', 'place', 'event', 'host', 'repo'];
 
 /** `like` pattern for a prefix: its wildcards are taken literally. */
@@ -46,32 +48,51 @@ export class MentionService {
    */
   private async things(scope: Scope, prefix: string, limit: number, kinds?: string[]): Promise<Completion[]> {
     const kindFilter = kinds ? sql`and e.kind = any(${kinds}::text[])` : sql``;
-    const prefixMatches = await sql<{ id: number; exact: boolean }>`
-      select e.id, bool_or(t.term = ${prefix}) as exact from mention_terms t join entities e on e.id = t.entity
-      where t.term like ${likePrefix(prefix)} and e.merged_into is null ${kindFilter} and ${entityVisible(scope, sql`e.id`)}
-      group by e.id, e.weight order by bool_or(t.term = ${prefix}) desc, e.weight desc, e.id limit ${CANDIDATES}`.execute(
-      this.db,
-    );
+    // The owner sees every candidate; an agent's are checked one by one, so it reads more.
+    const candidates = scope.kind === 'owner' ? limit : CANDIDATES;
+    // A prefix shared by many terms ("ma") is answered by walking things heaviest first until
+    // enough match; a selective one by its terms. A probe of the term index tells which.
+    const common =
+      (
+        await sql<{
+          n: number;
+        }>`select count(*)::int as n from (select 1 from mention_terms where term like ${likePrefix(prefix)} limit ${COMMON_PREFIX}) x`.execute(
+          this.db,
+        )
+      ).rows[0]!.n >= COMMON_PREFIX;
+    const prefixMatches = common
+      ? await sql<{ id: number }>`
+          select e.id from entities e
+          where e.merged_into is null ${kindFilter}
+            and exists (select 1 from mention_terms t where t.entity = e.id and t.term like ${likePrefix(prefix)})
+            and ${entityVisible(scope, sql`e.id`)}
+          order by e.weight desc, e.id limit ${candidates}`.execute(this.db)
+      : await sql<{ id: number }>`
+          select e.id from mention_terms t join entities e on e.id = t.entity
+          where t.term like ${likePrefix(prefix)} and e.merged_into is null ${kindFilter} and ${entityVisible(scope, sql`e.id`)}
+          group by e.id, e.weight order by bool_or(t.term = ${prefix}) desc, e.weight desc, e.id limit ${candidates}`.execute(
+          this.db,
+        );
     let ids = prefixMatches.rows.map((r) => Number(r.id));
     if (ids.length < limit && prefix.length >= 3) {
       const infix = await sql<{ id: number }>`
         select e.id from mention_terms t join entities e on e.id = t.entity
         where t.term like ${`%${likePrefix(prefix)}`} and e.merged_into is null ${kindFilter} and ${entityVisible(scope, sql`e.id`)}
-        group by e.id, e.weight order by e.weight desc, e.id limit ${CANDIDATES}`.execute(this.db);
+        group by e.id, e.weight order by e.weight desc, e.id limit ${candidates}`.execute(this.db);
       ids = [...new Set([...ids, ...infix.rows.map((r) => Number(r.id))])];
     }
     const names = await summaries(this.db, scope, ids);
-    const details = await this.details(ids);
-    const out: Completion[] = [];
+    const chosen: Summary[] = [];
     for (const id of ids) {
       const thing = names.get(id);
       if (!thing) continue;
       // An agent matches only on what it may see: a name from mail must not match outside mail.
       if (scope.kind !== 'owner' && !(await this.matchesVisibly(scope, id, thing.key, prefix))) continue;
-      out.push({ key: thing.key, kind: thing.kind, name: thing.name, detail: details.get(id) ?? '' });
-      if (out.length >= limit) break;
+      chosen.push(thing);
+      if (chosen.length >= limit) break;
     }
-    return out;
+    const details = await this.details(chosen.map((t) => t.id));
+    return chosen.map((t) => ({ key: t.key, kind: t.kind, name: t.name, detail: details.get(t.id) ?? '' }));
   }
 
   private async matchesVisibly(scope: Scope, id: number, key: string, prefix: string): Promise<boolean> {
@@ -92,7 +113,7 @@ export class MentionService {
     }>`
       select e.id, e.kind, e.attrs, e.weight,
         (select o.name from links l join entities o on o.id = l.dst_entity
-         where l.src_entity = e.id and l.rel in ('works_at', 'member_of') and l.status = 'active'
+         where l.src_entity = e.id and l.dst_entity is not null and l.rel in ('works_at', 'member_of') and l.status = 'active'
          order by (l.made_by = 'user') desc, l.confidence desc limit 1) as org
       from entities e where e.id = any(${ids}::bigint[])`.execute(this.db);
     for (const row of rows.rows) {

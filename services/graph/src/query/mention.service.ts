@@ -11,6 +11,8 @@ type Completion = ResultOf<typeof MentionComplete>['items'][number];
 const CANDIDATES = 200;
 /** A prefix with this many terms or more is common: walk things by weight instead of its terms. */
 const COMMON_PREFIX = 2000;
+/** For a common prefix, the heaviest things looked through before counting its terms instead. */
+const HEAVIEST = 5000;
 const THING_KINDS = ['person', 'org', 'project', 'topic', 'place', 'event', 'host', 'repo'];
 
 /** `like` pattern for a prefix: its wildcards are taken literally. */
@@ -60,20 +62,26 @@ export class MentionService {
           this.db,
         )
       ).rows[0]!.n >= COMMON_PREFIX;
-    const prefixMatches = common
+    const heavy = common
       ? await sql<{ id: number }>`
-          select e.id from entities e
-          where e.merged_into is null ${kindFilter}
-            and exists (select 1 from mention_terms t where t.entity = e.id and t.term like ${likePrefix(prefix)})
-            and ${entityVisible(scope, sql`e.id`)}
-          order by e.weight desc, e.id limit ${candidates}`.execute(this.db)
-      : await sql<{ id: number }>`
-          select e.id from mention_terms t join entities e on e.id = t.entity
-          where t.term like ${likePrefix(prefix)} and e.merged_into is null ${kindFilter} and ${entityVisible(scope, sql`e.id`)}
-          group by e.id, e.weight order by bool_or(t.term = ${prefix}) desc, e.weight desc, e.id limit ${candidates}`.execute(
-          this.db,
-        );
-    let ids = prefixMatches.rows.map((r) => Number(r.id));
+          select x.id from (
+            select e.id, e.weight from entities e where e.merged_into is null ${kindFilter}
+            order by e.weight desc, e.id limit ${HEAVIEST}) x
+          where exists (select 1 from mention_terms t where t.entity = x.id and t.term like ${likePrefix(prefix)})
+            and ${entityVisible(scope, sql`x.id`)}
+          order by x.weight desc, x.id limit ${candidates}`.execute(this.db)
+      : null;
+    let ids = (heavy?.rows ?? []).map((r) => Number(r.id));
+    if (ids.length < candidates) {
+      const selective = await sql<{ id: number }>`
+        select e.id from (
+          select t.entity, bool_or(t.term = ${prefix}) as exact from mention_terms t
+          where t.term like ${likePrefix(prefix)} group by t.entity) m
+        join entities e on e.id = m.entity
+        where e.merged_into is null ${kindFilter} and ${entityVisible(scope, sql`e.id`)}
+        order by m.exact desc, e.weight desc, e.id limit ${candidates}`.execute(this.db);
+      ids = [...new Set([...ids, ...selective.rows.map((r) => Number(r.id))])];
+    }
     if (ids.length < limit && prefix.length >= 3) {
       const infix = await sql<{ id: number }>`
         select e.id from mention_terms t join entities e on e.id = t.entity

@@ -206,13 +206,25 @@ describe('job queue', () => {
       );
       const taken: string[] = [];
       for (;;) {
-        const job = await queue.take(50);
+        const [job, ...more] = await queue.take(50, 3);
         if (!job) break;
+        assert.deepEqual(more, [], 'one job per priority: a batch never mixes priorities');
         taken.push(job.priority);
         assert.equal(job.attempt, 1);
         await job.ack();
       }
       assert.deepEqual(taken, [...PRIORITIES]);
+
+      // A batch takes several jobs of the same priority.
+      for (const i of [1, 2, 3]) {
+        await queue.enqueue({ task: 'text', item_id: `b${i}`, revision: 1, source_seq: i, spaces: [] }, 'new', `b${i}`);
+      }
+      const batch = await queue.take(50, 2);
+      assert.deepEqual(
+        batch.map((job) => (job.job as { item_id: string }).item_id),
+        ['b1', 'b2'],
+      );
+      for (const job of [...batch, ...(await queue.take(50, 2))]) await job.ack();
       assert.deepEqual(
         (await queue.backlog()).map((q) => q.waiting + q.in_progress),
         PRIORITIES.map(() => 0),
@@ -220,9 +232,9 @@ describe('job queue', () => {
 
       // A job given back comes again, counted as a second attempt.
       await queue.enqueue({ task: 'backfill', space: 's', until_seq: 1 }, 'background', 'retry');
-      const first = await queue.take(50);
+      const [first] = await queue.take(50);
       first!.retry(0);
-      const second = await queue.take(2000);
+      const [second] = await queue.take(2000);
       assert.equal(second!.attempt, 2);
       await second!.ack();
       queue.close();

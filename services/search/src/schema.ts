@@ -40,7 +40,11 @@ export interface PartsTable {
 /** The words of every title and passage, for typo, prefix and substring expansion of query words. */
 export interface WordsTable {
   word: string;
-  /** Titles and passages the word occurs in; the row goes when it reaches 0. */
+}
+
+/** How many titles and passages hold each word; a word leaves both tables when it reaches 0. */
+export interface WordUsesTable {
+  word: string;
   uses: number;
 }
 
@@ -83,6 +87,7 @@ export interface SearchDatabase {
   items: ItemsTable;
   parts: PartsTable;
   words: WordsTable;
+  word_uses: WordUsesTable;
   spaces: SpacesTable;
   embedded: EmbeddedTable;
   state: StateTable;

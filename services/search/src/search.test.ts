@@ -176,6 +176,10 @@ describe('search', () => {
       assert.ok(!JSON.stringify(agent).includes('invoices from the supplier'));
     }
     assert.deepEqual(titles(await search({ q: 'kind:email' }, agentWithoutMail)), []);
+    // Nor a word of mail through the shared vocabulary: no expansion offers it.
+    assert.deepEqual((await search({ q: 'invoi', mode: 'keyword' })).query.expansions[0]?.matches, ['invoices']);
+    const hidden = await search({ q: 'invoi', mode: 'keyword' }, agentWithoutMail);
+    assert.deepEqual([hidden.hits, hidden.query.expansions], [[], []]);
     await assert.rejects(
       h.call(Similar, { id: ids.budget }, agentWithoutMail),
       (error: MemexError) => error.code === 'not_found',

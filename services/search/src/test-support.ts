@@ -7,7 +7,7 @@ import {
   type ResultOf,
   type Scope,
 } from '@memex/contracts';
-import { BlobStore, sha256 } from '@memex/blobs';
+import { BlobStore } from '@memex/blobs';
 import { Bus, callRpc, EVENTS_STREAM, EventPublisher, JOBS_STREAM, newId } from '@memex/bus';
 import { PipelinesModule } from '@memex/pipelines';
 import { ServiceHost, startService } from '@memex/runtime';
@@ -55,36 +55,44 @@ export class SearchHarness {
 
   /** Publishes an item.ingested as the ingest service does: the text in a blob first. */
   async ingest(item: TestItem): Promise<string> {
-    const id = newId();
-    const text = Buffer.from(item.text);
-    const sha = await this.blobs.put(text);
-    const kind = item.kind ?? 'document';
-    await this.publisher.publish({
-      type: 'item.ingested',
-      subject: `item:${id}`,
-      actor: { kind: 'import', id: 'test' },
-      kind,
-      labels: item.labels ?? [],
-      ...(item.spam ? { spam: true } : {}),
-      ...(item.occurred_at ? { occurred_at: item.occurred_at } : {}),
-      data: {
-        id,
+    const [id] = await this.ingestPrepared([{ item, sha: await this.blobs.put(Buffer.from(item.text)) }]);
+    return id!;
+  }
+
+  /** item.ingested events for items whose text is already in the blob store under `sha`, in one pipelined batch. */
+  async ingestPrepared(batch: Array<{ item: TestItem; sha: string }>): Promise<string[]> {
+    const drafts = batch.map(({ item, sha }) => {
+      const id = newId();
+      const kind = item.kind ?? 'document';
+      const size = Buffer.byteLength(item.text);
+      return {
+        type: 'item.ingested',
+        subject: `item:${id}`,
+        actor: { kind: 'import' as const, id: 'test' },
         kind,
-        revision: 1,
-        title: item.title,
-        source: item.source ?? { kind: 'test', id: 'fixtures' },
-        external_id: null,
-        identity: `sha256:${sha256(text)}`,
-        origin: 'imported',
-        content_type: 'text/plain',
-        content_sha256: sha,
-        size: text.length,
-        text_sha256: sha,
-        text_length: item.text.length,
-        meta: { ...(item.meta ?? {}), ...(item.spam ? { spam: true } : {}) },
-      },
+        labels: item.labels ?? [],
+        ...(item.spam ? { spam: true } : {}),
+        ...(item.occurred_at ? { occurred_at: item.occurred_at } : {}),
+        data: {
+          id,
+          kind,
+          revision: 1,
+          title: item.title,
+          source: item.source ?? { kind: 'test', id: 'fixtures' },
+          external_id: null,
+          identity: `sha256:${sha}`,
+          origin: 'imported',
+          content_type: 'text/plain',
+          content_sha256: sha,
+          size,
+          text_sha256: sha,
+          text_length: item.text.length,
+          meta: { ...(item.meta ?? {}), ...(item.spam ? { spam: true } : {}) },
+        },
+      };
     });
-    return id;
+    await this.publisher.publishAll(drafts);
+    return drafts.map((draft) => draft.data.id);
   }
 
   async note(title: string, body: string, labels: string[] = []): Promise<string> {

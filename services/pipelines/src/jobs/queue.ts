@@ -1,5 +1,5 @@
 import { AckPolicy, type ConsumerConfig } from '@nats-io/jetstream';
-import type { Msg, Subscription } from '@nats-io/transport-node';
+import { createInbox, type Msg, type Subscription } from '@nats-io/transport-node';
 import { decodeJson, encodeJson, isNotFound, JOB_SUBJECT_ROOT, JOBS_STREAM, type Bus } from '@memex/bus';
 
 /**
@@ -104,10 +104,11 @@ export class JobQueue {
   }
 
   /**
-   * The next job, highest priority first; waits (up to `idleMs`, then answers undefined) when
-   * every queue is empty. A core-NATS subscription to the job subjects rings when work arrives.
+   * The next jobs (up to `batch`) of the highest priority that has any; waits (up to `idleMs`,
+   * then answers none) when every queue is empty. A core-NATS subscription to the job subjects
+   * rings when work arrives.
    */
-  async take(idleMs: number): Promise<TakenJob | undefined> {
+  async take(idleMs: number, batch = 1): Promise<TakenJob[]> {
     this.doorbell ??= this.bus.nc.subscribe(`${JOB_SUBJECT_ROOT}.${TIER}.>`, {
       callback: () => {
         for (const wake of this.waiters) wake();
@@ -118,39 +119,55 @@ export class JobQueue {
     const rang = new Promise<void>((resolve) => (wake = resolve));
     this.waiters.add(wake);
     try {
-      for (const priority of PRIORITIES) {
-        const taken = await this.pull(priority);
-        if (taken) return taken;
-      }
+      const taken = await this.pullHighest(batch);
+      if (taken.length > 0) return taken;
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([rang, new Promise((resolve) => (timer = setTimeout(resolve, idleMs)))]);
       clearTimeout(timer);
     } finally {
       this.waiters.delete(wake);
     }
+    return this.pullHighest(batch);
+  }
+
+  private async pullHighest(batch: number): Promise<TakenJob[]> {
     for (const priority of PRIORITIES) {
-      const taken = await this.pull(priority);
-      if (taken) return taken;
+      const taken = await this.pull(priority, batch);
+      if (taken.length > 0) return taken;
     }
-    return undefined;
+    return [];
   }
 
   /**
-   * One message without waiting (`no_wait`), which the client library's fetch does not offer:
-   * a plain request on the consumer's next-message subject, with its own inbox (a muxed inbox
-   * would not see a message that arrives under its original subject).
+   * Up to `batch` messages without waiting (`no_wait`), which the client library's fetch does
+   * not offer: a plain request on the consumer's next-message subject with its own inbox (a
+   * muxed inbox would not see messages that arrive under their original subjects). The server
+   * ends a short batch with a 404/408 status message.
    */
-  private async pull(priority: Priority): Promise<TakenJob | undefined> {
-    const msg = await this.bus.nc.request(
+  private async pull(priority: Priority, batch: number): Promise<TakenJob[]> {
+    const inbox = createInbox();
+    const subscription = this.bus.nc.subscribe(inbox, { max: batch + 1, timeout: 10_000 });
+    this.bus.nc.publish(
       `$JS.API.CONSUMER.MSG.NEXT.${JOBS_STREAM}.${durableName(priority)}`,
-      encodeJson({ batch: 1, no_wait: true }),
-      { timeout: 10_000, noMux: true },
+      encodeJson({ batch, no_wait: true }),
+      {
+        reply: inbox,
+      },
     );
-    const status = msg.headers?.code ?? 0;
-    if (status === 404 || status === 408) return undefined;
-    if (status >= 400) throw new Error(`job queue ${priority}: ${status} ${msg.headers?.description ?? ''}`);
-    if (!msg.reply) throw new Error(`job queue ${priority}: a message without an ack subject`);
-    return this.taken(msg, priority);
+    const taken: TakenJob[] = [];
+    try {
+      for await (const msg of subscription) {
+        const status = msg.headers?.code ?? 0;
+        if (status === 404 || status === 408) break;
+        if (status >= 400) throw new Error(`job queue ${priority}: ${status} ${msg.headers?.description ?? ''}`);
+        if (!msg.reply) throw new Error(`job queue ${priority}: a message without an ack subject`);
+        taken.push(this.taken(msg, priority));
+        if (taken.length === batch) break;
+      }
+    } finally {
+      subscription.unsubscribe();
+    }
+    return taken;
   }
 
   private taken(msg: Msg, priority: Priority): TakenJob {

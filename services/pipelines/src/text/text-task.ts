@@ -47,25 +47,35 @@ export class TextTask {
     private readonly models: ModelRegistry,
   ) {}
 
-  /** Returns what was published; `touch` keeps the job's lease alive during long work. */
-  async run(job: TextJob, touch: () => void): Promise<{ parts: number; vectors: number; skipped?: string }> {
+  /**
+   * Returns what was published; `touch` keeps the job's lease alive during long work. A first
+   * attempt of a job for new content (the scheduler's) has nothing in the log to reuse, so it
+   * does not look.
+   */
+  async run(
+    job: TextJob,
+    touch: () => void,
+    attempt = 1,
+  ): Promise<{ parts: number; vectors: number; skipped?: string }> {
     const source = await this.source(job);
     if (!source) return { parts: 0, vectors: 0, skipped: 'the item or its event is gone' };
-    let passages = await this.publishedPassages(job);
+    const drafts: Array<{ key: string; data: unknown; type: string }> = [];
+    let passages = job.all_spaces && attempt === 1 ? undefined : await this.publishedPassages(job);
     if (!passages) {
       const text = await source.text();
       if (text === undefined) return { parts: 0, vectors: 0, skipped: 'the text blob is gone' };
       passages = splitPassages(text, pagesOf(source.meta));
-      await this.publish(source, this.partEvents(source, passages));
+      drafts.push(...this.partEvents(source, passages));
     }
     let vectors = 0;
     for (const space of job.spaces) {
       const provider = await this.models.provider(space);
       const computed = await this.embed(provider, source.title, passages, touch);
       vectors += computed.length;
-      await this.publish(source, this.embeddingEvents(source, provider, computed));
-      touch();
+      drafts.push(...this.embeddingEvents(source, provider, computed));
     }
+    // One pipelined publish: parts first, so a projector never sees vectors before their passages.
+    await this.publish(source, drafts);
     // Deleted while we worked: take back what we just wrote.
     if (await isDeleted(this.bus, job.item_id)) await eraseDerived(this.bus, job.item_id);
     return { parts: passages.length, vectors };

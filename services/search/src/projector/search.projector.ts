@@ -14,13 +14,10 @@ import { Projector, type Projection } from '@memex/runtime';
 import type { ItemsTable, SearchDatabase } from '../schema.js';
 import { searchMigrations } from './migrations.js';
 import { allSpaces, ensureSpace, vectorLiteral, vectorTables } from './vectors.js';
+import { addWords, countsOf, passageCounts, removeWords } from './vocabulary.js';
 
 type Trx = Transaction<SearchDatabase>;
 type ItemRow = Omit<ItemsTable, 'has_text' | 'parts_revision' | 'parts_pipeline'>;
-
-/** The words of a text as the vocabulary counts them (lowercase runs of letters and digits). */
-const wordsOf = (text: unknown) =>
-  sql`(select distinct w from regexp_split_to_table(lower(${text}), '[^[:alnum:]]+') w where length(w) between 2 and 40)`;
 
 /** A part's full-text vector: its item's title (weight A) ahead of its own text (weight B). */
 const partTsv = (title: unknown, text: unknown) =>
@@ -118,27 +115,34 @@ export class SearchProjector implements Projection {
 
   /** Inserts or replaces an item's searchable facts, keeping its parts' copies of title and scope in step. */
   private async upsertItem(trx: Trx, row: ItemRow): Promise<void> {
-    if (await this.isDeleted(trx, row.id)) return;
-    const before = await trx
-      .selectFrom('items')
-      .select(['title', 'kind', 'labels', 'spam'])
-      .where('id', '=', row.id)
-      .executeTakeFirst();
-    const titleTsv = sql<string>`to_tsvector('english', ${row.title})`;
-    await trx
+    const { rows } = await sql<{
+      deleted: boolean;
+      title: string | null;
+      kind: string;
+      labels: string[];
+      spam: boolean;
+    }>`
+      select exists (select 1 from tombstones where id = ${row.id}) as deleted, i.title, i.kind, i.labels, i.spam
+      from (values (1)) v left join items i on i.id = ${row.id}`.execute(trx);
+    const before = rows[0]!;
+    if (before.deleted) return;
+    const values = { ...row, title_tsv: sql`to_tsvector('english', ${row.title})` };
+    const upsert = trx
       .insertInto('items')
-      .values({ ...row, title_tsv: titleTsv } as never)
-      .onConflict((oc) => oc.column('id').doUpdateSet({ ...row, title_tsv: titleTsv } as never))
-      .execute();
-    if (before?.title !== row.title) {
-      if (before) await this.countWords(trx, sql`${before.title}`, -1);
-      await this.countWords(trx, sql`${row.title}`, 1);
+      .values(values as never)
+      .onConflict((oc) => oc.column('id').doUpdateSet(values as never));
+    if (before.title === null) {
+      // A new item: its row and its title's words in one statement.
+      await addWords(trx, countsOf(row.title), sql`item as (${upsert}),`);
+      return;
+    }
+    await upsert.execute();
+    if (before.title !== row.title) {
+      await removeWords(trx, countsOf(before.title));
+      await addWords(trx, countsOf(row.title));
       await sql`update parts set tsv = ${partTsv(row.title, sql.ref('text'))} where item_id = ${row.id}`.execute(trx);
     }
-    if (
-      before &&
-      (before.kind !== row.kind || before.spam !== row.spam || before.labels.join('\n') !== row.labels.join('\n'))
-    ) {
+    if (before.kind !== row.kind || before.spam !== row.spam || before.labels.join('\n') !== row.labels.join('\n')) {
       await trx
         .updateTable('parts')
         .set({ kind: row.kind, labels: row.labels, spam: row.spam })
@@ -153,13 +157,12 @@ export class SearchProjector implements Projection {
     // Parts of an older version than the item's (a slow job) are stale.
     if (!item || data.revision < item.revision) return;
     if (item.parts_revision !== data.revision || item.parts_pipeline !== data.pipeline) {
-      await this.clearParts(trx, item.id);
-      await trx
-        .updateTable('items')
-        .set({ parts_revision: data.revision, parts_pipeline: data.pipeline, has_text: data.total > 0 })
-        .where('id', '=', item.id)
-        .execute();
-      if (data.total > 0) await this.addTextItems(trx, 1);
+      if (item.parts_revision !== null) await this.clearParts(trx, item.id);
+      const hasText = data.total > 0;
+      await sql`with item as (
+          update items set parts_revision = ${data.revision}, parts_pipeline = ${data.pipeline}, has_text = ${hasText}
+          where id = ${item.id})
+        update state set text_items = text_items + ${hasText ? 1 : 0} where id = 1`.execute(trx);
     }
     if (data.parts.length === 0) return;
     const values = data.parts.map((part) => ({
@@ -175,58 +178,48 @@ export class SearchProjector implements Projection {
       page: part.page ?? null,
       tsv: partTsv(item.title, part.text),
     }));
-    const inserted = await trx
+    const insert = trx
       .insertInto('parts')
       .values(values as never)
       .onConflict((oc) => oc.columns(['item_id', 'ordinal']).doNothing())
-      .returning('ordinal')
-      .execute();
-    if (inserted.length === 0) return;
-    await sql`insert into words (word, uses)
-      select w, count(*)::int from parts p, lateral ${wordsOf(sql.ref('p.text'))} x
-      where p.item_id = ${item.id} and p.ordinal = any(${inserted.map((r) => r.ordinal)}::int[]) group by w
-      on conflict (word) do update set uses = words.uses + excluded.uses`.execute(trx);
+      .returning('text');
+    // The parts and their words in one statement; a piece seen before inserts nothing and counts nothing.
+    await addWords(trx, passageCounts(sql`inserted`), sql`inserted as (${insert}),`);
   }
 
   private async embeddingComputed(trx: Trx, seq: number, event: EventOf<typeof EmbeddingComputed>): Promise<void> {
     const { data } = event;
-    const item = await trx
-      .selectFrom('items')
-      .select(['id', 'parts_revision', 'parts_pipeline'])
-      .where('id', '=', data.item_id)
-      .executeTakeFirst();
+    const { rows } = await sql<{ parts_revision: number | null; parts_pipeline: string | null; ord: number | null }>`
+      select i.parts_revision, i.parts_pipeline, s.ord from items i left join spaces s on s.space = ${data.space}
+      where i.id = ${data.item_id}`.execute(trx);
+    const item = rows[0];
     // Vectors of parts we do not hold (an older version, another split) are stale.
     if (!item || item.parts_revision !== data.revision || item.parts_pipeline !== data.pipeline) return;
-    const space = await ensureSpace(trx, { space: data.space, dims: data.dims }, seq);
-    const tables = vectorTables(space.ord);
-    if (data.vectors.length > 0) {
-      const rows = data.vectors.map(
-        (v) => sql`(${item.id}, ${v.ordinal}::int, ${vectorLiteral(decodeVector(v.vector, data.dims))}::halfvec)`,
-      );
-      await sql`insert into ${sql.table(tables.parts)} (item_id, ordinal, embedding)
-        select v.item_id, v.ordinal, v.embedding from (values ${sql.join(rows)}) v (item_id, ordinal, embedding)
-        where exists (select 1 from parts p where p.item_id = v.item_id and p.ordinal = v.ordinal)
-        on conflict do nothing`.execute(trx);
-    }
-    if (data.item) {
-      const literal = vectorLiteral(decodeVector(data.item, data.dims));
-      await sql`insert into ${sql.table(tables.items)} (item_id, embedding) values (${item.id}, ${literal}::halfvec)
-        on conflict (item_id) do update set embedding = excluded.embedding`.execute(trx);
-    }
-    const marked = await trx
-      .insertInto('embedded')
-      .values({ item_id: item.id, ord: space.ord })
-      .onConflict((oc) => oc.doNothing())
-      .returning('item_id')
-      .execute();
-    if (marked.length > 0) {
-      await trx
-        .updateTable('spaces')
-        .set((eb) => ({ embedded_items: eb('embedded_items', '+', 1) }))
-        .where('ord', '=', space.ord)
-        .execute();
-      await this.maybeSwitch(trx);
-    }
+    const ord = item.ord ?? (await ensureSpace(trx, { space: data.space, dims: data.dims }, seq)).ord;
+    const tables = vectorTables(ord);
+    const parts = data.vectors.map(
+      (v) => sql`(${data.item_id}, ${v.ordinal}::int, ${vectorLiteral(decodeVector(v.vector, data.dims))}::halfvec)`,
+    );
+    const itemVector = data.item ? vectorLiteral(decodeVector(data.item, data.dims)) : null;
+    // Passage vectors, the item vector, and the space's count of embedded items, in one statement.
+    await sql`with
+      ${
+        parts.length > 0
+          ? sql`p as (insert into ${sql.table(tables.parts)} (item_id, ordinal, embedding)
+        select v.item_id, v.ordinal, v.embedding from (values ${sql.join(parts)}) v (item_id, ordinal, embedding)
+        where exists (select 1 from parts x where x.item_id = v.item_id and x.ordinal = v.ordinal)
+        on conflict do nothing),`
+          : sql``
+      }
+      ${
+        itemVector
+          ? sql`i as (insert into ${sql.table(tables.items)} (item_id, embedding) values (${data.item_id}, ${itemVector}::halfvec)
+        on conflict (item_id) do update set embedding = excluded.embedding),`
+          : sql``
+      }
+      marked as (insert into embedded (item_id, ord) values (${data.item_id}, ${ord}) on conflict do nothing returning ord)
+      update spaces set embedded_items = embedded_items + 1 where ord in (select ord from marked)`.execute(trx);
+    await this.maybeSwitch(trx);
   }
 
   private async itemDeleted(trx: Trx, seq: number, id: string): Promise<void> {
@@ -236,7 +229,7 @@ export class SearchProjector implements Projection {
       .where('id', '=', id)
       .returning(['title', 'has_text'])
       .executeTakeFirst();
-    if (removed) await this.countWords(trx, sql`${removed.title}`, -1);
+    if (removed) await removeWords(trx, countsOf(removed.title));
     if (removed?.has_text) await this.addTextItems(trx, -1);
     await trx
       .insertInto('tombstones')
@@ -256,11 +249,7 @@ export class SearchProjector implements Projection {
   /** Removes an item's passages, their words and its vectors in every space (a new version or a deletion). */
   private async clearParts(trx: Trx, id: string): Promise<void> {
     const item = await trx.selectFrom('items').select(['has_text']).where('id', '=', id).executeTakeFirst();
-    const counted = await sql<{ word: string; uses: number }>`update words set uses = words.uses - x.n
-      from (select w, count(*)::int n from parts p, lateral ${wordsOf(sql.ref('p.text'))} x where p.item_id = ${id} group by w) x
-      where words.word = x.w returning words.word, words.uses`.execute(trx);
-    const emptied = counted.rows.filter((r) => r.uses <= 0).map((r) => r.word);
-    if (emptied.length > 0) await trx.deleteFrom('words').where('word', 'in', emptied).execute();
+    await removeWords(trx, passageCounts(sql`(select text from parts where item_id = ${id})`));
     await trx.deleteFrom('parts').where('item_id', '=', id).execute();
     for (const space of await allSpaces(trx)) {
       const tables = vectorTables(space.ord);
@@ -281,17 +270,6 @@ export class SearchProjector implements Projection {
     }
   }
 
-  /** Adds (or with -1 removes) one use of each word of a text to the vocabulary. */
-  private async countWords(trx: Trx, text: ReturnType<typeof sql>, delta: 1 | -1): Promise<void> {
-    if (delta > 0) {
-      await sql`insert into words (word, uses) select w, 1 from ${wordsOf(text)} x
-        on conflict (word) do update set uses = words.uses + 1`.execute(trx);
-      return;
-    }
-    await sql`update words set uses = uses - 1 where word in ${wordsOf(text)}`.execute(trx);
-    await sql`delete from words where uses <= 0 and word in ${wordsOf(text)}`.execute(trx);
-  }
-
   private async addTextItems(trx: Trx, delta: number): Promise<void> {
     await trx
       .updateTable('state')
@@ -302,19 +280,8 @@ export class SearchProjector implements Projection {
 
   /** Search moves to the chosen space once every item with text has been embedded there. */
   private async maybeSwitch(trx: Trx): Promise<void> {
-    const state = await trx.selectFrom('state').selectAll().where('id', '=', 1).executeTakeFirstOrThrow();
-    if (state.chosen === null || state.chosen === state.active) return;
-    const chosen = await trx
-      .selectFrom('spaces')
-      .select('embedded_items')
-      .where('space', '=', state.chosen)
-      .executeTakeFirst();
-    if (chosen && chosen.embedded_items >= state.text_items) {
-      await trx.updateTable('state').set({ active: state.chosen }).where('id', '=', 1).execute();
-    }
-  }
-
-  private async isDeleted(trx: Trx, id: string): Promise<boolean> {
-    return (await trx.selectFrom('tombstones').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+    await sql`update state set active = state.chosen from spaces
+      where state.id = 1 and state.chosen is distinct from state.active
+        and spaces.space = state.chosen and spaces.embedded_items >= state.text_items`.execute(trx);
   }
 }

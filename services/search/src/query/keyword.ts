@@ -1,4 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { Scope } from '@memex/contracts';
+import { visibleTo } from '@memex/db';
 import type { SearchDatabase } from '../schema.js';
 import type { ParsedQuery } from './parse.js';
 
@@ -46,8 +48,12 @@ export interface KeywordQuery {
  * stem) is widened to indexed words it is the start of, else near spellings (trigram
  * similarity), else words containing it: typos and half-typed words still find something.
  */
-export async function keywordQuery(db: Kysely<SearchDatabase>, parsed: ParsedQuery): Promise<KeywordQuery> {
-  const expansions = await expandUnknown(db, parsed.words);
+export async function keywordQuery(
+  db: Kysely<SearchDatabase>,
+  scope: Scope,
+  parsed: ParsedQuery,
+): Promise<KeywordQuery> {
+  const expansions = await expandUnknown(db, scope, parsed.words);
   const terms: TsQuery[] = parsed.words.map((word) => {
     const expansion = expansions.find((e) => e.word === word);
     return expansion ? or([plain(word), ...expansion.matches.map(plain)]) : plain(word);
@@ -66,51 +72,76 @@ export async function keywordQuery(db: Kysely<SearchDatabase>, parsed: ParsedQue
   return result;
 }
 
-async function expandUnknown(db: Kysely<SearchDatabase>, words: string[]): Promise<Expansion[]> {
+/**
+ * Widens the query words the index does not hold. For an agent, "holds" means in what its scope
+ * lets it see, and only visible words are offered: the vocabulary is shared by every scope, and
+ * neither an expansion nor its absence may reveal a word of an item the caller cannot see.
+ */
+async function expandUnknown(db: Kysely<SearchDatabase>, scope: Scope, words: string[]): Promise<Expansion[]> {
   const candidates = [...new Set(words.filter((w) => /^[\p{L}\p{N}]{3,40}$/u.test(w)))];
   if (candidates.length === 0) return [];
-  const known = new Set(
-    (await db.selectFrom('words').select('word').where('word', 'in', candidates).execute()).map((r) => r.word),
-  );
+  const owner = scope.kind === 'owner';
+  const known = owner
+    ? new Set(
+        (await db.selectFrom('words').select('word').where('word', 'in', candidates).execute()).map((r) => r.word),
+      )
+    : new Set<string>();
   const expansions: Expansion[] = [];
   for (const word of candidates.filter((w) => !known.has(w))) {
     // Known by its stem ("meetings" when the text says "meeting"): nothing to widen.
-    const { rows } = await sql<{ found: boolean }>`select exists (select 1 from parts where tsv @@ ${plain(word)})
-      or exists (select 1 from items where title_tsv @@ ${plain(word)}) as found`.execute(db);
-    if (rows[0]?.found) continue;
-    const expansion = (await startingWith(db, word)) ?? (await nearSpellings(db, word)) ?? (await containing(db, word));
-    if (expansion) expansions.push(expansion);
+    if ((await visibleWords(db, scope, [word])).length > 0) continue;
+    for (const find of [startingWith, nearSpellings, containing]) {
+      const found = await find(db, word, owner ? 5 : 20);
+      const matches = found && (owner ? found.matches : (await visibleWords(db, scope, found.matches)).slice(0, 5));
+      if (found && matches && matches.length > 0) {
+        expansions.push({ ...found, matches });
+        break;
+      }
+    }
   }
   return expansions;
 }
 
-async function startingWith(db: Kysely<SearchDatabase>, word: string): Promise<Expansion | undefined> {
+/** The words (in order) that occur in a passage or title the scope lets the caller see. */
+async function visibleWords(db: Kysely<SearchDatabase>, scope: Scope, words: string[]): Promise<string[]> {
+  const parts = visibleTo(scope, { kind: 'p.kind', labels: 'p.labels', spam: 'p.spam' });
+  const items = visibleTo(scope, { kind: 'i.kind', labels: 'i.labels', spam: 'i.spam' });
+  const { rows } = await sql<{ w: string }>`select w from unnest(${words}::text[]) with ordinality as u (w, n)
+    where exists (select 1 from parts p where p.tsv @@ plainto_tsquery('english', w) and ${parts})
+      or exists (select 1 from items i where i.title_tsv @@ plainto_tsquery('english', w) and ${items})
+    order by n`.execute(db);
+  return rows.map((r) => r.w);
+}
+
+async function startingWith(db: Kysely<SearchDatabase>, word: string, limit: number): Promise<Expansion | undefined> {
   const rows = await db
     .selectFrom('words')
     .select('word')
     .where(sql<boolean>`word like ${`${escapeLike(word)}%`}`)
-    .orderBy('uses', 'desc')
-    .limit(5)
+    .orderBy(sql`length(word)`)
+    .orderBy('word')
+    .limit(limit)
     .execute();
   return rows.length > 0 ? { word, matches: rows.map((r) => r.word), how: 'prefix' } : undefined;
 }
 
-async function nearSpellings(db: Kysely<SearchDatabase>, word: string): Promise<Expansion | undefined> {
+async function nearSpellings(db: Kysely<SearchDatabase>, word: string, limit: number): Promise<Expansion | undefined> {
   const { rows } = await sql<{
     word: string;
   }>`select word from words where word % ${word} and similarity(word, ${word}) >= 0.4
-    order by similarity(word, ${word}) desc, uses desc limit 3`.execute(db);
+    order by similarity(word, ${word}) desc, length(word), word limit ${limit}`.execute(db);
   return rows.length > 0 ? { word, matches: rows.map((r) => r.word), how: 'typo' } : undefined;
 }
 
-async function containing(db: Kysely<SearchDatabase>, word: string): Promise<Expansion | undefined> {
+async function containing(db: Kysely<SearchDatabase>, word: string, limit: number): Promise<Expansion | undefined> {
   if (word.length < 4) return undefined;
   const rows = await db
     .selectFrom('words')
     .select('word')
     .where(sql<boolean>`word like ${`%${escapeLike(word)}%`}`)
-    .orderBy('uses', 'desc')
-    .limit(5)
+    .orderBy(sql`length(word)`)
+    .orderBy('word')
+    .limit(limit)
     .execute();
   return rows.length > 0 ? { word, matches: rows.map((r) => r.word), how: 'substring' } : undefined;
 }

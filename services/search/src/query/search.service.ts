@@ -66,7 +66,7 @@ export class SearchService implements OnApplicationShutdown {
     const mode: SearchMode = params.mode ?? 'hybrid';
     const limit = params.limit ?? 20;
     const filters = allOf(filterConditions(params, parsed));
-    const keyword = await keywordQuery(this.db, parsed);
+    const keyword = await keywordQuery(this.db, call.scope, parsed);
     const text = meaningText(parsed);
     const ctx = { scope: call.scope, filters, keyword };
 

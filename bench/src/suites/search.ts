@@ -1,0 +1,381 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { sql } from 'kysely';
+import { Search, type SearchMode } from '@memex/contracts';
+import { createDatabase } from '@memex/db';
+import { benchEmbed, BUILTIN_GLOVE_PATH, defaultProvider, parseGloveTable } from '@memex/embeddings';
+import { SearchHarness, type TestItem } from '@memex/search/testing';
+import { percentile, type BenchResult } from '../result.js';
+
+const run$ = promisify(execFile);
+const MODES: SearchMode[] = ['keyword', 'meaning', 'hybrid'];
+const RELEVANCE_DIR = new URL('../../relevance/', import.meta.url);
+/** Passage counts to measure at: MEMEX_BENCH_SEARCH_SIZES, e.g. `100000,1000000`. */
+const SIZES = (process.env.MEMEX_BENCH_SEARCH_SIZES ?? '100000').split(',').map(Number);
+const LATENCY_QUERIES = 200;
+
+interface CorpusItem {
+  id: string;
+  kind: string;
+  date: string;
+  title: string;
+  text: string;
+  from?: string;
+  to?: string;
+}
+interface Judged {
+  id: string;
+  q: string;
+  type: string;
+  relevant: Record<string, number>;
+}
+
+function readJsonl<T>(name: string): T[] {
+  return fs
+    .readFileSync(new URL(name, RELEVANCE_DIR), 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as T);
+}
+
+function address(text: string | undefined): Array<{ name: string; address: string }> {
+  const match = text ? /^(.*?)\s*<([^>]+)>$/.exec(text) : null;
+  return match ? [{ name: match[1]!, address: match[2]!.toLowerCase() }] : [];
+}
+
+/** nDCG@k with gain 2^grade − 1 against the ideal order of the judgments. */
+export function ndcgAt(ranked: string[], relevant: Record<string, number>, k = 10): number {
+  const dcg = (grades: number[]) => grades.slice(0, k).reduce((sum, g, i) => sum + (2 ** g - 1) / Math.log2(i + 2), 0);
+  const ideal = dcg(Object.values(relevant).sort((a, b) => b - a));
+  return ideal === 0 ? 0 : dcg(ranked.map((id) => relevant[id] ?? 0)) / ideal;
+}
+
+export function recallAt(ranked: string[], relevant: Record<string, number>, k = 10): number {
+  const wanted = Object.keys(relevant);
+  return wanted.filter((id) => ranked.slice(0, k).includes(id)).length / wanted.length;
+}
+
+const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(values.length, 1);
+const r3 = (value: number) => Math.round(value * 1000) / 1000;
+
+/** nDCG@10 and recall@10 of each mode over the judged set in bench/relevance. */
+async function relevance(): Promise<BenchResult[]> {
+  const corpus = readJsonl<CorpusItem>('corpus.jsonl');
+  const queries = readJsonl<Judged>('queries.jsonl');
+  const h = await SearchHarness.start({ workers: 2 });
+  try {
+    const corpusId = new Map<string, string>();
+    for (const item of corpus) {
+      const id =
+        item.kind === 'note'
+          ? await h.note(item.title, item.text)
+          : await h.ingest({
+              title: item.title,
+              text: item.text,
+              kind: item.kind,
+              occurred_at: `${item.date}T12:00:00Z`,
+              meta: { from: address(item.from), to: address(item.to) },
+            });
+      corpusId.set(id, item.id);
+    }
+    await h.settle(10 * 60_000);
+    const results: BenchResult[] = [];
+    for (const mode of MODES) {
+      const scored: Array<{ type: string; ndcg: number; recall: number }> = [];
+      for (const query of queries) {
+        const { hits } = await h.call(Search, { q: query.q, mode, limit: 10 });
+        const ranked = hits.map((hit) => corpusId.get(hit.id) ?? hit.id);
+        scored.push({
+          type: query.type,
+          ndcg: ndcgAt(ranked, query.relevant),
+          recall: recallAt(ranked, query.relevant),
+        });
+      }
+      const byType = [...new Set(scored.map((s) => s.type))]
+        .map((type) => `${type} ${r3(mean(scored.filter((s) => s.type === type).map((s) => s.ndcg)))}`)
+        .join(', ');
+      const set = `${queries.length} judged queries, ${corpus.length} items`;
+      results.push(
+        {
+          suite: 'search',
+          name: `relevance nDCG@10, ${mode}`,
+          value: r3(mean(scored.map((s) => s.ndcg))),
+          unit: 'nDCG',
+          notes: `${set}; by type: ${byType}`,
+        },
+        {
+          suite: 'search',
+          name: `relevance recall@10, ${mode}`,
+          value: r3(mean(scored.map((s) => s.recall))),
+          unit: 'recall',
+          notes: set,
+        },
+      );
+    }
+    return results;
+  } finally {
+    await h.stop();
+  }
+}
+
+/** Zipf-distributed words from the GloVe vocabulary (frequency ordered): text with realistic term statistics. */
+class TextGenerator {
+  private readonly cumulative: Float64Array;
+  private seed = 42;
+
+  constructor(readonly words: string[]) {
+    this.cumulative = new Float64Array(words.length);
+    let sum = 0;
+    for (let r = 0; r < words.length; r++) this.cumulative[r] = sum += 1 / (r + 1);
+    for (let r = 0; r < words.length; r++) this.cumulative[r]! /= sum;
+  }
+
+  /** A deterministic PRNG (mulberry32), so every run indexes the same text. */
+  random(): number {
+    let t = (this.seed += 0x6d2b79f5);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  }
+
+  word(): string {
+    const x = this.random();
+    let lo = 0;
+    let hi = this.cumulative.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.cumulative[mid]! < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.words[lo]!;
+  }
+
+  /** Paragraphs of about 200 words (one passage each), of sentences of 8–20 words. */
+  text(paragraphs: number): string {
+    const out: string[] = [];
+    for (let p = 0; p < paragraphs; p++) {
+      const sentences: string[] = [];
+      for (let n = 0; n < 200;) {
+        const length = 8 + Math.floor(this.random() * 13);
+        const words = Array.from({ length }, () => this.word());
+        words[0] = words[0]!.charAt(0).toUpperCase() + words[0]!.slice(1);
+        sentences.push(`${words.join(' ')}.`);
+        n += length;
+      }
+      out.push(sentences.join(' '));
+    }
+    return out.join('\n\n');
+  }
+
+  /** A search a person might type: 1–3 words of middling frequency. */
+  query(): string {
+    const count = 1 + Math.floor(this.random() * 3);
+    return Array.from({ length: count }, () => this.words[100 + Math.floor(this.random() * 2900)]!).join(' ');
+  }
+}
+
+async function timed<T>(fn: () => Promise<T>): Promise<number> {
+  const started = performance.now();
+  await fn();
+  return performance.now() - started;
+}
+
+/** Indexing rate, lag, latency per mode, ANN recall and a side-by-side with notmuch, at one corpus size. */
+async function atScale(target: number, generator: TextGenerator): Promise<BenchResult[]> {
+  const label = target >= 1e6 ? `${target / 1e6}M` : `${target / 1e3}k`;
+  const items = Math.ceil(target / 2);
+  const h = await SearchHarness.start({ workers: 2 });
+  const maildir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-bench-maildir-'));
+  const results: BenchResult[] = [];
+  try {
+    fs.mkdirSync(path.join(maildir, 'cur'));
+    fs.mkdirSync(path.join(maildir, 'new'));
+    fs.mkdirSync(path.join(maildir, 'tmp'));
+    // Texts and blobs first: what ingest does before tier 1 starts is not part of the indexing rate.
+    const batch: TestItem[] = [];
+    const prepared: Array<{ item: TestItem; sha: string }> = [];
+    for (let i = 0; i < items; i++) {
+      const date = new Date(Date.UTC(2000 + (i % 24), i % 12, 1 + (i % 28))).toISOString();
+      const item: TestItem = {
+        title: generator.text(1).slice(0, 60).replace(/\.$/, ''),
+        text: generator.text(2),
+        kind: 'email',
+        occurred_at: date,
+      };
+      batch.push(item);
+      fs.writeFileSync(
+        path.join(maildir, 'cur', `${i}.bench:2,S`),
+        `From: Bench <bench@example.com>\nTo: Sam <sam@example.com>\nSubject: ${item.title}\nDate: ${new Date(date).toUTCString()}\nMessage-ID: <${i}@bench.example>\n\n${item.text}\n`,
+      );
+      if (batch.length === 200 || i === items - 1) {
+        const shas = await Promise.all(batch.map((b) => h.blobs.put(Buffer.from(b.text))));
+        batch.forEach((b, j) => prepared.push({ item: b, sha: shas[j]! }));
+        batch.length = 0;
+      }
+    }
+    const indexing = await timed(async () => {
+      for (let i = 0; i < prepared.length; i += 500) await h.ingestPrepared(prepared.slice(i, i + 500));
+      await h.settle(4 * 60 * 60_000);
+    });
+    const db = createDatabase<any>(h.env.config.databaseUrl, { schema: 'search', max: 2 });
+    try {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from parts`.execute(db);
+      const passages = rows[0]!.n;
+      results.push({
+        suite: 'search',
+        name: `indexing rate at ${label} passages (split, embed, project)`,
+        value: Math.round(passages / (indexing / 1000)),
+        unit: 'passages/s',
+        notes: `${passages} passages of ${items} items in ${Math.round(indexing / 1000)} s, 2 worker threads`,
+      });
+
+      // Ingest → searchable, on the idle system.
+      const lags: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const token = `zqxlag${label}${i}`;
+        const started = performance.now();
+        await h.ingest({ title: `lag probe ${i}`, text: `A fresh message mentioning ${token} once.` });
+        while ((await h.call(Search, { q: token, mode: 'keyword', limit: 1 })).hits.length === 0) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+        lags.push(performance.now() - started);
+      }
+      results.push({
+        suite: 'search',
+        name: `ingest-to-searchable lag at ${label}, p50 of 5`,
+        value: Math.round(percentile(lags, 50)),
+        unit: 'ms',
+      });
+
+      const queries = Array.from({ length: LATENCY_QUERIES }, () => generator.query());
+      const latencies: Record<string, number[]> = {};
+      for (const mode of MODES) {
+        latencies[mode] = [];
+        for (const q of queries.slice(0, 10)) await h.call(Search, { q, mode }); // warm caches
+        for (const q of queries) latencies[mode].push(await timed(() => h.call(Search, { q, mode })));
+      }
+      const notmuch = await notmuchSideBySide(maildir, queries);
+      for (const mode of MODES) {
+        for (const p of [50, 95]) {
+          results.push({
+            suite: 'search',
+            name: `search latency ${mode} p${p} at ${label} passages`,
+            value: r3(percentile(latencies[mode]!, p)),
+            unit: 'ms',
+            ...(mode === 'keyword' && notmuch
+              ? { reference: { name: `notmuch search p${p}, same mail`, value: r3(percentile(notmuch.latencies, p)) } }
+              : {}),
+            notes: `${LATENCY_QUERIES} queries of 1–3 words, limit 20, over NATS request/reply`,
+          });
+        }
+      }
+      if (notmuch) {
+        results.push({
+          suite: 'search',
+          name: `notmuch new at ${label} passages (${items} messages), for reference`,
+          value: Math.round(items / (notmuch.indexMs / 1000)),
+          unit: 'messages/s',
+          notes: 'keyword index only, no embeddings',
+        });
+      }
+      results.push(await annRecall(db, generator, label));
+    } finally {
+      await db.destroy();
+    }
+    return results;
+  } finally {
+    await h.stop();
+    fs.rmSync(maildir, { recursive: true, force: true });
+  }
+}
+
+/** HNSW top 10 (as search runs it) against the exact top 10 by a full scan, over the passage vectors. */
+async function annRecall(
+  db: ReturnType<typeof createDatabase<any>>,
+  generator: TextGenerator,
+  label: string,
+): Promise<BenchResult> {
+  const provider = await defaultProvider();
+  const vectors = await provider.embed(Array.from({ length: 100 }, () => generator.query()));
+  const top = async (literal: string, exact: boolean) =>
+    db.transaction().execute(async (trx) => {
+      if (exact) {
+        await sql`set local enable_indexscan = off`.execute(trx);
+      } else {
+        await sql`set local hnsw.ef_search = 100`.execute(trx);
+        await sql`set local hnsw.iterative_scan = relaxed_order`.execute(trx);
+      }
+      const { rows } = await sql<{ k: string }>`select item_id || ':' || ordinal as k from vec_0_parts
+        order by embedding <=> ${literal}::halfvec limit 10`.execute(trx);
+      return rows.map((r) => r.k);
+    });
+  const recalls: number[] = [];
+  for (const vector of vectors) {
+    const literal = `[${Array.from(vector).join(',')}]`;
+    const [ann, exact] = [await top(literal, false), await top(literal, true)];
+    recalls.push(ann.filter((k) => exact.includes(k)).length / exact.length);
+  }
+  return {
+    suite: 'search',
+    name: `ANN recall@10 at ${label} passages (HNSW vs exact)`,
+    value: r3(mean(recalls)),
+    unit: 'recall',
+    notes: 'halfvec, m=16, ef_construction=64, ef_search=100, 100 queries',
+  };
+}
+
+/** The same keyword queries with `notmuch search` on a Maildir of the same messages, if notmuch is installed. */
+async function notmuchSideBySide(
+  maildir: string,
+  queries: string[],
+): Promise<{ latencies: number[]; indexMs: number } | undefined> {
+  const config = path.join(maildir, '.notmuch-config');
+  fs.writeFileSync(
+    config,
+    `[database]\npath=${maildir}\n[user]\nname=Bench\nprimary_email=bench@example.com\n[new]\ntags=inbox\n`,
+  );
+  const env = { ...process.env, NOTMUCH_CONFIG: config };
+  const available = await run$('notmuch', ['--version'], { env }).then(
+    () => true,
+    () => false,
+  );
+  if (!available) return undefined;
+  const indexMs = await timed(() => run$('notmuch', ['new', '--quiet'], { env, maxBuffer: 1 << 26 }));
+  const latencies: number[] = [];
+  for (const q of queries) {
+    latencies.push(
+      await timed(() => run$('notmuch', ['search', '--output=messages', '--limit=20', ...q.split(' ')], { env })),
+    );
+  }
+  return { latencies, indexMs };
+}
+
+/** Embedding rate of the built-in provider on passage-sized texts (what tier 1 spends its CPU on). */
+async function embeddingRate(generator: TextGenerator): Promise<BenchResult> {
+  const provider = await defaultProvider();
+  const texts = Array.from({ length: 2000 }, () => generator.text(1));
+  return {
+    suite: 'search',
+    name: `embedding rate, ${provider.space}, 200-word passages, one thread`,
+    value: Math.round(await benchEmbed(provider, texts)),
+    unit: 'passages/s',
+  };
+}
+
+export async function run(): Promise<BenchResult[]> {
+  // Words only (the table also holds punctuation and numbers), in frequency order.
+  const words = parseGloveTable(fs.readFileSync(BUILTIN_GLOVE_PATH), BUILTIN_GLOVE_PATH).words.filter((w) =>
+    /^[a-z]{2,}$/.test(w),
+  );
+  const generator = new TextGenerator(words);
+  const results = [...(await relevance()), await embeddingRate(generator)];
+  console.log(`relevance and embedding rate done in ${Math.round(process.uptime())} s`);
+  for (const size of SIZES) {
+    results.push(...(await atScale(size, generator)));
+    console.log(`${size} passages done in ${Math.round(process.uptime())} s`);
+  }
+  return results;
+}

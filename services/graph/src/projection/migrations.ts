@@ -154,6 +154,16 @@ export const graphMigrations: Migration[] = [
       await sql`create index entities_org_label on entities ((split_part(substr(key, 5), '.', 1))) where kind = 'org' and merged_into is null`.execute(
         db,
       );
+      // Briefs read notes and open commitments without scanning all items and links.
+      await sql`create index items_notes on items (occurred_at desc) where kind = 'note'`.execute(db);
+      await sql`create index links_commitments on links (valid_to) where rel = 'committed_to' and status = 'active'`.execute(
+        db,
+      );
+      // Links between things (facts, direct neighbours), apart from the many links to items.
+      await sql`create index links_things_src on links (src_entity, rel) where dst_entity is not null`.execute(db);
+      await sql`create index links_things_dst on links (dst_entity, rel) where src_entity is not null`.execute(db);
+      // @-mentions of a common prefix walk things from the most in touch down.
+      await sql`create index entities_weight on entities (weight desc, id desc) where merged_into is null`.execute(db);
     },
   },
 ];

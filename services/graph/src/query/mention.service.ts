@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { MentionComplete, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { foldText } from '../domain/keys.js';
@@ -62,16 +62,8 @@ export class MentionService {
           this.db,
         )
       ).rows[0]!.n >= COMMON_PREFIX;
-    const heavy = common
-      ? await sql<{ id: number }>`
-          select x.id from (
-            select e.id, e.weight from entities e where e.merged_into is null ${kindFilter}
-            order by e.weight desc, e.id limit ${HEAVIEST}) x
-          where exists (select 1 from mention_terms t where t.entity = x.id and t.term like ${likePrefix(prefix)})
-            and ${entityVisible(scope, sql`x.id`)}
-          order by x.weight desc, x.id limit ${candidates}`.execute(this.db)
-      : null;
-    let ids = (heavy?.rows ?? []).map((r) => Number(r.id));
+    const heavy = common ? await this.heaviestMatching(scope, prefix, candidates, kindFilter) : [];
+    let ids = heavy;
     if (ids.length < candidates) {
       const selective = await sql<{ id: number }>`
         select e.id from (
@@ -101,6 +93,37 @@ export class MentionService {
     }
     const details = await this.details(chosen.map((t) => t.id));
     return chosen.map((t) => ({ key: t.key, kind: t.kind, name: t.name, detail: details.get(t.id) ?? '' }));
+  }
+
+  /**
+   * The heaviest things with a term starting with `prefix`, paging down the weight index (small
+   * pages keep the planner on the index; each page is checked against the terms).
+   */
+  private async heaviestMatching(
+    scope: Scope,
+    prefix: string,
+    wanted: number,
+    kindFilter: RawBuilder<unknown>,
+  ): Promise<number[]> {
+    const found: number[] = [];
+    let after: { weight: number; id: number } | null = null;
+    for (let page = 100, seen = 0; seen < HEAVIEST && found.length < wanted; seen += page, page *= 4) {
+      const rows: { id: number; weight: number; hit: boolean }[] = (
+        await sql<{ id: number; weight: number; hit: boolean }>`
+          select e.id, e.weight,
+            -- a scalar subquery with a limit is probed row by row, never hashed over all matches
+            (select 1 from mention_terms t where t.entity = e.id and t.term like ${likePrefix(prefix)} limit 1) is not null
+              and ${entityVisible(scope, sql`e.id`)} as hit
+          from entities e
+          where e.merged_into is null ${kindFilter} ${after ? sql`and (e.weight, e.id) < (${after.weight}, ${after.id})` : sql``}
+          order by e.weight desc, e.id desc limit ${page}`.execute(this.db)
+      ).rows;
+      for (const row of rows) if (row.hit && found.length < wanted) found.push(Number(row.id));
+      const last = rows[rows.length - 1];
+      if (!last || rows.length < page) break;
+      after = { weight: last.weight, id: Number(last.id) };
+    }
+    return found;
   }
 
   private async matchesVisibly(scope: Scope, id: number, key: string, prefix: string): Promise<boolean> {

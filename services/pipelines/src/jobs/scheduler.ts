@@ -97,41 +97,24 @@ export class Scheduler {
         );
       case 'model.activated':
         return this.models.apply(event);
-      case 'note.put': {
-        const data = (event as EventOf<typeof NotePut>).data;
-        return this.enqueueText(
-          {
-            task: 'text',
-            item_id: data.id,
-            revision: msg.seq,
-            source_seq: msg.seq,
-            spaces: this.models.spaces(),
-            all_spaces: true,
-          },
-          event,
-        );
-      }
+      case 'note.put':
       case 'item.ingested': {
-        const data = (event as EventOf<typeof ItemIngested>).data;
-        return this.enqueueText(
-          {
-            task: 'text',
-            item_id: data.id,
-            revision: data.revision,
-            source_seq: msg.seq,
-            spaces: this.models.spaces(),
-            all_spaces: true,
-          },
-          event,
-        );
+        const data = (event as EventOf<typeof ItemIngested> | EventOf<typeof NotePut>).data;
+        // Notes have no revision number: each put is newer than the last, so its sequence serves.
+        const revision = 'revision' in data ? data.revision : msg.seq;
+        const job: TextJob = {
+          task: 'text',
+          item_id: data.id,
+          revision,
+          source_seq: msg.seq,
+          spaces: this.models.spaces(),
+          all_spaces: true,
+        };
+        return this.queue.enqueue(job, priorityOf(event), textJobId(job));
       }
       case 'item.deleted':
         await eraseDerived(this.bus, (event.data as { id: string }).id);
     }
-  }
-
-  private enqueueText(job: TextJob, event: EventEnvelope): Promise<void> {
-    return this.queue.enqueue(job, priorityOf(event), textJobId(job));
   }
 
   async stop(): Promise<void> {

@@ -83,8 +83,8 @@ export class TextTask {
 
   private async source(job: TextJob): Promise<Source | undefined> {
     const event = await eventAt(this.bus, job.source_seq);
+    // A deleted item's events are erased from the log (and what we publish is checked again after).
     if (!event || event.subject !== `item:${job.item_id}`) return undefined;
-    if (await isDeleted(this.bus, job.item_id)) return undefined;
     if (event.type === 'note.put') {
       const data = (event as EventOf<typeof NotePut>).data;
       return {

@@ -14,10 +14,10 @@ export interface WorkerOptions {
 
 /** How long an idle worker waits on the doorbell before looking at the queues again. */
 const IDLE_MS = 5000;
-/** Jobs taken at once: fewer requests per job, at the cost of this many jobs of priority inversion. */
+/** Jobs taken (and run) at once: fewer requests per job, at the cost of this many jobs of priority inversion. */
 const BATCH = 4;
 
-/** One worker: takes the highest-priority job, runs it, acknowledges it once its events are published. */
+/** One worker: takes the highest-priority jobs, runs them, acknowledges each once its events are published. */
 export class Worker {
   private stopped = false;
   private readonly text: TextTask;
@@ -41,7 +41,8 @@ export class Worker {
         if (!this.stopped) console.error(`pipelines worker ${this.name}: taking a job failed:`, error);
         return [];
       });
-      for (const job of taken) await this.process(job);
+      // Side by side: a job mostly waits on NATS and the disk, so one thread keeps several going.
+      await Promise.all(taken.map((job) => this.process(job)));
     }
   }
 

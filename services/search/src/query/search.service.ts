@@ -35,12 +35,14 @@ const HEADLINE =
 /** One item found by one signal: its rank order, score, and the passage that scored. */
 interface Candidate {
   id: string;
+  kind: string;
   ordinal: number | null;
   score: number;
 }
 
 interface Fused {
   id: string;
+  kind: string;
   score: number;
   ordinal: number | null;
   why: SearchHit['why'];
@@ -70,34 +72,26 @@ export class SearchService implements OnApplicationShutdown {
     const text = meaningText(parsed);
     const ctx = { scope: call.scope, filters, keyword };
 
-    let keywordHits: Candidate[] = [];
-    let meaningHits: Candidate[] = [];
-    let space: SpaceRow | undefined;
+    // The two signals run side by side, each on its own connection.
+    const space = text && mode !== 'keyword' ? await this.activeSpace() : undefined;
     let matched = keyword.all;
-    if (keyword.all && mode !== 'meaning') {
-      keywordHits = await this.keywordCandidates(ctx, keyword.all);
-      if (keywordHits.length === 0 && keyword.terms > 1 && keyword.any) {
+    const [keywordHits, meaningHits] = await Promise.all([
+      (async () => {
+        if (!keyword.all || mode === 'meaning') return [];
+        const hits = await this.keywordCandidates(ctx, keyword.all);
+        if (hits.length > 0 || keyword.terms < 2 || !keyword.any) return hits;
         matched = keyword.any;
-        keywordHits = await this.keywordCandidates(ctx, keyword.any);
-      }
-    }
-    if (text && mode !== 'keyword') {
-      space = await this.activeSpace();
-      if (space) meaningHits = await this.meaningCandidates(ctx, space, text);
-    }
+        return this.keywordCandidates(ctx, keyword.any);
+      })(),
+      space ? this.meaningCandidates(ctx, space, text) : Promise.resolve([]),
+    ]);
     const fused = keyword.all || text ? fuse(mode, keywordHits, meaningHits) : await this.latest(ctx);
 
     // Groups come from all candidates, so a kind crowded out of the first `limit` hits still shows.
-    const kindOf = await this.kindsOf(
-      call.scope,
-      fused.map((hit) => hit.id),
-    );
     const groups = new Map<string, Fused[]>();
     for (const hit of fused) {
-      const kind = kindOf.get(hit.id);
-      const group = kind === undefined ? undefined : (groups.get(kind) ?? []);
-      if (kind === undefined || !group || group.length >= PER_GROUP) continue;
-      groups.set(kind, [...group, hit]);
+      const group = groups.get(hit.kind) ?? [];
+      if (group.length < PER_GROUP) groups.set(hit.kind, [...group, hit]);
     }
     const shown = fused.slice(0, limit);
     const selected = new Map([...shown, ...[...groups.values()].flat()].map((hit) => [hit.id, hit]));
@@ -210,11 +204,11 @@ export class SearchService implements OnApplicationShutdown {
 
   /** The space search answers from, once it has vectors (none on a memex with no text yet). */
   private async activeSpace(): Promise<SpaceRow | undefined> {
-    const state = await this.db.selectFrom('state').select('active').where('id', '=', 1).executeTakeFirstOrThrow();
     return this.db
       .selectFrom('spaces')
-      .selectAll()
-      .where('space', '=', state.active ?? GLOVE_SIF_SPACE)
+      .innerJoin('state', (join) => join.on('state.id', '=', 1))
+      .selectAll('spaces')
+      .where(sql<boolean>`spaces.space = coalesce(state.active, ${GLOVE_SIF_SPACE})`)
       .executeTakeFirst();
   }
 
@@ -224,14 +218,14 @@ export class SearchService implements OnApplicationShutdown {
    */
   private async keywordCandidates(ctx: QueryContext, query: RawBuilder<unknown>): Promise<Candidate[]> {
     const excluded = ctx.keyword.excluded ? sql`and not (p.tsv @@ ${ctx.keyword.excluded})` : sql``;
-    const { rows } = await sql<Candidate>`select id, ordinal, score from (
-        select distinct on (p.item_id) p.item_id as id, p.ordinal, ts_rank_cd(p.tsv, ${query}) as score
+    const { rows } = await sql<Candidate>`select id, kind, ordinal, score from (
+        select distinct on (p.item_id) p.item_id as id, p.kind, p.ordinal, ts_rank_cd(p.tsv, ${query}) as score
         from parts p join items i on i.id = p.item_id
         where p.tsv @@ ${query} and ${scopeOf(ctx.scope, 'p')} and ${ctx.filters} ${excluded}
         order by p.item_id, score desc
       ) best
       union all
-      select i.id, null, ts_rank_cd(i.title_tsv, ${query}) from items i
+      select i.id, i.kind, null, ts_rank_cd(i.title_tsv, ${query}) from items i
       where not i.has_text and i.title_tsv @@ ${query} and ${scopeOf(ctx.scope, 'i')} and ${ctx.filters}
         ${ctx.keyword.excluded ? sql`and not (i.title_tsv @@ ${ctx.keyword.excluded})` : sql``}
       order by score desc, id limit ${CANDIDATES}`.execute(this.db);
@@ -252,8 +246,8 @@ export class SearchService implements OnApplicationShutdown {
     const tables = vectorTables(space.ord);
     const rows = await this.db.transaction().execute(async (trx) => {
       await this.tuneIndex(trx);
-      const result = await sql<{ id: string; ordinal: number; distance: number }>`
-        select v.item_id as id, v.ordinal, v.embedding <=> ${literal}::halfvec as distance
+      const result = await sql<{ id: string; kind: string; ordinal: number; distance: number }>`
+        select v.item_id as id, i.kind, v.ordinal, v.embedding <=> ${literal}::halfvec as distance
         from ${sql.table(tables.parts)} v join items i on i.id = v.item_id
         where ${scopeOf(ctx.scope, 'i')} and ${ctx.filters}
           ${phrases ? sql`and exists (select 1 from parts x where x.item_id = v.item_id and x.tsv @@ ${phrases})` : sql``}
@@ -263,7 +257,8 @@ export class SearchService implements OnApplicationShutdown {
     });
     const best = new Map<string, Candidate>();
     for (const row of rows.sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id))) {
-      if (!best.has(row.id)) best.set(row.id, { id: row.id, ordinal: row.ordinal, score: 1 - row.distance });
+      if (!best.has(row.id))
+        best.set(row.id, { id: row.id, kind: row.kind, ordinal: row.ordinal, score: 1 - row.distance });
     }
     return [...best.values()].slice(0, CANDIDATES);
   }
@@ -273,28 +268,17 @@ export class SearchService implements OnApplicationShutdown {
     const excluded = ctx.keyword.excluded
       ? sql`and not exists (select 1 from parts x where x.item_id = i.id and x.tsv @@ ${ctx.keyword.excluded}) and not (i.title_tsv @@ ${ctx.keyword.excluded})`
       : sql``;
-    const { rows } = await sql<{ id: string }>`select i.id from items i
+    const { rows } = await sql<{ id: string; kind: string }>`select i.id, i.kind from items i
       where ${scopeOf(ctx.scope, 'i')} and ${ctx.filters} ${excluded}
       order by i.occurred_at desc nulls last, i.id desc limit ${CANDIDATES}`.execute(this.db);
-    return rows.map((row, i) => ({ id: row.id, score: 1 / (i + 1), ordinal: 0, why: {} }));
-  }
-
-  /** The kinds of the candidates the scope lets the caller see. */
-  private async kindsOf(scope: Scope, ids: string[]): Promise<Map<string, string>> {
-    if (ids.length === 0) return new Map();
-    const rows = await this.db
-      .selectFrom('items as i')
-      .select(['i.id', 'i.kind'])
-      .where('i.id', 'in', ids)
-      .where(scopeOf(scope, 'i'))
-      .execute();
-    return new Map(rows.map((row) => [row.id, row.kind]));
+    return rows.map((row, i) => ({ id: row.id, kind: row.kind, score: 1 / (i + 1), ordinal: 0, why: {} }));
   }
 
   /** pgvector settings for one transaction: a wider beam, and iterating past rows a filter rejects. */
   private async tuneIndex(trx: Kysely<SearchDatabase>): Promise<void> {
-    await sql`set local hnsw.ef_search = 100`.execute(trx);
-    await sql`set local hnsw.iterative_scan = relaxed_order`.execute(trx);
+    await sql`select set_config('hnsw.ef_search', '100', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(
+      trx,
+    );
   }
 
   /** Titles, times and highlighted snippets of the hits (scope checked again: defence in depth). */
@@ -356,7 +340,13 @@ export function fuse(mode: SearchMode, keyword: Candidate[], meaning: Candidate[
   const add = (list: Candidate[], signal: 'keyword' | 'meaning') => {
     list.forEach((candidate, index) => {
       const rank = index + 1;
-      const entry = fused.get(candidate.id) ?? { id: candidate.id, score: 0, ordinal: candidate.ordinal, why: {} };
+      const entry = fused.get(candidate.id) ?? {
+        id: candidate.id,
+        kind: candidate.kind,
+        score: 0,
+        ordinal: candidate.ordinal,
+        why: {},
+      };
       if (signal === 'keyword') entry.why.keyword = { rank, score: round(candidate.score), fields: [] };
       else entry.why.meaning = { rank, similarity: round(candidate.score) };
       // The keyword passage is the better snippet: it holds the words.

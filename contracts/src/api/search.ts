@@ -55,7 +55,9 @@ export const Search = defineMethod({
     sources: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 })),
     /** Items carrying any of these labels. */
     labels: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 })),
+    /** Happened at or after (inclusive)... */
     from: Type.Optional(Time),
+    /** ...and before (exclusive): from 2020 to 2021 is the year 2020. */
     to: Type.Optional(Time),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   }),

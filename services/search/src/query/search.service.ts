@@ -25,6 +25,16 @@ import { meaningText, parseQuery } from './parse.js';
 const CANDIDATES = 100;
 /** Passages the vector index returns, grouped into at most CANDIDATES items. */
 const PASSAGES = 300;
+/**
+ * The HNSW beam: measured on the built-in space, 400 gives ANN recall@10 ≥ 0.95 against exact
+ * search at 10^5 passages (100 gives 0.83) for a few milliseconds more.
+ */
+const EF_SEARCH = 400;
+/**
+ * Matching passages ranked at most, per query: a word found in a fifth of everything would
+ * otherwise rank tens of thousands of passages. Past this many, the first found are ranked.
+ */
+const RANKED_AT_MOST = 3000;
 /** Reciprocal rank fusion's constant (Cormack et al.): damps the weight of the very top ranks. */
 const RRF_K = 60;
 /** Hits per kind in `groups`. */
@@ -219,10 +229,13 @@ export class SearchService implements OnApplicationShutdown {
   private async keywordCandidates(ctx: QueryContext, query: RawBuilder<unknown>): Promise<Candidate[]> {
     const excluded = ctx.keyword.excluded ? sql`and not (p.tsv @@ ${ctx.keyword.excluded})` : sql``;
     const { rows } = await sql<Candidate>`select id, kind, ordinal, score from (
-        select distinct on (p.item_id) p.item_id as id, p.kind, p.ordinal, ts_rank_cd(p.tsv, ${query}) as score
-        from parts p join items i on i.id = p.item_id
-        where p.tsv @@ ${query} and ${scopeOf(ctx.scope, 'p')} and ${ctx.filters} ${excluded}
-        order by p.item_id, score desc
+        select distinct on (m.item_id) m.item_id as id, m.kind, m.ordinal, ts_rank_cd(m.tsv, ${query}) as score
+        from (
+          select p.item_id, p.kind, p.ordinal, p.tsv from parts p join items i on i.id = p.item_id
+          where p.tsv @@ ${query} and ${scopeOf(ctx.scope, 'p')} and ${ctx.filters} ${excluded}
+          limit ${RANKED_AT_MOST}
+        ) m
+        order by m.item_id, score desc
       ) best
       union all
       select i.id, i.kind, null, ts_rank_cd(i.title_tsv, ${query}) from items i
@@ -276,7 +289,7 @@ export class SearchService implements OnApplicationShutdown {
 
   /** pgvector settings for one transaction: a wider beam, and iterating past rows a filter rejects. */
   private async tuneIndex(trx: Kysely<SearchDatabase>): Promise<void> {
-    await sql`select set_config('hnsw.ef_search', '100', true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(
+    await sql`select set_config('hnsw.ef_search', ${String(EF_SEARCH)}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(
       trx,
     );
   }

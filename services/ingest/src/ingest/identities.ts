@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { MemexError, type Actor, type EventEnvelope, type EventOf, type ItemIngested } from '@memex/contracts';
 import { decodeJson, encodeJson, EVENTS_STREAM, eventSubject, type Bus, type EventDraft, type EventPublisher } from '@memex/bus';
 import type { IngestDatabase } from '../items/schema.js';
@@ -10,6 +10,12 @@ export interface Claim {
   itemId: string;
   /** When the claim was made (ms): a claim whose item never came is adopted after a grace period. */
   claimedAt: number;
+}
+
+/** What one batch knows so far: items by the hashes of their keys, and their stored state. */
+export interface Known {
+  claims: Map<string, Claim>;
+  items: Map<string, StoredItem>;
 }
 
 /** The current state of a stored item, from its last `item.ingested`. */
@@ -44,8 +50,8 @@ function isConflict(error: unknown): boolean {
  * Identity claims on the log (DESIGN.md §3: uniqueness decided by the owner with a real
  * constraint). Each identity is a subject `identity:<hash>`; its first `identity.claimed` is
  * published with expected-last-subject-sequence 0, so of two concurrent batches (or replicas)
- * exactly one wins and the other reads the winner. The read model answers the common case (a
- * known identity) without a round trip to the log.
+ * exactly one wins and the other reads the winner. The read model answers the common case (an
+ * item already stored) without a round trip to the log.
  */
 export class IdentityLog {
   constructor(
@@ -54,24 +60,34 @@ export class IdentityLog {
     private readonly db: Kysely<IngestDatabase>,
   ) {}
 
-  /** Owners the read model knows for these identities, with the state of items it has. */
-  async known(hashes: string[]): Promise<{ claims: Map<string, Claim>; items: Map<string, StoredItem> }> {
+  /**
+   * What the read model knows about these items: stored items by their two keys (a stored item
+   * is complete: its row comes from its last event). Keys it does not know go to the log.
+   */
+  async known(items: Array<{ source: ItemSource; externalId: string | null; identity: string }>): Promise<Known> {
     const claims = new Map<string, Claim>();
-    const items = new Map<string, StoredItem>();
-    if (hashes.length === 0) return { claims, items };
+    const stored = new Map<string, StoredItem>();
+    if (items.length === 0) return { claims, items: stored };
+    const bySource = items.filter((item) => item.externalId !== null).map((item) => sql`(${item.source.kind}, ${item.source.id}, ${item.externalId})`);
     const rows = await this.db
-      .selectFrom('identities as c')
-      .leftJoin('items as i', 'i.id', 'c.item_id')
-      .select(['c.key_hash', 'c.item_id', 'c.claimed_at', 'i.identity', 'i.revision', 'i.seq'])
-      .where('c.key_hash', 'in', [...new Set(hashes)])
+      .selectFrom('items')
+      .select(['id', 'identity', 'revision', 'seq', 'source_kind', 'source_id', 'external_id', 'added_at'])
+      .where('parent_id', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('identity', 'in', [...new Set(items.map((item) => item.identity))]),
+          ...(bySource.length > 0 ? [sql<boolean>`(source_kind, source_id, external_id) in (${sql.join(bySource)})`] : []),
+        ]),
+      )
       .execute();
     for (const row of rows) {
-      claims.set(row.key_hash, { itemId: row.item_id, claimedAt: row.claimed_at.getTime() });
-      if (row.identity !== null && row.revision !== null && row.seq !== null) {
-        items.set(row.item_id, { identity: row.identity, revision: row.revision, seq: row.seq });
-      }
+      if (row.identity === null) continue;
+      const claim = { itemId: row.id, claimedAt: row.added_at.getTime() };
+      claims.set(contentKeyHash(row.identity), claim);
+      if (row.external_id !== null) claims.set(sourceKeyHash({ kind: row.source_kind, id: row.source_id }, row.external_id), claim);
+      stored.set(row.id, { identity: row.identity, revision: row.revision, seq: row.seq });
     }
-    return { claims, items };
+    return { claims, items: stored };
   }
 
   /**

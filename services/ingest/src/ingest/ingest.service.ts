@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import {
   Ingest,
@@ -20,18 +20,20 @@ import type { IngestDatabase } from '../items/schema.js';
 import { IdentityLog } from './identities.js';
 import { ItemStore, keysOf, type StoreOutcome } from './item-store.js';
 import { KeyedQueue, mapLimit } from './keyed-queue.js';
+import { ParsePool } from './parse.js';
 import { checkRequestSize, prepareItem, type PreparedItem } from './prepare.js';
 
 type Result = Static<typeof IngestResult>;
 
-/** Items parsed at once: parsing is CPU-bound, so more only adds memory. */
-const PARSE_CONCURRENCY = 8;
+/** Items read at once per request (by the worker threads of the ParsePool). */
+const PARSE_CONCURRENCY = 16;
 
 /** memex.ingest and memex.types: the one way items get in (seed §4.5). */
 @Injectable()
-export class IngestService {
+export class IngestService implements OnApplicationShutdown {
   private readonly logger = new Logger('memex:ingest');
   private readonly registry = createRegistry();
+  private readonly reader = new ParsePool();
   private readonly queue = new KeyedQueue();
   private readonly identities: IdentityLog;
   private readonly store: ItemStore;
@@ -65,7 +67,7 @@ export class IngestService {
     const results: Result[] = new Array(params.items.length);
     const prepared = await mapLimit(params.items, PARSE_CONCURRENCY, async (item, index) => {
       try {
-        return await prepareItem(this.registry, item, index, call.scope);
+        return await prepareItem(this.reader, this.registry, item, index, call.scope);
       } catch (error) {
         results[index] = this.rejected(error, index);
         return null;
@@ -73,15 +75,16 @@ export class IngestService {
     });
     const accepted = prepared.filter((item): item is PreparedItem => item !== null);
     const keys = accepted.map(keysOf);
-    const known = await this.identities.known(keys.flatMap((k) => (k.source ? [k.source, k.content] : [k.content])));
+    const known = await this.identities.known(accepted.map((item) => ({ ...item, identity: item.parsed.identity })));
     const actor: Actor = { kind: 'import', id: call.caller.id };
+    const plans = await this.store.planNew(accepted, keys, known, actor);
     let seq = 0;
     const stored = await Promise.allSettled(
       accepted.map(async (item, i) => {
         const itemKeys = keys[i]!;
         const queueKeys = itemKeys.source ? [itemKeys.source, itemKeys.content] : [itemKeys.content];
         try {
-          const outcome = await this.queue.run(queueKeys, () => this.store.store(item, itemKeys, known, actor));
+          const outcome = await this.queue.run(queueKeys, () => this.store.store(item, itemKeys, known, actor, plans[i]));
           seq = Math.max(seq, outcome.seq ?? 0);
           results[item.index] = this.result(outcome, item);
         } catch (error) {
@@ -95,6 +98,10 @@ export class IngestService {
     if (call.scope.kind === 'agent') await this.hideInvisible(results, call.scope);
     // Nothing new written: the log's end still covers the items the duplicates name.
     return { results, seq: seq || (await this.bus.lastSeq()) };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.reader.close();
   }
 
   private result(outcome: StoreOutcome, item: PreparedItem): Result {

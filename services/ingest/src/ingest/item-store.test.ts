@@ -11,6 +11,7 @@ import type { IngestDatabase } from '../items/schema.js';
 import { b64, startIngest, type IngestHarness } from '../testing/service.js';
 import { IdentityLog } from './identities.js';
 import { ItemStore, keysOf, type StoreOutcome } from './item-store.js';
+import { inlineReader } from './parse.js';
 import { prepareItem } from './prepare.js';
 import { childId } from './records.js';
 
@@ -61,9 +62,10 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
   after(async () => h.stop());
 
   async function store(item: ParamsOf<typeof Ingest>['items'][number], withPublisher: EventPublisher, graceMs: number): Promise<StoreOutcome> {
-    const prepared = await prepareItem(createRegistry(), item, 0, OWNER_SCOPE);
+    const registry = createRegistry();
+    const prepared = await prepareItem(inlineReader(registry), registry, item, 0, OWNER_SCOPE);
     const keys = keysOf(prepared);
-    const known = await identities.known(keys.source ? [keys.source, keys.content] : [keys.content]);
+    const known = await identities.known([{ ...prepared, identity: prepared.parsed.identity }]);
     const log = new IdentityLog(h.bus, withPublisher, h.app.get<Kysely<IngestDatabase>>(DATABASE));
     return new ItemStore(log, withPublisher, blobs, graceMs).store(prepared, keys, known, { kind: 'import', id: 'owner' });
   }

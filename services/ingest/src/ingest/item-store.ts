@@ -1,10 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemexError, type Actor } from '@memex/contracts';
-import { encodeJson, newId, type EventDraft, type EventPublisher } from '@memex/bus';
+import { newId, type EventDraft, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
-import { RejectedItem } from '../handlers/index.js';
-import { contentKeyHash, sourceKeyHash, type Claim, type IdentityLog, type StoredItem } from './identities.js';
+import { decideOutcome, RejectedItem } from '../handlers/index.js';
+import { contentKeyHash, sourceKeyHash, type Claim, type IdentityLog, type Known, type StoredItem } from './identities.js';
 import type { PreparedItem } from './prepare.js';
+import { putBlobs } from './blob-batch.js';
 import { itemRecords, type ItemRecord } from './records.js';
 
 /**
@@ -15,6 +16,8 @@ export const CLAIM_GRACE_MS = 10_000;
 
 /** The log's message limit is 1 MB; an event must leave room for its envelope and headers. */
 const EVENT_BYTES_MAX = 1_000_000;
+/** What the envelope adds to a draft (ids, times, headers), generously. */
+const ENVELOPE_BYTES = 2_000;
 
 /** Resolving one identity goes through at most this many owners before giving up (only crash races loop). */
 const MAX_HOPS = 6;
@@ -33,18 +36,12 @@ export function keysOf(prepared: PreparedItem): ItemKeys {
   };
 }
 
-/** What one batch knows so far: the read model's answers, plus what the batch itself stored. */
-export interface Known {
-  claims: Map<string, Claim>;
-  items: Map<string, StoredItem>;
-}
-
 export type StoreOutcome =
   | { status: 'created' | 'updated'; id: string; seq: number }
   | { status: 'duplicate'; id: string; seq?: undefined };
 
 /** An item ready to publish: its records (children first) and their validated events. */
-interface Plan {
+export interface Plan {
   id: string;
   records: ItemRecord[];
   drafts: EventDraft[];
@@ -70,12 +67,32 @@ export class ItemStore {
     private readonly graceMs = CLAIM_GRACE_MS,
   ) {}
 
-  async store(item: PreparedItem, keys: ItemKeys, known: Known, actor: Actor): Promise<StoreOutcome> {
+  /**
+   * Plans for the items the read model does not know, with their blobs written in one go (one
+   * flush to disk for the batch); null for known ones, the rejection for unstorable ones. `store`
+   * takes them.
+   */
+  async planNew(items: PreparedItem[], keys: ItemKeys[], known: Known, actor: Actor): Promise<Array<Plan | RejectedItem | null>> {
+    const plans = items.map((item, i) => {
+      if (isKnown(keys[i]!, known)) return null;
+      try {
+        return this.plan(item, newId(), 1, actor);
+      } catch (error) {
+        if (error instanceof RejectedItem) return error;
+        throw error;
+      }
+    });
+    await this.writeBlobs(plans.filter((plan): plan is Plan => plan !== null && !(plan instanceof RejectedItem)));
+    return plans;
+  }
+
+  async store(item: PreparedItem, keys: ItemKeys, known: Known, actor: Actor, planned: Plan | RejectedItem | null = null): Promise<StoreOutcome> {
+    if (planned instanceof RejectedItem) throw planned;
     const bySource = keys.source ? known.claims.get(keys.source) : undefined;
     if (bySource) return this.resolve(item, keys, bySource, 'source', known, actor, 0);
     const byContent = known.claims.get(keys.content);
     if (byContent) return this.resolve(item, keys, byContent, 'content', known, actor, 0);
-    const plan = await this.plan(item, newId(), 1, actor);
+    const plan = planned ?? (await this.written(this.plan(item, newId(), 1, actor)));
     const claim = await this.identities.claim(keys.content, 'content', plan.id, actor);
     if (claim.itemId !== plan.id) return this.resolve(item, keys, claim, 'content', known, actor, 1);
     return this.complete(item, keys, plan, known, actor, 1);
@@ -96,9 +113,13 @@ export class ItemStore {
     }
     const stored = known.items.get(owner.itemId) ?? (await this.settled(owner));
     if (!stored) return this.adopt(item, keys, owner.itemId, known, actor, hops + 1);
-    if (via === 'source' && item.handler.updatable && stored.identity !== item.parsed.identity) {
-      return this.update(item, keys, owner.itemId, actor);
-    }
+    // The handlers' rule: a document with new content under its source + external_id is updated.
+    const outcome = decideOutcome(
+      item.handler,
+      item.parsed.identity,
+      via === 'source' ? { bySourceId: { id: owner.itemId, identity: stored.identity }, byIdentity: null } : { bySourceId: null, byIdentity: { id: owner.itemId } },
+    );
+    if (outcome.result === 'updated') return this.update(item, keys, owner.itemId, actor);
     return { status: 'duplicate', id: owner.itemId };
   }
 
@@ -115,7 +136,7 @@ export class ItemStore {
 
   /** Completes an item whose claimant crashed, under the id it claimed, with this request's content. */
   private async adopt(item: PreparedItem, keys: ItemKeys, id: string, known: Known, actor: Actor, hops: number): Promise<StoreOutcome> {
-    const plan = await this.plan(item, id, 1, actor);
+    const plan = await this.written(this.plan(item, id, 1, actor));
     const claim = await this.identities.claim(keys.content, 'content', id, actor);
     if (claim.itemId !== id) return this.resolve(item, keys, claim, 'content', known, actor, hops + 1);
     return this.complete(item, keys, plan, known, actor, hops);
@@ -145,7 +166,7 @@ export class ItemStore {
       const last = await this.identities.lastIngested(id);
       if (!last) throw new MemexError('conflict', `item ${id} was deleted while it was being updated; send the item again`);
       if (last.event.data.identity === item.parsed.identity) return { status: 'duplicate', id };
-      const plan = await this.plan(item, id, last.event.data.revision + 1, actor);
+      const plan = await this.written(this.plan(item, id, last.event.data.revision + 1, actor));
       if (plan.drafts.length !== 1) throw new Error(`handler ${item.handler.name} is updatable but produced attachments`);
       const seq = await this.identities.publishRevision(plan.drafts[0]!, last.seq);
       if (seq === null) continue;
@@ -166,8 +187,8 @@ export class ItemStore {
     }
   }
 
-  /** Records and validated events for the item under `id`, its blobs written (before any event names them). */
-  private async plan(item: PreparedItem, id: string, revision: number, actor: Actor): Promise<Plan> {
+  /** Records and events for the item under `id` (its blobs still to write). */
+  private plan(item: PreparedItem, id: string, revision: number, actor: Actor): Plan {
     const records = itemRecords(item, id);
     const spam = item.parsed.kind === 'email' && item.parsed.meta.spam;
     const drafts = records.map((record): EventDraft => {
@@ -198,18 +219,31 @@ export class ItemStore {
           meta: record.meta,
         },
       };
-      const size = encodeJson(this.publisher.build(draft)).length;
+      const size = Buffer.byteLength(JSON.stringify(draft)) + ENVELOPE_BYTES;
       if (size > EVENT_BYTES_MAX) {
         throw new RejectedItem(`the item's metadata is too large for the log (${Math.round(size / 1024)} KB; the limit is 1 MB)`);
       }
       return draft;
     });
+    return { id, records, drafts };
+  }
+
+  /** Blobs are written before any event names them. */
+  private async writeBlobs(plans: Plan[]): Promise<void> {
     const blobs = new Map<string, Buffer>();
-    for (const record of records) {
+    for (const record of plans.flatMap((plan) => plan.records)) {
       blobs.set(record.contentSha256, record.content);
       blobs.set(record.textSha256, record.text);
     }
-    await Promise.all([...blobs.values()].map((bytes) => this.blobs.put(bytes)));
-    return { id, records, drafts };
+    await putBlobs(this.blobs, blobs);
   }
+
+  private async written(plan: Plan): Promise<Plan> {
+    await this.writeBlobs([plan]);
+    return plan;
+  }
+}
+
+function isKnown(keys: ItemKeys, known: Known): boolean {
+  return (keys.source !== null && known.claims.has(keys.source)) || known.claims.has(keys.content);
 }

@@ -1,15 +1,8 @@
 import { INGEST_REQUEST_LIMIT_BYTES, MemexError, type Scope } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
 import type { IngestItem } from '@memex/contracts';
-import {
-  baseType,
-  decodeItemData,
-  formatBytes,
-  RejectedItem,
-  type HandlerRegistry,
-  type IngestHandler,
-  type ParsedItem,
-} from '../handlers/index.js';
+import { baseType, formatBytes, RejectedItem, type HandlerRegistry, type IngestHandler, type ParsedItem } from '../handlers/index.js';
+import type { ItemReader } from './parse.js';
 
 export type IngestItemParams = Static<typeof IngestItem>;
 
@@ -74,17 +67,6 @@ export function itemLabels(requested: string[] | undefined, scope: Scope): strin
   return [...new Set(labels)].sort();
 }
 
-/** The item's bytes from `data` (base64) or `text` (UTF-8), with the type to parse them as. */
-function itemBytes(item: IngestItemParams): { bytes: Buffer; type: string } {
-  if ((item.data === undefined) === (item.text === undefined)) {
-    throw new RejectedItem('give exactly one of data (base64) or text');
-  }
-  if (item.data !== undefined) return { bytes: decodeItemData(item.data), type: item.type };
-  // Text travels as UTF-8 whatever charset the type named.
-  const type = baseType(item.type).startsWith('text/') ? `${baseType(item.type)}; charset=utf-8` : item.type;
-  return { bytes: Buffer.from(item.text!, 'utf8'), type };
-}
-
 /** How much item data a request carries, without decoding it. */
 export function requestDataBytes(items: IngestItemParams[]): number {
   let total = 0;
@@ -106,10 +88,17 @@ export function checkRequestSize(items: IngestItemParams[]): void {
 }
 
 /**
- * Every per-item check, in the order that costs least first: source, labels, bytes, handler,
- * limit (on the decoded size, before parsing), attributes, then the handler's parse.
+ * Every per-item check, the cheap ones here first (source, labels, external_id, a handler for the
+ * type), then the reader's (base64, the limit on the decoded size before parsing, attributes, the
+ * handler's parse).
  */
-export async function prepareItem(registry: HandlerRegistry, item: IngestItemParams, index: number, scope: Scope): Promise<PreparedItem> {
+export async function prepareItem(
+  reader: ItemReader,
+  registry: HandlerRegistry,
+  item: IngestItemParams,
+  index: number,
+  scope: Scope,
+): Promise<PreparedItem> {
   const source = importSource(item.source);
   const labels = itemLabels(item.labels, scope);
   const externalId = item.external_id ?? null;
@@ -117,7 +106,6 @@ export async function prepareItem(registry: HandlerRegistry, item: IngestItemPar
     throw new RejectedItem(`external_id must be 1 to ${EXTERNAL_ID_MAX} characters`);
   }
   const handler = registry.forType(item.type);
-  const { bytes, type } = itemBytes(item);
-  const parsed = await registry.parse({ type, bytes, attributes: item.attributes });
+  const { bytes, type, parsed } = await reader.read({ type: item.type, data: item.data, text: item.text, attributes: item.attributes });
   return { index, handler, contentType: baseType(type), bytes, parsed, source, externalId, labels };
 }

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import { ItemsDelete, MemexError, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { ItemsDelete, MemexError, type EventEnvelope, type ParamsOf, type ResultOf } from '@memex/contracts';
 import { aggregateFilter, EVENTS_STREAM, EventPublisher, eventSubject, readLog, type Bus } from '@memex/bus';
 import { BlobStore } from '@memex/blobs';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
+import { contentKeyHash, sourceKeyHash, type ItemIngestedEvent } from '../ingest/identities.js';
 import { readModelCaughtUp } from './caught-up.js';
 import type { IngestDatabase } from './schema.js';
 
@@ -27,7 +28,7 @@ export class DeletionService {
 
   @RpcMethod(ItemsDelete)
   async delete(params: ParamsOf<typeof ItemsDelete>, call: CallContext): Promise<ResultOf<typeof ItemsDelete>> {
-    // The read model must know every attachment and claim of the item: let it catch up first.
+    // The read model must know every attachment of the item: let it catch up first.
     await readModelCaughtUp(this.host, this.bus, this.config);
     const root = await this.db.selectFrom('items').select(['id', 'parent_id']).where('id', '=', params.id).executeTakeFirst();
     if (!root) throw new MemexError('not_found', `no item ${params.id}`);
@@ -36,12 +37,25 @@ export class DeletionService {
     }
     const items = await this.family(params.id);
     const ids = items.map((item) => item.id);
-    const claims = await this.db.selectFrom('identities').select('key_hash').where('item_id', 'in', ids).execute();
 
     // Erase first: if this stops half-way, the read model still lists the item and deleting again finishes the job.
     let erased = 0;
-    for (const id of ids) erased += await this.erase(aggregateFilter(`item:${id}`));
-    for (const { key_hash } of claims) erased += await this.erase(eventSubject('identity.claimed', `identity:${key_hash}`));
+    const claims = new Set<string>();
+    for (const id of ids) {
+      erased += await this.erase(aggregateFilter(`item:${id}`), (event) => {
+        // Every identity the item had (each revision's), to release below.
+        if (event.type !== 'item.ingested') return;
+        const data = (event as ItemIngestedEvent).data;
+        if (data.parent_id) return;
+        claims.add(contentKeyHash(data.identity));
+        if (data.external_id !== null) claims.add(sourceKeyHash(data.source, data.external_id));
+      });
+    }
+    for (const hash of claims) {
+      // Only this item's claims: a content claim its update lost to another item stays that item's.
+      const subject = eventSubject('identity.claimed', `identity:${hash}`);
+      erased += await this.erase(subject, undefined, (event) => ids.includes((event.data as { item_id: string }).item_id));
+    }
     await this.deleteBlobs(items, ids);
 
     // Attachments before their message, so no consumer ever sees a child without its parent's fate.
@@ -64,10 +78,13 @@ export class DeletionService {
     return result.rows;
   }
 
-  /** Overwrites and removes every event matching a subject filter; returns how many. */
-  private async erase(filter: string): Promise<number> {
+  /** Overwrites and removes the events matching a subject filter (those `which` picks); returns how many. */
+  private async erase(filter: string, seen?: (event: EventEnvelope) => void, which: (event: EventEnvelope) => boolean = () => true): Promise<number> {
     const seqs: number[] = [];
-    for await (const { seq } of readLog(this.bus, { filter, untilCaughtUp: true })) seqs.push(seq);
+    for await (const { seq, event } of readLog(this.bus, { filter, untilCaughtUp: true })) {
+      seen?.(event);
+      if (which(event)) seqs.push(seq);
+    }
     for (const seq of seqs) await this.bus.jsm.streams.deleteMessage(EVENTS_STREAM, seq, true);
     return seqs.length;
   }

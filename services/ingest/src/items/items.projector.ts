@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { Injectable } from '@nestjs/common';
-import type { Transaction } from 'kysely';
-import type { EventOf, IdentityClaimed, ItemDeleted, MailFlagsChanged, NotePut } from '@memex/contracts';
+import { sql, type Insertable, type Transaction } from 'kysely';
+import type { EventOf, ItemDeleted, MailFlagsChanged, NotePut } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import type { LoggedEvent } from '@memex/bus';
 import { Projector, type Projection } from '@memex/runtime';
@@ -12,133 +13,85 @@ import type { IngestDatabase } from './schema.js';
 type Trx = Transaction<IngestDatabase>;
 
 /**
- * Builds the ingest read model from the log: `items` (every item), `messages` (the mail views)
- * and `identities` (which item each claimed identity names). Rows derive from events (and the
- * content-addressed text blobs they name) only, so a replay is identical.
+ * Builds the ingest read model from the log: `items` (every item) and `messages` (the mail
+ * views). Rows derive from events (and the content-addressed text blobs they name) only, so a
+ * replay is identical. Identity claims are not projected: memex.ingest finds known items by the
+ * keys on their rows, and the log answers for the rest.
  */
 @Injectable()
 @Projector({ name: 'ingest', migrations: ingestMigrations })
 export class ItemsProjector implements Projection {
   constructor(private readonly blobs: BlobStore) {}
 
-  async apply(trx: Trx, { seq, event }: LoggedEvent): Promise<void> {
-    switch (event.type) {
-      case 'note.put':
-        return this.notePut(trx, seq, event as EventOf<typeof NotePut>);
-      case 'item.ingested':
-        return this.itemIngested(trx, seq, event as ItemIngestedEvent);
-      case 'identity.claimed':
-        return this.identityClaimed(trx, seq, event as EventOf<typeof IdentityClaimed>);
-      case 'mail.flags_changed':
-        return this.flagsChanged(trx, seq, event as EventOf<typeof MailFlagsChanged>);
-      case 'item.deleted':
-        return this.itemDeleted(trx, seq, event as EventOf<typeof ItemDeleted>);
+  async apply(trx: Trx, logged: LoggedEvent): Promise<void> {
+    await this.applyBatch(trx, [logged]);
+  }
+
+  /**
+   * Runs of new items and notes go in with a few statements per run instead of a few per event
+   * (an import publishes thousands a second); flags and deletions apply one by one, in order.
+   */
+  async applyBatch(trx: Trx, batch: LoggedEvent[]): Promise<void> {
+    let run = new Run();
+    for (const { seq, event } of batch) {
+      if (event.type === 'item.ingested' || event.type === 'note.put') {
+        const id = (event.data as { id: string }).id;
+        // The same item twice in a run (a new revision) goes in a later statement: one statement
+        // cannot upsert a row twice.
+        if (run.has(id)) {
+          await this.flush(trx, run);
+          run = new Run();
+        }
+        if (event.type === 'item.ingested') run.items.set(id, { seq, event: event as ItemIngestedEvent });
+        else run.notes.set(id, { seq, event: event as EventOf<typeof NotePut> });
+        continue;
+      }
+      await this.flush(trx, run);
+      run = new Run();
+      if (event.type === 'mail.flags_changed')
+        await this.flagsChanged(trx, seq, event as EventOf<typeof MailFlagsChanged>);
+      else if (event.type === 'item.deleted') await this.itemDeleted(trx, seq, event as EventOf<typeof ItemDeleted>);
     }
+    await this.flush(trx, run);
   }
 
-  private async notePut(trx: Trx, seq: number, event: EventOf<typeof NotePut>): Promise<void> {
-    const { id, title, body } = event.data;
-    if (await this.isDeleted(trx, id)) return;
-    const row = {
-      id,
-      kind: 'note',
-      title,
-      text: body,
-      labels: event.labels,
-      source_kind: 'memex',
-      source_id: 'notes',
-      external_id: null,
-      occurred_at: new Date(event.occurred_at),
-      added_at: new Date(event.recorded_at),
-      made_by_kind: event.actor.kind,
-      made_by_id: event.actor.id,
-      meta: {},
-      seq,
-      origin: null,
-      identity: null,
-      content_type: null,
-      content_sha256: null,
-      text_sha256: null,
-      size: null,
-      parent_id: null,
-    };
+  private async flush(trx: Trx, run: Run): Promise<void> {
+    const ids = [...run.items.keys(), ...run.notes.keys()];
+    if (ids.length === 0) return;
+    const deleted = new Set(
+      (await trx.selectFrom('tombstones').select('id').where('id', 'in', ids).execute()).map((row) => row.id),
+    );
+    const notes = [...run.notes.values()].filter(({ event }) => !deleted.has(event.data.id)).map(noteRow);
+    if (notes.length > 0) {
+      await trx
+        .insertInto('items')
+        .values(notes)
+        // A replaced note keeps when it first entered; everything else is the newest version.
+        .onConflict((oc) => oc.column('id').doUpdateSet(excluded(NOTE_REVISED)))
+        .execute();
+    }
+    const items = [...run.items.values()].filter(({ event }) => !deleted.has(event.data.id));
+    if (items.length === 0) return;
+    // Read synchronously: a text blob is small and in the page cache, while the thread pool that
+    // async reads queue on is busy with the fsyncs of blobs being ingested (reads waited seconds).
+    const texts = items.map(({ event }) => readFileSync(this.blobs.pathOf(event.data.text_sha256), 'utf8'));
     await trx
       .insertInto('items')
-      .values(row)
-      // A replaced note keeps when it first entered; everything else is the newest version.
-      .onConflict((oc) =>
-        oc.column('id').doUpdateSet({
-          title: row.title,
-          text: row.text,
-          labels: row.labels,
-          occurred_at: row.occurred_at,
-          made_by_kind: row.made_by_kind,
-          made_by_id: row.made_by_id,
-          seq,
-        }),
-      )
+      .values(items.map((item, i) => itemRow(item, texts[i]!)))
+      // A new revision replaces the content; the item keeps when it first entered.
+      .onConflict((oc) => oc.column('id').doUpdateSet(excluded(ITEM_REVISED)))
       .execute();
-  }
-
-  private async itemIngested(trx: Trx, seq: number, event: ItemIngestedEvent): Promise<void> {
-    const data = event.data;
-    if (await this.isDeleted(trx, data.id)) return;
-    const text = (await this.blobs.get(data.text_sha256)).toString('utf8');
-    const row = {
-      id: data.id,
-      kind: data.kind,
-      title: data.title,
-      text,
-      labels: event.labels,
-      spam: event.spam ?? false,
-      source_kind: data.source.kind,
-      source_id: data.source.id,
-      external_id: data.external_id,
-      occurred_at: new Date(event.occurred_at),
-      added_at: new Date(event.recorded_at),
-      made_by_kind: event.actor.kind,
-      made_by_id: event.actor.id,
-      meta: data.meta,
-      seq,
-      origin: data.origin,
-      identity: data.identity,
-      content_type: data.content_type,
-      content_sha256: data.content_sha256,
-      text_sha256: data.text_sha256,
-      size: data.size,
-      revision: data.revision,
-      parent_id: data.parent_id ?? null,
-    };
-    // A new revision replaces the content; the item keeps when it first entered.
-    const { added_at: _firstAdded, id: _id, ...revised } = row;
-    await trx
-      .insertInto('items')
-      .values(row)
-      .onConflict((oc) => oc.column('id').doUpdateSet(revised))
-      .execute();
-    if (data.kind === 'email' && !data.parent_id) {
-      // A message never changes: its row is written once; flags change through mail.flags_changed.
+    // A message never changes: its row is written once; flags change through mail.flags_changed.
+    const messages = items.flatMap(({ seq, event }, i) =>
+      event.data.kind === 'email' && !event.data.parent_id ? [messageRow(event, texts[i]!, seq)] : [],
+    );
+    if (messages.length > 0) {
       await trx
         .insertInto('messages')
-        .values(messageRow(event, text, seq))
+        .values(messages)
         .onConflict((oc) => oc.column('item_id').doNothing())
         .execute();
     }
-  }
-
-  private async identityClaimed(trx: Trx, seq: number, event: EventOf<typeof IdentityClaimed>): Promise<void> {
-    const row = {
-      key_hash: event.subject.slice('identity:'.length),
-      key: event.data.key,
-      item_id: event.data.item_id,
-      claimed_at: new Date(event.recorded_at),
-      seq,
-    };
-    await trx
-      .insertInto('identities')
-      .values(row)
-      .onConflict((oc) => oc.column('key_hash').doUpdateSet({ item_id: row.item_id, claimed_at: row.claimed_at, seq }))
-      .execute();
   }
 
   private async flagsChanged(trx: Trx, seq: number, event: EventOf<typeof MailFlagsChanged>): Promise<void> {
@@ -164,11 +117,105 @@ export class ItemsProjector implements Projection {
     const { id } = event.data;
     await trx.deleteFrom('items').where('id', '=', id).execute();
     await trx.deleteFrom('messages').where('item_id', '=', id).execute();
-    await trx.deleteFrom('identities').where('item_id', '=', id).execute();
-    await trx.insertInto('tombstones').values({ id, seq }).onConflict((oc) => oc.doNothing()).execute();
+    await trx
+      .insertInto('tombstones')
+      .values({ id, seq })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
   }
+}
 
-  private async isDeleted(trx: Trx, id: string): Promise<boolean> {
-    return (await trx.selectFrom('tombstones').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+type Logged<E> = { seq: number; event: E };
+
+/** Consecutive new items and notes, by id, projected together. */
+class Run {
+  readonly items = new Map<string, Logged<ItemIngestedEvent>>();
+  readonly notes = new Map<string, Logged<EventOf<typeof NotePut>>>();
+
+  has(id: string): boolean {
+    return this.items.has(id) || this.notes.has(id);
   }
+}
+
+type ItemRow = Insertable<IngestDatabase['items']>;
+
+/** What a new version of a note or an item replaces (never its id, nor when it first entered). */
+const NOTE_REVISED = ['title', 'text', 'labels', 'occurred_at', 'made_by_kind', 'made_by_id', 'seq'] as const;
+const ITEM_REVISED = [
+  ...NOTE_REVISED,
+  'kind',
+  'spam',
+  'source_kind',
+  'source_id',
+  'external_id',
+  'meta',
+  'origin',
+  'identity',
+  'content_type',
+  'content_sha256',
+  'text_sha256',
+  'size',
+  'revision',
+  'parent_id',
+] as const;
+
+/** `col = excluded.col` for each column: the row being inserted wins. */
+function excluded(columns: readonly (keyof ItemRow & string)[]): Record<string, unknown> {
+  return Object.fromEntries(columns.map((column) => [column, sql.ref(`excluded.${column}`)]));
+}
+
+function noteRow({ seq, event }: Logged<EventOf<typeof NotePut>>): ItemRow {
+  const { id, title, body } = event.data;
+  return {
+    id,
+    kind: 'note',
+    title,
+    text: body,
+    labels: event.labels,
+    source_kind: 'memex',
+    source_id: 'notes',
+    external_id: null,
+    occurred_at: new Date(event.occurred_at),
+    added_at: new Date(event.recorded_at),
+    made_by_kind: event.actor.kind,
+    made_by_id: event.actor.id,
+    meta: {},
+    seq,
+    origin: null,
+    identity: null,
+    content_type: null,
+    content_sha256: null,
+    text_sha256: null,
+    size: null,
+    parent_id: null,
+  };
+}
+
+function itemRow({ seq, event }: Logged<ItemIngestedEvent>, text: string): ItemRow {
+  const data = event.data;
+  return {
+    id: data.id,
+    kind: data.kind,
+    title: data.title,
+    text,
+    labels: event.labels,
+    spam: event.spam ?? false,
+    source_kind: data.source.kind,
+    source_id: data.source.id,
+    external_id: data.external_id,
+    occurred_at: new Date(event.occurred_at),
+    added_at: new Date(event.recorded_at),
+    made_by_kind: event.actor.kind,
+    made_by_id: event.actor.id,
+    meta: data.meta,
+    seq,
+    origin: data.origin,
+    identity: data.identity,
+    content_type: data.content_type,
+    content_sha256: data.content_sha256,
+    text_sha256: data.text_sha256,
+    size: data.size,
+    revision: data.revision,
+    parent_id: data.parent_id ?? null,
+  };
 }

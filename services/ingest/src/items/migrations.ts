@@ -49,15 +49,9 @@ export const ingestMigrations: Migration[] = [
       // Deletion keeps a blob another item still names.
       await db.schema.createIndex('items_content_blob').on('items').column('content_sha256').execute();
       await db.schema.createIndex('items_text_blob').on('items').column('text_sha256').execute();
-      await db.schema
-        .createTable('identities')
-        .addColumn('key_hash', 'text', (c) => c.primaryKey())
-        .addColumn('key', 'text', (c) => c.notNull())
-        .addColumn('item_id', 'text', (c) => c.notNull())
-        .addColumn('claimed_at', 'timestamptz', (c) => c.notNull())
-        .addColumn('seq', 'bigint', (c) => c.notNull())
-        .execute();
-      await db.schema.createIndex('identities_item').on('identities').column('item_id').execute();
+      // memex.ingest looks items up by source + external_id and by identity (Message-ID, content hash).
+      await db.schema.createIndex('items_source_key').on('items').columns(['source_kind', 'source_id', 'external_id']).execute();
+      await db.schema.createIndex('items_identity').on('items').column('identity').execute();
       await db.schema
         .createTable('messages')
         .addColumn('item_id', 'text', (c) => c.primaryKey())

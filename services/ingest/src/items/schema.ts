@@ -39,16 +39,6 @@ export interface TombstonesTable {
   seq: number;
 }
 
-/** Which item each claimed identity names (the last `identity.claimed` of its subject). */
-export interface IdentitiesTable {
-  /** sha256 of the identity: the subject is `identity:<key_hash>`. */
-  key_hash: string;
-  key: 'source' | 'content';
-  item_id: string;
-  claimed_at: Date;
-  seq: number;
-}
-
 /** The mail views: one row per message (email items without a parent). */
 export interface MessagesTable {
   item_id: string;
@@ -79,6 +69,5 @@ export interface MessagesTable {
 export interface IngestDatabase {
   items: ItemsTable;
   tombstones: TombstonesTable;
-  identities: IdentitiesTable;
   messages: MessagesTable;
 }

@@ -1,0 +1,3 @@
+/** Test and benchmark helpers (`@memex/ingest/testing`): never imported by the service itself. */
+export * from './archive.js';
+export * from './service.js';

@@ -45,13 +45,24 @@ export const ingestMigrations: Migration[] = [
         .addColumn('revision', 'integer', (c) => c.notNull().defaultTo(1))
         .addColumn('parent_id', 'text')
         .execute();
-      await db.schema.createIndex('items_parent').on('items').column('parent_id').where(sql.ref('parent_id'), 'is not', null).execute();
+      await db.schema
+        .createIndex('items_parent')
+        .on('items')
+        .column('parent_id')
+        .where(sql.ref('parent_id'), 'is not', null)
+        .execute();
       // Deletion keeps a blob another item still names.
       await db.schema.createIndex('items_content_blob').on('items').column('content_sha256').execute();
       await db.schema.createIndex('items_text_blob').on('items').column('text_sha256').execute();
-      // memex.ingest looks items up by source + external_id and by identity (Message-ID, content hash).
-      await db.schema.createIndex('items_source_key').on('items').columns(['source_kind', 'source_id', 'external_id']).execute();
-      await db.schema.createIndex('items_identity').on('items').column('identity').execute();
+      await db.schema
+        .createTable('identities')
+        .addColumn('key_hash', 'text', (c) => c.primaryKey())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('item_id', 'text', (c) => c.notNull())
+        .addColumn('claimed_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('identities_item').on('identities').column('item_id').execute();
       await db.schema
         .createTable('messages')
         .addColumn('item_id', 'text', (c) => c.primaryKey())
@@ -81,6 +92,20 @@ export const ingestMigrations: Migration[] = [
       await db.schema.createIndex('messages_thread').on('messages').columns(['thread_key', 'date']).execute();
       await db.schema.createIndex('messages_account').on('messages').columns(['account', 'date desc']).execute();
       await db.schema.createIndex('messages_labels').on('messages').using('gin').column('mail_labels').execute();
+    },
+  },
+  {
+    // Known items are found on their own rows (by source + external_id, and by identity: the
+    // Message-ID or content hash), so the projected copy of the identity claims goes.
+    name: '003_items_by_identity',
+    async up(db) {
+      await db.schema.dropTable('identities').execute();
+      await db.schema
+        .createIndex('items_source_key')
+        .on('items')
+        .columns(['source_kind', 'source_id', 'external_id'])
+        .execute();
+      await db.schema.createIndex('items_identity').on('items').column('identity').execute();
     },
   },
 ];

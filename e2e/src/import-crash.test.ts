@@ -2,7 +2,6 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import pg from 'pg';
 import { MailAccounts, MailList } from '@memex/contracts';
@@ -11,12 +10,9 @@ import { REPO_ROOT } from '@memex/config';
 import { ensureOwnerToken, startGateway } from '@memex/gateway';
 import { generateMessages, writeMbox } from '@memex/ingest/testing';
 import { Bus, readLog } from '@memex/bus';
-import { createTestEnv, type TestEnv } from '@memex/testing';
+import { createTestEnv, servicesReady, spawnService, type TestEnv } from '@memex/testing';
 
 const MESSAGES = 10_000;
-const ingestMain = createRequire(import.meta.url)
-  .resolve('@memex/ingest')
-  .replace(/index\.js$/, 'main.js');
 const cli = path.join(REPO_ROOT, 'cli', 'bin', 'memex.js');
 
 let env: TestEnv;
@@ -40,15 +36,7 @@ after(async () => {
 });
 
 function startIngest(): ChildProcess {
-  return spawn(process.execPath, [ingestMain], {
-    env: {
-      ...process.env,
-      MEMEX_HOME: env.home,
-      MEMEX_NATS_URL: env.config.natsUrl,
-      MEMEX_DATABASE_URL: env.config.databaseUrl,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  return spawnService(env.config, 'ingest');
 }
 
 /** `memex import mbox` as a user runs it; resolves with its exit code and its JSON summary. */
@@ -112,20 +100,10 @@ function importedSoFar(): number {
   }
 }
 
-/** Resolves once the gateway reports the ingest service ready. */
-async function ingestReady(): Promise<void> {
-  await until(async () => {
-    const health = (await (await fetch(`${url}/healthz`)).json()) as {
-      services: Array<{ service: string; ready: boolean }>;
-    };
-    return health.services.some((s) => s.service === 'ingest' && s.ready);
-  }, 'the ingest service to start');
-}
-
 test(`SIGKILL of the ingest service in the middle of importing ${MESSAGES} messages, then a rerun: each exactly once`, async () => {
   let service = startIngest();
   try {
-    await ingestReady();
+    await servicesReady(url, ['ingest']);
     const first = importMbox(0);
     let exited = false;
     void first.done.finally(() => (exited = true)).catch(() => undefined);
@@ -140,7 +118,7 @@ test(`SIGKILL of the ingest service in the middle of importing ${MESSAGES} messa
     assert.ok(typeof interrupted.summary['error'] === 'string');
 
     service = startIngest();
-    await ingestReady();
+    await servicesReady(url, ['ingest']);
     const rerun = await importMbox(5).done;
     assert.equal(rerun.code, 0, JSON.stringify(rerun.summary));
     const all = rerun.summary['all_runs'] as Record<string, number>;

@@ -1,8 +1,7 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { newId } from '@memex/bus';
@@ -12,9 +11,9 @@ import { benchEmbed, BUILTIN_GLOVE_PATH, defaultProvider, parseGloveTable } from
 import { splitPassages } from '@memex/pipelines';
 import { SearchHarness, type TestItem } from '@memex/search/testing';
 import { findPostgresBinaries } from '@memex/stack';
+import { Notmuch, timed } from '../notmuch.js';
 import { percentile, type BenchResult } from '../result.js';
 
-const run$ = promisify(execFile);
 const MODES: SearchMode[] = ['keyword', 'meaning', 'hybrid'];
 const RELEVANCE_DIR = new URL('../../relevance/', import.meta.url);
 /** Passage counts to fill through the whole pipeline (MEMEX_BENCH_SEARCH_SIZES)... */
@@ -185,12 +184,6 @@ class TextGenerator {
     const count = 1 + Math.floor(this.random() * 3);
     return Array.from({ length: count }, () => this.words[100 + Math.floor(this.random() * 2900)]!).join(' ');
   }
-}
-
-async function timed<T>(fn: () => Promise<T>): Promise<number> {
-  const started = performance.now();
-  await fn();
-  return performance.now() - started;
 }
 
 const labelOf = (passages: number) => (passages >= 1e6 ? `${passages / 1e6}M` : `${passages / 1e3}k`);
@@ -463,24 +456,11 @@ async function notmuchSideBySide(
   maildir: string,
   queries: string[],
 ): Promise<{ latencies: number[]; indexMs: number } | undefined> {
-  const config = path.join(maildir, '.notmuch-config');
-  fs.writeFileSync(
-    config,
-    `[database]\npath=${maildir}\n[user]\nname=Bench\nprimary_email=bench@example.com\n[new]\ntags=inbox\n`,
-  );
-  const env = { ...process.env, NOTMUCH_CONFIG: config };
-  const available = await run$('notmuch', ['--version'], { env }).then(
-    () => true,
-    () => false,
-  );
-  if (!available) return undefined;
-  const indexMs = await timed(() => run$('notmuch', ['new', '--quiet'], { env, maxBuffer: 1 << 26 }));
+  const notmuch = await Notmuch.open(maildir);
+  if (!notmuch) return undefined;
+  const indexMs = await notmuch.index();
   const latencies: number[] = [];
-  for (const q of queries) {
-    latencies.push(
-      await timed(() => run$('notmuch', ['search', '--output=messages', '--limit=20', ...q.split(' ')], { env })),
-    );
-  }
+  for (const q of queries) latencies.push(await notmuch.search(q));
   return { latencies, indexMs };
 }
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, type ReadStream } from 'node:fs';
+import { createReadStream, existsSync, type ReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
@@ -14,6 +14,9 @@ export function sha256(bytes: Uint8Array | string): string {
  * into place) before the event that names it is published, so the log never points at nothing.
  */
 export class BlobStore {
+  /** Directories known to exist, so a batch does not create each blob's again. */
+  private readonly directories = new Set<string>();
+
   constructor(readonly root: string) {}
 
   pathOf(hash: string): string {
@@ -24,19 +27,34 @@ export class BlobStore {
   /** Stores bytes and returns their sha256; storing the same bytes again is a no-op. */
   async put(bytes: Uint8Array): Promise<string> {
     const hash = sha256(bytes);
+    if (!(await this.has(hash))) await this.write(hash, bytes);
+    return hash;
+  }
+
+  /** Stores many blobs (by their sha256) side by side; those already there are skipped. */
+  async putAll(blobs: Map<string, Uint8Array>): Promise<void> {
+    await Promise.all(
+      [...blobs].filter(([hash]) => !existsSync(this.pathOf(hash))).map(([hash, bytes]) => this.write(hash, bytes)),
+    );
+  }
+
+  /** Written to a temp file, flushed, renamed into place: a reader never sees half a blob. */
+  private async write(hash: string, bytes: Uint8Array): Promise<void> {
     const target = this.pathOf(hash);
-    if (await this.has(hash)) return hash;
-    await fs.mkdir(path.dirname(target), { recursive: true });
+    const dir = path.dirname(target);
+    if (!this.directories.has(dir)) {
+      await fs.mkdir(dir, { recursive: true });
+      this.directories.add(dir);
+    }
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
     const handle = await fs.open(temp, 'wx', 0o600);
     try {
       await handle.writeFile(bytes);
-      await handle.sync();
+      await handle.datasync();
     } finally {
       await handle.close();
     }
     await fs.rename(temp, target);
-    return hash;
   }
 
   async has(hash: string): Promise<boolean> {

@@ -74,3 +74,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): MemexConfig {
       : DEFAULT_SERVICES,
   };
 }
+
+/** The environment under which `loadConfig` gives back `config` (to start a service process with it). */
+export function configEnv(config: MemexConfig): Record<string, string> {
+  return {
+    MEMEX_HOME: config.home,
+    MEMEX_HOST: config.host,
+    MEMEX_PORT: String(config.port),
+    MEMEX_GRPC_PORT: String(config.grpcPort),
+    MEMEX_NATS_URL: config.natsUrl,
+    MEMEX_NATS_PORT: String(config.natsPort),
+    MEMEX_DATABASE_URL: config.databaseUrl,
+    MEMEX_PG_PORT: String(config.pgPort),
+    MEMEX_BLOBS_DIR: config.blobsDir,
+    MEMEX_MIN_SEQ_TIMEOUT_MS: String(config.minSeqTimeoutMs),
+    MEMEX_RPC_TIMEOUT_MS: String(config.rpcTimeoutMs),
+    ...(config.otlpEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: config.otlpEndpoint } : {}),
+    MEMEX_LOG_LEVEL: config.logLevel,
+    MEMEX_SERVICES: config.services.join(','),
+  };
+}

@@ -3,9 +3,15 @@ import { MemexError, type Actor } from '@memex/contracts';
 import { newId, type EventDraft, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { decideOutcome, RejectedItem } from '../handlers/index.js';
-import { contentKeyHash, sourceKeyHash, type Claim, type IdentityLog, type Known, type StoredItem } from './identities.js';
+import {
+  contentKeyHash,
+  sourceKeyHash,
+  type Claim,
+  type IdentityLog,
+  type Known,
+  type StoredItem,
+} from './identities.js';
 import type { PreparedItem } from './prepare.js';
-import { putBlobs } from './blob-batch.js';
 import { itemRecords, type ItemRecord } from './records.js';
 
 /**
@@ -37,8 +43,7 @@ export function keysOf(prepared: PreparedItem): ItemKeys {
 }
 
 export type StoreOutcome =
-  | { status: 'created' | 'updated'; id: string; seq: number }
-  | { status: 'duplicate'; id: string; seq?: undefined };
+  { status: 'created' | 'updated'; id: string; seq: number } | { status: 'duplicate'; id: string; seq?: undefined };
 
 /** An item ready to publish: its records (children first) and their validated events. */
 export interface Plan {
@@ -72,7 +77,12 @@ export class ItemStore {
    * flush to disk for the batch); null for known ones, the rejection for unstorable ones. `store`
    * takes them.
    */
-  async planNew(items: PreparedItem[], keys: ItemKeys[], known: Known, actor: Actor): Promise<Array<Plan | RejectedItem | null>> {
+  async planNew(
+    items: PreparedItem[],
+    keys: ItemKeys[],
+    known: Known,
+    actor: Actor,
+  ): Promise<Array<Plan | RejectedItem | null>> {
     const plans = items.map((item, i) => {
       if (isKnown(keys[i]!, known)) return null;
       try {
@@ -86,7 +96,13 @@ export class ItemStore {
     return plans;
   }
 
-  async store(item: PreparedItem, keys: ItemKeys, known: Known, actor: Actor, planned: Plan | RejectedItem | null = null): Promise<StoreOutcome> {
+  async store(
+    item: PreparedItem,
+    keys: ItemKeys,
+    known: Known,
+    actor: Actor,
+    planned: Plan | RejectedItem | null = null,
+  ): Promise<StoreOutcome> {
     if (planned instanceof RejectedItem) throw planned;
     const bySource = keys.source ? known.claims.get(keys.source) : undefined;
     if (bySource) return this.resolve(item, keys, bySource, 'source', known, actor, 0);
@@ -109,7 +125,10 @@ export class ItemStore {
     hops: number,
   ): Promise<StoreOutcome> {
     if (hops > MAX_HOPS) {
-      throw new MemexError('unavailable', `the identity of item ${item.index} is being changed concurrently; send the batch again`);
+      throw new MemexError(
+        'unavailable',
+        `the identity of item ${item.index} is being changed concurrently; send the batch again`,
+      );
     }
     const stored = known.items.get(owner.itemId) ?? (await this.settled(owner));
     if (!stored) return this.adopt(item, keys, owner.itemId, known, actor, hops + 1);
@@ -117,7 +136,9 @@ export class ItemStore {
     const outcome = decideOutcome(
       item.handler,
       item.parsed.identity,
-      via === 'source' ? { bySourceId: { id: owner.itemId, identity: stored.identity }, byIdentity: null } : { bySourceId: null, byIdentity: { id: owner.itemId } },
+      via === 'source'
+        ? { bySourceId: { id: owner.itemId, identity: stored.identity }, byIdentity: null }
+        : { bySourceId: null, byIdentity: { id: owner.itemId } },
     );
     if (outcome.result === 'updated') return this.update(item, keys, owner.itemId, actor);
     return { status: 'duplicate', id: owner.itemId };
@@ -135,14 +156,28 @@ export class ItemStore {
   }
 
   /** Completes an item whose claimant crashed, under the id it claimed, with this request's content. */
-  private async adopt(item: PreparedItem, keys: ItemKeys, id: string, known: Known, actor: Actor, hops: number): Promise<StoreOutcome> {
+  private async adopt(
+    item: PreparedItem,
+    keys: ItemKeys,
+    id: string,
+    known: Known,
+    actor: Actor,
+    hops: number,
+  ): Promise<StoreOutcome> {
     const plan = await this.written(this.plan(item, id, 1, actor));
     const claim = await this.identities.claim(keys.content, 'content', id, actor);
     if (claim.itemId !== id) return this.resolve(item, keys, claim, 'content', known, actor, hops + 1);
     return this.complete(item, keys, plan, known, actor, hops);
   }
 
-  private async complete(item: PreparedItem, keys: ItemKeys, plan: Plan, known: Known, actor: Actor, hops: number): Promise<StoreOutcome> {
+  private async complete(
+    item: PreparedItem,
+    keys: ItemKeys,
+    plan: Plan,
+    known: Known,
+    actor: Actor,
+    hops: number,
+  ): Promise<StoreOutcome> {
     if (keys.source) {
       // Another item took this source + external_id meanwhile: this one is that item's duplicate or update.
       const claim = await this.identities.claim(keys.source, 'source', plan.id, actor);
@@ -164,10 +199,12 @@ export class ItemStore {
   private async update(item: PreparedItem, keys: ItemKeys, id: string, actor: Actor): Promise<StoreOutcome> {
     for (let attempt = 0; attempt < MAX_HOPS; attempt++) {
       const last = await this.identities.lastIngested(id);
-      if (!last) throw new MemexError('conflict', `item ${id} was deleted while it was being updated; send the item again`);
+      if (!last)
+        throw new MemexError('conflict', `item ${id} was deleted while it was being updated; send the item again`);
       if (last.event.data.identity === item.parsed.identity) return { status: 'duplicate', id };
       const plan = await this.written(this.plan(item, id, last.event.data.revision + 1, actor));
-      if (plan.drafts.length !== 1) throw new Error(`handler ${item.handler.name} is updatable but produced attachments`);
+      if (plan.drafts.length !== 1)
+        throw new Error(`handler ${item.handler.name} is updatable but produced attachments`);
       const seq = await this.identities.publishRevision(plan.drafts[0]!, last.seq);
       if (seq === null) continue;
       // The new content names this item unless another item already has it.
@@ -221,7 +258,9 @@ export class ItemStore {
       };
       const size = Buffer.byteLength(JSON.stringify(draft)) + ENVELOPE_BYTES;
       if (size > EVENT_BYTES_MAX) {
-        throw new RejectedItem(`the item's metadata is too large for the log (${Math.round(size / 1024)} KB; the limit is 1 MB)`);
+        throw new RejectedItem(
+          `the item's metadata is too large for the log (${Math.round(size / 1024)} KB; the limit is 1 MB)`,
+        );
       }
       return draft;
     });
@@ -235,7 +274,7 @@ export class ItemStore {
       blobs.set(record.contentSha256, record.content);
       blobs.set(record.textSha256, record.text);
     }
-    await putBlobs(this.blobs, blobs);
+    await this.blobs.putAll(blobs);
   }
 
   private async written(plan: Plan): Promise<Plan> {

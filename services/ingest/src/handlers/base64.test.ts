@@ -1,0 +1,21 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { base64Problem } from './base64.js';
+
+test('valid base64 passes, unbroken or wrapped, with any padding', () => {
+  for (let length = 0; length < 40; length++) {
+    const text = randomBytes(length).toString('base64');
+    assert.equal(base64Problem(text), null, text);
+    assert.equal(base64Problem(text.replace(/.{8}/g, '$&\r\n')), null, 'wrapped');
+  }
+});
+
+test('each kind of corruption is named', () => {
+  assert.match(base64Problem('QUJD*EFG')!, /unexpected character "\*" at position 4/);
+  assert.match(base64Problem('QUI=QUJD')!, /data after the "=" padding at position 4/);
+  assert.match(base64Problem('QUJDR===')!, /more than two "=" padding/);
+  assert.match(base64Problem('QUJDR')!, /not a whole number of bytes/);
+  assert.match(base64Problem('QUJ==')!, /wrong amount of "=" padding/);
+  assert.match(base64Problem('QUJDRA=')!, /wrong amount of "=" padding/);
+});

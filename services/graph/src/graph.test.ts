@@ -188,6 +188,68 @@ describe('graph service', () => {
     assert.ok((await h.call(MentionComplete, { prefix: 'mary' }, agent(['mail']))).items.length >= 2);
   });
 
+  test('@-mentions rank as the terms say: a whole-term match first, then the heaviest, on every prefix', async () => {
+    // Three busy writers (weights 18, 16, 20: past the tiers of one weight each, the first two in
+    // one tier, where the lighter one comes first by id).
+    const drafts = [];
+    for (const [n, messages] of [9, 8, 10].entries()) {
+      for (let i = 0; i < messages; i++) {
+        const raw = message({
+          From: `Quill ${n} <quill${n}@quill.test>`,
+          To: 'Quinn <quinn@elsewhere.test>',
+          Subject: `Quill ${n} ${i}`,
+          Date: new Date(Date.UTC(2020, 0, 1 + i)).toUTCString(),
+          'Message-ID': `<quill-${n}-${i}@quill.test>`,
+        });
+        drafts.push(await mailEvent(h.blobs, raw));
+      }
+    }
+    await h.publish(drafts);
+    const client = new pg.Client({ connectionString: h.env.config.databaseUrl });
+    await client.connect();
+    try {
+      const kinds = ['person', 'org'];
+      const weights = await client.query(`select weight from graph.entities where key like 'person:quill%' order by 1`);
+      assert.deepEqual(
+        weights.rows.map((r) => r.weight),
+        [16, 18, 20],
+      );
+      // The answer ends inside a tier of several weights: the heavier of the two is the one given.
+      assert.deepEqual(
+        (await h.call(MentionComplete, { prefix: 'quill', limit: 2, kinds: ['person'] })).items.map((i) => i.key),
+        ['person:quill2@quill.test', 'person:quill0@quill.test'],
+      );
+      const prefixes = [
+        ...'abcdefghijklmnopqrstuvwxyz',
+        'ma',
+        'ja',
+        'jo',
+        'ne',
+        'qu',
+        'quill',
+        'mary',
+        'zawinski',
+        'jamie zawi',
+      ];
+      for (const prefix of prefixes) {
+        const expected = await client.query<{ key: string }>(
+          `select e.key from (select t.entity, bool_or(t.term = $1) as exact from graph.mention_terms t
+             where t.term like $1 || '%' group by t.entity) m join graph.entities e on e.id = m.entity
+           where e.merged_into is null and e.kind = any($2) order by m.exact desc, e.weight desc, e.id limit 10`,
+          [prefix, kinds],
+        );
+        const got = await h.call(MentionComplete, { prefix, kinds });
+        assert.deepEqual(
+          got.items.map((i) => i.key).slice(0, expected.rows.length),
+          expected.rows.map((r) => r.key),
+          prefix,
+        );
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
   test('review: same full name suggested, never merged by itself; merge then split restores every table; the old key resolves', async () => {
     const review = await h.call(ReviewList, { kind: 'merge' });
     const suggestion = review.items.find((i) => i.entities.every((e) => e.name === 'Mary Smith'))!;

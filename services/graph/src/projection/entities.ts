@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Actor } from '@memex/contracts';
 import { defaultName, foldText, hashId, kindOfKey } from '../domain/keys.js';
 
@@ -112,11 +112,50 @@ export async function observe(trx: Trx, counts: KeyCounts): Promise<void> {
   const perKey = new Map<string, number>();
   for (const row of rows) perKey.set(row.key, (perKey.get(row.key) ?? 0) + row.n);
   await sql`
-    update entities e set weight = e.weight + d.n
-    from (select k.entity, sum(r.n)::int as n
-          from jsonb_to_recordset(${JSON.stringify([...perKey].map(([key, n]) => ({ key, n })))}::jsonb) as r(key text, n integer)
-          join entity_keys k on k.key = r.key group by k.entity) d
-    where e.id = d.entity`.execute(trx);
+    with weighed as (
+      update entities e set weight = e.weight + d.n
+      from (select k.entity, sum(r.n)::int as n
+            from jsonb_to_recordset(${JSON.stringify([...perKey].map(([key, n]) => ({ key, n })))}::jsonb) as r(key text, n integer)
+            join entity_keys k on k.key = r.key group by k.entity) d
+      where e.id = d.entity returning e.id, e.weight)
+    ${retier(sql`weighed`)}`.execute(trx);
+}
+
+/** Things' @-mention prefixes at most this long are stored; longer prefixes are looked up among the terms. */
+export const PREFIX_CHARS = 8;
+
+/**
+ * SQL: a thing's tier in @-mention order, from its weight: the weight itself up to 16, then four
+ * tiers per doubling, so a busy correspondent's prefix rows are rewritten only now and then.
+ * Within a tier below 16 all weights are equal; above, a query sorts by the weight itself.
+ */
+export function tierSql(weight: RawBuilder<unknown>): RawBuilder<number> {
+  return sql<number>`(case when ${weight} < 16 then greatest(${weight}, 0) else 16 + floor(4 * ln(${weight} / 16.0) / ln(2))::int end)::smallint`;
+}
+
+/** The tier below which a tier is one weight. */
+export const EXACT_TIERS = 16;
+
+/** SQL statement tail: moves the prefix rows of things in `weighed` (`id`, `weight` columns) to their new tier. */
+function retier(weighed: RawBuilder<unknown>): RawBuilder<unknown> {
+  return sql`update mention_prefixes m set tier = ${tierSql(sql`w.weight`)}
+    from ${weighed} w where m.entity = w.id and m.tier <> ${tierSql(sql`w.weight`)}`;
+}
+
+/**
+ * Rewrites the @-mention prefixes (1 to PREFIX_CHARS characters of each term, `exact` when a term
+ * is the whole prefix) of these things from their terms; of every thing when `ids` is omitted.
+ */
+export async function writePrefixes(db: Kysely<any>, ids?: number[]): Promise<void> {
+  if (ids?.length === 0) return;
+  const which = ids ? sql`where t.entity = any(${ids}::bigint[])` : sql``;
+  if (ids) await sql`delete from mention_prefixes where entity = any(${ids}::bigint[])`.execute(db);
+  await sql`
+    insert into mention_prefixes (prefix, exact, tier, entity)
+    select left(t.term, n), bool_or(length(t.term) = n), ${tierSql(sql`e.weight`)}, t.entity
+    from mention_terms t join entities e on e.id = t.entity
+    cross join generate_series(1, least(length(t.term), ${PREFIX_CHARS})) n
+    ${which} group by left(t.term, n), t.entity, e.weight`.execute(db);
 }
 
 /** Adds (or with negative counts, removes) names seen for keys, then refreshes their things. */
@@ -182,6 +221,7 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
     const id = Number(state.id);
     if (!state.keys) {
       await sql`delete from mention_terms where entity = ${id}`.execute(trx);
+      await writePrefixes(trx, [id]);
       continue;
     }
     const names = (state.names ?? []).map((n) => n.name);
@@ -202,6 +242,7 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
     await sql`insert into mention_terms (term, entity) select t, ${id} from unnest(${terms}::text[]) t on conflict do nothing`.execute(
       trx,
     );
+    await writePrefixes(trx, [id]);
   }
 }
 
@@ -249,8 +290,10 @@ export async function pointKeysAt(trx: Trx, keys: string[], entity: number): Pro
 
 async function recomputeWeights(trx: Trx, ids: number[]): Promise<void> {
   await sql`
-    update entities e set weight = coalesce((select sum(s.n)::int from key_scope s join entity_keys k on k.key = s.key where k.entity = e.id), 0)
-    where e.id = any(${ids}::bigint[])`.execute(trx);
+    with weighed as (
+      update entities e set weight = coalesce((select sum(s.n)::int from key_scope s join entity_keys k on k.key = s.key where k.entity = e.id), 0)
+      where e.id = any(${ids}::bigint[]) returning e.id, e.weight)
+    ${retier(sql`weighed`)}`.execute(trx);
 }
 
 /** The thing a key belongs to now (keys always point at a thing that was not merged away). */
@@ -343,6 +386,7 @@ export async function prune(trx: Trx, keys: string[]): Promise<void> {
         select id from sub`.execute(trx)
     ).rows.map((r) => Number(r.id));
     await sql`delete from mention_terms where entity = any(${gone}::bigint[])`.execute(trx);
+    await sql`delete from mention_prefixes where entity = any(${gone}::bigint[])`.execute(trx);
     await sql`delete from merges where from_entity = any(${gone}::bigint[]) or into_entity = any(${gone}::bigint[])`.execute(
       trx,
     );

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Migration } from '@memex/db';
+import { writePrefixes } from './entities.js';
 
 /**
  * The graph read model (seed §4.3). Everything a thing shows (its name, aliases, attrs, weight,
@@ -164,6 +165,21 @@ export const graphMigrations: Migration[] = [
       await sql`create index links_things_dst on links (dst_entity, rel) where src_entity is not null`.execute(db);
       // @-mentions of a common prefix walk things from the most in touch down.
       await sql`create index entities_weight on entities (weight desc, id desc) where merged_into is null`.execute(db);
+    },
+  },
+  {
+    name: '003_mention_prefixes',
+    async up(db) {
+      // @-mentions read a prefix's things best first straight off one index: each short prefix of
+      // each term, with the thing's weight tier (see tierSql) in the row.
+      await sql`create table mention_prefixes (
+        prefix text not null, exact boolean not null, tier smallint not null, entity bigint not null,
+        primary key (entity, prefix)
+      )`.execute(db);
+      await sql`create index mention_prefixes_order on mention_prefixes (prefix, exact desc, tier desc, entity)`.execute(
+        db,
+      );
+      await writePrefixes(db);
     },
   },
 ];

@@ -3,16 +3,13 @@ import { sql, type RawBuilder } from 'kysely';
 import { MentionComplete, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { foldText } from '../domain/keys.js';
+import { EXACT_TIERS, PREFIX_CHARS } from '../projection/entities.js';
 import { entityVisible, itemVisible, summaries, visibleNames, type Db, type Summary } from './access.js';
 
 type Completion = ResultOf<typeof MentionComplete>['items'][number];
 
 /** Candidates read per kind of match before ranking; the answer is at most `limit`. */
 const CANDIDATES = 200;
-/** A prefix with this many terms or more is common: walk things by weight instead of its terms. */
-const COMMON_PREFIX = 2000;
-/** For a common prefix, the heaviest things looked through before counting its terms instead. */
-const HEAVIEST = 5000;
 const THING_KINDS = ['person', 'org', 'project', 'topic', 'place', 'event', 'host', 'repo'];
 
 /** `like` pattern for a prefix: its wildcards are taken literally. */
@@ -45,39 +42,23 @@ export class MentionService {
   }
 
   /**
-   * Word-prefix matches on the term index (btree, any prefix length), ranked by how much the owner
-   * has to do with each thing; for three letters or more, infix matches by trigram fill in after.
+   * Word-prefix matches (names, aliases, addresses, keys), things whose term is the whole prefix
+   * first, then by how much the owner has to do with each; for three letters or more, infix
+   * matches by trigram fill in after.
    */
   private async things(scope: Scope, prefix: string, limit: number, kinds?: string[]): Promise<Completion[]> {
     const kindFilter = kinds ? sql`and e.kind = any(${kinds}::text[])` : sql``;
     // The owner sees every candidate; an agent's are checked one by one, so it reads more.
     const candidates = scope.kind === 'owner' ? limit : CANDIDATES;
-    // A prefix shared by many terms ("ma") is answered by walking things heaviest first until
-    // enough match; a selective one by its terms. A probe of the term index tells which.
-    const common =
-      (
-        await sql<{
-          n: number;
-        }>`select count(*)::int as n from (select 1 from mention_terms where term like ${likePrefix(prefix)} limit ${COMMON_PREFIX}) x`.execute(
-          this.db,
-        )
-      ).rows[0]!.n >= COMMON_PREFIX;
-    const heavy = common ? await this.heaviestMatching(scope, prefix, candidates, kindFilter) : [];
-    let ids = heavy;
-    if (ids.length < candidates) {
-      const selective = await sql<{ id: number }>`
-        select e.id from (
-          select t.entity, bool_or(t.term = ${prefix}) as exact from mention_terms t
-          where t.term like ${likePrefix(prefix)} group by t.entity) m
-        join entities e on e.id = m.entity
-        where e.merged_into is null ${kindFilter} and ${entityVisible(scope, sql`e.id`)}
-        order by m.exact desc, e.weight desc, e.id limit ${candidates}`.execute(this.db);
-      ids = [...new Set([...ids, ...selective.rows.map((r) => Number(r.id))])];
-    }
+    const filter = sql`${kindFilter} and ${entityVisible(scope, sql`e.id`)}`;
+    let ids =
+      prefix.length <= PREFIX_CHARS
+        ? await this.byPrefix(prefix, candidates, filter)
+        : await this.byTerms(prefix, candidates, filter);
     if (ids.length < limit && prefix.length >= 3) {
       const infix = await sql<{ id: number }>`
         select e.id from mention_terms t join entities e on e.id = t.entity
-        where t.term like ${`%${likePrefix(prefix)}`} and e.merged_into is null ${kindFilter} and ${entityVisible(scope, sql`e.id`)}
+        where t.term like ${`%${likePrefix(prefix)}`} and e.merged_into is null ${filter}
         group by e.id, e.weight order by e.weight desc, e.id limit ${candidates}`.execute(this.db);
       ids = [...new Set([...ids, ...infix.rows.map((r) => Number(r.id))])];
     }
@@ -96,34 +77,37 @@ export class MentionService {
   }
 
   /**
-   * The heaviest things with a term starting with `prefix`, paging down the weight index (small
-   * pages keep the planner on the index; each page is checked against the terms).
+   * A short prefix's things straight off the prefix index, best first. The index orders things by
+   * weight tier; within a tier of one weight that is the order, within a wider tier the weights
+   * decide, so the last tier read is read whole and sorted by weight.
    */
-  private async heaviestMatching(
-    scope: Scope,
-    prefix: string,
-    wanted: number,
-    kindFilter: RawBuilder<unknown>,
-  ): Promise<number[]> {
-    const found: number[] = [];
-    let after: { weight: number; id: number } | null = null;
-    for (let page = 100, seen = 0; seen < HEAVIEST && found.length < wanted; seen += page, page *= 4) {
-      const rows: { id: number; weight: number; hit: boolean }[] = (
-        await sql<{ id: number; weight: number; hit: boolean }>`
-          select e.id, e.weight,
-            -- a scalar subquery with a limit is probed row by row, never hashed over all matches
-            (select 1 from mention_terms t where t.entity = e.id and t.term like ${likePrefix(prefix)} limit 1) is not null
-              and ${entityVisible(scope, sql`e.id`)} as hit
-          from entities e
-          where e.merged_into is null ${kindFilter} ${after ? sql`and (e.weight, e.id) < (${after.weight}, ${after.id})` : sql``}
-          order by e.weight desc, e.id desc limit ${page}`.execute(this.db)
-      ).rows;
-      for (const row of rows) if (row.hit && found.length < wanted) found.push(Number(row.id));
-      const last = rows[rows.length - 1];
-      if (!last || rows.length < page) break;
-      after = { weight: last.weight, id: Number(last.id) };
-    }
-    return found;
+  private async byPrefix(prefix: string, wanted: number, filter: RawBuilder<unknown>): Promise<number[]> {
+    const rows = await sql<{ id: number }>`
+      with head as (
+        select m.entity, m.exact, m.tier from mention_prefixes m join entities e on e.id = m.entity
+        where m.prefix = ${prefix} ${filter}
+        order by m.exact desc, m.tier desc, m.entity limit ${wanted}),
+      last as (select exact, tier from head order by exact, tier limit 1),
+      tail as (
+        select m.entity, m.exact, m.tier from last
+        join mention_prefixes m on m.prefix = ${prefix} and m.exact = last.exact and m.tier = last.tier
+        join entities e on e.id = m.entity
+        where last.tier >= ${EXACT_TIERS} ${filter})
+      select x.entity as id from (select * from head union select * from tail) x join entities e on e.id = x.entity
+      order by x.exact desc, e.weight desc, x.entity limit ${wanted}`.execute(this.db);
+    return rows.rows.map((r) => Number(r.id));
+  }
+
+  /** A long prefix's things by their terms (few terms share a long prefix). */
+  private async byTerms(prefix: string, wanted: number, filter: RawBuilder<unknown>): Promise<number[]> {
+    const rows = await sql<{ id: number }>`
+      select e.id from (
+        select t.entity, bool_or(t.term = ${prefix}) as exact from mention_terms t
+        where t.term like ${likePrefix(prefix)} group by t.entity) m
+      join entities e on e.id = m.entity
+      where e.merged_into is null ${filter}
+      order by m.exact desc, e.weight desc, e.id limit ${wanted}`.execute(this.db);
+    return rows.rows.map((r) => Number(r.id));
   }
 
   private async matchesVisibly(scope: Scope, id: number, key: string, prefix: string): Promise<boolean> {

@@ -260,12 +260,15 @@ type SqlRef = ReturnType<typeof sql.ref>;
 
 /**
  * SQL: row `o` states the same claim as link `l` (same relation, same ends). Each end is an entity
- * or an item, never both, so plain equalities say it, and they can use the indexes.
+ * or an item, never both, so plain equalities say it; spelt out as the four kinds of link, each
+ * arm has an index that finds its few rows (a hub's thousands of links to items are never read).
  */
 function sameClaim(o: SqlRef, l: SqlRef) {
-  return sql`${o}.rel = ${l}.rel
-    and (${o}.src_entity = ${l}.src_entity or ${o}.src_item = ${l}.src_item)
-    and (${o}.dst_entity = ${l}.dst_entity or ${o}.dst_item = ${l}.dst_item)`;
+  return sql`${o}.rel = ${l}.rel and (
+    (${o}.src_entity = ${l}.src_entity and ${o}.dst_entity = ${l}.dst_entity)
+    or (${o}.src_entity = ${l}.src_entity and ${o}.dst_item = ${l}.dst_item)
+    or (${o}.src_item = ${l}.src_item and ${o}.dst_entity = ${l}.dst_entity)
+    or (${o}.src_item = ${l}.src_item and ${o}.dst_item = ${l}.dst_item))`;
 }
 
 /**

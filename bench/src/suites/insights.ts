@@ -1,14 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import {
-  encodeVector,
-  OWNER_SCOPE,
-  rpcSubject,
-  SignalsList,
-  type MethodDefinition,
-  type ParamsOf,
-  type ResultOf,
-} from '@memex/contracts';
-import { Bus, callRpc, EventPublisher, newId, type EventDraft } from '@memex/bus';
+import { encodeVector, SignalsList, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { Bus, callMethod, EventPublisher, newId, type EventDraft } from '@memex/bus';
 import { ServiceHost, startService } from '@memex/runtime';
 import { createTestEnv } from '@memex/testing';
 import { benchCorpus, benchDetection, InsightsModule, toMarkdown, type EngineNote } from '@memex/insights';
@@ -120,12 +112,7 @@ export async function run(): Promise<BenchResult[]> {
       await app.get(ServiceHost).projector!.waitFor(last, 60 * 60 * 1000);
     });
     const call = <M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> =>
-      callRpc(
-        bus,
-        rpcSubject(method),
-        { method: method.name, params, scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } },
-        30 * 60 * 1000,
-      );
+      callMethod(bus, method, params, { timeoutMs: 30 * 60 * 1000 });
     const [first, firstMs] = await timed(() => call(SignalsList, {}));
     const [second, secondMs] = await timed(() => call(SignalsList, {}));
     results.push(

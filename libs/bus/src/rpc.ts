@@ -1,6 +1,17 @@
 import { context, SpanKind, trace } from '@opentelemetry/api';
 import { headers as natsHeaders, type Msg, type Subscription } from '@nats-io/transport-node';
-import { MemexError, isMemexError, type Actor, type ErrorCode, type Scope } from '@memex/contracts';
+import {
+  MemexError,
+  isMemexError,
+  OWNER_SCOPE,
+  rpcSubject,
+  type Actor,
+  type ErrorCode,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+  type Scope,
+} from '@memex/contracts';
 import type { Bus } from './bus.js';
 import { decodeJson, encodeJson } from './codec.js';
 import { extractTrace, injectTrace } from './trace.js';
@@ -86,4 +97,19 @@ export async function callRpc<R = unknown>(
       span.end();
     }
   });
+}
+
+/**
+ * Calls a catalog method straight on the bus the way the gateway would: as the owner, or as the
+ * agent session whose scope is given (tests, benchmarks and tools that run beside the services).
+ */
+export function callMethod<M extends MethodDefinition>(
+  bus: Bus,
+  method: M,
+  params: ParamsOf<M>,
+  { scope = OWNER_SCOPE, timeoutMs = 60_000 }: { scope?: Scope; timeoutMs?: number } = {},
+): Promise<ResultOf<M>> {
+  const caller: Actor =
+    scope.kind === 'owner' ? { kind: 'user', id: 'owner' } : { kind: 'session', id: `token:${scope.tokenId}` };
+  return callRpc<ResultOf<M>>(bus, rpcSubject(method), { method: method.name, params, scope, caller }, timeoutMs);
 }

@@ -1,14 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import {
-  OWNER_SCOPE,
-  rpcSubject,
-  type MethodDefinition,
-  type ParamsOf,
-  type ResultOf,
-  type Scope,
-} from '@memex/contracts';
+import { OWNER_SCOPE, type MethodDefinition, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
-import { Bus, callRpc, EVENTS_STREAM, EventPublisher, JOBS_STREAM, newId } from '@memex/bus';
+import { Bus, callMethod, EVENTS_STREAM, EventPublisher, JOBS_STREAM, newId } from '@memex/bus';
 import { PipelinesModule } from '@memex/pipelines';
 import { ServiceHost, startService } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
@@ -136,18 +129,7 @@ export class SearchHarness {
 
   /** Calls a method of the services as the gateway would, with a scope. */
   call<M extends MethodDefinition>(method: M, params: ParamsOf<M>, scope: Scope = OWNER_SCOPE): Promise<ResultOf<M>> {
-    return callRpc<ResultOf<M>>(
-      this.bus,
-      rpcSubject(method),
-      {
-        method: method.name,
-        params,
-        scope,
-        caller:
-          scope.kind === 'owner' ? { kind: 'user', id: 'owner' } : { kind: 'session', id: `token:${scope.tokenId}` },
-      },
-      30_000,
-    );
+    return callMethod(this.bus, method, params, { scope, timeoutMs: 30_000 });
   }
 
   async stop(): Promise<void> {

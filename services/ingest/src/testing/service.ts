@@ -1,6 +1,6 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { OWNER_SCOPE, rpcSubject, type MethodDefinition, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
-import { Bus, callRpc } from '@memex/bus';
+import { OWNER_SCOPE, type MethodDefinition, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
+import { Bus, callMethod } from '@memex/bus';
 import { startService } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { IngestModule } from '../ingest.module.js';
@@ -22,13 +22,7 @@ export async function startIngest(): Promise<IngestHarness> {
     env,
     bus,
     app,
-    call: (method, params, scope = OWNER_SCOPE) =>
-      callRpc(
-        bus,
-        rpcSubject(method),
-        { method: method.name, params, scope, caller: scope.kind === 'owner' ? { kind: 'user', id: 'owner' } : { kind: 'session', id: `token:${scope.tokenId}` } },
-        60_000,
-      ),
+    call: (method, params, scope = OWNER_SCOPE) => callMethod(bus, method, params, { scope }),
     async stop() {
       await bus.close();
       await app.close();

@@ -4,13 +4,12 @@ import {
   DEFAULT_SCOPE_RULES,
   encodeVector,
   OWNER_SCOPE,
-  rpcSubject,
   type MethodDefinition,
   type ParamsOf,
   type ResultOf,
   type Scope,
 } from '@memex/contracts';
-import { Bus, callRpc, EventPublisher, newId, type EventDraft } from '@memex/bus';
+import { Bus, callMethod, EventPublisher, newId, type EventDraft } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { IngestModule } from '@memex/ingest';
 import { ServiceHost, startService, type ServiceModuleFactory } from '@memex/runtime';
@@ -85,19 +84,7 @@ export async function startInsights(
     bus,
     publisher,
     insights,
-    call: (method, params, scope = OWNER_SCOPE) =>
-      callRpc(
-        bus,
-        rpcSubject(method),
-        {
-          method: method.name,
-          params,
-          scope,
-          caller:
-            scope.kind === 'owner' ? { kind: 'user', id: 'owner' } : { kind: 'session', id: `token:${scope.tokenId}` },
-        },
-        120_000,
-      ),
+    call: (method, params, scope = OWNER_SCOPE) => callMethod(bus, method, params, { scope, timeoutMs: 120_000 }),
     async feed(notes, feedOptions = {}) {
       const ids = new Map(notes.map((note) => [note.id, newId()]));
       const titles = new Map(notes.map((note) => [note.id, note.title]));

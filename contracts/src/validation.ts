@@ -23,6 +23,8 @@ export function compile<T extends TSchema>(schema: T): Validator<T> {
     schema,
     check: (value): value is Static<T> => checker.Check(value),
     problems(value, root = '') {
+      // The compiled check is fast; walking the errors is not, and is only needed on failure.
+      if (checker.Check(value)) return [];
       const seen = new Set<string>();
       const out: string[] = [];
       for (const error of checker.Errors(value)) {

@@ -179,7 +179,7 @@ function mailDraft(from: Person, to: Person[], n: number): EventDraft {
 }
 
 /** Live projection rate of the graph projector over generated mail (people, orgs, links with evidence). */
-async function projectionRate(): Promise<BenchResult[]> {
+export async function projectionRate(): Promise<BenchResult[]> {
   const env = await createTestEnv();
   const bus = await Bus.connect(env.config.natsUrl, 'bench-graph');
   try {

@@ -24,7 +24,8 @@ import {
   TrailsList,
 } from '@memex/contracts';
 import { EVENTS_STREAM, eventSubject } from '@memex/bus';
-import { ServiceHost } from '@memex/runtime';
+import { DATABASE, ProjectionRunner, ServiceHost } from '@memex/runtime';
+import { GraphProjector } from './projection/graph.projector.js';
 import { agent, mailEvent, message, noteEvent, splitMbox, startGraph, type GraphHarness } from './testing/harness.js';
 
 const fixture = (name: string) => fs.readFileSync(new URL(`../fixtures/mail/${name}`, import.meta.url));
@@ -537,8 +538,31 @@ describe('graph service', () => {
     // As the ingest service does: the item's own events are erased from the log, the deletion stays.
     await h.bus.jsm.streams.purge(EVENTS_STREAM, { filter: eventSubject('item.ingested', `item:${id}`) });
     const live = await snapshot(h.env.config.databaseUrl);
-    const result = await h.app.get(ServiceHost).projector!.rebuild(h.env.config.databaseUrl);
+    const runner = h.app.get(ServiceHost).projector!;
+    const result = await runner.rebuild(h.env.config.databaseUrl);
     assert.ok(result.events >= mailIds.length);
     assert.deepEqual(await snapshot(h.env.config.databaseUrl), live);
+
+    // The batches' bulk path leaves what applying each event alone leaves, also for a message
+    // after other events that gives a known person a new name.
+    const renamed = await mailEvent(
+      h.blobs,
+      message({
+        From: 'J. Doe <jdoe@machine.example>',
+        To: 'Solo Again <solo-again@unique.example>',
+        Subject: 'Again',
+        Date: 'Tue, 3 Jan 2006 10:00:00 +0000',
+        'Message-ID': '<again@unique.example>',
+      }),
+    );
+    await h.publish([await noteEvent('Between the messages'), renamed]);
+    assert.deepEqual((await h.call(EntityGet, { key: 'person:jdoe@machine.example' })).entity.aliases, ['J. Doe']);
+    const before = await snapshot(h.env.config.databaseUrl);
+    const projector = h.app.get(GraphProjector);
+    const oneByOne = new ProjectionRunner(h.bus, h.env.config.databaseUrl, h.app.get(DATABASE), runner.options, {
+      apply: (trx, logged) => projector.apply(trx, logged),
+    });
+    await oneByOne.rebuild(h.env.config.databaseUrl);
+    assert.deepEqual(await snapshot(h.env.config.databaseUrl), before);
   });
 });

@@ -34,34 +34,43 @@ export function ownLinkVis(labels: string[]): Vis {
 
 /** Each key's entity, creating a thing for keys not seen before (its id derives from the key). */
 export async function ensureKeys(trx: Trx, keys: Iterable<string>): Promise<Map<string, number>> {
-  const wanted = [...new Set(keys)].sort();
+  const { ids, created } = await createKeys(trx, [...new Set(keys)].sort());
+  await refreshEntities(trx, created, true);
+  return ids;
+}
+
+/**
+ * Each key's entity, creating things for keys not seen before in the order given (a hash
+ * collision, rare at 52 bits, probes the next id: the order decides who probes, so a replay,
+ * which sees the same order, probes alike). The new things are not refreshed yet.
+ */
+export async function createKeys(trx: Trx, keys: string[]): Promise<{ ids: Map<string, number>; created: number[] }> {
   const ids = new Map<string, number>();
-  if (wanted.length === 0) return ids;
+  if (keys.length === 0) return { ids, created: [] };
   const known = await sql<{ key: string; entity: number }>`
-    select key, entity from entity_keys where key = any(${wanted}::text[])`.execute(trx);
+    select key, entity from entity_keys where key = any(${keys}::text[])`.execute(trx);
   for (const row of known.rows) ids.set(row.key, Number(row.entity));
-  const missing = wanted.filter((key) => !ids.has(key));
-  if (missing.length === 0) return ids;
+  const missing = keys.filter((key) => !ids.has(key));
+  if (missing.length === 0) return { ids, created: [] };
   const taken = new Set(
     (
       await sql<{ id: number }>`select id from entities where id = any(${missing.map(hashId)}::bigint[])`.execute(trx)
     ).rows.map((r) => Number(r.id)),
   );
-  const created: number[] = [];
-  for (const key of missing) {
-    // A hash collision (rare at 52 bits) probes the next id; order is sorted, so a replay probes alike.
+  const rows = missing.map((key) => {
     let id = hashId(key);
     while (taken.has(id)) id = (id + 1) % 2 ** 52;
     taken.add(id);
     ids.set(key, id);
-    created.push(id);
-    await sql`insert into entities (id, kind, key, name) values (${id}, ${kindOfKey(key)}, ${key}, ${defaultName(key)})`.execute(
-      trx,
-    );
-    await sql`insert into entity_keys (key, entity) values (${key}, ${id})`.execute(trx);
-  }
-  await refreshEntities(trx, created, true);
-  return ids;
+    return { id, kind: kindOfKey(key), key, name: defaultName(key) };
+  });
+  await sql`
+    with made as (
+      insert into entities (id, kind, key, name)
+      select r.id, r.kind, r.key, r.name from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id bigint, kind text, key text, name text)
+      returning id, key)
+    insert into entity_keys (key, entity) select key, id from made`.execute(trx);
+  return { ids, created: rows.map((r) => r.id) };
 }
 
 function visKey(key: string, vis: Vis): string {
@@ -77,6 +86,10 @@ export class KeyCounts {
     const row = this.rows.get(id);
     if (row) row.n += n;
     else this.rows.set(id, { key, vis, n });
+  }
+
+  addAll(other: KeyCounts): void {
+    for (const row of other.rows.values()) this.add(row.key, row.vis, row.n);
   }
 
   get size(): number {
@@ -160,8 +173,14 @@ export async function writePrefixes(db: Kysely<any>, ids?: number[]): Promise<vo
 
 /** Adds (or with negative counts, removes) names seen for keys, then refreshes their things. */
 export async function nameKeys(trx: Trx, counts: KeyCounts): Promise<void> {
+  const keys = await countNames(trx, counts);
+  await refreshEntities(trx, await entitiesOfKeys(trx, keys));
+}
+
+/** `nameKeys` without the refresh (for a caller that refreshes once for many); answers the keys named. */
+export async function countNames(trx: Trx, counts: KeyCounts): Promise<string[]> {
   const rows = counts.list();
-  if (rows.length === 0) return;
+  if (rows.length === 0) return [];
   await sql`
     insert into key_names (key, name, kind, labels, spam, n)
     select r.key, r.name, r.kind, array(select jsonb_array_elements_text(r.labels)), r.spam, r.n
@@ -175,7 +194,7 @@ export async function nameKeys(trx: Trx, counts: KeyCounts): Promise<void> {
   const keys = [...new Set(rows.map((r) => (JSON.parse(r.key) as [string])[0]))];
   if (rows.some((r) => r.n < 0))
     await sql`delete from key_names where key = any(${keys}::text[]) and n <= 0`.execute(trx);
-  await refreshEntities(trx, await entitiesOfKeys(trx, keys));
+  return keys;
 }
 
 /** `KeyCounts` keyed by key and name together, for `nameKeys`. */
@@ -217,11 +236,14 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
          from (select kn.name, sum(kn.n)::int as n from key_names kn join entity_keys k on k.key = kn.key
                where k.entity = e.id group by kn.name) x) as names
     from entities e where e.id = any(${[...new Set(ids)]}::bigint[])`.execute(trx);
+  // Things without keys (merged away) lose their terms; the others get new ones if they changed.
+  const emptied: number[] = [];
+  const changed: { id: number; name: string; aliases: string[]; attrs: Record<string, unknown>; terms: string[] }[] =
+    [];
   for (const state of states.rows) {
     const id = Number(state.id);
     if (!state.keys) {
-      await sql`delete from mention_terms where entity = ${id}`.execute(trx);
-      await writePrefixes(trx, [id]);
+      emptied.push(id);
       continue;
     }
     const names = (state.names ?? []).map((n) => n.name);
@@ -234,16 +256,26 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
       JSON.stringify(attrs) === JSON.stringify(state.attrs);
     // Terms follow from name, aliases and keys: when those stand, the terms do too.
     if (unchanged && !force) continue;
-    await sql`update entities set name = ${name}, aliases = ${aliases}::text[], attrs = ${JSON.stringify(attrs)}::jsonb where id = ${id}`.execute(
-      trx,
-    );
-    await sql`delete from mention_terms where entity = ${id}`.execute(trx);
-    const terms = mentionTerms([name, ...aliases], state.keys);
-    await sql`insert into mention_terms (term, entity) select t, ${id} from unnest(${terms}::text[]) t on conflict do nothing`.execute(
-      trx,
-    );
-    await writePrefixes(trx, [id]);
+    changed.push({ id, name, aliases, attrs, terms: mentionTerms([name, ...aliases], state.keys) });
   }
+  const rewritten = [...emptied, ...changed.map((c) => c.id)];
+  if (rewritten.length === 0) return;
+  if (changed.length > 0) {
+    await sql`
+      update entities e set name = r.name, aliases = array(select jsonb_array_elements_text(r.aliases)), attrs = r.attrs
+      from jsonb_to_recordset(${JSON.stringify(changed.map(({ terms: _terms, ...c }) => c))}::jsonb)
+        as r(id bigint, name text, aliases jsonb, attrs jsonb)
+      where e.id = r.id`.execute(trx);
+  }
+  await sql`delete from mention_terms where entity = any(${rewritten}::bigint[])`.execute(trx);
+  const terms = changed.flatMap((c) => c.terms.map((term) => ({ term, entity: c.id })));
+  if (terms.length > 0) {
+    await sql`
+      insert into mention_terms (term, entity)
+      select r.term, r.entity from jsonb_to_recordset(${JSON.stringify(terms)}::jsonb) as r(term text, entity bigint)
+      on conflict do nothing`.execute(trx);
+  }
+  await writePrefixes(trx, rewritten);
 }
 
 /** Keys sorted, so attrs are the same whatever order the keys arrived in. */

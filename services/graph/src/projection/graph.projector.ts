@@ -21,7 +21,10 @@ import { Projector, type Projection } from '@memex/runtime';
 import { linkId, normalizeKey, parseRef, refString } from '../domain/keys.js';
 import { orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
 import {
+  countNames,
+  createKeys,
   ensureKeys,
+  entitiesOfKeys,
   KeyCounts,
   makerOf,
   merge,
@@ -31,6 +34,7 @@ import {
   observe,
   ownLinkVis,
   prune,
+  refreshEntities,
   split,
   type Trx,
   type Vis,
@@ -49,9 +53,48 @@ const EXCERPT_CHARS = 1000;
  * mail headers, links with evidence, corrections, merges, trails. Deterministic: ids derive from
  * keys and events, times from events.
  */
+/** The graph's copy of an item. */
+interface ItemRow {
+  id: string;
+  kind: string;
+  title: string;
+  excerpt: string;
+  vis: Vis;
+  occurredAt: string | null;
+  madeBy: string;
+  threadKey: string | null;
+  participants: Participant[] | null;
+}
+
+/** What an `item.ingested` event writes when its item is new: the item, names seen in it, links. */
+interface Ingest {
+  item: ItemRow;
+  names: KeyCounts;
+  /** One per link id (a message naming one person twice is one link). */
+  links: LinkRow[];
+}
+
 @Injectable()
 @Projector({ name: 'graph', migrations: graphMigrations })
 export class GraphProjector implements Projection {
+  /**
+   * Runs of `item.ingested` (an import is thousands in a row) go through `ingestAll`, a few
+   * multi-row statements for the lot; any other event is applied alone, in its place.
+   */
+  async applyBatch(trx: Trx, batch: LoggedEvent[]): Promise<void> {
+    let run: EventOf<typeof ItemIngested>[] = [];
+    for (const logged of batch) {
+      if (logged.event.type === 'item.ingested') {
+        run.push(logged.event as EventOf<typeof ItemIngested>);
+        continue;
+      }
+      await this.ingestAll(trx, run);
+      run = [];
+      await this.apply(trx, logged);
+    }
+    await this.ingestAll(trx, run);
+  }
+
   async apply(trx: Trx, { event }: LoggedEvent): Promise<void> {
     switch (event.type) {
       case 'item.ingested':
@@ -98,20 +141,7 @@ export class GraphProjector implements Projection {
   }
 
   /** Inserts or replaces the graph's copy of an item, keeping month counts in step. */
-  private async putItem(
-    trx: Trx,
-    row: {
-      id: string;
-      kind: string;
-      title: string;
-      excerpt: string;
-      vis: Vis;
-      occurredAt: string | null;
-      madeBy: string;
-      threadKey: string | null;
-      participants: Participant[] | null;
-    },
-  ): Promise<boolean> {
+  private async putItem(trx: Trx, row: ItemRow): Promise<boolean> {
     const previous = (
       await sql<{ kind: string; labels: string[]; spam: boolean; occurred_at: Date | null }>`
         select kind, labels, spam, occurred_at from items where id = ${row.id}`.execute(trx)
@@ -160,14 +190,110 @@ export class GraphProjector implements Projection {
   }
 
   private async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>): Promise<void> {
+    if (await this.isDeleted(trx, event.data.id)) return;
+    const ingest = this.ingestOf(event);
+    const fresh = await this.putItem(trx, ingest.item);
+    // A message never changes (seed §4.5), so its people and links are read once. Spam makes none.
+    if (!fresh || ingest.links.length === 0) return;
+    await ensureKeys(
+      trx,
+      ingest.links.flatMap((l) => ('key' in l.src ? [l.src.key] : [])),
+    );
+    await nameKeys(trx, ingest.names);
+    await writeLinks(trx, ingest.links);
+  }
+
+  /**
+   * Consecutive `item.ingested` events with exactly the effect of `itemIngested` on each in turn:
+   * those of new items together (`ingestNew`); one whose item exists, is deleted or comes twice
+   * alone, in its place.
+   */
+  private async ingestAll(trx: Trx, events: EventOf<typeof ItemIngested>[]): Promise<void> {
+    if (events.length === 0) return;
+    const ids = events.map((e) => e.data.id);
+    const known = new Set(
+      (
+        await sql<{ id: string }>`
+          select id from items where id = any(${ids}::text[]) union select id from tombstones where id = any(${ids}::text[])`.execute(
+          trx,
+        )
+      ).rows.map((r) => r.id),
+    );
+    let fresh: Ingest[] = [];
+    for (const event of events) {
+      if (known.has(event.data.id)) {
+        await this.ingestNew(trx, fresh);
+        fresh = [];
+        await this.itemIngested(trx, event);
+      } else fresh.push(this.ingestOf(event));
+      known.add(event.data.id);
+    }
+    await this.ingestNew(trx, fresh);
+  }
+
+  /** New items, their names and links in a few statements, as `itemIngested` one after another would leave them. */
+  private async ingestNew(trx: Trx, ingests: Ingest[]): Promise<void> {
+    if (ingests.length === 0) return;
+    const items = ingests.map(({ item }) => ({
+      id: item.id,
+      kind: item.vis.kind,
+      title: item.title,
+      excerpt: item.excerpt,
+      labels: item.vis.labels,
+      spam: item.vis.spam,
+      occurred_at: item.occurredAt,
+      made_by: item.madeBy,
+      thread_key: item.threadKey,
+      participants: item.participants,
+    }));
+    await sql`
+      with rows as (
+        select r.id, r.kind, r.title, r.excerpt, array(select jsonb_array_elements_text(r.labels)) as labels, r.spam,
+               r.occurred_at, r.made_by, r.thread_key, r.participants
+        from jsonb_to_recordset(${JSON.stringify(items)}::jsonb) as r(id text, kind text, title text, excerpt text, labels jsonb,
+          spam boolean, occurred_at timestamptz, made_by text, thread_key text, participants jsonb)),
+      counted as (
+        insert into month_counts (month, kind, labels, spam, n)
+        select date_trunc('month', occurred_at at time zone 'UTC')::date, kind, labels, spam, count(*) from rows
+        where occurred_at is not null group by 1, 2, 3, 4
+        on conflict (month, kind, labels, spam) do update set n = month_counts.n + excluded.n)
+      insert into items (id, kind, title, excerpt, labels, spam, occurred_at, made_by, thread_key, participants)
+      select * from rows`.execute(trx);
+    const linked = ingests.filter((i) => i.links.length > 0);
+    if (linked.length === 0) return;
+    // Things are created in the order one message after another creates them (its people, then
+    // its organizations), so hash collisions probe alike.
+    const order = new Set<string>();
+    for (const { links } of linked) {
+      const keys = (ends: ('src' | 'dst')[]) =>
+        [...new Set(links.flatMap((l) => ends.flatMap((end) => ('key' in l[end] ? [l[end].key] : []))))].sort();
+      for (const key of [...keys(['src']), ...keys(['src', 'dst'])]) order.add(key);
+    }
+    const { created } = await createKeys(trx, [...order]);
+    const names = new KeyCounts();
+    for (const ingest of linked) names.addAll(ingest.names);
+    const named = await countNames(trx, names);
+    await writeLinks(
+      trx,
+      linked.flatMap((i) => i.links),
+    );
+    await refreshEntities(trx, created, true);
+    const createdSet = new Set(created);
+    await refreshEntities(
+      trx,
+      (await entitiesOfKeys(trx, named)).filter((id) => !createdSet.has(id)),
+    );
+  }
+
+  /** What an `item.ingested` event writes if its item is new. */
+  private ingestOf(event: EventOf<typeof ItemIngested>): Ingest {
     const data = event.data;
-    if (await this.isDeleted(trx, data.id)) return;
     const meta = data.meta;
     const spam = event.spam ?? meta.spam === true;
     const vis: Vis = { kind: data.kind, labels: [...event.labels].sort(), spam };
     const isMail = data.kind === 'email';
     const participants = isMail && !spam ? participantsOf(meta) : [];
-    const fresh = await this.putItem(trx, {
+    const item: ItemRow = {
       id: data.id,
       kind: data.kind,
       title: data.title,
@@ -177,9 +303,7 @@ export class GraphProjector implements Projection {
       madeBy: makerOf(event.actor),
       threadKey: isMail && typeof meta.threadKey === 'string' ? meta.threadKey : null,
       participants: isMail ? participants : null,
-    });
-    // A message never changes (seed §4.5), so its people and links are read once. Spam makes none.
-    if (!fresh || participants.length === 0) return;
+    };
     const names = new KeyCounts();
     const links: LinkRow[] = [];
     const itemRef = { item: data.id };
@@ -206,12 +330,7 @@ export class GraphProjector implements Projection {
         });
       }
     }
-    await ensureKeys(
-      trx,
-      links.flatMap((l) => ('key' in l.src ? [l.src.key] : [])),
-    );
-    await nameKeys(trx, names);
-    await writeLinks(trx, dedupe(links));
+    return { item, names, links: dedupe(links) };
   }
 
   private mailLink(person: string, rel: Participant['rel'], item: { item: string }, at: string, via: string): LinkRow {

@@ -49,6 +49,25 @@ export async function itemVis(trx: Trx, ids: string[]): Promise<Map<string, Vis 
 }
 
 /**
+ * The same link made again: active, over the union of both times, with the later confidence
+ * (what `writeLinks`' upsert does to a stored link, so a batch may carry a link more than once).
+ */
+function remade(before: LinkRow, after: LinkRow): LinkRow {
+  const from = [before.validFrom, after.validFrom].filter((t): t is string => t !== null);
+  return {
+    ...before,
+    validFrom: from.length > 0 ? from.reduce((a, b) => (Date.parse(a) <= Date.parse(b) ? a : b)) : null,
+    validTo:
+      before.validTo === null || after.validTo === null
+        ? null
+        : Date.parse(before.validTo) >= Date.parse(after.validTo)
+          ? before.validTo
+          : after.validTo,
+    confidence: after.confidence,
+  };
+}
+
+/**
  * Writes links and their evidence: a link made again gains evidence (and is active again), and
  * each new evidence row is an observation of the link's keys in that item's visibility class.
  */
@@ -58,7 +77,12 @@ export async function writeLinks(trx: Trx, links: LinkRow[]): Promise<void> {
     trx,
     links.flatMap((l) => [keyOf(l.src), keyOf(l.dst)].filter((k): k is string => k !== null)),
   );
-  const rows = links.map((l) => ({
+  const byId = new Map<string, LinkRow>();
+  for (const link of links) {
+    const seen = byId.get(link.id);
+    byId.set(link.id, seen ? remade(seen, link) : link);
+  }
+  const rows = [...byId.values()].map((l) => ({
     id: l.id,
     src_key: keyOf(l.src),
     src_entity: keyOf(l.src) ? ids.get(keyOf(l.src)!)! : null,
@@ -95,7 +119,7 @@ export async function writeLinks(trx: Trx, links: LinkRow[]): Promise<void> {
   const observeLink = (link: LinkRow, vis: Vis) => {
     for (const key of [keyOf(link.src), keyOf(link.dst)]) if (key) counts.add(key, vis, 1);
   };
-  for (const link of links) if (link.vis && fresh.has(link.id)) observeLink(link, link.vis);
+  for (const link of byId.values()) if (link.vis && fresh.has(link.id)) observeLink(link, link.vis);
 
   const evidence = links.flatMap((l) =>
     l.evidence.map((e) => ({ link: l.id, item: e.item, part: e.part, quote: e.quote, via: l.via })),
@@ -111,7 +135,6 @@ export async function writeLinks(trx: Trx, links: LinkRow[]): Promise<void> {
       trx,
       added.rows.map((r) => r.item),
     );
-    const byId = new Map(links.map((l) => [l.id, l]));
     for (const row of added.rows) {
       const v = vis.get(row.item);
       if (v) observeLink(byId.get(row.link)!, { kind: v.kind, labels: v.labels, spam: v.spam });

@@ -194,4 +194,13 @@ export const graphMigrations: Migration[] = [
       }
     },
   },
+  {
+    name: '005_weight_unindexed',
+    async up(db) {
+      // Every observation updates a thing's weight; with no index on it (@-mentions order by the
+      // prefixes' tiers now) and room left on each page, the update is a heap-only one.
+      await sql`drop index entities_weight`.execute(db);
+      await sql`alter table entities set (fillfactor = 80)`.execute(db);
+    },
+  },
 ];

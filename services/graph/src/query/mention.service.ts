@@ -62,7 +62,11 @@ export class MentionService {
         group by e.id, e.weight order by e.weight desc, e.id limit ${candidates}`.execute(this.db);
       ids = [...new Set([...ids, ...infix.rows.map((r) => Number(r.id))])];
     }
-    const names = await summaries(this.db, scope, ids);
+    // The owner sees every thing, so the first `limit` are the answer: their details come meanwhile.
+    const [names, ownerDetails] = await Promise.all([
+      summaries(this.db, scope, ids),
+      scope.kind === 'owner' ? this.details(ids.slice(0, limit)) : undefined,
+    ]);
     const chosen: Summary[] = [];
     for (const id of ids) {
       const thing = names.get(id);
@@ -72,7 +76,7 @@ export class MentionService {
       chosen.push(thing);
       if (chosen.length >= limit) break;
     }
-    const details = await this.details(chosen.map((t) => t.id));
+    const details = ownerDetails ?? (await this.details(chosen.map((t) => t.id)));
     return chosen.map((t) => ({ key: t.key, kind: t.kind, name: t.name, detail: details.get(t.id) ?? '' }));
   }
 

@@ -62,22 +62,23 @@ export class MentionService {
         group by e.id, e.weight order by e.weight desc, e.id limit ${candidates}`.execute(this.db);
       ids = [...new Set([...ids, ...infix.rows.map((r) => Number(r.id))])];
     }
-    // The owner sees every thing, so the first `limit` are the answer: their details come meanwhile.
-    const [names, ownerDetails] = await Promise.all([
-      summaries(this.db, scope, ids),
-      scope.kind === 'owner' ? this.details(ids.slice(0, limit)) : undefined,
-    ]);
+    if (scope.kind === 'owner') {
+      // The owner sees every thing, under its own name: the first `limit` are the answer.
+      const described = await this.describe(ids.slice(0, limit));
+      return ids.slice(0, limit).flatMap((id) => described.get(id) ?? []);
+    }
+    const names = await summaries(this.db, scope, ids);
     const chosen: Summary[] = [];
     for (const id of ids) {
       const thing = names.get(id);
       if (!thing) continue;
       // An agent matches only on what it may see: a name from mail must not match outside mail.
-      if (scope.kind !== 'owner' && !(await this.matchesVisibly(scope, id, thing.key, prefix))) continue;
+      if (!(await this.matchesVisibly(scope, id, thing.key, prefix))) continue;
       chosen.push(thing);
       if (chosen.length >= limit) break;
     }
-    const details = ownerDetails ?? (await this.details(chosen.map((t) => t.id)));
-    return chosen.map((t) => ({ key: t.key, kind: t.kind, name: t.name, detail: details.get(t.id) ?? '' }));
+    const described = await this.describe(chosen.map((t) => t.id));
+    return chosen.map((t) => ({ ...described.get(t.id)!, name: t.name }));
   }
 
   /**
@@ -119,18 +120,22 @@ export class MentionService {
     return texts.some((t) => t.includes(prefix));
   }
 
-  /** A line that tells things of the same name apart: a person's address and organization, an org's domain. */
-  private async details(ids: number[]): Promise<Map<number, string>> {
-    const out = new Map<number, string>();
+  /**
+   * Things as completions, under their stored names, with a line that tells things of the same
+   * name apart: a person's address and organization, an org's domain.
+   */
+  private async describe(ids: number[]): Promise<Map<number, Completion>> {
+    const out = new Map<number, Completion>();
     if (ids.length === 0) return out;
     const rows = await sql<{
       id: number;
+      key: string;
       kind: string;
+      name: string;
       attrs: Record<string, string[]>;
       org: string | null;
-      weight: number;
     }>`
-      select e.id, e.kind, e.attrs, e.weight,
+      select e.id, e.key, e.kind, e.name, e.attrs,
         (select o.name from links l join entities o on o.id = l.dst_entity
          where l.src_entity = e.id and l.dst_entity is not null and l.rel in ('works_at', 'member_of') and l.status = 'active'
          order by (l.made_by = 'user') desc, l.confidence desc limit 1) as org
@@ -141,7 +146,7 @@ export class MentionService {
         ...(row.org ? [row.org] : []),
         ...(row.attrs.domains ?? []).slice(0, 1),
       ];
-      out.set(Number(row.id), parts.join(' · ') || row.kind);
+      out.set(Number(row.id), { key: row.key, kind: row.kind, name: row.name, detail: parts.join(' · ') || row.kind });
     }
     return out;
   }

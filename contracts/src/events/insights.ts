@@ -11,7 +11,9 @@ export type SignalKind = Static<typeof SignalKind>;
 /**
  * A pattern the deterministic detectors found (seed 001): `key` is its fingerprint (re-detection
  * of the same pattern maps onto the same key), `note_ids` its evidence, `detail` kind-specific
- * (the insights engine's `*Detail` types: sizes, dates, the dangling target, the tag).
+ * (the insights engine's `*Detail` types: sizes, dates, ids), where the notes' own words (a tag,
+ * a dangling link's target) are only their sha256 (`tag_sha256`, `target_sha256`), so a deleted
+ * note's words do not stay on the log.
  */
 export const DetectedSignal = Type.Object(
   {

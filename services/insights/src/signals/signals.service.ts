@@ -18,11 +18,13 @@ import {
 import type { InsightsDatabase, SignalsTable } from '../projection/schema.js';
 import { describeSignal } from './describe.js';
 import { DetectionService } from './detection.service.js';
-import { toStored } from './signal-rows.js';
+import { revealed, toStored, type NoteWords } from './signal-rows.js';
 
 type SignalView = ResultOf<typeof SignalsList>['signals'][number];
 type Counts = ResultOf<typeof SignalsList>['counts'][string];
 
+/** What a listing shows of a signal's notes. */
+type ShownNote = NoteWords & { title: string; created_at: Date };
 /**
  * A signal is visible to a scope when every note it cites is (a note that no longer exists is
  * visible to the owner only): its evidence never reveals what the caller may not see.
@@ -132,11 +134,11 @@ export class SignalsService {
     return { id: row.id, key: row.key, status: after.status, seq };
   }
 
-  private async notesOf(ids: string[]): Promise<Map<string, { title: string; created_at: Date }>> {
+  private async notesOf(ids: string[]): Promise<Map<string, ShownNote>> {
     if (ids.length === 0) return new Map();
     const rows = await this.db
       .selectFrom('notes')
-      .select(['id', 'title', 'created_at'])
+      .select(['id', 'title', 'created_at', 'tags', 'links'])
       .where('id', 'in', [...new Set(ids)])
       .execute();
     return new Map(rows.map((row) => [row.id, row]));
@@ -144,10 +146,11 @@ export class SignalsService {
 
   private view(
     row: Selectable<SignalsTable>,
-    signal: StoredSignal,
+    stored: StoredSignal,
     status: SignalStatus,
-    notes: Map<string, { title: string; created_at: Date }>,
+    notes: Map<string, ShownNote>,
   ): SignalView {
+    const signal = revealed(stored, (id) => notes.get(id));
     return {
       id: row.id,
       key: signal.key,
@@ -160,7 +163,7 @@ export class SignalsService {
         const note = notes.get(id);
         return note ? [{ id, title: note.title, created_at: note.created_at.toISOString() }] : [];
       }),
-      detail: row.detail,
+      detail: signal.detail as unknown as Record<string, unknown>,
       present: signal.present,
       first_detected_at: signal.firstDetectedAt.toISOString(),
       status_changed_at: signal.statusChangedAt?.toISOString() ?? null,

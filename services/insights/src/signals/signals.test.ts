@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ItemsDelete, NotesPut, SignalsList, type ResultOf } from '@memex/contracts';
+import { readLog } from '@memex/bus';
 import { addDays, around, blend, CorpusBuilder } from '../engine/synthetic.js';
 import { startInsights, type InsightsHarness } from '../testing/harness.js';
 
@@ -178,6 +179,21 @@ describe('stale_state, dangling_link and tag_burst through the service', () => {
     assert.equal(listed.detection.ran, true);
     const revival = ofKind(listed, 'tag_burst')[0];
     assert.ok(!revival?.notes.some((n) => n.id === ids.get(burst[0]!)));
+  });
+
+  test('tags and link targets are on the log only as hashes: once their notes are gone, nothing shows them', async () => {
+    const detected: string[] = [];
+    for await (const { event } of readLog(h.bus, { filter: 'memex.evt.signals.detected.>', untilCaughtUp: true })) {
+      detected.push(JSON.stringify(event));
+    }
+    assert.ok(detected.some((event) => event.includes('tag_sha256')));
+    assert.ok(detected.every((event) => !/woodworking|reading list/i.test(event)));
+
+    const deleted = await h.call(ItemsDelete, { id: ids.get(asking.id)! });
+    const all = await h.call(SignalsList, { min_seq: deleted.seq, status: 'all', kinds: ['dangling_link'] });
+    const [gone] = all.signals.filter((s) => s.notes.length === 0);
+    assert.equal(gone?.detail['target'], '(deleted)');
+    assert.match(gone?.text ?? '', /^\[\[\(deleted\)\]\] names no note; linked from "\(deleted note \w+\)"$/);
   });
 });
 

@@ -5,6 +5,23 @@ import { defaultName, normalizeKey } from '../domain/keys.js';
 
 export type Db = Kysely<any>;
 
+/**
+ * Runs a read of several statements in one read-only transaction (one snapshot), planned without
+ * parallel workers or JIT: for a card's few thousand rows, starting workers (tens of ms on a busy
+ * 2-core machine) and compiling cost more than they save.
+ */
+export function interactive<T>(db: Db, read: (db: Db) => Promise<T>): Promise<T> {
+  return db
+    .transaction()
+    .setAccessMode('read only')
+    .execute(async (trx) => {
+      await sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('jit', 'off', true)`.execute(
+        trx,
+      );
+      return read(trx);
+    });
+}
+
 /** An item row (alias `alias`) the scope may see. */
 export function itemVisible(scope: Scope, alias = 'i'): Expression<SqlBool> {
   return visibleTo(scope, { kind: `${alias}.kind`, labels: `${alias}.labels`, spam: `${alias}.spam` });

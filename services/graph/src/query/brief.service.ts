@@ -5,7 +5,7 @@ import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { anyWord, normalizeKey } from '../domain/keys.js';
 import { rejectedSql } from '../projection/links.js';
 import { listTrails } from '../commands/trails.service.js';
-import { entityVisible, itemVisible, linkVisible, summaries, type Db, type Summary } from './access.js';
+import { entityVisible, interactive, itemVisible, linkVisible, summaries, type Db, type Summary } from './access.js';
 import { factsAbout, timelineOf } from './entities.service.js';
 
 type Line = ResultOf<typeof ContextBrief>['lines'][number];
@@ -88,19 +88,21 @@ export class BriefService {
   @RpcMethod(ContextBrief)
   async brief(params: ParamsOf<typeof ContextBrief>, call: CallContext): Promise<ResultOf<typeof ContextBrief>> {
     const scope = call.scope;
-    const thingIds = await this.things(scope, params.labels, params.text ?? '');
-    const things = await summaries(this.db, scope, thingIds);
-    const ids = thingIds.filter((id) => things.has(id));
-    const candidates = new Map<Section, Line[]>([
-      ['fact', await this.facts(scope, ids, things)],
-      ['commitment', await this.commitments(scope, ids)],
-      ['event', await this.events(scope, ids, things)],
-      ['note', await this.notes(scope, ids, params.text ?? '')],
-      ['trail', await this.trails(scope, ids, params.text ?? '')],
-    ]);
-    const { lines, omitted } = fitToBudget(candidates, params.budget_bytes ?? DEFAULT_BRIEF_BYTES);
-    const text = lines.map((l) => l.text).join('\n');
-    return { text, bytes: bytes(text), lines, things: ids.map((id) => things.get(id)!), omitted };
+    return interactive(this.db, async (db) => {
+      const thingIds = await this.things(db, scope, params.labels, params.text ?? '');
+      const things = await summaries(db, scope, thingIds);
+      const ids = thingIds.filter((id) => things.has(id));
+      const candidates = new Map<Section, Line[]>([
+        ['fact', await this.facts(db, scope, ids, things)],
+        ['commitment', await this.commitments(db, scope, ids)],
+        ['event', await this.events(db, scope, ids, things)],
+        ['note', await this.notes(db, scope, ids, params.text ?? '')],
+        ['trail', await this.trails(db, scope, ids, params.text ?? '')],
+      ]);
+      const { lines, omitted } = fitToBudget(candidates, params.budget_bytes ?? DEFAULT_BRIEF_BYTES);
+      const text = lines.map((l) => l.text).join('\n');
+      return { text, bytes: bytes(text), lines, things: ids.map((id) => things.get(id)!), omitted };
+    });
   }
 
   /**
@@ -108,7 +110,7 @@ export class BriefService {
    * `project:…`) directly; otherwise `client:acme` finds the thing named "acme" (or an org at
    * acme.*). The text adds addresses and keys it mentions and the names of things it spells out.
    */
-  private async things(scope: Scope, labels: string[], text: string): Promise<number[]> {
+  private async things(db: Db, scope: Scope, labels: string[], text: string): Promise<number[]> {
     const found: number[] = [];
     const add = (ids: number[]) => ids.forEach((id) => !found.includes(id) && found.push(id));
     const keys = [
@@ -124,7 +126,7 @@ export class BriefService {
     });
     const byKey = await sql<{ entity: number }>`
       select k.entity from entity_keys k where k.key = any(${keys}::text[]) and ${entityVisible(scope, sql`k.entity`)}`.execute(
-      this.db,
+      db,
     );
     add(byKey.rows.map((r) => Number(r.entity)));
     const names = [
@@ -139,20 +141,20 @@ export class BriefService {
           where e.merged_into is null and e.kind = any(${THING_KINDS}::text[]) and lower(e.name) = any(${names}::text[])
             and ${entityVisible(scope, sql`e.id`)}
           order by lower(e.name), e.weight desc, e.id) x
-        order by weight desc, id limit ${MAX_THINGS}`.execute(this.db);
+        order by weight desc, id limit ${MAX_THINGS}`.execute(db);
       add(byName.rows.map((r) => Number(r.id)));
       const byDomain = await sql<{ id: number }>`
         select e.id from entities e
         where e.kind = 'org' and e.merged_into is null and split_part(substr(e.key, 5), '.', 1) = any(${names}::text[])
           and ${entityVisible(scope, sql`e.id`)}
-        order by e.weight desc, e.id limit ${MAX_THINGS}`.execute(this.db);
+        order by e.weight desc, e.id limit ${MAX_THINGS}`.execute(db);
       add(byDomain.rows.map((r) => Number(r.id)));
     }
     return found.slice(0, MAX_THINGS);
   }
 
-  private async facts(scope: Scope, ids: number[], things: Map<number, Summary>): Promise<Line[]> {
-    const facts = await factsAbout(this.db, scope, ids, 40);
+  private async facts(db: Db, scope: Scope, ids: number[], things: Map<number, Summary>): Promise<Line[]> {
+    const facts = await factsAbout(db, scope, ids, 40);
     return facts
       .filter((f) => !COMMITMENT_RELS.includes(f.rel))
       .map((f) => {
@@ -177,7 +179,7 @@ export class BriefService {
   }
 
   /** Commitments still open (no end, or an end ahead), about the things or, without things, anyone's. */
-  private async commitments(scope: Scope, ids: number[]): Promise<Line[]> {
+  private async commitments(db: Db, scope: Scope, ids: number[]): Promise<Line[]> {
     const rows = await sql<{
       id: string;
       src_entity: number | null;
@@ -193,9 +195,9 @@ export class BriefService {
       where l.rel = any(${COMMITMENT_RELS}::text[]) and l.status = 'active' and (l.valid_to is null or l.valid_to > now())
         ${ids.length > 0 ? sql`and (l.src_entity = any(${ids}::bigint[]) or l.dst_entity = any(${ids}::bigint[]))` : sql``}
         and not ${rejectedSql(sql.ref('l'))} and ${linkVisible(scope)}
-      order by l.valid_to asc nulls last, l.id limit 20`.execute(this.db);
+      order by l.valid_to asc nulls last, l.id limit 20`.execute(db);
     const names = await summaries(
-      this.db,
+      db,
       scope,
       rows.rows.flatMap((r) => [r.src_entity, r.dst_entity].filter((x): x is number => x !== null).map(Number)),
     );
@@ -218,12 +220,12 @@ export class BriefService {
   }
 
   /** The newest items about the things (or overall), never spam. */
-  private async events(scope: Scope, ids: number[], things: Map<number, Summary>): Promise<Line[]> {
+  private async events(db: Db, scope: Scope, ids: number[], things: Map<number, Summary>): Promise<Line[]> {
     const per = ids.length > 0 ? Math.max(3, Math.ceil(12 / ids.length)) : 8;
     const out: Line[] = [];
     const seen = new Set<string>();
     for (const id of ids.length > 0 ? ids : [null]) {
-      for (const entry of await timelineOf(this.db, scope, id, { limit: per, noSpam: true })) {
+      for (const entry of await timelineOf(db, scope, id, { limit: per, noSpam: true })) {
         if (seen.has(entry.item.id)) continue;
         seen.add(entry.item.id);
         const who =
@@ -242,14 +244,14 @@ export class BriefService {
   }
 
   /** Notes linked to the things, then notes matching the text; an agent's or pipeline's note is inferred. */
-  private async notes(scope: Scope, ids: number[], text: string): Promise<Line[]> {
+  private async notes(db: Db, scope: Scope, ids: number[], text: string): Promise<Line[]> {
     const rows = await sql<{ id: string; title: string; excerpt: string; made_by: string; occurred_at: Date | null }>`
       select i.id, i.title, i.excerpt, i.made_by, i.occurred_at from items i
       where i.kind = 'note' and ${itemVisible(scope)} and (
         exists (select 1 from links l where l.status = 'active' and (
           (l.src_item = i.id and l.dst_entity = any(${ids}::bigint[])) or (l.dst_item = i.id and l.src_entity = any(${ids}::bigint[]))))
         ${anyWord(text) ? sql`or to_tsvector('english', i.title || ' ' || i.excerpt) @@ to_tsquery('english', ${anyWord(text)})` : sql``})
-      order by i.occurred_at desc nulls last, i.id desc limit 10`.execute(this.db);
+      order by i.occurred_at desc nulls last, i.id desc limit 10`.execute(db);
     return rows.rows.map((n) => {
       const body = n.excerpt.replace(/\s+/g, ' ').trim();
       const byOthers = n.made_by !== 'user';
@@ -262,10 +264,10 @@ export class BriefService {
     });
   }
 
-  private async trails(scope: Scope, ids: number[], text: string): Promise<Line[]> {
+  private async trails(db: Db, scope: Scope, ids: number[], text: string): Promise<Line[]> {
     const lists = [
-      ...(await Promise.all(ids.map((id) => listTrails(this.db, scope, { through: id, limit: 3 })))).flat(),
-      ...(anyWord(text) ? await listTrails(this.db, scope, { text, limit: 3 }) : []),
+      ...(await Promise.all(ids.map((id) => listTrails(db, scope, { through: id, limit: 3 })))).flat(),
+      ...(anyWord(text) ? await listTrails(db, scope, { text, limit: 3 }) : []),
     ];
     const seen = new Set<string>();
     return lists.flatMap((t) => {

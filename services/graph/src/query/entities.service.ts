@@ -15,6 +15,7 @@ import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { confirmedSql, rejectedSql } from '../projection/links.js';
 import {
   entityItems,
+  interactive,
   itemVisible,
   linkVisible,
   recentEntityItems,
@@ -200,48 +201,48 @@ export class EntitiesService {
 
   @RpcMethod(EntityGet)
   async get(params: ParamsOf<typeof EntityGet>, call: CallContext): Promise<ResultOf<typeof EntityGet>> {
-    const { id, resolvedFrom } = await resolveEntity(this.db, call.scope, params);
-    const owner = call.scope.kind === 'owner';
-    const row = (
-      await sql<{
-        key: string;
-        kind: string;
-        name: string;
-        aliases: string[];
-        attrs: Record<string, unknown>;
-        keys: string[];
-      }>`
+    return interactive(this.db, async (db) => {
+      const { id, resolvedFrom } = await resolveEntity(db, call.scope, params);
+      const owner = call.scope.kind === 'owner';
+      const row = (
+        await sql<{
+          key: string;
+          kind: string;
+          name: string;
+          aliases: string[];
+          attrs: Record<string, unknown>;
+          keys: string[];
+        }>`
         select e.key, e.kind, e.name, e.aliases, e.attrs,
           array(select k.key from entity_keys k where k.entity = e.id
                 and ${owner ? sql`true` : sql`exists (select 1 from key_scope s where s.key = k.key and ${visibleTo(call.scope, { kind: 's.kind', labels: 's.labels', spam: 's.spam' })})`}
                 order by k.key) as keys
-        from entities e where e.id = ${id}`.execute(this.db)
-    ).rows[0]!;
-    const summary = (await summaries(this.db, call.scope, [id])).get(id)!;
-    const aliases = owner
-      ? row.aliases
-      : (await visibleNames(this.db, call.scope, id)).filter((n) => n !== summary.name);
-    const attrs = owner ? row.attrs : attrsVisible(row.attrs, row.keys);
-    const merged = owner
-      ? (
-          await sql<{ merge_id: string; key: string; name: string }>`
+        from entities e where e.id = ${id}`.execute(db)
+      ).rows[0]!;
+      const summary = (await summaries(db, call.scope, [id])).get(id)!;
+      const aliases = owner ? row.aliases : (await visibleNames(db, call.scope, id)).filter((n) => n !== summary.name);
+      const attrs = owner ? row.attrs : attrsVisible(row.attrs, row.keys);
+      const merged = owner
+        ? (
+            await sql<{ merge_id: string; key: string; name: string }>`
             select m.merge_id, e.key, e.name from merges m join entities e on e.id = m.from_entity
-            where m.into_entity = ${id} order by m.at, m.merge_id`.execute(this.db)
-        ).rows
-      : [];
-    const stats = (
-      await sql<{ items: number; first_at: Date | null; last_at: Date | null }>`
+            where m.into_entity = ${id} order by m.at, m.merge_id`.execute(db)
+          ).rows
+        : [];
+      const stats = (
+        await sql<{ items: number; first_at: Date | null; last_at: Date | null }>`
         select count(distinct i.id)::int as items, min(i.occurred_at) as first_at, max(i.occurred_at) as last_at
-        from ${entityItems(id)} x join items i on i.id = x.item where ${itemVisible(call.scope)}`.execute(this.db)
-    ).rows[0]!;
-    return {
-      entity: { id, key: row.key, kind: row.kind, name: summary.name, aliases, keys: row.keys, attrs },
-      resolved_from: resolvedFrom,
-      merged,
-      facts: (await factsAbout(this.db, call.scope, [id], 100)).map(({ self: _self, ...fact }) => fact),
-      stats: { items: stats.items, first_at: iso(stats.first_at), last_at: iso(stats.last_at) },
-      timeline: await timelineOf(this.db, call.scope, id, { limit: params.timeline_limit ?? 20 }),
-    };
+        from ${entityItems(id)} x join items i on i.id = x.item where ${itemVisible(call.scope)}`.execute(db)
+      ).rows[0]!;
+      return {
+        entity: { id, key: row.key, kind: row.kind, name: summary.name, aliases, keys: row.keys, attrs },
+        resolved_from: resolvedFrom,
+        merged,
+        facts: (await factsAbout(db, call.scope, [id], 100)).map(({ self: _self, ...fact }) => fact),
+        stats: { items: stats.items, first_at: iso(stats.first_at), last_at: iso(stats.last_at) },
+        timeline: await timelineOf(db, call.scope, id, { limit: params.timeline_limit ?? 20 }),
+      };
+    });
   }
 
   @RpcMethod(EntityNeighbors)
@@ -249,59 +250,65 @@ export class EntitiesService {
     params: ParamsOf<typeof EntityNeighbors>,
     call: CallContext,
   ): Promise<ResultOf<typeof EntityNeighbors>> {
-    const { id } = await resolveEntity(this.db, call.scope, params);
-    const center = (await summaries(this.db, call.scope, [id])).get(id)!;
-    const { ranked } = await rankedNeighbors(this.db, call.scope, id, params.limit ?? 50, params.kinds);
-    return { entity: center, neighbors: ranked };
+    return interactive(this.db, async (db) => {
+      const { id } = await resolveEntity(db, call.scope, params);
+      const center = (await summaries(db, call.scope, [id])).get(id)!;
+      const { ranked } = await rankedNeighbors(db, call.scope, id, params.limit ?? 50, params.kinds);
+      return { entity: center, neighbors: ranked };
+    });
   }
 
   @RpcMethod(Graph)
   async graph(params: ParamsOf<typeof Graph>, call: CallContext): Promise<ResultOf<typeof Graph>> {
-    const { id } = await resolveEntity(this.db, call.scope, params);
-    const center = (await summaries(this.db, call.scope, [id])).get(id)!;
-    const { ranked, items } = await rankedNeighbors(this.db, call.scope, id, params.limit ?? 30);
-    const nodes = ranked.map((n) => n.entity.id);
-    const coShared = await sql<{ a: number; b: number; shared: number }>`
+    return interactive(this.db, async (db) => {
+      const { id } = await resolveEntity(db, call.scope, params);
+      const center = (await summaries(db, call.scope, [id])).get(id)!;
+      const { ranked, items } = await rankedNeighbors(db, call.scope, id, params.limit ?? 30);
+      const nodes = ranked.map((n) => n.entity.id);
+      const coShared = await sql<{ a: number; b: number; shared: number }>`
       with parts as (
         select distinct ev.item, e as entity from evidence ev join links l on l.id = ev.link and l.status = 'active'
         cross join lateral (values (l.src_entity), (l.dst_entity)) v(e)
         where ev.item = any(${items}::text[]) and e = any(${nodes}::bigint[]))
       select a.entity as a, b.entity as b, count(*)::int as shared from parts a join parts b on a.item = b.item and a.entity < b.entity
-      group by 1, 2`.execute(this.db);
-    const direct = await sql<{ a: number; b: number; rels: string[] }>`
+      group by 1, 2`.execute(db);
+      const direct = await sql<{ a: number; b: number; rels: string[] }>`
       select least(l.src_entity, l.dst_entity) as a, greatest(l.src_entity, l.dst_entity) as b, array_agg(distinct l.rel) as rels
       from links l where l.src_entity = any(${nodes}::bigint[]) and l.dst_entity = any(${nodes}::bigint[]) and l.src_entity <> l.dst_entity
         and l.status = 'active' and not ${rejectedSql(sql.ref('l'))} and ${linkVisible(call.scope)}
-      group by 1, 2`.execute(this.db);
-    const edges = new Map<string, { src: number; dst: number; shared_items: number; rels: string[] }>();
-    const edge = (a: number, b: number) => {
-      const key = `${a}:${b}`;
-      if (!edges.has(key)) edges.set(key, { src: a, dst: b, shared_items: 0, rels: [] });
-      return edges.get(key)!;
-    };
-    for (const row of coShared.rows) edge(Number(row.a), Number(row.b)).shared_items = row.shared;
-    for (const row of direct.rows) edge(Number(row.a), Number(row.b)).rels = row.rels.sort();
-    return {
-      center,
-      nodes: ranked.map((n) => ({ entity: n.entity, weight: n.weight, shared_items: n.shared_items })),
-      edges: [...edges.values()].sort((x, y) => x.src - y.src || x.dst - y.dst),
-    };
+      group by 1, 2`.execute(db);
+      const edges = new Map<string, { src: number; dst: number; shared_items: number; rels: string[] }>();
+      const edge = (a: number, b: number) => {
+        const key = `${a}:${b}`;
+        if (!edges.has(key)) edges.set(key, { src: a, dst: b, shared_items: 0, rels: [] });
+        return edges.get(key)!;
+      };
+      for (const row of coShared.rows) edge(Number(row.a), Number(row.b)).shared_items = row.shared;
+      for (const row of direct.rows) edge(Number(row.a), Number(row.b)).rels = row.rels.sort();
+      return {
+        center,
+        nodes: ranked.map((n) => ({ entity: n.entity, weight: n.weight, shared_items: n.shared_items })),
+        edges: [...edges.values()].sort((x, y) => x.src - y.src || x.dst - y.dst),
+      };
+    });
   }
 
   @RpcMethod(Months)
   async months(params: ParamsOf<typeof Months>, call: CallContext): Promise<ResultOf<typeof Months>> {
-    const rows =
-      params.key === undefined && params.id === undefined
-        ? await sql<{ month: string; items: number }>`
+    return interactive(this.db, async (db) => {
+      const rows =
+        params.key === undefined && params.id === undefined
+          ? await sql<{ month: string; items: number }>`
             select to_char(month, 'YYYY-MM') as month, sum(n)::int as items from month_counts mc
             where ${visibleTo(call.scope, { kind: 'mc.kind', labels: 'mc.labels', spam: 'mc.spam' })}
-            group by month order by month`.execute(this.db)
-        : await sql<{ month: string; items: number }>`
+            group by month order by month`.execute(db)
+          : await sql<{ month: string; items: number }>`
             select to_char(i.occurred_at at time zone 'UTC', 'YYYY-MM') as month, count(distinct i.id)::int as items
-            from ${entityItems((await resolveEntity(this.db, call.scope, params)).id)} x join items i on i.id = x.item
+            from ${entityItems((await resolveEntity(db, call.scope, params)).id)} x join items i on i.id = x.item
             where i.occurred_at is not null and ${itemVisible(call.scope)}
-            group by 1 order by 1`.execute(this.db);
-    return { months: rows.rows };
+            group by 1 order by 1`.execute(db);
+      return { months: rows.rows };
+    });
   }
 
   @RpcMethod(Timeline)

@@ -137,17 +137,19 @@ export async function observe(trx: Trx, counts: KeyCounts): Promise<void> {
 /** Things' @-mention prefixes at most this long are stored; longer prefixes are looked up among the terms. */
 export const PREFIX_CHARS = 8;
 
+/** Tiers below this are one weight each. */
+export const EXACT_TIERS = 16;
+
 /**
- * SQL: a thing's tier in @-mention order, from its weight: the weight itself up to 16, then four
- * tiers per doubling, so a busy correspondent's prefix rows are rewritten only now and then.
- * Within a tier below 16 all weights are equal; above, a query sorts by the weight itself.
+ * SQL: a thing's tier in @-mention order, from its weight: the weight itself below EXACT_TIERS,
+ * then four tiers per doubling, so a busy correspondent's prefix rows are rewritten only now and
+ * then. Within a tier of one weight the order is plain; above, a query sorts by the weight itself.
  */
 export function tierSql(weight: RawBuilder<unknown>): RawBuilder<number> {
-  return sql<number>`(case when ${weight} < 16 then greatest(${weight}, 0) else 16 + floor(4 * ln(${weight} / 16.0) / ln(2))::int end)::smallint`;
+  const exact = sql.lit(EXACT_TIERS);
+  return sql<number>`(case when ${weight} < ${exact} then greatest(${weight}, 0)
+    else ${exact} + floor(4 * ln(${weight} / ${exact}::numeric) / ln(2))::int end)::smallint`;
 }
-
-/** The tier below which a tier is one weight. */
-export const EXACT_TIERS = 16;
 
 /** SQL statement tail: moves the prefix rows of things in `weighed` (`id`, `weight` columns) to their new tier. */
 function retier(weighed: RawBuilder<unknown>): RawBuilder<unknown> {

@@ -48,11 +48,6 @@ export const MAIL_STRUCTURE_MAKER = 'ingest@1';
 export const WORKS_AT_CONFIDENCE = 0.7;
 const EXCERPT_CHARS = 1000;
 
-/**
- * The graph read model from the log: items (for scopes and time), people and organizations from
- * mail headers, links with evidence, corrections, merges, trails. Deterministic: ids derive from
- * keys and events, times from events.
- */
 /** The graph's copy of an item. */
 interface ItemRow {
   id: string;
@@ -74,6 +69,11 @@ interface Ingest {
   links: LinkRow[];
 }
 
+/**
+ * The graph read model from the log: items (for scopes and time), people and organizations from
+ * mail headers, links with evidence, corrections, merges, trails. Deterministic: ids derive from
+ * keys and events, times from events.
+ */
 @Injectable()
 @Projector({ name: 'graph', migrations: graphMigrations })
 export class GraphProjector implements Projection {

@@ -5,7 +5,6 @@ import pg from 'pg';
 import {
   ContextBrief,
   EntityGet,
-  EntityMerge,
   EntityNeighbors,
   EntitySplit,
   Graph,

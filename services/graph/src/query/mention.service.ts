@@ -35,8 +35,11 @@ export class MentionService {
     if (THING_KINDS.some(wants) || params.kinds?.some((k) => !['thread', 'paper', 'document'].includes(k))) {
       items.push(...(await this.things(call.scope, prefix, limit, params.kinds)));
     }
-    if (items.length < limit && (wants('thread') || wants('paper') || wants('document'))) {
-      items.push(...(await this.items(call.scope, prefix, limit - items.length, wants)));
+    // Item kinds the scope may not see at all are not searched (a pass over every subject for nothing).
+    const searches = (kind: string) =>
+      wants(kind) && (call.scope.kind === 'owner' || call.scope.kinds.includes(kind === 'thread' ? 'email' : kind));
+    if (items.length < limit && (searches('thread') || searches('paper') || searches('document'))) {
+      items.push(...(await this.items(call.scope, prefix, limit - items.length, searches)));
     }
     return { items: items.slice(0, limit) };
   }

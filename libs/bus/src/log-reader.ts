@@ -22,6 +22,23 @@ export interface ReadLogOptions {
   signal?: AbortSignal;
 }
 
+/** How long a read to the end waits for the next event before asking whether any is left. */
+const CAUGHT_UP_CHECK_MS = 500;
+const IDLE = Symbol('idle');
+
+/** The promise's value, or IDLE when it takes longer than `ms`. */
+async function orIdle<T>(promise: Promise<T>, ms: number): Promise<T | typeof IDLE> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      promise,
+      new Promise<typeof IDLE>((resolve) => (timer = setTimeout(resolve, ms, IDLE))),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Reads the log in order through an ordered (ephemeral) consumer: replays, the SSE stream,
  * and anything else that reads without keeping a position in JetStream.
@@ -43,7 +60,22 @@ export async function* readLog(bus: Bus, options: ReadLogOptions = {}): AsyncGen
   options.signal?.addEventListener('abort', stop, { once: true });
   try {
     if (options.untilCaughtUp && (await consumer.info(true)).num_pending === 0) return;
-    for await (const msg of messages) {
+    const iterator = messages[Symbol.asyncIterator]();
+    let next = iterator.next();
+    let delivered = 0;
+    for (;;) {
+      const result = options.untilCaughtUp ? await orIdle(next, CAUGHT_UP_CHECK_MS) : await next;
+      if (result === IDLE) {
+        // Nothing left on the server and all it sent is read: the events that were still to come
+        // when the last one was delivered have been erased since (a deletion). None will come.
+        const info = await consumer.info();
+        if (info.num_pending === 0 && info.delivered.consumer_seq <= delivered) return;
+        continue;
+      }
+      if (result.done) return;
+      const msg = result.value;
+      delivered = msg.info.deliverySequence;
+      next = iterator.next();
       yield {
         seq: msg.seq,
         event: decodeJson<EventEnvelope>(msg.data),

@@ -22,7 +22,12 @@ after(async () => {
 });
 
 function note(id = newId()): EventDraft {
-  return { type: 'note.put', subject: `item:${id}`, actor: { kind: 'user', id: 'owner' }, data: { id, title: 't', body: 'b' } };
+  return {
+    type: 'note.put',
+    subject: `item:${id}`,
+    actor: { kind: 'user', id: 'owner' },
+    data: { id, title: 't', body: 'b' },
+  };
 }
 
 test('streams are created idempotently with the log configuration', async () => {
@@ -40,34 +45,62 @@ test('publishing the same event twice stores it once', async () => {
   assert.equal(second.duplicate, true);
   assert.equal(second.seq, first.seq);
   const stored = [];
-  for await (const logged of readLog(bus, { filter: aggregateFilter(draft.subject), untilCaughtUp: true })) stored.push(logged);
+  for await (const logged of readLog(bus, { filter: aggregateFilter(draft.subject), untilCaughtUp: true }))
+    stored.push(logged);
   assert.equal(stored.length, 1);
   assert.equal(stored[0]!.event.id, draft.id);
 });
 
 test('a malformed event is rejected before it reaches the log, naming the problem', async () => {
   const before = await bus.lastSeq();
-  assert.throws(() => publisher.build({ ...note(), data: { id: 'x', body: 1 } }), (error: MemexError) => {
-    assert.equal(error.code, 'invalid_params');
-    assert.match(error.message, /^invalid note\.put v1 event: .*data\.id: Expected string to match/);
-    assert.match(error.message, /data\.title: is required/);
-    assert.match(error.message, /data\.body: Expected string, got 1/);
-    return true;
-  });
-  await assert.rejects(publisher.publishAll([note(), { ...note(), type: 'note.nuked' }]), /unknown event type note\.nuked v1/);
+  assert.throws(
+    () => publisher.build({ ...note(), data: { id: 'x', body: 1 } }),
+    (error: MemexError) => {
+      assert.equal(error.code, 'invalid_params');
+      assert.match(error.message, /^invalid note\.put v1 event: .*data\.id: Expected string to match/);
+      assert.match(error.message, /data\.title: is required/);
+      assert.match(error.message, /data\.body: Expected string, got 1/);
+      return true;
+    },
+  );
+  await assert.rejects(
+    publisher.publishAll([note(), { ...note(), type: 'note.nuked' }]),
+    /unknown event type note\.nuked v1/,
+  );
   assert.equal(await bus.lastSeq(), before, 'nothing of the invalid batch was published');
 });
 
 test('expectFirst makes the log itself refuse a second claim on an aggregate', async () => {
   const id = newId();
   await publisher.publish({ ...note(id), expectFirst: true });
-  await assert.rejects(publisher.publish({ ...note(id), expectFirst: true }), (error: MemexError) => error.code === 'conflict');
+  await assert.rejects(
+    publisher.publish({ ...note(id), expectFirst: true }),
+    (error: MemexError) => error.code === 'conflict',
+  );
 });
 
 test('publishAll keeps order and answers each sequence', async () => {
   const drafts = Array.from({ length: 50 }, () => note());
   const published = await publisher.publishAll(drafts);
   const seqs = published.map((p) => p.seq);
-  assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+  assert.deepEqual(
+    seqs,
+    [...seqs].sort((a, b) => a - b),
+  );
   assert.equal(new Set(seqs).size, 50);
+});
+
+test('a read to the end ends when the events after it are erased while it reads', async () => {
+  const published = await publisher.publishAll(Array.from({ length: 1500 }, () => note()));
+  const first = published[0]!.seq;
+  const tail = published.slice(1000).map((p) => p.seq);
+  let read = 0;
+  for await (const { seq } of readLog(bus, { fromSeq: first, untilCaughtUp: true })) {
+    if (read++ === 0) {
+      // What the reader has fetched so far was delivered saying more events follow; erase those.
+      for (const erased of tail) await bus.jsm.streams.deleteMessage(EVENTS_STREAM, erased, false);
+    }
+    assert.ok(seq >= first);
+  }
+  assert.ok(read >= 1000 && read <= 1500, `read ${read}`);
 });

@@ -14,7 +14,7 @@ import { Projector, type Projection } from '@memex/runtime';
 import type { ItemsTable, SearchDatabase } from '../schema.js';
 import { searchMigrations } from './migrations.js';
 import { allSpaces, ensureSpace, vectorLiteral, vectorTables } from './vectors.js';
-import { addWords, countsOf, passageCounts, removeWords } from './vocabulary.js';
+import { addWords, countsOf, flushWords, passageCounts, removeWords, stageWords } from './vocabulary.js';
 
 type Trx = Transaction<SearchDatabase>;
 type ItemRow = Omit<ItemsTable, 'has_text' | 'parts_revision' | 'parts_pipeline'>;
@@ -52,7 +52,18 @@ function people(meta: Record<string, unknown>, fields: string[]): string {
 @Injectable()
 @Projector({ name: 'search', migrations: searchMigrations })
 export class SearchProjector implements Projection {
-  async apply(trx: Trx, { seq, event }: LoggedEvent): Promise<void> {
+  async apply(trx: Trx, logged: LoggedEvent): Promise<void> {
+    await this.applyBatch(trx, [logged]);
+  }
+
+  /** Event by event, with the vocabulary's counts changed once for the whole batch. */
+  async applyBatch(trx: Trx, batch: LoggedEvent[]): Promise<void> {
+    await stageWords(trx);
+    for (const logged of batch) await this.applyEvent(trx, logged);
+    await flushWords(trx);
+  }
+
+  private async applyEvent(trx: Trx, { seq, event }: LoggedEvent): Promise<void> {
     switch (event.type) {
       case 'item.ingested':
         return this.itemIngested(trx, seq, event as EventOf<typeof ItemIngested>);

@@ -19,25 +19,36 @@ export const countsOf = (text: string): RawBuilder<unknown> => sql`select w, 1 a
 export const passageCounts = (from: RawBuilder<unknown>): RawBuilder<unknown> =>
   sql`select w, count(*)::int as n from ${from} p, lateral ${wordsOf(sql.ref('p.text'))} x group by w`;
 
-/** Adds `counts` in one statement; `preamble` may define CTEs they read (ending in a comma). */
+/**
+ * Word counts change once per batch of events, not once per passage (a passage holds a hundred
+ * words, and their counters were most of a passage's cost): events stage their changes in
+ * `word_delta`, a temp table of the batch's transaction, and `flushWords` applies the sums.
+ */
+export async function stageWords(trx: Transaction<SearchDatabase>): Promise<void> {
+  await sql`create temp table if not exists word_delta (w text not null, n int not null) on commit drop`.execute(trx);
+}
+
+/** Stages `counts` as additions; `preamble` may define CTEs they read (ending in a comma). */
 export async function addWords(
   trx: Transaction<SearchDatabase>,
   counts: RawBuilder<unknown>,
   preamble = sql``,
 ): Promise<void> {
-  await sql`with ${preamble} c as (${counts}),
-      u as (insert into word_uses (word, uses) select w, n from c
-        on conflict (word) do update set uses = word_uses.uses + excluded.uses returning word, xmax = 0 as fresh)
-    insert into words (word) select word from u where fresh on conflict do nothing`.execute(trx);
+  await sql`with ${preamble} c as (${counts}) insert into word_delta (w, n) select w, n from c`.execute(trx);
 }
 
-/** Takes `counts` back out; words no title or passage uses any more leave the vocabulary. */
+/** Stages `counts` as removals. */
 export async function removeWords(trx: Transaction<SearchDatabase>, counts: RawBuilder<unknown>): Promise<void> {
-  const { rows } = await sql<{ word: string; uses: number }>`with c as (${counts})
-    update word_uses set uses = word_uses.uses - c.n from c where word_uses.word = c.w
-    returning word_uses.word, word_uses.uses`.execute(trx);
-  const gone = rows.filter((r) => r.uses <= 0).map((r) => r.word);
-  if (gone.length === 0) return;
-  await sql`with d as (delete from word_uses where word = any(${gone}::text[]))
-    delete from words where word = any(${gone}::text[])`.execute(trx);
+  await sql`with c as (${counts}) insert into word_delta (w, n) select w, -n from c`.execute(trx);
+}
+
+/** Applies what was staged: new words join the vocabulary, words nothing uses any more leave it. */
+export async function flushWords(trx: Transaction<SearchDatabase>): Promise<void> {
+  await sql`with d as (select w, sum(n)::int as n from word_delta group by w having sum(n) <> 0),
+      u as (insert into word_uses (word, uses) select w, n from d
+        on conflict (word) do update set uses = word_uses.uses + excluded.uses returning word, xmax = 0 as fresh)
+    insert into words (word) select word from u where fresh on conflict do nothing`.execute(trx);
+  await sql`with d as (delete from word_uses where uses <= 0 returning word)
+    delete from words where word in (select word from d)`.execute(trx);
+  await sql`delete from word_delta`.execute(trx);
 }

@@ -30,7 +30,9 @@ export function createDatabase<DB>(url: string, options: DatabaseOptions): Kysel
     connectionString: url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? `memex-${schema}`,
-    options: `-c search_path=${schema},public`,
+    // No JIT: compiling a plan costs tens of milliseconds, and the statements here are short
+    // reads and batched writes whose estimated costs cross the JIT threshold without gaining.
+    options: `-c search_path=${schema},public -c jit=off`,
   });
   pool.on('error', (error) => console.error(`postgres pool (${schema}):`, error.message));
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: traceQuery });

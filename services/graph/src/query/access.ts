@@ -7,17 +7,15 @@ export type Db = Kysely<any>;
 
 /**
  * Runs a read of several statements in one read-only transaction (one snapshot), planned without
- * parallel workers or JIT: for a card's few thousand rows, starting workers (tens of ms on a busy
- * 2-core machine) and compiling cost more than they save.
+ * parallel workers (and, as every connection, without JIT): for a card's few thousand rows,
+ * starting workers costs tens of ms on a busy 2-core machine, more than they save.
  */
 export function interactive<T>(db: Db, read: (db: Db) => Promise<T>): Promise<T> {
   return db
     .transaction()
     .setAccessMode('read only')
     .execute(async (trx) => {
-      await sql`select set_config('max_parallel_workers_per_gather', '0', true), set_config('jit', 'off', true)`.execute(
-        trx,
-      );
+      await sql`select set_config('max_parallel_workers_per_gather', '0', true)`.execute(trx);
       return read(trx);
     });
 }

@@ -24,10 +24,10 @@ export interface ReadLogOptions {
 
 /** How long a read to the end waits for the next event before asking whether any is left. */
 const CAUGHT_UP_CHECK_MS = 500;
-const IDLE = Symbol('idle');
+export const IDLE = Symbol('idle');
 
 /** The promise's value, or IDLE when it takes longer than `ms`. */
-async function orIdle<T>(promise: Promise<T>, ms: number): Promise<T | typeof IDLE> {
+export async function orIdle<T>(promise: Promise<T>, ms: number): Promise<T | typeof IDLE> {
   let timer: NodeJS.Timeout | undefined;
   try {
     return await Promise.race([

@@ -9,7 +9,9 @@ import {
   EVENT_SUBJECT_ROOT,
   EVENTS_STREAM,
   extractTrace,
+  IDLE,
   isNotFound,
+  orIdle,
   readLog,
   type Bus,
   type LoggedEvent,
@@ -37,6 +39,8 @@ export interface ReplayResult {
 }
 
 const BATCH = 500;
+/** How long a batch waits for an event the client already holds (bounds a stall on a miscount). */
+const BUFFERED_WAIT_MS = 5;
 const tracer = trace.getTracer('memex-projection');
 
 /** Checkpoint and failure tables that every projected schema has beside its own. */
@@ -151,10 +155,20 @@ export class ProjectionRunner {
     this.messages = await consumer.consume({ max_messages: 2000 });
     const messages = this.messages;
     this.loop = (async () => {
+      const iterator = messages[Symbol.asyncIterator]();
       let batch: JsMsg[] = [];
-      for await (const msg of messages) {
-        batch.push(msg);
-        if (msg.info.pending > 0 && batch.length < BATCH) continue;
+      let next = iterator.next();
+      for (;;) {
+        // Events that came while the last batch was applied wait in the client's buffer: take
+        // them into this batch (a live import would otherwise commit one message at a time).
+        const buffered = batch.length > 0 && batch.length < BATCH && messages.getPending() > 0;
+        const result = buffered ? await orIdle(next, BUFFERED_WAIT_MS) : await next;
+        if (result !== IDLE) {
+          if (result.done) return;
+          batch.push(result.value);
+          next = iterator.next();
+          if ((result.value.info.pending > 0 || messages.getPending() > 0) && batch.length < BATCH) continue;
+        }
         const last = batch[batch.length - 1]!;
         await this.applyBatch(this.db, batch.map(toLogged));
         last.ack();

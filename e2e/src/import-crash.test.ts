@@ -10,7 +10,7 @@ import { REPO_ROOT } from '@memex/config';
 import { ensureOwnerToken, startGateway } from '@memex/gateway';
 import { generateMessages, writeMbox } from '@memex/ingest/testing';
 import { Bus, readLog } from '@memex/bus';
-import { createTestEnv, servicesReady, spawnService, type TestEnv } from '@memex/testing';
+import { createTestEnv, servicesReady, spawnService, waitUntil, type TestEnv } from '@memex/testing';
 
 const MESSAGES = 10_000;
 const cli = path.join(REPO_ROOT, 'cli', 'bin', 'memex.js');
@@ -80,14 +80,6 @@ async function query<T>(sql: string): Promise<T[]> {
   }
 }
 
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 300_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** Messages the server has answered for so far, from the import's own progress file. */
 function importedSoFar(): number {
   try {
@@ -107,10 +99,14 @@ test(`SIGKILL of the ingest service in the middle of importing ${MESSAGES} messa
     const first = importMbox(0);
     let exited = false;
     void first.done.finally(() => (exited = true)).catch(() => undefined);
-    await until(async () => {
-      if (exited) throw new Error(`the import ended before the kill: ${JSON.stringify((await first.done).summary)}`);
-      return importedSoFar() >= MESSAGES / 4;
-    }, 'a quarter of the import');
+    await waitUntil(
+      async () => {
+        if (exited) throw new Error(`the import ended before the kill: ${JSON.stringify((await first.done).summary)}`);
+        return importedSoFar() >= MESSAGES / 4;
+      },
+      'a quarter of the import',
+      { timeoutMs: 300_000 },
+    );
     service.kill('SIGKILL');
     await new Promise((resolve) => service.once('exit', resolve));
     const interrupted = await first.done;

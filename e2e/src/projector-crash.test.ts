@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import { Bus, EventPublisher, newId, type EventDraft } from '@memex/bus';
-import { createTestEnv, type TestEnv } from '@memex/testing';
+import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
 import { snapshotSchema } from './snapshot.js';
 
 const ingestMain = createRequire(import.meta.url)
@@ -51,14 +51,6 @@ async function checkpoint(): Promise<number> {
   }
 }
 
-async function until(condition: () => Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 test('a projector killed with SIGKILL mid-stream ends with exactly the rows of a clean replay', async () => {
   const publisher = new EventPublisher(bus);
   const drafts: EventDraft[] = [];
@@ -77,7 +69,7 @@ test('a projector killed with SIGKILL mid-stream ends with exactly the rows of a
   const last = await bus.lastSeq();
 
   const first = startIngest();
-  await until(async () => (await checkpoint()) >= 500, 'the projector to get going');
+  await waitUntil(async () => (await checkpoint()) >= 500, 'the projector to get going');
   const killedAt = await checkpoint();
   first.kill('SIGKILL');
   await new Promise((resolve) => first.once('exit', resolve));
@@ -85,7 +77,7 @@ test('a projector killed with SIGKILL mid-stream ends with exactly the rows of a
 
   const second = startIngest();
   try {
-    await until(async () => (await checkpoint()) === last, 'the restarted projector to catch up');
+    await waitUntil(async () => (await checkpoint()) === last, 'the restarted projector to catch up');
   } finally {
     second.kill('SIGTERM');
     await new Promise((resolve) => second.once('exit', resolve));
@@ -116,7 +108,7 @@ test('a projector killed with SIGKILL mid-stream ends with exactly the rows of a
         await client.end();
       }
     };
-    await until(async () => (await cleanCheckpoint()) === last, 'the clean replay');
+    await waitUntil(async () => (await cleanCheckpoint()) === last, 'the clean replay');
     replayer.kill('SIGTERM');
     await new Promise((resolve) => replayer.once('exit', resolve));
     assert.deepEqual(await snapshotSchema(clean.config.databaseUrl, 'ingest'), live);

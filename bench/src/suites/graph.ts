@@ -16,7 +16,7 @@ import {
 import { Bus, callRpc, EventPublisher, newId, type EventDraft } from '@memex/bus';
 import { ServiceHost, startService } from '@memex/runtime';
 import { findPostgresBinaries } from '@memex/stack';
-import { createTestEnv } from '@memex/testing';
+import { createTestEnv, seededRandom } from '@memex/testing';
 import { createDatabase } from '@memex/db';
 import { GraphModule, hashId, linkId, mentionTerms, writePrefixes } from '@memex/graph';
 import { percentile, type BenchResult } from '../result.js';
@@ -92,18 +92,6 @@ const LAST = [
   'Marino',
 ];
 
-/** A deterministic pseudo-random stream, so every run measures the same graph. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Person {
   address: string;
   name: string;
@@ -111,7 +99,7 @@ interface Person {
 }
 
 function people(): Person[] {
-  const rand = random(7);
+  const rand = seededRandom(7);
   return Array.from({ length: PEOPLE }, (_, i) => {
     const first = FIRST[Math.floor(rand() * FIRST.length)]!;
     const last = LAST[Math.floor(rand() * LAST.length)]!;
@@ -186,7 +174,7 @@ export async function projectionRate(): Promise<BenchResult[]> {
     await bus.ensureStreams();
     const publisher = new EventPublisher(bus);
     const everyone = people().slice(0, 2000);
-    const rand = random(11);
+    const rand = seededRandom(11);
     const pick = zipf(rand, everyone.length);
     const drafts = Array.from({ length: PROJECTION_EVENTS }, (_, n) =>
       mailDraft(
@@ -263,7 +251,7 @@ class CsvFile {
  */
 function generate(dir: string): Record<string, { file: string; columns: string }> {
   const everyone = people();
-  const rand = random(13);
+  const rand = seededRandom(13);
   const pick = zipf(rand, PEOPLE);
   const files = {
     entities: { file: path.join(dir, 'entities.csv'), columns: 'id, kind, key, name, aliases, attrs, weight' },
@@ -462,7 +450,7 @@ async function queryLatency(): Promise<BenchResult[]> {
 /** p95 latency of the graph's queries over NATS against a loaded bench graph. */
 export async function measureQueries(bus: Bus, loaded: string): Promise<BenchResult[]> {
   const everyone = people();
-  const rand = random(17);
+  const rand = seededRandom(17);
   const somebody = () => everyone[Math.floor(rand() * PEOPLE)]!;
   const keys = Array.from({ length: CALLS }, () => `person:${somebody().address}`);
   const prefixes = Array.from({ length: CALLS }, () => {

@@ -11,6 +11,7 @@ import { benchEmbed, BUILTIN_GLOVE_PATH, defaultProvider, parseGloveTable } from
 import { splitPassages } from '@memex/pipelines';
 import { SearchHarness, type TestItem } from '@memex/search/testing';
 import { findPostgresBinaries } from '@memex/stack';
+import { seededRandom } from '@memex/testing';
 import { Notmuch, timed } from '../notmuch.js';
 import { percentile, type BenchResult } from '../result.js';
 
@@ -133,21 +134,14 @@ async function relevance(): Promise<BenchResult[]> {
 /** Zipf-distributed words from the GloVe vocabulary (frequency ordered): text with realistic term statistics. */
 class TextGenerator {
   private readonly cumulative: Float64Array;
-  private seed = 42;
+  /** Deterministic, so every run indexes the same text. */
+  readonly random = seededRandom(42);
 
   constructor(readonly words: string[]) {
     this.cumulative = new Float64Array(words.length);
     let sum = 0;
     for (let r = 0; r < words.length; r++) this.cumulative[r] = sum += 1 / (r + 1);
     for (let r = 0; r < words.length; r++) this.cumulative[r]! /= sum;
-  }
-
-  /** A deterministic PRNG (mulberry32), so every run indexes the same text. */
-  random(): number {
-    let t = (this.seed += 0x6d2b79f5);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   }
 
   word(): string {

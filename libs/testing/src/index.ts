@@ -1,2 +1,4 @@
 export * from './env.js';
 export * from './service-process.js';
+export * from './random.js';
+export * from './wait.js';

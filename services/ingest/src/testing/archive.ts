@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
+import { seededRandom } from '@memex/testing';
 import { pdf } from '../handlers/testing/build.js';
 
 /**
@@ -8,18 +9,6 @@ import { pdf } from '../handlers/testing/build.js';
  * of text, some long ones, some with a PDF or a photo attached), threads by References, several
  * years of dates. The same seed gives the same bytes.
  */
-
-/** mulberry32: small, fast, good enough to make text. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she ' +
@@ -108,7 +97,7 @@ function address(rand: () => number): { name: string; email: string } {
  * one in a hundred a small PDF. About a third reply to an earlier message (In-Reply-To, References).
  */
 export function* generateMessages({ messages, seed = 1 }: ArchiveOptions): Generator<GeneratedMessage> {
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const start = Date.UTC(2004, 0, 1);
   const span = 20 * 365 * 24 * 3600 * 1000;
   const recent: Array<{ id: string; subject: string; refs: string[] }> = [];

@@ -2,6 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { seededRandom } from './random.js';
 import { waitUntil } from './wait.js';
+import { sharedFile, sharedSkip } from './shared.js';
+import fs from 'node:fs';
 
 test('a seed gives the same stream in [0, 1) every time; another seed another stream', () => {
   const first = Array.from({ length: 1000 }, seededRandom(7));
@@ -21,3 +23,15 @@ test('waitUntil resolves once the condition holds, and names what it waited for 
     /timed out after 0.03 s waiting for the kettle to boil/,
   );
 });
+
+test(
+  'sharedFile finds the shared corpus beside the checkout, and sharedSkip says why a test cannot run without it',
+  { skip: sharedSkip('corpus') },
+  () => {
+    const corpus = sharedFile('corpus');
+    assert.ok(fs.statSync(corpus).isDirectory());
+    assert.equal(sharedSkip('corpus'), false);
+    assert.match(String(sharedSkip('no/such/file')), /^needs .*no\/such\/file .*absent$/);
+    assert.throws(() => sharedFile('no/such/file'), /absent/);
+  },
+);

@@ -2,3 +2,4 @@ export * from './env.js';
 export * from './service-process.js';
 export * from './random.js';
 export * from './wait.js';
+export * from './shared.js';

@@ -6,3 +6,5 @@ export * from './host.js';
 export * from './providers.js';
 export * from './memex.module.js';
 export * from './bootstrap.js';
+export * from './router.js';
+export * from './scope-rules.js';

@@ -2,28 +2,13 @@ import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import {
-  agentScope,
-  compile,
-  DEFAULT_SCOPE_RULES,
-  MemexError,
-  OWNER_SCOPE,
-  ScopeRule,
-  type Actor,
-  type Scope,
-} from '@memex/contracts';
-import { Type } from '@sinclair/typebox';
+import { agentScope, DEFAULT_SCOPE_RULES, MemexError, OWNER_SCOPE } from '@memex/contracts';
 import type { MemexConfig } from '@memex/config';
 import type { Bus } from '@memex/bus';
-import { BUS, CONFIG, ServiceHost } from '@memex/runtime';
+import { BUS, CONFIG, loadScopeRules, ServiceHost, type Principal } from '@memex/runtime';
 import { generateSecret, TokensService } from './tokens.service.js';
 
-export interface Principal {
-  scope: Scope;
-  caller: Actor;
-}
-
-const rulesValidator = compile(Type.Array(ScopeRule));
+export type { Principal } from '@memex/runtime';
 
 /** Reads the owner token (creating it at first start) and turns a bearer token into a scope. */
 @Injectable()
@@ -85,14 +70,4 @@ export function ensureOwnerToken(home: string): string {
   const token = fs.readFileSync(file, 'utf8').trim();
   if (!token) throw new Error(`${file} is empty: delete it to have a new owner token made`);
   return token;
-}
-
-/** `$MEMEX_HOME/scopes.json` (a list of `{when, kinds}`) replaces the default rules when present. */
-export function loadScopeRules(home: string): ScopeRule[] {
-  const file = path.join(home, 'scopes.json');
-  if (!fs.existsSync(file)) return DEFAULT_SCOPE_RULES;
-  const rules: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
-  const problems = rulesValidator.problems(rules, 'scopes.json');
-  if (problems.length > 0) throw new Error(`${file}: ${problems.join('; ')}`);
-  return rules as ScopeRule[];
 }

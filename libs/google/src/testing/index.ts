@@ -1,0 +1,2 @@
+export * from './fake-server.js';
+export * from './fake-gmail.js';

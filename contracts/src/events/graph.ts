@@ -66,6 +66,7 @@ const LinkBody = {
  */
 export const LinkAdded = defineEvent({
   type: 'link.added',
+  owner: 'graph',
   v: 1,
   description: 'A caller asserted a link. basis observed when the owner made it, inferred when a session did.',
   data: Type.Object(
@@ -85,6 +86,7 @@ export const LinkAdded = defineEvent({
 /** A link was taken back. When the owner retracts, it is a correction: the claim is rejected, whoever makes it again. */
 export const LinkRetracted = defineEvent({
   type: 'link.retracted',
+  owner: 'graph',
   v: 1,
   description:
     'A link was retracted; by the owner it is an observed correction that outranks inferences. Subject link:<id>.',
@@ -97,6 +99,7 @@ export const LinkRetracted = defineEvent({
 /** The owner confirmed an inferred link (from the review queue): it may now support other inferences. */
 export const LinkConfirmed = defineEvent({
   type: 'link.confirmed',
+  owner: 'graph',
   v: 1,
   description: 'The owner confirmed the claim an inferred link states. Subject link:<id>.',
   data: Type.Object({ link_id: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
@@ -109,6 +112,7 @@ export const LinkConfirmed = defineEvent({
  */
 export const LinksInferred = defineEvent({
   type: 'links.inferred',
+  owner: 'pipelines',
   v: 1,
   description: "A pipeline's inferred links from one item, replacing that pipeline's earlier ones for the item.",
   data: Type.Object(
@@ -130,6 +134,7 @@ export const LinksInferred = defineEvent({
 /** The owner merged one thing into another. Subject entity:<into key>. */
 export const EntityMerged = defineEvent({
   type: 'entity.merged',
+  owner: 'graph',
   v: 1,
   description: "Two things are one: `from`'s keys, links and trail steps move to `into`, its name stays as an alias.",
   data: Type.Object(
@@ -146,6 +151,7 @@ export const EntityMerged = defineEvent({
 /** A merge undone: the graph is as if it had never happened. Subject entity:<from key>. */
 export const EntitySplitEvent = defineEvent({
   type: 'entity.split',
+  owner: 'graph',
   v: 1,
   description: 'A merge was undone exactly.',
   data: Type.Object({ merge_id: Type.String({ pattern: ULID_PATTERN }) }, { additionalProperties: false }),
@@ -154,6 +160,7 @@ export const EntitySplitEvent = defineEvent({
 /** The owner turned down a review suggestion (a merge of two people with the same name). */
 export const ReviewDismissed = defineEvent({
   type: 'review.dismissed',
+  owner: 'graph',
   v: 1,
   description: 'A merge suggestion was rejected; it is not suggested again. Subject review:<suggestion>.',
   data: Type.Object({ suggestion: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
@@ -162,6 +169,7 @@ export const ReviewDismissed = defineEvent({
 /** A named path through items and things (Bush's associative trail). Subject trail:<id>. */
 export const TrailCreated = defineEvent({
   type: 'trail.created',
+  owner: 'graph',
   v: 1,
   description: 'A trail was started.',
   data: Type.Object(
@@ -176,6 +184,7 @@ export const TrailCreated = defineEvent({
 
 export const TrailAppended = defineEvent({
   type: 'trail.appended',
+  owner: 'graph',
   v: 1,
   description: 'A step was added at the end of a trail. Subject trail:<id>.',
   data: Type.Object(
@@ -191,6 +200,7 @@ export const TrailAppended = defineEvent({
 
 export const TrailCommented = defineEvent({
   type: 'trail.commented',
+  owner: 'graph',
   v: 1,
   description: "Commentary on a trail, or on one of its steps (replacing that step's comment). Subject trail:<id>.",
   data: Type.Object(

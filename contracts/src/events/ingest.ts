@@ -10,6 +10,7 @@ import { defineEvent, ULID_PATTERN } from './envelope.js';
  */
 export const IdentityClaimed = defineEvent({
   type: 'identity.claimed',
+  owner: 'ingest',
   v: 1,
   description: 'An identity (source + external_id, or a handler identity) names an item; the first claim of a subject wins.',
   data: Type.Object(

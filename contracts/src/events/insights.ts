@@ -37,6 +37,7 @@ export type DetectedSignal = Static<typeof DetectedSignal>;
  */
 export const SignalsDetected = defineEvent({
   type: 'signals.detected',
+  owner: 'insights',
   v: 1,
   description:
     'Signal detection ran over the notes; the read model merges the result into the triaged signals (judged ones never resurface).',
@@ -68,6 +69,7 @@ export const TriageAction = Type.Union(
 /** The owner or an agent judged a signal. Subject signal:<key>. */
 export const SignalTriaged = defineEvent({
   type: 'signal.triaged',
+  owner: 'insights',
   v: 1,
   description: 'A signal was dismissed, snoozed until a date, or reopened.',
   data: Type.Object(
@@ -108,6 +110,7 @@ const Synthesis = {
  */
 export const InferenceMinted = defineEvent({
   type: 'inference.minted',
+  owner: 'insights',
   v: 1,
   description: 'An inference (a hypothesis with the content hash of every source note) was minted.',
   data: Type.Object(
@@ -119,6 +122,7 @@ export const InferenceMinted = defineEvent({
 /** A stale or orphaned inference was synthesized again: the whole claim and fresh source hashes, same id. */
 export const InferenceReminted = defineEvent({
   type: 'inference.reminted',
+  owner: 'insights',
   v: 1,
   description: 'An inference was re-minted: new claim and fresh source hashes under the same id.',
   data: Type.Object(Synthesis, { additionalProperties: false }),

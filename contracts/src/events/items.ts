@@ -18,6 +18,7 @@ export const Address = Type.Object({ name: Type.String(), address: Type.String()
  */
 export const ItemIngested = defineEvent({
   type: 'item.ingested',
+  owner: 'ingest',
   v: 1,
   description: 'An item was created, or replaced by new content (revision > 1). Its text and bytes are in blobs.',
   data: Type.Object(
@@ -52,6 +53,7 @@ export const ItemIngested = defineEvent({
  */
 export const NotePut = defineEvent({
   type: 'note.put',
+  owner: 'ingest',
   v: 1,
   description: 'A note was written or replaced. Subject item:<id>; who wrote it is the actor.',
   data: Type.Object(
@@ -69,6 +71,7 @@ export const NotePut = defineEvent({
 /** An item is gone with everything derived from it; its earlier events have been erased from the log. */
 export const ItemDeleted = defineEvent({
   type: 'item.deleted',
+  owner: 'ingest',
   v: 1,
   description:
     'An item was deleted. Every read model drops it and all that derives from it; events about it that arrive later are ignored.',

@@ -10,6 +10,7 @@ const MailLabel = Type.String({ minLength: 1, maxLength: 200 });
  */
 export const MailFlagsChanged = defineEvent({
   type: 'mail.flags_changed',
+  owner: 'ingest',
   v: 1,
   description: 'A message was marked read/unread, starred, labelled, archived or trashed (only the changed fields are present).',
   data: Type.Object(

@@ -36,6 +36,7 @@ export const Part = Type.Object(
  */
 export const PartExtracted = defineEvent({
   type: 'part.extracted',
+  owner: 'pipelines',
   v: 1,
   description:
     "An item's text split into passages (one piece of the list; all pieces share item, revision and pipeline).",
@@ -60,6 +61,7 @@ export const PartExtracted = defineEvent({
  */
 export const EmbeddingComputed = defineEvent({
   type: 'embedding.computed',
+  owner: 'pipelines',
   v: 1,
   description: "Vectors of an item's parts (and the item itself) in one embedding space.",
   data: Type.Object(
@@ -94,6 +96,7 @@ export const ModelKind = Type.Union(['glove-sif', 'model2vec', 'onnx', 'http'].m
  */
 export const ModelAdded = defineEvent({
   type: 'model.added',
+  owner: 'pipelines',
   v: 1,
   description: 'An embedding model was registered; its space is filled in the background, then becomes the active one.',
   data: Type.Object(
@@ -117,6 +120,7 @@ export const ModelAdded = defineEvent({
 /** The owner chose the space search answers from (`memex models use`); it takes over once complete. */
 export const ModelActivated = defineEvent({
   type: 'model.activated',
+  owner: 'pipelines',
   v: 1,
   description: 'The owner chose the space search answers from; search switches once every item has a vector there.',
   data: Type.Object({ space: Space }, { additionalProperties: false }),

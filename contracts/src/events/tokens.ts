@@ -4,6 +4,7 @@ import { defineEvent, ULID_PATTERN } from './envelope.js';
 /** An agent token; only its SHA-256 is ever logged. */
 export const TokenCreated = defineEvent({
   type: 'token.created',
+  owner: 'gateway',
   v: 1,
   description: 'A scoped agent token was created. Only the SHA-256 of the secret is recorded.',
   data: Type.Object(
@@ -19,6 +20,7 @@ export const TokenCreated = defineEvent({
 
 export const TokenRevoked = defineEvent({
   type: 'token.revoked',
+  owner: 'gateway',
   v: 1,
   description: 'An agent token was revoked; calls with it are refused from now on.',
   data: Type.Object({ id: Type.String({ pattern: ULID_PATTERN }) }, { additionalProperties: false }),

@@ -75,6 +75,12 @@ export class Bus {
     }
   }
 
+  /** Whether a consumer may have several filter subjects (NATS 2.10 and later). */
+  get takesSeveralFilters(): boolean {
+    const [major = 0, minor = 0] = (this.nc.info?.version ?? '0.0').split('.').map(Number);
+    return major > 2 || (major === 2 && minor >= 10);
+  }
+
   /** The sequence of the last event in the log (0 when empty). */
   async lastSeq(): Promise<number> {
     const info = await this.jsm.streams.info(EVENTS_STREAM);

@@ -15,8 +15,8 @@ export interface LoggedEvent {
 
 export interface ReadLogOptions {
   fromSeq?: number;
-  /** One subject filter (NATS 2.9 allows one per consumer); default every event. */
-  filter?: string;
+  /** Subject filters (NATS 2.9 allows only one per consumer: see `typeFilters`); default every event. */
+  filter?: string | readonly string[];
   /** Stop after the event that leaves nothing pending (a snapshot read), instead of following. */
   untilCaughtUp?: boolean;
   signal?: AbortSignal;
@@ -50,8 +50,7 @@ export async function* readLog(bus: Bus, options: ReadLogOptions = {}): AsyncGen
     if (info.state.last_seq < fromSeq) return;
   }
   const consumer = await bus.js.consumers.get(EVENTS_STREAM, {
-    // A string, not an array: NATS 2.9 knows only the single filter_subject.
-    filter_subjects: options.filter ?? `${EVENT_SUBJECT_ROOT}.>`,
+    filter_subjects: oneOrSeveral(options.filter ?? `${EVENT_SUBJECT_ROOT}.>`),
     deliver_policy: DeliverPolicy.StartSequence,
     opt_start_seq: fromSeq,
   });
@@ -88,4 +87,10 @@ export async function* readLog(bus: Bus, options: ReadLogOptions = {}): AsyncGen
     options.signal?.removeEventListener('abort', stop);
     messages.stop();
   }
+}
+
+/** A single filter goes as a string: NATS 2.9 knows only the single filter_subject. */
+export function oneOrSeveral(filter: string | readonly string[]): string | string[] {
+  if (typeof filter === 'string') return filter;
+  return filter.length === 1 ? filter[0]! : [...filter];
 }

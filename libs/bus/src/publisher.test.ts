@@ -1,10 +1,10 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemexError } from '@memex/contracts';
+import { MemexError, NotePut, TokenCreated } from '@memex/contracts';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { Bus } from './bus.js';
 import { readLog } from './log-reader.js';
-import { EventPublisher, newId, type EventDraft } from './publisher.js';
+import { draftOf, EventPublisher, newId, type DraftOf } from './publisher.js';
 import { aggregateFilter, EVENTS_STREAM } from './subjects.js';
 
 let env: TestEnv;
@@ -21,9 +21,8 @@ after(async () => {
   await env.stop();
 });
 
-function note(id = newId()): EventDraft {
+function note(id = newId()): DraftOf<typeof NotePut> {
   return {
-    type: 'note.put',
     subject: `item:${id}`,
     actor: { kind: 'user', id: 'owner' },
     data: { id, title: 't', body: 'b' },
@@ -40,8 +39,8 @@ test('streams are created idempotently with the log configuration', async () => 
 
 test('publishing the same event twice stores it once', async () => {
   const draft = { ...note(), id: newId() };
-  const first = await publisher.publish(draft);
-  const second = await publisher.publish(draft);
+  const first = await publisher.publish(NotePut, draft);
+  const second = await publisher.publish(NotePut, draft);
   assert.equal(second.duplicate, true);
   assert.equal(second.seq, first.seq);
   const stored = [];
@@ -54,7 +53,7 @@ test('publishing the same event twice stores it once', async () => {
 test('a malformed event is rejected before it reaches the log, naming the problem', async () => {
   const before = await bus.lastSeq();
   assert.throws(
-    () => publisher.build({ ...note(), data: { id: 'x', body: 1 } }),
+    () => publisher.build(NotePut, { ...note(), data: { id: 'x', body: 1 } as never }),
     (error: MemexError) => {
       assert.equal(error.code, 'invalid_params');
       assert.match(error.message, /^invalid note\.put v1 event: .*data\.id: Expected string to match/);
@@ -64,23 +63,51 @@ test('a malformed event is rejected before it reaches the log, naming the proble
     },
   );
   await assert.rejects(
-    publisher.publishAll([note(), { ...note(), type: 'note.nuked' }]),
-    /unknown event type note\.nuked v1/,
+    publisher.publishAll([draftOf(NotePut, note()), draftOf(NotePut, { ...note(), subject: 'no subject' })]),
+    /invalid event envelope: subject: Expected string to match/,
   );
   assert.equal(await bus.lastSeq(), before, 'nothing of the invalid batch was published');
 });
 
 test('expectFirst makes the log itself refuse a second claim on an aggregate', async () => {
   const id = newId();
-  await publisher.publish({ ...note(id), expectFirst: true });
+  await publisher.publish(NotePut, { ...note(id), expectFirst: true });
   await assert.rejects(
-    publisher.publish({ ...note(id), expectFirst: true }),
+    publisher.publish(NotePut, { ...note(id), expectFirst: true }),
     (error: MemexError) => error.code === 'conflict',
   );
 });
 
+test('expectLastSeq refuses an update when another came after the one it read', async () => {
+  const id = newId();
+  const { seq } = await publisher.publish(NotePut, note(id));
+  await publisher.publish(NotePut, { ...note(id), expectLastSeq: seq });
+  await assert.rejects(
+    publisher.publish(NotePut, { ...note(id), expectLastSeq: seq }),
+    (error: MemexError) => error.code === 'conflict' && /after \d+/.test(error.message),
+  );
+});
+
+test("a service's publisher refuses an event another service owns, before anything is sent", async () => {
+  const ingest = new EventPublisher(bus, 'ingest');
+  const before = await bus.lastSeq();
+  const token = {
+    subject: `token:${newId()}`,
+    actor: { kind: 'user' as const, id: 'owner' },
+    data: { id: newId(), name: 'n', labels: [], sha256: '0'.repeat(64) },
+  };
+  await assert.rejects(ingest.publish(TokenCreated, token), (error: MemexError) => {
+    assert.equal(error.code, 'forbidden');
+    assert.equal(error.message, 'the ingest service may not publish token.created: gateway owns it');
+    return true;
+  });
+  await assert.rejects(ingest.publishAll([draftOf(NotePut, note()), draftOf(TokenCreated, token)]), /gateway owns it/);
+  assert.equal(await bus.lastSeq(), before);
+  assert.equal((await ingest.publish(NotePut, note())).event.type, 'note.put');
+});
+
 test('publishAll keeps order and answers each sequence', async () => {
-  const drafts = Array.from({ length: 50 }, () => note());
+  const drafts = Array.from({ length: 50 }, () => draftOf(NotePut, note()));
   const published = await publisher.publishAll(drafts);
   const seqs = published.map((p) => p.seq);
   assert.deepEqual(
@@ -91,7 +118,7 @@ test('publishAll keeps order and answers each sequence', async () => {
 });
 
 test('a read to the end ends when the events after it are erased while it reads', async () => {
-  const published = await publisher.publishAll(Array.from({ length: 1500 }, () => note()));
+  const published = await publisher.publishAll(Array.from({ length: 1500 }, () => draftOf(NotePut, note())));
   const first = published[0]!.seq;
   const tail = published.slice(1000).map((p) => p.seq);
   let read = 0;

@@ -1,7 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 import type { PubAck } from '@nats-io/jetstream';
-import { eventCatalog, MemexError, type Actor, type EventEnvelope, type EventRegistry } from '@memex/contracts';
+import {
+  eventCatalog,
+  MemexError,
+  type Actor,
+  type DataOf,
+  type EventDefinition,
+  type EventEnvelope,
+  type EventOf,
+  type EventRegistry,
+  type ServiceName,
+} from '@memex/contracts';
 import type { Bus } from './bus.js';
 import { encodeJson } from './codec.js';
 import { eventSubject } from './subjects.js';
@@ -51,28 +61,57 @@ export interface EventDraft<D = unknown> {
    * expected-last-subject-sequence 0): the log itself enforces a uniqueness claim.
    */
   expectFirst?: boolean;
+  /**
+   * Append only if the last event of this type and aggregate is still at this sequence (an
+   * optimistic update: of two concurrent ones, the second is refused with `conflict`).
+   */
+  expectLastSeq?: number;
 }
 
-export interface Published {
+/** A draft of one event type: the definition gives its type, version and data's shape. */
+export type DraftOf<E extends EventDefinition> = Omit<EventDraft<DataOf<E>>, 'type' | 'v'>;
+
+/** A draft bound to its definition, so one `publishAll` can carry several types. */
+export interface Drafted<E extends EventDefinition = EventDefinition> {
+  readonly definition: E;
+  readonly draft: DraftOf<E>;
+}
+
+export function draftOf<E extends EventDefinition>(definition: E, draft: DraftOf<E>): Drafted<E> {
+  return { definition, draft };
+}
+
+export interface Published<E extends EventDefinition = EventDefinition> {
   seq: number;
   duplicate: boolean;
-  event: EventEnvelope;
+  event: EventOf<E>;
 }
 
-/** Appends validated events to MEMEX_EVENTS. */
+/**
+ * Appends validated events to MEMEX_EVENTS. A service's publisher (the one MemexModule provides)
+ * knows its service and refuses events another service owns; one made without a service (tests,
+ * benches, tools that play every service) publishes any type.
+ */
 export class EventPublisher {
   constructor(
     private readonly bus: Bus,
+    readonly service?: ServiceName,
     private readonly registry: EventRegistry = eventCatalog,
   ) {}
 
-  /** Builds and validates an envelope without publishing it. */
-  build<D>(draft: EventDraft<D>): EventEnvelope<D> {
+  /** Builds and validates an envelope (at the definition's version) without publishing it. */
+  build<E extends EventDefinition>(definition: E, draft: DraftOf<E>): EventOf<E> {
+    if (this.service && definition.owner !== this.service) {
+      throw new MemexError(
+        'forbidden',
+        `the ${this.service} service may not publish ${definition.type}: ${definition.owner} owns it`,
+      );
+    }
     const now = new Date().toISOString();
-    const envelope: EventEnvelope<D> = {
+    const envelope = {
       id: draft.id ?? newId(),
-      type: draft.type,
-      v: draft.v ?? 1,
+      type: definition.type,
+      v: definition.v,
       subject: draft.subject,
       occurred_at: draft.occurred_at ?? now,
       recorded_at: now,
@@ -83,14 +122,18 @@ export class EventPublisher {
       ...(draft.correlation_id ? { correlation_id: draft.correlation_id } : {}),
       ...(draft.kind ? { kind: draft.kind } : {}),
       ...(draft.spam !== undefined ? { spam: draft.spam } : {}),
-    };
+    } as EventOf<E>;
     this.registry.validate(envelope);
     return envelope;
   }
 
-  async publish<D>(draft: EventDraft<D>): Promise<Published> {
-    const event = this.build(draft);
-    const ack = await this.append(event, draft.expectFirst ?? false);
+  async publish<E extends EventDefinition>(definition: E, draft: DraftOf<E>): Promise<Published<E>>;
+  /** @deprecated publish by definition: `publish(NotePut, draft)` (kept until every service moved). */
+  async publish(draft: EventDraft): Promise<Published>;
+  async publish(first: EventDefinition | EventDraft, second?: DraftOf<EventDefinition>): Promise<Published> {
+    const { definition, draft } = second ? { definition: first as EventDefinition, draft: second } : this.bind(first as EventDraft);
+    const event = this.build(definition, draft);
+    const ack = await this.append(event, expectedLast(draft));
     return { seq: ack.seq, duplicate: ack.duplicate, event };
   }
 
@@ -98,19 +141,27 @@ export class EventPublisher {
    * Publishes in order, pipelined (all sent before the first ack is awaited). Every draft is
    * validated before anything is sent, so an invalid one publishes none of them.
    */
-  async publishAll(drafts: EventDraft[]): Promise<Published[]> {
-    const events = drafts.map((draft) => this.build(draft));
-    const acks = await Promise.all(events.map((event, i) => this.append(event, drafts[i]!.expectFirst ?? false)));
+  async publishAll(input: readonly Drafted[] | readonly EventDraft[]): Promise<Published[]> {
+    const drafts = input.map((d) => ('definition' in d ? d : this.bind(d)));
+    const events = drafts.map(({ definition, draft }) => this.build(definition, draft));
+    const acks = await Promise.all(events.map((event, i) => this.append(event, expectedLast(drafts[i]!.draft))));
     return acks.map((ack, i) => ({ seq: ack.seq, duplicate: ack.duplicate, event: events[i]! }));
   }
 
-  private async append(event: EventEnvelope, expectFirst: boolean): Promise<PubAck> {
+  /** The untyped drafts of the old entry points, bound to their definitions. */
+  private bind(draft: EventDraft): Drafted {
+    const definition = this.registry.definition(draft.type, draft.v);
+    if (!definition) throw new MemexError('invalid_params', `unknown event type ${draft.type} v${draft.v ?? 1}`);
+    return { definition, draft };
+  }
+
+  private async append(event: EventEnvelope, lastSubjectSequence: number | undefined): Promise<PubAck> {
     const subject = eventSubject(event.type, event.subject);
     const options = {
       msgID: event.id,
       headers: injectTrace(),
       timeout: 10_000,
-      ...(expectFirst ? { expect: { lastSubjectSequence: 0 } } : {}),
+      ...(lastSubjectSequence !== undefined ? { expect: { lastSubjectSequence } } : {}),
     };
     const payload = encodeJson(event);
     try {
@@ -118,7 +169,12 @@ export class EventPublisher {
     } catch (error) {
       const message = String((error as Error).message ?? error);
       if (/wrong last sequence/i.test(message)) {
-        throw new MemexError('conflict', `${event.subject} already has a ${event.type} event`);
+        throw new MemexError(
+          'conflict',
+          lastSubjectSequence === 0
+            ? `${event.subject} already has a ${event.type} event`
+            : `${event.subject} has a ${event.type} event after ${lastSubjectSequence}`,
+        );
       }
       if (/maximum payload|message size exceeds/i.test(message)) {
         throw new MemexError(
@@ -131,4 +187,8 @@ export class EventPublisher {
       throw error;
     }
   }
+}
+
+function expectedLast(draft: DraftOf<EventDefinition>): number | undefined {
+  return draft.expectFirst ? 0 : draft.expectLastSeq;
 }

@@ -31,3 +31,15 @@ export function aggregateFilter(aggregate: string): string {
 export function typeFilter(type: string): string {
   return `${EVENT_SUBJECT_ROOT}.${type}.>`;
 }
+
+/**
+ * The consumer filters that deliver exactly these event types: one per type where the server
+ * takes several (NATS 2.10+), else the one narrowest filter covering them all (NATS 2.9 takes
+ * one per consumer; the reader then skips the types it did not ask for).
+ */
+export function typeFilters(types: readonly string[], severalAllowed: boolean): string[] {
+  if (types.length === 0) return [`${EVENT_SUBJECT_ROOT}.>`];
+  if (types.length === 1 || severalAllowed) return types.map(typeFilter);
+  const nouns = new Set(types.map((type) => type.slice(0, type.indexOf('.'))));
+  return nouns.size === 1 ? [typeFilter(`${[...nouns][0]}.*`)] : [`${EVENT_SUBJECT_ROOT}.>`];
+}

@@ -1,5 +1,5 @@
 import { DiscoveryService } from '@nestjs/core';
-import type { MethodDefinition } from '@memex/contracts';
+import type { EventDefinition, EventOf, MethodDefinition } from '@memex/contracts';
 import type { Migration } from '@memex/db';
 
 /** Marks a provider method as the handler of an API method: `(params, call) => result`. */
@@ -9,9 +9,58 @@ export interface ProjectorOptions {
   /** Also the Postgres schema it owns and the name `memex replay <name>` takes. */
   name: string;
   migrations: Migration[];
-  /** One NATS subject filter; default every event (NATS 2.9 allows one filter per consumer). */
+  /**
+   * @deprecated A projector with `@On` handlers is subscribed to exactly the types they name.
+   * Kept for projectors that still implement `apply` themselves (one NATS subject filter).
+   */
   filter?: string;
 }
 
-/** Marks a provider (implementing `Projection`) as the projector of its service's read model. */
+/**
+ * Marks a provider as the projector of its service's read model. Its `@On` / `@OnBatch`
+ * methods say which events it applies; the runtime subscribes it to those and nothing else.
+ */
 export const Projector = DiscoveryService.createDecorator<ProjectorOptions>();
+
+/** One event as a batch handler sees it: its log sequence beside it. */
+export type LoggedOf<E extends EventDefinition> = E extends EventDefinition ? { seq: number; event: EventOf<E> } : never;
+
+/** What a projector's event handlers are marked with (read back by the ServiceHost). */
+export interface EventHandlerMark {
+  definitions: readonly EventDefinition[];
+  batch: boolean;
+}
+export const EventHandler = DiscoveryService.createDecorator<EventHandlerMark>();
+
+/**
+ * `@On(NotePut) async notePut(trx, event: EventOf<typeof NotePut>, seq)`: applies one event of
+ * a type (at its latest version: older ones arrive upcast). The method's types are checked
+ * against the definition.
+ */
+export function On<E extends EventDefinition>(definition: E) {
+  const mark = EventHandler({ definitions: [definition], batch: false });
+  return (
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<(trx: never, event: EventOf<E>, seq: number) => Promise<void>>,
+  ): void => {
+    mark(target, key, descriptor);
+  };
+}
+
+/**
+ * `@OnBatch(ItemIngested, NotePut) async ingestRun(trx, run: LoggedOf<typeof ItemIngested | typeof NotePut>[])`:
+ * the bulk form. It gets every run of consecutive events of these types in a projector batch
+ * (an import is thousands in a row), in order, and must have the effect of applying them one
+ * by one (a failed batch is redone with runs of one).
+ */
+export function OnBatch<E extends EventDefinition[]>(...definitions: E) {
+  const mark = EventHandler({ definitions, batch: true });
+  return (
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<(trx: never, run: LoggedOf<E[number]>[]) => Promise<void>>,
+  ): void => {
+    mark(target, key, descriptor);
+  };
+}

@@ -9,10 +9,11 @@ import {
   type ServiceName,
   type Validator,
 } from '@memex/contracts';
-import { serveRpc, type Bus, type RpcRequest } from '@memex/bus';
+import { serveRpc, typeFilters, type Bus, type RpcRequest } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import type { Kysely } from 'kysely';
-import { Projector, RpcMethod, type ProjectorOptions } from './decorators.js';
+import { EventHandler, Projector, RpcMethod, type ProjectorOptions } from './decorators.js';
+import { HandlerProjection } from './handlers.js';
 import { ProjectionRunner, type Projection } from './projection.js';
 import { CONFIG, DATABASE, SERVICE } from './tokens.js';
 import { BUS } from './providers.js';
@@ -60,13 +61,23 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
       const instance = wrapper.instance as Record<string, unknown> | undefined;
       if (!instance || typeof instance !== 'object') continue;
       const projector = this.discovery.getMetadataByDecorator(Projector, wrapper);
-      if (projector) this.addProjector(projector, instance as unknown as Projection);
+      const handlers = new HandlerProjection(instance);
       const prototype = Object.getPrototypeOf(instance) as object;
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
+        const mark = this.discovery.getMetadataByDecorator(EventHandler, wrapper, methodName);
+        if (mark) handlers.add(methodName, mark);
         const definition = this.discovery.getMetadataByDecorator(RpcMethod, wrapper, methodName);
         if (!definition) continue;
         const handler = (instance[methodName] as (...args: unknown[]) => Promise<unknown>).bind(instance);
         this.serve(rpcSubject(definition), queue, this.guard(definition, handler));
+      }
+      if (handlers.types.length > 0 && !projector) {
+        throw new Error(`${instance.constructor.name} has event handlers but is not a @Projector`);
+      }
+      if (projector && handlers.types.length > 0) {
+        this.addProjector(projector, handlers, typeFilters(handlers.types, this.bus.takesSeveralFilters));
+      } else if (projector) {
+        this.addProjector(projector, instance as unknown as Projection);
       }
     }
     const prefix = `memex.rpc.${this.options.service}`;
@@ -83,10 +94,10 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
     );
   }
 
-  private addProjector(options: ProjectorOptions, projection: Projection): void {
+  private addProjector(options: ProjectorOptions, projection: Projection, filters?: string[]): void {
     if (this.runner) throw new Error(`service ${this.options.service} declares two projectors`);
     if (!this.db) throw new Error(`service ${this.options.service} has a projector but no database schema`);
-    this.runner = new ProjectionRunner(this.bus, this.config.databaseUrl, this.db, options, projection);
+    this.runner = new ProjectionRunner(this.bus, this.config.databaseUrl, this.db, options, projection, filters);
   }
 
   private serve(subject: string, queue: string, handler: (request: RpcRequest) => Promise<unknown>): void {

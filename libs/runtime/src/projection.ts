@@ -89,6 +89,8 @@ export class ProjectionRunner {
     private readonly db: Kysely<any>,
     readonly options: ProjectorOptions,
     private readonly projection: Projection,
+    /** The consumer's subject filters (see `typeFilters`); default every event. */
+    private readonly filters: readonly string[] = [options.filter ?? `${EVENT_SUBJECT_ROOT}.>`],
   ) {
     assertSchemaName(options.name);
     this.events.setMaxListeners(0);
@@ -147,7 +149,7 @@ export class ProjectionRunner {
       ack_policy: AckPolicy.All,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: this.position + 1,
-      filter_subject: this.options.filter ?? `${EVENT_SUBJECT_ROOT}.>`,
+      ...(this.filters.length === 1 ? { filter_subject: this.filters[0] } : { filter_subjects: [...this.filters] }),
       max_ack_pending: 20_000,
       ack_wait: 60_000_000_000,
     });
@@ -283,7 +285,7 @@ export class ProjectionRunner {
    * consumer has nothing pending or unacknowledged (the log is read first, so nothing between).
    */
   private async caughtUpPast(seq: number): Promise<boolean> {
-    if (!this.options.filter || !this.isLeader) return false;
+    if (this.filters[0] === `${EVENT_SUBJECT_ROOT}.>` || !this.isLeader) return false;
     if ((await this.bus.lastSeq()) < seq) return false;
     return (await this.lag()) === 0;
   }
@@ -310,7 +312,7 @@ export class ProjectionRunner {
           events += batch.length;
           batch = [];
         };
-        const filter = this.options.filter ?? `${EVENT_SUBJECT_ROOT}.>`;
+        const filter = this.filters;
         for await (const logged of readLog(this.bus, { fromSeq: position + 1, filter, untilCaughtUp: true })) {
           batch.push(logged);
           if (batch.length >= BATCH) await flush();

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { BlobStore } from '@memex/blobs';
 import { Bus, EventPublisher } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
+import type { ServiceName } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
 import { CONFIG, DATABASE } from './tokens.js';
 
@@ -22,7 +23,7 @@ export class ConnectionCloser implements OnApplicationShutdown {
   }
 }
 
-export function connectionProviders(service: string, config: MemexConfig, schema: string | null): Provider[] {
+export function connectionProviders(service: ServiceName, config: MemexConfig, schema: string | null): Provider[] {
   return [
     { provide: CONFIG, useValue: config },
     {
@@ -33,7 +34,8 @@ export function connectionProviders(service: string, config: MemexConfig, schema
         return bus;
       },
     },
-    { provide: EventPublisher, useFactory: (bus: Bus) => new EventPublisher(bus), inject: [BUS] },
+    // The service's own publisher: it refuses events another service owns.
+    { provide: EventPublisher, useFactory: (bus: Bus) => new EventPublisher(bus, service), inject: [BUS] },
     { provide: BlobStore, useValue: new BlobStore(config.blobsDir) },
     {
       provide: DATABASE,

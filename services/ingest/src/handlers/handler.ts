@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import type { PhotoMeta } from './media/media-item.js';
 
 /** The item kinds of the data model (seed §4.1). Handlers produce a subset. */
 export type ItemKind =
@@ -206,7 +207,13 @@ export interface AttachmentItem extends ParsedBase {
   meta: AttachmentMeta;
 }
 
-export type ParsedItem = EmailItem | DocumentItem | AttachmentItem;
+/** A photo (media/photo-handler.ts): its pixels are the media service's work. */
+export interface PhotoItem extends ParsedBase {
+  kind: 'photo';
+  meta: PhotoMeta;
+}
+
+export type ParsedItem = EmailItem | DocumentItem | AttachmentItem | PhotoItem;
 
 /**
  * The per-item rejection: `reason` is written for the person who sent the item

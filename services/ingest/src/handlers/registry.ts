@@ -3,6 +3,7 @@ import { Value, type ValueError } from '@sinclair/typebox/value';
 import { RejectedItem, type IngestHandler, type ItemKind, type ParsedItem } from './handler.js';
 import { documentHandler } from './document/document-handler.js';
 import { mailHandler } from './mail/mail-handler.js';
+import { photoHandler } from './media/photo-handler.js';
 
 // TypeBox checks `format` only for formats registered here (the registry is process-wide).
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -134,7 +135,7 @@ export function formatBytes(n: number): string {
   return `${(n / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
 }
 
-/** The registry with every built-in handler: mail and documents. */
+/** The registry with every built-in handler: mail, documents and photos. */
 export function createRegistry(): HandlerRegistry {
-  return new HandlerRegistry([mailHandler, documentHandler]);
+  return new HandlerRegistry([mailHandler, documentHandler, photoHandler]);
 }

@@ -69,6 +69,8 @@ function eventMeta(item: ParsedItem, children: ItemRecord[]): Record<string, unk
       const document = item.meta.document ? pageOffsets(item.meta.document, item.text) : null;
       return { ...item.meta, document, ...warnings };
     }
+    case 'photo':
+      return { ...item.meta, ...warnings };
   }
 }
 

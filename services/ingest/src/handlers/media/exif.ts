@@ -1,0 +1,100 @@
+import exifr from 'exifr';
+
+/** The EXIF tags a photo item keeps, as exifr reads them (raw values: dates stay EXIF strings). */
+export interface ExifTags {
+  DateTimeOriginal?: string;
+  CreateDate?: string;
+  OffsetTimeOriginal?: string;
+  OffsetTime?: string;
+  latitude?: number;
+  longitude?: number;
+  GPSAltitude?: number;
+  GPSAltitudeRef?: number | Uint8Array;
+  GPSDateStamp?: string;
+  GPSTimeStamp?: number[] | string;
+  Make?: string;
+  Model?: string;
+  LensModel?: string;
+  Orientation?: number;
+  ExifImageWidth?: number;
+  ExifImageHeight?: number;
+  ImageWidth?: number;
+  ImageHeight?: number;
+  ImageDescription?: string;
+}
+
+const OPTIONS: Parameters<typeof exifr.parse>[1] = {
+  tiff: true,
+  exif: true,
+  gps: true,
+  ifd1: false,
+  // XMP too: an edited photo may keep its capture time only there (exif:DateTimeOriginal).
+  xmp: true,
+  icc: false,
+  iptc: false,
+  jfif: false,
+  ihdr: true,
+  translateValues: false,
+  reviveValues: false,
+  mergeOutput: true,
+};
+
+/**
+ * The EXIF of an image, or the reason it could not be read: a photo whose EXIF is damaged is still
+ * a photo (its pixels may be fine), so the caller keeps the item with a warning.
+ */
+export async function readExif(bytes: Buffer): Promise<{ tags: ExifTags; problem: string | null }> {
+  try {
+    const tags = (await exifr.parse(bytes, OPTIONS)) as ExifTags | undefined;
+    return { tags: tags ?? {}, problem: null };
+  } catch (error) {
+    return { tags: {}, problem: `EXIF unreadable (${error instanceof Error ? error.message : String(error)})` };
+  }
+}
+
+/**
+ * `2008:10:22 16:28:39` (EXIF) or `2013-07-05T03:18:27Z` (XMP) → the wall-clock time
+ * `2008-10-22T16:28:39` and the zone it states (`+00:00`), or null.
+ */
+export function exifLocalTime(value: string | undefined): { local: string; zone: string | null } | null {
+  const match = value
+    ? /^(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/.exec(value.trim())
+    : null;
+  if (!match) return null;
+  const [, y, mo, d, h, mi, s, zone] = match;
+  const local = `${y}-${mo}-${d}T${h}:${mi}:${s}`;
+  if (Number.isNaN(Date.parse(`${local}Z`)) || y === '0000') return null;
+  return { local, zone: zone === 'Z' ? '+00:00' : exifOffset(zone) };
+}
+
+/** `+02:00`, `-0500` → `+02:00`, `-05:00`; null when absent or malformed. */
+export function exifOffset(value: string | undefined): string | null {
+  const match = value ? /^([+-])(\d{2}):?(\d{2})$/.exec(value.trim()) : null;
+  if (!match) return null;
+  const minutes = Number(match[2]) * 60 + Number(match[3]);
+  return minutes <= 14 * 60 ? `${match[1]}${match[2]}:${match[3]}` : null;
+}
+
+/** The GPS clock's UTC time of the shot (GPSDateStamp + GPSTimeStamp), ms since the epoch, or null. */
+export function gpsUtc(tags: ExifTags): number | null {
+  const date = tags.GPSDateStamp ? /^(\d{4}):(\d{2}):(\d{2})$/.exec(tags.GPSDateStamp.trim()) : null;
+  const time = Array.isArray(tags.GPSTimeStamp) ? tags.GPSTimeStamp : null;
+  if (!date || !time || time.length !== 3) return null;
+  const [h, m, s] = time as [number, number, number];
+  const ms = Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3]), h, m, 0) + s * 1000;
+  return Number.isFinite(ms) ? ms : null;
+}
+
+/**
+ * The zone offset that turns a wall-clock time into a known UTC instant: the difference rounded
+ * to a quarter hour, when within what zones allow (±14 h) and close to a quarter hour (a camera
+ * clock set a day wrong says nothing about its zone).
+ */
+export function offsetBetween(localIso: string, utcMs: number): string | null {
+  const minutes = (Date.parse(`${localIso}Z`) - utcMs) / 60_000;
+  const quarter = Math.round(minutes / 15) * 15;
+  if (Math.abs(quarter) > 14 * 60 || Math.abs(minutes - quarter) > 2) return null;
+  const sign = quarter < 0 ? '-' : '+';
+  const abs = Math.abs(quarter);
+  return `${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}

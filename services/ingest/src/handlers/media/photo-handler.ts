@@ -1,0 +1,200 @@
+import { Type } from '@sinclair/typebox';
+import { RejectedItem, type HandlerInput, type IngestHandler, type PhotoItem } from '../handler.js';
+import { sha256Hex } from '../text.js';
+import { exifLocalTime, exifOffset, gpsUtc, offsetBetween, readExif, type ExifTags } from './exif.js';
+import type { PhotoMeta } from './media-item.js';
+import { sniffImage, type ImageFormat } from './sniff.js';
+
+/** The largest photo taken: a 100-megapixel RAW fits. */
+export const PHOTO_LIMIT_BYTES = 200 * 1024 * 1024;
+
+/** Accepted types and the container each should be (RAW formats are TIFF inside, told by type). */
+const TYPES: Record<string, ImageFormat> = {
+  'image/jpeg': 'jpeg',
+  'image/png': 'png',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+  'image/avif': 'avif',
+  'image/heic': 'heic',
+  'image/heif': 'heic',
+  'image/tiff': 'tiff',
+  'image/x-canon-cr2': 'raw',
+  'image/x-nikon-nef': 'raw',
+  'image/x-adobe-dng': 'raw',
+  'image/x-sony-arw': 'raw',
+};
+
+/** File extensions of the photos `memex import folder` and `memex import photos` send. */
+export const PHOTO_EXTENSIONS: Record<string, string> = {
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
+  cr2: 'image/x-canon-cr2',
+  nef: 'image/x-nikon-nef',
+  dng: 'image/x-adobe-dng',
+  arw: 'image/x-sony-arw',
+};
+
+export const photoAttributesSchema = Type.Object(
+  {
+    filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name; the title when none is given." })),
+    title: Type.Optional(Type.String({ minLength: 1, description: 'A title (Google Takeout sidecar `title`).' })),
+    description: Type.Optional(Type.String({ description: 'A caption (Google Takeout sidecar `description`).' })),
+    taken_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the photo was taken (Takeout `photoTakenTime`); EXIF wins when it has its own offset.',
+      }),
+    ),
+    latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90, description: 'Where it was taken, when EXIF has no GPS.' })),
+    longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
+    altitude: Type.Optional(Type.Number()),
+    modified: Type.Optional(
+      Type.String({ format: 'date-time', description: "The file's time: the photo's date when nothing better says it." }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+interface PhotoAttributes {
+  filename?: string;
+  title?: string;
+  description?: string;
+  taken_at?: string;
+  latitude?: number;
+  longitude?: number;
+  altitude?: number;
+  modified?: string;
+}
+
+/** Descriptions cameras write by themselves, which say nothing about the photo. */
+const CAMERA_BOILERPLATE = /^(OLYMPUS DIGITAL CAMERA|SONY DSC|DIGITAL CAMERA|KODAK Digital Still Camera|\s*)$/i;
+
+const text = (value: unknown): string | null =>
+  typeof value === 'string' && value.trim() !== '' ? value.replace(/\0+$/, '').trim() : null;
+
+type TimeFields = Pick<PhotoMeta, 'takenAt' | 'offset' | 'offsetSource' | 'timeSource'> & { occurredAt: string | null };
+
+/**
+ * When the photo was taken. EXIF gives the wall-clock time; its offset comes from OffsetTime*,
+ * else from the GPS clock, else from a Takeout time for the same instant. Without any, the
+ * wall-clock time is read as UTC (said in a warning) rather than dropped.
+ */
+function captureTime(tags: ExifTags, attrs: PhotoAttributes, warnings: string[]): TimeFields {
+  const read = exifLocalTime(tags.DateTimeOriginal) ?? exifLocalTime(tags.CreateDate);
+  const takeoutMs = attrs.taken_at ? Date.parse(attrs.taken_at) : null;
+  if (read) {
+    const local = read.local;
+    const exif = exifOffset(tags.OffsetTimeOriginal) ?? exifOffset(tags.OffsetTime) ?? read.zone;
+    const gpsMs = gpsUtc(tags);
+    const fromGps = gpsMs === null ? null : offsetBetween(local, gpsMs);
+    const fromTakeout = takeoutMs === null ? null : offsetBetween(local, takeoutMs);
+    const offset = exif ?? fromGps ?? fromTakeout;
+    const offsetSource = exif ? 'exif' : fromGps ? 'gps' : fromTakeout ? 'takeout' : null;
+    if (!offset) warnings.push('the capture time has no zone offset; it is read as UTC');
+    return {
+      takenAt: local,
+      offset,
+      offsetSource,
+      timeSource: 'exif',
+      occurredAt: new Date(`${local}${offset ?? 'Z'}`).toISOString(),
+    };
+  }
+  if (takeoutMs !== null) {
+    const at = new Date(takeoutMs).toISOString();
+    return { takenAt: null, offset: null, offsetSource: null, timeSource: 'takeout', occurredAt: at };
+  }
+  if (attrs.modified) {
+    const at = new Date(attrs.modified).toISOString();
+    return { takenAt: null, offset: null, offsetSource: null, timeSource: 'file', occurredAt: at };
+  }
+  return { takenAt: null, offset: null, offsetSource: null, timeSource: null, occurredAt: null };
+}
+
+function position(tags: ExifTags, attrs: PhotoAttributes): Pick<PhotoMeta, 'gps' | 'gpsSource'> {
+  const { latitude, longitude } = tags;
+  if (typeof latitude === 'number' && typeof longitude === 'number' && Number.isFinite(latitude + longitude)) {
+    const below = tags.GPSAltitudeRef === 1 || (tags.GPSAltitudeRef instanceof Uint8Array && tags.GPSAltitudeRef[0] === 1);
+    const altitude = typeof tags.GPSAltitude === 'number' ? (below ? -tags.GPSAltitude : tags.GPSAltitude) : null;
+    return { gps: { latitude, longitude, altitude }, gpsSource: 'exif' };
+  }
+  // Takeout writes 0,0 for "no location".
+  if (attrs.latitude !== undefined && attrs.longitude !== undefined && (attrs.latitude !== 0 || attrs.longitude !== 0)) {
+    return { gps: { latitude: attrs.latitude, longitude: attrs.longitude, altitude: attrs.altitude ?? null }, gpsSource: 'takeout' };
+  }
+  return { gps: null, gpsSource: null };
+}
+
+/** Width and height as the photo is shown: orientations 5–8 turn it a quarter. */
+function shownSize(tags: ExifTags): { width: number | null; height: number | null } {
+  const width = tags.ExifImageWidth ?? tags.ImageWidth ?? null;
+  const height = tags.ExifImageHeight ?? tags.ImageHeight ?? null;
+  if (width === null || height === null) return { width: null, height: null };
+  return (tags.Orientation ?? 1) >= 5 ? { width: height, height: width } : { width, height };
+}
+
+/**
+ * A photo: identity by content hash (the same file from two sources is one item), metadata from
+ * EXIF (exifr), Takeout sidecar attributes where EXIF is silent. Pixels are not decoded here:
+ * thumbnails, places, faces and text are the media service's work.
+ */
+export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Promise<PhotoItem> {
+  const attrs = attributes as PhotoAttributes;
+  const contentType = type.split(';')[0]?.trim().toLowerCase() ?? '';
+  const declared = TYPES[contentType];
+  if (!declared) throw new RejectedItem(`no photo reader for type "${contentType}"`);
+  const format = sniffImage(bytes, declared);
+  if (!format) throw new RejectedItem(`not a ${declared.toUpperCase()} image: its first bytes are no image format the memex reads`);
+  const warnings: string[] = [];
+  if (format !== declared && !(declared === 'raw' && format === 'tiff')) {
+    warnings.push(`sent as ${contentType} but the bytes are ${format.toUpperCase()}; read as ${format.toUpperCase()}`);
+  }
+  const { tags, problem } = await readExif(bytes);
+  if (problem) warnings.push(problem);
+  const { occurredAt, ...time } = captureTime(tags, attrs, warnings);
+  const description = text(attrs.description) ?? (CAMERA_BOILERPLATE.test(tags.ImageDescription ?? '') ? null : text(tags.ImageDescription));
+  const make = text(tags.Make);
+  const model = text(tags.Model);
+  const meta: PhotoMeta = {
+    format,
+    contentType,
+    size: bytes.length,
+    filename: attrs.filename ?? null,
+    ...shownSize(tags),
+    orientation: typeof tags.Orientation === 'number' && tags.Orientation >= 1 && tags.Orientation <= 8 ? tags.Orientation : null,
+    ...time,
+    ...position(tags, attrs),
+    camera: make || model ? { make, model } : null,
+    lens: text(tags.LensModel),
+    description,
+  };
+  const title = attrs.title ?? attrs.filename ?? `Photo ${time.takenAt ?? sha256Hex(bytes).slice(0, 12)}`;
+  return {
+    kind: 'photo',
+    identity: `sha256:${sha256Hex(bytes)}`,
+    title,
+    // What search finds a photo by before the media service adds its text: title and caption.
+    text: [title, description].filter(Boolean).join('\n'),
+    occurredAt,
+    warnings,
+    meta,
+  };
+}
+
+export const photoHandler: IngestHandler = {
+  name: 'photo',
+  types: Object.keys(TYPES),
+  attributesSchema: photoAttributesSchema,
+  identityRule: 'Content hash (sha256 of the bytes): the same photo from two sources is one item.',
+  limitBytes: PHOTO_LIMIT_BYTES,
+  produces: ['photo'],
+  updatable: true,
+  parse: parsePhoto,
+};

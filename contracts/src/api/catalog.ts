@@ -1,5 +1,5 @@
 import type { MethodDefinition } from './method.js';
-import { AdminReplay } from './admin.js';
+import { AdminFailures, AdminFailuresRetry, AdminReplay } from './admin.js';
 import { graphMethods } from './graph.js';
 import { ingestMethods } from './ingest.js';
 import { insightsMethods } from './insights.js';
@@ -36,6 +36,8 @@ export const apiCatalog = new MethodCatalog([
   TokensRevoke,
   AdminReplay,
   ...ingestMethods,
+  AdminFailures,
+  AdminFailuresRetry,
   ...mailMethods,
   ...searchMethods,
   ...graphMethods,

@@ -26,12 +26,14 @@ export interface ServiceOptions {
 export interface ServiceHealth {
   service: string;
   ready: boolean;
-  projector?: { name: string; checkpoint: number; leader: boolean; lag: number };
+  /** `failures`: events the projector recorded as failed and skipped (`memex failures` lists them). */
+  projector?: { name: string; checkpoint: number; leader: boolean; lag: number; failures: number };
 }
 
 /**
  * Wires a service to the bus at start: every `@RpcMethod` handler is served on its subject,
- * every `@Projector` runs, and `health` / `admin.replay` are answered for the service.
+ * every `@Projector` runs, and `health`, `admin.replay` and `admin.failures[.retry]` are answered
+ * for the service.
  */
 @Injectable()
 export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -87,11 +89,26 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
       if (!this.runner) throw new MemexError('not_found', `the ${this.options.service} service has no projector`);
       return this.runner.rebuild(this.config.databaseUrl);
     });
+    this.serve(`${prefix}.admin.failures`, queue, async (request) => {
+      const runner = this.ownerRunner(request);
+      return { failures: runner ? await runner.failures() : [] };
+    });
+    this.serve(`${prefix}.admin.failures.retry`, queue, async (request) => {
+      const runner = this.ownerRunner(request);
+      const seqs = (request.params as { seqs?: number[] } | undefined)?.seqs;
+      return runner ? runner.retryFailures(seqs) : { projector: this.options.service, retried: 0, fixed: [], gone: [], failing: [] };
+    });
     await this.runner?.start();
     this.ready = true;
     this.logger.log(
       `ready (${this.subscriptions.length} subjects${this.runner ? `, projector ${this.runner.name}` : ''})`,
     );
+  }
+
+  /** The projector for an owner's admin request (undefined when the service has none). */
+  private ownerRunner(request: RpcRequest): ProjectionRunner | undefined {
+    if (request.scope.kind !== 'owner') throw new MemexError('forbidden', 'projector failures need the owner token');
+    return this.runner;
   }
 
   private addProjector(options: ProjectorOptions, projection: Projection, filters?: string[]): void {
@@ -133,6 +150,7 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
         checkpoint: this.runner.checkpoint,
         leader: this.runner.isLeader,
         lag: await this.runner.lag(),
+        failures: await this.runner.failureCount(),
       };
     }
     return health;

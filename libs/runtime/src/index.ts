@@ -3,6 +3,7 @@ export * from './decorators.js';
 export * from './call.js';
 export * from './projection.js';
 export * from './handlers.js';
+export * from './failures.js';
 export * from './host.js';
 export * from './providers.js';
 export * from './memex.module.js';

@@ -19,12 +19,13 @@ const migrations: Migration[] = [
   },
 ];
 
-/** Records every note; refuses bodies saying "poison", as a projection bug would. */
+/** Records every note; refuses bodies saying "poison", as a projection bug would (until `fixed`). */
 class SeenProjection implements Projection {
+  fixed = false;
   async apply(trx: Transaction<any>, { seq, event }: LoggedEvent): Promise<void> {
     if (event.type !== 'note.put') return;
     const data = event.data as { id: string; body: string };
-    if (data.body === 'poison') throw new Error('cannot digest this one');
+    if (data.body === 'poison' && !this.fixed) throw new Error('cannot digest this one');
     await trx.insertInto('seen').values({ id: data.id, seq }).execute();
   }
 }
@@ -79,6 +80,39 @@ test('one bad event is recorded and skipped; the rest of its batch is applied', 
   }
 });
 
+test('a failed event is listed with its subject and reason, counted, and applied by a retry after the fix', async () => {
+  const projection = new SeenProjection();
+  const runner = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, projection);
+  await runner.start();
+  try {
+    const before = (await runner.failures()).length;
+    const poison = await note('poison');
+    await runner.waitFor(await note('after the poison'), 10_000);
+    const failure = (await runner.failures()).find((f) => f.seq === poison);
+    assert.ok(failure, 'the failure is listed');
+    assert.equal(failure.event_type, 'note.put');
+    assert.match(failure.subject ?? '', /^item:/);
+    assert.match(failure.error, /cannot digest this one/);
+    assert.equal(failure.attempts, 1);
+    assert.equal(await runner.failureCount(), before + 1);
+
+    // Retried before the fix: still failing, one more attempt, nothing applied.
+    const early = await runner.retryFailures([poison]);
+    assert.deepEqual(early.fixed, []);
+    assert.equal(early.failing[0]?.attempts, 2);
+    assert.equal(await db.selectFrom('seen').select('id').where('seq', '=', poison).executeTakeFirst(), undefined);
+
+    projection.fixed = true;
+    const retried = await runner.retryFailures();
+    assert.ok(retried.fixed.includes(poison));
+    assert.deepEqual(retried.failing, []);
+    assert.equal(await runner.failureCount(), 0);
+    assert.ok(await db.selectFrom('seen').select('id').where('seq', '=', poison).executeTakeFirst());
+  } finally {
+    await runner.stop();
+  }
+});
+
 test('only one replica projects; the other follows the checkpoint for min_seq', async () => {
   const leader = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, new SeenProjection());
   const follower = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, new SeenProjection());
@@ -98,7 +132,9 @@ test('only one replica projects; the other follows the checkpoint for min_seq', 
 });
 
 test('rebuild reproduces the read model and the live projector goes on after the switch', async () => {
-  const runner = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, new SeenProjection());
+  // The projection as fixed in the retry test above, whose retry applied the poison events.
+  const projection = Object.assign(new SeenProjection(), { fixed: true });
+  const runner = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, projection);
   await runner.start();
   try {
     for (let i = 0; i < 20; i++) await note(`n${i}`);

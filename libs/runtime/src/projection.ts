@@ -19,6 +19,7 @@ import {
 import { assertSchemaName, createDatabase, migrate } from '@memex/db';
 import { eventsApplied } from '@memex/telemetry';
 import type { ProjectorOptions } from './decorators.js';
+import { FailureTable, type ProjectorFailure, type RetryResult } from './failures.js';
 
 /** A read model builder. `apply` must be deterministic: every row derives from events only. */
 export interface Projection {
@@ -44,20 +45,14 @@ const BUFFERED_WAIT_MS = 5;
 const tracer = trace.getTracer('memex-projection');
 
 /** Checkpoint and failure tables that every projected schema has beside its own. */
-async function ensureBookkeeping(db: Kysely<any>, schema: string): Promise<void> {
+async function ensureBookkeeping(db: Kysely<any>, schema: string, failures: FailureTable): Promise<void> {
   await db.schema
     .createTable(`${schema}.projector_checkpoint`)
     .ifNotExists()
     .addColumn('projector', 'text', (c) => c.primaryKey())
     .addColumn('seq', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema
-    .createTable(`${schema}.projector_failures`)
-    .ifNotExists()
-    .addColumn('seq', 'bigint', (c) => c.primaryKey())
-    .addColumn('event_type', 'text', (c) => c.notNull())
-    .addColumn('error', 'text', (c) => c.notNull())
-    .execute();
+  await failures.ensure(db, schema);
 }
 
 async function readCheckpoint(db: Kysely<any>, name: string): Promise<number> {
@@ -82,6 +77,7 @@ export class ProjectionRunner {
   private leaderClient: pg.Client | undefined;
   private stopped = false;
   private leaderRetry: NodeJS.Timeout | undefined;
+  private readonly failureTable: FailureTable;
 
   constructor(
     private readonly bus: Bus,
@@ -94,6 +90,7 @@ export class ProjectionRunner {
   ) {
     assertSchemaName(options.name);
     this.events.setMaxListeners(0);
+    this.failureTable = new FailureTable(bus, options.name);
   }
 
   get name(): string {
@@ -116,7 +113,7 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     this.stopped = false;
     await migrate(this.db, this.name, this.options.migrations);
-    await ensureBookkeeping(this.db, this.name);
+    await ensureBookkeeping(this.db, this.name, this.failureTable);
     this.position = await readCheckpoint(this.db, this.name);
     await this.tryLead();
   }
@@ -208,7 +205,7 @@ export class ProjectionRunner {
                 await savepoint.releaseSavepoint('event').execute();
               } catch (error) {
                 await savepoint.rollbackToSavepoint('event').execute();
-                await this.recordFailure(trx, logged, error);
+                await this.failureTable.record(trx, logged, error);
               }
             }
             await this.saveCheckpoint(trx, last);
@@ -240,14 +237,18 @@ export class ProjectionRunner {
       .execute();
   }
 
-  private async recordFailure(trx: Transaction<any>, logged: LoggedEvent, error: unknown): Promise<void> {
-    const message = error instanceof Error ? error.message : String(error);
-    console.error(`projector ${this.name}: event ${logged.seq} (${logged.event.type}) failed: ${message}`);
-    await trx
-      .insertInto('projector_failures')
-      .values({ seq: logged.seq, event_type: logged.event.type, error: message })
-      .onConflict((oc) => oc.column('seq').doUpdateSet({ error: message }))
-      .execute();
+  /** Events this projector recorded as failed and skipped (see failures.ts). */
+  async failures(limit = 1000): Promise<ProjectorFailure[]> {
+    return this.failureTable.list(this.db, limit);
+  }
+
+  async failureCount(): Promise<number> {
+    return this.failureTable.count(this.db);
+  }
+
+  /** Applies failed events again (all, or the sequences given); what still fails stays recorded. */
+  async retryFailures(seqs?: number[]): Promise<RetryResult> {
+    return this.failureTable.retry(this.db, this.projection, seqs);
   }
 
   /** Events of its filter not yet applied (JetStream's count for the durable consumer). */
@@ -302,7 +303,7 @@ export class ProjectionRunner {
     let events = 0;
     try {
       await migrate(nextDb, next, this.options.migrations);
-      await ensureBookkeeping(nextDb, next);
+      await ensureBookkeeping(nextDb, next, this.failureTable);
       let position = 0;
       const catchUp = async () => {
         let batch: LoggedEvent[] = [];

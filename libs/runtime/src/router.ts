@@ -1,5 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import {
+  AdminFailures,
+  AdminFailuresRetry,
   AdminReplay,
   apiCatalog,
   compile,
@@ -11,7 +13,7 @@ import {
   type ServiceName,
   type Validator,
 } from '@memex/contracts';
-import { callRpc, type Bus } from '@memex/bus';
+import { callRpc, type Bus, type RpcRequest } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { requestDuration } from '@memex/telemetry';
 import { BUS } from './providers.js';
@@ -66,6 +68,20 @@ export class MethodRouter {
       const { projector } = params as { projector: ServiceName };
       return callRpc(this.bus, `memex.rpc.${projector}.admin.replay`, request, REPLAY_TIMEOUT_MS);
     }
+    if (method === AdminFailures || method === AdminFailuresRetry) return this.failures(method === AdminFailures, params, request);
     return callRpc(this.bus, rpcSubject(method), request, this.config.rpcTimeoutMs);
+  }
+
+  /** Projector failures are each service's own: asked of the one named, or of every one running. */
+  private async failures(list: boolean, params: unknown, request: RpcRequest): Promise<unknown> {
+    const { projector } = params as { projector?: ServiceName };
+    const services = projector ? [projector] : this.config.services.filter((service) => service !== 'gateway');
+    const subject = list ? 'admin.failures' : 'admin.failures.retry';
+    const answers = await Promise.all(
+      services.map((service) =>
+        callRpc<{ failures?: unknown[] }>(this.bus, `memex.rpc.${service}.${subject}`, request, REPLAY_TIMEOUT_MS),
+      ),
+    );
+    return list ? { failures: answers.flatMap((answer) => answer.failures ?? []) } : { results: answers };
   }
 }

@@ -2,7 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { BUS, CONFIG } from '@memex/runtime';
+import { BUS, CONFIG, type ServiceHealth } from '@memex/runtime';
 import { metricsRegistry, prometheus } from '@memex/telemetry';
 import { EVENTS_STREAM } from '@memex/bus';
 import { Dispatcher } from '../dispatcher.js';
@@ -14,10 +14,14 @@ export class HealthController {
     @Inject(BUS) private readonly bus: Bus,
     @Inject(CONFIG) private readonly config: MemexConfig,
   ) {
-    registerLogMetrics(bus);
+    registerLogMetrics(bus, () => this.dispatcher.health(this.config.services));
   }
 
-  /** 200 once every expected service answers ready, with the log's last sequence; 503 before. */
+  /**
+   * 200 once every expected service answers ready, with the log's last sequence; 503 before.
+   * Ready with events a projector failed to apply is `degraded`, not `ok`: data is missing from a
+   * read model until `memex failures retry` applies them (still 200: the services do answer).
+   */
   @Get('healthz')
   async healthz(@Res() reply: FastifyReply): Promise<void> {
     const [services, lastSeq] = await Promise.all([
@@ -25,9 +29,9 @@ export class HealthController {
       this.bus.lastSeq().catch(() => null),
     ]);
     const ready = lastSeq !== null && services.every((service) => service.ready);
-    await reply
-      .code(ready ? 200 : 503)
-      .send({ status: ready ? 'ok' : 'starting', log: { last_seq: lastSeq }, services });
+    const failures = services.reduce((sum, service) => sum + (service.projector?.failures ?? 0), 0);
+    const status = !ready ? 'starting' : failures > 0 ? 'degraded' : 'ok';
+    await reply.code(ready ? 200 : 503).send({ status, log: { last_seq: lastSeq }, failures, services });
   }
 
   @Get('metrics')
@@ -39,7 +43,7 @@ export class HealthController {
 let registered = false;
 
 /** Log and projector gauges read from JetStream at scrape time, so they cover every process. */
-function registerLogMetrics(bus: Bus): void {
+function registerLogMetrics(bus: Bus, health: () => Promise<ServiceHealth[]>): void {
   if (registered) return;
   registered = true;
   new prometheus.Gauge({
@@ -60,6 +64,18 @@ function registerLogMetrics(bus: Bus): void {
       for await (const info of bus.jsm.consumers.list(EVENTS_STREAM)) {
         if (!info.name.startsWith('proj_')) continue;
         this.set({ projector: info.name.slice(5) }, info.num_pending + info.num_ack_pending);
+      }
+    },
+  });
+  new prometheus.Gauge({
+    name: 'memex_projector_failures',
+    help: 'Events each projector failed to apply and skipped (memex failures lists them; memex failures retry applies them again)',
+    labelNames: ['projector'],
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      for (const service of await health()) {
+        if (service.projector) this.set({ projector: service.projector.name }, service.projector.failures);
       }
     },
   });

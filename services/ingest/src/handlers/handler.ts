@@ -68,10 +68,14 @@ export interface MailMeta {
   cc: Address[];
   bcc: Address[];
   replyTo: Address[];
-  /** The Date header (ISO), or null when missing or unparseable. */
+  /** The Date header (ISO), or null when missing, unparseable or implausible (see normalize.ts). */
   date: string | null;
-  /** Where occurredAt came from: the Date header, the `received` attribute, or nowhere. */
-  dateSource: 'header' | 'received' | null;
+  /**
+   * Where occurredAt came from: the Date header, the Received headers (the Date was missing or
+   * implausible), the `received` attribute (mbox `From ` line, Maildir name), the file's time (the
+   * `modified` attribute), or nowhere (undated).
+   */
+  dateSource: 'header' | 'received-header' | 'received' | 'file' | null;
   spam: boolean;
   /** Why the message is spam ('folder "Junk"', 'X-Spam-Flag: YES'), or null. */
   spamReason: string | null;

@@ -89,7 +89,7 @@ describe('registry: attributes', () => {
   it('rejects unknown keys, naming the key', async () => {
     assert.equal(
       await reasonFor({ colour: 'red' }),
-      'unknown attribute "colour" (allowed: folder, read, starred, received)',
+      'unknown attribute "colour" (allowed: folder, read, starred, received, modified)',
     );
     assert.match(await reasonFor({ folder: 'Work', page_url: 'https://x' }), /^unknown attribute "page_url"/);
   });

@@ -6,6 +6,7 @@ import { mailHandler } from './mail/mail-handler.js';
 import { photoHandler } from './media/photo-handler.js';
 
 // TypeBox checks `format` only for formats registered here (the registry is process-wide).
+import { normaliseParsed } from './normalize.js';
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 if (!FormatRegistry.Has('date-time')) {
   FormatRegistry.Set('date-time', (v) => RFC3339.test(v) && !Number.isNaN(Date.parse(v)));
@@ -109,7 +110,8 @@ export class HandlerRegistry {
   }
 
   /**
-   * One item through its handler: type → handler, limit, attributes, parse. Every failure is a
+   * One item through its handler: type → handler, limit, attributes, parse, normalise (no NUL, no
+   * implausible date: see normalize.ts). Every failure is a
    * RejectedItem; one a handler did not foresee is marked `unexpected` (a bug, still per item).
    */
   async parse(input: { type: string; bytes: Buffer; attributes?: unknown }): Promise<ParsedItem> {
@@ -117,7 +119,7 @@ export class HandlerRegistry {
     this.checkLimit(handler, input.type, input.bytes.length);
     const attributes = this.validateAttributes(handler, input.attributes);
     try {
-      return await handler.parse({ bytes: input.bytes, type: input.type, attributes });
+      return normaliseParsed(await handler.parse({ bytes: input.bytes, type: input.type, attributes }));
     } catch (error) {
       if (error instanceof RejectedItem) throw error;
       const why = error instanceof Error ? error.message : String(error);

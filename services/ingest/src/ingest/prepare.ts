@@ -12,7 +12,7 @@ const RESERVED_KINDS = new Set([
 ]);
 const SOURCE_KIND = /^[a-z][a-z0-9_-]{0,63}$/;
 const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,199}$/;
-const LABEL = /^[^\s,]{1,200}$/;
+const LABEL = /^[^\s,\0]{1,200}$/;
 const EXTERNAL_ID_MAX = 2000;
 
 /** Where an item comes from once accepted: always `import:<kind>`, the client's id kept. */
@@ -63,7 +63,7 @@ export function itemLabels(requested: string[] | undefined, scope: Scope): strin
   }
   const labels = requested ?? (scope.kind === 'agent' ? scope.labels : []);
   const bad = labels.find((label) => !LABEL.test(label));
-  if (bad !== undefined) throw new RejectedItem(`label ${JSON.stringify(bad)} must be 1 to 200 characters without spaces or commas`);
+  if (bad !== undefined) throw new RejectedItem(`label ${JSON.stringify(bad)} must be 1 to 200 characters without spaces, commas or NUL`);
   return [...new Set(labels)].sort();
 }
 
@@ -109,3 +109,5 @@ export async function prepareItem(
   const { bytes, type, parsed } = await reader.read({ type: item.type, data: item.data, text: item.text, attributes: item.attributes });
   return { index, handler, contentType: baseType(type), bytes, parsed, source, externalId, labels };
 }
+  // Postgres text cannot hold U+0000: left in, the identity lookup of the whole batch would fail.
+  if (externalId?.includes('\0')) throw new RejectedItem('external_id contains a NUL character (U+0000)');

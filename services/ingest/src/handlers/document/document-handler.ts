@@ -7,6 +7,7 @@ import {
   type IngestHandler,
 } from '../handler.js';
 import { charsetParam, decodeText, firstLine, sha256Hex } from '../text.js';
+import { plausibleDate } from '../normalize.js';
 import type { FormatResult } from './format.js';
 import { parseDocx } from './docx.js';
 import { parseHtml } from './html.js';
@@ -135,7 +136,7 @@ async function readFormat(
 /**
  * Any supported document to a document item. Title: the `title` attribute, else the document's
  * own (PDF Title, first heading, front matter, <title>), else the file name, else the first line.
- * Date: the document's own, else the `modified` attribute.
+ * Date: the document's own when plausible (a PDF dated 0000-01-01 is not), else the `modified` attribute.
  */
 export async function parseDocument({ bytes, type, attributes }: HandlerInput): Promise<DocumentItem> {
   const attrs = attributes as DocumentAttributes;
@@ -150,7 +151,7 @@ export async function parseDocument({ bytes, type, attributes }: HandlerInput): 
     identity: `sha256:${sha256Hex(bytes)}`,
     title: attrs.title ?? result.title ?? attrs.filename ?? firstLine(result.text) ?? '(untitled)',
     text: result.text,
-    occurredAt: result.occurredAt ?? (attrs.modified ? new Date(attrs.modified).toISOString() : null),
+    occurredAt: plausibleDate(result.occurredAt) ?? plausibleDate(attrs.modified ? new Date(attrs.modified).toISOString() : null),
     warnings: result.warnings,
     meta: {
       contentType,

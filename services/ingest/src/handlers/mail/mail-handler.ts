@@ -12,7 +12,8 @@ import {
 import { collapseWhitespace, htmlToPlainText, sha256Hex } from '../text.js';
 import { documentTypeFor, parseDocument } from '../document/document-handler.js';
 import { base64Problem } from '../base64.js';
-import { headerValue, leadingJunkLength, readMessage, walk, type MimeNode } from './mime.js';
+import { headerValue, leadingJunkLength, readMessage, walk, type MimeNode, type RawHeader } from './mime.js';
+import { plausibleDate } from '../normalize.js';
 import { repairForParsing } from './repair.js';
 import { normaliseMessageId, parseIdList, threadKey } from './threading.js';
 
@@ -36,7 +37,14 @@ export const mailAttributesSchema = Type.Object(
     received: Type.Optional(
       Type.String({
         format: 'date-time',
-        description: 'When the message arrived; used as its date when the Date header is missing or unreadable.',
+        description:
+          'When the message arrived; used as its date when the Date header is missing, unreadable or implausible and no Received header has one.',
+      }),
+    ),
+    modified: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: "The file's modification time (a single-message file); the date of last resort.",
       }),
     ),
   },
@@ -49,6 +57,7 @@ interface MailAttributes {
   starred?: boolean;
   received?: string;
 }
+  modified?: string;
 
 /**
  * Header fields that only a message (or a MIME entity) has. Bytes whose header block has none of
@@ -160,6 +169,21 @@ function headerDate(value: string | null): string | null {
 }
 
 /** Warnings about the MIME structure itself: truncation and broken base64 parts. */
+/**
+ * When the message arrived, from its Received headers: the topmost one (the last hop, added on
+ * delivery) whose date after the `;` is readable and plausible. What the message is dated by when
+ * its own Date header is missing or implausible (spam dated 3609, a client's epoch).
+ */
+function receivedHeaderDate(headers: RawHeader[]): string | null {
+  for (const header of headers) {
+    if (header.name !== 'received') continue;
+    const stamp = header.value.slice(header.value.lastIndexOf(';') + 1);
+    const date = plausibleDate(headerDate(stamp));
+    if (date) return date;
+  }
+  return null;
+}
+
 function structureWarnings(raw: string, root: MimeNode): { truncated: boolean; warnings: string[] } {
   let truncated = false;
   const warnings: string[] = [];
@@ -206,8 +230,13 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   const plain = mail.text?.trim() ? mail.text : '';
   const text = plain || (mail.html ? htmlToPlainText(mail.html) : '');
   const textSource = plain ? 'plain' : text ? 'html' : 'none';
-  const date = headerDate(headerValue(root.headers, 'date'));
-  const received = attributes.received ? new Date(attributes.received).toISOString() : null;
+  const written = headerDate(headerValue(root.headers, 'date'));
+  const date = plausibleDate(written);
+  const relayed = date ? null : receivedHeaderDate(root.headers);
+  const received = plausibleDate(attributes.received ? new Date(attributes.received).toISOString() : null);
+  const modified = plausibleDate(attributes.modified ? new Date(attributes.modified).toISOString() : null);
+  const occurredAt = date ?? relayed ?? received ?? modified;
+  if (written && !date) warnings.push(`the Date header (${written}) is implausible: ${occurredAt ? 'dated by when it was received' : 'undated'}`);
   const messageId = normaliseMessageId(headerValue(root.headers, 'message-id'));
   const references = parseIdList(headerValue(root.headers, 'references'));
   const inReplyTo = parseIdList(headerValue(root.headers, 'in-reply-to'))[0] ?? null;
@@ -233,7 +262,7 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
     bcc: addresses(mail.bcc),
     replyTo: addresses(mail.replyTo),
     date,
-    dateSource: date ? 'header' : received ? 'received' : null,
+    dateSource: date ? 'header' : relayed ? 'received-header' : received ? 'received' : modified ? 'file' : null,
     spam: spamReason !== null,
     spamReason,
     mailingList: listId ? (parseIdList(listId)[0] ?? (collapseWhitespace(listId).toLowerCase() || null)) : null,
@@ -245,14 +274,14 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   };
   const children: ParsedItem[] = [];
   for (const [index, attachment] of mail.attachments.entries()) {
-    children.push(await parseAttachment(attachment, index, depth, date ?? received));
+    children.push(await parseAttachment(attachment, index, depth, occurredAt));
   }
   return {
     kind: 'email',
     identity,
     title: subject || '(no subject)',
     text,
-    occurredAt: date ?? received,
+    occurredAt,
     warnings,
     meta,
     ...(children.length > 0 ? { children } : {}),

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import type { CalendarEvent, ContactCard, ContactPhoto } from '@memex/icalendar';
 import type { PhotoMeta } from './media/media-item.js';
 
 /** The item kinds of the data model (seed §4.1). Handlers produce a subset. */
@@ -14,7 +15,8 @@ export type ItemKind =
   | 'web'
   | 'session_digest'
   | 'output'
-  | 'event';
+  | 'event'
+  | 'contact';
 
 /** What a caller hands to a handler: the item's bytes, its MIME type as sent, its attributes. */
 export interface HandlerInput {
@@ -163,6 +165,28 @@ export type FormatFields = PdfFields | DocxFields | MarkdownFields | TextFields 
 
 export type DocumentMeta = DocumentMetaBase & FormatFields;
 
+/** An iCalendar file or mail part (`text/calendar`), read by ical.js (see calendar/calendar-handler.ts). */
+export interface CalendarMeta {
+  format: 'icalendar';
+  /** METHOD: REQUEST, REPLY, CANCEL (an invitation and its answers), PUBLISH, or null. */
+  method: string | null;
+  calendarName: string | null;
+  timeZone: string | null;
+  filename: string | null;
+  events: CalendarEvent[];
+  otherComponents: Record<string, number>;
+}
+
+/** A contact photo as the item keeps it: the bytes are the `photo` child at `child`, else a link. */
+export type ContactPhotoRef = Omit<ContactPhoto, 'bytes'> & { child: number | null };
+
+/** A vCard file (one or many cards), read by ical.js (see contacts/contacts-handler.ts). */
+export interface ContactsMeta {
+  format: 'vcard';
+  filename: string | null;
+  cards: Array<Omit<ContactCard, 'photos'> & { photos: ContactPhotoRef[] }>;
+}
+
 export interface AttachmentMeta {
   filename: string | null;
   contentType: string;
@@ -171,8 +195,10 @@ export interface AttachmentMeta {
   contentId: string | null;
   inline: boolean;
   /** How the attachment's text was obtained, or why there is none. */
-  parsedAs: 'document' | 'email' | null;
+  parsedAs: 'document' | 'email' | 'calendar' | null;
   document: DocumentMeta | null;
+  /** The invitation or calendar a `text/calendar` part holds. */
+  calendar?: CalendarMeta | null;
   email: MailMeta | null;
   /** Why a supported attachment has no text (its own rejection reason), or null. */
   unreadable: string | null;
@@ -217,7 +243,19 @@ export interface PhotoItem extends ParsedBase {
   meta: PhotoMeta;
 }
 
-export type ParsedItem = EmailItem | DocumentItem | AttachmentItem | PhotoItem;
+/** An iCalendar file or invitation (calendar/calendar-handler.ts). */
+export interface CalendarItem extends ParsedBase {
+  kind: 'event';
+  meta: CalendarMeta;
+}
+
+/** A vCard file (contacts/contacts-handler.ts). */
+export interface ContactItem extends ParsedBase {
+  kind: 'contact';
+  meta: ContactsMeta;
+}
+
+export type ParsedItem = EmailItem | DocumentItem | AttachmentItem | PhotoItem | CalendarItem | ContactItem;
 
 /**
  * The per-item rejection: `reason` is written for the person who sent the item

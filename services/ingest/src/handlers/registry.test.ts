@@ -57,7 +57,7 @@ describe('registry: types', () => {
     const list = registry.list();
     assert.deepEqual(
       list.map((h) => h.name),
-      ['mail', 'document'],
+      ['mail', 'document', 'photo', 'calendar', 'contacts'],
     );
     const [mail, docs] = list;
     assert.ok(mail && docs);

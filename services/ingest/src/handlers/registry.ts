@@ -3,6 +3,8 @@ import { Value, type ValueError } from '@sinclair/typebox/value';
 import { RejectedItem, type IngestHandler, type ItemKind, type ParsedItem } from './handler.js';
 import { documentHandler } from './document/document-handler.js';
 import { mailHandler } from './mail/mail-handler.js';
+import { calendarHandler } from './calendar/calendar-handler.js';
+import { contactsHandler } from './contacts/contacts-handler.js';
 import { photoHandler } from './media/photo-handler.js';
 
 // TypeBox checks `format` only for formats registered here (the registry is process-wide).
@@ -139,5 +141,5 @@ export function formatBytes(n: number): string {
 
 /** The registry with every built-in handler: mail, documents and photos. */
 export function createRegistry(): HandlerRegistry {
-  return new HandlerRegistry([mailHandler, documentHandler, photoHandler]);
+  return new HandlerRegistry([mailHandler, documentHandler, photoHandler, calendarHandler, contactsHandler]);
 }

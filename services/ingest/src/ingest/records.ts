@@ -70,7 +70,18 @@ function eventMeta(item: ParsedItem, children: ItemRecord[]): Record<string, unk
       return { ...item.meta, document, ...warnings };
     }
     case 'photo':
+    case 'event':
       return { ...item.meta, ...warnings };
+    case 'contact':
+      return {
+        ...item.meta,
+        // A photo names its item (its blob) now that the child has an id.
+        cards: item.meta.cards.map((card) => ({
+          ...card,
+          photos: card.photos.map(({ child, ...photo }) => ({ ...photo, item: child === null ? null : (children[child]?.id ?? null) })),
+        })),
+        ...warnings,
+      };
   }
 }
 

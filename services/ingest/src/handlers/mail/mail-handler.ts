@@ -11,6 +11,7 @@ import {
 } from '../handler.js';
 import { collapseWhitespace, htmlToPlainText, sha256Hex } from '../text.js';
 import { documentTypeFor, parseDocument } from '../document/document-handler.js';
+import { parseCalendar } from '../calendar/calendar-handler.js';
 import { base64Problem } from '../base64.js';
 import { headerValue, leadingJunkLength, readMessage, walk, type MimeNode, type RawHeader } from './mime.js';
 import { plausibleDate } from '../normalize.js';
@@ -329,6 +330,15 @@ async function parseAttachment(
       if (!filename) item.title = email.title;
       item.meta.parsedAs = 'email';
       item.meta.email = email.meta;
+      return item;
+    }
+    if (contentType === 'text/calendar' || contentType === 'application/ics' || /\.ics$/i.test(filename ?? '')) {
+      // An invitation or its answer: calendar-sync matches it to its event by UID.
+      const calendar = await parseCalendar({ bytes, type: contentType, attributes: filename ? { filename } : {} });
+      Object.assign(item, { text: calendar.text, warnings: calendar.warnings });
+      if (!filename) item.title = calendar.title;
+      item.meta.parsedAs = 'calendar';
+      item.meta.calendar = calendar.meta;
       return item;
     }
     const documentType = documentTypeFor(contentType, filename);

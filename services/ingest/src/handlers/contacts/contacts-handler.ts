@@ -1,0 +1,103 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { CalendarFormatError, readVCards, type ContactCard } from '@memex/icalendar';
+import {
+  RejectedItem,
+  type AttachmentItem,
+  type ContactItem,
+  type ContactsMeta,
+  type IngestHandler,
+} from '../handler.js';
+import { charsetParam, decodeText, sha256Hex } from '../text.js';
+
+export const CONTACTS_LIMIT_BYTES = 50 * 1024 * 1024;
+
+export const contactsAttributesSchema = Type.Object(
+  {
+    filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name." })),
+    title: Type.Optional(Type.String({ minLength: 1, description: 'A title for the item (default: the name on the card).' })),
+  },
+  { additionalProperties: false },
+);
+type ContactsAttributes = Static<typeof contactsAttributesSchema>;
+
+function searchText(cards: ContactCard[]): string {
+  return cards
+    .map((c) =>
+      [
+        c.fullName,
+        ...c.nicknames,
+        [c.title, c.organization].filter(Boolean).join(', '),
+        ...c.emails.map((e) => e.address),
+        ...c.phones.map((p) => p.number),
+        ...c.addresses.map((a) => [a.street, a.locality, a.region, a.postalCode, a.country].filter(Boolean).join(', ')),
+        c.note,
+      ]
+        .filter(Boolean)
+        .join('\n'),
+    )
+    .join('\n\n');
+}
+
+/**
+ * A vCard file (2.1, 3.0 or 4.0; one card or an address book). Each photo inside a card becomes a
+ * `photo` attachment child, so its bytes are a blob like any other; the card keeps the child's
+ * position. Cards are matched to people by address and phone downstream.
+ */
+export async function parseContacts(input: { bytes: Buffer; type: string; attributes: Record<string, unknown> }): Promise<ContactItem> {
+  const attributes = input.attributes as ContactsAttributes;
+  let cards: ContactCard[];
+  try {
+    cards = readVCards(decodeText(input.bytes, charsetParam(input.type)).text);
+  } catch (error) {
+    if (error instanceof CalendarFormatError) throw new RejectedItem(error.reason);
+    throw error;
+  }
+  const children: AttachmentItem[] = [];
+  const meta: ContactsMeta = {
+    format: 'vcard',
+    filename: attributes.filename ?? null,
+    cards: cards.map((card) => ({
+      ...card,
+      photos: card.photos.map(({ bytes, mediaType, uri }) => {
+        if (!bytes) return { mediaType, uri, child: null };
+        const contentType = mediaType ?? 'application/octet-stream';
+        children.push({
+          kind: 'attachment',
+          identity: `sha256:${sha256Hex(bytes)}`,
+          title: `photo of ${card.fullName}`,
+          text: '',
+          occurredAt: null,
+          warnings: [],
+          contentBytes: bytes,
+          meta: {
+            filename: null, contentType, size: bytes.length, contentId: null, inline: false,
+            parsedAs: null, document: null, email: null, unreadable: null,
+          },
+        });
+        return { mediaType, uri, child: children.length - 1 };
+      }),
+    })),
+  };
+  const first = cards[0]!;
+  return {
+    kind: 'contact',
+    identity: `sha256:${sha256Hex(input.bytes)}`,
+    title: attributes.title ?? (cards.length === 1 ? first.fullName : `${first.fullName} and ${cards.length - 1} more contacts`),
+    text: searchText(cards),
+    occurredAt: null,
+    warnings: [],
+    children,
+    meta,
+  };
+}
+
+export const contactsHandler: IngestHandler = {
+  name: 'contacts',
+  types: ['text/vcard', 'text/x-vcard', 'text/directory'],
+  attributesSchema: contactsAttributesSchema,
+  identityRule: 'Content hash (sha256 of the bytes). The same source and external_id with new content updates the item.',
+  limitBytes: CONTACTS_LIMIT_BYTES,
+  produces: ['contact', 'attachment'],
+  updatable: true,
+  parse: parseContacts,
+};

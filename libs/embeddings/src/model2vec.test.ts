@@ -3,15 +3,15 @@ import assert from "node:assert/strict";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
+import { sharedRoot, sharedSkip } from "@memex/testing";
 import { Model2VecProvider } from "./model2vec.js";
 import { dot, isZeroVector } from "./provider.js";
 import { writeSafetensors } from "./test-support/safetensors-writer.js";
 
-const FIXTURE = fileURLToPath(
-  new URL("../fixtures/model2vec-test", import.meta.url),
-);
+/** A real Model2Vec model, read in place from the shared folder (tests skip where it is absent). */
+const FIXTURE = path.join(sharedRoot, "models/model2vec-test-fixture");
+const skip = sharedSkip("models/model2vec-test-fixture");
 
 /** The fixture's tensors, read here with plain Buffer calls rather than the library's reader. */
 async function rawFixtureTensors() {
@@ -49,7 +49,7 @@ async function pieceIds(pieces: string[]): Promise<number[]> {
   });
 }
 
-describe("Model2VecProvider on the vocabulary-quantized fixture", () => {
+describe("Model2VecProvider on the vocabulary-quantized fixture", { skip }, () => {
   let m2v: Model2VecProvider;
   let raw: Awaited<ReturnType<typeof rawFixtureTensors>>;
   before(async () => {
@@ -140,7 +140,7 @@ describe("Model2VecProvider on the vocabulary-quantized fixture", () => {
   });
 });
 
-describe("Model2VecProvider on other layouts", () => {
+describe("Model2VecProvider on other layouts", { skip }, () => {
   let dir: string;
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), "m2v-"));

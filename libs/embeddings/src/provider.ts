@@ -19,7 +19,7 @@ export interface ProviderDescription {
  */
 export interface EmbeddingProvider {
   /**
-   * Stable id of model + version, e.g. `glove-6b-50d-sif@1`,
+   * Stable id of model + version, e.g. `glove-100d-sif@2`,
    * `model2vec:potion-base-8M@1a2b3c4d`, `onnx:all-MiniLM-L6-v2@…`, `http:nomic-embed-text@localhost:11434`.
    */
   readonly space: string;

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
+import { sharedRoot, sharedSkip } from "@memex/testing";
 import { benchEmbed } from "./bench.js";
 import { GLOVE_SIF_SPACE } from "./glove.js";
 import { HttpEmbeddingProvider } from "./http.js";
@@ -17,9 +17,9 @@ import {
 } from "./registry.js";
 import { VOCAB, writeOnnxModelDir } from "./test-support/onnx-fixture.js";
 
-const MODEL2VEC_FIXTURE = fileURLToPath(
-  new URL("../fixtures/model2vec-test", import.meta.url),
-);
+/** A real Model2Vec model, read in place from the shared folder (tests skip where it is absent). */
+const MODEL2VEC_FIXTURE = path.join(sharedRoot, "models/model2vec-test-fixture");
+const skip = sharedSkip("models/model2vec-test-fixture");
 
 describe("loadProvider / defaultProvider", () => {
   let root: string;
@@ -65,7 +65,12 @@ describe("loadProvider / defaultProvider", () => {
     assert.equal(await loadProvider(BUILTIN_SPEC), p);
   });
 
-  it("detects a Model2Vec folder", async () => {
+  it("detects a Model2Vec folder, and names a missing tokenizer", { skip }, async () => {
+    const noTokenizer = path.join(root, "no-tokenizer");
+    await cp(MODEL2VEC_FIXTURE, noTokenizer, { recursive: true });
+    await rm(path.join(noTokenizer, "tokenizer.json"));
+    await assert.rejects(loadProvider(noTokenizer), /has no tokenizer\.json/);
+
     assert.equal(await detectProviderKind(MODEL2VEC_FIXTURE), "model2vec");
     const p = await loadProvider(MODEL2VEC_FIXTURE, { name: "fixture" });
     assert.ok(p instanceof Model2VecProvider);
@@ -132,10 +137,6 @@ describe("loadProvider / defaultProvider", () => {
       loadProvider(path.join(onnxDir, "model.onnx")),
       /model\.onnx is a file; give the model's folder/,
     );
-    const noTokenizer = path.join(root, "no-tokenizer");
-    await cp(MODEL2VEC_FIXTURE, noTokenizer, { recursive: true });
-    await rm(path.join(noTokenizer, "tokenizer.json"));
-    await assert.rejects(loadProvider(noTokenizer), /has no tokenizer\.json/);
   });
 
   it("benchEmbed reports a positive rate", async () => {

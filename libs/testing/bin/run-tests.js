@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { builtinGloveTablePath } from '@memex/embeddings';
 import { freePort, startPostgres } from '@memex/stack';
 
 const root = path.resolve(import.meta.dirname, '../../..');
@@ -28,6 +29,12 @@ function testFiles() {
   return found.filter((file) => only.length === 0 || only.some((pattern) => file.includes(pattern))).sort();
 }
 
+// Every test reads the built-in embedder's table from one folder kept between runs, converted here
+// once (the first run on a machine, or after the word-vector package changes), not per test.
+const embeddingsCache = process.env.MEMEX_EMBEDDINGS_CACHE || path.join(os.tmpdir(), 'memex-test-embeddings');
+const started = Date.now();
+await builtinGloveTablePath(embeddingsCache);
+if (Date.now() - started > 1000) console.log(`built-in embedding table ready in ${embeddingsCache} (${Date.now() - started} ms)`);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-test-pg-'));
 fs.chmodSync(dataDir, 0o755);
 const postgres = await startPostgres({
@@ -44,7 +51,7 @@ try {
   const child = spawn(
     process.execPath,
     ['--test', '--test-concurrency=2', '--test-timeout=300000', '--test-reporter=spec', ...files],
-    { stdio: 'inherit', env: { ...process.env, MEMEX_TEST_PG_URL: postgres.url } },
+    { stdio: 'inherit', env: { ...process.env, MEMEX_TEST_PG_URL: postgres.url, MEMEX_EMBEDDINGS_CACHE: embeddingsCache } },
   );
   code = await new Promise((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))));
 } finally {

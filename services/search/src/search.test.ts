@@ -104,7 +104,7 @@ describe('search', () => {
       assert.equal(result.hits[0]?.id, ids.car, `${mode}: ${titles(result).join(' | ')}`);
       assert.ok(result.hits[0]!.why.meaning, 'found by meaning');
       assert.equal(result.hits[0]!.why.keyword, undefined, 'no shared word');
-      assert.equal(result.space, 'glove-6b-50d-sif@1');
+      assert.equal(result.space, 'glove-100d-sif@2');
     }
   });
 
@@ -207,10 +207,10 @@ describe('search', () => {
 
   test('models.list: the built-in space is active and complete', async () => {
     const models = await h.call(ModelsList, {});
-    assert.equal(models.active, 'glove-6b-50d-sif@1');
+    assert.equal(models.active, 'glove-100d-sif@2');
     assert.deepEqual(
       models.models.map((m) => [m.space, m.state, m.embedded_items, m.total_items]),
-      [['glove-6b-50d-sif@1', 'active', 8, 8]],
+      [['glove-100d-sif@2', 'active', 8, 8]],
     );
   });
 

@@ -3,6 +3,7 @@ import { readLog, typeFilter, type Bus } from '@memex/bus';
 import {
   BUILTIN_SPEC,
   defaultProvider,
+  GLOVE_SIF_DIMS,
   GLOVE_SIF_SPACE,
   loadProvider,
   type EmbeddingProvider,
@@ -14,7 +15,7 @@ export type ModelInfo = EventOf<typeof ModelAdded>['data'];
 export const BUILTIN_MODEL: ModelInfo = {
   space: GLOVE_SIF_SPACE,
   kind: 'glove-sif',
-  dims: 50,
+  dims: GLOVE_SIF_DIMS,
   spec: BUILTIN_SPEC,
   details: {},
 };

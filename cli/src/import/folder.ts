@@ -14,6 +14,9 @@ export const DOCUMENT_TYPES: Record<string, string> = {
   xhtml: 'application/xhtml+xml',
   rst: 'text/x-rst',
   eml: 'message/rfc822',
+  ics: 'text/calendar',
+  vcf: 'text/vcard',
+  vcard: 'text/vcard',
 };
 
 export interface FolderFile {

@@ -8,6 +8,7 @@ export const CALENDAR_LIMIT_BYTES = 50 * 1024 * 1024;
 export const calendarAttributesSchema = Type.Object(
   {
     filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name; the title when the calendar names none." })),
+    modified: Type.Optional(Type.String({ format: 'date-time', description: "When the file was last changed (memex import folder sends it; the events carry their own dates)." })),
     title: Type.Optional(Type.String({ minLength: 1, description: 'A title that overrides the calendar name.' })),
   },
   { additionalProperties: false },

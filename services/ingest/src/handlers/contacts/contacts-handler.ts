@@ -14,6 +14,7 @@ export const CONTACTS_LIMIT_BYTES = 50 * 1024 * 1024;
 export const contactsAttributesSchema = Type.Object(
   {
     filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name." })),
+    modified: Type.Optional(Type.String({ format: 'date-time', description: "When the file was last changed (memex import folder sends it)." })),
     title: Type.Optional(Type.String({ minLength: 1, description: 'A title for the item (default: the name on the card).' })),
   },
   { additionalProperties: false },
@@ -84,7 +85,7 @@ export async function parseContacts(input: { bytes: Buffer; type: string; attrib
     identity: `sha256:${sha256Hex(input.bytes)}`,
     title: attributes.title ?? (cards.length === 1 ? first.fullName : `${first.fullName} and ${cards.length - 1} more contacts`),
     text: searchText(cards),
-    occurredAt: null,
+    occurredAt: attributes.modified ?? null,
     warnings: [],
     children,
     meta,

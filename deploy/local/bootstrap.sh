@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
-bash "$ROOT/deploy/local/provision.sh"
+bash "$ROOT/deploy/local/provision.sh" --with-media
 
 # onnxruntime-node's install script otherwise downloads CUDA libraries, and fails offline;
 # the CPU build it needs ships inside the package.

@@ -8,8 +8,10 @@
 # Non-interactive (never reads stdin), idempotent, uses sudo when not root. Quiet when nothing
 # is missing; otherwise says what it does.
 #
-# Usage: deploy/local/provision.sh [--dry-run]
+# Usage: deploy/local/provision.sh [--dry-run] [--with-media]
 #   --dry-run   print what would be done and change nothing
+#   --with-media  also the media service's tools: ffmpeg, exiftool, tesseract, pocketsphinx, espeak-ng
+#   --with-browser  also Debian's chromium, which the web UI's tests and bench drive headless
 #
 # Test hooks (libs/stack's provision test): MEMEX_PROVISION_ROOT prefixes the system paths
 # looked at (/usr/lib/postgresql, /usr/share/postgresql, /usr/sbin); MEMEX_PROVISION_PATH is
@@ -17,10 +19,14 @@
 set -euo pipefail
 
 DRY_RUN=0
+WITH_MEDIA=0
+WITH_BROWSER=0
 for arg in "$@"; do
   case "$arg" in
     --dry-run) DRY_RUN=1 ;;
-    -h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --with-media) WITH_MEDIA=1 ;;
+    --with-browser) WITH_BROWSER=1 ;;
+    -h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "provision: unknown option $arg (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -152,6 +158,20 @@ bindir=$(pg_bindir)
 [ -n "$bindir" ] || missing+=(postgresql)
 has_nats || missing+=(nats-server)
 [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
+
+# The media service: ffprobe/ffmpeg (video and audio), exiftool (RAW previews), tesseract (OCR),
+# pocketsphinx with its English model (offline transcripts), espeak-ng (speech its tests record).
+if [ "$WITH_MEDIA" = 1 ]; then
+  media=()
+  have ffmpeg || media+=(ffmpeg)
+  have exiftool || media+=(libimage-exiftool-perl)
+  have tesseract || media+=(tesseract-ocr tesseract-ocr-eng)
+  have pocketsphinx_continuous || media+=(pocketsphinx pocketsphinx-en-us)
+  have espeak-ng || media+=(espeak-ng)
+  [ "${#media[@]}" = 0 ] || apt_install "${media[@]}"
+fi
+
+if [ "$WITH_BROWSER" = 1 ] && ! have chromium; then apt_install chromium; fi
 
 if [ "$DRY_RUN" = 1 ] && [ -z "$bindir" ]; then
   # Not installed yet: plan for the version the distribution would install.

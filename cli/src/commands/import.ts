@@ -28,7 +28,7 @@ function wholeOrZero(value: string): number {
   return n;
 }
 
-async function importAction(kind: ImportKind, target: string, options: CommonOptions): Promise<void> {
+export async function importAction(kind: ImportKind, target: string, options: CommonOptions): Promise<void> {
   const { summary, error } = await runImport({
     kind,
     target,
@@ -48,7 +48,7 @@ async function importAction(kind: ImportKind, target: string, options: CommonOpt
   if (error !== undefined) throw error;
 }
 
-function withCommonOptions(command: Command): Command {
+export function withCommonOptions(command: Command): Command {
   return command
     .requiredOption('--source <id>', 'the source id: items come in as import:<kind>:<id> (also the mail account name), and its progress is kept under it')
     .option('--labels <labels>', 'comma-separated scope labels for every item (which agent sessions may see them)', '')

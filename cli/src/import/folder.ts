@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { PHOTO_FILE_TYPES } from '@memex/contracts';
 
 /** File extensions and the MIME types the document handler reads them as. */
 export const DOCUMENT_TYPES: Record<string, string> = {
@@ -46,7 +47,7 @@ export async function listFolder(root: string, accepted: ReadonlySet<string>): P
       if (!entry.isFile()) continue;
       const stat = await fs.stat(full);
       const extension = path.extname(entry.name).slice(1).toLowerCase();
-      const type = DOCUMENT_TYPES[extension] ?? null;
+      const type = DOCUMENT_TYPES[extension] ?? PHOTO_FILE_TYPES[extension] ?? null;
       const key = path.relative(root, full).split(path.sep).join('/');
       files.push({
         key,

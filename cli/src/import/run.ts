@@ -1,15 +1,16 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { INGEST_REQUEST_LIMIT_BYTES, Types } from '@memex/contracts';
+import { INGEST_REQUEST_LIMIT_BYTES, PHOTO_FILE_TYPES, Types } from '@memex/contracts';
 import type { MemexClient } from '@memex/client';
 import { listFolder } from './folder.js';
 import { listMaildir } from './maildir.js';
+import { readSidecars, type TakeoutAttributes } from './takeout.js';
 import { readMbox } from './mbox.js';
 import { ImportReport, type Summary } from './report.js';
 import { StateFile, type ImportState } from './state.js';
 import { Uploader, type Answered, type Item, type Result } from './uploader.js';
 
-export type ImportKind = 'mbox' | 'maildir' | 'folder';
+export type ImportKind = 'mbox' | 'maildir' | 'folder' | 'photos';
 
 export interface ImportOptions {
   kind: ImportKind;
@@ -146,6 +147,20 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
       const files = await listFolder(options.target, accepted);
       return filesFeed(options, stateFile, files, (f) => f.version, (f, bytes) =>
         f.type ? item(options, f.type, bytes, f.key, { filename: path.basename(f.file), modified: f.modified }) : null,
+      );
+    }
+    case 'photos': {
+      // Photos only, each with what its Google Takeout sidecar says (time, place, caption).
+      const photoTypes = new Set(Object.values(PHOTO_FILE_TYPES));
+      const files = (await listFolder(options.target, photoTypes)).filter((f) => f.type);
+      const sidecars = new Map<string, TakeoutAttributes>();
+      for (const dir of new Set(files.map((f) => path.dirname(f.file)))) {
+        const names = files.filter((f) => path.dirname(f.file) === dir).map((f) => path.basename(f.file));
+        const found = await readSidecars(dir, names, (message) => options.progress?.write(`${message}\n`));
+        for (const [name, attributes] of found) sidecars.set(path.join(dir, name), attributes);
+      }
+      return filesFeed(options, stateFile, files, (f) => f.version, (f, bytes) =>
+        item(options, f.type!, bytes, f.key, { filename: path.basename(f.file), modified: f.modified, ...sidecars.get(f.file) }),
       );
     }
   }

@@ -5,6 +5,7 @@ import { ingestMethods } from './ingest.js';
 import { insightsMethods } from './insights.js';
 import { ItemsGet, NotesPut } from './items.js';
 import { mailMethods } from './mail.js';
+import { mediaMethods } from './media.js';
 import { searchMethods } from './search.js';
 import { TokensCreate, TokensList, TokensRevoke } from './tokens.js';
 
@@ -39,6 +40,7 @@ export const apiCatalog = new MethodCatalog([
   AdminFailures,
   AdminFailuresRetry,
   ...mailMethods,
+  ...mediaMethods,
   ...searchMethods,
   ...graphMethods,
   ...insightsMethods,

@@ -4,6 +4,7 @@ import { ingestEvents } from './ingest.js';
 import { insightsEvents } from './insights.js';
 import { itemEvents } from './items.js';
 import { mailEvents } from './mail.js';
+import { mediaEvents } from './media.js';
 import { pipelinesEvents } from './pipelines.js';
 import { tokenEvents } from './tokens.js';
 
@@ -13,6 +14,7 @@ export const eventCatalog = new EventRegistry().register(
   ...ingestEvents,
   ...tokenEvents,
   ...mailEvents,
+  ...mediaEvents,
   ...pipelinesEvents,
   ...graphEvents,
   ...insightsEvents,

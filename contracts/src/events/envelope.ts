@@ -73,6 +73,14 @@ export type EventOf<E extends EventDefinition> = EventEnvelope<Static<E['data']>
 /** The data of an event type. */
 export type DataOf<E extends EventDefinition> = Static<E['data']>;
 
+/**
+ * Narrows an event read off the log to a definition (its type at that version), for code that
+ * reads the log itself rather than through `@On` handlers (which receive events upcast).
+ */
+export function isEventOf<E extends EventDefinition>(definition: E, event: EventEnvelope): event is EventOf<E> {
+  return event.type === definition.type && event.v === definition.v;
+}
+
 const envelopeValidator = compile(EventEnvelope);
 
 /** Validates envelopes against the envelope schema and their data against the registered type. */

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PHOTO_FILE_TYPES } from '@memex/contracts';
 import { sharedFile, sharedSkip } from '@memex/testing';
 import { createRegistry } from '../registry.js';
 import { RejectedItem, type PhotoItem } from '../handler.js';
-import { PHOTO_EXTENSIONS } from './photo-handler.js';
 
 const registry = createRegistry();
 const CORPUS = 'corpus/photos';
@@ -23,7 +23,7 @@ function hasExiftool(): boolean {
 
 function photosIn(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
-    .filter((e) => e.isFile() && PHOTO_EXTENSIONS[path.extname(e.name).slice(1).toLowerCase()])
+    .filter((e) => e.isFile() && PHOTO_FILE_TYPES[path.extname(e.name).slice(1).toLowerCase()])
     .map((e) => path.join(e.parentPath, e.name))
     .sort();
 }
@@ -38,7 +38,7 @@ interface ExiftoolReading {
 }
 
 async function parse(file: string, attributes: Record<string, unknown> = {}): Promise<PhotoItem> {
-  const type = PHOTO_EXTENSIONS[path.extname(file).slice(1).toLowerCase()]!;
+  const type = PHOTO_FILE_TYPES[path.extname(file).slice(1).toLowerCase()]!;
   const item = await registry.parse({ type, bytes: fs.readFileSync(file), attributes: { filename: path.basename(file), ...attributes } });
   assert.equal(item.kind, 'photo');
   return item as PhotoItem;

@@ -24,24 +24,6 @@ const TYPES: Record<string, ImageFormat> = {
   'image/x-sony-arw': 'raw',
 };
 
-/** File extensions of the photos `memex import folder` and `memex import photos` send. */
-export const PHOTO_EXTENSIONS: Record<string, string> = {
-  jpg: 'image/jpeg',
-  jpeg: 'image/jpeg',
-  png: 'image/png',
-  gif: 'image/gif',
-  webp: 'image/webp',
-  avif: 'image/avif',
-  heic: 'image/heic',
-  heif: 'image/heif',
-  tif: 'image/tiff',
-  tiff: 'image/tiff',
-  cr2: 'image/x-canon-cr2',
-  nef: 'image/x-nikon-nef',
-  dng: 'image/x-adobe-dng',
-  arw: 'image/x-sony-arw',
-};
-
 export const photoAttributesSchema = Type.Object(
   {
     filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name; the title when none is given." })),

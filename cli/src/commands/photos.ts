@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { MediaGet, MediaPlaces, MediaRendition, type ResultOf } from '@memex/contracts';
+import { client, output } from '../context.js';
+import { importAction, withCommonOptions } from './import.js';
+
+function formatPhoto(photo: ResultOf<typeof MediaGet>): string {
+  const meta = photo.meta as Record<string, unknown> & {
+    takenAt?: string | null;
+    offset?: string | null;
+    camera?: { make: string | null; model: string | null } | null;
+    width?: number | null;
+    height?: number | null;
+  };
+  const lines = [`${photo.title}  (${photo.item_id})`];
+  if (meta.takenAt) lines.push(`taken    ${meta.takenAt}${meta.offset ?? ' (zone unknown)'}`);
+  if (meta.camera) lines.push(`camera   ${[meta.camera.make, meta.camera.model].filter(Boolean).join(' ')}`);
+  if (meta.width && meta.height) lines.push(`size     ${meta.width}×${meta.height}`);
+  if (photo.place) {
+    const p = photo.place;
+    lines.push(`place    ${p.name}, ${p.admin1}, ${p.country}  (${p.key}, ${p.distance_km.toFixed(1)} km away)`);
+  }
+  if (photo.status === 'pending') lines.push('thumbnails: not made yet (the media pipeline has not read it)');
+  else if (photo.rendition_problem) lines.push(`thumbnails: none — ${photo.rendition_problem}`);
+  else lines.push(`thumbnails: ${photo.renditions.map((r) => `${r.name} ${r.width}×${r.height}`).join(', ')}`);
+  return lines.join('\n');
+}
+
+/** `memex import photos DIR` (with Takeout sidecars) and `memex photos show|thumbnail|places`. */
+export function registerPhotos(program: Command): void {
+  const importGroup = program.commands.find((c) => c.name() === 'import');
+  if (!importGroup) throw new Error('register the import commands before the photo commands');
+  withCommonOptions(
+    importGroup
+      .command('photos <dir>')
+      .description('photos in a folder tree (JPEG, PNG, HEIC, AVIF, TIFF, RAW…), with the times, places and captions of Google Takeout JSON sidecars'),
+  ).action((dir: string, options: Parameters<typeof importAction>[2]) => importAction('photos', dir, options));
+
+  const photos = program.command('photos').description('photos: metadata, thumbnails, places');
+  photos
+    .command('show <item-id>')
+    .description('a photo’s time, camera, place and thumbnails')
+    .option('--json', 'print JSON')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const photo = await client().call(MediaGet, { item_id: id });
+      output(Boolean(options.json), photo, () => formatPhoto(photo));
+    });
+  photos
+    .command('thumbnail <item-id> <file>')
+    .description('write a photo’s thumbnail (or --preview) to a WebP file')
+    .option('--preview', 'the 1600-pixel preview instead of the 256-pixel thumbnail')
+    .action(async (id: string, file: string, options: { preview?: boolean }) => {
+      const rendition = await client().call(MediaRendition, { item_id: id, name: options.preview ? 'preview' : 'thumb' });
+      fs.writeFileSync(file, Buffer.from(rendition.data, 'base64'));
+      console.log(`${file}: ${rendition.width}×${rendition.height} WebP`);
+    });
+  photos
+    .command('places')
+    .description('where the photos were taken, most photographed first')
+    .option('--limit <n>', 'how many places', '30')
+    .option('--json', 'print JSON')
+    .action(async (options: { limit: string; json?: boolean }) => {
+      const { places } = await client().call(MediaPlaces, { limit: Number(options.limit) });
+      output(Boolean(options.json), places, () =>
+        places.length === 0
+          ? 'no photo has a place yet'
+          : places
+              .map((p) => `${String(p.photos).padStart(5)}  ${p.place.name}, ${p.place.admin1}, ${p.place.country}  ${p.first?.slice(0, 10) ?? ''}…${p.last?.slice(0, 10) ?? ''}`)
+              .join('\n'),
+      );
+    });
+}

@@ -1,0 +1,86 @@
+import { Type } from '@sinclair/typebox';
+import { defineMethod, type MethodDefinition } from './method.js';
+import { Place, Rendition } from '../events/media.js';
+import { ULID_PATTERN } from '../events/envelope.js';
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+/** File extensions of photos and the MIME types the photo handler takes them as (clients send by extension). */
+export const PHOTO_FILE_TYPES: Readonly<Record<string, string>> = {
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+  heic: 'image/heic',
+  heif: 'image/heif',
+  tif: 'image/tiff',
+  tiff: 'image/tiff',
+  cr2: 'image/x-canon-cr2',
+  nef: 'image/x-nikon-nef',
+  dng: 'image/x-adobe-dng',
+  arw: 'image/x-sony-arw',
+};
+
+export const PhotoView = Type.Object({
+  item_id: Type.String(),
+  title: Type.String(),
+  occurred_at: Type.Union([Timestamp, Type.Null()]),
+  /** The photo handler's metadata: capture time and offset, GPS, camera, lens, orientation, size. */
+  meta: Type.Record(Type.String(), Type.Unknown()),
+  /** `pending` until the media pipeline has read the pixels. */
+  status: Type.Union([Type.Literal('pending'), Type.Literal('analyzed')]),
+  renditions: Type.Array(Rendition),
+  rendition_problem: Type.Union([Type.String(), Type.Null()]),
+  place: Type.Union([Place, Type.Null()]),
+});
+
+export const MediaGet = defineMethod({
+  name: 'memex.media.get',
+  service: 'media',
+  kind: 'query',
+  access: 'any',
+  summary: 'A photo with its metadata, thumbnails and place, within the caller’s scope.',
+  params: Type.Object({ item_id: Type.String({ pattern: ULID_PATTERN }) }),
+  result: PhotoView,
+});
+
+export const MediaRendition = defineMethod({
+  name: 'memex.media.rendition',
+  service: 'media',
+  kind: 'query',
+  access: 'any',
+  summary: 'A photo’s thumbnail or preview as WebP bytes (base64), orientation applied.',
+  params: Type.Object({
+    item_id: Type.String({ pattern: ULID_PATTERN }),
+    name: Type.Optional(Type.Union([Type.Literal('thumb'), Type.Literal('preview')], { default: 'thumb' })),
+  }),
+  result: Type.Object({
+    content_type: Type.Literal('image/webp'),
+    width: Type.Integer(),
+    height: Type.Integer(),
+    data: Type.String({ contentEncoding: 'base64' }),
+  }),
+});
+
+export const MediaPlaces = defineMethod({
+  name: 'memex.media.places',
+  service: 'media',
+  kind: 'query',
+  access: 'any',
+  summary: 'The places photos were taken at, with how many photos each and when first and last.',
+  params: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }),
+  result: Type.Object({
+    places: Type.Array(
+      Type.Object({
+        place: Place,
+        photos: Type.Integer(),
+        first: Type.Union([Timestamp, Type.Null()]),
+        last: Type.Union([Timestamp, Type.Null()]),
+      }),
+    ),
+  }),
+});
+
+export const mediaMethods: MethodDefinition[] = [MediaGet, MediaRendition, MediaPlaces];

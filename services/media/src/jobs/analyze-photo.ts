@@ -1,0 +1,41 @@
+import type { BlobStore } from '@memex/blobs';
+import type { DataOf, EventOf, ItemIngested, PhotoAnalyzed, Rendition } from '@memex/contracts';
+import type { PlaceIndex } from '../domain/places.js';
+import { makeRenditions, NoRendition } from '../domain/renditions.js';
+
+/** The pipeline and version that made an analysis (`photo.analyzed`'s `pipeline`). */
+export const MEDIA_PIPELINE = 'media@1';
+
+/**
+ * One photo's analysis: renditions stored as blobs (before the event that names them), the place
+ * nearest its GPS position. Null when the photo's bytes are gone (deleted meanwhile). A photo the
+ * pipeline cannot decode gets the reason instead of renditions; any other failure throws (retried).
+ */
+export async function analyzePhoto(
+  event: EventOf<typeof ItemIngested>,
+  blobs: BlobStore,
+  places: PlaceIndex,
+): Promise<DataOf<typeof PhotoAnalyzed> | null> {
+  const { data } = event;
+  const bytes = await blobs.get(data.content_sha256).catch(() => null);
+  if (!bytes) return null;
+  const renditions: Rendition[] = [];
+  let problem: string | null = null;
+  try {
+    for (const { webp, ...size } of await makeRenditions(bytes, String(data.meta['format']))) {
+      renditions.push({ ...size, sha256: await blobs.put(webp) });
+    }
+  } catch (error) {
+    if (!(error instanceof NoRendition)) throw error;
+    problem = error.message;
+  }
+  const gps = data.meta['gps'] as { latitude: number; longitude: number } | null | undefined;
+  return {
+    item_id: data.id,
+    revision: data.revision,
+    pipeline: MEDIA_PIPELINE,
+    renditions,
+    rendition_problem: problem,
+    place: gps ? places.nearest(gps.latitude, gps.longitude) : null,
+  };
+}

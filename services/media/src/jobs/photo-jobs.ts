@@ -1,0 +1,119 @@
+import { Logger } from '@nestjs/common';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { isEventOf, ItemIngested, PhotoAnalyzed, type EventEnvelope } from '@memex/contracts';
+import type { BlobStore } from '@memex/blobs';
+import { decodeJson, EVENTS_STREAM, isNotFound, typeFilter, type Bus, type EventPublisher } from '@memex/bus';
+import type { PlaceIndex } from '../domain/places.js';
+import { analyzePhoto, MEDIA_PIPELINE } from './analyze-photo.js';
+
+/** The durable consumer every media process shares: each photo goes to one of them. */
+const DURABLE = 'media_photos';
+/** A photo not acked within this time goes to another worker (a dead machine's work is not lost). */
+const ACK_WAIT_MS = 5 * 60 * 1000;
+/** A photo failing this many times is given up, with an error logged (a broken file would spin). */
+export const MAX_ATTEMPTS = 5;
+
+/** Photos analysed at once in this process (MEMEX_MEDIA_WORKERS, default 2; libvips threads under each). */
+export function mediaWorkersFromEnv(): number {
+  const n = Number(process.env['MEMEX_MEDIA_WORKERS'] ?? 2);
+  return Number.isInteger(n) && n > 0 ? n : 2;
+}
+
+/**
+ * The media pipeline's work queue: a durable pull consumer on item.ingested shared by every
+ * process running the media service, so `MEMEX_SERVICES=media` on another machine (a GPU box)
+ * joining the same NATS takes its share. A photo is acked only after its analysis is published;
+ * a crash hands it to another worker after ACK_WAIT_MS.
+ */
+export class PhotoJobs {
+  private readonly logger = new Logger('media:jobs');
+  private messages: ConsumerMessages | undefined;
+  private loop: Promise<void> | undefined;
+  private stopped = false;
+  /** Photos given up after MAX_ATTEMPTS (shown by the service's health). */
+  failed = 0;
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly publisher: EventPublisher,
+    private readonly blobs: BlobStore,
+    private readonly places: PlaceIndex,
+    private readonly concurrency: number,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopped = false;
+    try {
+      await this.bus.jsm.consumers.info(EVENTS_STREAM, DURABLE);
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      await this.bus.jsm.consumers
+        .add(EVENTS_STREAM, {
+          durable_name: DURABLE,
+          ack_policy: AckPolicy.Explicit,
+          deliver_policy: DeliverPolicy.All,
+          filter_subject: typeFilter(ItemIngested.type),
+          ack_wait: ACK_WAIT_MS * 1_000_000,
+          max_ack_pending: 256,
+        })
+        .catch((addError) => {
+          if (!/already (exists|in use)/i.test(String(addError))) throw addError;
+        });
+    }
+    const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, DURABLE);
+    const messages = await consumer.consume({ max_messages: this.concurrency });
+    this.messages = messages;
+    const running = new Set<Promise<void>>();
+    this.loop = (async () => {
+      for await (const msg of messages) {
+        const job = this.handle(msg).finally(() => running.delete(job));
+        running.add(job);
+        if (running.size >= this.concurrency) await Promise.race(running);
+      }
+      await Promise.all(running);
+    })().catch((error) => {
+      if (!this.stopped) this.logger.error(`the photo queue stopped: ${String(error)}`);
+    });
+  }
+
+  private async handle(msg: JsMsg): Promise<void> {
+    const event = decodeJson<EventEnvelope>(msg.data);
+    if (!isEventOf(ItemIngested, event) || event.data.kind !== 'photo') {
+      msg.ack();
+      return;
+    }
+    try {
+      const data = await analyzePhoto(event, this.blobs, this.places);
+      if (data) {
+        await this.publisher.publish(PhotoAnalyzed, {
+          subject: `item:${event.data.id}`,
+          actor: { kind: 'pipeline', id: MEDIA_PIPELINE },
+          labels: event.labels,
+          kind: 'photo',
+          spam: event.spam ?? false,
+          occurred_at: event.occurred_at,
+          causation_id: event.id,
+          data,
+        });
+      }
+      msg.ack();
+    } catch (error) {
+      const attempt = msg.info.deliveryCount;
+      const why = error instanceof Error ? error.message : String(error);
+      if (attempt >= MAX_ATTEMPTS) {
+        this.failed++;
+        this.logger.error(`photo ${event.data.id} given up after ${attempt} attempts: ${why}`);
+        msg.term();
+      } else {
+        this.logger.warn(`photo ${event.data.id} failed (attempt ${attempt}), retried: ${why}`);
+        msg.nak(1000 * 2 ** attempt);
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.messages?.stop();
+    await this.loop;
+  }
+}

@@ -1,0 +1,92 @@
+import { Injectable } from '@nestjs/common';
+import type { Transaction } from 'kysely';
+import { ItemDeleted, ItemIngested, PhotoAnalyzed, type EventOf, type Rendition } from '@memex/contracts';
+import { BlobStore } from '@memex/blobs';
+import { On, Projector } from '@memex/runtime';
+import { mediaMigrations } from './migrations.js';
+import type { MediaDatabase } from './schema.js';
+
+type Trx = Transaction<MediaDatabase>;
+
+interface Gps {
+  latitude: number;
+  longitude: number;
+}
+
+/**
+ * The media read model from the log: a photo row from item.ingested (its metadata, its scope),
+ * its renditions and place from photo.analyzed for the same revision, gone on item.deleted.
+ * Rendition blobs are the media service's own: a deletion removes them here (deleting a blob
+ * twice is harmless, so a replay that applies the deletion again changes nothing).
+ */
+@Injectable()
+@Projector({ name: 'media', migrations: mediaMigrations })
+export class MediaProjector {
+  constructor(private readonly blobs: BlobStore) {}
+
+  @On(ItemIngested)
+  async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>, seq: number): Promise<void> {
+    const { data } = event;
+    if (data.kind !== 'photo') return;
+    if (await this.deleted(trx, data.id)) return;
+    const gps = (data.meta['gps'] ?? null) as Gps | null;
+    const row = {
+      revision: data.revision,
+      title: data.title,
+      kind: data.kind,
+      labels: event.labels,
+      spam: event.spam ?? false,
+      occurred_at: data.meta['timeSource'] ? new Date(event.occurred_at) : null,
+      meta: JSON.stringify(data.meta),
+      latitude: gps?.latitude ?? null,
+      longitude: gps?.longitude ?? null,
+      seq,
+    };
+    await trx
+      .insertInto('photos')
+      .values({ item_id: data.id, ...row, analyzed_revision: null, renditions: '[]', rendition_problem: null, place: null, place_key: null })
+      .onConflict((oc) => oc.column('item_id').doUpdateSet(row))
+      .execute();
+  }
+
+  @On(PhotoAnalyzed)
+  async photoAnalyzed(trx: Trx, event: EventOf<typeof PhotoAnalyzed>, seq: number): Promise<void> {
+    const { data } = event;
+    const photo = await trx.selectFrom('photos').select(['revision']).where('item_id', '=', data.item_id).executeTakeFirst();
+    if (!photo) {
+      // Analysed while it was being deleted: its renditions must not outlive it.
+      if (await this.deleted(trx, data.item_id)) await this.removeBlobs(data.renditions);
+      return;
+    }
+    // An analysis of an older revision says nothing about the photo as it is now.
+    if (data.revision !== photo.revision) return;
+    await trx
+      .updateTable('photos')
+      .set({
+        analyzed_revision: data.revision,
+        renditions: JSON.stringify(data.renditions),
+        rendition_problem: data.rendition_problem,
+        place: data.place ? JSON.stringify(data.place) : null,
+        place_key: data.place?.key ?? null,
+        seq,
+      })
+      .where('item_id', '=', data.item_id)
+      .execute();
+  }
+
+  @On(ItemDeleted)
+  async itemDeleted(trx: Trx, event: EventOf<typeof ItemDeleted>): Promise<void> {
+    const id = event.data.id;
+    const gone = await trx.deleteFrom('photos').where('item_id', '=', id).returning(['renditions']).executeTakeFirst();
+    await trx.insertInto('tombstones').values({ item_id: id }).onConflict((oc) => oc.doNothing()).execute();
+    if (gone) await this.removeBlobs(gone.renditions);
+  }
+
+  private async deleted(trx: Trx, id: string): Promise<boolean> {
+    return (await trx.selectFrom('tombstones').select('item_id').where('item_id', '=', id).executeTakeFirst()) !== undefined;
+  }
+
+  private async removeBlobs(renditions: Rendition[]): Promise<void> {
+    for (const rendition of renditions) await this.blobs.delete(rendition.sha256);
+  }
+}

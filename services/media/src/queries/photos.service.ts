@@ -1,0 +1,80 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import { MediaGet, MediaPlaces, MediaRendition, MemexError, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { BlobStore } from '@memex/blobs';
+import { visibleTo } from '@memex/db';
+import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import type { MediaDatabase } from '../projection/schema.js';
+
+/** Photos as the media read model holds them, always within the caller's scope. */
+@Injectable()
+export class PhotosService {
+  constructor(
+    @Inject(DATABASE) private readonly db: Kysely<MediaDatabase>,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  private photo(itemId: string, call: CallContext) {
+    return this.db.selectFrom('photos').selectAll().where('item_id', '=', itemId).where(visibleTo(call.scope)).executeTakeFirst();
+  }
+
+  @RpcMethod(MediaGet)
+  async get(params: ParamsOf<typeof MediaGet>, call: CallContext): Promise<ResultOf<typeof MediaGet>> {
+    const row = await this.photo(params.item_id, call);
+    // Out of scope reads exactly like absent.
+    if (!row) throw new MemexError('not_found', `no photo ${params.item_id}`);
+    const analyzed = row.analyzed_revision === row.revision;
+    return {
+      item_id: row.item_id,
+      title: row.title,
+      occurred_at: row.occurred_at?.toISOString() ?? null,
+      meta: row.meta,
+      status: analyzed ? 'analyzed' : 'pending',
+      renditions: analyzed ? row.renditions : [],
+      rendition_problem: analyzed ? row.rendition_problem : null,
+      place: analyzed ? row.place : null,
+    };
+  }
+
+  @RpcMethod(MediaRendition)
+  async rendition(params: ParamsOf<typeof MediaRendition>, call: CallContext): Promise<ResultOf<typeof MediaRendition>> {
+    const row = await this.photo(params.item_id, call);
+    if (!row) throw new MemexError('not_found', `no photo ${params.item_id}`);
+    const name = params.name ?? 'thumb';
+    const rendition = row.renditions.find((r) => r.name === name);
+    if (!rendition) {
+      const why = row.rendition_problem ?? (row.analyzed_revision === row.revision ? 'none was made' : 'the media pipeline has not read it yet');
+      throw new MemexError('not_found', `photo ${params.item_id} has no ${name}: ${why}`);
+    }
+    const webp = await this.blobs.get(rendition.sha256);
+    return { content_type: 'image/webp', width: rendition.width, height: rendition.height, data: webp.toString('base64') };
+  }
+
+  @RpcMethod(MediaPlaces)
+  async places(params: ParamsOf<typeof MediaPlaces>, call: CallContext): Promise<ResultOf<typeof MediaPlaces>> {
+    const rows = await this.db
+      .selectFrom('photos')
+      .select([
+        'place_key',
+        sql<string>`(array_agg(place::text))[1]`.as('place'),
+        sql<number>`count(*)::int`.as('photos'),
+        sql<Date | null>`min(occurred_at)`.as('first'),
+        sql<Date | null>`max(occurred_at)`.as('last'),
+      ])
+      .where('place_key', 'is not', null)
+      .where(visibleTo(call.scope))
+      .groupBy('place_key')
+      .orderBy(sql`count(*)`, 'desc')
+      .orderBy('place_key')
+      .limit(params.limit ?? 100)
+      .execute();
+    return {
+      places: rows.map((r) => ({
+        place: JSON.parse(r.place),
+        photos: r.photos,
+        first: r.first?.toISOString() ?? null,
+        last: r.last?.toISOString() ?? null,
+      })),
+    };
+  }
+}

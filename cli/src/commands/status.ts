@@ -5,7 +5,7 @@ import { gatewayUrl, output } from '../context.js';
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description("the gateway's /healthz: each service and the log's last sequence")
+    .description("the gateway's /healthz: each service, the log's last sequence and events that failed to project")
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const url = gatewayUrl(loadConfig());
@@ -15,17 +15,21 @@ export function registerStatus(program: Command): void {
       const body = (await response.json()) as {
         status: string;
         log: { last_seq: number | null };
-        services: { service: string; ready: boolean; projector?: { checkpoint: number; lag: number } }[];
+        failures?: number;
+        services: { service: string; ready: boolean; projector?: { checkpoint: number; lag: number; failures?: number } }[];
       };
+      const failed = (s: (typeof body.services)[number]) => (s.projector?.failures ?? 0) > 0;
       output(Boolean(options.json), body, () =>
         [
           `${body.status} at ${url}, log at seq ${body.log.last_seq ?? '?'}`,
           ...body.services.map(
             (s) =>
-              `  ${s.ready ? '✓' : '✗'} ${s.service}${s.projector ? `  applied ${s.projector.checkpoint}, lag ${s.projector.lag}` : ''}`,
+              `  ${s.ready && !failed(s) ? '✓' : '✗'} ${s.service}${s.projector ? `  applied ${s.projector.checkpoint}, lag ${s.projector.lag}` : ''}` +
+              (failed(s) ? `, ${s.projector!.failures} failed event(s)` : ''),
           ),
+          ...(body.failures ? [`  events failed to project: memex failures shows them, memex failures retry applies them again`] : []),
         ].join('\n'),
       );
-      if (response.status !== 200) process.exitCode = 1;
+      if (response.status !== 200 || body.status !== 'ok') process.exitCode = 1;
     });
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { sharedFile, sharedSkip } from '@memex/testing';
 import { readMbox, separatorDate } from './mbox.js';
 
 function tempFile(content: Buffer | string): string {
@@ -77,3 +78,46 @@ test('separator dates: asctime with or without seconds and zone; anything else i
   assert.equal(separatorDate('From x@y yesterday'), null);
   assert.equal(separatorDate('From x@y Wed Foo  4 07:12:01 2006'), null);
 });
+
+test('a byte-order mark before the first From line is not a reason to refuse the file (MimeKit: unmunged.mbox)', async () => {
+  const messages = await all(tempFile('\ufeffFrom a@b Sat Jan  3 01:05:34 1996\nSubject: one\n\nbody\n\nFrom c@d Sat Jan  3 01:05:35 1996\nSubject: two\n\nx\n'));
+  assert.deepEqual(messages.map((m) => m.bytes.toString()), ['Subject: one\n\nbody\n', 'Subject: two\n\nx\n']);
+  assert.equal(messages[0]!.offset, 0);
+});
+
+test('separators without a blank line or a date (Netscape "From - ", mboxo) split when a header follows; body From lines stay', async () => {
+  // Netscape Navigator 2–4 wrote `From - <date or nothing>` right after the previous body.
+  const mbox =
+    'From - \nMessage-ID: <1@x>\nSubject: one\n\nline\nFrom here on, body text\nmore\n' +
+    'From - \nMessage-ID: <2@x>\nSubject: two\n\nbody\n' +
+    'From someone\nX-Mozilla-Status: 0001\nSubject: three\n\nlast\nFrom the end';
+  const messages = await all(tempFile(mbox));
+  assert.deepEqual(
+    messages.map((m) => m.bytes.toString()),
+    [
+      'Message-ID: <1@x>\nSubject: one\n\nline\nFrom here on, body text\nmore\n',
+      'Message-ID: <2@x>\nSubject: two\n\nbody\n',
+      'X-Mozilla-Status: 0001\nSubject: three\n\nlast\nFrom the end',
+    ],
+  );
+});
+
+// Counts as Python's mailbox.mbox reads these files (checked by hand: len(mailbox.mbox(path))),
+// except unmunged.mbox: MimeKit's own test of a BOM and unescaped `From Russia with love` body
+// lines, which Python splits into 3 wrong messages; it holds 2.
+const CORPUS_MBOXES: Array<[string, number]> = [
+  ['corpus/mail/mimekit/netscape-1996-content-length.mbox', 29],
+  ['corpus/mail/mimekit/issue1189.mbox', 4],
+  ['corpus/mail/mimekit/unmunged.mbox', 2],
+  ['corpus/mail/gmime-mbox/substring.mbox', 3],
+  ['corpus/mail/mail-box-perl/mbox.src.mbox', 45],
+];
+
+for (const [file, count] of CORPUS_MBOXES) {
+  test(`${file.split('/').pop()}: ${count} messages, none merged`, { skip: sharedSkip(file) }, async () => {
+    const messages = await all(sharedFile(file));
+    assert.equal(messages.length, count);
+    // No message swallowed the next one: every message starts with its header.
+    for (const message of messages) assert.match(message.bytes.toString('latin1'), /^[\x21-\x39\x3b-\x7e]+[ \t]*:/);
+  });
+}

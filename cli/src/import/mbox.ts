@@ -17,6 +17,12 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 /** `From sender Sat Jan  3 01:05:34 1996` (asctime), optionally with a zone before the year. */
 const SEPARATOR_DATE = /^From \S+\s+[A-Za-z]{3}\s+([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:\S+\s+)?(\d{4})\s*$/;
 
+/** A header field's first line (`Name: value`): what follows a separator, and almost never a body's `From ` line. */
+const HEADER_LINE = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
+/** What a separator looks like: `From <sender>`, alone or with a date (a time of day in it). */
+const SEPARATOR_SHAPE = /^From \S+(?:[ \t]+.*\d{1,2}:\d{2}.*)?[ \t]*\r?\n?$/;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
 function startsWithFrom(line: Buffer): boolean {
   return line.length >= 5 && line.compare(FROM, 0, 5, 0, 5) === 0;
 }
@@ -45,13 +51,16 @@ export function separatorDate(line: string): string | null {
 /**
  * Splits an mbox into messages as a stream: the file is read in chunks and only one message is
  * held at a time, so an archive of any size fits. A message starts at a `From ` line that begins
- * the file or follows a blank line, or that has the asctime date of a real separator (archives
- * written without the blank line); `>From ` lines are unescaped (mboxrd). Starts at `fromOffset`,
- * which must be the offset of a `From ` line (the `end` of a message read before).
+ * the file (after a byte-order mark, if any), that has the asctime date of a real separator, or
+ * that looks like one (`From <sender>`, alone or with a time) and is followed by a header field:
+ * mboxo and mboxrd, Netscape's `From - ` lines with no date and no blank line before them, archives
+ * written without the blank line. An unescaped body line (`From Russia with love`, even after a
+ * blank line) stays in the body, where Python's mailbox would split. `>From ` lines are unescaped
+ * (mboxrd). Starts at `fromOffset`, which must be the offset of a `From ` line (the `end` of a
+ * message read before).
  */
 export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<MboxMessage> {
   let message: { offset: number; received: string | null; lines: Buffer[] } | null = null;
-  let previousBlank = true;
   let carry = Buffer.alloc(0);
   let carryOffset = fromOffset;
   const ready: MboxMessage[] = [];
@@ -65,23 +74,42 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
     message = null;
   };
 
+  /** A `From ` line that is a separator only if the next line is a header field. */
+  let maybe: { bytes: Buffer; offset: number } | null = null;
+
+  const start = (bytes: Buffer, offset: number) => {
+    finish(offset);
+    message = { offset, received: separatorDate(bytes.toString('latin1')), lines: [] };
+  };
+
   const line = (bytes: Buffer, offset: number) => {
+    if (offset === 0 && bytes.subarray(0, 3).equals(BOM)) bytes = bytes.subarray(3);
+    const candidate = maybe as { bytes: Buffer; offset: number } | null;
+    if (candidate) {
+      maybe = null;
+      if (HEADER_LINE.test(bytes.subarray(0, 200).toString('latin1'))) start(candidate.bytes, candidate.offset);
+      else body(candidate.bytes, candidate.offset);
+    }
     if (startsWithFrom(bytes)) {
       const text = bytes.toString('latin1');
-      const received = separatorDate(text);
-      if (previousBlank || received !== null || message === null) {
-        finish(offset);
-        message = { offset, received, lines: [] };
-        previousBlank = false;
+      if (message === null || separatorDate(text) !== null) {
+        start(bytes, offset);
+        return;
+      }
+      if (SEPARATOR_SHAPE.test(text)) {
+        maybe = { bytes, offset };
         return;
       }
     }
+    body(bytes, offset);
+  };
+
+  const body = (bytes: Buffer, offset: number) => {
     if (!message) {
       const where = offset === 0 ? 'it does not start with a "From " line' : `there is no "From " line at byte ${offset}`;
       throw new Error(`${file} is not an mbox (or not at this position): ${where}`);
     }
     message.lines.push(isEscapedFrom(bytes) ? bytes.subarray(1) : bytes);
-    previousBlank = isBlank(bytes);
   };
 
   for await (const chunk of createReadStream(file, { start: fromOffset, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
@@ -97,6 +125,8 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
     yield* ready.splice(0);
   }
   if (carry.length > 0) line(carry, carryOffset);
+  const last = maybe as { bytes: Buffer; offset: number } | null;
+  if (last) body(last.bytes, last.offset);
   finish(carryOffset + carry.length);
   yield* ready.splice(0);
 }

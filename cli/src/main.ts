@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { MemexError } from '@memex/contracts';
 import { registerFailures } from './commands/failures.js';
+import { registerAccounts } from './commands/accounts.js';
 import { registerGraph } from './commands/graph.js';
 import { registerImport } from './commands/import.js';
 import { registerInsights } from './commands/insights.js';
@@ -17,6 +18,7 @@ const program = new Command('memex').description('Memex: your personal knowledge
 registerStack(program);
 registerStatus(program);
 registerToken(program);
+registerAccounts(program);
 registerReplay(program);
 registerFailures(program);
 registerImport(program);

@@ -1,5 +1,6 @@
 import type { MethodDefinition } from './method.js';
 import { AdminFailures, AdminFailuresRetry, AdminReplay } from './admin.js';
+import { accountMethods } from './accounts.js';
 import { graphMethods } from './graph.js';
 import { ingestMethods } from './ingest.js';
 import { insightsMethods } from './insights.js';
@@ -44,4 +45,5 @@ export const apiCatalog = new MethodCatalog([
   ...searchMethods,
   ...graphMethods,
   ...insightsMethods,
+  ...accountMethods,
 ]);

@@ -8,6 +8,7 @@ export * from './media.js';
 export * from './search.js';
 export * from './graph.js';
 export * from './insights.js';
+export * from './accounts.js';
 export * from './catalog.js';
 export * from './openapi.js';
 export * from './proto.js';

@@ -1,4 +1,6 @@
 import { EventRegistry } from './envelope.js';
+import { accountEvents } from './accounts.js';
+import { gmailEvents } from './gmail.js';
 import { graphEvents } from './graph.js';
 import { ingestEvents } from './ingest.js';
 import { insightsEvents } from './insights.js';
@@ -18,4 +20,6 @@ export const eventCatalog = new EventRegistry().register(
   ...pipelinesEvents,
   ...graphEvents,
   ...insightsEvents,
+  ...accountEvents,
+  ...gmailEvents,
 );

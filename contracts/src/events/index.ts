@@ -7,4 +7,6 @@ export * from './media.js';
 export * from './pipelines.js';
 export * from './graph.js';
 export * from './insights.js';
+export * from './accounts.js';
+export * from './gmail.js';
 export * from './catalog.js';

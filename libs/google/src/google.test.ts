@@ -27,7 +27,12 @@ async function fakeGoogle(): Promise<{ google: FakeGoogleServer; gmail: FakeGmai
 test('the token store keeps grants encrypted under a 0600 key, bound to their account, and erases them', () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-google-'));
   const store = new TokenStore(home);
-  const grant = { account: 'ann@example.com', client: { clientId: 'c', clientSecret: 's' }, refreshToken: '1//secret-refresh', scopes: ['x'] };
+  const grant = {
+    account: 'ann@example.com',
+    client: { clientId: 'c', clientSecret: 's' },
+    refreshToken: '1//secret-refresh',
+    scopes: ['x'],
+  };
   store.put(grant);
   assert.deepEqual(store.get('ann@example.com'), grant);
   assert.equal(fs.statSync(store.keyFile).mode & 0o777, 0o600);
@@ -37,7 +42,10 @@ test('the token store keeps grants encrypted under a 0600 key, bound to their ac
   assert.equal(sealed.includes('secret-refresh'), false, 'the refresh token is not in clear on disk');
   // A grant file moved to another account's name does not decrypt (the account is authenticated data).
   const other = new TokenStore(home);
-  fs.copyFileSync(path.join(home, 'google', 'grants', files[0]!), path.join(home, 'google', 'grants', `${createHash('sha256').update('bob@example.com').digest('hex')}.enc`));
+  fs.copyFileSync(
+    path.join(home, 'google', 'grants', files[0]!),
+    path.join(home, 'google', 'grants', `${createHash('sha256').update('bob@example.com').digest('hex')}.enc`),
+  );
   assert.throws(() => other.get('bob@example.com'), /does not decrypt/);
   assert.equal(store.remove('ann@example.com'), true);
   assert.equal(store.get('ann@example.com'), undefined);
@@ -46,9 +54,15 @@ test('the token store keeps grants encrypted under a 0600 key, bound to their ac
   assert.throws(() => new TokenStore(home).put(grant), /readable by others/);
 });
 
-test('client secrets in Google\'s downloaded format are read; anything else is named', () => {
-  assert.deepEqual(parseClientSecrets({ installed: { client_id: 'id', client_secret: 'sec' } }), { clientId: 'id', clientSecret: 'sec' });
-  assert.throws(() => parseClientSecrets({ client_id: 'id' }, 'x.json'), /x\.json: expected Google's client secrets format/);
+test("client secrets in Google's downloaded format are read; anything else is named", () => {
+  assert.deepEqual(parseClientSecrets({ installed: { client_id: 'id', client_secret: 'sec' } }), {
+    clientId: 'id',
+    clientSecret: 'sec',
+  });
+  assert.throws(
+    () => parseClientSecrets({ client_id: 'id' }, 'x.json'),
+    /x\.json: expected Google's client secrets format/,
+  );
 });
 
 test('retry: backoff with jitter under a cap, never sooner than Retry-After; only 429, rate-limit 403 and 5xx', async () => {
@@ -61,7 +75,8 @@ test('retry: backoff with jitter under a cap, never sooner than Retry-After; onl
   const result = await withRetry(
     async () => {
       calls++;
-      if (calls === 1) throw { response: { status: 403, data: { error: { errors: [{ reason: 'userRateLimitExceeded' }] } } } };
+      if (calls === 1)
+        throw { response: { status: 403, data: { error: { errors: [{ reason: 'userRateLimitExceeded' }] } } } };
       if (calls === 2) throw { response: { status: 500 } };
       return 'done';
     },
@@ -71,7 +86,15 @@ test('retry: backoff with jitter under a cap, never sooner than Retry-After; onl
   assert.equal(waits.length, 2);
   const forbidden = { response: { status: 403, data: { error: { errors: [{ reason: 'insufficientPermissions' }] } } } };
   calls = 0;
-  await assert.rejects(withRetry(async () => { calls++; throw forbidden; }, { sleep: async () => {} }));
+  await assert.rejects(
+    withRetry(
+      async () => {
+        calls++;
+        throw forbidden;
+      },
+      { sleep: async () => {} },
+    ),
+  );
   assert.equal(calls, 1, 'a 403 that is not a rate limit is not retried');
 });
 
@@ -96,7 +119,11 @@ test('installed-app flow: loopback redirect, PKCE, offline access; the refresh t
     assert.equal((await api.users.getProfile({ userId: 'me' })).data.emailAddress, 'ann@example.com');
     const refreshes = google.tokenCalls.refresh_token;
     google.expireAccessTokens();
-    assert.equal((await api.users.messages.list({ userId: 'me' })).data.messages?.length, 1, 'a 401 refreshed the token and the call went through');
+    assert.equal(
+      (await api.users.messages.list({ userId: 'me' })).data.messages?.length,
+      1,
+      'a 401 refreshed the token and the call went through',
+    );
     assert.equal(google.tokenCalls.refresh_token, refreshes + 1);
 
     // A service without the refresh token asks for access tokens (what mail-sync's token RPC answers).
@@ -104,7 +131,10 @@ test('installed-app flow: loopback redirect, PKCE, offline access; the refresh t
     const brokered = gmailApi(
       brokeredAuth(async () => {
         asked++;
-        const credentials = await refreshAccessToken(oauthClient(client, google.endpoints, grant.refreshToken), 'ann@example.com');
+        const credentials = await refreshAccessToken(
+          oauthClient(client, google.endpoints, grant.refreshToken),
+          'ann@example.com',
+        );
         return { access_token: credentials.access_token!, expiry_date: credentials.expiry_date! };
       }),
       google.endpoints,
@@ -115,11 +145,14 @@ test('installed-app flow: loopback redirect, PKCE, offline access; the refresh t
     assert.equal(asked, 2, 'a 401 made the brokered client ask again');
 
     google.revoke('ann@example.com');
-    await assert.rejects(refreshAccessToken(oauthClient(client, google.endpoints, grant.refreshToken), 'ann@example.com'), (error) => {
-      assert.ok(error instanceof GrantRevokedError);
-      assert.match(error.message, /invalid_grant/);
-      return true;
-    });
+    await assert.rejects(
+      refreshAccessToken(oauthClient(client, google.endpoints, grant.refreshToken), 'ann@example.com'),
+      (error) => {
+        assert.ok(error instanceof GrantRevokedError);
+        assert.match(error.message, /invalid_grant/);
+        return true;
+      },
+    );
   } finally {
     await google.stop();
   }
@@ -137,12 +170,22 @@ test('fake Gmail: a storm of 429s with Retry-After is ridden out by withRetry; h
     box.modify(message.id, ['STARRED'], ['UNREAD']);
     google.fail({ path: /\/history$/, times: 5, status: 429, retryAfter: 0 });
     const waits: number[] = [];
-    const history = await withRetry(() => api.users.history.list({ userId: 'me', startHistoryId: String(start) }), { sleep: async (ms) => void waits.push(ms), baseMs: 1 });
+    const history = await withRetry(() => api.users.history.list({ userId: 'me', startHistoryId: String(start) }), {
+      sleep: async (ms) => void waits.push(ms),
+      baseMs: 1,
+    });
     assert.equal(waits.length, 5);
     const records = history.data.history ?? [];
-    assert.deepEqual(records.map((r) => Object.keys(r).filter((k) => k !== 'id' && k !== 'messages')).flat(), ['messagesAdded', 'labelsAdded', 'labelsRemoved']);
+    assert.deepEqual(records.map((r) => Object.keys(r).filter((k) => k !== 'id' && k !== 'messages')).flat(), [
+      'messagesAdded',
+      'labelsAdded',
+      'labelsRemoved',
+    ]);
     box.expireHistory();
-    await assert.rejects(api.users.history.list({ userId: 'me', startHistoryId: String(start) }), (error) => (error as { status?: number }).status === 404);
+    await assert.rejects(
+      api.users.history.list({ userId: 'me', startHistoryId: String(start) }),
+      (error) => (error as { status?: number }).status === 404,
+    );
   } finally {
     await google.stop();
   }

@@ -10,7 +10,12 @@ import { httpStatus } from './retry.js';
  * refreshes expired access tokens by itself, and retries a request once after a 401 with a
  * fresh token (forceRefreshOnFailure: an access token can be revoked before its expiry).
  */
-export function oauthClient(client: OAuthClient, endpoints: GoogleEndpoints, refreshToken?: string, redirectUri?: string): OAuth2Client {
+export function oauthClient(
+  client: OAuthClient,
+  endpoints: GoogleEndpoints,
+  refreshToken?: string,
+  redirectUri?: string,
+): OAuth2Client {
   const oauth = new OAuth2Client({
     clientId: client.clientId,
     clientSecret: client.clientSecret,
@@ -46,8 +51,7 @@ export class GrantRevokedError extends Error {
 /** A token endpoint answer that means the refresh token (or the client) no longer works. */
 export function grantRefusal(error: unknown): string | undefined {
   const data = (error as { response?: { data?: unknown } } | null)?.response?.data as
-    | { error?: unknown; error_description?: unknown }
-    | undefined;
+    { error?: unknown; error_description?: unknown } | undefined;
   const code = typeof data?.error === 'string' ? data.error : undefined;
   if (code && ['invalid_grant', 'invalid_client', 'unauthorized_client'].includes(code)) {
     return typeof data?.error_description === 'string' ? `${code}: ${data.error_description}` : code;
@@ -108,9 +112,14 @@ export async function authorizeInstalledApp(options: InstalledAppOptions): Promi
         const given = url.searchParams.get('code');
         const ok = !error && given && url.searchParams.get('state') === state;
         res.writeHead(ok ? 200 : 400, { 'content-type': 'text/plain; charset=utf-8' });
-        res.end(ok ? 'Memex has access now; you can close this tab.' : `Memex did not get access: ${error ?? 'the answer did not match the request'}`);
+        res.end(
+          ok
+            ? 'Memex has access now; you can close this tab.'
+            : `Memex did not get access: ${error ?? 'the answer did not match the request'}`,
+        );
         if (ok) resolve(given);
-        else reject(new Error(`Google did not grant access: ${error ?? 'state mismatch (an answer to another request)'}`));
+        else
+          reject(new Error(`Google did not grant access: ${error ?? 'state mismatch (an answer to another request)'}`));
       });
       const timeoutMs = options.timeoutMs ?? 5 * 60_000;
       setTimeout(() => reject(new Error(`no answer from the browser within ${timeoutMs / 1000} s`)), timeoutMs).unref();

@@ -42,8 +42,7 @@ function header(error: unknown, name: string): string | undefined {
 /** The reasons in Google's error body (`error.errors[].reason`, `error.status`). */
 function reasons(error: unknown): string[] {
   const data = (error as HttpErrorLike | null)?.response?.data as
-    | { error?: { errors?: Array<{ reason?: string }>; status?: string } }
-    | undefined;
+    { error?: { errors?: Array<{ reason?: string }>; status?: string } } | undefined;
   const body = data?.error;
   return [...(body?.errors ?? []).map((e) => e.reason ?? ''), body?.status ?? ''].filter(Boolean);
 }
@@ -55,7 +54,9 @@ export function isRetryable(error: unknown): boolean {
   const status = httpStatus(error);
   if (status === undefined) {
     const code = (error as { code?: unknown } | null)?.code;
-    return typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'UND_ERR_SOCKET'].includes(code);
+    return (
+      typeof code === 'string' && ['ECONNRESET', 'ECONNREFUSED', 'ETIMEDOUT', 'EPIPE', 'UND_ERR_SOCKET'].includes(code)
+    );
   }
   if (status === 429 || status >= 500) return true;
   return status === 403 && reasons(error).some((reason) => RATE_REASONS.has(reason));
@@ -72,7 +73,11 @@ export function retryAfterMs(error: unknown, now = Date.now()): number | undefin
 }
 
 /** Full jitter under an exponential cap; never sooner than the server's Retry-After. */
-export function retryDelayMs(error: unknown, attempt: number, options: Pick<RetryOptions, 'baseMs' | 'maxMs' | 'random'>): number {
+export function retryDelayMs(
+  error: unknown,
+  attempt: number,
+  options: Pick<RetryOptions, 'baseMs' | 'maxMs' | 'random'>,
+): number {
   const cap = Math.min(options.maxMs, options.baseMs * 2 ** (attempt - 1));
   const jittered = Math.round(cap / 2 + (options.random() * cap) / 2);
   return Math.max(jittered, retryAfterMs(error) ?? 0);

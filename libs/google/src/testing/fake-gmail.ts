@@ -22,7 +22,17 @@ interface HistoryRecord {
   labelsRemoved?: Array<{ message: MessageRef; labelIds: string[] }>;
 }
 
-const SYSTEM_LABELS = ['INBOX', 'UNREAD', 'STARRED', 'IMPORTANT', 'SENT', 'DRAFT', 'TRASH', 'SPAM', 'CATEGORY_PERSONAL'];
+const SYSTEM_LABELS = [
+  'INBOX',
+  'UNREAD',
+  'STARRED',
+  'IMPORTANT',
+  'SENT',
+  'DRAFT',
+  'TRASH',
+  'SPAM',
+  'CATEGORY_PERSONAL',
+];
 
 /** One user's mailbox with Gmail's history semantics: every change is a numbered record. */
 export class FakeMailbox {
@@ -51,13 +61,29 @@ export class FakeMailbox {
   }
 
   /** A message arrives (or is written) in Gmail. */
-  add(raw: Buffer, { labelIds = ['INBOX', 'UNREAD'], internalDate = Date.now(), threadId }: { labelIds?: string[]; internalDate?: number; threadId?: string } = {}): FakeGmailMessage {
-    const header = (name: string) => new RegExp(`^${name}:\\s*(<[^>\\r\\n]+>)`, 'im').exec(raw.toString('latin1').split(/\r?\n\r?\n/)[0] ?? '')?.[1];
+  add(
+    raw: Buffer,
+    {
+      labelIds = ['INBOX', 'UNREAD'],
+      internalDate = Date.now(),
+      threadId,
+    }: { labelIds?: string[]; internalDate?: number; threadId?: string } = {},
+  ): FakeGmailMessage {
+    const header = (name: string) =>
+      new RegExp(`^${name}:\\s*(<[^>\\r\\n]+>)`, 'im').exec(raw.toString('latin1').split(/\r?\n\r?\n/)[0] ?? '')?.[1];
     const messageId = header('Message-ID');
     const inReplyTo = header('In-Reply-To');
     const parent = inReplyTo ? [...this.messages.values()].find((m) => m.messageId === inReplyTo) : undefined;
     const id = this.newId();
-    const message: FakeGmailMessage = { id, threadId: threadId ?? parent?.threadId ?? id, labelIds: new Set(labelIds), raw, internalDate, historyId: 0, messageId };
+    const message: FakeGmailMessage = {
+      id,
+      threadId: threadId ?? parent?.threadId ?? id,
+      labelIds: new Set(labelIds),
+      raw,
+      internalDate,
+      historyId: 0,
+      messageId,
+    };
     this.messages.set(id, message);
     this.record(message, { messagesAdded: [{ message: ref(message) }] });
     return message;
@@ -126,11 +152,29 @@ export class FakeGmail {
         if (user !== req.account) return googleError(403, 'Delegation denied', 'forbidden');
         return handler(this.mailbox(user), { ...req, params: req.params.slice(1) });
       });
-    r('GET', '/profile', (box) => ({ status: 200, body: { emailAddress: box.email, messagesTotal: box.messages.size, threadsTotal: box.messages.size, historyId: String(box.historyId) } }));
-    r('GET', '/labels', (box) => ({ status: 200, body: { labels: [...box.labels].map(([id, name]) => ({ id, name, type: SYSTEM_LABELS.includes(id) ? 'system' : 'user' })) } }));
+    r('GET', '/profile', (box) => ({
+      status: 200,
+      body: {
+        emailAddress: box.email,
+        messagesTotal: box.messages.size,
+        threadsTotal: box.messages.size,
+        historyId: String(box.historyId),
+      },
+    }));
+    r('GET', '/labels', (box) => ({
+      status: 200,
+      body: {
+        labels: [...box.labels].map(([id, name]) => ({
+          id,
+          name,
+          type: SYSTEM_LABELS.includes(id) ? 'system' : 'user',
+        })),
+      },
+    }));
     r('POST', '/labels', (box, req) => {
       const name = (req.body as { name?: string }).name ?? '';
-      if ([...box.labels.values()].includes(name)) return googleError(409, 'Label name exists or conflicts', 'duplicate');
+      if ([...box.labels.values()].includes(name))
+        return googleError(409, 'Label name exists or conflicts', 'duplicate');
       const id = box.labelId(name);
       return { status: 200, body: { id, name, type: 'user' } };
     });
@@ -143,21 +187,31 @@ export class FakeGmail {
     r('POST', '/messages/([^/]+)/modify', (box, req) => {
       const { addLabelIds, removeLabelIds } = req.body as { addLabelIds?: string[]; removeLabelIds?: string[] };
       const message = box.modify(req.params[0]!, addLabelIds, removeLabelIds);
-      return message ? { status: 200, body: resource(message, 'minimal') } : googleError(404, 'Requested entity was not found.', 'notFound');
+      return message
+        ? { status: 200, body: resource(message, 'minimal') }
+        : googleError(404, 'Requested entity was not found.', 'notFound');
     });
     r('POST', '/messages/batchModify', (box, req) => {
-      const { ids = [], addLabelIds, removeLabelIds } = req.body as { ids?: string[]; addLabelIds?: string[]; removeLabelIds?: string[] };
+      const {
+        ids = [],
+        addLabelIds,
+        removeLabelIds,
+      } = req.body as { ids?: string[]; addLabelIds?: string[]; removeLabelIds?: string[] };
       if (ids.length > 1000) return googleError(400, 'Too many ids', 'invalidArgument');
       for (const id of ids) box.modify(id, addLabelIds, removeLabelIds);
       return { status: 204 };
     });
     r('POST', '/messages/([^/]+)/trash', (box, req) => {
       const message = box.modify(req.params[0]!, ['TRASH'], ['INBOX']);
-      return message ? { status: 200, body: resource(message, 'minimal') } : googleError(404, 'Requested entity was not found.', 'notFound');
+      return message
+        ? { status: 200, body: resource(message, 'minimal') }
+        : googleError(404, 'Requested entity was not found.', 'notFound');
     });
     r('POST', '/messages/([^/]+)/untrash', (box, req) => {
       const message = box.modify(req.params[0]!, [], ['TRASH']);
-      return message ? { status: 200, body: resource(message, 'minimal') } : googleError(404, 'Requested entity was not found.', 'notFound');
+      return message
+        ? { status: 200, body: resource(message, 'minimal') }
+        : googleError(404, 'Requested entity was not found.', 'notFound');
     });
     r('POST', '/messages/send', (box, req) => {
       const { raw, threadId } = req.body as { raw?: string; threadId?: string };
@@ -166,9 +220,21 @@ export class FakeGmail {
       return { status: 200, body: resource(message, 'minimal') };
     });
     r('GET', '/history', (box, req) => this.historyList(box, req));
-    r('GET', '/drafts', (box) => ({ status: 200, body: { drafts: [...box.drafts.values()].map((d) => ({ id: d.id, message: { id: d.message.id, threadId: d.message.threadId } })) } }));
+    r('GET', '/drafts', (box) => ({
+      status: 200,
+      body: {
+        drafts: [...box.drafts.values()].map((d) => ({
+          id: d.id,
+          message: { id: d.message.id, threadId: d.message.threadId },
+        })),
+      },
+    }));
     r('POST', '/drafts', (box, req) => this.putDraft(box, box.newId(), req));
-    r('PUT', '/drafts/([^/]+)', (box, req) => (box.drafts.has(req.params[0]!) ? this.putDraft(box, req.params[0]!, req) : googleError(404, 'Requested entity was not found.', 'notFound')));
+    r('PUT', '/drafts/([^/]+)', (box, req) =>
+      box.drafts.has(req.params[0]!)
+        ? this.putDraft(box, req.params[0]!, req)
+        : googleError(404, 'Requested entity was not found.', 'notFound'),
+    );
     r('DELETE', '/drafts/([^/]+)', (box, req) => {
       const draft = box.drafts.get(req.params[0]!);
       if (!draft) return googleError(404, 'Requested entity was not found.', 'notFound');
@@ -239,7 +305,10 @@ export class FakeGmail {
     const { message } = req.body as { message?: { raw?: string; threadId?: string } };
     const old = box.drafts.get(id);
     if (old) box.delete(old.message.id);
-    const stored = box.add(decodeRaw(message?.raw), { labelIds: ['DRAFT'], ...(message?.threadId ? { threadId: message.threadId } : {}) });
+    const stored = box.add(decodeRaw(message?.raw), {
+      labelIds: ['DRAFT'],
+      ...(message?.threadId ? { threadId: message.threadId } : {}),
+    });
     box.drafts.set(id, { id, message: stored });
     return { status: 200, body: { id, message: resource(stored, 'minimal') } };
   }

@@ -42,13 +42,26 @@ interface Grant {
 
 /** Google's error body. */
 export function googleError(status: number, message: string, reason = 'failedPrecondition'): FakeResponse {
-  return { status, body: { error: { code: status, message, errors: [{ message, domain: 'global', reason }], status: statusName(status) } } };
+  return {
+    status,
+    body: {
+      error: { code: status, message, errors: [{ message, domain: 'global', reason }], status: statusName(status) },
+    },
+  };
 }
 
 function statusName(status: number): string {
   return (
-    { 400: 'INVALID_ARGUMENT', 401: 'UNAUTHENTICATED', 403: 'PERMISSION_DENIED', 404: 'NOT_FOUND', 409: 'ABORTED', 410: 'GONE', 412: 'FAILED_PRECONDITION', 429: 'RESOURCE_EXHAUSTED' }[status] ??
-    (status >= 500 ? 'UNAVAILABLE' : 'UNKNOWN')
+    {
+      400: 'INVALID_ARGUMENT',
+      401: 'UNAUTHENTICATED',
+      403: 'PERMISSION_DENIED',
+      404: 'NOT_FOUND',
+      409: 'ABORTED',
+      410: 'GONE',
+      412: 'FAILED_PRECONDITION',
+      429: 'RESOURCE_EXHAUSTED',
+    }[status] ?? (status >= 500 ? 'UNAVAILABLE' : 'UNKNOWN')
   );
 }
 
@@ -95,7 +108,15 @@ export class FakeGoogleServer {
 
   /** Google's downloaded client secrets for this fake's client. */
   get clientSecrets(): object {
-    return { installed: { client_id: this.clientId, client_secret: this.clientSecret, auth_uri: this.endpoints.authUrl, token_uri: this.endpoints.tokenUrl, redirect_uris: ['http://localhost'] } };
+    return {
+      installed: {
+        client_id: this.clientId,
+        client_secret: this.clientSecret,
+        auth_uri: this.endpoints.authUrl,
+        token_uri: this.endpoints.tokenUrl,
+        redirect_uris: ['http://localhost'],
+      },
+    };
   }
 
   route(method: string, pattern: RegExp, handler: Route['handler']): void {
@@ -150,9 +171,12 @@ export class FakeGoogleServer {
     const q = url.searchParams;
     const redirectUri = q.get('redirect_uri') ?? '';
     if (q.get('client_id') !== this.clientId) return { status: 400, body: { error: 'invalid_client' } };
-    if (q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge')) return { status: 400, body: { error: 'invalid_request', error_description: 'PKCE required' } };
-    if (q.get('access_type') !== 'offline') return { status: 400, body: { error: 'invalid_request', error_description: 'offline access expected' } };
-    if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(redirectUri)) return { status: 400, body: { error: 'redirect_uri_mismatch' } };
+    if (q.get('code_challenge_method') !== 'S256' || !q.get('code_challenge'))
+      return { status: 400, body: { error: 'invalid_request', error_description: 'PKCE required' } };
+    if (q.get('access_type') !== 'offline')
+      return { status: 400, body: { error: 'invalid_request', error_description: 'offline access expected' } };
+    if (!/^http:\/\/127\.0\.0\.1:\d+\//.test(redirectUri))
+      return { status: 400, body: { error: 'redirect_uri_mismatch' } };
     const refreshToken = this.issueRefreshToken(this.consentingAccount, (q.get('scope') ?? '').split(' '));
     const code = `4/code-${randomBytes(8).toString('hex')}`;
     this.codes.set(code, { refreshToken, challenge: q.get('code_challenge')!, redirectUri });
@@ -173,8 +197,10 @@ export class FakeGoogleServer {
       const code = this.codes.get(form.get('code') ?? '');
       this.codes.delete(form.get('code') ?? '');
       const verifier = form.get('code_verifier') ?? '';
-      if (!code || code.redirectUri !== form.get('redirect_uri')) return { status: 400, body: { error: 'invalid_grant', error_description: 'Malformed auth code.' } };
-      if (createHash('sha256').update(verifier).digest('base64url') !== code.challenge) return { status: 400, body: { error: 'invalid_grant', error_description: 'Invalid code verifier.' } };
+      if (!code || code.redirectUri !== form.get('redirect_uri'))
+        return { status: 400, body: { error: 'invalid_grant', error_description: 'Malformed auth code.' } };
+      if (createHash('sha256').update(verifier).digest('base64url') !== code.challenge)
+        return { status: 400, body: { error: 'invalid_grant', error_description: 'Invalid code verifier.' } };
       refreshToken = code.refreshToken;
     } else if (grantType === 'refresh_token') {
       this.tokenCalls.refresh_token++;
@@ -183,7 +209,8 @@ export class FakeGoogleServer {
       return { status: 400, body: { error: 'unsupported_grant_type' } };
     }
     const grant = this.grants.get(refreshToken);
-    if (!grant || grant.revoked) return { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } };
+    if (!grant || grant.revoked)
+      return { status: 400, body: { error: 'invalid_grant', error_description: 'Token has been expired or revoked.' } };
     const accessToken = `ya29.${randomBytes(12).toString('hex')}`;
     this.accessTokens.set(accessToken, { refreshToken, expiresAt: Date.now() + this.accessTokenLifetime * 1000 });
     return {
@@ -206,11 +233,19 @@ export class FakeGoogleServer {
     if (!access || !grant || grant.revoked || access.expiresAt < Date.now()) {
       return googleError(401, 'Request had invalid authentication credentials.', 'authError');
     }
-    const fault = this.faults.find((f) => f.times > 0 && (!f.method || f.method === method) && (!f.path || f.path.test(url.pathname)));
+    const fault = this.faults.find(
+      (f) => f.times > 0 && (!f.method || f.method === method) && (!f.path || f.path.test(url.pathname)),
+    );
     if (fault) {
       fault.times--;
-      const answer = googleError(fault.status, `injected ${fault.status}`, fault.reason ?? (fault.status === 429 ? 'rateLimitExceeded' : 'backendError'));
-      return fault.retryAfter !== undefined ? { ...answer, headers: { 'retry-after': String(fault.retryAfter) } } : answer;
+      const answer = googleError(
+        fault.status,
+        `injected ${fault.status}`,
+        fault.reason ?? (fault.status === 429 ? 'rateLimitExceeded' : 'backendError'),
+      );
+      return fault.retryAfter !== undefined
+        ? { ...answer, headers: { 'retry-after': String(fault.retryAfter) } }
+        : answer;
     }
     for (const route of this.routes) {
       if (route.method !== method) continue;
@@ -218,7 +253,13 @@ export class FakeGoogleServer {
       if (!match) continue;
       this.calls.push(`${method} ${url.pathname}`);
       const body = raw === '' ? undefined : JSON.parse(raw);
-      return route.handler({ method, url, params: match.slice(1).map(decodeURIComponent), body, account: grant.account });
+      return route.handler({
+        method,
+        url,
+        params: match.slice(1).map(decodeURIComponent),
+        body,
+        account: grant.account,
+      });
     }
     return googleError(404, `no route ${method} ${url.pathname}`, 'notFound');
   }

@@ -67,7 +67,7 @@ export class IngestService implements OnApplicationShutdown {
     const results: Result[] = new Array(params.items.length);
     const prepared = await mapLimit(params.items, PARSE_CONCURRENCY, async (item, index) => {
       try {
-        return await prepareItem(this.reader, this.registry, item, index, call.scope);
+        return await prepareItem(this.reader, this.registry, item, index, call.scope, call.caller);
       } catch (error) {
         results[index] = this.rejected(error, index);
         return null;
@@ -76,7 +76,7 @@ export class IngestService implements OnApplicationShutdown {
     const accepted = prepared.filter((item): item is PreparedItem => item !== null);
     const keys = accepted.map(keysOf);
     const known = await this.identities.known(accepted.map((item) => ({ ...item, identity: item.parsed.identity })));
-    const actor: Actor = { kind: 'import', id: call.caller.id };
+    const actor: Actor = call.caller.kind === 'connector' ? call.caller : { kind: 'import', id: call.caller.id };
     const plans = await this.store.planNew(accepted, keys, known, actor);
     let seq = 0;
     const stored = await Promise.allSettled(

@@ -246,7 +246,7 @@ export class ItemStore {
           source: item.source,
           external_id: record.parentId ? null : item.externalId,
           identity: record.identity,
-          origin: 'imported',
+          origin: item.source.kind.startsWith('import') ? 'imported' : 'mirrored',
           content_type: record.contentType,
           content_sha256: record.contentSha256,
           size: record.content.length,

@@ -1,4 +1,4 @@
-import { INGEST_REQUEST_LIMIT_BYTES, MemexError, type Scope } from '@memex/contracts';
+import { INGEST_REQUEST_LIMIT_BYTES, MemexError, type Actor, type Scope } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
 import type { IngestItem } from '@memex/contracts';
 import { baseType, formatBytes, RejectedItem, type HandlerRegistry, type IngestHandler, type ParsedItem } from '../handlers/index.js';
@@ -15,7 +15,13 @@ const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,199}$/;
 const LABEL = /^[^\s,\0]{1,200}$/;
 const EXTERNAL_ID_MAX = 2000;
 
-/** Where an item comes from once accepted: always `import:<kind>`, the client's id kept. */
+/**
+ * Connector namespaces a connector service (not a client: the gateway never names a caller
+ * `connector`) ingests into, as `<kind>:<account>`; its items are `mirrored`.
+ */
+const CONNECTOR_KINDS = new Set(['gmail']);
+
+/** Where an item comes from once accepted: `import:<kind>` (the client's id kept), or a connector's own namespace. */
 export interface ItemSource {
   kind: string;
   id: string;
@@ -35,8 +41,9 @@ export interface PreparedItem {
 }
 
 /** The server-side source of an imported item; a reason when the client's source is not allowed. */
-export function importSource(source: IngestItemParams['source']): ItemSource {
+export function importSource(source: IngestItemParams['source'], caller?: Actor): ItemSource {
   const kind = source.kind;
+  if (caller?.kind === 'connector' && CONNECTOR_KINDS.has(kind) && source.id) return { kind, id: source.id };
   if (kind.startsWith('import')) {
     throw new RejectedItem(`source.kind ${JSON.stringify(kind)}: give the bare kind (e.g. "mbox"); the server names the source import:<kind>[:<id>]`);
   }
@@ -98,16 +105,17 @@ export async function prepareItem(
   item: IngestItemParams,
   index: number,
   scope: Scope,
+  caller?: Actor,
 ): Promise<PreparedItem> {
-  const source = importSource(item.source);
+  const source = importSource(item.source, caller);
   const labels = itemLabels(item.labels, scope);
   const externalId = item.external_id ?? null;
   if (externalId !== null && (externalId.length === 0 || externalId.length > EXTERNAL_ID_MAX)) {
     throw new RejectedItem(`external_id must be 1 to ${EXTERNAL_ID_MAX} characters`);
   }
+  // Postgres text cannot hold U+0000: left in, the identity lookup of the whole batch would fail.
+  if (externalId?.includes('\0')) throw new RejectedItem('external_id contains a NUL character (U+0000)');
   const handler = registry.forType(item.type);
   const { bytes, type, parsed } = await reader.read({ type: item.type, data: item.data, text: item.text, attributes: item.attributes });
   return { index, handler, contentType: baseType(type), bytes, parsed, source, externalId, labels };
 }
-  // Postgres text cannot hold U+0000: left in, the identity lookup of the whole batch would fail.
-  if (externalId?.includes('\0')) throw new RejectedItem('external_id contains a NUL character (U+0000)');

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Injectable } from '@nestjs/common';
 import { sql, type Insertable, type Transaction } from 'kysely';
-import type { EventOf, ItemDeleted, MailFlagsChanged, NotePut } from '@memex/contracts';
+import type { EventOf, GmailMessageSynced, ItemDeleted, MailFlagsChanged, NotePut } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import type { LoggedEvent } from '@memex/bus';
 import { Projector, type Projection } from '@memex/runtime';
 import type { ItemIngestedEvent } from '../ingest/identities.js';
-import { messageRow, mailLabelsAfter } from '../mail/message-row.js';
+import { gmailState, messageRow, mailLabelsAfter } from '../mail/message-row.js';
 import { ingestMigrations } from './migrations.js';
 import type { IngestDatabase } from './schema.js';
 
@@ -51,6 +51,8 @@ export class ItemsProjector implements Projection {
       if (event.type === 'mail.flags_changed')
         await this.flagsChanged(trx, seq, event as EventOf<typeof MailFlagsChanged>);
       else if (event.type === 'item.deleted') await this.itemDeleted(trx, seq, event as EventOf<typeof ItemDeleted>);
+      else if (event.type === 'gmail.message_synced')
+        await this.gmailSynced(trx, seq, event as EventOf<typeof GmailMessageSynced>);
     }
     await this.flush(trx, run);
   }
@@ -108,6 +110,21 @@ export class ItemsProjector implements Projection {
         mail_labels: mailLabelsAfter(current.mail_labels, event.data),
         seq,
       })
+      .where('item_id', '=', id)
+      .execute();
+  }
+
+  /**
+   * mail-sync mirrors the message in Gmail: the item (new from the connector, or imported
+   * earlier and upgraded in place, same id) is `mirrored` under the Gmail account, and its flags
+   * are Gmail's labels as mail-sync last saw or wrote them.
+   */
+  private async gmailSynced(trx: Trx, seq: number, event: EventOf<typeof GmailMessageSynced>): Promise<void> {
+    const { id, account, labels } = event.data;
+    await trx.updateTable('items').set({ origin: 'mirrored', seq }).where('id', '=', id).execute();
+    await trx
+      .updateTable('messages')
+      .set({ ...gmailState(labels), origin: 'mirrored', account: `gmail:${account}`, seq })
       .where('item_id', '=', id)
       .execute();
   }

@@ -53,6 +53,21 @@ export function messageRow(event: ItemIngestedEvent, text: string, seq: number):
   };
 }
 
+/** Gmail labels that are flags of the row rather than mail labels. */
+const GMAIL_FLAG_LABELS = new Set(['INBOX', 'UNREAD', 'STARRED', 'TRASH', 'SPAM']);
+
+/** A message's flags and mail labels from its Gmail labels (CATEGORY_* tabs are not labels here). */
+export function gmailState(labels: string[]) {
+  return {
+    read: !labels.includes('UNREAD'),
+    starred: labels.includes('STARRED'),
+    inbox: labels.includes('INBOX'),
+    trashed: labels.includes('TRASH'),
+    spam: labels.includes('SPAM'),
+    mail_labels: labels.filter((label) => !GMAIL_FLAG_LABELS.has(label) && !label.startsWith('CATEGORY_')),
+  };
+}
+
 /** Mail labels after a flags change: removals win over additions of the same label. */
 export function mailLabelsAfter(labels: string[], change: EventOf<typeof MailFlagsChanged>['data']): string[] {
   const removed = new Set(change.labels_removed ?? []);

@@ -1,0 +1,1 @@
+export * from './mail-sync.module.js';

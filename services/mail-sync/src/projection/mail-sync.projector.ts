@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import type { Transaction } from 'kysely';
+import {
+  AccountConnected,
+  AccountNeedsReauth,
+  AccountRemoved,
+  GmailMessageSynced,
+  GmailSyncProgressed,
+  ItemDeleted,
+  MailFlagsChanged,
+  type EventOf,
+} from '@memex/contracts';
+import { On, Projector } from '@memex/runtime';
+import { mailSyncMigrations } from './migrations.js';
+import type { MailSyncDatabase } from './schema.js';
+
+type Trx = Transaction<MailSyncDatabase>;
+
+/**
+ * Everything the sync resumes from after a crash, rebuilt from the log: accounts and their
+ * progress, the Gmail message behind each mirrored item with its labels, and the memex changes
+ * not yet written to Gmail (a change leaves the queue when the `gmail.message_synced` that
+ * carried it out is logged).
+ */
+@Injectable()
+@Projector({ name: 'mail_sync', migrations: mailSyncMigrations })
+export class MailSyncProjector {
+  @On(AccountConnected)
+  async connected(trx: Trx, event: EventOf<typeof AccountConnected>, seq: number): Promise<void> {
+    const { account, provider, scopes, client_id } = event.data;
+    await trx
+      .insertInto('accounts')
+      .values({
+        account,
+        provider,
+        scopes,
+        client_id,
+        status: 'active',
+        reason: null,
+        connected_at: new Date(event.occurred_at),
+        phase: 'not_started',
+        history_id: null,
+        page_token: null,
+        messages: 0,
+        last_progress_at: null,
+        seq,
+      })
+      // Connected again (after a revoked grant): the sync resumes where it stopped.
+      .onConflict((oc) => oc.column('account').doUpdateSet({ scopes, client_id, status: 'active', reason: null, seq }))
+      .execute();
+  }
+
+  @On(AccountNeedsReauth)
+  async needsReauth(trx: Trx, event: EventOf<typeof AccountNeedsReauth>, seq: number): Promise<void> {
+    await trx
+      .updateTable('accounts')
+      .set({ status: 'needs_reauth', reason: event.data.reason, seq })
+      .where('account', '=', event.data.account)
+      .execute();
+  }
+
+  @On(AccountRemoved)
+  async removed(trx: Trx, event: EventOf<typeof AccountRemoved>): Promise<void> {
+    await trx.deleteFrom('accounts').where('account', '=', event.data.account).execute();
+    await trx.deleteFrom('pushes').where('account', '=', event.data.account).execute();
+  }
+
+  @On(GmailSyncProgressed)
+  async progressed(trx: Trx, event: EventOf<typeof GmailSyncProgressed>, seq: number): Promise<void> {
+    const { account, phase, history_id, page_token, messages } = event.data;
+    await trx
+      .updateTable('accounts')
+      .set((eb) => ({
+        phase: page_token === null ? 'incremental' : phase,
+        history_id,
+        page_token,
+        messages: eb('messages', '+', messages),
+        last_progress_at: new Date(event.recorded_at),
+        seq,
+      }))
+      .where('account', '=', account)
+      .execute();
+  }
+
+  @On(GmailMessageSynced)
+  async synced(trx: Trx, event: EventOf<typeof GmailMessageSynced>, seq: number): Promise<void> {
+    const { id, account, gmail_id, thread_id, labels, history_id, pushed } = event.data;
+    await trx
+      .insertInto('gmail_messages')
+      .values({ item_id: id, account, gmail_id, thread_id, labels, history_id, seq })
+      .onConflict((oc) => oc.column('item_id').doUpdateSet({ account, gmail_id, thread_id, labels, history_id, seq }))
+      .execute();
+    if (pushed) await trx.deleteFrom('pushes').where('event_id', '=', pushed).execute();
+  }
+
+  /** A change made in the memex to a mirrored message waits here until it is in Gmail. */
+  @On(MailFlagsChanged)
+  async flagsChanged(trx: Trx, event: EventOf<typeof MailFlagsChanged>, seq: number): Promise<void> {
+    if (event.actor.kind === 'connector') return;
+    const { id, ...change } = event.data;
+    const mirrored = await trx
+      .selectFrom('gmail_messages')
+      .select('account')
+      .where('item_id', '=', id)
+      .executeTakeFirst();
+    if (!mirrored) return;
+    await trx
+      .insertInto('pushes')
+      .values({
+        event_id: event.id,
+        item_id: id,
+        account: mirrored.account,
+        change: JSON.stringify(change) as never,
+        seq,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  @On(ItemDeleted)
+  async deleted(trx: Trx, event: EventOf<typeof ItemDeleted>): Promise<void> {
+    await trx.deleteFrom('gmail_messages').where('item_id', '=', event.data.id).execute();
+    await trx.deleteFrom('pushes').where('item_id', '=', event.data.id).execute();
+  }
+}

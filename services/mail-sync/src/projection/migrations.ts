@@ -1,0 +1,43 @@
+import { sql } from 'kysely';
+import type { Migration } from '@memex/db';
+
+export const mailSyncMigrations: Migration[] = [
+  {
+    name: '001_mail_sync',
+    async up(db) {
+      await sql`create table accounts (
+        account text primary key,
+        provider text not null,
+        scopes text[] not null,
+        client_id text not null,
+        status text not null,
+        reason text,
+        connected_at timestamptz not null,
+        phase text not null,
+        history_id text,
+        page_token text,
+        messages integer not null,
+        last_progress_at timestamptz,
+        seq bigint not null
+      )`.execute(db);
+      await sql`create table gmail_messages (
+        item_id text primary key,
+        account text not null,
+        gmail_id text not null,
+        thread_id text not null,
+        labels text[] not null,
+        history_id text not null,
+        seq bigint not null,
+        unique (account, gmail_id)
+      )`.execute(db);
+      await sql`create table pushes (
+        event_id text primary key,
+        item_id text not null,
+        account text not null,
+        change jsonb not null,
+        seq bigint not null
+      )`.execute(db);
+      await sql`create index pushes_account on pushes (account, seq)`.execute(db);
+    },
+  },
+];

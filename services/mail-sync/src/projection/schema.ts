@@ -1,0 +1,49 @@
+/** The mail-sync read model: accounts and how far their sync has come, which item mirrors which Gmail message, and memex changes still to carry to Gmail. */
+export interface AccountsTable {
+  account: string;
+  provider: string;
+  scopes: string[];
+  client_id: string;
+  status: 'active' | 'needs_reauth';
+  reason: string | null;
+  connected_at: Date;
+  phase: 'not_started' | 'full' | 'incremental';
+  history_id: string | null;
+  /** Full sync: the next messages.list page ('' is the first). */
+  page_token: string | null;
+  messages: number;
+  last_progress_at: Date | null;
+  seq: number;
+}
+
+export interface GmailMessagesTable {
+  item_id: string;
+  account: string;
+  gmail_id: string;
+  thread_id: string;
+  labels: string[];
+  history_id: string;
+  seq: number;
+}
+
+/** A memex change (mail.flags_changed) to a mirrored message not yet written to Gmail. */
+export interface PushesTable {
+  event_id: string;
+  item_id: string;
+  account: string;
+  change: {
+    read?: boolean;
+    starred?: boolean;
+    archived?: boolean;
+    trashed?: boolean;
+    labels_added?: string[];
+    labels_removed?: string[];
+  };
+  seq: number;
+}
+
+export interface MailSyncDatabase {
+  accounts: AccountsTable;
+  gmail_messages: GmailMessagesTable;
+  pushes: PushesTable;
+}

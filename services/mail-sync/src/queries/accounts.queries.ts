@@ -1,0 +1,75 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import {
+  AccountNeedsReauth,
+  AccountsList,
+  AccountsToken,
+  MemexError,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
+import { EventPublisher } from '@memex/bus';
+import { GrantRevokedError } from '@memex/google';
+import { DATABASE, RpcMethod } from '@memex/runtime';
+import type { MailSyncDatabase } from '../projection/schema.js';
+import { connectorActor } from '../sync/gmail-sync.js';
+import { GoogleAccounts } from '../sync/google-accounts.js';
+
+/** memex.accounts.list, and the internal memex.accounts.token for other services. */
+@Injectable()
+export class AccountsQueries {
+  constructor(
+    @Inject(DATABASE) private readonly db: Kysely<MailSyncDatabase>,
+    private readonly publisher: EventPublisher,
+    private readonly google: GoogleAccounts,
+  ) {}
+
+  @RpcMethod(AccountsList)
+  async list(): Promise<ResultOf<typeof AccountsList>> {
+    const rows = await this.db.selectFrom('accounts').selectAll().orderBy('account').execute();
+    return {
+      accounts: rows.map((row) => ({
+        account: row.account,
+        provider: 'google' as const,
+        status: row.status,
+        reason: row.reason,
+        scopes: row.scopes,
+        connected_at: row.connected_at.toISOString(),
+        sync: {
+          phase: row.phase,
+          messages: row.messages,
+          history_id: row.history_id,
+          last_progress_at: row.last_progress_at?.toISOString() ?? null,
+        },
+      })),
+    };
+  }
+
+  /** A revoked grant is logged (the account shows needs_reauth) and refused with that word in the error. */
+  @RpcMethod(AccountsToken)
+  async token(params: ParamsOf<typeof AccountsToken>): Promise<ResultOf<typeof AccountsToken>> {
+    const row = await this.db
+      .selectFrom('accounts')
+      .select('status')
+      .where('account', '=', params.account)
+      .executeTakeFirst();
+    if (!row) throw new MemexError('not_found', `no Google account ${params.account}`);
+    if (row.status === 'needs_reauth')
+      throw new MemexError(
+        'forbidden',
+        `needs_reauth: ${params.account} must be added again (memex accounts add google)`,
+      );
+    try {
+      return await this.google.accessToken(params.account, params.scope);
+    } catch (error) {
+      if (!(error instanceof GrantRevokedError)) throw error;
+      await this.publisher.publish(AccountNeedsReauth, {
+        subject: `account:${params.account}`,
+        actor: connectorActor(params.account),
+        data: { account: params.account, reason: error.reason },
+      });
+      this.google.forget(params.account);
+      throw new MemexError('forbidden', `needs_reauth: ${error.message}`);
+    }
+  }
+}

@@ -1,0 +1,70 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import { DATABASE, ServiceHost } from '@memex/runtime';
+import type { MailSyncDatabase } from '../projection/schema.js';
+import { GmailSync } from './gmail-sync.js';
+
+/**
+ * Runs the sync of every active account on an interval, on the replica that leads the
+ * projection (so two replicas never sync one account at once). Cycles never overlap: a
+ * `memex accounts sync` waits for the one running.
+ */
+@Injectable()
+export class SyncScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('memex:mail-sync');
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> = Promise.resolve();
+  private stopped = false;
+  /** How often Gmail is polled (push notifications need a public endpoint; polling is the default). */
+  private readonly pollMs = Number(process.env.MEMEX_GMAIL_POLL_MS || 60_000);
+  /** The last cycle's failure per account (null once one succeeds), for `memex accounts list`. */
+  readonly failures = new Map<string, string>();
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Kysely<MailSyncDatabase>,
+    private readonly host: ServiceHost,
+    private readonly sync: GmailSync,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const tick = () => {
+      if (this.stopped) return;
+      void this.now()
+        .catch((error) => this.logger.error(`sync failed: ${(error as Error).message}`))
+        .finally(() => {
+          if (!this.stopped) this.timer = setTimeout(tick, this.pollMs);
+        });
+    };
+    this.timer = setTimeout(tick, 0);
+  }
+
+  /** One cycle of the named account, or of every active one; the accounts synced. */
+  now(account?: string): Promise<string[]> {
+    const next = this.running.then(async () => {
+      if (!this.host.projector?.isLeader || this.stopped) return [];
+      await this.sync.caughtUp();
+      let query = this.db.selectFrom('accounts').select('account').where('status', '=', 'active');
+      if (account) query = query.where('account', '=', account);
+      const accounts = (await query.orderBy('account').execute()).map((row) => row.account);
+      for (const name of accounts) {
+        try {
+          await this.sync.cycle(name);
+          this.failures.delete(name);
+        } catch (error) {
+          // One account's failure (Google down, a bug) never stops the others; the next cycle retries.
+          this.failures.set(name, (error as Error).message);
+          this.logger.error(`${name}: ${(error as Error).message}`);
+        }
+      }
+      return accounts;
+    });
+    this.running = next.catch(() => undefined);
+    return next;
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+}

@@ -13,6 +13,7 @@ export {
   type ProviderKind,
 } from "./provider.js";
 export { ModelLoadError } from "./files.js";
+export { onnxProviders, withOnnxProvider, type OnnxProvider } from "./onnx-session.js";
 export {
   BUILTIN_GLOVE_WORDS,
   builtinGloveTablePath,

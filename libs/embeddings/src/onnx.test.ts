@@ -190,6 +190,8 @@ describe("OnnxSentenceProvider", () => {
   it("feeds only the inputs the model declares", async () => {
     const p = await load(await modelDir("no-types", noTypes));
     assert.equal(p.describe().details.inputs, "input_ids,attention_mask");
+    // This machine's onnxruntime-node has no CUDA libraries: the CPU runs, and the provider says so.
+    assert.equal(p.describe().details.executionProvider, "cpu");
     const [v] = await p.embed(["hello world"]);
     assertClose(
       v,

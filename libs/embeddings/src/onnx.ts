@@ -22,6 +22,7 @@ import {
   type ProviderDescription,
 } from "./provider.js";
 import { f16ToF32 } from "./safetensors.js";
+import { withOnnxProvider, type OnnxProvider } from "./onnx-session.js";
 import {
   loadTokenizer,
   preTruncate,
@@ -67,6 +68,8 @@ export class OnnxSentenceProvider implements EmbeddingProvider {
     private readonly maxTokens: number,
     private readonly batchSize: number,
     private readonly pooling: Pooling,
+    /** The execution provider the session runs on (CUDA where it loads, else the CPU). */
+    readonly executionProvider: OnnxProvider,
   ) {}
 
   get dims(): number {
@@ -83,11 +86,12 @@ export class OnnxSentenceProvider implements EmbeddingProvider {
     const pooling = options.pooling ?? (await configuredPooling(dir));
 
     let session: ort.InferenceSession;
+    let executionProvider: OnnxProvider;
     try {
-      session = await ort.InferenceSession.create(modelPath!, {
-        executionProviders: ["cpu"],
-        ...(options.threads ? { intraOpNumThreads: options.threads } : {}),
-      });
+      const threads = options.threads ? { intraOpNumThreads: options.threads } : {};
+      ({ value: session, provider: executionProvider } = await withOnnxProvider((providers) =>
+        ort.InferenceSession.create(modelPath!, { ...providers, ...threads }),
+      ));
     } catch (err) {
       throw new ModelLoadError(
         `${modelPath} cannot be loaded by onnxruntime: ${(err as Error).message}`,
@@ -117,6 +121,7 @@ export class OnnxSentenceProvider implements EmbeddingProvider {
       maxTokens,
       options.batchSize ?? 16,
       pooling,
+      executionProvider,
     );
     // The output's last dimension is often symbolic in the graph: run once to learn it.
     try {
@@ -243,6 +248,7 @@ export class OnnxSentenceProvider implements EmbeddingProvider {
         pooling: this.outputName === POOLED_OUTPUT ? "in model" : this.pooling,
         output: this.outputName,
         inputs: this.session.inputNames.join(","),
+        executionProvider: this.executionProvider,
       },
     };
   }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Ingest, ParamsOf } from '@memex/contracts';
+import { sharedFile } from '@memex/testing';
 
 export type IngestItem = ParamsOf<typeof Ingest>['items'][number];
 
@@ -9,9 +10,9 @@ export function mime(headers: Array<[string, string]>, body: string | Buffer): B
   return Buffer.concat([head, typeof body === 'string' ? Buffer.from(body.replace(/\r?\n/g, '\r\n'), 'utf8') : body]);
 }
 
-/** A real message from the ingest service's fixtures (origin and licence in its fixtures/PROVENANCE.md). */
+/** A real message from the shared corpus, read in place (origin and licence in its PROVENANCE.tsv). */
 export function fixtureMail(path: string): Buffer {
-  return readFileSync(new URL(`../../services/ingest/fixtures/mail/${path}`, import.meta.url));
+  return readFileSync(sharedFile(`corpus/mail/${path}`));
 }
 
 /** An item of message/rfc822 for memex.ingest. */

@@ -24,26 +24,28 @@ import {
 } from '@memex/contracts';
 import { EVENTS_STREAM, eventSubject } from '@memex/bus';
 import { DATABASE, ProjectionRunner, ServiceHost } from '@memex/runtime';
+import { sharedFile, sharedSkip } from '@memex/testing';
 import { GraphProjector } from './projection/graph.projector.js';
 import { agent, mailEvent, message, noteEvent, splitMbox, startGraph, type GraphHarness } from './testing/harness.js';
 
-const fixture = (name: string) => fs.readFileSync(new URL(`../fixtures/mail/${name}`, import.meta.url));
+/** A real-world file from the shared corpus's mail folder, read in place. */
+const fixture = (name: string) => fs.readFileSync(sharedFile(`corpus/mail/${name}`));
 
 /** The real archive: RFC 2822's examples, a 1996 Netscape mbox, SpamAssassin's nice mail, free-mail messages. */
 function archive(): Buffer[] {
   return [
     ...[
-      'rfc2822-example01',
-      'rfc2822-example03',
-      'rfc2822-example04',
-      'rfc2822-example06',
-      'rfc2822-example07',
-      'rfc2822-example14',
-      'japanese',
-      'gmail-invalid-address',
+      'mikel-mail/rfc2822/example01',
+      'mikel-mail/rfc2822/example03',
+      'mikel-mail/rfc2822/example04',
+      'mikel-mail/rfc2822/example06',
+      'mikel-mail/rfc2822/example07',
+      'mikel-mail/rfc2822/example14',
+      'mikel-mail/multi_charset/japanese',
+      'flanker/bounce/gmail-invalid-address',
     ].map((name) => fixture(`${name}.eml`)),
-    ...splitMbox(fixture('netscape-1996-content-length.mbox')),
-    ...splitMbox(fixture('spamassassin-nice.mbox')),
+    ...splitMbox(fixture('mimekit/netscape-1996-content-length.mbox')),
+    ...splitMbox(fixture('spamassassin-testdata/nice.mbox')),
   ];
 }
 
@@ -72,7 +74,7 @@ async function notFound(promise: Promise<unknown>): Promise<void> {
   await assert.rejects(promise, (error: MemexError) => error.code === 'not_found');
 }
 
-describe('graph service', () => {
+describe('graph service', { skip: sharedSkip('corpus/mail') }, () => {
   let h: GraphHarness;
   let mailIds: string[] = [];
   before(async () => {

@@ -1,6 +1,7 @@
 /** Builders for test inputs: messages, PDFs and DOCX files written from scratch. */
 import { crc32 } from 'node:zlib';
 import { readFileSync } from 'node:fs';
+import { sharedFile, sharedSkip } from '@memex/testing';
 
 /**
  * A message from header lines and a body, lines joined with CRLF. Header values are written as
@@ -24,9 +25,12 @@ export function withAttachment(text: string, attachment: { headers: string[]; bo
   );
 }
 
-/** A fixture copied into services/ingest/fixtures (see fixtures/PROVENANCE.md). */
+/** Why tests that read real files from the shared corpus cannot run here, or false when they can. */
+export const CORPUS_SKIP = sharedSkip('corpus');
+
+/** A real-world file from the shared corpus (`../shared/corpus/<path>`, read in place; see its PROVENANCE.tsv). */
 export function fixture(path: string): Buffer {
-  return readFileSync(new URL(`../../../fixtures/${path}`, import.meta.url));
+  return readFileSync(sharedFile(`corpus/${path}`));
 }
 
 function pdfString(text: string): string {

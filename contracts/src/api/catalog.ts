@@ -1,6 +1,7 @@
 import type { MethodDefinition } from './method.js';
 import { AdminFailures, AdminFailuresRetry, AdminReplay } from './admin.js';
 import { accountMethods } from './accounts.js';
+import { calendarMethods } from './calendar.js';
 import { graphMethods } from './graph.js';
 import { ingestMethods } from './ingest.js';
 import { insightsMethods } from './insights.js';
@@ -41,6 +42,7 @@ export const apiCatalog = new MethodCatalog([
   AdminFailures,
   AdminFailuresRetry,
   ...mailMethods,
+  ...calendarMethods,
   ...mediaMethods,
   ...searchMethods,
   ...graphMethods,

@@ -4,6 +4,7 @@ export * from './tokens.js';
 export * from './admin.js';
 export * from './ingest.js';
 export * from './mail.js';
+export * from './calendar.js';
 export * from './media.js';
 export * from './search.js';
 export * from './graph.js';

@@ -26,6 +26,12 @@ describe('expandSeries', { skip }, () => {
     assert.equal(more, true);
   });
 
+  it('reads an RDATE given as a period (its own start and end)', () => {
+    const source = series('ical.js/recur_instances.ics', '623c13c0-6c2b-45d6-a12b-c33ad61c4868');
+    const { occurrences } = expandSeries(source, new Date('2023-11-24T00:00:00Z'), new Date('2023-11-26T00:00:00Z'));
+    assert.deepEqual(occurrences, [{ recurrenceId: '2023-11-25T09:00:00.000Z', start: '2023-11-25T09:00:00.000Z', end: '2023-11-25T12:30:00.000Z' }]);
+  });
+
   it('expands a daily all-day series across the October DST change in Berlin day by day', () => {
     const source = series('node-ical/whole_day_moved_over_dst_change_berlin.ics', '14nv8jl8d6dvdbl477lod4fftf@google.com');
     const { occurrences, more } = expandSeries(source, new Date('2024-10-01T00:00:00Z'), new Date('2024-11-30T00:00:00Z'));

@@ -11,8 +11,10 @@ export interface Occurrence {
 
 export interface Expansion {
   occurrences: Occurrence[];
-  /** True when the series goes on after `until` (or the limit cut it): a later window must expand again. */
+  /** True when the series goes on after `complete` (or the limit cut it): a later window must expand again. */
   more: boolean;
+  /** The occurrences starting before this instant are all there: `until`, or less when the limit cut the expansion. */
+  complete: Date;
 }
 
 /**
@@ -32,14 +34,17 @@ export function expandSeries(source: string, from: Date, until: Date, limit = 10
   const occurrences: Occurrence[] = [];
   let seen = 0;
   for (let next = iterator.next(); next; next = iterator.next()) {
-    const details = event.getOccurrenceDetails(next);
+    // An RDATE;VALUE=PERIOD occurrence comes as a period: it starts and ends on its own.
+    const period = next instanceof ICAL.Period ? next : null;
+    const at = period ? period.start : (next as ICAL.Time);
+    const details = event.getOccurrenceDetails(at);
     const start = instant(details.startDate, defaultZone);
-    if (start >= until) return { occurrences, more: true };
-    if (++seen > limit) return { occurrences, more: true };
-    const end = instant(details.endDate, defaultZone);
+    if (start >= until) return { occurrences, more: true, complete: until };
+    if (++seen > limit) return { occurrences, more: true, complete: start };
+    const end = instant(period ? period.getEnd() : details.endDate, defaultZone);
     if (end > from || (end.getTime() === start.getTime() && start >= from)) {
-      occurrences.push({ recurrenceId: instant(next, defaultZone).toISOString(), start: start.toISOString(), end: end.toISOString() });
+      occurrences.push({ recurrenceId: instant(at, defaultZone).toISOString(), start: start.toISOString(), end: end.toISOString() });
     }
   }
-  return { occurrences, more: false };
+  return { occurrences, more: false, complete: until };
 }

@@ -1,0 +1,72 @@
+import { Type } from '@sinclair/typebox';
+import type { MethodDefinition } from './method.js';
+import { defineMethod } from './method.js';
+
+const Instant = Type.String({ format: 'date-time' });
+
+export const CalendarPerson = Type.Object({
+  name: Type.String(),
+  address: Type.String({ description: 'mail address, lowercase' }),
+});
+
+export const CalendarAttendee = Type.Composite([
+  CalendarPerson,
+  Type.Object({
+    status: Type.Union(['needs-action', 'accepted', 'declined', 'tentative', 'delegated'].map((s) => Type.Literal(s))),
+    role: Type.String(),
+  }),
+]);
+
+/** One occurrence of an event in a range: a single event, or one instance of a recurring series. */
+export const CalendarInstance = Type.Object({
+  uid: Type.String({ description: 'the event (iCalendar UID): the same in a calendar file, an invitation and a synced calendar' }),
+  recurrence_id: Type.Union([Instant, Type.Null()], { description: "an instance of a series: its original start; null for a single event" }),
+  summary: Type.String(),
+  location: Type.String(),
+  start: Instant,
+  end: Instant,
+  all_day: Type.Boolean(),
+  start_date: Type.Union([Type.String(), Type.Null()], { description: 'all-day events: the first day (YYYY-MM-DD)' }),
+  end_date: Type.Union([Type.String(), Type.Null()], { description: 'all-day events: the day after the last (exclusive)' }),
+  time_zone: Type.Union([Type.String(), Type.Null()], { description: 'the zone it was written in (IANA name, or the file’s own)' }),
+  status: Type.Union([Type.Literal('confirmed'), Type.Literal('tentative')]),
+  recurring: Type.Boolean(),
+  /** A changed instance of a series (moved or edited). */
+  modified: Type.Boolean(),
+  transparent: Type.Boolean({ description: 'does not make its time busy' }),
+  organizer: Type.Union([CalendarPerson, Type.Null()]),
+  attendees: Type.Array(CalendarAttendee),
+  items: Type.Array(Type.String(), { description: 'the items it came from: calendar files, invitations in mail' }),
+});
+
+export const CalendarList = defineMethod({
+  name: 'memex.calendar.list',
+  service: 'calendar-sync',
+  kind: 'query',
+  access: 'any',
+  summary:
+    'The events in a range (day, week, month or agenda views): every instance that overlaps [from, to), recurring series expanded, moved instances in their new place and cancelled ones left out, by start.',
+  params: Type.Object({
+    from: Instant,
+    to: Instant,
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000, default: 2_000 })),
+  }),
+  result: Type.Object({
+    instances: Type.Array(CalendarInstance),
+    truncated: Type.Boolean({ description: 'more instances overlap the range than `limit`' }),
+  }),
+});
+
+export const CalendarFreebusy = defineMethod({
+  name: 'memex.calendar.freebusy',
+  service: 'calendar-sync',
+  kind: 'query',
+  access: 'any',
+  summary:
+    'Busy time in [from, to) over every calendar: the merged intervals of instances that are not cancelled and not transparent (all-day events are free unless marked busy).',
+  params: Type.Object({ from: Instant, to: Instant }),
+  result: Type.Object({ busy: Type.Array(Type.Object({ start: Instant, end: Instant })) }),
+});
+
+/** API methods of the calendar area. */
+export const calendarMethods: MethodDefinition[] = [CalendarList, CalendarFreebusy];

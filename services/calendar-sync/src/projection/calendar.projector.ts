@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { sql, type Transaction } from 'kysely';
+import { ItemDeleted, ItemIngested, type EventOf } from '@memex/contracts';
+import type { CalendarEvent } from '@memex/icalendar';
+import { On, Projector } from '@memex/runtime';
+import { eventRow, foldComponents, type Component } from '../domain/fold.js';
+import { expansionHorizon, placeInstances } from '../domain/instances.js';
+import { spanOf } from '../domain/span.js';
+import { calendarMigrations } from './migrations.js';
+import type { CalendarDatabase } from './schema.js';
+
+type Trx = Transaction<CalendarDatabase>;
+
+/** The calendar an item carries: a calendar file's own meta, or an invitation part's (ingest's CalendarMeta). */
+interface CarriedCalendar {
+  method: string | null;
+  events: CalendarEvent[];
+}
+
+function carriedCalendar(meta: Record<string, unknown>): CarriedCalendar | null {
+  if (meta['format'] === 'icalendar') return meta as unknown as CarriedCalendar;
+  const part = meta['parsedAs'] === 'calendar' ? meta['calendar'] : null;
+  return part && typeof part === 'object' ? (part as CarriedCalendar) : null;
+}
+
+const FOREVER_AGO = new Date(-8.64e15);
+const FOREVER_AHEAD = new Date(8.64e15);
+
+/**
+ * Builds the calendar from the items that carry one (calendar files, invitations and their
+ * answers in mail; later Google Calendar): every VEVENT is kept as its item said it, and each UID
+ * touched is folded again and its instances placed anew, so applying an event twice, or replaying
+ * the log, leaves the same rows.
+ */
+@Injectable()
+@Projector({ name: 'calendar', migrations: calendarMigrations })
+export class CalendarProjector {
+  @On(ItemIngested)
+  async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>, seq: number): Promise<void> {
+    const calendar = carriedCalendar(event.data.meta);
+    const before = await this.forget(trx, event.data.id);
+    if (!calendar) {
+      if (before.length > 0) await this.refresh(trx, before);
+      return;
+    }
+    const method = calendar.method ?? '';
+    const rows = calendar.events.map((data, position) => ({
+      item_id: event.data.id,
+      position,
+      uid: data.uid,
+      rid: data.recurrenceId ?? '',
+      method,
+      sequence: data.sequence,
+      data: JSON.stringify(data) as unknown as CalendarEvent,
+      labels: event.labels,
+      kind: event.kind ?? event.data.kind,
+      spam: event.spam ?? false,
+      recorded_at: new Date(event.recorded_at),
+      seq,
+    }));
+    for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('components').values(rows.slice(i, i + 1000)).execute();
+    await this.refresh(trx, [...new Set([...before, ...rows.map((r) => r.uid)])]);
+  }
+
+  @On(ItemDeleted)
+  async itemDeleted(trx: Trx, event: EventOf<typeof ItemDeleted>): Promise<void> {
+    const uids = await this.forget(trx, event.data.id);
+    if (uids.length > 0) await this.refresh(trx, uids);
+  }
+
+  /** Drops what an item said (it is replaced or gone); the UIDs it spoke of. */
+  private async forget(trx: Trx, itemId: string): Promise<string[]> {
+    const gone = await trx.deleteFrom('components').where('item_id', '=', itemId).returning('uid').execute();
+    return [...new Set(gone.map((r) => r.uid))];
+  }
+
+  /** Folds each UID's components again and places its instances up to the expansion horizon. */
+  private async refresh(trx: Trx, uids: string[]): Promise<void> {
+    const components = await trx
+      .selectFrom('components')
+      .select(['uid', 'item_id', 'rid', 'method', 'sequence', 'data', 'labels', 'kind', 'spam', 'seq', 'recorded_at'])
+      .where('uid', 'in', uids)
+      .orderBy('seq')
+      .orderBy('position')
+      .execute();
+    await trx.deleteFrom('instances').where('uid', 'in', uids).execute();
+    await trx.deleteFrom('events').where('uid', 'in', uids).execute();
+    const byUid = new Map<string, Array<Component & { recorded_at: Date }>>();
+    for (const c of components) byUid.set(c.uid, [...(byUid.get(c.uid) ?? []), c]);
+    const eventRows = [];
+    const instanceRows = [];
+    for (const [uid, list] of byUid) {
+      const folded = foldComponents(list);
+      const master = folded.find((e) => e.rid === '');
+      // Deterministic on replay: how far ahead depends on when the items were logged, not on the clock.
+      const latest = list.reduce((at, c) => (c.recorded_at > at ? c.recorded_at : at), new Date(0));
+      const horizon = master?.data.source ? expansionHorizon(new Date(master.data.start), latest) : FOREVER_AHEAD;
+      const { instances, expandedUntil } = placeInstances(folded, FOREVER_AGO, horizon);
+      for (const event of folded) eventRows.push(eventRow(uid, event, event.rid === '' ? expandedUntil : null));
+      for (const i of instances) {
+        instanceRows.push({ uid, rid: i.rid, event_rid: i.eventRid, span: spanOf(i.start, i.end), start: i.start, end: i.end, busy: i.busy });
+      }
+    }
+    for (let i = 0; i < eventRows.length; i += 1000) {
+      const chunk = eventRows.slice(i, i + 1000).map((r) => ({ ...r, organizer: r.organizer ? JSON.stringify(r.organizer) : null, attendees: JSON.stringify(r.attendees) }));
+      await trx.insertInto('events').values(chunk as never).execute();
+    }
+    for (let i = 0; i < instanceRows.length; i += 2000) {
+      await trx.insertInto('instances').values(instanceRows.slice(i, i + 2000).map((r) => ({ ...r, span: sql`${r.span}::tstzrange` as never }))).execute();
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import type { Attendee, CalendarEvent, CalendarPerson } from '@memex/icalendar';
+
+/**
+ * The calendar read model. `components` is what each item said (one row per VEVENT of a calendar
+ * file or an invitation); `events` is what they add up to per UID and instance (domain/fold.ts);
+ * `instances` places each event and each occurrence of a series in time (domain/instances.ts).
+ * `rid` is the instance's RECURRENCE-ID as an ISO instant, '' for a single event or a series.
+ */
+export interface ComponentsTable {
+  item_id: string;
+  position: number;
+  uid: string;
+  rid: string;
+  /** REQUEST, REPLY, CANCEL, PUBLISH, or '' for a plain calendar file. */
+  method: string;
+  sequence: number;
+  data: CalendarEvent;
+  labels: string[];
+  kind: string;
+  spam: boolean;
+  /** When the item was logged: a series is expanded ahead of the latest of these. */
+  recorded_at: Date;
+  seq: number;
+}
+
+export interface EventsTable {
+  uid: string;
+  rid: string;
+  status: 'confirmed' | 'tentative' | 'cancelled';
+  summary: string;
+  location: string;
+  all_day: boolean;
+  start: Date;
+  end: Date;
+  start_date: string | null;
+  end_date: string | null;
+  time_zone: string | null;
+  transparent: boolean;
+  organizer: CalendarPerson | null;
+  attendees: Attendee[];
+  /** A series' master: its VCALENDAR for expanding windows past `expanded_until`. */
+  source: string | null;
+  /** A series: instances are in `instances` up to here; a later window is expanded when asked. */
+  expanded_until: Date | null;
+  items: string[];
+  labels: string[];
+  kind: string;
+  spam: boolean;
+}
+
+export interface InstancesTable {
+  uid: string;
+  /** The instance: its RECURRENCE-ID, '' for a single event. */
+  rid: string;
+  /** The events row with its details: '' (the single event or the series) or a changed instance's rid. */
+  event_rid: string;
+  /** [start, end), or [start, start] for an event without duration. */
+  span: string;
+  start: Date;
+  end: Date;
+  busy: boolean;
+}
+
+export interface CalendarDatabase {
+  components: ComponentsTable;
+  events: EventsTable;
+  instances: InstancesTable;
+}

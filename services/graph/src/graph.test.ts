@@ -417,6 +417,35 @@ describe('graph service', { skip: sharedSkip('corpus/mail') }, () => {
       h.call(TrailsAppend, { trail_id: trail.trail_id, target: `item:${mailIds[1]}` }, agent(['client:acme'])),
       /no item/,
     );
+
+    // Writes check what they touch as reads do: a person known only from mail is "no thing" to the
+    // agent for a trail step and a link alike, and the owner's card does not change.
+    const acme = agent(['client:acme']);
+    const jwz = 'person:jwz@netscape.com';
+    const cardBefore = await h.call(EntityGet, { key: jwz });
+    await notFound(h.call(EntityGet, { key: jwz }, acme));
+    await notFound(h.call(TrailsAppend, { trail_id: trail.trail_id, target: jwz }, acme));
+    const note = await noteEvent('Netscape test notes', { labels: ['client:acme'] });
+    const noteId = (note.data as { id: string }).id;
+    await h.publish([note]);
+    const evidence = [{ item: noteId }];
+    await notFound(h.call(LinkAdd, { src: jwz, rel: 'mentioned_in', dst: `item:${noteId}`, evidence }, acme));
+    await notFound(h.call(LinkAdd, { src: `item:${noteId}`, rel: 'about', dst: `entity:${cardBefore.entity.id}`, evidence }, acme));
+    // A link the agent cannot see is absent to it, not "made by someone else".
+    await notFound(h.call(LinkRetract, { link_id: cardBefore.facts[0]!.link_id }, acme));
+    const step = await h.call(TrailsAppend, { trail_id: trail.trail_id, target: `item:${noteId}` }, acme);
+    await h.applied(step.seq);
+    assert.deepEqual(await h.call(EntityGet, { key: jwz }), cardBefore);
+
+    // Counts leave out what the scope may not see: the owner counts three steps, the agent its one.
+    const steps = async (scope?: ReturnType<typeof agent>) =>
+      (await h.call(TrailsList, {}, scope)).trails.find((t) => t.trail_id === trail.trail_id)?.steps;
+    assert.equal(await steps(), 3);
+    assert.equal(await steps(acme), 1);
+    assert.deepEqual(
+      (await h.call(TrailsGet, { trail_id: trail.trail_id }, acme)).steps_list.map((s) => s.ordinal),
+      [3],
+    );
   });
 
   test('briefs: sources on every line, never over budget, inferred marked, nothing from mail without mail', async () => {

@@ -16,12 +16,15 @@ import { EventPublisher, newId } from '@memex/bus';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { linkId, parseRef, refString } from '../domain/keys.js';
 import { makerOf } from '../projection/entities.js';
-import { itemVisible, resolveEntity, type Db } from '../query/access.js';
+import { itemVisible, linkVisible, resolveEntity, type Db } from '../query/access.js';
 import { Consistent } from './consistent.js';
 
 /**
  * A ref as events carry it: `entity:<id>` becomes the key of the thing it resolves to, other keys
- * are normalized, items must exist and be visible to the caller.
+ * are normalized. What a write touches must be visible to the caller exactly as a read would
+ * show it: items must exist and be visible; an agent names only things it can see (a thing known
+ * only from what it may not read is "not found", as it is to `entity.get`), so its links and
+ * trail steps never reach, or reveal, what is hidden from it. The owner may name new things.
  */
 export async function storedRef(db: Db, scope: Scope, ref: string): Promise<string> {
   if (ref.startsWith('entity:')) {
@@ -30,6 +33,7 @@ export async function storedRef(db: Db, scope: Scope, ref: string): Promise<stri
   }
   const parsed = parseRef(ref);
   if ('item' in parsed) await assertItemVisible(db, scope, parsed.item);
+  else if (scope.kind !== 'owner') await resolveEntity(db, scope, { key: refString(parsed) });
   return refString(parsed);
 }
 
@@ -92,7 +96,7 @@ export class LinksService {
 
   @RpcMethod(LinkRetract)
   async retract(params: ParamsOf<typeof LinkRetract>, call: CallContext): Promise<ResultOf<typeof LinkRetract>> {
-    const link = await this.link(params.link_id);
+    const link = await this.link(params.link_id, call.scope);
     if (call.scope.kind !== 'owner' && link.made_by !== makerOf(call.caller)) {
       throw new MemexError(
         'forbidden',
@@ -102,9 +106,14 @@ export class LinksService {
     return this.publishRetract(params.link_id, call, params.reason);
   }
 
-  private async link(id: string): Promise<{ made_by: string }> {
+  /** A link the scope may see (one it may not is "not found", as it is absent from every read). */
+  private async link(id: string, scope: Scope): Promise<{ made_by: string }> {
     return this.consistent.read(async () => {
-      const row = (await sql<{ made_by: string }>`select made_by from links where id = ${id}`.execute(this.db)).rows[0];
+      const row = (
+        await sql<{ made_by: string }>`select l.made_by from links l where l.id = ${id} and ${linkVisible(scope)}`.execute(
+          this.db,
+        )
+      ).rows[0];
       if (!row) throw new MemexError('not_found', `no link ${id}`);
       return row;
     });
@@ -195,7 +204,7 @@ export class LinksService {
     }
     if (kind === 'link' && rest.length === 1) {
       const id = rest[0]!;
-      await this.link(id);
+      await this.link(id, call.scope);
       if (params.decision === 'reject') return this.publishRetract(id, call, 'rejected in review');
       const { seq } = await this.publisher.publish({
         type: 'link.confirmed',

@@ -14,7 +14,7 @@ import {
 import { EventPublisher, newId } from '@memex/bus';
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
-import { itemVisible, resolveEntity, summaries, type Db } from '../query/access.js';
+import { entityVisible, itemVisible, resolveEntity, summaries, type Db } from '../query/access.js';
 import { anyWord } from '../domain/keys.js';
 import { Consistent } from './consistent.js';
 import { storedRef } from './links.service.js';
@@ -25,6 +25,16 @@ type Step = ResultOf<typeof TrailsGet>['steps_list'][number];
 /** SQL: trail `t` is visible to the scope (trails are scoped like notes, by their labels). */
 export function trailVisible(scope: Scope, t = 't') {
   return visibleTo(scope, { kind: `${t}.kind`, labels: `${t}.labels`, spam: `${t}.spam` });
+}
+
+/**
+ * SQL: trail step `s` shows to the scope (its thing is visible, or its item exists and is):
+ * what `trails.get` lists, and so what every count of steps counts.
+ */
+export function stepVisible(scope: Scope, s = 's') {
+  const step = (column: string) => sql.ref(`${s}.${column}`);
+  return sql<boolean>`((${step('target_entity')} is not null and ${entityVisible(scope, sql`${step('target_entity')}`)})
+    or exists (select 1 from items si where si.id = ${step('target_item')} and ${itemVisible(scope, 'si')}))`;
 }
 
 /** Named paths through items and things, with commentary (Bush's trails, seed §1). */
@@ -83,9 +93,8 @@ export class TrailsService {
       const found = await this.visibleTrail(call.scope, params.trail_id);
       if (params.step_id) {
         const step =
-          await sql`select 1 from trail_steps where step_id = ${params.step_id} and trail_id = ${params.trail_id}`.execute(
-            this.db,
-          );
+          await sql`select 1 from trail_steps s where s.step_id = ${params.step_id} and s.trail_id = ${params.trail_id}
+            and ${stepVisible(call.scope)}`.execute(this.db);
         if (step.rows.length === 0)
           throw new MemexError('not_found', `trail ${params.trail_id} has no step ${params.step_id}`);
       }
@@ -154,7 +163,7 @@ export async function listTrails(
     created_at: Date;
     steps: number;
   }>`
-    select t.id, t.name, t.description, t.made_by, t.created_at, (select count(*)::int from trail_steps s where s.trail_id = t.id) as steps
+    select t.id, t.name, t.description, t.made_by, t.created_at, (select count(*)::int from trail_steps s where s.trail_id = t.id and ${stepVisible(scope)}) as steps
     from trails t
     where ${trailVisible(scope)}
       ${options.id ? sql`and t.id = ${options.id}` : sql``}

@@ -1,0 +1,116 @@
+import type { Command } from 'commander';
+import { CalendarFreebusy, CalendarList, type ResultOf } from '@memex/contracts';
+import { client, output } from '../context.js';
+
+type Instance = ResultOf<typeof CalendarList>['instances'][number];
+export type CalendarView = 'day' | 'week' | 'month' | 'agenda';
+
+/**
+ * The range of a view around a day (`YYYY-MM-DD`, read in UTC): the day; the ISO week (Monday to
+ * Monday) holding it; its month; or an agenda of `days` days from it.
+ */
+export function viewRange(view: CalendarView, day: string, days = 14): { from: string; to: string } {
+  const start = new Date(`${day}T00:00:00Z`);
+  if (Number.isNaN(start.getTime())) throw new Error(`not a day: ${JSON.stringify(day)} (expected YYYY-MM-DD)`);
+  const end = new Date(start);
+  if (view === 'day') end.setUTCDate(end.getUTCDate() + 1);
+  if (view === 'agenda') end.setUTCDate(end.getUTCDate() + days);
+  if (view === 'week') {
+    start.setUTCDate(start.getUTCDate() - ((start.getUTCDay() + 6) % 7));
+    end.setTime(start.getTime());
+    end.setUTCDate(end.getUTCDate() + 7);
+  }
+  if (view === 'month') {
+    start.setUTCDate(1);
+    end.setTime(start.getTime());
+    end.setUTCMonth(end.getUTCMonth() + 1);
+  }
+  return { from: start.toISOString(), to: end.toISOString() };
+}
+
+function when(instance: Instance, zone: string): string {
+  if (instance.all_day) {
+    const last = new Date(`${instance.end_date ?? instance.start_date}T00:00:00Z`);
+    last.setUTCDate(last.getUTCDate() - 1);
+    const lastDay = last.toISOString().slice(0, 10);
+    return lastDay > (instance.start_date ?? '') ? `${instance.start_date} – ${lastDay}  all day` : `${instance.start_date}  all day`;
+  }
+  const format = new Intl.DateTimeFormat('sv-SE', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+  const start = format.format(new Date(instance.start));
+  const end = format.format(new Date(instance.end));
+  return `${start} – ${end.slice(0, 10) === start.slice(0, 10) ? end.slice(11) : end}`;
+}
+
+export function formatInstances(instances: Instance[], zone: string): string {
+  if (instances.length === 0) return 'no events';
+  return instances
+    .map((i) => {
+      const flags = [i.status === 'tentative' ? 'tentative' : '', i.modified ? 'moved' : '', i.recurring ? 'repeats' : ''].filter(Boolean);
+      const people = i.attendees.map((a) => `${a.name || a.address} (${a.status})`).join(', ');
+      return [
+        `${when(i, zone)}  ${i.summary || '(no title)'}${flags.length ? `  [${flags.join(', ')}]` : ''}`,
+        i.location ? `    at ${i.location}` : '',
+        people ? `    with ${people}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n');
+    })
+    .join('\n');
+}
+
+interface CalendarOptions {
+  view: CalendarView;
+  day?: string;
+  from?: string;
+  to?: string;
+  days: string;
+  zone?: string;
+  json?: boolean;
+}
+
+function rangeOf(options: CalendarOptions): { from: string; to: string } {
+  if (options.from || options.to) {
+    if (!options.from || !options.to) throw new Error('give both --from and --to');
+    return { from: new Date(options.from).toISOString(), to: new Date(options.to).toISOString() };
+  }
+  return viewRange(options.view, options.day ?? new Date().toISOString().slice(0, 10), Number(options.days));
+}
+
+/** `memex calendar` (day, week, month, agenda views) and `memex calendar freebusy`. */
+export function registerCalendar(program: Command): void {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const calendar = program
+    .command('calendar')
+    .description('events from calendar files, invitations in mail and synced calendars: day, week, month or agenda')
+    .option('--view <view>', 'day, week, month or agenda', 'agenda')
+    .option('--day <YYYY-MM-DD>', 'the day the view is around (default: today)')
+    .option('--days <n>', 'how many days the agenda shows', '14')
+    .option('--from <time>', 'instead of a view: from this time (ISO 8601)')
+    .option('--to <time>', 'to this time')
+    .option('--zone <zone>', 'show times in this IANA zone', zone)
+    .option('--json', 'print JSON')
+    .action(async (options: CalendarOptions) => {
+      if (!['day', 'week', 'month', 'agenda'].includes(options.view)) throw new Error(`--view must be day, week, month or agenda, not ${options.view}`);
+      const result = await client().call(CalendarList, rangeOf(options));
+      output(Boolean(options.json), result, () =>
+        formatInstances(result.instances, options.zone ?? zone) + (result.truncated ? '\n(more events: narrow the range)' : ''),
+      );
+    });
+  calendar
+    .command('freebusy')
+    .description('busy time over every calendar in a range (default: this week)')
+    .option('--from <time>', 'from (ISO 8601)')
+    .option('--to <time>', 'to (ISO 8601)')
+    .option('--zone <zone>', 'show times in this IANA zone', zone)
+    .option('--json', 'print JSON')
+    .action(async (options: { from?: string; to?: string; zone: string; json?: boolean }) => {
+      const range = options.from && options.to
+        ? { from: new Date(options.from).toISOString(), to: new Date(options.to).toISOString() }
+        : viewRange('week', new Date().toISOString().slice(0, 10));
+      const { busy } = await client().call(CalendarFreebusy, range);
+      const format = new Intl.DateTimeFormat('sv-SE', { timeZone: options.zone, dateStyle: 'short', timeStyle: 'short' });
+      output(Boolean(options.json), { busy }, () =>
+        busy.length === 0 ? 'free the whole time' : busy.map((b) => `busy ${format.format(new Date(b.start))} – ${format.format(new Date(b.end))}`).join('\n'),
+      );
+    });
+}

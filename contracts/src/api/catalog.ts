@@ -1,6 +1,7 @@
 import type { MethodDefinition } from './method.js';
 import { AdminFailures, AdminFailuresRetry, AdminReplay } from './admin.js';
 import { accountMethods } from './accounts.js';
+import { outgoingMethods } from './outgoing.js';
 import { calendarMethods } from './calendar.js';
 import { graphMethods } from './graph.js';
 import { ingestMethods } from './ingest.js';
@@ -48,4 +49,5 @@ export const apiCatalog = new MethodCatalog([
   ...graphMethods,
   ...insightsMethods,
   ...accountMethods,
+  ...outgoingMethods,
 ]);

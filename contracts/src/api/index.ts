@@ -10,6 +10,7 @@ export * from './search.js';
 export * from './graph.js';
 export * from './insights.js';
 export * from './accounts.js';
+export * from './outgoing.js';
 export * from './catalog.js';
 export * from './openapi.js';
 export * from './proto.js';

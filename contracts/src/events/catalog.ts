@@ -1,6 +1,7 @@
 import { EventRegistry } from './envelope.js';
 import { accountEvents } from './accounts.js';
 import { gmailEvents } from './gmail.js';
+import { outgoingEvents } from './outgoing.js';
 import { graphEvents } from './graph.js';
 import { ingestEvents } from './ingest.js';
 import { insightsEvents } from './insights.js';
@@ -22,4 +23,5 @@ export const eventCatalog = new EventRegistry().register(
   ...insightsEvents,
   ...accountEvents,
   ...gmailEvents,
+  ...outgoingEvents,
 );

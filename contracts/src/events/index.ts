@@ -9,4 +9,5 @@ export * from './graph.js';
 export * from './insights.js';
 export * from './accounts.js';
 export * from './gmail.js';
+export * from './outgoing.js';
 export * from './catalog.js';

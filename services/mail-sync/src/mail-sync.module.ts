@@ -2,20 +2,33 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
 import { AccountsCommands } from './commands/accounts.commands.js';
+import { OutgoingCommands } from './commands/outgoing.commands.js';
 import { MailSyncProjector } from './projection/mail-sync.projector.js';
 import { AccountsQueries } from './queries/accounts.queries.js';
+import { OutgoingQueries } from './queries/outgoing.queries.js';
 import { GmailSync } from './sync/gmail-sync.js';
 import { GoogleAccounts } from './sync/google-accounts.js';
+import { Outbox } from './sync/outbox.js';
 import { SyncScheduler } from './sync/scheduler.js';
 
-/** Google accounts and Gmail, two-way (seed §6.1–6.3): accounts, first and incremental sync, changes written back. */
+/** Google accounts and Gmail, two-way (seed §6.1–6.3): accounts, first and incremental sync, changes written back, mail written and sent exactly once. */
 @Module({})
 export class MailSyncModule {
   static register(config: MemexConfig): DynamicModule {
     return {
       module: MailSyncModule,
       imports: [MemexModule.forService({ service: 'mail-sync', config, schema: 'mail_sync' })],
-      providers: [MailSyncProjector, GoogleAccounts, GmailSync, SyncScheduler, AccountsCommands, AccountsQueries],
+      providers: [
+        MailSyncProjector,
+        GoogleAccounts,
+        GmailSync,
+        SyncScheduler,
+        Outbox,
+        AccountsCommands,
+        AccountsQueries,
+        OutgoingCommands,
+        OutgoingQueries,
+      ],
     };
   }
 }

@@ -144,9 +144,17 @@ const USERS = '^/gmail/v1/users/([^/]+)';
  */
 export class FakeGmail {
   readonly mailboxes = new Map<string, FakeMailbox>();
+  /** messages.send never answers: 'before' storing the message, or 'after' (a crash test kills the caller meanwhile). */
+  holdSend: 'before' | 'after' | undefined;
+  /** Sends held so far. */
+  heldSends = 0;
 
   constructor(readonly server: FakeGoogleServer) {
-    const r = (method: string, path: string, handler: (box: FakeMailbox, req: FakeRequest) => FakeResponse) =>
+    const r = (
+      method: string,
+      path: string,
+      handler: (box: FakeMailbox, req: FakeRequest) => FakeResponse | Promise<FakeResponse>,
+    ) =>
       server.route(method, new RegExp(`${USERS}${path}$`), (req) => {
         const user = req.params[0] === 'me' ? req.account : req.params[0]!;
         if (user !== req.account) return googleError(403, 'Delegation denied', 'forbidden');
@@ -215,8 +223,13 @@ export class FakeGmail {
     });
     r('POST', '/messages/send', (box, req) => {
       const { raw, threadId } = req.body as { raw?: string; threadId?: string };
+      const hold = this.holdSend;
+      if (hold) this.heldSends++;
+      // A client that dies while waiting: 'before' Gmail took the message, or 'after'.
+      if (hold === 'before') return new Promise<FakeResponse>(() => {});
       const message = box.add(decodeRaw(raw), { labelIds: ['SENT'], ...(threadId ? { threadId } : {}) });
       box.sent.push(message);
+      if (hold === 'after') return new Promise<FakeResponse>(() => {});
       return { status: 200, body: resource(message, 'minimal') };
     });
     r('GET', '/history', (box, req) => this.historyList(box, req));

@@ -8,6 +8,11 @@ import {
   GmailSyncProgressed,
   ItemDeleted,
   MailFlagsChanged,
+  OutgoingAttempted,
+  OutgoingCancelled,
+  OutgoingDraftSaved,
+  OutgoingQueued,
+  OutgoingSent,
   type EventOf,
 } from '@memex/contracts';
 import { On, Projector } from '@memex/runtime';
@@ -114,6 +119,69 @@ export class MailSyncProjector {
         seq,
       })
       .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  @On(OutgoingQueued)
+  async queued(trx: Trx, event: EventOf<typeof OutgoingQueued>, seq: number): Promise<void> {
+    const { id, account, mime_sha256, message_id, thread_id, subject, to, send_at } = event.data;
+    await trx
+      .insertInto('outgoing')
+      .values({
+        id,
+        account,
+        state: send_at ? 'scheduled' : 'draft',
+        mime_sha256,
+        message_id,
+        thread_id,
+        subject,
+        to,
+        send_at: send_at ? new Date(send_at) : null,
+        attempts: 0,
+        gmail_id: null,
+        gmail_draft_id: null,
+        created_at: new Date(event.occurred_at),
+        seq,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  @On(OutgoingCancelled)
+  async cancelled(trx: Trx, event: EventOf<typeof OutgoingCancelled>, seq: number): Promise<void> {
+    await trx
+      .updateTable('outgoing')
+      .set({ state: 'cancelled', seq })
+      .where('id', '=', event.data.id)
+      .where('state', '=', 'scheduled')
+      .execute();
+  }
+
+  @On(OutgoingAttempted)
+  async attempted(trx: Trx, event: EventOf<typeof OutgoingAttempted>, seq: number): Promise<void> {
+    await trx
+      .updateTable('outgoing')
+      .set({ state: 'sending', attempts: event.data.attempt, seq })
+      .where('id', '=', event.data.id)
+      .where('state', 'in', ['scheduled', 'sending'])
+      .execute();
+  }
+
+  @On(OutgoingSent)
+  async sent(trx: Trx, event: EventOf<typeof OutgoingSent>, seq: number): Promise<void> {
+    await trx
+      .updateTable('outgoing')
+      .set({ state: 'sent', gmail_id: event.data.gmail_id, thread_id: event.data.thread_id, seq })
+      .where('id', '=', event.data.id)
+      .execute();
+  }
+
+  @On(OutgoingDraftSaved)
+  async draftSaved(trx: Trx, event: EventOf<typeof OutgoingDraftSaved>, seq: number): Promise<void> {
+    await trx
+      .updateTable('outgoing')
+      .set({ gmail_draft_id: event.data.gmail_draft_id, seq })
+      .where('id', '=', event.data.id)
       .execute();
   }
 

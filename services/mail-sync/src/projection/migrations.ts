@@ -40,4 +40,26 @@ export const mailSyncMigrations: Migration[] = [
       await sql`create index pushes_account on pushes (account, seq)`.execute(db);
     },
   },
+  {
+    name: '002_outgoing',
+    async up(db) {
+      await sql`create table outgoing (
+        id text primary key,
+        account text not null,
+        state text not null,
+        mime_sha256 text not null,
+        message_id text not null,
+        thread_id text,
+        subject text not null,
+        "to" text[] not null,
+        send_at timestamptz,
+        attempts integer not null default 0,
+        gmail_id text,
+        gmail_draft_id text,
+        created_at timestamptz not null,
+        seq bigint not null
+      )`.execute(db);
+      await sql`create index outgoing_due on outgoing (send_at) where state in ('scheduled', 'sending')`.execute(db);
+    },
+  },
 ];

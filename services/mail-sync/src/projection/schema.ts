@@ -42,7 +42,26 @@ export interface PushesTable {
   seq: number;
 }
 
+/** A mail written in the memex: scheduled, a draft, being sent (an attempt logged), sent, or cancelled. */
+export interface OutgoingTable {
+  id: string;
+  account: string;
+  state: 'scheduled' | 'draft' | 'sending' | 'sent' | 'cancelled';
+  mime_sha256: string;
+  message_id: string;
+  thread_id: string | null;
+  subject: string;
+  to: string[];
+  send_at: Date | null;
+  attempts: number;
+  gmail_id: string | null;
+  gmail_draft_id: string | null;
+  created_at: Date;
+  seq: number;
+}
+
 export interface MailSyncDatabase {
+  outgoing: OutgoingTable;
   accounts: AccountsTable;
   gmail_messages: GmailMessagesTable;
   pushes: PushesTable;

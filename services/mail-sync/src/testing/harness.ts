@@ -22,6 +22,7 @@ export interface MailSyncHarness {
   google: FakeGoogleServer;
   gmail: FakeGmail;
   ingest: INestApplicationContext;
+  /** Replaceable: a test restarts mail-sync by closing it and starting another. */
   mailSync: INestApplicationContext | undefined;
   call<M extends MethodDefinition>(method: M, params: ParamsOf<M>, scope?: Scope): Promise<ResultOf<M>>;
   /** Connects `account` with a refresh token the fake issued (the headless way in). */
@@ -55,7 +56,7 @@ export async function startMailSync(options: { pollMs?: number; mailSync?: boole
   const bus = await Bus.connect(env.config.natsUrl, 'mail-sync-test');
   const call: MailSyncHarness['call'] = (method, params, scope = OWNER_SCOPE) =>
     callMethod(bus, method, params, { scope });
-  return {
+  const harness: MailSyncHarness = {
     env,
     bus,
     google,
@@ -75,12 +76,13 @@ export async function startMailSync(options: { pollMs?: number; mailSync?: boole
     },
     async stop() {
       await bus.close();
-      await mailSync?.close();
+      await harness.mailSync?.close();
       await ingest.close();
       await env.stop();
       await google.stop();
     },
   };
+  return harness;
 }
 
 const WORDS = [

@@ -1,0 +1,172 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import {
+  ItemsContent,
+  MailCancel,
+  MailCompose,
+  MailThread,
+  MemexError,
+  OutgoingCancelled,
+  OutgoingQueued,
+  OWNER_SCOPE,
+  rpcSubject,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
+import { BlobStore } from '@memex/blobs';
+import { callRpc, EventPublisher, newId, type Bus } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
+import { BUS, CONFIG, DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import { compose } from '../domain/compose.js';
+import type { MailSyncDatabase } from '../projection/schema.js';
+import { Outbox } from '../sync/outbox.js';
+
+/** The undo window when the caller names none (seconds). */
+const DEFAULT_UNDO_SECONDS = Number(process.env.MEMEX_MAIL_UNDO_SECONDS || 10);
+/** A cancel this close to the send time is refused: the sender may already be handing the mail over. */
+const CANCEL_MARGIN_MS = 500;
+
+/** memex.mail.compose and memex.mail.cancel: mail written in the memex, as events. */
+@Injectable()
+export class OutgoingCommands {
+  constructor(
+    @Inject(DATABASE) private readonly db: Kysely<MailSyncDatabase>,
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(CONFIG) private readonly config: MemexConfig,
+    private readonly publisher: EventPublisher,
+    private readonly blobs: BlobStore,
+    private readonly outbox: Outbox,
+  ) {}
+
+  /**
+   * Builds the MIME with nodemailer's MailComposer (threading headers, quoting, attachments from
+   * memex items), keeps it as a blob and logs the mail; the outbox sends it when it is due.
+   */
+  @RpcMethod(MailCompose)
+  async compose(params: ParamsOf<typeof MailCompose>, call: CallContext): Promise<ResultOf<typeof MailCompose>> {
+    await this.outbox.caughtUp();
+    const account = await this.db
+      .selectFrom('accounts')
+      .select(['account', 'status'])
+      .where('account', '=', params.account)
+      .executeTakeFirst();
+    if (!account) throw new MemexError('not_found', `no connected account ${params.account} (memex accounts list)`);
+    const mode = params.mode ?? 'new';
+    if (mode !== 'new' && !params.message)
+      throw new MemexError('invalid_params', `params.message: a ${mode} needs the message it answers`);
+    const original = params.message ? await this.original(params.message) : undefined;
+    const mail = compose(mode, params.account, params, original);
+    if (mail.to.length + mail.cc.length + (params.bcc?.length ?? 0) === 0)
+      throw new MemexError('invalid_params', 'params.to: a mail needs a recipient');
+    const id = newId();
+    const messageId = `<${id.toLowerCase()}.memex@${params.account.split('@')[1] ?? 'localhost'}>`;
+    const node = new MailComposer({
+      from: params.account,
+      to: mail.to,
+      cc: mail.cc,
+      bcc: params.bcc ?? [],
+      subject: mail.subject,
+      // MIME lines end in CRLF, the text's too.
+      text: mail.text.replace(/\r?\n/g, '\r\n'),
+      messageId,
+      date: new Date(),
+      ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo, references: mail.references } : {}),
+      attachments: await Promise.all((params.attachments ?? []).map((item) => this.attachment(item))),
+    }).compile();
+    // Gmail reads Bcc from the raw message and removes it before delivery.
+    node.keepBcc = true;
+    const mime = await node.build();
+    const sha = await this.blobs.put(mime);
+    const undo = (params.undo_seconds ?? DEFAULT_UNDO_SECONDS) * 1000;
+    const sendAt = params.draft
+      ? null
+      : new Date(Math.max(Date.now() + undo, params.send_at ? Date.parse(params.send_at) : 0));
+    const threadId =
+      params.message && mode !== 'forward'
+        ? ((
+            await this.db
+              .selectFrom('gmail_messages')
+              .select('thread_id')
+              .where('item_id', '=', params.message)
+              .executeTakeFirst()
+          )?.thread_id ?? null)
+        : null;
+    const { seq } = await this.publisher.publish(OutgoingQueued, {
+      subject: `outgoing:${id}`,
+      actor: call.caller,
+      kind: 'email',
+      data: {
+        id,
+        account: params.account,
+        mime_sha256: sha,
+        message_id: messageId,
+        thread_id: threadId,
+        subject: mail.subject,
+        to: [...mail.to, ...mail.cc],
+        send_at: sendAt?.toISOString() ?? null,
+      },
+    });
+    this.outbox.wake(sendAt);
+    return {
+      id,
+      message_id: messageId,
+      state: sendAt ? 'scheduled' : 'draft',
+      send_at: sendAt?.toISOString() ?? null,
+      seq,
+    };
+  }
+
+  @RpcMethod(MailCancel)
+  async cancel(params: ParamsOf<typeof MailCancel>, call: CallContext): Promise<ResultOf<typeof MailCancel>> {
+    await this.outbox.caughtUp();
+    const row = await this.db
+      .selectFrom('outgoing')
+      .select(['state', 'send_at'])
+      .where('id', '=', params.id)
+      .executeTakeFirst();
+    if (!row) throw new MemexError('not_found', `no outgoing mail ${params.id}`);
+    if (row.state !== 'scheduled' || (row.send_at && row.send_at.getTime() - Date.now() < CANCEL_MARGIN_MS)) {
+      throw new MemexError(
+        'conflict',
+        `mail ${params.id} is ${row.state === 'scheduled' ? 'being sent' : row.state}: too late to undo`,
+      );
+    }
+    const { seq } = await this.publisher.publish(OutgoingCancelled, {
+      subject: `outgoing:${params.id}`,
+      actor: call.caller,
+      data: { id: params.id },
+    });
+    return { seq };
+  }
+
+  private ask<M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    return callRpc<ResultOf<M>>(
+      this.bus,
+      rpcSubject(method),
+      { method: method.name, params, scope: OWNER_SCOPE, caller: { kind: 'connector', id: 'mail-sync' } },
+      this.config.rpcTimeoutMs,
+    );
+  }
+
+  private async original(id: string) {
+    const thread = await this.ask(MailThread, { id });
+    const message = thread.messages.find((m) => m.id === id);
+    if (!message) throw new MemexError('not_found', `no message ${id}`);
+    return { message, thread: thread.messages };
+  }
+
+  /** A memex item's bytes, read in ranges. */
+  private async attachment(id: string): Promise<{ filename: string; content: Buffer; contentType: string }> {
+    const parts: Buffer[] = [];
+    let offset: number | null = 0;
+    let answer: ResultOf<typeof ItemsContent> | undefined;
+    while (offset !== null) {
+      answer = await this.ask(ItemsContent, { id, offset });
+      parts.push(Buffer.from(answer.data, 'base64'));
+      offset = answer.next_offset;
+    }
+    return { filename: answer!.filename ?? id, content: Buffer.concat(parts), contentType: answer!.content_type };
+  }
+}

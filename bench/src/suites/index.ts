@@ -9,4 +9,5 @@ export const suites: Record<string, () => Promise<Suite>> = {
   search: async () => (await import('./search.js')).run,
   graph: async () => (await import('./graph.js')).run,
   insights: async () => (await import('./insights.js')).run,
+  calendar: async () => (await import('./calendar.js')).run,
 };

@@ -10,8 +10,11 @@ export interface PlacedInstance {
   busy: boolean;
 }
 
-/** How far ahead of the latest change a series is kept expanded in the read model. */
-export const EXPANSION_YEARS = 3;
+/**
+ * How far ahead of the latest change (or of its start) a series is kept expanded in the read
+ * model; windows beyond are expanded when asked (rarer, and slower by the iteration from DTSTART).
+ */
+export const EXPANSION_YEARS = 1;
 /** No series keeps more instances than this in the read model (a minutely rule would be endless). */
 export const MAX_STORED_INSTANCES = 5_000;
 

@@ -34,3 +34,40 @@ export function invitationMail(method: 'REQUEST' | 'REPLY' | 'CANCEL', event: st
     '',
   ].join('\r\n');
 }
+
+const ZONES = ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'America/Los_Angeles', 'Europe/London'];
+const RULES = ['FREQ=WEEKLY', 'FREQ=DAILY;COUNT=200', 'FREQ=WEEKLY;BYDAY=MO,WE,FR', 'FREQ=MONTHLY;BYDAY=1TU', 'FREQ=WEEKLY;INTERVAL=2;COUNT=60'];
+
+function stamp(date: Date): string {
+  return date.toISOString().replace(/[-:]/g, '').slice(0, 15);
+}
+
+/**
+ * A calendar of `events` VEVENTs, `series` of them recurring (rules of several kinds, in several
+ * zones, each tenth with an EXDATE), the rest single events, all starting within two years of
+ * 2025-01-01 and split into files of `perFile` events. Deterministic for a seed.
+ */
+export function generatedCalendars(events: number, series: number, perFile: number, random: () => number): string[] {
+  const all: string[][] = [];
+  const origin = Date.UTC(2025, 0, 1);
+  for (let n = 0; n < events; n++) {
+    const zone = ZONES[n % ZONES.length]!;
+    const start = new Date(origin + Math.floor(random() * 730) * 86_400_000 + (8 + Math.floor(random() * 10)) * 3_600_000);
+    const end = new Date(start.getTime() + (1 + Math.floor(random() * 4)) * 30 * 60_000);
+    const lines = [
+      `UID:gen-${n}@bench.example`,
+      `DTSTART;TZID=${zone}:${stamp(start)}`,
+      `DTEND;TZID=${zone}:${stamp(end)}`,
+      `SUMMARY:Event ${n}`,
+      `ATTENDEE;CN=Person ${n % 97};PARTSTAT=ACCEPTED:mailto:person${n % 97}@bench.example`,
+    ];
+    if (n < series) {
+      lines.push(`RRULE:${RULES[n % RULES.length]}`);
+      if (n % 10 === 0) lines.push(`EXDATE;TZID=${zone}:${stamp(new Date(start.getTime() + 7 * 86_400_000))}`);
+    }
+    all.push(lines);
+  }
+  const files: string[] = [];
+  for (let i = 0; i < all.length; i += perFile) files.push(ics('PUBLISH', all.slice(i, i + perFile)));
+  return files;
+}

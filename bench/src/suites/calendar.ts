@@ -1,0 +1,112 @@
+import os from 'node:os';
+import { CalendarFreebusy, CalendarList, Ingest, OWNER_SCOPE, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { Bus, callMethod } from '@memex/bus';
+import { CalendarSyncModule } from '@memex/calendar-sync';
+import { generatedCalendars } from '@memex/calendar-sync/testing';
+import { IngestModule } from '@memex/ingest';
+import { startService } from '@memex/runtime';
+import { createTestEnv, seededRandom } from '@memex/testing';
+import { percentile, type BenchResult } from '../result.js';
+
+const EVENTS = 10_000;
+const SERIES = 1_000;
+const PER_FILE = 100;
+const QUERIES = 200;
+
+/**
+ * The calendar at 10,000 events of which 1,000 recurring series (files of 100 events through
+ * memex.ingest, as `memex import folder` sends .ics files): how fast they become queryable (ingest,
+ * then calendar-sync's projection: folding, ical.js expansion a year ahead, placing), then the
+ * p95 of memex.calendar.list for a month and memex.calendar.freebusy for a week, over random
+ * months and weeks of the two years the events span.
+ */
+export async function run(): Promise<BenchResult[]> {
+  const env = await createTestEnv();
+  const ingest = await startService((config) => IngestModule.register(config), env.config);
+  const calendar = await startService((config) => CalendarSyncModule.register(config), env.config);
+  const bus = await Bus.connect(env.config.natsUrl, 'bench-calendar');
+  const call = <M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> =>
+    callMethod(bus, method, params, { scope: OWNER_SCOPE, timeoutMs: 10 * 60_000 });
+  try {
+    const random = seededRandom(15);
+    const files = generatedCalendars(EVENTS, SERIES, PER_FILE, random);
+    const load = () => os.loadavg()[0]!.toFixed(1);
+    const started = performance.now();
+    let seq = 0;
+    for (let i = 0; i < files.length; i += 10) {
+      const items = files.slice(i, i + 10).map((text, j) => ({
+        type: 'text/calendar',
+        data: Buffer.from(text).toString('base64'),
+        source: { kind: 'bench' },
+        external_id: `calendar-${i + j}.ics`,
+      }));
+      const result = await call(Ingest, { items });
+      const rejected = result.results.find((r) => r.status === 'rejected');
+      if (rejected) throw new Error(`a generated calendar was rejected: ${rejected.reason}`);
+      seq = result.seq;
+    }
+    // min_seq waits a bounded time: ask again until the projection has caught up.
+    let first: ResultOf<typeof CalendarList> | null = null;
+    while (!first) {
+      first = await call(CalendarList, { from: '2025-01-01T00:00:00Z', to: '2025-01-02T00:00:00Z', min_seq: seq }).catch((error: unknown) => {
+        if ((error as { code?: string }).code === 'timeout') return null;
+        throw error;
+      });
+    }
+    const importSeconds = (performance.now() - started) / 1000;
+    const loadAfterImport = load();
+
+    const month = (k: number) => {
+      const from = new Date(Date.UTC(2025, k, 1));
+      return { from: from.toISOString(), to: new Date(Date.UTC(2025, k + 1, 1)).toISOString() };
+    };
+    const week = (d: number) => {
+      const from = new Date(Date.UTC(2025, 0, 6) + d * 7 * 86_400_000);
+      return { from: from.toISOString(), to: new Date(from.getTime() + 7 * 86_400_000).toISOString() };
+    };
+    const listMs: number[] = [];
+    const sizes: number[] = [];
+    for (let q = 0; q < QUERIES; q++) {
+      const t = performance.now();
+      const { instances } = await call(CalendarList, { ...month(Math.floor(random() * 24)), limit: 10_000 });
+      listMs.push(performance.now() - t);
+      sizes.push(instances.length);
+    }
+    const busyMs: number[] = [];
+    for (let q = 0; q < QUERIES; q++) {
+      const t = performance.now();
+      await call(CalendarFreebusy, week(Math.floor(random() * 100)));
+      busyMs.push(performance.now() - t);
+    }
+    const loadAfterQueries = load();
+    const round = (x: number) => Math.round(x * 100) / 100;
+    return [
+      {
+        suite: 'calendar',
+        name: `import ${EVENTS} events (${SERIES} recurring series) to queryable`,
+        value: Math.round(EVENTS / importSeconds),
+        unit: 'events/s',
+        notes: `${round(importSeconds)} s for ${files.length} .ics files through memex.ingest and calendar-sync's projection (first list answered ${first.instances.length} instances); load ${loadAfterImport}`,
+      },
+      {
+        suite: 'calendar',
+        name: 'memex.calendar.list, a month: p95',
+        value: round(percentile(listMs, 95)),
+        unit: 'ms',
+        notes: `p50 ${round(percentile(listMs, 50))} ms over ${QUERIES} random months; ${Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length)} instances a month on average; load ${loadAfterQueries}`,
+      },
+      {
+        suite: 'calendar',
+        name: 'memex.calendar.freebusy, a week: p95',
+        value: round(percentile(busyMs, 95)),
+        unit: 'ms',
+        notes: `p50 ${round(percentile(busyMs, 50))} ms over ${QUERIES} random weeks; load ${loadAfterQueries}`,
+      },
+    ];
+  } finally {
+    await bus.close();
+    await calendar.close();
+    await ingest.close();
+    await env.stop();
+  }
+}

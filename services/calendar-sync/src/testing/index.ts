@@ -1,0 +1,3 @@
+/** Test and benchmark helpers (`@memex/calendar-sync/testing`): never imported by the service itself. */
+export * from './generate.js';
+export * from './harness.js';

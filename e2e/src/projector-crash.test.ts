@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import pg from 'pg';
-import { Bus, EventPublisher, newId, type EventDraft } from '@memex/bus';
+import { Bus, EventPublisher, newId, type NamedDraft, bindDraft } from '@memex/bus';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
 import { snapshotSchema } from './snapshot.js';
 
@@ -53,7 +53,7 @@ async function checkpoint(): Promise<number> {
 
 test('a projector killed with SIGKILL mid-stream ends with exactly the rows of a clean replay', async () => {
   const publisher = new EventPublisher(bus);
-  const drafts: EventDraft[] = [];
+  const drafts: NamedDraft[] = [];
   for (let i = 0; i < EVENTS; i++) {
     const id = newId();
     drafts.push({
@@ -65,7 +65,8 @@ test('a projector killed with SIGKILL mid-stream ends with exactly the rows of a
       data: { id, title: `note ${i}`, body: `body of note ${i}` },
     });
   }
-  for (let i = 0; i < drafts.length; i += 500) await publisher.publishAll(drafts.slice(i, i + 500));
+  for (let i = 0; i < drafts.length; i += 500)
+    await publisher.publishAll(drafts.slice(i, i + 500).map((draft) => bindDraft(draft)));
   const last = await bus.lastSeq();
 
   const first = startIngest();

@@ -2,7 +2,15 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BlobStore } from '@memex/blobs';
 import { Bus, EventPublisher, newId } from '@memex/bus';
-import { NotesPut, Search, Similar, TokensCreate, type MemexError, type ResultOf } from '@memex/contracts';
+import {
+  ItemIngested,
+  type MemexError,
+  NotesPut,
+  type ResultOf,
+  Search,
+  Similar,
+  TokensCreate,
+} from '@memex/contracts';
 import type { MemexClient } from '@memex/client';
 import { startStack, type TestStack } from './stack.js';
 
@@ -35,8 +43,7 @@ describe('search through the gateway', () => {
     mailId = newId();
     const text = Buffer.from('Dear Sam, the contract renewal for the harbour warehouse is attached. Regards, Ann');
     const sha = await new BlobStore(stack.config.blobsDir).put(text);
-    await new EventPublisher(bus).publish({
-      type: 'item.ingested',
+    await new EventPublisher(bus).publish(ItemIngested, {
       subject: `item:${mailId}`,
       actor: { kind: 'import', id: 'e2e' },
       kind: 'email',

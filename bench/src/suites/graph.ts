@@ -13,7 +13,7 @@ import {
   type MethodDefinition,
   type ParamsOf,
 } from '@memex/contracts';
-import { Bus, callRpc, EventPublisher, newId, type EventDraft } from '@memex/bus';
+import { Bus, callRpc, EventPublisher, newId, type NamedDraft, bindDraft } from '@memex/bus';
 import { ServiceHost, startService } from '@memex/runtime';
 import { findPostgresBinaries } from '@memex/stack';
 import { createTestEnv, seededRandom } from '@memex/testing';
@@ -129,7 +129,7 @@ function zipf(rand: () => number, n: number): () => number {
   };
 }
 
-function mailDraft(from: Person, to: Person[], n: number): EventDraft {
+function mailDraft(from: Person, to: Person[], n: number): NamedDraft {
   const id = newId();
   const sha = '0'.repeat(64);
   return {
@@ -183,7 +183,8 @@ export async function projectionRate(): Promise<BenchResult[]> {
         n,
       ),
     );
-    for (let i = 0; i < drafts.length; i += 500) await publisher.publishAll(drafts.slice(i, i + 500));
+    for (let i = 0; i < drafts.length; i += 500)
+      await publisher.publishAll(drafts.slice(i, i + 500).map((draft) => bindDraft(draft)));
     const started = performance.now();
     const app = await startService((config) => GraphModule.register(config), env.config);
     const runner = app.get(ServiceHost).projector!;

@@ -1,6 +1,14 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { encodeVector, SignalsList, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
-import { Bus, callMethod, EventPublisher, newId, type EventDraft } from '@memex/bus';
+import {
+  EmbeddingComputed,
+  encodeVector,
+  NotePut,
+  SignalsList,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
+import { Bus, callMethod, draftOf, EventPublisher, newId } from '@memex/bus';
 import { ServiceHost, startService } from '@memex/runtime';
 import { createTestEnv } from '@memex/testing';
 import { benchCorpus, benchDetection, InsightsModule, toMarkdown, type EngineNote } from '@memex/insights';
@@ -20,33 +28,35 @@ async function feed(publisher: EventPublisher, notes: EngineNote[]): Promise<num
   for (let i = 0; i < notes.length; i += BATCH) {
     const batch = notes.slice(i, i + BATCH);
     const puts = await publisher.publishAll(
-      batch.map((note): EventDraft => ({
-        type: 'note.put',
-        subject: `item:${ids.get(note.id)}`,
-        actor: { kind: 'user', id: 'owner' },
-        kind: 'note',
-        occurred_at: note.createdAt.toISOString(),
-        data: { id: ids.get(note.id)!, title: note.title, body: toMarkdown(note, (l) => titles.get(l) ?? l) },
-      })),
+      batch.map((note) =>
+        draftOf(NotePut, {
+          subject: `item:${ids.get(note.id)}`,
+          actor: { kind: 'user', id: 'owner' },
+          kind: 'note',
+          occurred_at: note.createdAt.toISOString(),
+          data: { id: ids.get(note.id)!, title: note.title, body: toMarkdown(note, (l) => titles.get(l) ?? l) },
+        }),
+      ),
     );
     const vectors = await publisher.publishAll(
-      batch.map((note, j): EventDraft => ({
-        type: 'embedding.computed',
-        subject: `item:${ids.get(note.id)}`,
-        actor: { kind: 'pipeline', id: 'text@1' },
-        data: {
-          item_id: ids.get(note.id)!,
-          revision: puts[j]!.seq,
-          pipeline: 'text@1',
-          space: 'bench@1',
-          dims: DIM,
-          total: 0,
-          piece: 0,
-          pieces: 1,
-          item: encodeVector(note.embedding),
-          vectors: [],
-        },
-      })),
+      batch.map((note, j) =>
+        draftOf(EmbeddingComputed, {
+          subject: `item:${ids.get(note.id)}`,
+          actor: { kind: 'pipeline', id: 'text@1' },
+          data: {
+            item_id: ids.get(note.id)!,
+            revision: puts[j]!.seq,
+            pipeline: 'text@1',
+            space: 'bench@1',
+            dims: DIM,
+            total: 0,
+            piece: 0,
+            pieces: 1,
+            item: encodeVector(note.embedding),
+            vectors: [],
+          },
+        }),
+      ),
     );
     last = vectors.at(-1)!.seq;
   }

@@ -1,4 +1,5 @@
-import { Bus, encodeJson, EventPublisher, newId, type EventDraft } from '@memex/bus';
+import { NotePut } from '@memex/contracts';
+import { Bus, draftOf, encodeJson, EventPublisher, newId, type DraftOf } from '@memex/bus';
 import { IngestModule } from '@memex/ingest';
 import { ServiceHost, startService } from '@memex/runtime';
 import { createTestEnv } from '@memex/testing';
@@ -7,10 +8,9 @@ import type { BenchResult } from '../result.js';
 const EVENTS = 100_000;
 const BATCH = 1000;
 
-function noteDraft(i: number): EventDraft {
+function noteDraft(i: number): DraftOf<typeof NotePut> {
   const id = newId();
   return {
-    type: 'note.put',
     subject: `item:${id}`,
     actor: { kind: 'user', id: 'owner' },
     kind: 'note',
@@ -29,7 +29,7 @@ export async function run(): Promise<BenchResult[]> {
 
     // Raw JetStream: the same payload sizes on a side subject, no validation, same batching.
     await bus.jsm.streams.add({ name: 'BENCH_RAW', subjects: ['bench.raw.>'] });
-    const sample = encodeJson(publisher.build(noteDraft(0)));
+    const sample = encodeJson(publisher.build(NotePut, noteDraft(0)));
     let started = performance.now();
     for (let i = 0; i < EVENTS; i += BATCH) {
       await Promise.all(Array.from({ length: BATCH }, (_, j) => bus.js.publish(`bench.raw.${i + j}`, sample)));
@@ -38,7 +38,7 @@ export async function run(): Promise<BenchResult[]> {
 
     started = performance.now();
     for (let i = 0; i < EVENTS; i += BATCH) {
-      await publisher.publishAll(Array.from({ length: BATCH }, (_, j) => noteDraft(i + j)));
+      await publisher.publishAll(Array.from({ length: BATCH }, (_, j) => draftOf(NotePut, noteDraft(i + j))));
     }
     const publishRate = EVENTS / ((performance.now() - started) / 1000);
 

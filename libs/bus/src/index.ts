@@ -4,4 +4,5 @@ export * from './codec.js';
 export * from './trace.js';
 export * from './publisher.js';
 export * from './log-reader.js';
+export * from './events.js';
 export * from './rpc.js';

@@ -2,7 +2,7 @@ import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
 import type { EventEnvelope } from '@memex/contracts';
 import type { Bus } from './bus.js';
-import { decodeJson } from './codec.js';
+import { decodeEvent } from './events.js';
 import { EVENT_SUBJECT_ROOT, EVENTS_STREAM } from './subjects.js';
 
 export interface LoggedEvent {
@@ -77,7 +77,7 @@ export async function* readLog(bus: Bus, options: ReadLogOptions = {}): AsyncGen
       next = iterator.next();
       yield {
         seq: msg.seq,
-        event: decodeJson<EventEnvelope>(msg.data),
+        event: decodeEvent(msg.data),
         headers: msg.headers,
         pending: msg.info.pending,
       };

@@ -40,10 +40,14 @@ export function newId(): string {
   return nextId();
 }
 
-/** What a service says happened; the publisher fills in id and times and validates it. */
-export interface EventDraft<D = unknown> {
+/** What happened, with its type named by a string: tests and tools that replay drafts (see `bindDraft`). */
+export interface NamedDraft<D = unknown> extends EventDraft<D> {
   type: string;
   v?: number;
+}
+
+/** What a service says happened; the publisher fills in type, version, id and times and validates it. */
+export interface EventDraft<D = unknown> {
   /** The aggregate, `<kind>:<id>`. */
   subject: string;
   data: D;
@@ -69,7 +73,7 @@ export interface EventDraft<D = unknown> {
 }
 
 /** A draft of one event type: the definition gives its type, version and data's shape. */
-export type DraftOf<E extends EventDefinition> = Omit<EventDraft<DataOf<E>>, 'type' | 'v'>;
+export type DraftOf<E extends EventDefinition> = EventDraft<DataOf<E>>;
 
 /** A draft bound to its definition, so one `publishAll` can carry several types. */
 export interface Drafted<E extends EventDefinition = EventDefinition> {
@@ -78,6 +82,16 @@ export interface Drafted<E extends EventDefinition = EventDefinition> {
 }
 
 export function draftOf<E extends EventDefinition>(definition: E, draft: DraftOf<E>): Drafted<E> {
+  return { definition, draft };
+}
+
+/**
+ * A draft whose type is a string, bound to its definition in the catalog (tests and benches
+ * that build events of every service by name). Services publish by definition instead.
+ */
+export function bindDraft({ type, v, ...draft }: NamedDraft, registry: EventRegistry = eventCatalog): Drafted {
+  const definition = registry.definition(type, v);
+  if (!definition) throw new MemexError('invalid_params', `unknown event type ${type} v${v ?? 1}`);
   return { definition, draft };
 }
 
@@ -127,11 +141,7 @@ export class EventPublisher {
     return envelope;
   }
 
-  async publish<E extends EventDefinition>(definition: E, draft: DraftOf<E>): Promise<Published<E>>;
-  /** @deprecated publish by definition: `publish(NotePut, draft)` (kept until every service moved). */
-  async publish(draft: EventDraft): Promise<Published>;
-  async publish(first: EventDefinition | EventDraft, second?: DraftOf<EventDefinition>): Promise<Published> {
-    const { definition, draft } = second ? { definition: first as EventDefinition, draft: second } : this.bind(first as EventDraft);
+  async publish<E extends EventDefinition>(definition: E, draft: DraftOf<E>): Promise<Published<E>> {
     const event = this.build(definition, draft);
     const ack = await this.append(event, expectedLast(draft));
     return { seq: ack.seq, duplicate: ack.duplicate, event };
@@ -141,18 +151,10 @@ export class EventPublisher {
    * Publishes in order, pipelined (all sent before the first ack is awaited). Every draft is
    * validated before anything is sent, so an invalid one publishes none of them.
    */
-  async publishAll(input: readonly Drafted[] | readonly EventDraft[]): Promise<Published[]> {
-    const drafts = input.map((d) => ('definition' in d ? d : this.bind(d)));
+  async publishAll(drafts: readonly Drafted[]): Promise<Published[]> {
     const events = drafts.map(({ definition, draft }) => this.build(definition, draft));
     const acks = await Promise.all(events.map((event, i) => this.append(event, expectedLast(drafts[i]!.draft))));
     return acks.map((ack, i) => ({ seq: ack.seq, duplicate: ack.duplicate, event: events[i]! }));
-  }
-
-  /** The untyped drafts of the old entry points, bound to their definitions. */
-  private bind(draft: EventDraft): Drafted {
-    const definition = this.registry.definition(draft.type, draft.v);
-    if (!definition) throw new MemexError('invalid_params', `unknown event type ${draft.type} v${draft.v ?? 1}`);
-    return { definition, draft };
   }
 
   private async append(event: EventEnvelope, lastSubjectSequence: number | undefined): Promise<PubAck> {

@@ -23,7 +23,9 @@ export interface ProjectorOptions {
 export const Projector = DiscoveryService.createDecorator<ProjectorOptions>();
 
 /** One event as a batch handler sees it: its log sequence beside it. */
-export type LoggedOf<E extends EventDefinition> = E extends EventDefinition ? { seq: number; event: EventOf<E> } : never;
+export type LoggedOf<E extends EventDefinition> = E extends EventDefinition
+  ? { seq: number; event: EventOf<E> }
+  : never;
 
 /** What a projector's event handlers are marked with (read back by the ServiceHost). */
 export interface EventHandlerMark {
@@ -42,9 +44,9 @@ export function On<E extends EventDefinition>(definition: E) {
   return (
     target: object,
     key: string | symbol,
-    descriptor: TypedPropertyDescriptor<(trx: never, event: EventOf<E>, seq: number) => Promise<void>>,
+    descriptor: { value?: (trx: never, event: EventOf<E>, seq: number) => Promise<void> },
   ): void => {
-    mark(target, key, descriptor);
+    mark(target, key, descriptor as PropertyDescriptor);
   };
 }
 
@@ -59,8 +61,8 @@ export function OnBatch<E extends EventDefinition[]>(...definitions: E) {
   return (
     target: object,
     key: string | symbol,
-    descriptor: TypedPropertyDescriptor<(trx: never, run: LoggedOf<E[number]>[]) => Promise<void>>,
+    descriptor: { value?: (trx: never, run: LoggedOf<E[number]>[]) => Promise<void> },
   ): void => {
-    mark(target, key, descriptor);
+    mark(target, key, descriptor as PropertyDescriptor);
   };
 }

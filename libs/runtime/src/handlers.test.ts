@@ -3,14 +3,7 @@ import assert from 'node:assert/strict';
 import { Injectable, Module } from '@nestjs/common';
 import { Type } from '@sinclair/typebox';
 import type { Kysely, Transaction } from 'kysely';
-import {
-  defineEvent,
-  EventRegistry,
-  NotePut,
-  TokenCreated,
-  TokenRevoked,
-  type EventOf,
-} from '@memex/contracts';
+import { defineEvent, EventRegistry, NotePut, TokenCreated, TokenRevoked, type EventOf } from '@memex/contracts';
 import { Bus, draftOf, EventPublisher, EVENTS_STREAM, newId } from '@memex/bus';
 import { createDatabase, type Migration } from '@memex/db';
 import { createTestEnv, type TestEnv } from '@memex/testing';
@@ -31,7 +24,10 @@ const migrations: Migration[] = [
         .addColumn('what', 'text', (c) => c.notNull())
         .addColumn('seq', 'bigint', (c) => c.notNull())
         .execute();
-      await db.schema.createTable('runs').addColumn('size', 'integer', (c) => c.notNull()).execute();
+      await db.schema
+        .createTable('runs')
+        .addColumn('size', 'integer', (c) => c.notNull())
+        .execute();
     },
   },
 ];
@@ -54,7 +50,8 @@ class TokensProbe {
   @OnBatch(TokenRevoked)
   async revoked(trx: Trx, run: LoggedOf<typeof TokenRevoked>[]): Promise<void> {
     await trx.insertInto('runs').values({ size: run.length }).execute();
-    for (const { event } of run) await trx.updateTable('rows').set({ what: 'revoked' }).where('id', '=', event.data.id).execute();
+    for (const { event } of run)
+      await trx.updateTable('rows').set({ what: 'revoked' }).where('id', '=', event.data.id).execute();
   }
 }
 
@@ -75,7 +72,11 @@ after(async () => {
 
 const owner = { kind: 'user' as const, id: 'owner' };
 const token = (id: string) =>
-  draftOf(TokenCreated, { subject: `token:${id}`, actor: owner, data: { id, name: `t-${id}`, labels: [], sha256: 'a'.repeat(64) } });
+  draftOf(TokenCreated, {
+    subject: `token:${id}`,
+    actor: owner,
+    data: { id, name: `t-${id}`, labels: [], sha256: 'a'.repeat(64) },
+  });
 
 test('a projector with @On handlers is found, subscribed to only their types, and fed them typed', async () => {
   const app = await startService(
@@ -99,7 +100,11 @@ test('a projector with @On handlers is found, subscribed to only their types, an
     const ids = [newId(), newId(), newId()];
     await publisher.publishAll(ids.map(token));
     const noteId = newId();
-    await publisher.publish(NotePut, { subject: `item:${noteId}`, actor: owner, data: { id: noteId, title: 'n', body: 'b' } });
+    await publisher.publish(NotePut, {
+      subject: `item:${noteId}`,
+      actor: owner,
+      data: { id: noteId, title: 'n', body: 'b' },
+    });
     const revoked = await publisher.publishAll(
       ids.slice(0, 2).map((id) => draftOf(TokenRevoked, { subject: `token:${id}`, actor: owner, data: { id } })),
     );
@@ -144,24 +149,43 @@ test('an event of an old version still projects, through its upcaster', async ()
   class NamesProbe {
     @On(ProbeNamed)
     async named(trx: Trx, event: EventOf<typeof ProbeNamed>, seq: number): Promise<void> {
-      await trx.insertInto('rows').values({ id: event.data.id, what: `${event.data.last}, ${event.data.first}`, seq }).execute();
+      await trx
+        .insertInto('rows')
+        .values({ id: event.data.id, what: `${event.data.last}, ${event.data.first}`, seq })
+        .execute();
     }
   }
   const probe = new NamesProbe();
   const projection = new HandlerProjection(probe, registry);
   projection.add('named', { definitions: [ProbeNamed], batch: false });
-  assert.throws(() => projection.add('named', { definitions: [ProbeNamedV1], batch: false }), /handlers take the latest version/);
+  assert.throws(
+    () => projection.add('named', { definitions: [ProbeNamedV1], batch: false }),
+    /handlers take the latest version/,
+  );
 
   const db: Kysely<Rows> = createDatabase(env.config.databaseUrl, { schema: 'names_probe' });
-  const runner = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'names_probe', migrations }, projection, [
-    'memex.evt.probe.named.>',
-  ]);
+  const runner = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    db,
+    { name: 'names_probe', migrations },
+    projection,
+    ['memex.evt.probe.named.>'],
+  );
   await runner.start();
   try {
     const publisher = new EventPublisher(bus, 'gateway', registry);
     const actor = owner;
-    await publisher.publish(ProbeNamedV1, { subject: 'probe:old', actor, data: { id: 'old', name: 'Ada King Lovelace' } });
-    const { seq } = await publisher.publish(ProbeNamed, { subject: 'probe:new', actor, data: { id: 'new', first: 'Alan', last: 'Turing' } });
+    await publisher.publish(ProbeNamedV1, {
+      subject: 'probe:old',
+      actor,
+      data: { id: 'old', name: 'Ada King Lovelace' },
+    });
+    const { seq } = await publisher.publish(ProbeNamed, {
+      subject: 'probe:new',
+      actor,
+      data: { id: 'new', first: 'Alan', last: 'Turing' },
+    });
     await runner.waitFor(seq, 10_000);
     assert.deepEqual(await db.selectFrom('rows').select(['id', 'what']).orderBy('id').execute(), [
       { id: 'new', what: 'Turing, Alan' },
@@ -175,7 +199,10 @@ test('an event of an old version still projects, through its upcaster', async ()
 
 test('a catalog refuses an old version without an upcaster, and one type with two owners', () => {
   const { upcast: _, ...withoutUpcast } = ProbeNamedV1;
-  assert.throws(() => new EventRegistry().register(withoutUpcast, ProbeNamed), /probe\.named@1 is older than v2 and has no upcast/);
+  assert.throws(
+    () => new EventRegistry().register(withoutUpcast, ProbeNamed),
+    /probe\.named@1 is older than v2 and has no upcast/,
+  );
   assert.throws(
     () => new EventRegistry().register(ProbeNamedV1, { ...ProbeNamed, owner: 'ingest' }),
     /probe\.named has two owners: gateway and ingest/,

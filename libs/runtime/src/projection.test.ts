@@ -1,4 +1,5 @@
 import { after, before, test } from 'node:test';
+import { NotePut } from '@memex/contracts';
 import assert from 'node:assert/strict';
 import type { Kysely, Transaction } from 'kysely';
 import { Bus, EventPublisher, newId, type LoggedEvent } from '@memex/bus';
@@ -49,8 +50,7 @@ after(async () => {
 
 async function note(body: string): Promise<number> {
   const id = newId();
-  const { seq } = await publisher.publish({
-    type: 'note.put',
+  const { seq } = await publisher.publish(NotePut, {
     subject: `item:${id}`,
     actor: { kind: 'user', id: 'owner' },
     data: { id, title: body, body },
@@ -59,7 +59,13 @@ async function note(body: string): Promise<number> {
 }
 
 test('one bad event is recorded and skipped; the rest of its batch is applied', async () => {
-  const runner = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, new SeenProjection());
+  const runner = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    db,
+    { name: 'seen_test', migrations },
+    new SeenProjection(),
+  );
   await runner.start();
   try {
     await note('one');
@@ -114,8 +120,20 @@ test('a failed event is listed with its subject and reason, counted, and applied
 });
 
 test('only one replica projects; the other follows the checkpoint for min_seq', async () => {
-  const leader = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, new SeenProjection());
-  const follower = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, new SeenProjection());
+  const leader = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    db,
+    { name: 'seen_test', migrations },
+    new SeenProjection(),
+  );
+  const follower = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    db,
+    { name: 'seen_test', migrations },
+    new SeenProjection(),
+  );
   await leader.start();
   await follower.start();
   try {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { INestApplicationContext } from '@nestjs/common';
-import { decodeVector, type EventEnvelope } from '@memex/contracts';
+import { decodeVector, type EventEnvelope, ItemDeleted, ItemIngested, NotePut } from '@memex/contracts';
 import { BlobStore, sha256 } from '@memex/blobs';
 import { Bus, EventPublisher, newId, readLog, typeFilter } from '@memex/bus';
 import { dot, GLOVE_SIF_SPACE } from '@memex/embeddings';
@@ -42,8 +42,7 @@ async function ingest(
   const id = newId();
   const text = Buffer.from(item.text);
   const textSha = await blobs.put(text);
-  const { seq } = await publisher.publish({
-    type: 'item.ingested',
+  const { seq } = await publisher.publish(ItemIngested, {
     subject: `item:${id}`,
     actor: { kind: 'import', id: 'test' },
     kind: item.kind ?? 'document',
@@ -136,8 +135,7 @@ describe('pipelines tier 1', () => {
 
   test('a note is split and embedded; a redelivered job publishes nothing new', async () => {
     const id = newId();
-    const put = await publisher.publish({
-      type: 'note.put',
+    const put = await publisher.publish(NotePut, {
       subject: `item:${id}`,
       actor: owner,
       kind: 'note',
@@ -167,7 +165,7 @@ describe('pipelines tier 1', () => {
       text: 'The safe combination is in the blue folder.',
     });
     await eventsOf(bus, 'embedding.computed', id, 1);
-    await publisher.publish({ type: 'item.deleted', subject: `item:${id}`, actor: owner, data: { id } });
+    await publisher.publish(ItemDeleted, { subject: `item:${id}`, actor: owner, data: { id } });
     const deadline = Date.now() + 10_000;
     for (;;) {
       const left: string[] = [];

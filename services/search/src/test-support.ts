@@ -1,7 +1,15 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { OWNER_SCOPE, type MethodDefinition, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
+import {
+  ItemDeleted,
+  type MethodDefinition,
+  NotePut,
+  OWNER_SCOPE,
+  type ParamsOf,
+  type ResultOf,
+  type Scope,
+} from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
-import { Bus, callMethod, EVENTS_STREAM, EventPublisher, JOBS_STREAM, newId } from '@memex/bus';
+import { Bus, callMethod, EVENTS_STREAM, EventPublisher, JOBS_STREAM, newId, bindDraft } from '@memex/bus';
 import { PipelinesModule } from '@memex/pipelines';
 import { ServiceHost, startService } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
@@ -84,14 +92,13 @@ export class SearchHarness {
         },
       };
     });
-    await this.publisher.publishAll(drafts);
+    await this.publisher.publishAll(drafts.map((draft) => bindDraft(draft)));
     return drafts.map((draft) => draft.data.id);
   }
 
   async note(title: string, body: string, labels: string[] = []): Promise<string> {
     const id = newId();
-    await this.publisher.publish({
-      type: 'note.put',
+    await this.publisher.publish(NotePut, {
       subject: `item:${id}`,
       actor: { kind: 'user', id: 'owner' },
       kind: 'note',
@@ -102,8 +109,7 @@ export class SearchHarness {
   }
 
   async delete(id: string): Promise<void> {
-    await this.publisher.publish({
-      type: 'item.deleted',
+    await this.publisher.publish(ItemDeleted, {
       subject: `item:${id}`,
       actor: { kind: 'user', id: 'owner' },
       data: { id },

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Transaction } from 'kysely';
-import type { EventOf, TokenCreated, TokenRevoked } from '@memex/contracts';
-import type { LoggedEvent } from '@memex/bus';
+import { TokenCreated, TokenRevoked, type EventOf } from '@memex/contracts';
 import type { Migration } from '@memex/db';
-import { Projector, type Projection } from '@memex/runtime';
+import { On, Projector } from '@memex/runtime';
 import type { GatewayDatabase } from './schema.js';
 
 const migrations: Migration[] = [
@@ -25,23 +24,24 @@ const migrations: Migration[] = [
 
 /** Agent tokens, from token.created / token.revoked (the log holds only their hashes). */
 @Injectable()
-@Projector({ name: 'gateway', migrations, filter: 'memex.evt.token.>' })
-export class TokensProjector implements Projection {
-  async apply(trx: Transaction<GatewayDatabase>, { event }: LoggedEvent): Promise<void> {
-    if (event.type === 'token.created') {
-      const { id, name, labels, sha256 } = (event as EventOf<typeof TokenCreated>).data;
-      await trx
-        .insertInto('tokens')
-        .values({ id, name, labels, sha256, created_at: new Date(event.recorded_at), revoked_at: null })
-        .onConflict((oc) => oc.column('id').doNothing())
-        .execute();
-    } else if (event.type === 'token.revoked') {
-      const { id } = (event as EventOf<typeof TokenRevoked>).data;
-      await trx
-        .updateTable('tokens')
-        .set({ revoked_at: new Date(event.recorded_at) })
-        .where('id', '=', id)
-        .execute();
-    }
+@Projector({ name: 'gateway', migrations })
+export class TokensProjector {
+  @On(TokenCreated)
+  async created(trx: Transaction<GatewayDatabase>, event: EventOf<typeof TokenCreated>): Promise<void> {
+    const { id, name, labels, sha256 } = event.data;
+    await trx
+      .insertInto('tokens')
+      .values({ id, name, labels, sha256, created_at: new Date(event.recorded_at), revoked_at: null })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+
+  @On(TokenRevoked)
+  async revoked(trx: Transaction<GatewayDatabase>, event: EventOf<typeof TokenRevoked>): Promise<void> {
+    await trx
+      .updateTable('tokens')
+      .set({ revoked_at: new Date(event.recorded_at) })
+      .where('id', '=', event.data.id)
+      .execute();
   }
 }

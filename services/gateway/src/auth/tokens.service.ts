@@ -3,7 +3,16 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { sha256 } from '@memex/blobs';
 import { EventPublisher, newId } from '@memex/bus';
-import { MemexError, TokensCreate, TokensList, TokensRevoke, type ParamsOf, type ResultOf } from '@memex/contracts';
+import {
+  MemexError,
+  type ParamsOf,
+  type ResultOf,
+  TokenCreated,
+  TokenRevoked,
+  TokensCreate,
+  TokensList,
+  TokensRevoke,
+} from '@memex/contracts';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { GatewayDatabase } from './schema.js';
 
@@ -24,8 +33,7 @@ export class TokensService {
     const id = newId();
     const token = generateSecret('mxa');
     const labels = [...new Set(params.labels)].sort();
-    const { seq } = await this.publisher.publish({
-      type: 'token.created',
+    const { seq } = await this.publisher.publish(TokenCreated, {
       subject: `token:${id}`,
       actor: call.caller,
       data: { id, name: params.name ?? (labels.join(',') || 'agent'), labels, sha256: sha256(token) },
@@ -60,8 +68,7 @@ export class TokensService {
       .where('id', '=', params.id)
       .executeTakeFirst();
     if (!row) throw new MemexError('not_found', `no token ${params.id}`);
-    const { seq } = await this.publisher.publish({
-      type: 'token.revoked',
+    const { seq } = await this.publisher.publish(TokenRevoked, {
       subject: `token:${params.id}`,
       actor: call.caller,
       data: { id: params.id },

@@ -2,14 +2,20 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import {
   EntityMerge,
+  EntityMerged,
   EntitySplit,
+  EntitySplitEvent,
   LinkAdd,
+  LinkAdded,
+  LinkConfirmed,
   LinkRetract,
+  LinkRetracted,
   MemexError,
   OWNER_SCOPE,
-  ReviewDecide,
   type ParamsOf,
   type ResultOf,
+  ReviewDecide,
+  ReviewDismissed,
   type Scope,
 } from '@memex/contracts';
 import { EventPublisher, newId } from '@memex/bus';
@@ -72,8 +78,7 @@ export class LinksService {
     const madeBy = makerOf(call.caller);
     const id = linkId(src, params.rel, dst, madeBy);
     const labels = owner ? (params.labels ?? []) : call.scope.kind === 'agent' ? call.scope.labels : [];
-    const { seq } = await this.publisher.publish({
-      type: 'link.added',
+    const { seq } = await this.publisher.publish(LinkAdded, {
       subject: `link:${id}`,
       actor: call.caller,
       labels: [...new Set(labels)].sort(),
@@ -110,9 +115,9 @@ export class LinksService {
   private async link(id: string, scope: Scope): Promise<{ made_by: string }> {
     return this.consistent.read(async () => {
       const row = (
-        await sql<{ made_by: string }>`select l.made_by from links l where l.id = ${id} and ${linkVisible(scope)}`.execute(
-          this.db,
-        )
+        await sql<{
+          made_by: string;
+        }>`select l.made_by from links l where l.id = ${id} and ${linkVisible(scope)}`.execute(this.db)
       ).rows[0];
       if (!row) throw new MemexError('not_found', `no link ${id}`);
       return row;
@@ -120,8 +125,7 @@ export class LinksService {
   }
 
   private async publishRetract(linkId: string, call: CallContext, reason?: string): Promise<{ seq: number }> {
-    const { seq } = await this.publisher.publish({
-      type: 'link.retracted',
+    const { seq } = await this.publisher.publish(LinkRetracted, {
       subject: `link:${linkId}`,
       actor: call.caller,
       data: { link_id: linkId, ...(reason ? { reason } : {}) },
@@ -140,8 +144,7 @@ export class LinksService {
     if (from.kind !== into.kind)
       throw new MemexError('invalid_params', `cannot merge a ${from.kind} into a ${into.kind}`);
     const mergeId = newId();
-    const { seq } = await this.publisher.publish({
-      type: 'entity.merged',
+    const { seq } = await this.publisher.publish(EntityMerged, {
       subject: `entity:${into.key}`,
       actor: call.caller,
       data: { merge_id: mergeId, from: from.key, into: into.key },
@@ -177,8 +180,7 @@ export class LinksService {
       if (!found) throw new MemexError('not_found', `no merge ${params.merge_id ?? `of ${params.key}`} to undo`);
       return found;
     });
-    const { seq } = await this.publisher.publish({
-      type: 'entity.split',
+    const { seq } = await this.publisher.publish(EntitySplitEvent, {
       subject: `entity:${row.key}`,
       actor: call.caller,
       data: { merge_id: row.merge_id },
@@ -191,8 +193,7 @@ export class LinksService {
     const [kind, ...rest] = params.id.split(':');
     if (kind === 'merge' && rest.length === 2) {
       if (params.decision === 'reject') {
-        const { seq } = await this.publisher.publish({
-          type: 'review.dismissed',
+        const { seq } = await this.publisher.publish(ReviewDismissed, {
           subject: `review:${params.id}`,
           actor: call.caller,
           data: { suggestion: params.id },
@@ -206,8 +207,7 @@ export class LinksService {
       const id = rest[0]!;
       await this.link(id, call.scope);
       if (params.decision === 'reject') return this.publishRetract(id, call, 'rejected in review');
-      const { seq } = await this.publisher.publish({
-        type: 'link.confirmed',
+      const { seq } = await this.publisher.publish(LinkConfirmed, {
         subject: `link:${id}`,
         actor: call.caller,
         data: { link_id: id },

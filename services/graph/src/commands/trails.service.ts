@@ -2,14 +2,17 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import {
   MemexError,
+  type ParamsOf,
+  type ResultOf,
+  type Scope,
+  TrailAppended,
+  TrailCommented,
+  TrailCreated,
   TrailsAppend,
   TrailsComment,
   TrailsCreate,
   TrailsGet,
   TrailsList,
-  type ParamsOf,
-  type ResultOf,
-  type Scope,
 } from '@memex/contracts';
 import { EventPublisher, newId } from '@memex/bus';
 import { visibleTo } from '@memex/db';
@@ -50,8 +53,7 @@ export class TrailsService {
   async create(params: ParamsOf<typeof TrailsCreate>, call: CallContext): Promise<ResultOf<typeof TrailsCreate>> {
     const trailId = newId();
     const labels = [...new Set(params.labels ?? (call.scope.kind === 'agent' ? call.scope.labels : []))].sort();
-    const { seq } = await this.publisher.publish({
-      type: 'trail.created',
+    const { seq } = await this.publisher.publish(TrailCreated, {
       subject: `trail:${trailId}`,
       actor: call.caller,
       labels,
@@ -71,8 +73,7 @@ export class TrailsService {
         ] as const,
     );
     const stepId = newId();
-    const { seq } = await this.publisher.publish({
-      type: 'trail.appended',
+    const { seq } = await this.publisher.publish(TrailAppended, {
       subject: `trail:${params.trail_id}`,
       actor: call.caller,
       labels,
@@ -100,8 +101,7 @@ export class TrailsService {
       }
       return found;
     });
-    const { seq } = await this.publisher.publish({
-      type: 'trail.commented',
+    const { seq } = await this.publisher.publish(TrailCommented, {
       subject: `trail:${params.trail_id}`,
       actor: call.caller,
       labels,

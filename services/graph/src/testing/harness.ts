@@ -11,7 +11,7 @@ import {
   type Scope,
 } from '@memex/contracts';
 import { BlobStore, sha256 } from '@memex/blobs';
-import { Bus, callRpc, EventPublisher, newId, type EventDraft } from '@memex/bus';
+import { Bus, callRpc, EventPublisher, newId, type NamedDraft, bindDraft } from '@memex/bus';
 import { ServiceHost, startService } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { GraphModule } from '../graph.module.js';
@@ -25,7 +25,7 @@ export interface GraphHarness {
   blobs: BlobStore;
   call<M extends MethodDefinition>(method: M, params: ParamsOf<M>, scope?: Scope): Promise<ResultOf<M>>;
   /** Publishes and waits until the projector has applied the last one; answers its seq. */
-  publish(drafts: EventDraft[]): Promise<number>;
+  publish(drafts: NamedDraft[]): Promise<number>;
   /** Waits until the projector has applied `seq`. */
   applied(seq: number): Promise<void>;
   stop(): Promise<void>;
@@ -57,7 +57,7 @@ export async function startGraph(): Promise<GraphHarness> {
         60_000,
       ),
     async publish(drafts) {
-      const published = await publisher.publishAll(drafts);
+      const published = await publisher.publishAll(drafts.map((draft) => bindDraft(draft)));
       const last = published[published.length - 1]!.seq;
       await applied(last);
       return last;
@@ -100,7 +100,7 @@ export interface MailOptions {
  * The `item.ingested` event services/ingest publishes for a message (meta as its mail handler
  * writes it), with the text and bytes stored as blobs first.
  */
-export async function mailEvent(blobs: BlobStore, raw: Buffer, options: MailOptions = {}): Promise<EventDraft> {
+export async function mailEvent(blobs: BlobStore, raw: Buffer, options: MailOptions = {}): Promise<NamedDraft> {
   const mail = await simpleParser(raw, {
     skipHtmlToText: true,
     skipTextToHtml: true,
@@ -174,8 +174,8 @@ export function splitMbox(mbox: Buffer): Buffer[] {
 
 export async function noteEvent(
   body: string,
-  options: { labels?: string[]; actor?: EventDraft['actor']; id?: string } = {},
-): Promise<EventDraft> {
+  options: { labels?: string[]; actor?: NamedDraft['actor']; id?: string } = {},
+): Promise<NamedDraft> {
   const id = options.id ?? newId();
   return {
     type: 'note.put',

@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { MemexError, type Actor, type EventEnvelope, type EventOf, type ItemIngested } from '@memex/contracts';
-import { decodeJson, encodeJson, EVENTS_STREAM, eventSubject, type Bus, type EventDraft, type EventPublisher } from '@memex/bus';
+import {
+  IdentityClaimed,
+  ItemIngested,
+  MemexError,
+  type Actor,
+  type EventEnvelope,
+  type EventOf,
+} from '@memex/contracts';
+import { decodeJson, EVENTS_STREAM, eventSubject, type Bus, type DraftOf, type EventPublisher } from '@memex/bus';
 import type { IngestDatabase } from '../items/schema.js';
 import type { ItemSource } from './prepare.js';
 
@@ -68,7 +75,9 @@ export class IdentityLog {
     const claims = new Map<string, Claim>();
     const stored = new Map<string, StoredItem>();
     if (items.length === 0) return { claims, items: stored };
-    const bySource = items.filter((item) => item.externalId !== null).map((item) => sql`(${item.source.kind}, ${item.source.id}, ${item.externalId})`);
+    const bySource = items
+      .filter((item) => item.externalId !== null)
+      .map((item) => sql`(${item.source.kind}, ${item.source.id}, ${item.externalId})`);
     const rows = await this.db
       .selectFrom('items')
       .select(['id', 'identity', 'revision', 'seq', 'source_kind', 'source_id', 'external_id', 'added_at'])
@@ -76,7 +85,9 @@ export class IdentityLog {
       .where((eb) =>
         eb.or([
           eb('identity', 'in', [...new Set(items.map((item) => item.identity))]),
-          ...(bySource.length > 0 ? [sql<boolean>`(source_kind, source_id, external_id) in (${sql.join(bySource)})`] : []),
+          ...(bySource.length > 0
+            ? [sql<boolean>`(source_kind, source_id, external_id) in (${sql.join(bySource)})`]
+            : []),
         ]),
       )
       .execute();
@@ -84,7 +95,8 @@ export class IdentityLog {
       if (row.identity === null) continue;
       const claim = { itemId: row.id, claimedAt: row.added_at.getTime() };
       claims.set(contentKeyHash(row.identity), claim);
-      if (row.external_id !== null) claims.set(sourceKeyHash({ kind: row.source_kind, id: row.source_id }, row.external_id), claim);
+      if (row.external_id !== null)
+        claims.set(sourceKeyHash({ kind: row.source_kind, id: row.source_id }, row.external_id), claim);
       stored.set(row.id, { identity: row.identity, revision: row.revision, seq: row.seq });
     }
     return { claims, items: stored };
@@ -95,15 +107,13 @@ export class IdentityLog {
    * the item that holds it (whose claim may be older than the read model).
    */
   async claim(hash: string, key: 'source' | 'content', itemId: string, actor: Actor): Promise<Claim> {
-    const draft: EventDraft = {
-      type: 'identity.claimed',
-      subject: `identity:${hash}`,
-      actor,
-      data: { item_id: itemId, key },
-      expectFirst: true,
-    };
     try {
-      const { event } = await this.publisher.publish(draft);
+      const { event } = await this.publisher.publish(IdentityClaimed, {
+        subject: `identity:${hash}`,
+        actor,
+        data: { item_id: itemId, key },
+        expectFirst: true,
+      });
       return { itemId, claimedAt: Date.parse(event.recorded_at) };
     } catch (error) {
       if (!isConflict(error)) throw error;
@@ -116,7 +126,10 @@ export class IdentityLog {
   async lastClaim(hash: string): Promise<Claim | null> {
     const event = await this.last(eventSubject('identity.claimed', `identity:${hash}`));
     if (!event) return null;
-    return { itemId: (event.event.data as { item_id: string }).item_id, claimedAt: Date.parse(event.event.recorded_at) };
+    return {
+      itemId: (event.event.data as { item_id: string }).item_id,
+      claimedAt: Date.parse(event.event.recorded_at),
+    };
   }
 
   /** An item's last `item.ingested`, straight from the log (the read model may lag), or null. */
@@ -136,26 +149,22 @@ export class IdentityLog {
    * `afterSeq` (expected-last-subject-sequence): two concurrent updates cannot both win.
    * Returns the sequence, or null when another update came first.
    */
-  async publishRevision(draft: EventDraft, afterSeq: number): Promise<number | null> {
-    const event = this.publisher.build(draft);
+  async publishRevision(draft: DraftOf<typeof ItemIngested>, afterSeq: number): Promise<number | null> {
     try {
-      const ack = await this.bus.js.publish(eventSubject(event.type, event.subject), encodeJson(event), {
-        msgID: event.id,
-        timeout: 10_000,
-        expect: { lastSubjectSequence: afterSeq },
-      });
-      return ack.seq;
+      return (await this.publisher.publish(ItemIngested, { ...draft, expectLastSeq: afterSeq })).seq;
     } catch (error) {
-      if (/wrong last sequence/i.test(String((error as Error).message))) return null;
+      if (isConflict(error)) return null;
       throw error;
     }
   }
 
   private async last(subject: string): Promise<{ seq: number; event: EventEnvelope } | null> {
-    const message = await this.bus.jsm.streams.getMessage(EVENTS_STREAM, { last_by_subj: subject }).catch((error: Error) => {
-      if (/no message found|not found/i.test(error.message)) return null;
-      throw error;
-    });
+    const message = await this.bus.jsm.streams
+      .getMessage(EVENTS_STREAM, { last_by_subj: subject })
+      .catch((error: Error) => {
+        if (/no message found|not found/i.test(error.message)) return null;
+        throw error;
+      });
     return message ? { seq: message.seq, event: decodeJson<EventEnvelope>(message.data) } : null;
   }
 }

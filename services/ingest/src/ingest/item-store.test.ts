@@ -1,8 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Kysely } from 'kysely';
-import { ItemsGet, OWNER_SCOPE, type ParamsOf, type Ingest } from '@memex/contracts';
-import { EventPublisher, readLog, type Bus, type EventDraft, type Published } from '@memex/bus';
+import { ItemsGet, OWNER_SCOPE, type EventDefinition, type ParamsOf, type Ingest } from '@memex/contracts';
+import { EventPublisher, readLog, type Bus, type DraftOf, type Published } from '@memex/bus';
 import { BlobStore } from '@memex/blobs';
 import { DATABASE } from '@memex/runtime';
 import { createRegistry } from '../handlers/index.js';
@@ -21,12 +21,12 @@ class CrashingPublisher extends EventPublisher {
     bus: Bus,
     private left: number,
   ) {
-    super(bus);
+    super(bus, 'ingest');
   }
 
-  override async publish<D>(draft: EventDraft<D>): Promise<Published> {
+  override async publish<E extends EventDefinition>(definition: E, draft: DraftOf<E>): Promise<Published<E>> {
     if (this.left-- <= 0) throw new Error('crashed');
-    return super.publish(draft);
+    return super.publish(definition, draft);
   }
 }
 
@@ -44,7 +44,10 @@ function messageWithAttachments(n: number): Buffer {
       ['MIME-Version', '1.0'],
       ['Content-Type', `multipart/mixed; boundary="${boundary}"`],
     ],
-    `--${boundary}\r\nContent-Type: text/plain\r\n\r\nSee the two files.\r\n` + part('a.txt', `first file ${n}`) + part('b.txt', `second file ${n}`) + `--${boundary}--\r\n`,
+    `--${boundary}\r\nContent-Type: text/plain\r\n\r\nSee the two files.\r\n` +
+      part('a.txt', `first file ${n}`) +
+      part('b.txt', `second file ${n}`) +
+      `--${boundary}--\r\n`,
   );
 }
 
@@ -61,13 +64,20 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
   });
   after(async () => h.stop());
 
-  async function store(item: ParamsOf<typeof Ingest>['items'][number], withPublisher: EventPublisher, graceMs: number): Promise<StoreOutcome> {
+  async function store(
+    item: ParamsOf<typeof Ingest>['items'][number],
+    withPublisher: EventPublisher,
+    graceMs: number,
+  ): Promise<StoreOutcome> {
     const registry = createRegistry();
     const prepared = await prepareItem(inlineReader(registry), registry, item, 0, OWNER_SCOPE);
     const keys = keysOf(prepared);
     const known = await identities.known([{ ...prepared, identity: prepared.parsed.identity }]);
     const log = new IdentityLog(h.bus, withPublisher, h.app.get<Kysely<IngestDatabase>>(DATABASE));
-    return new ItemStore(log, withPublisher, blobs, graceMs).store(prepared, keys, known, { kind: 'import', id: 'owner' });
+    return new ItemStore(log, withPublisher, blobs, graceMs).store(prepared, keys, known, {
+      kind: 'import',
+      id: 'owner',
+    });
   }
 
   async function ingestedIds(): Promise<string[]> {
@@ -81,7 +91,12 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
   // Publishes of a new item: identity claim, source claim, two attachments, the message.
   for (let crashAfter = 0; crashAfter <= 4; crashAfter++) {
     test(`crash after ${crashAfter} of 5 publishes, then the item is sent again`, async () => {
-      const item = { type: 'message/rfc822', data: b64(messageWithAttachments(crashAfter)), source: { kind: 'mbox', id: 'crash' }, external_id: `m${crashAfter}` };
+      const item = {
+        type: 'message/rfc822',
+        data: b64(messageWithAttachments(crashAfter)),
+        source: { kind: 'mbox', id: 'crash' },
+        external_id: `m${crashAfter}`,
+      };
       const before = await ingestedIds();
       await assert.rejects(store(item, new CrashingPublisher(h.bus, crashAfter), 0), /crashed/);
 
@@ -112,7 +127,12 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
   }
 
   test('an unfinished claim is waited for during the grace period, not taken over', async () => {
-    const item = { type: 'message/rfc822', data: b64(messageWithAttachments(99)), source: { kind: 'mbox', id: 'grace' }, external_id: 'g' };
+    const item = {
+      type: 'message/rfc822',
+      data: b64(messageWithAttachments(99)),
+      source: { kind: 'mbox', id: 'grace' },
+      external_id: 'g',
+    };
     await assert.rejects(store(item, new CrashingPublisher(h.bus, 1), 60_000), /crashed/);
     // Within the grace period the claimant might still be writing: the retry waits, then adopts.
     const started = Date.now();

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MemexError, type Actor } from '@memex/contracts';
-import { newId, type EventDraft, type EventPublisher } from '@memex/bus';
+import { type Actor, ItemIngested, MemexError } from '@memex/contracts';
+import { newId, type DraftOf, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { decideOutcome, RejectedItem } from '../handlers/index.js';
 import {
@@ -49,7 +49,7 @@ export type StoreOutcome =
 export interface Plan {
   id: string;
   records: ItemRecord[];
-  drafts: EventDraft[];
+  drafts: DraftOf<typeof ItemIngested>[];
 }
 
 /**
@@ -215,9 +215,9 @@ export class ItemStore {
   }
 
   /** Publishes an item's first `item.ingested`; null when it is already there (completed by another request). */
-  private async publishFirst(draft: EventDraft): Promise<number | null> {
+  private async publishFirst(draft: DraftOf<typeof ItemIngested>): Promise<number | null> {
     try {
-      return (await this.publisher.publish(draft)).seq;
+      return (await this.publisher.publish(ItemIngested, draft)).seq;
     } catch (error) {
       if (error instanceof MemexError && error.code === 'conflict') return null;
       throw error;
@@ -228,9 +228,8 @@ export class ItemStore {
   private plan(item: PreparedItem, id: string, revision: number, actor: Actor): Plan {
     const records = itemRecords(item, id);
     const spam = item.parsed.kind === 'email' && item.parsed.meta.spam;
-    const drafts = records.map((record): EventDraft => {
-      const draft: EventDraft = {
-        type: 'item.ingested',
+    const drafts = records.map((record) => {
+      const draft: DraftOf<typeof ItemIngested> = {
         subject: `item:${record.id}`,
         actor,
         labels: item.labels,

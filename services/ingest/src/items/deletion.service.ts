@@ -1,6 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import { ItemsDelete, MemexError, type EventEnvelope, type ParamsOf, type ResultOf } from '@memex/contracts';
+import {
+  type EventEnvelope,
+  ItemDeleted,
+  ItemsDelete,
+  MemexError,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
 import { aggregateFilter, EVENTS_STREAM, EventPublisher, eventSubject, readLog, type Bus } from '@memex/bus';
 import { BlobStore } from '@memex/blobs';
 import type { MemexConfig } from '@memex/config';
@@ -30,10 +37,17 @@ export class DeletionService {
   async delete(params: ParamsOf<typeof ItemsDelete>, call: CallContext): Promise<ResultOf<typeof ItemsDelete>> {
     // The read model must know every attachment of the item: let it catch up first.
     await readModelCaughtUp(this.host, this.bus, this.config);
-    const root = await this.db.selectFrom('items').select(['id', 'parent_id']).where('id', '=', params.id).executeTakeFirst();
+    const root = await this.db
+      .selectFrom('items')
+      .select(['id', 'parent_id'])
+      .where('id', '=', params.id)
+      .executeTakeFirst();
     if (!root) throw new MemexError('not_found', `no item ${params.id}`);
     if (root.parent_id) {
-      throw new MemexError('conflict', `item ${params.id} is an attachment of ${root.parent_id}, whose bytes contain it: delete ${root.parent_id}`);
+      throw new MemexError(
+        'conflict',
+        `item ${params.id} is an attachment of ${root.parent_id}, whose bytes contain it: delete ${root.parent_id}`,
+      );
     }
     const items = await this.family(params.id);
     const ids = items.map((item) => item.id);
@@ -54,32 +68,46 @@ export class DeletionService {
     for (const hash of claims) {
       // Only this item's claims: a content claim its update lost to another item stays that item's.
       const subject = eventSubject('identity.claimed', `identity:${hash}`);
-      erased += await this.erase(subject, undefined, (event) => ids.includes((event.data as { item_id: string }).item_id));
+      erased += await this.erase(subject, undefined, (event) =>
+        ids.includes((event.data as { item_id: string }).item_id),
+      );
     }
     await this.deleteBlobs(items, ids);
 
     // Attachments before their message, so no consumer ever sees a child without its parent's fate.
     let seq = 0;
     for (const id of [...ids].reverse()) {
-      ({ seq } = await this.publisher.publish({ type: 'item.deleted', subject: `item:${id}`, actor: call.caller, data: { id } }));
+      ({ seq } = await this.publisher.publish(ItemDeleted, {
+        subject: `item:${id}`,
+        actor: call.caller,
+        data: { id },
+      }));
     }
     return { deleted: ids, erased_events: erased, seq };
   }
 
   /** The item and everything that came out of it, parents before children. */
-  private async family(id: string): Promise<Array<{ id: string; content_sha256: string | null; text_sha256: string | null }>> {
+  private async family(
+    id: string,
+  ): Promise<Array<{ id: string; content_sha256: string | null; text_sha256: string | null }>> {
     const result = await sql<{ id: string; content_sha256: string | null; text_sha256: string | null }>`
       with recursive family(id, depth) as (
         select id, 0 from items where id = ${id}
         union all
         select i.id, f.depth + 1 from items i join family f on i.parent_id = f.id
       )
-      select i.id, i.content_sha256, i.text_sha256 from family f join items i using (id) order by f.depth, i.id`.execute(this.db);
+      select i.id, i.content_sha256, i.text_sha256 from family f join items i using (id) order by f.depth, i.id`.execute(
+      this.db,
+    );
     return result.rows;
   }
 
   /** Overwrites and removes the events matching a subject filter (those `which` picks); returns how many. */
-  private async erase(filter: string, seen?: (event: EventEnvelope) => void, which: (event: EventEnvelope) => boolean = () => true): Promise<number> {
+  private async erase(
+    filter: string,
+    seen?: (event: EventEnvelope) => void,
+    which: (event: EventEnvelope) => boolean = () => true,
+  ): Promise<number> {
     const seqs: number[] = [];
     for await (const { seq, event } of readLog(this.bus, { filter, untilCaughtUp: true })) {
       seen?.(event);
@@ -90,8 +118,15 @@ export class DeletionService {
   }
 
   /** Blobs of these items that no other item names. */
-  private async deleteBlobs(items: Array<{ content_sha256: string | null; text_sha256: string | null }>, ids: string[]): Promise<void> {
-    const hashes = [...new Set(items.flatMap((item) => [item.content_sha256, item.text_sha256]).filter((h): h is string => h !== null))];
+  private async deleteBlobs(
+    items: Array<{ content_sha256: string | null; text_sha256: string | null }>,
+    ids: string[],
+  ): Promise<void> {
+    const hashes = [
+      ...new Set(
+        items.flatMap((item) => [item.content_sha256, item.text_sha256]).filter((h): h is string => h !== null),
+      ),
+    ];
     if (hashes.length === 0) return;
     const shared = await this.db
       .selectFrom('items')

@@ -1,10 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { Injectable } from '@nestjs/common';
 import { sql, type Insertable, type Transaction } from 'kysely';
-import type { EventOf, GmailMessageSynced, ItemDeleted, MailFlagsChanged, NotePut } from '@memex/contracts';
+import {
+  GmailMessageSynced,
+  ItemDeleted,
+  ItemIngested,
+  MailFlagsChanged,
+  NotePut,
+  type EventOf,
+} from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
-import type { LoggedEvent } from '@memex/bus';
-import { Projector, type Projection } from '@memex/runtime';
+import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import type { ItemIngestedEvent } from '../ingest/identities.js';
 import { gmailState, messageRow, mailLabelsAfter } from '../mail/message-row.js';
 import { ingestMigrations } from './migrations.js';
@@ -20,39 +26,25 @@ type Trx = Transaction<IngestDatabase>;
  */
 @Injectable()
 @Projector({ name: 'ingest', migrations: ingestMigrations })
-export class ItemsProjector implements Projection {
+export class ItemsProjector {
   constructor(private readonly blobs: BlobStore) {}
-
-  async apply(trx: Trx, logged: LoggedEvent): Promise<void> {
-    await this.applyBatch(trx, [logged]);
-  }
 
   /**
    * Runs of new items and notes go in with a few statements per run instead of a few per event
    * (an import publishes thousands a second); flags and deletions apply one by one, in order.
    */
-  async applyBatch(trx: Trx, batch: LoggedEvent[]): Promise<void> {
+  @OnBatch(ItemIngested, NotePut)
+  async itemsAndNotes(trx: Trx, batch: LoggedOf<typeof ItemIngested | typeof NotePut>[]): Promise<void> {
     let run = new Run();
     for (const { seq, event } of batch) {
-      if (event.type === 'item.ingested' || event.type === 'note.put') {
-        const id = (event.data as { id: string }).id;
-        // The same item twice in a run (a new revision) goes in a later statement: one statement
-        // cannot upsert a row twice.
-        if (run.has(id)) {
-          await this.flush(trx, run);
-          run = new Run();
-        }
-        if (event.type === 'item.ingested') run.items.set(id, { seq, event: event as ItemIngestedEvent });
-        else run.notes.set(id, { seq, event: event as EventOf<typeof NotePut> });
-        continue;
+      // The same item twice in a run (a new revision) goes in a later statement: one statement
+      // cannot upsert a row twice.
+      if (run.has(event.data.id)) {
+        await this.flush(trx, run);
+        run = new Run();
       }
-      await this.flush(trx, run);
-      run = new Run();
-      if (event.type === 'mail.flags_changed')
-        await this.flagsChanged(trx, seq, event as EventOf<typeof MailFlagsChanged>);
-      else if (event.type === 'item.deleted') await this.itemDeleted(trx, seq, event as EventOf<typeof ItemDeleted>);
-      else if (event.type === 'gmail.message_synced')
-        await this.gmailSynced(trx, seq, event as EventOf<typeof GmailMessageSynced>);
+      if (event.type === 'item.ingested') run.items.set(event.data.id, { seq, event });
+      else run.notes.set(event.data.id, { seq, event });
     }
     await this.flush(trx, run);
   }
@@ -96,7 +88,8 @@ export class ItemsProjector implements Projection {
     }
   }
 
-  private async flagsChanged(trx: Trx, seq: number, event: EventOf<typeof MailFlagsChanged>): Promise<void> {
+  @On(MailFlagsChanged)
+  async flagsChanged(trx: Trx, event: EventOf<typeof MailFlagsChanged>, seq: number): Promise<void> {
     const { id, read, starred, archived, trashed } = event.data;
     const current = await trx.selectFrom('messages').select('mail_labels').where('item_id', '=', id).executeTakeFirst();
     if (!current) return;
@@ -119,7 +112,8 @@ export class ItemsProjector implements Projection {
    * earlier and upgraded in place, same id) is `mirrored` under the Gmail account, and its flags
    * are Gmail's labels as mail-sync last saw or wrote them.
    */
-  private async gmailSynced(trx: Trx, seq: number, event: EventOf<typeof GmailMessageSynced>): Promise<void> {
+  @On(GmailMessageSynced)
+  async gmailSynced(trx: Trx, event: EventOf<typeof GmailMessageSynced>, seq: number): Promise<void> {
     const { id, account, labels } = event.data;
     await trx.updateTable('items').set({ origin: 'mirrored', seq }).where('id', '=', id).execute();
     await trx
@@ -130,7 +124,8 @@ export class ItemsProjector implements Projection {
   }
 
   /** The item and its attachments leave every table; events about them that come later are ignored. */
-  private async itemDeleted(trx: Trx, seq: number, event: EventOf<typeof ItemDeleted>): Promise<void> {
+  @On(ItemDeleted)
+  async itemDeleted(trx: Trx, event: EventOf<typeof ItemDeleted>, seq: number): Promise<void> {
     const { id } = event.data;
     await trx.deleteFrom('items').where('id', '=', id).execute();
     await trx.deleteFrom('messages').where('item_id', '=', id).execute();

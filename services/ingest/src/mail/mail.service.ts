@@ -3,15 +3,16 @@ import { sql, type Kysely, type Selectable, type SelectQueryBuilder } from 'kyse
 import {
   MailAccounts,
   MailFlags,
+  MailFlagsChanged,
   MailList,
+  type MailSummary,
   MailThread,
   MemexError,
-  type MailSummary,
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
-import { EventPublisher, type Bus, type EventDraft } from '@memex/bus';
+import { draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { visibleTo } from '@memex/db';
 import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
@@ -29,7 +30,8 @@ function encodeCursor(row: Pick<MessageRow, 'date' | 'item_id'>): string {
 function decodeCursor(cursor: string): { date: Date; id: string } {
   const [date, id] = Buffer.from(cursor, 'base64url').toString('utf8').split('|');
   const parsed = new Date(date ?? '');
-  if (!id || Number.isNaN(parsed.getTime())) throw new MemexError('invalid_params', 'params.cursor: not a cursor from memex.mail.list');
+  if (!id || Number.isNaN(parsed.getTime()))
+    throw new MemexError('invalid_params', 'params.cursor: not a cursor from memex.mail.list');
   return { date: parsed, id };
 }
 
@@ -121,9 +123,17 @@ export class MailService {
       const { date, id } = decodeCursor(params.cursor);
       query = query.where(sql<boolean>`(date, item_id) < (${date}, ${id})`);
     }
-    const rows = await query.selectAll().orderBy('date', 'desc').orderBy('item_id', 'desc').limit(limit + 1).execute();
+    const rows = await query
+      .selectAll()
+      .orderBy('date', 'desc')
+      .orderBy('item_id', 'desc')
+      .limit(limit + 1)
+      .execute();
     const page = rows.slice(0, limit);
-    return { messages: page.map(summary), next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null };
+    return {
+      messages: page.map(summary),
+      next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
+    };
   }
 
   @RpcMethod(MailThread)
@@ -156,7 +166,10 @@ export class MailService {
   async flags(params: ParamsOf<typeof MailFlags>, call: CallContext): Promise<ResultOf<typeof MailFlags>> {
     const { ids, read, starred, add_labels: added = [], remove_labels: removed = [], archived, trashed } = params;
     if ([read, starred, archived, trashed].every((v) => v === undefined) && added.length + removed.length === 0) {
-      throw new MemexError('invalid_params', 'params: say what to change (read, starred, add_labels, remove_labels, archived, trashed)');
+      throw new MemexError(
+        'invalid_params',
+        'params: say what to change (read, starred, add_labels, remove_labels, archived, trashed)',
+      );
     }
     // Messages just ingested are flagged too: decide on the read model once it has them.
     await readModelCaughtUp(this.host, this.bus, this.config);
@@ -169,26 +182,31 @@ export class MailService {
     const found = new Set(rows.map((row) => row.item_id));
     const missing = ids.find((id) => !found.has(id));
     if (missing) throw new MemexError('not_found', `no message ${missing}`);
-    const drafts: EventDraft[] = [];
+    const drafts: Drafted<typeof MailFlagsChanged>[] = [];
     for (const row of rows) {
       const change = {
         ...(read !== undefined && read !== row.read ? { read } : {}),
         ...(starred !== undefined && starred !== row.starred ? { starred } : {}),
         ...(archived !== undefined && archived === row.inbox ? { archived } : {}),
         ...(trashed !== undefined && trashed !== row.trashed ? { trashed } : {}),
-        ...(added.some((l) => !row.mail_labels.includes(l)) ? { labels_added: added.filter((l) => !row.mail_labels.includes(l)) } : {}),
-        ...(removed.some((l) => row.mail_labels.includes(l)) ? { labels_removed: removed.filter((l) => row.mail_labels.includes(l)) } : {}),
+        ...(added.some((l) => !row.mail_labels.includes(l))
+          ? { labels_added: added.filter((l) => !row.mail_labels.includes(l)) }
+          : {}),
+        ...(removed.some((l) => row.mail_labels.includes(l))
+          ? { labels_removed: removed.filter((l) => row.mail_labels.includes(l)) }
+          : {}),
       };
       if (Object.keys(change).length === 0) continue;
-      drafts.push({
-        type: 'mail.flags_changed',
-        subject: `item:${row.item_id}`,
-        actor: call.caller,
-        labels: row.labels,
-        kind: row.kind,
-        spam: row.spam,
-        data: { id: row.item_id, ...change },
-      });
+      drafts.push(
+        draftOf(MailFlagsChanged, {
+          subject: `item:${row.item_id}`,
+          actor: call.caller,
+          labels: row.labels,
+          kind: row.kind,
+          spam: row.spam,
+          data: { id: row.item_id, ...change },
+        }),
+      );
     }
     const published = drafts.length > 0 ? await this.publisher.publishAll(drafts) : [];
     return { changed: drafts.length, seq: published.at(-1)?.seq ?? 0 };

@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely, type SqlBool } from 'kysely';
 import {
+  InferenceMinted,
+  InferenceReminted,
   InferencesGet,
   InferencesList,
   InferencesMint,
@@ -99,8 +101,7 @@ export class InferencesService {
         .executeTakeFirst();
       const id = (last?.id ?? 0) + 1;
       try {
-        const { seq } = await this.publisher.publish({
-          type: 'inference.minted',
+        const { seq } = await this.publisher.publish(InferenceMinted, {
           subject: `inference:${id}`,
           actor: call.caller,
           expectFirst: true,
@@ -129,8 +130,7 @@ export class InferencesService {
       sources: await this.snapshot(params.sources ?? previous.sources.map((s) => s.noteId), call.scope),
     };
     const reminted = validated(() => remintInference(previous, input, new Date()));
-    const { seq } = await this.publisher.publish({
-      type: 'inference.reminted',
+    const { seq } = await this.publisher.publish(InferenceReminted, {
       subject: `inference:${previous.id}`,
       actor: call.caller,
       data: { id: previous.id, ...this.synthesis(reminted) },

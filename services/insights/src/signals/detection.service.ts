@@ -1,8 +1,8 @@
 import os from 'node:os';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import type { DetectedSignal, ResultOf, Scope, SignalsList } from '@memex/contracts';
-import { EventPublisher, newId } from '@memex/bus';
+import { SignalsDetected, type DetectedSignal, type ResultOf, type Scope, type SignalsList } from '@memex/contracts';
+import { draftOf, EventPublisher, newId } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { visibleTo } from '@memex/db';
 import { CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
@@ -120,20 +120,21 @@ export class DetectionService {
     const run = newId();
     const parts = result.signals ? pieces(result.signals.map(toEvent)) : [undefined];
     const published = await this.publisher.publishAll(
-      parts.map((signals, piece) => ({
-        type: 'signals.detected',
-        subject: `detection:${run}`,
-        actor: { kind: 'system', id: 'insights' },
-        data: {
-          run,
-          fingerprint: result.fingerprint,
-          notes_seq: corpus.notesSeq,
-          config_hash: hash,
-          piece,
-          pieces: parts.length,
-          ...(signals ? { signals } : {}),
-        },
-      })),
+      parts.map((signals, piece) =>
+        draftOf(SignalsDetected, {
+          subject: `detection:${run}`,
+          actor: { kind: 'system', id: 'insights' },
+          data: {
+            run,
+            fingerprint: result.fingerprint,
+            notes_seq: corpus.notesSeq,
+            config_hash: hash,
+            piece,
+            pieces: parts.length,
+            ...(signals ? { signals } : {}),
+          },
+        }),
+      ),
     );
     await this.host.projector!.waitFor(published[published.length - 1]!.seq, MERGE_TIMEOUT_MS);
     return result.signals !== null;

@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely, type Selectable, type SqlBool } from 'kysely';
-import { MemexError, SignalsList, SignalsTriage, type ParamsOf, type ResultOf, type Scope } from '@memex/contracts';
+import {
+  MemexError,
+  type ParamsOf,
+  type ResultOf,
+  type Scope,
+  SignalsList,
+  SignalsTriage,
+  SignalTriaged,
+} from '@memex/contracts';
 import { EventPublisher } from '@memex/bus';
 import { visibleTo } from '@memex/db';
 import type { MemexConfig } from '@memex/config';
@@ -121,8 +129,7 @@ export class SignalsService {
     } catch (error) {
       triageConflict(error);
     }
-    const { seq } = await this.publisher.publish({
-      type: 'signal.triaged',
+    const { seq } = await this.publisher.publish(SignalTriaged, {
       subject: `signal:${row.key}`,
       actor: call.caller,
       data: {

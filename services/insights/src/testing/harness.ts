@@ -9,7 +9,7 @@ import {
   type ResultOf,
   type Scope,
 } from '@memex/contracts';
-import { Bus, callMethod, EventPublisher, newId, type EventDraft } from '@memex/bus';
+import { Bus, callMethod, EventPublisher, newId, type NamedDraft, bindDraft } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { IngestModule } from '@memex/ingest';
 import { ServiceHost, startService, type ServiceModuleFactory } from '@memex/runtime';
@@ -61,8 +61,9 @@ export async function startInsights(
   const bus = await Bus.connect(env.config.natsUrl, 'insights-test');
   const publisher = new EventPublisher(bus);
   const applied = (seq: number) => insights.get(ServiceHost).projector!.waitFor(seq, 60_000);
-  const publish = async (drafts: EventDraft[]) => (await publisher.publishAll(drafts)).map((p) => p.seq);
-  const embedDraft = (id: string, revision: number, vector: Float32Array): EventDraft => ({
+  const publish = async (drafts: NamedDraft[]) =>
+    (await publisher.publishAll(drafts.map((draft) => bindDraft(draft)))).map((p) => p.seq);
+  const embedDraft = (id: string, revision: number, vector: Float32Array): NamedDraft => ({
     type: 'embedding.computed',
     subject: `item:${id}`,
     actor: { kind: 'pipeline', id: 'text@1' },

@@ -1,6 +1,6 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import type { EventEnvelope, EventOf, ItemIngested, NotePut } from '@memex/contracts';
-import { decodeJson, EVENT_SUBJECT_ROOT, EVENTS_STREAM, isNotFound, type Bus } from '@memex/bus';
+import { ItemDeleted, ItemIngested, ModelActivated, ModelAdded, NotePut, type EventOf } from '@memex/contracts';
+import { decodeEvent, EVENT_SUBJECT_ROOT, EventRoutes, EVENTS_STREAM, isNotFound, type Bus } from '@memex/bus';
 import type { ModelRegistry } from '../models/registry.js';
 import { eraseDerived } from './log.js';
 import type { JobQueue, Priority, TextJob } from './queue.js';
@@ -18,9 +18,9 @@ export function textJobId(job: TextJob): string {
  * Seed §5's order: what a user just touched (notes), new arrivals and starred items, then recent
  * before old by when the item happened relative to when it arrived.
  */
-export function priorityOf(event: EventEnvelope): Priority {
+export function priorityOf(event: EventOf<typeof ItemIngested> | EventOf<typeof NotePut>): Priority {
   if (event.type === 'note.put') return 'touched';
-  const meta = (event as EventOf<typeof ItemIngested>).data.meta;
+  const meta = event.data.meta;
   if ((meta.flags as { starred?: boolean } | undefined)?.starred) return 'new';
   const age = Date.parse(event.recorded_at) - Date.parse(event.occurred_at);
   if (age <= 7 * DAY_MS) return 'new';
@@ -38,6 +38,23 @@ export class Scheduler {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private stopped = false;
+  private readonly routes = new EventRoutes<[number]>()
+    .on(ModelAdded, async (event, seq) => {
+      await this.models.apply(event);
+      // Every item logged so far goes into the new space, in the background.
+      await this.queue.enqueue(
+        { task: 'backfill', space: event.data.space, until_seq: seq },
+        'background',
+        `backfill|${event.id}`,
+      );
+    })
+    .on(ModelActivated, (event) => this.models.apply(event))
+    .on(NotePut, (event, seq) =>
+      // Notes have no revision number: each put is newer than the last, so its sequence serves.
+      this.enqueueText(event, event.data.id, seq, seq),
+    )
+    .on(ItemIngested, (event, seq) => this.enqueueText(event, event.data.id, event.data.revision, seq))
+    .on(ItemDeleted, (event) => eraseDerived(this.bus, event.data.id));
 
   constructor(
     private readonly bus: Bus,
@@ -85,36 +102,24 @@ export class Scheduler {
   }
 
   private async handle(msg: JsMsg): Promise<void> {
-    const event = decodeJson<EventEnvelope>(msg.data);
-    switch (event.type) {
-      case 'model.added':
-        this.models.apply(event);
-        // Every item logged so far goes into the new space, in the background.
-        return this.queue.enqueue(
-          { task: 'backfill', space: (event.data as { space: string }).space, until_seq: msg.seq },
-          'background',
-          `backfill|${event.id}`,
-        );
-      case 'model.activated':
-        return this.models.apply(event);
-      case 'note.put':
-      case 'item.ingested': {
-        const data = (event as EventOf<typeof ItemIngested> | EventOf<typeof NotePut>).data;
-        // Notes have no revision number: each put is newer than the last, so its sequence serves.
-        const revision = 'revision' in data ? data.revision : msg.seq;
-        const job: TextJob = {
-          task: 'text',
-          item_id: data.id,
-          revision,
-          source_seq: msg.seq,
-          spaces: this.models.spaces(),
-          all_spaces: true,
-        };
-        return this.queue.enqueue(job, priorityOf(event), textJobId(job));
-      }
-      case 'item.deleted':
-        await eraseDerived(this.bus, (event.data as { id: string }).id);
-    }
+    await this.routes.dispatch(decodeEvent(msg.data), msg.seq);
+  }
+
+  private async enqueueText(
+    event: EventOf<typeof ItemIngested> | EventOf<typeof NotePut>,
+    itemId: string,
+    revision: number,
+    seq: number,
+  ): Promise<void> {
+    const job: TextJob = {
+      task: 'text',
+      item_id: itemId,
+      revision,
+      source_seq: seq,
+      spaces: this.models.spaces(),
+      all_spaces: true,
+    };
+    await this.queue.enqueue(job, priorityOf(event), textJobId(job));
   }
 
   async stop(): Promise<void> {

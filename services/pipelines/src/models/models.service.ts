@@ -1,6 +1,15 @@
 import path from 'node:path';
 import { Injectable } from '@nestjs/common';
-import { JobsStatus, MemexError, ModelsAdd, ModelsUse, type ParamsOf, type ResultOf } from '@memex/contracts';
+import {
+  JobsStatus,
+  MemexError,
+  ModelActivated,
+  ModelAdded,
+  ModelsAdd,
+  ModelsUse,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
 import { EventPublisher } from '@memex/bus';
 import { BUILTIN_SPEC, loadProvider, type EmbeddingProvider } from '@memex/embeddings';
 import { RpcMethod, type CallContext } from '@memex/runtime';
@@ -46,8 +55,7 @@ export class ModelsService {
           `space ${space} is already registered; choose it with \`memex models use ${space}\``,
         );
       }
-      const { seq } = await this.publisher.publish({
-        type: 'model.added',
+      const { seq } = await this.publisher.publish(ModelAdded, {
         subject: `model:${space}`,
         actor: call.caller,
         expectFirst: true,
@@ -76,8 +84,7 @@ export class ModelsService {
         `no embedding space ${params.space}; known: ${this.models.spaces().join(', ')}`,
       );
     }
-    const { seq } = await this.publisher.publish({
-      type: 'model.activated',
+    const { seq } = await this.publisher.publish(ModelActivated, {
       subject: `model:${params.space}`,
       actor: call.caller,
       data: { space: params.space },

@@ -1,5 +1,5 @@
-import type { EventEnvelope, EventOf, ModelAdded } from '@memex/contracts';
-import { readLog, typeFilter, type Bus } from '@memex/bus';
+import { ModelActivated, ModelAdded, type DataOf, type EventEnvelope } from '@memex/contracts';
+import { EventRoutes, readLog, typeFilter, type Bus } from '@memex/bus';
 import {
   BUILTIN_SPEC,
   defaultProvider,
@@ -9,7 +9,7 @@ import {
   type EmbeddingProvider,
 } from '@memex/embeddings';
 
-export type ModelInfo = EventOf<typeof ModelAdded>['data'];
+export type ModelInfo = DataOf<typeof ModelAdded>;
 
 /** The built-in space exists without an event: every memex can embed offline from the start. */
 export const BUILTIN_MODEL: ModelInfo = {
@@ -31,6 +31,14 @@ export class ModelRegistry {
   private chosenSpace = BUILTIN_MODEL.space;
 
   private position = 0;
+  private readonly routes = new EventRoutes()
+    .on(ModelAdded, ({ data }) => {
+      this.models.set(data.space, data);
+      this.chosenSpace = data.space;
+    })
+    .on(ModelActivated, ({ data }) => {
+      this.chosenSpace = data.space;
+    });
 
   /** Reads every model event in the log so far. */
   async load(bus: Bus): Promise<void> {
@@ -40,7 +48,7 @@ export class ModelRegistry {
       untilCaughtUp: true,
     })) {
       this.position = seq;
-      this.apply(event);
+      await this.apply(event);
     }
   }
 
@@ -52,19 +60,13 @@ export class ModelRegistry {
       signal,
     })) {
       this.position = seq;
-      this.apply(event);
+      await this.apply(event);
     }
   }
 
   /** Takes in one event; anything but a model event is ignored. */
-  apply(event: EventEnvelope): void {
-    if (event.type === 'model.added') {
-      const info = event.data as ModelInfo;
-      this.models.set(info.space, info);
-      this.chosenSpace = info.space;
-    } else if (event.type === 'model.activated') {
-      this.chosenSpace = (event.data as { space: string }).space;
-    }
+  async apply(event: EventEnvelope): Promise<void> {
+    await this.routes.dispatch(event);
   }
 
   get(space: string): ModelInfo | undefined {

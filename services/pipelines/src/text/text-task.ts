@@ -1,23 +1,31 @@
 import {
+  EmbeddingComputed,
   encodeVector,
-  type EmbeddingComputed,
+  isEvent,
+  ItemIngested,
+  NotePut,
+  PartExtracted,
+  type DataOf,
+  type EventDefinition,
   type EventEnvelope,
-  type EventOf,
-  type ItemIngested,
-  type NotePut,
-  type PartExtracted,
 } from '@memex/contracts';
-import type { Bus, EventDraft, EventPublisher } from '@memex/bus';
+import { draftOf, eventAt, eventsOf, lastEventOf, type Bus, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { isZeroVector, l2normalize, type EmbeddingProvider } from '@memex/embeddings';
 import { derivedId } from '../jobs/ids.js';
-import { eraseDerived, eventAt, eventsOf, isDeleted, lastEventOf } from '../jobs/log.js';
+import { eraseDerived, isDeleted } from '../jobs/log.js';
 import type { TextJob } from '../jobs/queue.js';
 import type { ModelRegistry } from '../models/registry.js';
 import { pagesOf, splitPassages, TEXT_PIPELINE, type Passage } from './passages.js';
 
-type PartsData = EventOf<typeof PartExtracted>['data'];
-type EmbeddingData = EventOf<typeof EmbeddingComputed>['data'];
+type PartsData = DataOf<typeof PartExtracted>;
+
+/** An event tier 1 derives from an item; `key` makes its id (the same work publishes the same ids). */
+interface Derived<E extends EventDefinition> {
+  definition: E;
+  key: string;
+  data: DataOf<E>;
+}
 
 /** Room for the envelope under the log's 1 MB message limit. */
 export const MAX_EVENT_BYTES = 900_000;
@@ -59,7 +67,7 @@ export class TextTask {
   ): Promise<{ parts: number; vectors: number; skipped?: string }> {
     const source = await this.source(job);
     if (!source) return { parts: 0, vectors: 0, skipped: 'the item or its event is gone' };
-    const drafts: Array<{ key: string; data: unknown; type: string }> = [];
+    const drafts: Derived<typeof PartExtracted | typeof EmbeddingComputed>[] = [];
     let passages = job.all_spaces && attempt === 1 ? undefined : await this.publishedPassages(job);
     if (!passages) {
       const text = await source.text();
@@ -85,8 +93,8 @@ export class TextTask {
     const event = await eventAt(this.bus, job.source_seq);
     // A deleted item's events are erased from the log (and what we publish is checked again after).
     if (!event || event.subject !== `item:${job.item_id}`) return undefined;
-    if (event.type === 'note.put') {
-      const data = (event as EventOf<typeof NotePut>).data;
+    if (isEvent(NotePut, event)) {
+      const data = event.data;
       return {
         event,
         itemId: data.id,
@@ -96,8 +104,8 @@ export class TextTask {
         meta: {},
       };
     }
-    if (event.type === 'item.ingested') {
-      const data = (event as EventOf<typeof ItemIngested>).data;
+    if (isEvent(ItemIngested, event)) {
+      const data = event.data;
       return {
         event,
         itemId: data.id,
@@ -116,15 +124,11 @@ export class TextTask {
   /** The passages a previous run published for this revision, if all its pieces are in the log. */
   private async publishedPassages(job: TextJob): Promise<Passage[] | undefined> {
     const matches = (data: PartsData) => data.revision === job.revision && data.pipeline === TEXT_PIPELINE;
-    const last = await lastEventOf(this.bus, 'part.extracted', job.item_id);
-    if (!last || !matches(last.data as PartsData)) return undefined;
-    const pieces =
-      (last.data as PartsData).pieces === 1 ? [last] : await eventsOf(this.bus, 'part.extracted', job.item_id);
+    const last = (await lastEventOf(this.bus, PartExtracted, `item:${job.item_id}`))?.event;
+    if (!last || !matches(last.data)) return undefined;
+    const pieces = last.data.pieces === 1 ? [last] : await eventsOf(this.bus, PartExtracted, `item:${job.item_id}`);
     const byPiece = new Map<number, PartsData>();
-    for (const event of pieces) {
-      const data = event.data as PartsData;
-      if (matches(data)) byPiece.set(data.piece, data);
-    }
+    for (const { data } of pieces) if (matches(data)) byPiece.set(data.piece, data);
     const first = byPiece.get(0);
     if (!first || byPiece.size !== first.pieces) return undefined;
     return [...byPiece.values()]
@@ -132,10 +136,10 @@ export class TextTask {
       .flatMap((data) => data.parts.map((part) => ({ ...part, kind: 'passage' as const })));
   }
 
-  private partEvents(source: Source, passages: Passage[]): Array<{ key: string; data: PartsData; type: string }> {
+  private partEvents(source: Source, passages: Passage[]): Derived<typeof PartExtracted>[] {
     const pieces = splitBySize(passages, (p) => Buffer.byteLength(JSON.stringify(p)) + 1);
     return pieces.map((parts, piece) => ({
-      type: 'part.extracted',
+      definition: PartExtracted,
       key: `parts|${source.revision}|${TEXT_PIPELINE}|${piece}`,
       data: {
         item_id: source.itemId,
@@ -175,7 +179,7 @@ export class TextTask {
     source: Source,
     provider: EmbeddingProvider,
     computed: Array<{ ordinal: number; vector: Float32Array }>,
-  ): Array<{ key: string; data: EmbeddingData; type: string }> {
+  ): Derived<typeof EmbeddingComputed>[] {
     const vectors = computed.map(({ ordinal, vector }) => ({ ordinal, vector: encodeVector(vector) }));
     const pieces = splitBySize(vectors, (v) => v.vector.length + 30);
     const item = itemVector(
@@ -183,7 +187,7 @@ export class TextTask {
       provider.dims,
     );
     return pieces.map((piece, index) => ({
-      type: 'embedding.computed',
+      definition: EmbeddingComputed,
       key: `vectors|${source.revision}|${TEXT_PIPELINE}|${provider.space}|${index}`,
       data: {
         item_id: source.itemId,
@@ -201,22 +205,26 @@ export class TextTask {
   }
 
   /** Derived events carry the item's scope (labels, kind, spam), since they reveal its content. */
-  private async publish(source: Source, events: Array<{ key: string; data: unknown; type: string }>): Promise<void> {
+  private async publish(
+    source: Source,
+    events: Derived<typeof PartExtracted | typeof EmbeddingComputed>[],
+  ): Promise<void> {
     const { event } = source;
-    const ingested = event.type === 'item.ingested' ? (event as EventOf<typeof ItemIngested>).data : undefined;
-    const drafts: EventDraft[] = events.map(({ key, data, type }) => ({
-      id: derivedId(event.id, key),
-      type,
-      subject: event.subject,
-      actor: { kind: 'pipeline', id: TEXT_PIPELINE },
-      labels: event.labels,
-      kind: event.kind ?? ingested?.kind ?? 'note',
-      spam: event.spam ?? ingested?.meta.spam === true,
-      occurred_at: event.occurred_at,
-      causation_id: event.id,
-      ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),
-      data,
-    }));
+    const ingested = isEvent(ItemIngested, event) ? event.data : undefined;
+    const drafts = events.map(({ key, definition, data }) =>
+      draftOf(definition, {
+        id: derivedId(event.id, key),
+        subject: event.subject,
+        actor: { kind: 'pipeline', id: TEXT_PIPELINE },
+        labels: event.labels,
+        kind: event.kind ?? ingested?.kind ?? 'note',
+        spam: event.spam ?? ingested?.meta.spam === true,
+        occurred_at: event.occurred_at,
+        causation_id: event.id,
+        ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),
+        data,
+      }),
+    );
     await this.publisher.publishAll(drafts);
   }
 }

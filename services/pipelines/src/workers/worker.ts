@@ -96,7 +96,14 @@ export async function startWorker(options: WorkerOptions): Promise<{ stop(): Pro
   const following = models.follow(bus, abort.signal).catch((error) => {
     if (!abort.signal.aborted) console.error(`pipelines worker ${options.name}: following models failed:`, error);
   });
-  const worker = new Worker(queue, bus, new EventPublisher(bus), new BlobStore(options.blobsDir), models, options.name);
+  const worker = new Worker(
+    queue,
+    bus,
+    new EventPublisher(bus, 'pipelines'),
+    new BlobStore(options.blobsDir),
+    models,
+    options.name,
+  );
   const running = worker.run();
   return {
     async stop() {

@@ -5,10 +5,13 @@
  */
 
 export interface Participant {
-  rel: 'sent' | 'received' | 'cc' | 'bcc';
+  /** How a message names its people; `attended` for the people and the event of a calendar item. */
+  rel: 'sent' | 'received' | 'cc' | 'bcc' | 'attended';
   address: string;
   /** The display name as written, '' when none (or when it only repeats the address). */
   name: string;
+  /** The thing named when it is not the person of `address` (a calendar item's `event:<UID>`). */
+  key?: string;
 }
 
 const FIELDS: [string, Participant['rel']][] = [

@@ -19,6 +19,7 @@ import type {
 import type { LoggedEvent } from '@memex/bus';
 import { Projector, type Projection } from '@memex/runtime';
 import { linkId, normalizeKey, parseRef, refString } from '../domain/keys.js';
+import { calendarEventsOf, meetingPairs, participantsOfEvent } from '../domain/calendar.js';
 import { orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
 import {
   countNames,
@@ -44,6 +45,8 @@ import { graphMigrations } from './migrations.js';
 
 /** Who made the links read from mail headers: the structure tier, version 1 of these rules. */
 export const MAIL_STRUCTURE_MAKER = 'ingest@1';
+/** Who made the links read from calendar items (events, attendees, meetings): version 1 of these rules. */
+export const CALENDAR_STRUCTURE_MAKER = 'calendar@1';
 /** How sure an address's domain says where its owner works. */
 export const WORKS_AT_CONFIDENCE = 0.7;
 const EXCERPT_CHARS = 1000;
@@ -293,6 +296,7 @@ export class GraphProjector implements Projection {
     const vis: Vis = { kind: data.kind, labels: [...event.labels].sort(), spam };
     const isMail = data.kind === 'email';
     const participants = isMail && !spam ? participantsOf(meta) : [];
+    const meetings = spam ? [] : calendarEventsOf(meta);
     const item: ItemRow = {
       id: data.id,
       kind: data.kind,
@@ -302,7 +306,7 @@ export class GraphProjector implements Projection {
       occurredAt: event.occurred_at,
       madeBy: makerOf(event.actor),
       threadKey: isMail && typeof meta.threadKey === 'string' ? meta.threadKey : null,
-      participants: isMail ? participants : null,
+      participants: isMail ? participants : meetings.length > 0 ? [] : null,
     };
     const names = new KeyCounts();
     const links: LinkRow[] = [];
@@ -330,7 +334,56 @@ export class GraphProjector implements Projection {
         });
       }
     }
+    for (const meeting of meetings) this.meetingLinks(meeting, data.id, vis, names, links, item.participants!);
     return { item, names, links: dedupe(links) };
+  }
+
+  /**
+   * A calendar event as a thing: its people attended it (from start to end), it took place where
+   * it says, and its people met with each other; the item is the evidence. The names it gives are
+   * kept in the item's participants, so that deleting the item takes them back.
+   */
+  private meetingLinks(
+    meeting: ReturnType<typeof calendarEventsOf>[number],
+    itemId: string,
+    vis: Vis,
+    names: KeyCounts,
+    links: LinkRow[],
+    named: Participant[],
+  ): void {
+    const event = { key: normalizeKey(`event:${meeting.uid}`), kind: 'event' };
+    const link = (src: { key: string; kind: string }, rel: string, dst: { key: string; kind: string }): LinkRow => ({
+      id: linkId(src.key, rel, dst.key, CALENDAR_STRUCTURE_MAKER),
+      src,
+      rel,
+      dst,
+      validFrom: meeting.start,
+      validTo: meeting.end,
+      confidence: 1,
+      basis: 'observed',
+      madeBy: CALENDAR_STRUCTURE_MAKER,
+      vis: null,
+      evidence: [{ item: itemId, part: '', quote: null }],
+      via: itemId,
+    });
+    const name = (key: string, address: string, value: string) => {
+      if (!value) return;
+      names.add(nameKey(key, value), vis, 1);
+      named.push({ rel: 'attended', address, name: value, key });
+    };
+    name(event.key, '', meeting.summary);
+    const people = participantsOfEvent(meeting);
+    for (const p of people) {
+      const person = { key: `person:${p.address}`, kind: 'person' };
+      name(person.key, p.address, p.name);
+      links.push(link(person, 'attended', event));
+    }
+    if (meeting.location && !/^[a-z]+:\/\//i.test(meeting.location)) {
+      links.push(link(event, 'located_at', { key: normalizeKey(`place:${meeting.location.toLowerCase()}`), kind: 'place' }));
+    }
+    for (const [a, b] of meetingPairs(people)) {
+      links.push(link({ key: `person:${a}`, kind: 'person' }, 'met_with', { key: `person:${b}`, kind: 'person' }));
+    }
   }
 
   private mailLink(person: string, rel: Participant['rel'], item: { item: string }, at: string, via: string): LinkRow {
@@ -389,7 +442,7 @@ export class GraphProjector implements Projection {
     if (item) {
       const names = new KeyCounts();
       const vis: Vis = { kind: item.kind, labels: item.labels, spam: item.spam };
-      for (const p of item.participants ?? []) if (p.name) names.add(nameKey(`person:${p.address}`, p.name), vis, -1);
+      for (const p of item.participants ?? []) if (p.name) names.add(nameKey(p.key ?? `person:${p.address}`, p.name), vis, -1);
       await nameKeys(trx, names);
       for (const key of names.keys()) touched.add((JSON.parse(key) as [string])[0]);
       await this.countMonth(trx, item.occurred_at?.toISOString() ?? null, vis, -1);

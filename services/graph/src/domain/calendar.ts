@@ -1,0 +1,58 @@
+/**
+ * What the graph reads from an item that carries a calendar (services/ingest's calendar handler:
+ * a calendar file's `meta.events`, or an invitation part's `meta.calendar.events`): each event is a
+ * thing `event:<UID>` with its time and place, its organizer and attendees join the people of the
+ * same address, and people who meet get a `met_with` link with the event's item as evidence.
+ */
+
+export interface CalendarPerson {
+  name: string;
+  address: string;
+  status?: string;
+}
+
+export interface CalendarEventFacts {
+  uid: string;
+  summary: string;
+  location: string;
+  start: string;
+  end: string;
+  status: string;
+  organizer: CalendarPerson | null;
+  attendees: CalendarPerson[];
+}
+
+/** Above this many people an event is a broadcast (a town hall, a webinar), not a meeting: no met_with between them all. */
+export const MAX_MEETING_SIZE = 12;
+
+const ADDRESS = /^[^@\s<>()]+@[^@\s<>()]+$/;
+
+/** The events an item carries, or none: cancelled events and answers (REPLY) make no meeting. */
+export function calendarEventsOf(meta: Record<string, unknown>): CalendarEventFacts[] {
+  const calendar = (meta['format'] === 'icalendar' ? meta : meta['parsedAs'] === 'calendar' ? meta['calendar'] : null) as
+    | { method?: string | null; events?: CalendarEventFacts[] }
+    | null;
+  if (!calendar || !Array.isArray(calendar.events)) return [];
+  if (calendar.method === 'REPLY' || calendar.method === 'CANCEL') return [];
+  return calendar.events.filter((e) => e.status !== 'cancelled' && typeof e.uid === 'string' && e.uid !== '');
+}
+
+/** Who took part: the organizer and every attendee who did not decline, each address once. */
+export function participantsOfEvent(event: CalendarEventFacts): CalendarPerson[] {
+  const out = new Map<string, CalendarPerson>();
+  for (const person of [...(event.organizer ? [event.organizer] : []), ...event.attendees]) {
+    const address = person.address.trim().toLowerCase();
+    if (!ADDRESS.test(address) || person.status === 'declined' || out.has(address)) continue;
+    out.set(address, { name: person.name, address });
+  }
+  return [...out.values()];
+}
+
+/** Each pair of participants once (addresses in order), for a meeting small enough to be one. */
+export function meetingPairs(people: CalendarPerson[]): Array<[string, string]> {
+  if (people.length > MAX_MEETING_SIZE) return [];
+  const addresses = people.map((p) => p.address).sort();
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i < addresses.length; i++) for (let j = i + 1; j < addresses.length; j++) pairs.push([addresses[i]!, addresses[j]!]);
+  return pairs;
+}

@@ -2,6 +2,7 @@ import type { MethodDefinition } from './method.js';
 import { AdminFailures, AdminFailuresRetry, AdminReplay } from './admin.js';
 import { accountMethods } from './accounts.js';
 import { outgoingMethods } from './outgoing.js';
+import { ruleMethods } from './rules.js';
 import { calendarMethods } from './calendar.js';
 import { graphMethods } from './graph.js';
 import { ingestMethods } from './ingest.js';
@@ -50,4 +51,5 @@ export const apiCatalog = new MethodCatalog([
   ...insightsMethods,
   ...accountMethods,
   ...outgoingMethods,
+  ...ruleMethods,
 ]);

@@ -11,6 +11,7 @@ export * from './graph.js';
 export * from './insights.js';
 export * from './accounts.js';
 export * from './outgoing.js';
+export * from './rules.js';
 export * from './catalog.js';
 export * from './openapi.js';
 export * from './proto.js';

@@ -2,6 +2,7 @@ import { EventRegistry } from './envelope.js';
 import { accountEvents } from './accounts.js';
 import { gmailEvents } from './gmail.js';
 import { outgoingEvents } from './outgoing.js';
+import { ruleEvents } from './rules.js';
 import { graphEvents } from './graph.js';
 import { ingestEvents } from './ingest.js';
 import { insightsEvents } from './insights.js';
@@ -24,4 +25,5 @@ export const eventCatalog = new EventRegistry().register(
   ...accountEvents,
   ...gmailEvents,
   ...outgoingEvents,
+  ...ruleEvents,
 );

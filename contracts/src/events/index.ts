@@ -10,4 +10,5 @@ export * from './insights.js';
 export * from './accounts.js';
 export * from './gmail.js';
 export * from './outgoing.js';
+export * from './rules.js';
 export * from './catalog.js';

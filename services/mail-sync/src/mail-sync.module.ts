@@ -3,12 +3,15 @@ import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
 import { AccountsCommands } from './commands/accounts.commands.js';
 import { OutgoingCommands } from './commands/outgoing.commands.js';
+import { RulesCommands } from './commands/rules.commands.js';
 import { MailSyncProjector } from './projection/mail-sync.projector.js';
 import { AccountsQueries } from './queries/accounts.queries.js';
 import { OutgoingQueries } from './queries/outgoing.queries.js';
+import { RulesQueries } from './queries/rules.queries.js';
 import { GmailSync } from './sync/gmail-sync.js';
 import { GoogleAccounts } from './sync/google-accounts.js';
 import { Outbox } from './sync/outbox.js';
+import { RuleEngine } from './sync/rule-engine.js';
 import { SyncScheduler } from './sync/scheduler.js';
 
 /** Google accounts and Gmail, two-way (seed §6.1–6.3): accounts, first and incremental sync, changes written back, mail written and sent exactly once. */
@@ -28,6 +31,9 @@ export class MailSyncModule {
         AccountsQueries,
         OutgoingCommands,
         OutgoingQueries,
+        RuleEngine,
+        RulesCommands,
+        RulesQueries,
       ],
     };
   }

@@ -13,6 +13,9 @@ import {
   OutgoingDraftSaved,
   OutgoingQueued,
   OutgoingSent,
+  RuleAdded,
+  RuleApplied,
+  RuleRemoved,
   type EventOf,
 } from '@memex/contracts';
 import { On, Projector } from '@memex/runtime';
@@ -183,6 +186,38 @@ export class MailSyncProjector {
       .set({ gmail_draft_id: event.data.gmail_draft_id, seq })
       .where('id', '=', event.data.id)
       .execute();
+  }
+
+  @On(RuleAdded)
+  async ruleAdded(trx: Trx, event: EventOf<typeof RuleAdded>, seq: number): Promise<void> {
+    const { id, name, query, actions, position } = event.data;
+    await trx
+      .insertInto('rules')
+      .values({ id, name, query, actions: JSON.stringify(actions) as never, position, applied: 0, seq })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  @On(RuleRemoved)
+  async ruleRemoved(trx: Trx, event: EventOf<typeof RuleRemoved>): Promise<void> {
+    await trx.deleteFrom('rules').where('id', '=', event.data.id).execute();
+  }
+
+  @On(RuleApplied)
+  async ruleApplied(trx: Trx, event: EventOf<typeof RuleApplied>, seq: number): Promise<void> {
+    const { rule_id, item_id } = event.data;
+    const inserted = await trx
+      .insertInto('rule_applications')
+      .values({ rule_id, item_id, seq })
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) {
+      await trx
+        .updateTable('rules')
+        .set((eb) => ({ applied: eb('applied', '+', 1) }))
+        .where('id', '=', rule_id)
+        .execute();
+    }
   }
 
   @On(ItemDeleted)

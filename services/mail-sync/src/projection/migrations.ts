@@ -62,4 +62,24 @@ export const mailSyncMigrations: Migration[] = [
       await sql`create index outgoing_due on outgoing (send_at) where state in ('scheduled', 'sending')`.execute(db);
     },
   },
+  {
+    name: '003_rules',
+    async up(db) {
+      await sql`create table rules (
+        id text primary key,
+        name text not null,
+        query text not null,
+        actions jsonb not null,
+        position integer not null,
+        applied integer not null default 0,
+        seq bigint not null
+      )`.execute(db);
+      await sql`create table rule_applications (
+        rule_id text not null,
+        item_id text not null,
+        seq bigint not null,
+        primary key (rule_id, item_id)
+      )`.execute(db);
+    },
+  },
 ];

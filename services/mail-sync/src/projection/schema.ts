@@ -1,3 +1,5 @@
+import type { Actions } from '../domain/rules.js';
+
 /** The mail-sync read model: accounts and how far their sync has come, which item mirrors which Gmail message, and memex changes still to carry to Gmail. */
 export interface AccountsTable {
   account: string;
@@ -60,7 +62,26 @@ export interface OutgoingTable {
   seq: number;
 }
 
+export interface RulesTable {
+  id: string;
+  name: string;
+  query: string;
+  actions: Actions;
+  position: number;
+  applied: number;
+  seq: number;
+}
+
+/** Which rule acted on which message: a rule acts on a message once. */
+export interface RuleApplicationsTable {
+  rule_id: string;
+  item_id: string;
+  seq: number;
+}
+
 export interface MailSyncDatabase {
+  rules: RulesTable;
+  rule_applications: RuleApplicationsTable;
   outgoing: OutgoingTable;
   accounts: AccountsTable;
   gmail_messages: GmailMessagesTable;

@@ -22,6 +22,7 @@ import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { applyDelta, deltaOf, labelNames, sameLabels, SYSTEM_LABELS } from '../domain/labels.js';
 import type { AccountsTable, MailSyncDatabase } from '../projection/schema.js';
 import { GoogleAccounts } from './google-accounts.js';
+import { RuleEngine } from './rule-engine.js';
 
 /** messages.list page size during a full sync (Gmail allows 500). */
 const PAGE = 100;
@@ -68,6 +69,7 @@ export class GmailSync {
     private readonly publisher: EventPublisher,
     private readonly host: ServiceHost,
     private readonly google: GoogleAccounts,
+    private readonly rules: RuleEngine,
   ) {}
 
   /** Brings one account up to date both ways. A refused grant marks it needs_reauth and ends the cycle. */
@@ -193,7 +195,7 @@ export class GmailSync {
         }),
       );
       const ids = (page.messages ?? []).map((m) => m.id!);
-      const synced = await this.syncMessages(account, ids, labels.names);
+      const { synced } = await this.syncMessages(account, ids, labels.names);
       token = page.nextPageToken ?? null;
       await this.progress(account, 'full', startHistoryId, token, synced);
       if (token === null) await this.dropVanished(account, startHistoryId);
@@ -244,7 +246,13 @@ export class GmailSync {
       added.delete(id);
       touched.delete(id);
     }
-    const synced = await this.syncMessages(account, [...new Set([...added, ...touched])], labels.names);
+    const { synced, items } = await this.syncMessages(account, [...new Set([...added, ...touched])], labels.names);
+    // New mail meets the rules before the history id moves on: after a crash the same additions
+    // are read again, and a rule that already acted on a message does not act again.
+    await this.rules.applyToNew(
+      account,
+      [...added].flatMap((id) => items.get(id) ?? []),
+    );
     if (deleted.size > 0) await this.deleteMirrors(account, [...deleted]);
     if (latest !== historyId || synced > 0) await this.progress(account, 'incremental', latest, null, synced);
   }
@@ -252,10 +260,15 @@ export class GmailSync {
   /**
    * Gmail messages by id into the memex: unknown ones fetched raw and ingested (source
    * gmail:<account>; mail an import already holds comes back as that item, same id), known
-   * ones read for their labels; each whose state differs from the mirror is logged.
+   * ones read for their labels; each whose state differs from the mirror is logged. Answers how
+   * many were logged, and the item of each Gmail message.
    */
-  private async syncMessages(account: string, ids: string[], names: ReadonlyMap<string, string>): Promise<number> {
-    if (ids.length === 0) return 0;
+  private async syncMessages(
+    account: string,
+    ids: string[],
+    names: ReadonlyMap<string, string>,
+  ): Promise<{ synced: number; items: Map<string, string> }> {
+    if (ids.length === 0) return { synced: 0, items: new Map() };
     const known = new Map(
       (
         await this.db
@@ -266,6 +279,7 @@ export class GmailSync {
           .execute()
       ).map((m) => [m.gmail_id, m]),
     );
+    const items = new Map([...known].map(([gmailId, mirror]) => [gmailId, mirror.item_id]));
     const drafts: Drafted[] = [];
     const fresh: Fetched[] = [];
     await mapLimit(ids, FETCH_CONCURRENCY, async (id) => {
@@ -313,11 +327,12 @@ export class GmailSync {
           this.logger.warn(`${account}: Gmail message ${message.id} was not taken: ${result.reason ?? result.status}`);
           return;
         }
+        items.set(message.id, result.id);
         drafts.push(this.synced(account, result.id, { ...message, labelIds: labelNames(message.labelIds, names) }));
       });
     }
     if (drafts.length > 0) await this.publisher.publishAll(drafts);
-    return drafts.length;
+    return { synced: drafts.length, items };
   }
 
   private synced(account: string, itemId: string, message: Omit<Fetched, 'raw'>): Drafted {

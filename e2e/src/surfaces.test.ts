@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
-import { ItemsGet, NotesPut, PROTO_PATH } from '@memex/contracts';
+import { ItemsGet, NotesPut, PROTO_PATH, TokensCreate } from '@memex/contracts';
 import { startTracing } from '@memex/telemetry';
 import { startStack, type TestStack } from './stack.js';
 
@@ -45,8 +45,15 @@ describe('gateway surfaces: traces, metrics, gRPC, OpenAPI', () => {
     );
   });
 
-  test('/metrics has request latency, the log sequence and lag per projector', async () => {
-    const text = await (await fetch(`${stack.url}/metrics`)).text();
+  test('/metrics answers the owner token only, and has request latency, the log sequence and lag per projector', async () => {
+    assert.equal((await fetch(`${stack.url}/metrics`)).status, 401);
+    const { token } = await stack.owner.call(TokensCreate, { name: 'metrics-probe', labels: [] });
+    const agentReply = await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    assert.equal(agentReply.status, 403);
+    const reply = await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${stack.ownerToken}` } });
+    const text = await reply.text();
+    assert.match(text, /^memex_process_cpu_seconds_total \d/m);
+    assert.doesNotMatch(text, /memex_process_process_|memex_process_nodejs_/);
     assert.match(text, /memex_request_duration_seconds_count\{method="memex.notes.put",code="ok"\} \d+/);
     assert.match(text, /memex_log_last_seq \d+/);
     assert.match(text, /memex_projector_lag\{projector="ingest"\} \d+/);

@@ -2,7 +2,8 @@ import client from 'prom-client';
 
 /** One registry per process; the gateway serves it at /metrics. */
 export const metricsRegistry = new client.Registry();
-client.collectDefaultMetrics({ register: metricsRegistry, prefix: 'memex_process_' });
+// The default names already say what they are (process_cpu_seconds_total, nodejs_heap_…).
+client.collectDefaultMetrics({ register: metricsRegistry, prefix: 'memex_' });
 
 export const requestDuration = new client.Histogram({
   name: 'memex_request_duration_seconds',

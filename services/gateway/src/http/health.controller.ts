@@ -1,11 +1,14 @@
-import { Controller, Get, Inject, Res } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MemexError } from '@memex/contracts';
 import type { Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, type ServiceHealth } from '@memex/runtime';
 import { metricsRegistry, prometheus } from '@memex/telemetry';
 import { EVENTS_STREAM } from '@memex/bus';
+import { AuthService } from '../auth/auth.service.js';
 import { Dispatcher } from '../dispatcher.js';
+import { toErrorBody } from './errors.js';
 
 @Controller()
 export class HealthController {
@@ -13,6 +16,7 @@ export class HealthController {
     @Inject(Dispatcher) private readonly dispatcher: Dispatcher,
     @Inject(BUS) private readonly bus: Bus,
     @Inject(CONFIG) private readonly config: MemexConfig,
+    @Inject(AuthService) private readonly auth: AuthService,
   ) {
     registerLogMetrics(bus, () => this.dispatcher.health(this.config.services));
   }
@@ -34,8 +38,20 @@ export class HealthController {
     await reply.code(ready ? 200 : 503).send({ status, log: { last_seq: lastSeq }, failures, services });
   }
 
+  /**
+   * Prometheus metrics, for the owner's token only: counts of events and of failures say how much
+   * there is and what is happening, which an agent or a stranger on the network need not know.
+   * (A scraper reads the token from a file: `authorization: { credentials_file: …/owner-token }`.)
+   */
   @Get('metrics')
-  async metrics(@Res() reply: FastifyReply): Promise<void> {
+  async metrics(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    try {
+      const { scope } = await this.auth.authenticate(request.headers.authorization);
+      if (scope.kind !== 'owner') throw new MemexError('forbidden', '/metrics answers the owner token only');
+    } catch (error) {
+      const { status, body } = toErrorBody(error);
+      return reply.code(status).send(body);
+    }
     await reply.header('content-type', metricsRegistry.contentType).send(await metricsRegistry.metrics());
   }
 }

@@ -2,15 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { sql, type Transaction } from 'kysely';
 import {
   decodeVector,
-  type EmbeddingComputed,
+  EmbeddingComputed,
+  ItemDeleted,
+  ItemIngested,
+  ModelActivated,
+  ModelAdded,
+  NotePut,
+  PartExtracted,
   type EventOf,
-  type ItemIngested,
-  type ModelAdded,
-  type NotePut,
-  type PartExtracted,
 } from '@memex/contracts';
-import type { LoggedEvent } from '@memex/bus';
-import { Projector, type Projection } from '@memex/runtime';
+import { On, Projector, type AroundBatch } from '@memex/runtime';
 import type { ItemsTable, SearchDatabase } from '../schema.js';
 import { searchMigrations } from './migrations.js';
 import { allSpaces, ensureSpace, vectorLiteral, vectorTables } from './vectors.js';
@@ -51,43 +52,16 @@ function people(meta: Record<string, unknown>, fields: string[]): string {
  */
 @Injectable()
 @Projector({ name: 'search', migrations: searchMigrations })
-export class SearchProjector implements Projection {
-  async apply(trx: Trx, logged: LoggedEvent): Promise<void> {
-    await this.applyBatch(trx, [logged]);
-  }
-
+export class SearchProjector implements AroundBatch {
   /** Event by event, with the vocabulary's counts changed once for the whole batch. */
-  async applyBatch(trx: Trx, batch: LoggedEvent[]): Promise<void> {
+  async aroundBatch(trx: Trx, apply: () => Promise<void>): Promise<void> {
     await stageWords(trx);
-    for (const logged of batch) await this.applyEvent(trx, logged);
+    await apply();
     await flushWords(trx);
   }
 
-  private async applyEvent(trx: Trx, { seq, event }: LoggedEvent): Promise<void> {
-    switch (event.type) {
-      case 'item.ingested':
-        return this.itemIngested(trx, seq, event as EventOf<typeof ItemIngested>);
-      case 'note.put':
-        return this.notePut(trx, seq, event as EventOf<typeof NotePut>);
-      case 'part.extracted':
-        return this.partExtracted(trx, event as EventOf<typeof PartExtracted>);
-      case 'embedding.computed':
-        return this.embeddingComputed(trx, seq, event as EventOf<typeof EmbeddingComputed>);
-      case 'item.deleted':
-        return this.itemDeleted(trx, seq, (event.data as { id: string }).id);
-      case 'model.added':
-        return this.modelAdded(trx, seq, event as EventOf<typeof ModelAdded>);
-      case 'model.activated':
-        await trx
-          .updateTable('state')
-          .set({ chosen: (event.data as { space: string }).space })
-          .where('id', '=', 1)
-          .execute();
-        return this.maybeSwitch(trx);
-    }
-  }
-
-  private async itemIngested(trx: Trx, seq: number, event: EventOf<typeof ItemIngested>): Promise<void> {
+  @On(ItemIngested)
+  async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>, seq: number): Promise<void> {
     const { data } = event;
     await this.upsertItem(trx, {
       id: data.id,
@@ -105,7 +79,8 @@ export class SearchProjector implements Projection {
     });
   }
 
-  private async notePut(trx: Trx, seq: number, event: EventOf<typeof NotePut>): Promise<void> {
+  @On(NotePut)
+  async notePut(trx: Trx, event: EventOf<typeof NotePut>, seq: number): Promise<void> {
     const { data } = event;
     await this.upsertItem(trx, {
       id: data.id,
@@ -162,7 +137,8 @@ export class SearchProjector implements Projection {
     }
   }
 
-  private async partExtracted(trx: Trx, event: EventOf<typeof PartExtracted>): Promise<void> {
+  @On(PartExtracted)
+  async partExtracted(trx: Trx, event: EventOf<typeof PartExtracted>): Promise<void> {
     const { data } = event;
     const item = await trx.selectFrom('items').selectAll().where('id', '=', data.item_id).executeTakeFirst();
     // Parts of an older version than the item's (a slow job) are stale.
@@ -198,7 +174,8 @@ export class SearchProjector implements Projection {
     await addWords(trx, passageCounts(sql`inserted`), sql`inserted as (${insert}),`);
   }
 
-  private async embeddingComputed(trx: Trx, seq: number, event: EventOf<typeof EmbeddingComputed>): Promise<void> {
+  @On(EmbeddingComputed)
+  async embeddingComputed(trx: Trx, event: EventOf<typeof EmbeddingComputed>, seq: number): Promise<void> {
     const { data } = event;
     const { rows } = await sql<{ parts_revision: number | null; parts_pipeline: string | null; ord: number | null }>`
       select i.parts_revision, i.parts_pipeline, s.ord from items i left join spaces s on s.space = ${data.space}
@@ -233,7 +210,8 @@ export class SearchProjector implements Projection {
     await this.maybeSwitch(trx);
   }
 
-  private async itemDeleted(trx: Trx, seq: number, id: string): Promise<void> {
+  @On(ItemDeleted)
+  async itemDeleted(trx: Trx, { data: { id } }: EventOf<typeof ItemDeleted>, seq: number): Promise<void> {
     await this.clearParts(trx, id);
     const removed = await trx
       .deleteFrom('items')
@@ -250,7 +228,14 @@ export class SearchProjector implements Projection {
     await this.maybeSwitch(trx);
   }
 
-  private async modelAdded(trx: Trx, seq: number, event: EventOf<typeof ModelAdded>): Promise<void> {
+  @On(ModelActivated)
+  async modelActivated(trx: Trx, event: EventOf<typeof ModelActivated>): Promise<void> {
+    await trx.updateTable('state').set({ chosen: event.data.space }).where('id', '=', 1).execute();
+    await this.maybeSwitch(trx);
+  }
+
+  @On(ModelAdded)
+  async modelAdded(trx: Trx, event: EventOf<typeof ModelAdded>, seq: number): Promise<void> {
     const { data } = event;
     await ensureSpace(trx, { ...data }, seq);
     await trx.updateTable('state').set({ chosen: data.space }).where('id', '=', 1).execute();

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { MethodDefinition } from './method.js';
 import { defineMethod } from './method.js';
+import { ContextBrief } from './graph.js';
 
 const Instant = Type.String({ format: 'date-time' });
 
@@ -68,5 +69,26 @@ export const CalendarFreebusy = defineMethod({
   result: Type.Object({ busy: Type.Array(Type.Object({ start: Instant, end: Instant })) }),
 });
 
+export const CalendarBrief = defineMethod({
+  name: 'memex.calendar.brief',
+  service: 'calendar-sync',
+  kind: 'query',
+  access: 'any',
+  summary:
+    "A brief before a meeting (seed §6.4): the event, then memex.context.brief on its attendees and the event itself (their cards' key facts, recent threads with them, open commitments), within the caller's scope and the budget.",
+  params: Type.Object({
+    uid: Type.String({ minLength: 1, description: 'the event (its UID, as memex.calendar.list gives it)' }),
+    budget_bytes: Type.Optional(Type.Integer({ minimum: 64, maximum: 262_144, description: 'UTF-8 bytes of the brief; default 4096' })),
+  }),
+  result: Type.Object({
+    summary: Type.String(),
+    start: Instant,
+    end: Instant,
+    location: Type.String(),
+    attendees: Type.Array(CalendarAttendee),
+    brief: ContextBrief.result,
+  }),
+});
+
 /** API methods of the calendar area. */
-export const calendarMethods: MethodDefinition[] = [CalendarList, CalendarFreebusy];
+export const calendarMethods: MethodDefinition[] = [CalendarList, CalendarFreebusy, CalendarBrief];

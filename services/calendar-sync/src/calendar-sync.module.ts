@@ -2,16 +2,17 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
 import { CalendarProjector } from './projection/calendar.projector.js';
+import { BriefQueries } from './queries/brief.queries.js';
 import { CalendarQueries } from './queries/calendar.queries.js';
 
-/** Calendars (seed §6.4): events from calendar files and invitations in mail, placed in time, free/busy. */
+/** Calendars (seed §6.4): events from calendar files and invitations in mail, placed in time, free/busy, meeting briefs. */
 @Module({})
 export class CalendarSyncModule {
   static register(config: MemexConfig): DynamicModule {
     return {
       module: CalendarSyncModule,
       imports: [MemexModule.forService({ service: 'calendar-sync', config, schema: 'calendar' })],
-      providers: [CalendarProjector, CalendarQueries],
+      providers: [CalendarProjector, CalendarQueries, BriefQueries],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { CalendarFreebusy, CalendarList, Ingest, ItemsDelete, type ResultOf } from '@memex/contracts';
+import { CalendarBrief, CalendarFreebusy, CalendarList, Ingest, ItemsDelete, type ResultOf } from '@memex/contracts';
 import { sharedFile, sharedSkip } from '@memex/testing';
 import { startCalendar, type CalendarHarness } from './testing/harness.js';
 import { ics, invitationMail } from './testing/generate.js';
@@ -122,6 +122,18 @@ describe('calendar-sync: calendar files and invitations', () => {
       { start: '2026-03-16T08:00:00.000Z', end: '2026-03-16T09:00:00.000Z' },
       { start: '2026-03-18T09:00:00.000Z', end: '2026-03-18T10:00:00.000Z' },
     ]);
+  });
+
+  it('briefs a meeting from the graph: its attendees and what is known about them, within the budget', async () => {
+    const { brief, attendees, summary } = await h.call(CalendarBrief, { uid: 'review-42@example.com', budget_bytes: 2048, min_seq: seq });
+    assert.equal(summary, 'Quarterly review');
+    assert.equal(attendees.length, 2);
+    const things = brief.things.map((t) => t.key).sort();
+    // The graph knows the meeting and its people from the invitation and the calendar file.
+    assert.ok(things.includes('event:review-42@example.com'), things.join(', '));
+    assert.ok(['person:ada@example.com', 'person:bob@example.com', 'person:carol@example.com'].every((k) => things.includes(k)), things.join(', '));
+    assert.ok(brief.bytes <= 2048);
+    await assert.rejects(h.call(CalendarBrief, { uid: 'nothing@example.com' }), /no event "nothing@example.com"/);
   });
 
   it('drops an event when a CANCEL with a later sequence arrives', async () => {

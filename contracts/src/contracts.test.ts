@@ -12,6 +12,7 @@ import {
   isVisible,
   PROTO_PATH,
   renderApiDocs,
+  safeFileName,
 } from './index.js';
 
 const valid = {
@@ -72,4 +73,16 @@ test('the generated proto and API reference are up to date (npm run gen:api -w c
   assert.equal(fs.readFileSync(PROTO_PATH, 'utf8'), buildProto(apiCatalog));
   const apiMd = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/api.md');
   assert.equal(fs.readFileSync(apiMd, 'utf8'), renderApiDocs());
+});
+
+test('safeFileName keeps the base name only, without what a file system would act on', () => {
+  assert.equal(safeFileName('../../../../root/.ssh/authorized_keys'), 'authorized_keys');
+  assert.equal(safeFileName('C:\\Users\\me\\report.pdf'), 'report.pdf');
+  assert.equal(safeFileName('..'), null);
+  assert.equal(safeFileName('.bashrc'), 'bashrc');
+  assert.equal(safeFileName('a\u0000b\nc<d>.txt'), 'a_b_c_d_.txt');
+  assert.equal(safeFileName('NUL.txt'), '_NUL.txt');
+  assert.equal(safeFileName(`${'x'.repeat(300)}.docx`), `${'x'.repeat(195)}.docx`);
+  assert.equal(safeFileName('Résumé (final).pdf'), 'Résumé (final).pdf');
+  assert.equal(safeFileName(null), null);
 });

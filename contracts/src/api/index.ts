@@ -3,6 +3,7 @@ export * from './items.js';
 export * from './tokens.js';
 export * from './admin.js';
 export * from './ingest.js';
+export * from './file-name.js';
 export * from './mail.js';
 export * from './calendar.js';
 export * from './media.js';

@@ -105,7 +105,10 @@ export const ItemsContent = defineMethod({
   result: Type.Object({
     id: Type.String(),
     content_type: Type.String(),
-    filename: Type.Union([Type.String(), Type.Null()]),
+    filename: Type.Union([Type.String(), Type.Null()], {
+      description: 'a safe base name to save under (no folders, no control characters), or null',
+    }),
+    original_filename: Type.Union([Type.String(), Type.Null()], { description: 'the file name as it arrived' }),
     size: Type.Integer({ description: 'the whole item’s size in bytes' }),
     offset: Type.Integer(),
     data: Type.String({ description: 'base64 of bytes [offset, offset + length)' }),

@@ -93,6 +93,18 @@ describe('memex.ingest (service over NATS)', () => {
     assert.deepEqual((await h.call(Ingest, { items: [doc('# Plan\nSecond draft.', 'plan.md')] })).results, [{ status: 'duplicate', id }]);
   });
 
+  test('items.content hands out a safe base name to save under, and the file name as it arrived', async () => {
+    const original = '../../../../root/.ssh/authorized_keys\u0007';
+    const created = await h.call(Ingest, {
+      items: [{ type: 'text/plain', text: 'ssh-ed25519 AAAA', source: { kind: 'folder', id: 'odd' }, attributes: { filename: original } }],
+    });
+    const id = created.results[0]!.id!;
+    await h.call(ItemsGet, { id, min_seq: created.seq });
+    const content = await h.call(ItemsContent, { id });
+    assert.equal(content.filename, 'authorized_keys_');
+    assert.equal(content.original_filename, original);
+  });
+
   test('the same message twice in one batch, and in concurrent batches from two sources, is stored once', async () => {
     const numbers = Array.from({ length: 40 }, (_, i) => 100 + i);
     const inOne = await h.call(Ingest, { items: [mailItem(100, 'a'), mailItem(100, 'a')] });

@@ -6,6 +6,7 @@ import {
   ItemsContent,
   ItemsGet,
   MemexError,
+  safeFileName,
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
@@ -74,11 +75,12 @@ export class ItemsService {
       const buffer = Buffer.alloc(Math.min(params.length ?? CONTENT_CHUNK_BYTES, size - offset));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
       const end = offset + bytesRead;
-      const filename = row.meta['filename'];
+      const filename = typeof row.meta['filename'] === 'string' ? row.meta['filename'] : null;
       return {
         id: row.id,
         content_type: row.content_type,
-        filename: typeof filename === 'string' ? filename : null,
+        filename: safeFileName(filename),
+        original_filename: filename,
         size,
         offset,
         data: buffer.subarray(0, bytesRead).toString('base64'),

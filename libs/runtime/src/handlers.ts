@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { eventCatalog, type EventEnvelope, type EventRegistry } from '@memex/contracts';
 import { assertHandleable, EventRoutes, type LoggedEvent } from '@memex/bus';
-import type { EventHandlerMark } from './decorators.js';
+import { EventHandler, type EventHandlerMark } from './decorators.js';
 import type { Projection } from './projection.js';
 
 type Trx = Transaction<any>;
@@ -26,6 +26,24 @@ export class HandlerProjection implements Projection {
     private readonly registry: EventRegistry = eventCatalog,
   ) {
     this.single = new EventRoutes(registry);
+  }
+
+  /** The projection of an object's `@On` / `@OnBatch` methods (none: `types` is empty). */
+  static of(projector: object, registry: EventRegistry = eventCatalog): HandlerProjection {
+    const projection = new HandlerProjection(projector, registry);
+    for (
+      let proto = Object.getPrototypeOf(projector) as object | null;
+      proto && proto !== Object.prototype;
+      proto = Object.getPrototypeOf(proto) as object | null
+    ) {
+      for (const method of Object.getOwnPropertyNames(proto)) {
+        const value = (projector as Record<string, unknown>)[method];
+        if (typeof value !== 'function') continue;
+        const mark = Reflect.getMetadata(EventHandler.KEY, value) as EventHandlerMark | undefined;
+        if (mark) projection.add(method, mark);
+      }
+    }
+    return projection;
   }
 
   add(method: string, mark: EventHandlerMark): void {

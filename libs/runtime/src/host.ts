@@ -12,7 +12,7 @@ import {
 import { serveRpc, typeFilters, type Bus, type RpcRequest } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import type { Kysely } from 'kysely';
-import { EventHandler, Projector, RpcMethod, type ProjectorOptions } from './decorators.js';
+import { Projector, RpcMethod, type ProjectorOptions } from './decorators.js';
 import { HandlerProjection } from './handlers.js';
 import { ProjectionRunner, type Projection } from './projection.js';
 import { CONFIG, DATABASE, SERVICE } from './tokens.js';
@@ -63,11 +63,9 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
       const instance = wrapper.instance as Record<string, unknown> | undefined;
       if (!instance || typeof instance !== 'object') continue;
       const projector = this.discovery.getMetadataByDecorator(Projector, wrapper);
-      const handlers = new HandlerProjection(instance);
+      const handlers = HandlerProjection.of(instance);
       const prototype = Object.getPrototypeOf(instance) as object;
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
-        const mark = this.discovery.getMetadataByDecorator(EventHandler, wrapper, methodName);
-        if (mark) handlers.add(methodName, mark);
         const definition = this.discovery.getMetadataByDecorator(RpcMethod, wrapper, methodName);
         if (!definition) continue;
         const handler = (instance[methodName] as (...args: unknown[]) => Promise<unknown>).bind(instance);
@@ -96,7 +94,9 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
     this.serve(`${prefix}.admin.failures.retry`, queue, async (request) => {
       const runner = this.ownerRunner(request);
       const seqs = (request.params as { seqs?: number[] } | undefined)?.seqs;
-      return runner ? runner.retryFailures(seqs) : { projector: this.options.service, retried: 0, fixed: [], gone: [], failing: [] };
+      return runner
+        ? runner.retryFailures(seqs)
+        : { projector: this.options.service, retried: 0, fixed: [], gone: [], failing: [] };
     });
     await this.runner?.start();
     this.ready = true;

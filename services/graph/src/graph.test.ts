@@ -23,7 +23,7 @@ import {
   TrailsList,
 } from '@memex/contracts';
 import { EVENTS_STREAM, eventSubject } from '@memex/bus';
-import { DATABASE, ProjectionRunner, ServiceHost } from '@memex/runtime';
+import { DATABASE, HandlerProjection, ProjectionRunner, ServiceHost } from '@memex/runtime';
 import { sharedFile, sharedSkip } from '@memex/testing';
 import { GraphProjector } from './projection/graph.projector.js';
 import { agent, mailEvent, message, noteEvent, splitMbox, startGraph, type GraphHarness } from './testing/harness.js';
@@ -430,7 +430,9 @@ describe('graph service', { skip: sharedSkip('corpus/mail') }, () => {
     await h.publish([note]);
     const evidence = [{ item: noteId }];
     await notFound(h.call(LinkAdd, { src: jwz, rel: 'mentioned_in', dst: `item:${noteId}`, evidence }, acme));
-    await notFound(h.call(LinkAdd, { src: `item:${noteId}`, rel: 'about', dst: `entity:${cardBefore.entity.id}`, evidence }, acme));
+    await notFound(
+      h.call(LinkAdd, { src: `item:${noteId}`, rel: 'about', dst: `entity:${cardBefore.entity.id}`, evidence }, acme),
+    );
     // A link the agent cannot see is absent to it, not "made by someone else".
     await notFound(h.call(LinkRetract, { link_id: cardBefore.facts[0]!.link_id }, acme));
     const step = await h.call(TrailsAppend, { trail_id: trail.trail_id, target: `item:${noteId}` }, acme);
@@ -589,8 +591,9 @@ describe('graph service', { skip: sharedSkip('corpus/mail') }, () => {
     assert.deepEqual((await h.call(EntityGet, { key: 'person:jdoe@machine.example' })).entity.aliases, ['J. Doe']);
     const before = await snapshot(h.env.config.databaseUrl);
     const projector = h.app.get(GraphProjector);
+    const handlers = HandlerProjection.of(projector);
     const oneByOne = new ProjectionRunner(h.bus, h.env.config.databaseUrl, h.app.get(DATABASE), runner.options, {
-      apply: (trx, logged) => projector.apply(trx, logged),
+      apply: (trx, logged) => handlers.apply(trx, logged),
     });
     await oneByOne.rebuild(h.env.config.databaseUrl);
     assert.deepEqual(await snapshot(h.env.config.databaseUrl), before);

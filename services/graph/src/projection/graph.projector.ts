@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
-import type {
+import {
   EntityMerged,
   EntitySplitEvent,
-  EventOf,
   ItemDeleted,
   ItemIngested,
   LinkAdded,
@@ -15,9 +14,9 @@ import type {
   TrailAppended,
   TrailCommented,
   TrailCreated,
+  type EventOf,
 } from '@memex/contracts';
-import type { LoggedEvent } from '@memex/bus';
-import { Projector, type Projection } from '@memex/runtime';
+import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import { linkId, normalizeKey, parseRef, refString } from '../domain/keys.js';
 import { calendarEventsOf, meetingPairs, participantsOfEvent } from '../domain/calendar.js';
 import { orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
@@ -79,64 +78,40 @@ interface Ingest {
  */
 @Injectable()
 @Projector({ name: 'graph', migrations: graphMigrations })
-export class GraphProjector implements Projection {
+export class GraphProjector {
   /**
    * Runs of `item.ingested` (an import is thousands in a row) go through `ingestAll`, a few
    * multi-row statements for the lot; any other event is applied alone, in its place.
    */
-  async applyBatch(trx: Trx, batch: LoggedEvent[]): Promise<void> {
-    let run: EventOf<typeof ItemIngested>[] = [];
-    for (const logged of batch) {
-      if (logged.event.type === 'item.ingested') {
-        run.push(logged.event as EventOf<typeof ItemIngested>);
-        continue;
-      }
-      await this.ingestAll(trx, run);
-      run = [];
-      await this.apply(trx, logged);
-    }
-    await this.ingestAll(trx, run);
+  @OnBatch(ItemIngested)
+  async itemsIngested(trx: Trx, run: LoggedOf<typeof ItemIngested>[]): Promise<void> {
+    await this.ingestAll(
+      trx,
+      run.map(({ event }) => event),
+    );
   }
 
-  async apply(trx: Trx, { event }: LoggedEvent): Promise<void> {
-    switch (event.type) {
-      case 'item.ingested':
-        return this.itemIngested(trx, event as EventOf<typeof ItemIngested>);
-      case 'note.put':
-        return this.notePut(trx, event as EventOf<typeof NotePut>);
-      case 'item.deleted':
-        return this.itemDeleted(trx, (event as EventOf<typeof ItemDeleted>).data.id);
-      case 'link.added':
-        return this.linkAdded(trx, event as EventOf<typeof LinkAdded>);
-      case 'link.retracted':
-        return this.linkRetracted(trx, event as EventOf<typeof LinkRetracted>);
-      case 'link.confirmed':
-        return recordVerdict(
-          trx,
-          (event as EventOf<typeof LinkConfirmed>).data.link_id,
-          'confirmed',
-          event.occurred_at,
-        );
-      case 'links.inferred':
-        return this.linksInferred(trx, event as EventOf<typeof LinksInferred>);
-      case 'entity.merged': {
-        const { merge_id, from, into } = (event as EventOf<typeof EntityMerged>).data;
-        return merge(trx, merge_id, normalizeKey(from), normalizeKey(into), event.occurred_at);
-      }
-      case 'entity.split':
-        return split(trx, (event as EventOf<typeof EntitySplitEvent>).data.merge_id);
-      case 'review.dismissed':
-        await sql`insert into review_dismissed (suggestion) values (${(event as EventOf<typeof ReviewDismissed>).data.suggestion}) on conflict do nothing`.execute(
-          trx,
-        );
-        return;
-      case 'trail.created':
-        return this.trailCreated(trx, event as EventOf<typeof TrailCreated>);
-      case 'trail.appended':
-        return this.trailAppended(trx, event as EventOf<typeof TrailAppended>);
-      case 'trail.commented':
-        return this.trailCommented(trx, event as EventOf<typeof TrailCommented>);
-    }
+  @On(LinkConfirmed)
+  async linkConfirmed(trx: Trx, event: EventOf<typeof LinkConfirmed>): Promise<void> {
+    await recordVerdict(trx, event.data.link_id, 'confirmed', event.occurred_at);
+  }
+
+  @On(EntityMerged)
+  async entityMerged(trx: Trx, event: EventOf<typeof EntityMerged>): Promise<void> {
+    const { merge_id, from, into } = event.data;
+    await merge(trx, merge_id, normalizeKey(from), normalizeKey(into), event.occurred_at);
+  }
+
+  @On(EntitySplitEvent)
+  async entitySplit(trx: Trx, event: EventOf<typeof EntitySplitEvent>): Promise<void> {
+    await split(trx, event.data.merge_id);
+  }
+
+  @On(ReviewDismissed)
+  async reviewDismissed(trx: Trx, event: EventOf<typeof ReviewDismissed>): Promise<void> {
+    await sql`insert into review_dismissed (suggestion) values (${event.data.suggestion}) on conflict do nothing`.execute(
+      trx,
+    );
   }
 
   private async isDeleted(trx: Trx, id: string): Promise<boolean> {
@@ -379,7 +354,9 @@ export class GraphProjector implements Projection {
       links.push(link(person, 'attended', event));
     }
     if (meeting.location && !/^[a-z]+:\/\//i.test(meeting.location)) {
-      links.push(link(event, 'located_at', { key: normalizeKey(`place:${meeting.location.toLowerCase()}`), kind: 'place' }));
+      links.push(
+        link(event, 'located_at', { key: normalizeKey(`place:${meeting.location.toLowerCase()}`), kind: 'place' }),
+      );
     }
     for (const [a, b] of meetingPairs(people)) {
       links.push(link({ key: `person:${a}`, kind: 'person' }, 'met_with', { key: `person:${b}`, kind: 'person' }));
@@ -403,7 +380,8 @@ export class GraphProjector implements Projection {
     };
   }
 
-  private async notePut(trx: Trx, event: EventOf<typeof NotePut>): Promise<void> {
+  @On(NotePut)
+  async notePut(trx: Trx, event: EventOf<typeof NotePut>): Promise<void> {
     const { id, title, body } = event.data;
     if (await this.isDeleted(trx, id)) return;
     await this.putItem(trx, {
@@ -420,7 +398,8 @@ export class GraphProjector implements Projection {
   }
 
   /** Everything that rests on the item goes: evidence, links left bare, names it gave, trail steps. */
-  private async itemDeleted(trx: Trx, id: string): Promise<void> {
+  @On(ItemDeleted)
+  async itemDeleted(trx: Trx, { data: { id } }: EventOf<typeof ItemDeleted>): Promise<void> {
     await sql`insert into tombstones (id) values (${id}) on conflict do nothing`.execute(trx);
     const item = (
       await sql<{
@@ -442,7 +421,8 @@ export class GraphProjector implements Projection {
     if (item) {
       const names = new KeyCounts();
       const vis: Vis = { kind: item.kind, labels: item.labels, spam: item.spam };
-      for (const p of item.participants ?? []) if (p.name) names.add(nameKey(p.key ?? `person:${p.address}`, p.name), vis, -1);
+      for (const p of item.participants ?? [])
+        if (p.name) names.add(nameKey(p.key ?? `person:${p.address}`, p.name), vis, -1);
       await nameKeys(trx, names);
       for (const key of names.keys()) touched.add((JSON.parse(key) as [string])[0]);
       await this.countMonth(trx, item.occurred_at?.toISOString() ?? null, vis, -1);
@@ -454,7 +434,8 @@ export class GraphProjector implements Projection {
     await prune(trx, [...touched].sort());
   }
 
-  private async linkAdded(trx: Trx, event: EventOf<typeof LinkAdded>): Promise<void> {
+  @On(LinkAdded)
+  async linkAdded(trx: Trx, event: EventOf<typeof LinkAdded>): Promise<void> {
     const data = event.data;
     const src = parseRef(data.src);
     const dst = parseRef(data.dst);
@@ -509,14 +490,16 @@ export class GraphProjector implements Projection {
     }
   }
 
-  private async linkRetracted(trx: Trx, event: EventOf<typeof LinkRetracted>): Promise<void> {
+  @On(LinkRetracted)
+  async linkRetracted(trx: Trx, event: EventOf<typeof LinkRetracted>): Promise<void> {
     await sql`update links set status = 'retracted' where id = ${event.data.link_id}`.execute(trx);
     // The owner's retraction is a correction of the claim, whoever states it (seed §3.3).
     if (event.actor.kind === 'user') await recordVerdict(trx, event.data.link_id, 'rejected', event.occurred_at);
   }
 
   /** A pipeline's links from one item replace what the same pipeline inferred from it before. */
-  private async linksInferred(trx: Trx, event: EventOf<typeof LinksInferred>): Promise<void> {
+  @On(LinksInferred)
+  async linksInferred(trx: Trx, event: EventOf<typeof LinksInferred>): Promise<void> {
     const { made_by: madeBy, item_id: itemId } = event.data;
     if (await this.isDeleted(trx, itemId)) return;
     const pipeline = madeBy.slice(0, madeBy.lastIndexOf('@'));
@@ -552,7 +535,8 @@ export class GraphProjector implements Projection {
     await prune(trx, touched.sort());
   }
 
-  private async trailCreated(trx: Trx, event: EventOf<typeof TrailCreated>): Promise<void> {
+  @On(TrailCreated)
+  async trailCreated(trx: Trx, event: EventOf<typeof TrailCreated>): Promise<void> {
     const { trail_id, name, description } = event.data;
     await sql`
       insert into trails (id, name, description, labels, made_by, created_at)
@@ -560,7 +544,8 @@ export class GraphProjector implements Projection {
       on conflict (id) do nothing`.execute(trx);
   }
 
-  private async trailAppended(trx: Trx, event: EventOf<typeof TrailAppended>): Promise<void> {
+  @On(TrailAppended)
+  async trailAppended(trx: Trx, event: EventOf<typeof TrailAppended>): Promise<void> {
     const { trail_id, step_id, target, comment } = event.data;
     const ref = parseRef(target);
     if ('item' in ref && (await this.isDeleted(trx, ref.item))) return;
@@ -572,7 +557,8 @@ export class GraphProjector implements Projection {
       on conflict (step_id) do nothing`.execute(trx);
   }
 
-  private async trailCommented(trx: Trx, event: EventOf<typeof TrailCommented>): Promise<void> {
+  @On(TrailCommented)
+  async trailCommented(trx: Trx, event: EventOf<typeof TrailCommented>): Promise<void> {
     const { trail_id, step_id, comment } = event.data;
     if (step_id) {
       await sql`update trail_steps set comment = ${comment} where step_id = ${step_id} and trail_id = ${trail_id}`.execute(

@@ -15,6 +15,7 @@ const TOOLS = [
   'list_inferences',
   'memex_get',
   'memex_note',
+  'memex_propose_mail',
   'memex_related',
   'memex_search',
   'memex_timeline',

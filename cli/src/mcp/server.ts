@@ -7,6 +7,7 @@ import {
   InferencesList,
   InferencesMint,
   ItemsGet,
+  MailPropose,
   MemexError,
   NotesPut,
   Search,
@@ -372,6 +373,28 @@ export function createMcpServer(client: MemexClient, version: string): McpServer
         }
         if (done.length === 0) throw new Error('nothing to do: give a target to add');
         return done.join('\n');
+      }),
+  );
+
+  server.registerTool(
+    'memex_propose_mail',
+    {
+      description:
+        'Propose a mail for the user to approve (needs a token labelled mail.draft): new, or a reply, reply-all or forward of a message you can see. Nothing is sent until the user approves it in `memex approvals`.',
+      inputSchema: {
+        account: z.string().describe('the Gmail account to send from'),
+        mode: z.enum(['new', 'reply', 'reply_all', 'forward']).optional(),
+        message: z.string().optional().describe('for reply, reply_all, forward: the item id of the message answered'),
+        to: z.array(z.string()).optional(),
+        cc: z.array(z.string()).optional(),
+        subject: z.string().optional(),
+        text: z.string().describe('the body you propose'),
+      },
+    },
+    async (args) =>
+      answer(async () => {
+        const { id } = await memex.call(MailPropose, args);
+        return `proposal ${id} waits for the user's approval; it is not sent until they approve it`;
       }),
   );
 

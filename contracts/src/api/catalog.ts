@@ -3,6 +3,7 @@ import { AdminFailures, AdminFailuresRetry, AdminReplay } from './admin.js';
 import { accountMethods } from './accounts.js';
 import { outgoingMethods } from './outgoing.js';
 import { ruleMethods } from './rules.js';
+import { proposalMethods } from './proposals.js';
 import { calendarMethods } from './calendar.js';
 import { graphMethods } from './graph.js';
 import { ingestMethods } from './ingest.js';
@@ -52,4 +53,5 @@ export const apiCatalog = new MethodCatalog([
   ...accountMethods,
   ...outgoingMethods,
   ...ruleMethods,
+  ...proposalMethods,
 ]);

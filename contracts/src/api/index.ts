@@ -13,6 +13,7 @@ export * from './insights.js';
 export * from './accounts.js';
 export * from './outgoing.js';
 export * from './rules.js';
+export * from './proposals.js';
 export * from './catalog.js';
 export * from './openapi.js';
 export * from './proto.js';

@@ -3,6 +3,7 @@ import { accountEvents } from './accounts.js';
 import { gmailEvents } from './gmail.js';
 import { outgoingEvents } from './outgoing.js';
 import { ruleEvents } from './rules.js';
+import { proposalEvents } from './proposals.js';
 import { graphEvents } from './graph.js';
 import { ingestEvents } from './ingest.js';
 import { insightsEvents } from './insights.js';
@@ -26,4 +27,5 @@ export const eventCatalog = new EventRegistry().register(
   ...gmailEvents,
   ...outgoingEvents,
   ...ruleEvents,
+  ...proposalEvents,
 );

@@ -11,4 +11,5 @@ export * from './accounts.js';
 export * from './gmail.js';
 export * from './outgoing.js';
 export * from './rules.js';
+export * from './proposals.js';
 export * from './catalog.js';

@@ -3,10 +3,12 @@ import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
 import { AccountsCommands } from './commands/accounts.commands.js';
 import { OutgoingCommands } from './commands/outgoing.commands.js';
+import { ProposalsCommands } from './commands/proposals.commands.js';
 import { RulesCommands } from './commands/rules.commands.js';
 import { MailSyncProjector } from './projection/mail-sync.projector.js';
 import { AccountsQueries } from './queries/accounts.queries.js';
 import { OutgoingQueries } from './queries/outgoing.queries.js';
+import { ProposalsQueries } from './queries/proposals.queries.js';
 import { RulesQueries } from './queries/rules.queries.js';
 import { GmailSync } from './sync/gmail-sync.js';
 import { GoogleAccounts } from './sync/google-accounts.js';
@@ -34,6 +36,8 @@ export class MailSyncModule {
         RuleEngine,
         RulesCommands,
         RulesQueries,
+        ProposalsCommands,
+        ProposalsQueries,
       ],
     };
   }

@@ -11,6 +11,7 @@ import {
   OutgoingQueued,
   OWNER_SCOPE,
   rpcSubject,
+  type Actor,
   type MethodDefinition,
   type ParamsOf,
   type ResultOf,
@@ -23,8 +24,6 @@ import { compose } from '../domain/compose.js';
 import type { MailSyncDatabase } from '../projection/schema.js';
 import { Outbox } from '../sync/outbox.js';
 
-/** The undo window when the caller names none (seconds). */
-const DEFAULT_UNDO_SECONDS = Number(process.env.MEMEX_MAIL_UNDO_SECONDS || 10);
 /** A cancel this close to the send time is refused: the sender may already be handing the mail over. */
 const CANCEL_MARGIN_MS = 500;
 
@@ -46,6 +45,14 @@ export class OutgoingCommands {
    */
   @RpcMethod(MailCompose)
   async compose(params: ParamsOf<typeof MailCompose>, call: CallContext): Promise<ResultOf<typeof MailCompose>> {
+    return this.queue(params, call.caller, newId());
+  }
+
+  /**
+   * Queues a mail under `id`. A second call with the same id (a retried approval) queues
+   * nothing: the log refuses a second `outgoing.queued` for one outgoing.
+   */
+  async queue(params: ParamsOf<typeof MailCompose>, actor: Actor, id: string): Promise<ResultOf<typeof MailCompose>> {
     await this.outbox.caughtUp();
     const account = await this.db
       .selectFrom('accounts')
@@ -60,7 +67,6 @@ export class OutgoingCommands {
     const mail = compose(mode, params.account, params, original);
     if (mail.to.length + mail.cc.length + (params.bcc?.length ?? 0) === 0)
       throw new MemexError('invalid_params', 'params.to: a mail needs a recipient');
-    const id = newId();
     const messageId = `<${id.toLowerCase()}.memex@${params.account.split('@')[1] ?? 'localhost'}>`;
     const node = new MailComposer({
       from: params.account,
@@ -79,7 +85,8 @@ export class OutgoingCommands {
     node.keepBcc = true;
     const mime = await node.build();
     const sha = await this.blobs.put(mime);
-    const undo = (params.undo_seconds ?? DEFAULT_UNDO_SECONDS) * 1000;
+    // The undo window when the caller names none: MEMEX_MAIL_UNDO_SECONDS, default 10.
+    const undo = (params.undo_seconds ?? Number(process.env.MEMEX_MAIL_UNDO_SECONDS || 10)) * 1000;
     const sendAt = params.draft
       ? null
       : new Date(Math.max(Date.now() + undo, params.send_at ? Date.parse(params.send_at) : 0));
@@ -95,8 +102,9 @@ export class OutgoingCommands {
         : null;
     const { seq } = await this.publisher.publish(OutgoingQueued, {
       subject: `outgoing:${id}`,
-      actor: call.caller,
+      actor,
       kind: 'email',
+      expectFirst: true,
       data: {
         id,
         account: params.account,

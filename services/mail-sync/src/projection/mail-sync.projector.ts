@@ -13,6 +13,8 @@ import {
   OutgoingDraftSaved,
   OutgoingQueued,
   OutgoingSent,
+  ProposalCreated,
+  ProposalDecided,
   RuleAdded,
   RuleApplied,
   RuleRemoved,
@@ -218,6 +220,38 @@ export class MailSyncProjector {
         .where('id', '=', rule_id)
         .execute();
     }
+  }
+
+  @On(ProposalCreated)
+  async proposed(trx: Trx, event: EventOf<typeof ProposalCreated>, seq: number): Promise<void> {
+    const { id, account, proposer, request_sha256, subject, to } = event.data;
+    await trx
+      .insertInto('proposals')
+      .values({
+        id,
+        account,
+        proposer,
+        request_sha256,
+        subject,
+        to,
+        state: 'pending',
+        outgoing_id: null,
+        created_at: new Date(event.occurred_at),
+        seq,
+      })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
+  }
+
+  @On(ProposalDecided)
+  async decided(trx: Trx, event: EventOf<typeof ProposalDecided>, seq: number): Promise<void> {
+    const { id, approved, outgoing_id } = event.data;
+    await trx
+      .updateTable('proposals')
+      .set({ state: approved ? 'approved' : 'rejected', outgoing_id, seq })
+      .where('id', '=', id)
+      .where('state', '=', 'pending')
+      .execute();
   }
 
   @On(ItemDeleted)

@@ -82,4 +82,21 @@ export const mailSyncMigrations: Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    name: '004_proposals',
+    async up(db) {
+      await sql`create table proposals (
+        id text primary key,
+        account text not null,
+        proposer text not null,
+        request_sha256 text not null,
+        subject text not null,
+        "to" text[] not null,
+        state text not null,
+        outgoing_id text,
+        created_at timestamptz not null,
+        seq bigint not null
+      )`.execute(db);
+    },
+  },
 ];

@@ -79,7 +79,22 @@ export interface RuleApplicationsTable {
   seq: number;
 }
 
+/** A mail an agent proposed, waiting for (or past) the owner's decision. */
+export interface ProposalsTable {
+  id: string;
+  account: string;
+  proposer: string;
+  request_sha256: string;
+  subject: string;
+  to: string[];
+  state: 'pending' | 'approved' | 'rejected';
+  outgoing_id: string | null;
+  created_at: Date;
+  seq: number;
+}
+
 export interface MailSyncDatabase {
+  proposals: ProposalsTable;
   rules: RulesTable;
   rule_applications: RuleApplicationsTable;
   outgoing: OutgoingTable;

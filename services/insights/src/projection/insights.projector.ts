@@ -1,18 +1,20 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Injectable, Logger } from '@nestjs/common';
 import { sql, type Transaction } from 'kysely';
-import type {
-  DetectedSignal,
+import {
   EmbeddingComputed,
-  EventOf,
   InferenceMinted,
   InferenceReminted,
+  ItemDeleted,
   ItemIngested,
+  ModelActivated,
   NotePut,
   SignalsDetected,
   SignalTriaged,
+  type DetectedSignal,
+  type EventOf,
 } from '@memex/contracts';
-import type { LoggedEvent } from '@memex/bus';
-import { Projector, type Projection } from '@memex/runtime';
+import { On, Projector, type AroundBatch } from '@memex/runtime';
 import {
   applyDetection,
   transitionSignal,
@@ -42,52 +44,49 @@ interface Dirty {
  */
 @Injectable()
 @Projector({ name: 'insights', migrations: insightsMigrations })
-export class InsightsProjector implements Projection {
+export class InsightsProjector implements AroundBatch {
   private readonly logger = new Logger('insights:projector');
 
-  async apply(trx: Trx, logged: LoggedEvent): Promise<void> {
-    await this.applyBatch(trx, [logged]);
-  }
+  private readonly batchDirty = new AsyncLocalStorage<Dirty>();
 
   /** The events in order; the dirty flag (notes_seq) is written once, at the end. */
-  async applyBatch(trx: Trx, batch: LoggedEvent[]): Promise<void> {
+  async aroundBatch(trx: Trx, apply: () => Promise<void>): Promise<void> {
     const dirty: Dirty = { notesSeq: null };
-    for (const logged of batch) await this.applyEvent(trx, logged, dirty);
+    await this.batchDirty.run(dirty, apply);
     if (dirty.notesSeq !== null) await trx.updateTable('engine_state').set({ notes_seq: dirty.notesSeq }).execute();
   }
 
-  private async applyEvent(trx: Trx, { seq, event }: LoggedEvent, dirty: Dirty): Promise<void> {
-    switch (event.type) {
-      case 'note.put': {
-        const put = event as EventOf<typeof NotePut>;
-        return this.putNote(trx, seq, dirty, put.data.id, (previous) => notePutFacts(put, seq, previous));
-      }
-      case 'item.ingested': {
-        const ingested = event as EventOf<typeof ItemIngested>;
-        // Only a document can be (or have been) a Markdown note: the rest of the items cost nothing here.
-        if (ingested.data.kind !== 'document') return;
-        return this.putNote(trx, seq, dirty, ingested.data.id, (previous) => markdownDocumentFacts(ingested, previous));
-      }
-      case 'embedding.computed':
-        return this.embeddingComputed(trx, seq, dirty, event as EventOf<typeof EmbeddingComputed>);
-      case 'item.deleted':
-        return this.itemDeleted(trx, seq, dirty, (event.data as { id: string }).id);
-      case 'model.activated':
-        await trx
-          .updateTable('engine_state')
-          .set({ chosen_space: (event.data as { space: string }).space })
-          .execute();
-        dirty.notesSeq = seq;
-        return;
-      case 'signals.detected':
-        return this.signalsDetected(trx, event as EventOf<typeof SignalsDetected>);
-      case 'signal.triaged':
-        return this.signalTriaged(trx, event as EventOf<typeof SignalTriaged>);
-      case 'inference.minted':
-        return this.inferenceMinted(trx, event as EventOf<typeof InferenceMinted>);
-      case 'inference.reminted':
-        return this.inferenceReminted(trx, event as EventOf<typeof InferenceReminted>);
-    }
+  /** This batch's dirty flag (a replay's batches run beside the live projector's). */
+  private get dirty(): Dirty {
+    return this.batchDirty.getStore()!;
+  }
+
+  @On(NotePut)
+  async notePut(trx: Trx, event: EventOf<typeof NotePut>, seq: number): Promise<void> {
+    await this.putNote(trx, seq, this.dirty, event.data.id, (previous) => notePutFacts(event, seq, previous));
+  }
+
+  @On(ItemIngested)
+  async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>, seq: number): Promise<void> {
+    // Only a document can be (or have been) a Markdown note: the rest of the items cost nothing here.
+    if (event.data.kind !== 'document') return;
+    await this.putNote(trx, seq, this.dirty, event.data.id, (previous) => markdownDocumentFacts(event, previous));
+  }
+
+  @On(EmbeddingComputed)
+  async embeddingComputed(trx: Trx, event: EventOf<typeof EmbeddingComputed>, seq: number): Promise<void> {
+    await this.storeVector(trx, seq, this.dirty, event);
+  }
+
+  @On(ItemDeleted)
+  async itemDeleted(trx: Trx, event: EventOf<typeof ItemDeleted>, seq: number): Promise<void> {
+    await this.deleteItem(trx, seq, this.dirty, event.data.id);
+  }
+
+  @On(ModelActivated)
+  async modelActivated(trx: Trx, event: EventOf<typeof ModelActivated>, seq: number): Promise<void> {
+    await trx.updateTable('engine_state').set({ chosen_space: event.data.space }).execute();
+    this.dirty.notesSeq = seq;
   }
 
   /** Inserts or replaces a note (`facts` null: the item is not a note, or no longer Markdown). */
@@ -128,7 +127,7 @@ export class InsightsProjector implements Projection {
   }
 
   /** The item-level vector (piece 0) of the note's current revision; older revisions' are stale. */
-  private async embeddingComputed(
+  private async storeVector(
     trx: Trx,
     seq: number,
     dirty: Dirty,
@@ -153,7 +152,7 @@ export class InsightsProjector implements Projection {
   }
 
   /** The note goes; inference evidence citing it stays (that is how an inference is seen orphaned). */
-  private async itemDeleted(trx: Trx, seq: number, dirty: Dirty, id: string): Promise<void> {
+  private async deleteItem(trx: Trx, seq: number, dirty: Dirty, id: string): Promise<void> {
     await trx
       .insertInto('tombstones')
       .values({ id })
@@ -170,7 +169,8 @@ export class InsightsProjector implements Projection {
     dirty.notesSeq = seq;
   }
 
-  private async signalsDetected(trx: Trx, event: EventOf<typeof SignalsDetected>): Promise<void> {
+  @On(SignalsDetected)
+  async signalsDetected(trx: Trx, event: EventOf<typeof SignalsDetected>): Promise<void> {
     const { run, piece, pieces, fingerprint, notes_seq, config_hash } = event.data;
     let detected: DetectedSignal[] | undefined = event.data.signals;
     if (pieces > 1) {
@@ -231,14 +231,16 @@ export class InsightsProjector implements Projection {
     }
   }
 
-  private async signalTriaged(trx: Trx, event: EventOf<typeof SignalTriaged>): Promise<void> {
+  @On(SignalTriaged)
+  async signalTriaged(trx: Trx, event: EventOf<typeof SignalTriaged>): Promise<void> {
     const { key, action, until } = event.data;
     const triage: TriageAction =
       action === 'snooze' ? { type: 'snooze', until: new Date(until ?? Number.NaN) } : { type: action };
     await this.judge(trx, key, triage, new Date(event.occurred_at));
   }
 
-  private async inferenceMinted(trx: Trx, event: EventOf<typeof InferenceMinted>): Promise<void> {
+  @On(InferenceMinted)
+  async inferenceMinted(trx: Trx, event: EventOf<typeof InferenceMinted>): Promise<void> {
     const { id, title, summary, confidence, model_id, signal_key } = event.data;
     const { numInsertedOrUpdatedRows } = await trx
       .insertInto('inferences')
@@ -260,7 +262,8 @@ export class InsightsProjector implements Projection {
     if (signal_key) await this.judge(trx, signal_key, { type: 'mint', inferenceId: id }, new Date(event.occurred_at));
   }
 
-  private async inferenceReminted(trx: Trx, event: EventOf<typeof InferenceReminted>): Promise<void> {
+  @On(InferenceReminted)
+  async inferenceReminted(trx: Trx, event: EventOf<typeof InferenceReminted>): Promise<void> {
     const { id, title, summary, confidence, model_id } = event.data;
     const updated = await trx
       .updateTable('inferences')

@@ -10,7 +10,7 @@
 #
 # Usage: deploy/local/provision.sh [--dry-run] [--with-media]
 #   --dry-run   print what would be done and change nothing
-#   --with-media  also the media service's tools: ffmpeg, exiftool, tesseract, pocketsphinx, espeak-ng
+#   --with-media  also the media tools: ffmpeg, exiftool, tesseract, pocketsphinx, espeak-ng, pdftoppm
 #   --with-browser  also Debian's chromium, which the web UI's tests and bench drive headless
 #
 # Test hooks (libs/stack's provision test): MEMEX_PROVISION_ROOT prefixes the system paths
@@ -160,7 +160,8 @@ has_nats || missing+=(nats-server)
 [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
 
 # The media service: ffprobe/ffmpeg (video and audio), exiftool (RAW previews), tesseract (OCR),
-# pocketsphinx with its English model (offline transcripts), espeak-ng (speech its tests record).
+# pocketsphinx with its English model (offline transcripts), espeak-ng (speech its tests record),
+# pdftoppm (scanned PDF pages rendered for OCR).
 if [ "$WITH_MEDIA" = 1 ]; then
   media=()
   have ffmpeg || media+=(ffmpeg)
@@ -168,6 +169,7 @@ if [ "$WITH_MEDIA" = 1 ]; then
   have tesseract || media+=(tesseract-ocr tesseract-ocr-eng)
   have pocketsphinx_continuous || media+=(pocketsphinx pocketsphinx-en-us)
   have espeak-ng || media+=(espeak-ng)
+  have pdftoppm || media+=(poppler-utils)
   [ "${#media[@]}" = 0 ] || apt_install "${media[@]}"
 fi
 

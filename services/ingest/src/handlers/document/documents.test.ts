@@ -92,7 +92,7 @@ describe('documents: PDF', () => {
 
   it('warns when a PDF has no text layer', async () => {
     const item = await parseDoc('application/pdf', pdf([[]]));
-    assert.match(item.warnings[0] ?? '', /needs OCR/);
+    assert.match(item.warnings[0] ?? '', /no text layer, and OCR found no text/);
   });
 
   it('rejects encrypted and invalid PDFs with a clear reason', { skip: CORPUS_SKIP }, async () => {

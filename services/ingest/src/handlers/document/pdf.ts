@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { RejectedItem, type PdfFields } from '../handler.js';
 import type { PdfExtraction } from './pdf-extract.js';
+import { MAX_OCR_PAGES, OCR_ENGINE, ocrEnabled, recognizePdfPages } from '../media/ocr.js';
 import type { FormatResult } from './format.js';
 
 /** A PDF that takes longer than this to read is refused (a hostile file can make pdf.js spin). */
@@ -106,10 +107,24 @@ function rejection(name: string, message: string): RejectedItem {
 export async function parsePdf(bytes: Buffer, timeoutMs = PDF_TIMEOUT_MS): Promise<FormatResult<PdfFields>> {
   const extraction = await reader.extract(bytes, timeoutMs);
   if (!extraction.ok) throw rejection(extraction.name, extraction.message);
-  const { pages, info } = extraction;
+  const { info } = extraction;
+  let { pages } = extraction;
   const warnings = [...extraction.warnings];
-  if (pages.length > 0 && pages.every((p) => p.text === ''))
-    warnings.push('the PDF has no text layer (a scan?); its text needs OCR');
+  if (pages.length > 0 && pages.every((p) => p.text === '')) {
+    // A PDF pdf.js reads but poppler cannot render keeps its (empty) text, with the reason.
+    const scanned = ocrEnabled()
+      ? await recognizePdfPages(bytes, pages.length).catch((error: Error) => {
+          warnings.push(`OCR could not read the pages: ${error.message.split('\n')[0]}`);
+          return null;
+        })
+      : null;
+    if (scanned?.pages.some((text) => text !== '')) {
+      pages = pages.map((p, i) => ({ page: p.page, text: scanned.pages[i] ?? '' }));
+      const more = pages.length > MAX_OCR_PAGES ? ` (the first ${MAX_OCR_PAGES} of ${pages.length} pages)` : '';
+      warnings.push(`the PDF has no text layer (a scan): its text was read by OCR${more}, ${OCR_ENGINE} on ${scanned.provider}`);
+    } else if (scanned) warnings.push('the PDF has no text layer, and OCR found no text on its pages');
+    else warnings.push('the PDF has no text layer (a scan?); its text needs OCR (pdftoppm, from poppler-utils, renders its pages)');
+  }
   return {
     title: pdfTitle(info['Title']),
     text: pages

@@ -23,4 +23,13 @@ export interface PhotoMeta {
   camera: { make: string | null; model: string | null } | null;
   lens: string | null;
   description: string | null;
+  /** The text read in the image by OCR (also in the item's text), or null when not read. */
+  ocr: {
+    engine: string;
+    /** The ONNX execution provider that ran: `cuda` or `cpu`. */
+    provider: string;
+    lines: number;
+    confidence: number | null;
+    text: string;
+  } | null;
 }

@@ -8,6 +8,8 @@ import { sharedFile, sharedSkip } from '@memex/testing';
 import { createRegistry } from '../registry.js';
 import { RejectedItem, type PhotoItem } from '../handler.js';
 
+// These tests check metadata; OCR is the media OCR test's (services/media/src/ocr.test.ts), and slow.
+process.env['MEMEX_OCR'] = 'off';
 const registry = createRegistry();
 const CORPUS = 'corpus/photos';
 const skip = sharedSkip(CORPUS) || (hasExiftool() ? false : 'needs exiftool (Debian libimage-exiftool-perl)');

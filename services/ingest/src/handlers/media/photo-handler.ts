@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { RejectedItem, type HandlerInput, type IngestHandler, type PhotoItem } from '../handler.js';
 import { sha256Hex } from '../text.js';
 import { exifLocalTime, exifOffset, gpsUtc, offsetBetween, readExif, type ExifTags } from './exif.js';
+import { OCR_ENGINE, ocrEnabled, recognizeText } from './ocr.js';
 import type { PhotoMeta } from './media-item.js';
 import { sniffImage, type ImageFormat } from './sniff.js';
 
@@ -122,10 +123,29 @@ function shownSize(tags: ExifTags): { width: number | null; height: number | nul
   return (tags.Orientation ?? 1) >= 5 ? { width: height, height: width } : { width, height };
 }
 
+/** Formats whose pixels sharp decodes here (HEVC HEIC and RAW sensor data it does not). */
+const DECODABLE = new Set<ImageFormat>(['jpeg', 'png', 'gif', 'webp', 'avif', 'tiff']);
+
+/**
+ * The text in the photo (a sign, a page, a slide), so search finds the photo by it. Read here, with
+ * the item's own text, because search indexes an item's text; a photo whose pixels cannot be
+ * decoded keeps its metadata, with a warning.
+ */
+async function photoText(bytes: Buffer, format: ImageFormat, warnings: string[]): Promise<PhotoMeta['ocr']> {
+  if (!ocrEnabled() || !DECODABLE.has(format)) return null;
+  try {
+    const read = await recognizeText(bytes);
+    return { engine: OCR_ENGINE, provider: read.provider, lines: read.lines, confidence: read.confidence, text: read.text };
+  } catch (error) {
+    warnings.push(`text in the image not read: ${error instanceof Error ? error.message : String(error)}`);
+    return null;
+  }
+}
+
 /**
  * A photo: identity by content hash (the same file from two sources is one item), metadata from
- * EXIF (exifr), Takeout sidecar attributes where EXIF is silent. Pixels are not decoded here:
- * thumbnails, places, faces and text are the media service's work.
+ * EXIF (exifr), Takeout sidecar attributes where EXIF is silent, the text in it by OCR.
+ * Thumbnails, places and faces are the media service's work.
  */
 export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Promise<PhotoItem> {
   const attrs = attributes as PhotoAttributes;
@@ -156,14 +176,15 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
     camera: make || model ? { make, model } : null,
     lens: text(tags.LensModel),
     description,
+    ocr: await photoText(bytes, format, warnings),
   };
   const title = attrs.title ?? attrs.filename ?? `Photo ${time.takenAt ?? sha256Hex(bytes).slice(0, 12)}`;
   return {
     kind: 'photo',
     identity: `sha256:${sha256Hex(bytes)}`,
     title,
-    // What search finds a photo by before the media service adds its text: title and caption.
-    text: [title, description].filter(Boolean).join('\n'),
+    // What search finds a photo by: its title, its caption, the text in it.
+    text: [title, description, meta.ocr?.text].filter(Boolean).join('\n'),
     occurredAt,
     warnings,
     meta,

@@ -1,5 +1,6 @@
 import {
   eventCatalog,
+  isEvent,
   type EventDefinition,
   type EventEnvelope,
   type EventOf,
@@ -7,8 +8,8 @@ import {
 } from '@memex/contracts';
 import type { Bus } from './bus.js';
 import { decodeJson } from './codec.js';
-import { readLog } from './log-reader.js';
-import { EVENTS_STREAM, eventSubject } from './subjects.js';
+import { readLog, type ReadLogOptions } from './log-reader.js';
+import { EVENTS_STREAM, eventSubject, typeFilter } from './subjects.js';
 import { isNotFound } from './bus.js';
 
 /** An event as stored on the log, as its type's latest version reads it (old versions upcast). */
@@ -47,9 +48,20 @@ export async function eventsOf<E extends EventDefinition>(
   aggregate: string,
 ): Promise<EventOf<E>[]> {
   const events: EventOf<E>[] = [];
-  for await (const { event } of readLog(bus, { filter: eventSubject(definition.type, aggregate), untilCaughtUp: true }))
-    events.push(event as EventOf<E>);
+  for await (const { event } of readEventsOf(bus, definition, { aggregate, untilCaughtUp: true })) events.push(event);
   return events;
+}
+
+/** The log's events of one type (about one aggregate, if given), typed and upcast. */
+export async function* readEventsOf<E extends EventDefinition>(
+  bus: Bus,
+  definition: E,
+  options: Omit<ReadLogOptions, 'filter'> & { aggregate?: string } = {},
+): AsyncGenerator<{ seq: number; event: EventOf<E> }> {
+  const filter = options.aggregate ? eventSubject(definition.type, options.aggregate) : typeFilter(definition.type);
+  for await (const { seq, event } of readLog(bus, { ...options, filter })) {
+    if (isEvent(definition, event)) yield { seq, event };
+  }
 }
 
 /** A handler's event must be in the catalog, at its type's latest version (older ones arrive upcast). */

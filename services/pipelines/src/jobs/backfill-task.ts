@@ -1,5 +1,5 @@
-import type { EventOf, ItemIngested, NotePut } from '@memex/contracts';
-import { readLog, typeFilter, type Bus } from '@memex/bus';
+import { ItemDeleted, ItemIngested, NotePut } from '@memex/contracts';
+import { readEventsOf, type Bus } from '@memex/bus';
 import type { BackfillJob, JobQueue, TextJob } from './queue.js';
 import { textJobId } from './scheduler.js';
 
@@ -15,18 +15,19 @@ export class BackfillTask {
 
   async run(job: BackfillJob, touch: () => void): Promise<{ queued: number }> {
     const latest = new Map<string, Omit<TextJob, 'task' | 'spaces'>>();
-    for (const type of ['item.ingested', 'note.put']) {
-      for await (const { seq, event } of readLog(this.bus, { filter: typeFilter(type), untilCaughtUp: true })) {
-        if (seq > job.until_seq) break;
-        const data = event.data as EventOf<typeof ItemIngested>['data'] | EventOf<typeof NotePut>['data'];
-        // Notes have no revision number: each put is newer than the last, so its sequence serves.
-        const revision = 'revision' in data ? data.revision : seq;
-        latest.set(data.id, { item_id: data.id, revision, source_seq: seq });
-      }
-    }
-    for await (const { seq, event } of readLog(this.bus, { filter: typeFilter('item.deleted'), untilCaughtUp: true })) {
+    const until = { untilCaughtUp: true };
+    for await (const { seq, event } of readEventsOf(this.bus, ItemIngested, until)) {
       if (seq > job.until_seq) break;
-      latest.delete((event.data as { id: string }).id);
+      latest.set(event.data.id, { item_id: event.data.id, revision: event.data.revision, source_seq: seq });
+    }
+    for await (const { seq, event } of readEventsOf(this.bus, NotePut, until)) {
+      if (seq > job.until_seq) break;
+      // Notes have no revision number: each put is newer than the last, so its sequence serves.
+      latest.set(event.data.id, { item_id: event.data.id, revision: seq, source_seq: seq });
+    }
+    for await (const { seq, event } of readEventsOf(this.bus, ItemDeleted, until)) {
+      if (seq > job.until_seq) break;
+      latest.delete(event.data.id);
     }
     const items = [...latest.values()];
     for (let i = 0; i < items.length; i += 500) {

@@ -10,4 +10,5 @@ export const suites: Record<string, () => Promise<Suite>> = {
   graph: async () => (await import('./graph.js')).run,
   insights: async () => (await import('./insights.js')).run,
   calendar: async () => (await import('./calendar.js')).run,
+  'mail-sync': async () => (await import('./mail-sync.js')).run,
 };

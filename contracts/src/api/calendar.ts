@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { MethodDefinition } from './method.js';
-import { defineMethod } from './method.js';
+import { defineMethod, Seq } from './method.js';
 import { ContextBrief } from './graph.js';
 
 const Instant = Type.String({ format: 'date-time' });
@@ -37,7 +37,9 @@ export const CalendarInstance = Type.Object({
   transparent: Type.Boolean({ description: 'does not make its time busy' }),
   organizer: Type.Union([CalendarPerson, Type.Null()]),
   attendees: Type.Array(CalendarAttendee),
-  items: Type.Array(Type.String(), { description: 'the items it came from: calendar files, invitations in mail' }),
+  items: Type.Array(Type.String(), {
+    description: 'where it came from: items (calendar files, invitations in mail) and Google events (`google:<account>/<calendar>/<event id>`)',
+  }),
 });
 
 export const CalendarList = defineMethod({
@@ -90,5 +92,30 @@ export const CalendarBrief = defineMethod({
   }),
 });
 
+export const CalendarSync = defineMethod({
+  name: 'memex.calendar.sync',
+  service: 'calendar-sync',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Sync the Google calendars of every connected account (or one) now, instead of at the next poll: first sync, incremental with sync tokens, or a full resync when Google expired the token.',
+  params: Type.Object({ account: Type.Optional(Type.String({ minLength: 1 })) }),
+  result: Type.Object({
+    accounts: Type.Array(
+      Type.Object({
+        account: Type.String(),
+        calendars: Type.Array(
+          Type.Object({
+            calendar_id: Type.String(),
+            mode: Type.Union([Type.Literal('first'), Type.Literal('incremental'), Type.Literal('resync')]),
+            changed: Type.Integer({ description: 'events published: new, changed or deleted at Google' }),
+          }),
+        ),
+      }),
+    ),
+    seq: Seq,
+  }),
+});
+
 /** API methods of the calendar area. */
-export const calendarMethods: MethodDefinition[] = [CalendarList, CalendarFreebusy, CalendarBrief];
+export const calendarMethods: MethodDefinition[] = [CalendarList, CalendarFreebusy, CalendarBrief, CalendarSync];

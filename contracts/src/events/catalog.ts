@@ -1,5 +1,6 @@
 import { EventRegistry } from './envelope.js';
 import { accountEvents } from './accounts.js';
+import { calendarEvents } from './calendar.js';
 import { gmailEvents } from './gmail.js';
 import { outgoingEvents } from './outgoing.js';
 import { ruleEvents } from './rules.js';
@@ -24,6 +25,7 @@ export const eventCatalog = new EventRegistry().register(
   ...graphEvents,
   ...insightsEvents,
   ...accountEvents,
+  ...calendarEvents,
   ...gmailEvents,
   ...outgoingEvents,
   ...ruleEvents,

@@ -3,6 +3,7 @@ export * from './items.js';
 export * from './ingest.js';
 export * from './tokens.js';
 export * from './mail.js';
+export * from './calendar.js';
 export * from './media.js';
 export * from './pipelines.js';
 export * from './graph.js';

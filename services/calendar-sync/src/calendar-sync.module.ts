@@ -2,17 +2,19 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
 import { CalendarProjector } from './projection/calendar.projector.js';
+import { SyncCommands } from './commands/sync.commands.js';
 import { BriefQueries } from './queries/brief.queries.js';
 import { CalendarQueries } from './queries/calendar.queries.js';
+import { GoogleCalendarSync } from './sync/google-calendar-sync.js';
 
-/** Calendars (seed §6.4): events from calendar files and invitations in mail, placed in time, free/busy, meeting briefs. */
+/** Calendars (seed §6.4): Google Calendar, calendar files and invitations in mail, placed in time; free/busy; meeting briefs. */
 @Module({})
 export class CalendarSyncModule {
   static register(config: MemexConfig): DynamicModule {
     return {
       module: CalendarSyncModule,
       imports: [MemexModule.forService({ service: 'calendar-sync', config, schema: 'calendar' })],
-      providers: [CalendarProjector, CalendarQueries, BriefQueries],
+      providers: [CalendarProjector, CalendarQueries, BriefQueries, GoogleCalendarSync, SyncCommands],
     };
   }
 }

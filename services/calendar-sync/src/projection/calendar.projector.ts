@@ -1,6 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Transaction } from 'kysely';
-import { ItemDeleted, ItemIngested, type EventOf } from '@memex/contracts';
+import {
+  AccountConnected,
+  AccountRemoved,
+  CalendarEventSynced,
+  CalendarSyncProgressed,
+  ItemDeleted,
+  ItemIngested,
+  type EventOf,
+} from '@memex/contracts';
 import type { CalendarEvent } from '@memex/icalendar';
 import { On, Projector } from '@memex/runtime';
 import { eventRow, foldComponents, type Component } from '../domain/fold.js';
@@ -24,6 +32,11 @@ function carriedCalendar(meta: Record<string, unknown>): CarriedCalendar | null 
 }
 
 const FOREVER_AGO = new Date(-8.64e15);
+
+/** The source id of a Google event in `components` (it is no memex item). */
+export function googleSource(account: string, calendarId: string, googleId: string): string {
+  return `google:${account}/${calendarId}/${googleId}`;
+}
 const FOREVER_AHEAD = new Date(8.64e15);
 
 /**
@@ -60,6 +73,58 @@ export class CalendarProjector {
     }));
     for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('components').values(rows.slice(i, i + 1000)).execute();
     await this.refresh(trx, [...new Set([...before, ...rows.map((r) => r.uid)])]);
+  }
+
+  /** A Google event is one component, under a source id of its own (`google:<account>/<calendar>/<id>`). */
+  @On(CalendarEventSynced)
+  async eventSynced(trx: Trx, event: EventOf<typeof CalendarEventSynced>, seq: number): Promise<void> {
+    const { account, calendar_id, google_id, etag, deleted } = event.data;
+    const source = googleSource(account, calendar_id, google_id);
+    const before = await this.forget(trx, source);
+    const key = { account, calendar_id, google_id };
+    if (deleted || !event.data.event) {
+      await trx.deleteFrom('google_events').where((eb) => eb.and(key)).execute();
+      if (before.length > 0) await this.refresh(trx, before);
+      return;
+    }
+    const data = event.data.event as unknown as CalendarEvent;
+    await trx
+      .insertInto('components')
+      .values({
+        item_id: source, position: 0, uid: data.uid, rid: data.recurrenceId ?? '', method: '', sequence: data.sequence,
+        data: JSON.stringify(data) as unknown as CalendarEvent, labels: [], kind: 'event', spam: false,
+        recorded_at: new Date(event.recorded_at), seq,
+      })
+      .execute();
+    await trx
+      .insertInto('google_events')
+      .values({ ...key, etag, uid: data.uid })
+      .onConflict((oc) => oc.columns(['account', 'calendar_id', 'google_id']).doUpdateSet({ etag, uid: data.uid }))
+      .execute();
+    await this.refresh(trx, [...new Set([...before, data.uid])]);
+  }
+
+  @On(CalendarSyncProgressed)
+  async syncProgressed(trx: Trx, event: EventOf<typeof CalendarSyncProgressed>): Promise<void> {
+    const { account, calendar_id, summary, sync_token } = event.data;
+    const row = { summary, sync_token, synced_at: new Date(event.occurred_at) };
+    await trx
+      .insertInto('google_calendars')
+      .values({ account, calendar_id, ...row })
+      .onConflict((oc) => oc.columns(['account', 'calendar_id']).doUpdateSet(row))
+      .execute();
+  }
+
+  @On(AccountConnected)
+  async accountConnected(trx: Trx, event: EventOf<typeof AccountConnected>): Promise<void> {
+    const { account, scopes } = event.data;
+    await trx.insertInto('google_accounts').values({ account, scopes }).onConflict((oc) => oc.column('account').doUpdateSet({ scopes })).execute();
+  }
+
+  /** The account's calendars stop syncing; what was synced stays, like its mail. */
+  @On(AccountRemoved)
+  async accountRemoved(trx: Trx, event: EventOf<typeof AccountRemoved>): Promise<void> {
+    await trx.deleteFrom('google_accounts').where('account', '=', event.data.account).execute();
   }
 
   @On(ItemDeleted)

@@ -59,4 +59,26 @@ export const calendarMigrations: Migration[] = [
       await sql`create index instances_span on instances using gist (span)`.execute(db);
     },
   },
+  {
+    name: '002_google',
+    async up(db) {
+      await sql`create table google_accounts (account text primary key, scopes text[] not null)`.execute(db);
+      await sql`create table google_calendars (
+        account text not null,
+        calendar_id text not null,
+        summary text not null,
+        sync_token text,
+        synced_at timestamptz not null,
+        primary key (account, calendar_id)
+      )`.execute(db);
+      await sql`create table google_events (
+        account text not null,
+        calendar_id text not null,
+        google_id text not null,
+        etag text not null,
+        uid text not null,
+        primary key (account, calendar_id, google_id)
+      )`.execute(db);
+    },
+  },
 ];

@@ -61,8 +61,35 @@ export interface InstancesTable {
   busy: boolean;
 }
 
+/** A connected Google account (mail-sync's account.connected) and the scopes it granted. */
+export interface GoogleAccountsTable {
+  account: string;
+  scopes: string[];
+}
+
+/** How far each Google calendar is synced: the sync token of its last completed sync. */
+export interface GoogleCalendarsTable {
+  account: string;
+  calendar_id: string;
+  summary: string;
+  sync_token: string | null;
+  synced_at: Date;
+}
+
+/** Each Google event held, with the etag it was read at (a full resync skips the unchanged). */
+export interface GoogleEventsTable {
+  account: string;
+  calendar_id: string;
+  google_id: string;
+  etag: string;
+  uid: string;
+}
+
 export interface CalendarDatabase {
   components: ComponentsTable;
   events: EventsTable;
   instances: InstancesTable;
+  google_accounts: GoogleAccountsTable;
+  google_calendars: GoogleCalendarsTable;
+  google_events: GoogleEventsTable;
 }

@@ -1,0 +1,51 @@
+import { Type } from '@sinclair/typebox';
+import { defineEvent } from './envelope.js';
+
+const Account = Type.String({ minLength: 3, maxLength: 320 });
+
+/**
+ * One Google Calendar event as calendar-sync read it (Calendar v3 `events.list`): the event in
+ * the calendar's common form (`@memex/icalendar`'s CalendarEvent, read from the event's iCalendar
+ * rendering), or `deleted` when Google no longer has it. Subject `gcal:<account>/<calendar>/<id>`.
+ */
+export const CalendarEventSynced = defineEvent({
+  type: 'calendar.event_synced',
+  owner: 'calendar-sync',
+  v: 1,
+  description: 'A Google Calendar event was read (new, changed, or deleted at Google); a changed instance of a series is its own event.',
+  data: Type.Object(
+    {
+      account: Account,
+      calendar_id: Type.String({ minLength: 1 }),
+      google_id: Type.String({ minLength: 1 }),
+      etag: Type.String(),
+      deleted: Type.Boolean(),
+      /** The event (CalendarEvent), absent when deleted. */
+      event: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    },
+    { additionalProperties: false },
+  ),
+});
+
+/** A calendar's sync reached its end: the sync token to continue from (null after a 410 until the full resync ends). */
+export const CalendarSyncProgressed = defineEvent({
+  type: 'calendar.sync_progressed',
+  owner: 'calendar-sync',
+  v: 1,
+  description: 'A Google calendar was synced to the end: the next incremental sync starts from `sync_token`.',
+  data: Type.Object(
+    {
+      account: Account,
+      calendar_id: Type.String({ minLength: 1 }),
+      summary: Type.String(),
+      sync_token: Type.Union([Type.String(), Type.Null()]),
+      /** How the sync ran: first, incremental, or full after Google answered 410 to the token. */
+      mode: Type.Union([Type.Literal('first'), Type.Literal('incremental'), Type.Literal('resync')]),
+      changed: Type.Integer({ minimum: 0 }),
+    },
+    { additionalProperties: false },
+  ),
+});
+
+/** Events owned by calendar-sync. */
+export const calendarEvents = [CalendarEventSynced, CalendarSyncProgressed];

@@ -1,0 +1,103 @@
+import { googleError, type FakeGoogleServer, type FakeRequest, type FakeResponse } from '@memex/google/testing';
+import type { calendar_v3 } from '@memex/google';
+
+type FakeEvent = calendar_v3.Schema$Event & { id: string; changedAt: number };
+
+interface FakeCalendarData {
+  id: string;
+  summary: string;
+  timeZone: string;
+  events: Map<string, FakeEvent>;
+}
+
+/**
+ * Google Calendar v3 as the tests need it, on a FakeGoogleServer (real HTTP, real REST JSON):
+ * calendarList.list, and events.list with pages, sync tokens (a change counter), deleted events
+ * as `status: cancelled`, and 410 for a token older than `expireTokens` allows.
+ */
+export class FakeCalendar {
+  private readonly calendars = new Map<string, FakeCalendarData>();
+  private changes = 0;
+  /** Bumped by expireTokens: tokens of an older generation answer 410. */
+  private generation = 1;
+  /** Tokens handed out: the test can see an incremental sync used one. */
+  readonly syncTokensSeen: string[] = [];
+
+  constructor(server: FakeGoogleServer) {
+    server.route('GET', /^\/calendar\/v3\/users\/me\/calendarList$/, () => this.calendarList());
+    server.route('GET', /^\/calendar\/v3\/calendars\/([^/]+)\/events$/, (req) => this.eventsList(req));
+  }
+
+  addCalendar(id: string, summary: string, timeZone: string): void {
+    this.calendars.set(id, { id, summary, timeZone, events: new Map() });
+  }
+
+  /** Creates or changes an event (a new etag, seen by the next incremental sync). */
+  put(calendarId: string, event: calendar_v3.Schema$Event & { id: string }): void {
+    const calendar = this.calendar(calendarId);
+    const changedAt = ++this.changes;
+    calendar.events.set(event.id, { iCalUID: `${event.recurringEventId ?? event.id}@google.com`, status: 'confirmed', ...event, etag: `"${changedAt}"`, updated: new Date().toISOString(), changedAt });
+  }
+
+  /** Deletes an event at Google: it stays as `status: cancelled` for the incremental syncs. */
+  remove(calendarId: string, id: string): void {
+    const calendar = this.calendar(calendarId);
+    const changedAt = ++this.changes;
+    calendar.events.set(id, { id, status: 'cancelled', etag: `"${changedAt}"`, changedAt });
+  }
+
+  /** Every sync token handed out so far stops working: the next incremental sync gets 410. */
+  expireTokens(): void {
+    this.generation++;
+  }
+
+  private calendar(id: string): FakeCalendarData {
+    const calendar = this.calendars.get(id);
+    if (!calendar) throw new Error(`no fake calendar ${id}`);
+    return calendar;
+  }
+
+  private calendarList(): FakeResponse {
+    return {
+      status: 200,
+      body: {
+        kind: 'calendar#calendarList',
+        items: [...this.calendars.values()].map((c) => ({ kind: 'calendar#calendarListEntry', id: c.id, summary: c.summary, timeZone: c.timeZone, accessRole: 'owner' })),
+      },
+    };
+  }
+
+  private eventsList(req: FakeRequest): FakeResponse {
+    const calendar = this.calendars.get(req.params[0]!);
+    if (!calendar) return googleError(404, 'Not Found', 'notFound');
+    const q = req.url.searchParams;
+    const syncToken = q.get('syncToken');
+    let since = 0;
+    if (syncToken) {
+      this.syncTokensSeen.push(syncToken);
+      const [, generation, seq] = /^st-(\d+)-(\d+)$/.exec(syncToken) ?? [];
+      since = Number(seq);
+      if (Number(generation) !== this.generation || !Number.isInteger(since)) {
+        return googleError(410, 'Sync token is no longer valid, a full sync is required.', 'fullSyncRequired');
+      }
+    }
+    const showDeleted = q.get('showDeleted') === 'true' || syncToken !== null;
+    const all = [...calendar.events.values()]
+      .filter((e) => e.changedAt > since && (showDeleted || e.status !== 'cancelled' || e.recurringEventId))
+      .sort((a, b) => a.changedAt - b.changedAt);
+    const offset = Number(q.get('pageToken') ?? 0);
+    const size = Number(q.get('maxResults') ?? 250);
+    const page = all.slice(offset, offset + size);
+    const more = offset + size < all.length;
+    return {
+      status: 200,
+      body: {
+        kind: 'calendar#events',
+        summary: calendar.summary,
+        timeZone: calendar.timeZone,
+        items: page.map(({ changedAt: _, ...event }) => ({ kind: 'calendar#event', ...event })),
+        ...(more ? { nextPageToken: String(offset + size) } : { nextSyncToken: `st-${this.generation}-${this.changes}` }),
+      },
+    };
+  }
+}

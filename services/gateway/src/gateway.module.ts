@@ -9,16 +9,20 @@ import { EventsController } from './events/events.controller.js';
 import { GrpcServer } from './grpc/grpc.server.js';
 import { HealthController } from './http/health.controller.js';
 import { RpcController } from './http/rpc.controller.js';
+import { SessionController } from './web/session.controller.js';
+import { Sessions } from './web/sessions.js';
+import { StaticController } from './web/static.controller.js';
 
-/** The gateway: HTTP and gRPC in front, auth and scopes, the event stream; owns agent tokens. */
+/** The gateway: HTTP and gRPC in front, auth and scopes, the event stream, the web UI and its sessions; owns agent tokens. */
 @Module({})
 export class GatewayModule {
   static register(config: MemexConfig): DynamicModule {
     return {
       module: GatewayModule,
       imports: [MemexModule.forService({ service: 'gateway', config, schema: 'gateway' })],
-      controllers: [RpcController, HealthController, EventsController],
-      providers: [TokensProjector, TokensService, AuthService, Dispatcher, GrpcServer],
+      // StaticController last: its catch-all GET serves the web UI for every path the others leave.
+      controllers: [RpcController, HealthController, EventsController, SessionController, StaticController],
+      providers: [TokensProjector, TokensService, AuthService, Sessions, Dispatcher, GrpcServer],
     };
   }
 }

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isVisible, MemexError, type EventEnvelope, type Scope } from '@memex/contracts';
 import { readLog, typeFilter, type Bus } from '@memex/bus';
 import { BUS } from '@memex/runtime';
-import { AuthService } from '../auth/auth.service.js';
+import { Sessions } from '../web/sessions.js';
 import { toErrorBody } from '../http/errors.js';
 
 /** Events that reveal no item kind (tokens, admin) reach only the owner. */
@@ -33,7 +33,7 @@ export function resumePoint(fromSeq: string | undefined, lastEventId: string | u
 @Controller('api/v1/memex')
 export class EventsController {
   constructor(
-    @Inject(AuthService) private readonly auth: AuthService,
+    @Inject(Sessions) private readonly sessions: Sessions,
     @Inject(BUS) private readonly bus: Bus,
   ) {}
 
@@ -47,7 +47,7 @@ export class EventsController {
     let scope: Scope;
     let start: number;
     try {
-      scope = (await this.auth.authenticate(request.headers.authorization)).scope;
+      scope = (await this.sessions.authenticate(request)).scope;
       start = resumePoint(fromSeq, request.headers['last-event-id'] as string | undefined);
     } catch (error) {
       const { status, body } = toErrorBody(error);

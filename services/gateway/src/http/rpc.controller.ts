@@ -1,16 +1,30 @@
 import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiCatalog, buildOpenApi, MemexError } from '@memex/contracts';
-import { AuthService } from '../auth/auth.service.js';
+import { Sessions } from '../web/sessions.js';
 import { Dispatcher } from '../dispatcher.js';
 import { toErrorBody } from './errors.js';
 
 const openApi = buildOpenApi(apiCatalog, '0.1.0');
 
+/**
+ * Calls are JSON. A body in another type (`curl -d` sends a form) would otherwise reach the
+ * method as a form's fields and fail with an error about them: say what to send instead.
+ */
+function requireJson(request: FastifyRequest): void {
+  const type = request.headers['content-type'];
+  if (request.body !== undefined && !/^application\/json\b/i.test(type ?? '')) {
+    throw new MemexError(
+      'invalid_params',
+      `send the body as JSON with the header Content-Type: application/json (this request's is ${type ?? 'missing'}; curl -d needs -H 'Content-Type: application/json')`,
+    );
+  }
+}
+
 @Controller()
 export class RpcController {
   constructor(
-    @Inject(AuthService) private readonly auth: AuthService,
+    @Inject(Sessions) private readonly sessions: Sessions,
     @Inject(Dispatcher) private readonly dispatcher: Dispatcher,
   ) {}
 
@@ -19,6 +33,7 @@ export class RpcController {
   async rpc(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const body = request.body as { method?: unknown; params?: unknown } | undefined;
     await this.answer(request, reply, () => {
+      requireJson(request);
       if (!body || typeof body.method !== 'string') {
         throw new MemexError('invalid_params', 'body must be {"method": "memex.…", "params": {…}}');
       }
@@ -33,7 +48,10 @@ export class RpcController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.answer(request, reply, () => ({ method: `memex.${method}`, params: request.body ?? {} }));
+    await this.answer(request, reply, () => {
+      requireJson(request);
+      return { method: `memex.${method}`, params: request.body ?? {} };
+    });
   }
 
   @Get('api/v1/openapi.json')
@@ -47,7 +65,7 @@ export class RpcController {
     parse: () => { method: string; params: unknown },
   ): Promise<void> {
     try {
-      const principal = await this.auth.authenticate(request.headers.authorization);
+      const principal = await this.sessions.authenticate(request);
       const { method, params } = parse();
       const result = await this.dispatcher.call(method, params, principal);
       await reply.code(200).send({ result });

@@ -1,0 +1,403 @@
+// The web UI in real headless Chromium against a running stack with data: sign-in and the session
+// cookie, search and a mail thread, a person's card corrected, the graph explorer, a trail, the
+// review queue, a signal, an agent token that never sees mail, a hostile HTML mail that can
+// neither run script nor load a remote image, axe-core on every page, and screenshots.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser, Page } from 'playwright-core';
+import { Ingest, NotesPut, ReviewList, Search, SignalsList, TokensCreate } from '@memex/contracts';
+import { waitUntil } from '@memex/testing';
+import { mailItem, mime } from './mail.js';
+import { startStack, type TestStack } from './stack.js';
+import {
+  assertWebBuilt,
+  browserSkip,
+  DESKTOP,
+  launchBrowser,
+  openContext,
+  PHONE,
+  screenshot,
+  seriousViolations,
+  signIn,
+} from './web-browser.js';
+
+const skip = browserSkip();
+
+/** An HTTP server that records every request: remote images and links in mail point here. */
+async function startTrap(): Promise<{ url: string; hits: string[]; server: Server }> {
+  const hits: string[] = [];
+  const server = createServer((request, response) => {
+    hits.push(request.url ?? '');
+    response.writeHead(200, { 'content-type': 'image/gif' }).end(Buffer.from('R0lGODlhAQABAAAAACw=', 'base64'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits, server };
+}
+
+function hostileHtml(trap: string): string {
+  return `<html><head><meta http-equiv="refresh" content="0;url=${trap}/refresh"><link rel="stylesheet" href="${trap}/style.css">
+<script>parent.__pwned = 'script'; new Image().src = '${trap}/script';</script></head>
+<body><p>Claim your <b>prize</b> now!</p>
+<img src="${trap}/pixel.gif" width="1" height="1" alt="">
+<img src="x" onerror="parent.__pwned = 'onerror'" alt="">
+<div style="background-image:url(${trap}/background.png)">styled</div>
+<a href="javascript:parent.__pwned='link'">open</a>
+<iframe src="${trap}/frame"></iframe>
+<svg><script>parent.__pwned = 'svg'</script></svg>
+<form action="${trap}/form"><input name="card"></form>
+</body></html>`;
+}
+
+describe('the web UI in headless Chromium', { skip }, () => {
+  let stack: TestStack;
+  let browser: Browser;
+  let trap: Awaited<ReturnType<typeof startTrap>>;
+  let page: Page;
+  let errors: string[];
+  const ids: Record<string, string> = {};
+  let agentToken = '';
+
+  /** No serious or critical axe-core violation on the page as shown, and a desktop and a phone screenshot. */
+  async function check(name: string, p: Page = page): Promise<void> {
+    const violations = await seriousViolations(p);
+    assert.deepEqual(violations, [], `${name}: ${JSON.stringify(violations, null, 1)}`);
+    await screenshot(p, `${name}-desktop`);
+    await p.setViewportSize(PHONE);
+    await screenshot(p, `${name}-phone`);
+    assert.deepEqual(await seriousViolations(p), [], `${name} at phone width`);
+    await p.setViewportSize(DESKTOP);
+  }
+
+  before(async () => {
+    assertWebBuilt();
+    trap = await startTrap();
+    stack = await startStack(['ingest', 'pipelines', 'search', 'graph', 'insights']);
+    const thread = [
+      mime(
+        [
+          ['From', 'Ann Lee <ann@acme-corp.example>'],
+          ['To', 'Bob Stone <bob@gmail.com>'],
+          ['Subject', 'Warehouse renewal'],
+          ['Date', 'Tue, 4 Mar 2025 10:00:00 +0000'],
+          ['Message-ID', '<r1@acme-corp.example>'],
+        ],
+        'Bob, the harbour warehouse renewal is attached. Ann\n',
+      ),
+      mime(
+        [
+          ['From', 'Bob Stone <bob@gmail.com>'],
+          ['To', 'Ann Lee <ann@acme-corp.example>'],
+          ['Subject', 'Re: Warehouse renewal'],
+          ['Date', 'Tue, 4 Mar 2025 12:00:00 +0000'],
+          ['Message-ID', '<r2@gmail.com>'],
+          ['In-Reply-To', '<r1@acme-corp.example>'],
+          ['Content-Type', 'text/html; charset=utf-8'],
+        ],
+        '<p>Thanks Ann, the renewal is <b>signed</b>.</p>',
+      ),
+      mime(
+        [
+          ['From', 'Bob Stone <bob@gmail.com>'],
+          ['To', 'Dave Moss <dave@moss.example>'],
+          ['Subject', 'Boat trip'],
+          ['Date', 'Sat, 8 Mar 2025 09:00:00 +0000'],
+          ['Message-ID', '<b1@gmail.com>'],
+        ],
+        'Dave, the boat leaves the harbour at nine.\n',
+      ),
+      mime(
+        [
+          ['From', 'Ann Lee <ann.lee@gmail.com>'],
+          ['To', 'Bob Stone <bob@gmail.com>'],
+          ['Subject', 'Weekend'],
+          ['Date', 'Sun, 9 Mar 2025 09:00:00 +0000'],
+          ['Message-ID', '<w1@gmail.com>'],
+        ],
+        'See you at the harbour on Sunday.\n',
+      ),
+      mime(
+        [
+          ['From', 'Mallory Prize <mallory@prize.example>'],
+          ['To', 'Bob Stone <bob@gmail.com>'],
+          ['Subject', 'You won a prize'],
+          ['Date', 'Mon, 10 Mar 2025 09:00:00 +0000'],
+          ['Message-ID', '<p1@prize.example>'],
+          ['Content-Type', 'text/html; charset=utf-8'],
+        ],
+        hostileHtml(trap.url),
+      ),
+    ];
+    const ingested = await stack.owner.call(Ingest, {
+      items: [
+        ...thread.map((bytes, i) => mailItem(bytes, 'e2e-web', `m${i}`)),
+        {
+          type: 'text/markdown',
+          text: '# Harbour plan\n\nThe harbour warehouse lease runs until 2027; renewal talks start in spring.\n',
+          source: { kind: 'upload', id: 'e2e-web' },
+          external_id: 'plan',
+          attributes: { filename: 'harbour-plan.md' },
+        },
+      ],
+    });
+    assert.deepEqual(
+      ingested.results.map((r) => r.status),
+      ['created', 'created', 'created', 'created', 'created', 'created'],
+      JSON.stringify(ingested.results),
+    );
+    ['renewal', 'reply', 'boat', 'weekend', 'hostile', 'plan'].forEach((name, i) => (ids[name] = ingested.results[i]!.id!));
+    await stack.owner.call(NotesPut, {
+      title: 'Harbour questions',
+      body: 'Ask about [[Warehouse Lease Terms]] before the renewal.',
+    });
+    agentToken = (await stack.owner.call(TokensCreate, { name: 'helper', labels: ['client:acme'] })).token;
+    await waitUntil(
+      async () => (await stack.owner.call(Search, { q: 'renewal' })).hits.some((h) => h.id === ids.renewal),
+      'the mail to be searchable',
+      { everyMs: 200 },
+    );
+    await waitUntil(
+      async () => (await stack.owner.call(ReviewList, {})).items.some((i) => i.kind === 'merge'),
+      'a merge suggestion for the two Ann Lees',
+      { everyMs: 200 },
+    );
+    await waitUntil(
+      async () => (await stack.owner.call(SignalsList, {})).signals.some((s) => s.kind === 'dangling_link'),
+      'a dangling_link signal',
+      { everyMs: 500 },
+    );
+    browser = await launchBrowser();
+    ({ page, errors } = await openContext(browser));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await stack?.stop();
+    trap?.server.close();
+  });
+
+  test('sign-in sets an HttpOnly SameSite=Strict cookie; a write without the CSRF header is refused', async () => {
+    await page.goto(`${stack.url}/search`);
+    await check('signin');
+    const policy = (await page.request.get(`${stack.url}/`)).headers()['content-security-policy'] ?? '';
+    assert.match(policy, /script-src 'self'(;|$)/);
+    assert.match(policy, /frame-ancestors 'none'/);
+    await page.getByLabel('Token').fill('mxa_not-a-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'invalid or revoked token' }).waitFor();
+    await signIn(page, stack.url, stack.ownerToken);
+    const cookies = await page.context().cookies();
+    assert.equal(cookies.length, 1);
+    assert.deepEqual([cookies[0]!.name, cookies[0]!.httpOnly, cookies[0]!.sameSite], ['memex_session', true, 'Strict']);
+    assert.equal(await page.evaluate(() => document.cookie), '', 'script cannot read the session cookie');
+    const forged = await page.evaluate(async () => {
+      const response = await fetch('/api/v1/memex/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"q":"renewal"}' });
+      return { status: response.status, body: await response.text() };
+    });
+    assert.equal(forged.status, 403, forged.body);
+    assert.match(forged.body, /x-memex-csrf/);
+  });
+
+  test('search as you type, grouped by kind, from: completion, j/k and Enter open a mail thread', async () => {
+    await page.locator('#q').press('Escape');
+    await page.keyboard.press('/');
+    await page.waitForFunction(() => document.activeElement?.id === 'q'); // `/` focuses the search box
+    await page.keyboard.type('renewal');
+    const results = page.locator('.results[data-query="renewal"]');
+    await results.waitFor();
+    await results.getByRole('region', { name: 'email results' }).waitFor();
+    await results.getByRole('region', { name: 'document results' }).getByRole('link', { name: 'Harbour plan' }).waitFor();
+    assert.ok(await results.locator('.why').first().textContent().then((t) => /words: #\d/.test(t ?? '')));
+    await check('search');
+    // from: completes people the graph knows.
+    await page.locator('#q').fill('renewal from:an');
+    await page.getByRole('option', { name: /Ann Lee/ }).first().waitFor();
+    await page.keyboard.press('Enter');
+    assert.match(await page.locator('#q').inputValue(), /^renewal from:ann(\.lee@gmail\.com|@acme-corp\.example) $/);
+    await page.locator('#q').fill('renewal kind:email');
+    await page.locator('.results[data-query="renewal kind:email"]').waitFor();
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('j');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/\/item\//);
+    const thread = page.getByRole('list', { name: 'Conversation' });
+    await thread.locator('.message').nth(1).waitFor();
+    assert.equal(await thread.locator('.message').count(), 2);
+    // The HTML reply is shown in a sandboxed frame without scripts.
+    const frame = thread.locator('iframe.mail-frame');
+    assert.equal(await frame.getAttribute('sandbox'), 'allow-popups allow-popups-to-escape-sandbox');
+    await page.frameLocator('iframe.mail-frame').getByText('signed').waitFor();
+    await thread.getByText('the harbour warehouse renewal is attached').waitFor();
+    await check('mail-thread');
+  });
+
+  test('a hostile HTML mail runs no script and loads no remote image until its sender is allowed', async () => {
+    await page.goto(`${stack.url}/item/${ids.hostile}`);
+    const frameElement = page.locator('iframe.mail-frame');
+    await page.frameLocator('iframe.mail-frame').getByText('Claim your').waitFor();
+    await page.getByText(/remote images? blocked/).waitFor();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined);
+    assert.deepEqual(trap.hits, [], 'nothing reached the remote server');
+    const frame = (await frameElement.elementHandle())!.contentFrame();
+    const inside = await (await frame)!.evaluate(() => ({
+      scripts: document.querySelectorAll('script').length,
+      handlers: [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length,
+      javascriptLinks: [...document.querySelectorAll('a')].filter((a) => a.href.startsWith('javascript:')).length,
+      frames: document.querySelectorAll('iframe, form, meta[http-equiv="refresh"]').length,
+    }));
+    assert.deepEqual(inside, { scripts: 0, handlers: 0, javascriptLinks: 0, frames: 0 });
+    assert.deepEqual(errors, []);
+    await check('hostile-mail');
+    // Asked for, the sender's images load (and nothing else: scripts still never ran).
+    await page.getByRole('button', { name: /Show images from mallory@prize.example/ }).click();
+    await waitUntil(async () => trap.hits.includes('/pixel.gif'), 'the allowed remote image to load', { timeoutMs: 10_000 });
+    assert.deepEqual(trap.hits.filter((h) => !['/pixel.gif', '/background.png'].includes(h)), []);
+    assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined);
+  });
+
+  test("a person's card: facts with sources, timeline by month; a link retracted and one added in place", async () => {
+    await page.goto(`${stack.url}/thing/${encodeURIComponent('person:ann@acme-corp.example')}`);
+    await page.getByRole('heading', { name: 'Ann Lee', level: 1 }).waitFor();
+    const facts = page.getByRole('region', { name: 'Facts' });
+    const worksAt = facts.locator('li', { hasText: 'works_at' });
+    await worksAt.waitFor();
+    await worksAt.locator('.sources a').first().waitFor();
+    await page.getByRole('region', { name: 'By month' }).getByText('2025-03').waitFor();
+    await check('person-card');
+    await worksAt.getByRole('button', { name: 'Retract works_at link' }).click();
+    await page.getByText('Link retracted.').waitFor();
+    await facts.locator('li', { hasText: 'works_at' }).waitFor({ state: 'detached' });
+    await page.getByLabel('Link').selectOption('knows');
+    await page.locator('#link-dst').fill('person:dave@moss.example');
+    await page.getByRole('button', { name: 'Add link' }).click();
+    await facts.locator('li', { hasText: 'knows' }).getByText('Dave Moss').waitFor();
+  });
+
+  test('the graph explorer: neighbours drawn, a click on Expand adds that thing’s neighbours, filters hide kinds', async () => {
+    await page.goto(`${stack.url}/graph/${encodeURIComponent('person:ann@acme-corp.example')}`);
+    const list = page.getByRole('list', { name: 'Things in the graph' });
+    await list.getByText('Bob Stone').waitFor();
+    assert.equal(await list.getByText('Dave Moss').count() + (await list.getByText('Mallory Prize').count()), 1, 'Dave is linked now; Mallory is not');
+    const size = page.getByTestId('graph-size');
+    const before = await size.textContent();
+    await page.getByRole('button', { name: 'Expand Bob Stone' }).click();
+    await list.getByText('Mallory Prize').waitFor();
+    assert.notEqual(await size.textContent(), before);
+    assert.ok(await page.locator('.graph-canvas canvas').count() > 0, 'cytoscape drew on a canvas');
+    await check('graph');
+    await page.getByRole('group', { name: 'Things' }).getByLabel('org').uncheck();
+    assert.equal(await list.getByText('acme-corp.example').count(), 0);
+  });
+
+  test('a trail: created, a thing appended with a comment, commentary, shared as Markdown', async () => {
+    await page.goto(`${stack.url}/trails`);
+    await page.locator('#trail-name').fill('The warehouse renewal');
+    await page.getByRole('button', { name: 'Start a trail' }).click();
+    await page.waitForURL(/\/trails\/[0-9A-Z]{26}$/);
+    await page.locator('#step-target').fill('person:ann@acme-corp.example');
+    await page.getByLabel('Comment', { exact: true }).fill('she sent the renewal');
+    await page.getByRole('button', { name: 'Append' }).click();
+    await page.locator('.steps li').getByText('Ann Lee').waitFor();
+    await page.locator('#step-target').fill(ids.renewal!);
+    await page.getByRole('button', { name: 'Append' }).click();
+    await page.locator('.steps li').nth(1).getByText('Warehouse renewal').waitFor();
+    await page.locator('#trail-comment').fill('Signed in March.');
+    await page.getByRole('form', { name: 'Comment on the trail' }).getByRole('button', { name: 'Comment' }).click();
+    await page.getByRole('region', { name: 'Commentary' }).getByText('Signed in March.').waitFor();
+    await page.getByRole('button', { name: 'Share as Markdown' }).click();
+    const markdown = await page.locator('#trail-markdown').inputValue();
+    assert.match(markdown, /^# The warehouse renewal\n/);
+    assert.match(markdown, /\n1\. \[Ann Lee\]\(http:\/\/127\.0\.0\.1:\d+\/thing\/person%3Aann%40acme-corp\.example\) — she sent the renewal\n/);
+    assert.match(markdown, /\n2\. \[Warehouse renewal\]\(.*\/item\/[0-9A-Z]{26}\)\n/);
+    assert.match(markdown, /\n- Signed in March\. \(\w+, \d{4}-\d{2}-\d{2}\)\n$/);
+    await check('trail');
+  });
+
+  test('the review queue: a merge suggestion accepted with a key', async () => {
+    await page.goto(`${stack.url}/review`);
+    const entry = page.locator('.review .entry', { hasText: 'may be Ann Lee' });
+    await entry.waitFor();
+    await check('review');
+    await page.locator('body').press('a');
+    await page.getByText('Accepted.').waitFor();
+    await entry.waitFor({ state: 'detached' });
+    await page.goto(`${stack.url}/thing/${encodeURIComponent('person:ann.lee@gmail.com')}`);
+    await page.getByText(/\(was person:ann\.lee@gmail\.com\)/).waitFor();
+  });
+
+  test('a signal dismissed; inferences listed', async () => {
+    await page.goto(`${stack.url}/signals`);
+    const signal = page.locator('.signal', { hasText: 'Warehouse Lease Terms' });
+    await signal.waitFor();
+    await check('signals');
+    await signal.getByRole('button', { name: 'Dismiss' }).click();
+    await page.getByText('Dismissed.').waitFor();
+    await signal.waitFor({ state: 'detached' });
+    await page.getByLabel('Show').selectOption('dismissed');
+    await page.locator('.signal', { hasText: 'Warehouse Lease Terms' }).locator('.status-tag', { hasText: 'dismissed' }).waitFor();
+  });
+
+  test('sources and jobs live over SSE; settings: a token created with labels and revoked', async () => {
+    await page.goto(`${stack.url}/status`);
+    await page.getByText('Live: connected').waitFor();
+    await page.getByRole('cell', { name: 'search' }).first().waitFor();
+    await stack.owner.call(NotesPut, { title: 'Live', body: 'An event while the page watches.' });
+    await page.getByText(/Live: connected · [1-9]\d* events/).waitFor();
+    await check('status');
+    await page.goto(`${stack.url}/settings`);
+    await page.locator('#token-name').fill('reader');
+    await page.locator('#token-labels').fill('mail, client:acme');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    await page.getByText(/The new token \(shown once\): mxa_/).waitFor();
+    const row = page.getByRole('row', { name: /reader/ });
+    await row.getByText('client:acme, mail').waitFor();
+    await check('settings');
+    await row.getByRole('button', { name: 'Revoke reader' }).click();
+    await row.getByText(/revoked/).waitFor();
+    assert.deepEqual(errors, []);
+  });
+
+  test("an agent token's session never shows mail", async () => {
+    const agent = await openContext(browser);
+    try {
+      await signIn(agent.page, stack.url, agentToken);
+      await agent.page.getByText('agent: client:acme').waitFor();
+      assert.equal(await agent.page.getByRole('link', { name: 'Review' }).count(), 0);
+      await agent.page.locator('#q').fill('renewal');
+      const results = agent.page.locator('.results[data-query="renewal"]');
+      await results.getByRole('link', { name: 'Harbour plan' }).waitFor();
+      assert.equal(await results.getByRole('region', { name: 'email results' }).count(), 0);
+      assert.equal(await results.getByText('Warehouse renewal').count(), 0);
+      await check('agent-search', agent.page);
+      await agent.page.goto(`${stack.url}/item/${ids.renewal}`);
+      await agent.page.getByRole('alert').waitFor();
+      assert.equal(await agent.page.getByText('harbour warehouse renewal is attached').count(), 0);
+      await agent.page.goto(`${stack.url}/thing/${encodeURIComponent('person:ann@acme-corp.example')}`);
+      await agent.page.getByRole('alert').waitFor();
+      // The event stream under this session carries no mail either.
+      const events = await agent.page.evaluate(async () => {
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 1500);
+        let text = '';
+        try {
+          const response = await fetch('/api/v1/memex/events?from_seq=1', { signal: controller.signal });
+          const reader = response.body!.getReader();
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            text += new TextDecoder().decode(value);
+          }
+        } catch {
+          // aborted: what arrived is enough
+        }
+        return text;
+      });
+      assert.match(events, /"kind":"document"/);
+      assert.doesNotMatch(events, /"kind":"email"/);
+    } finally {
+      await agent.context.close();
+    }
+  });
+});

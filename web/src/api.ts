@@ -1,0 +1,154 @@
+// The gateway's API as the browser calls it: typed by the method definitions in contracts/
+// (types only: nothing of contracts is bundled), authenticated by the session cookie, with the
+// session's CSRF token on every POST.
+import type {
+  EntityGet,
+  EntityMerge,
+  EntityNeighbors,
+  EntitySplit,
+  Graph,
+  InferencesList,
+  ItemsContent,
+  ItemsGet,
+  JobsStatus,
+  LinkAdd,
+  LinkRetract,
+  MailAccounts,
+  MailThread,
+  MentionComplete,
+  ModelsList,
+  ModelsUse,
+  Months,
+  NotesPut,
+  ParamsOf,
+  ResultOf,
+  ReviewDecide,
+  ReviewList,
+  Search,
+  SignalsList,
+  SignalsTriage,
+  Similar,
+  Timeline,
+  TokensCreate,
+  TokensList,
+  TokensRevoke,
+  TrailsAppend,
+  TrailsComment,
+  TrailsCreate,
+  TrailsGet,
+  TrailsList,
+} from '@memex/contracts';
+
+/** Every method the UI calls, by its public name. */
+interface Methods {
+  'memex.search': typeof Search;
+  'memex.similar': typeof Similar;
+  'memex.mention.complete': typeof MentionComplete;
+  'memex.items.get': typeof ItemsGet;
+  'memex.items.content': typeof ItemsContent;
+  'memex.notes.put': typeof NotesPut;
+  'memex.mail.thread': typeof MailThread;
+  'memex.mail.accounts': typeof MailAccounts;
+  'memex.entity.get': typeof EntityGet;
+  'memex.entity.neighbors': typeof EntityNeighbors;
+  'memex.entity.merge': typeof EntityMerge;
+  'memex.entity.split': typeof EntitySplit;
+  'memex.graph': typeof Graph;
+  'memex.months': typeof Months;
+  'memex.timeline': typeof Timeline;
+  'memex.link.add': typeof LinkAdd;
+  'memex.link.retract': typeof LinkRetract;
+  'memex.review.list': typeof ReviewList;
+  'memex.review.decide': typeof ReviewDecide;
+  'memex.trails.list': typeof TrailsList;
+  'memex.trails.get': typeof TrailsGet;
+  'memex.trails.create': typeof TrailsCreate;
+  'memex.trails.append': typeof TrailsAppend;
+  'memex.trails.comment': typeof TrailsComment;
+  'memex.signals.list': typeof SignalsList;
+  'memex.signals.triage': typeof SignalsTriage;
+  'memex.inferences.list': typeof InferencesList;
+  'memex.jobs.status': typeof JobsStatus;
+  'memex.models.list': typeof ModelsList;
+  'memex.models.use': typeof ModelsUse;
+  'memex.tokens.list': typeof TokensList;
+  'memex.tokens.create': typeof TokensCreate;
+  'memex.tokens.revoke': typeof TokensRevoke;
+}
+export type MethodName = keyof Methods;
+export type Params<N extends MethodName> = ParamsOf<Methods[N]>;
+export type Result<N extends MethodName> = ResultOf<Methods[N]>;
+export type SearchHit = Result<'memex.search'>['hits'][number];
+export type Card = Result<'memex.entity.get'>;
+export type Fact = Card['facts'][number];
+
+/** Who signed in: the owner sees everything; an agent token only its scope's kinds. */
+export interface Session {
+  kind: 'owner' | 'agent';
+  labels: string[];
+  kinds: string[];
+  csrf: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let csrf = '';
+/** Called when the gateway says the session has ended, so the app can show sign-in again. */
+let onSignedOut: () => void = () => undefined;
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+async function request<T>(path: string, init: RequestInit): Promise<T> {
+  const response = await fetch(path, {
+    ...init,
+    credentials: 'same-origin',
+    headers: { 'content-type': 'application/json', 'x-memex-csrf': csrf, ...init.headers },
+  });
+  if (response.status === 204) return undefined as T;
+  const body = (await response.json().catch(() => null)) as { error?: { code: string; message: string } } | null;
+  if (!response.ok || body?.error) {
+    const error = new ApiError(body?.error?.code ?? 'internal', body?.error?.message ?? `HTTP ${response.status}`);
+    if (error.code === 'unauthorized' && path !== '/api/v1/session') onSignedOut();
+    throw error;
+  }
+  return body as T;
+}
+
+/** A typed call: `call('memex.search', { q })` answers Search's result type. */
+export async function call<N extends MethodName>(method: N, params: Params<N>): Promise<Result<N>> {
+  const body = await request<{ result: Result<N> }>(`/api/v1/memex/${method.slice('memex.'.length)}`, {
+    method: 'POST',
+    body: JSON.stringify(params),
+  });
+  return body.result;
+}
+
+export async function signIn(token: string): Promise<Session> {
+  const session = await request<Session>('/api/v1/session', { method: 'POST', body: JSON.stringify({ token }) });
+  csrf = session.csrf;
+  return session;
+}
+
+/** The session this browser already has (after a reload), or null. */
+export async function resume(): Promise<Session | null> {
+  try {
+    const session = await request<Session>('/api/v1/session', { method: 'GET' });
+    csrf = session.csrf;
+    return session;
+  } catch {
+    return null;
+  }
+}
+
+export async function signOut(): Promise<void> {
+  await request<void>('/api/v1/session', { method: 'DELETE' });
+  csrf = '';
+}

@@ -20,12 +20,17 @@ export class FakeCalendar {
   private changes = 0;
   /** Bumped by expireTokens: tokens of an older generation answer 410. */
   private generation = 1;
+  /** How long each events.list page takes (a crash test needs a sync that lasts). */
+  pageDelayMs = 0;
   /** Tokens handed out: the test can see an incremental sync used one. */
   readonly syncTokensSeen: string[] = [];
 
   constructor(server: FakeGoogleServer) {
     server.route('GET', /^\/calendar\/v3\/users\/me\/calendarList$/, () => this.calendarList());
-    server.route('GET', /^\/calendar\/v3\/calendars\/([^/]+)\/events$/, (req) => this.eventsList(req));
+    server.route('GET', /^\/calendar\/v3\/calendars\/([^/]+)\/events$/, async (req) => {
+      if (this.pageDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.pageDelayMs));
+      return this.eventsList(req);
+    });
   }
 
   addCalendar(id: string, summary: string, timeZone: string): void {

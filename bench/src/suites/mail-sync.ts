@@ -14,7 +14,7 @@ import { freePort } from '@memex/stack';
 import { createTestEnv, servicesReady, spawnService, type TestEnv } from '@memex/testing';
 import { percentile, type BenchResult } from '../result.js';
 
-const MESSAGES = Number(process.env.MEMEX_BENCH_MAILSYNC_MESSAGES ?? 5_000);
+const MESSAGES = Number(process.env.MEMEX_BENCH_MAILSYNC_MESSAGES ?? 3_000);
 const CHANGES = Number(process.env.MEMEX_BENCH_MAILSYNC_CHANGES ?? 20);
 /** How often mail-sync polls Gmail in this run (the default is 60 s): the Gmail → memex latency is bounded below by it. */
 const POLL_MS = 250;

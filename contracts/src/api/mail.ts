@@ -47,10 +47,12 @@ export const MailSummary = Type.Object({
 });
 
 export const MailView = Type.Union(
-  (['inbox', 'label', 'starred', 'unread', 'spam', 'trash', 'all'] as const).map((v) => Type.Literal(v)),
+  (['inbox', 'label', 'starred', 'unread', 'spam', 'trash', 'all', 'needs_reply', 'waiting'] as const).map((v) =>
+    Type.Literal(v),
+  ),
   {
     description:
-      'inbox: in the inbox (folder INBOX or none, not archived); label: carries `label`; starred; unread; spam; trash; all: everything but spam and trash',
+      'inbox: in the inbox (folder INBOX or none, not archived); label: carries `label`; starred; unread; spam; trash; all: everything but spam and trash; needs_reply: the last message of a conversation is to one of my connected addresses, from someone else; waiting: the last message of a conversation is mine and older than `waiting_days`',
   },
 );
 
@@ -65,6 +67,14 @@ export const MailList = defineMethod({
     view: MailView,
     label: Type.Optional(MailLabel),
     account: Type.Optional(Type.String({ minLength: 1 })),
+    waiting_days: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 3650,
+        default: 3,
+        description: 'the waiting view: no answer for this many days',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
     cursor: Type.Optional(Type.String({ minLength: 1, description: 'next_cursor of the previous page' })),
   }),

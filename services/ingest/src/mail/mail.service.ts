@@ -55,8 +55,11 @@ function summary(row: MessageRow): Static<typeof MailSummary> {
   };
 }
 
-/** The views' filters (see MailView in contracts/src/api/mail.ts). */
-function inView(query: Query, params: ParamsOf<typeof MailList>): Query {
+/** The message is the newest of its conversation, not counting drafts (a Gmail draft is a message labelled DRAFT). */
+const LAST_OF_THREAD = sql<boolean>`not ('DRAFT' = any(mail_labels)) and not exists (select 1 from messages later where later.thread_key = messages.thread_key and (later.date, later.item_id) > (messages.date, messages.item_id) and not ('DRAFT' = any(later.mail_labels)))`;
+
+/** The views' filters (see MailView in contracts/src/api/mail.ts); `mine`: the connected accounts' addresses. */
+function inView(query: Query, params: ParamsOf<typeof MailList>, mine: string[]): Query {
   switch (params.view) {
     case 'inbox':
       return query.where('inbox', '=', true).where('trashed', '=', false).where('spam', '=', false);
@@ -73,6 +76,19 @@ function inView(query: Query, params: ParamsOf<typeof MailList>): Query {
       return query.where('trashed', '=', true);
     case 'all':
       return query.where('trashed', '=', false).where('spam', '=', false);
+    case 'needs_reply':
+      return query
+        .where('trashed', '=', false)
+        .where('spam', '=', false)
+        .where(LAST_OF_THREAD)
+        .where(sql<boolean>`coalesce(lower("from"->0->>'address'), '') <> all(${mine}::text[])`)
+        .where(sql<boolean>`exists (select 1 from jsonb_array_elements("to" || cc) a where lower(a->>'address') = any(${mine}::text[]))`);
+    case 'waiting':
+      return query
+        .where('trashed', '=', false)
+        .where(LAST_OF_THREAD)
+        .where(sql<boolean>`lower("from"->0->>'address') = any(${mine}::text[])`)
+        .where('date', '<', new Date(Date.now() - (params.waiting_days ?? 3) * 86_400_000));
     default:
       throw new MemexError('invalid_params', `params.view: unknown view ${JSON.stringify(params.view)}`);
   }
@@ -116,7 +132,7 @@ export class MailService {
   @RpcMethod(MailList)
   async list(params: ParamsOf<typeof MailList>, call: CallContext): Promise<ResultOf<typeof MailList>> {
     const limit = params.limit ?? 50;
-    let query = inView(this.db.selectFrom('messages'), params).where(visibleTo(call.scope));
+    let query = inView(this.db.selectFrom('messages'), params, await this.myAddresses(params.view)).where(visibleTo(call.scope));
     if (params.account) query = query.where('account', '=', params.account);
     if (params.label && params.view !== 'label') query = query.where(sql<boolean>`${params.label} = any(mail_labels)`);
     if (params.cursor) {
@@ -134,6 +150,13 @@ export class MailService {
       messages: page.map(summary),
       next_cursor: rows.length > limit ? encodeCursor(page[page.length - 1]!) : null,
     };
+  }
+
+  /** The addresses of the connected mail accounts (`gmail:<address>`), for the needs-reply and waiting views. */
+  private async myAddresses(view: string): Promise<string[]> {
+    if (view !== 'needs_reply' && view !== 'waiting') return [];
+    const rows = await this.db.selectFrom('messages').select('account').distinct().where('account', 'like', 'gmail:%').execute();
+    return rows.map((row) => row.account.slice('gmail:'.length).toLowerCase());
   }
 
   @RpcMethod(MailThread)

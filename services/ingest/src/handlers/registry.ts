@@ -7,8 +7,8 @@ import { calendarHandler } from './calendar/calendar-handler.js';
 import { contactsHandler } from './contacts/contacts-handler.js';
 import { photoHandler } from './media/photo-handler.js';
 
-// TypeBox checks `format` only for formats registered here (the registry is process-wide).
 import { normaliseParsed } from './normalize.js';
+// TypeBox checks `format` only for formats registered here (the registry is process-wide).
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 if (!FormatRegistry.Has('date-time')) {
   FormatRegistry.Set('date-time', (v) => RFC3339.test(v) && !Number.isNaN(Date.parse(v)));

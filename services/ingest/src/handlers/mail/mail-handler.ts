@@ -57,8 +57,8 @@ interface MailAttributes {
   read?: boolean;
   starred?: boolean;
   received?: string;
-}
   modified?: string;
+}
 
 /**
  * Header fields that only a message (or a MIME entity) has. Bytes whose header block has none of
@@ -124,14 +124,22 @@ function addresses(field: AddressObject | AddressObject[] | undefined): Address[
   return out;
 }
 
-/** A folder whose own name (last path segment) is Spam or Junk ("[Gmail]/Spam", "INBOX.Junk", "Junk E-mail"). */
+/**
+ * A folder that is Spam or Junk, or inside one ("[Gmail]/Spam", "INBOX.Junk", ".Junk", "Junk E-mail",
+ * "Bulk Mail", "Spam/2009"): any segment of its path names it.
+ */
 export function isSpamFolder(folder: string): boolean {
-  const name =
-    folder
-      .split(/[/\\.]/)
-      .pop()
-      ?.trim() ?? '';
-  return /^(spam|junk)( ?e-?mail)?$/i.test(name);
+  return folder.split(/[/\\.]/).some((segment) => /^(spam|junk|bulk)([ _-]?(e-?mail|mail|folder))?$/i.test(segment.trim()));
+}
+
+/**
+ * Why an upstream filter marked a message spam (`X-Spam-Flag: YES`, or SpamAssassin's
+ * `X-Spam-Status: Yes, score=…`), or null.
+ */
+function spamHeader(headers: RawHeader[]): string | null {
+  if (/^\s*yes\b/i.test(headerValue(headers, 'x-spam-flag') ?? '')) return 'X-Spam-Flag: YES';
+  if (/^\s*yes\b/i.test(headerValue(headers, 'x-spam-status') ?? '')) return 'X-Spam-Status: Yes';
+  return null;
 }
 
 /** The mail account an imported message belongs to, named after its source: `import:mbox:archive-2009`. */
@@ -169,7 +177,6 @@ function headerDate(value: string | null): string | null {
   return null;
 }
 
-/** Warnings about the MIME structure itself: truncation and broken base64 parts. */
 /**
  * When the message arrived, from its Received headers: the topmost one (the last hop, added on
  * delivery) whose date after the `;` is readable and plausible. What the message is dated by when
@@ -185,6 +192,7 @@ function receivedHeaderDate(headers: RawHeader[]): string | null {
   return null;
 }
 
+/** Warnings about the MIME structure itself: truncation and broken base64 parts. */
 function structureWarnings(raw: string, root: MimeNode): { truncated: boolean; warnings: string[] } {
   let truncated = false;
   const warnings: string[] = [];
@@ -248,8 +256,7 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
     ? `message-id:${messageId}`
     : contentIdentity({ from, to, subject }, date ?? collapseWhitespace(headerValue(root.headers, 'date') ?? ''), text);
   const folder = attributes.folder ?? null;
-  const spamFlag = /^\s*yes\b/i.test(headerValue(root.headers, 'x-spam-flag') ?? '');
-  const spamReason = folder && isSpamFolder(folder) ? `folder "${folder}"` : spamFlag ? 'X-Spam-Flag: YES' : null;
+  const spamReason = folder && isSpamFolder(folder) ? `folder "${folder}"` : spamHeader(root.headers);
   const listId = headerValue(root.headers, 'list-id');
   const meta: MailMeta = {
     messageId,

@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { PHOTO_FILE_TYPES } from '@memex/contracts';
+import type { SkippedFile } from './maildir.js';
 
 /** File extensions and the MIME types the document handler reads them as. */
 export const DOCUMENT_TYPES: Record<string, string> = {
@@ -24,35 +25,55 @@ export interface FolderFile {
   /** Path relative to the folder, with `/`: the item's external_id. */
   key: string;
   file: string;
-  /** null when no handler the server lists takes the extension. */
-  type: string | null;
+  /** The MIME type its handler reads it as. */
+  type: string;
   size: number;
   modified: string;
   /** Changes when the file does: a changed file is sent again (and comes back `updated`). */
   version: string;
 }
 
-/** Every file under a folder (hidden files and folders left out), in a stable order. */
-export async function listFolder(root: string, accepted: ReadonlySet<string>): Promise<FolderFile[]> {
+/** Why a file of a type the memex does not read is skipped, where there is more to say than its extension. */
+const UNREAD: Record<string, string> = {
+  msg: 'an Outlook .msg message: not read yet; save it as .eml (Outlook: File › Save As › Outlook Message Format - Unicode is .msg; choose "Text Only" or drag to a folder in Thunderbird to get .eml)',
+};
+
+/**
+ * Every file under a folder, in a stable order: the ones a handler the server lists takes, and
+ * the rest skipped with the reason (hidden files and folders, types nothing reads), so that an
+ * import accounts for every file.
+ */
+export async function listFolder(root: string, accepted: ReadonlySet<string>): Promise<{ files: FolderFile[]; skipped: SkippedFile[] }> {
   const files: FolderFile[] = [];
+  const skipped: SkippedFile[] = [];
   const visit = async (dir: string) => {
     const entries = (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
       const full = path.join(dir, entry.name);
+      const key = path.relative(root, full).split(path.sep).join('/');
+      if (entry.name.startsWith('.')) {
+        skipped.push({ key, reason: entry.isDirectory() ? 'a hidden folder (not read)' : 'a hidden file' });
+        continue;
+      }
       if (entry.isDirectory()) {
         await visit(full);
         continue;
       }
-      if (!entry.isFile()) continue;
+      if (!entry.isFile()) {
+        skipped.push({ key, reason: 'not a regular file' });
+        continue;
+      }
       const stat = await fs.stat(full);
       const extension = path.extname(entry.name).slice(1).toLowerCase();
       const type = DOCUMENT_TYPES[extension] ?? PHOTO_FILE_TYPES[extension] ?? null;
-      const key = path.relative(root, full).split(path.sep).join('/');
+      if (!type || !accepted.has(type)) {
+        skipped.push({ key, reason: UNREAD[extension] ?? (extension ? `no handler takes .${extension} files` : 'no extension to tell its type') });
+        continue;
+      }
       files.push({
         key,
         file: full,
-        type: type && accepted.has(type) ? type : null,
+        type,
         size: stat.size,
         modified: stat.mtime.toISOString(),
         version: `${key}\t${stat.size}\t${stat.mtimeMs}`,
@@ -60,5 +81,5 @@ export async function listFolder(root: string, accepted: ReadonlySet<string>): P
     }
   };
   await visit(root);
-  return files;
+  return { files, skipped };
 }

@@ -30,14 +30,34 @@ test('a Maildir++ tree lists every message with its folder, read and starred fla
   put('cur', '1262304002.M3P1.host:2,FS');
   put('.Junk/cur', '1262304003.M4P1.host:2,');
   put('tmp', 'half-delivered');
-  const messages = await listMaildir(root);
+  // What real trees hold besides: Dovecot's index files, a hidden file in cur/, a message copied in
+  // by hand beside cur/, and a plain (non-Maildir) folder of numbered MH-style files.
+  put('', 'dovecot.index.cache');
+  put('', 'dovecot-uidlist');
+  put('', 'maildirfolder');
+  put('cur', '.DS_Store');
+  put('', 'loose.eml');
+  put('Lists/mh', '1');
+  const { messages, skipped } = await listMaildir(root);
   assert.deepEqual(
     messages.map((m) => [m.key, m.folder, m.read, m.starred, m.received]),
     [
       ['INBOX/1262304000.M1P1.host', 'INBOX', false, false, '2010-01-01T00:00:00.000Z'],
       ['INBOX/1262304001.M2P1.host', 'INBOX', true, false, '2010-01-01T00:00:01.000Z'],
       ['INBOX/1262304002.M3P1.host', 'INBOX', true, true, '2010-01-01T00:00:02.000Z'],
+      ['INBOX/loose.eml', 'INBOX', true, false, null],
       ['Junk/1262304003.M4P1.host', 'Junk', false, false, '2010-01-01T00:00:03.000Z'],
+      ['Lists/mh/1', 'Lists/mh', true, false, null],
+    ],
+  );
+  assert.deepEqual(
+    skipped.map((s) => [s.key, s.reason.split(' ')[0]]),
+    [
+      ['cur/.DS_Store', 'a'],
+      ['dovecot-uidlist', 'Maildir'],
+      ['dovecot.index.cache', 'Maildir'],
+      ['maildirfolder', 'Maildir'],
+      ['tmp/half-delivered', 'in'],
     ],
   );
 });

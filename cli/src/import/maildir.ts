@@ -13,6 +13,15 @@ export interface MaildirMessage {
   received: string | null;
 }
 
+/** A file that is not sent, and why: every file under the root is either a message or one of these. */
+export interface SkippedFile {
+  key: string;
+  reason: string;
+}
+
+/** Files mail servers and clients keep beside the messages (Dovecot, Courier, Maildir++, locks). */
+const METADATA = /^(dovecot[.-]|courierimap|maildirfolder$|maildirsize$|subscriptions$|.*\.lock$)/i;
+
 /**
  * The folder a maildir directory stands for: the root is INBOX; Maildir++ subfolders (`.Sent`,
  * `.Work.2009`) and nested maildirs (`Work/2009`) keep their names with `/` between levels.
@@ -37,35 +46,55 @@ function deliveryTime(unique: string): string | null {
   return seconds ? new Date(Number(seconds) * 1000).toISOString() : null;
 }
 
-/** Every message under a Maildir root, in a stable order (folder, then name). */
-export async function listMaildir(root: string): Promise<MaildirMessage[]> {
+/**
+ * Every file under a Maildir root, in a stable order (folder, then name), as a message or a skip
+ * with its reason. Messages are the files of `new/` and `cur/`, and files outside them that are
+ * not known metadata (an MH-style folder, a loose message copied in by hand): the server says
+ * whether those are messages. Folders nest at any depth, Maildir++ or not.
+ */
+export async function listMaildir(root: string): Promise<{ messages: MaildirMessage[]; skipped: SkippedFile[] }> {
   const messages: MaildirMessage[] = [];
+  const skipped: SkippedFile[] = [];
   const visit = async (dir: string) => {
     const entries = await fs.readdir(dir, { withFileTypes: true });
-    const names = new Set(entries.filter((e) => e.isDirectory()).map((e) => e.name));
     const relative = path.relative(root, dir);
-    for (const sub of ['new', 'cur'] as const) {
-      if (!names.has(sub)) continue;
-      for (const file of await fs.readdir(path.join(dir, sub), { withFileTypes: true })) {
-        if (!file.isFile() || file.name.startsWith('.')) continue;
-        const { unique, flags } = parseMaildirName(file.name);
-        const folder = folderName(relative);
-        messages.push({
-          key: `${folder}/${unique}`,
-          file: path.join(dir, sub, file.name),
-          folder,
-          // Mail in new/ has not been seen by any client yet.
-          read: sub === 'cur' && flags.includes('S'),
-          starred: flags.includes('F'),
-          received: deliveryTime(unique),
-        });
+    const folder = folderName(relative);
+    const keyOf = (...parts: string[]) => path.join(relative, ...parts).split(path.sep).join('/');
+    const add = (file: string, name: string, sub: 'new' | 'cur' | null) => {
+      const { unique, flags } = parseMaildirName(name);
+      messages.push({
+        key: `${folder}/${unique}`,
+        file,
+        folder,
+        // Mail in new/ has not been seen by any client yet; a loose file says nothing (taken as read).
+        read: sub === null || (sub === 'cur' && flags.includes('S')),
+        starred: flags.includes('F'),
+        received: deliveryTime(unique),
+      });
+    };
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== 'new' && entry.name !== 'cur' && entry.name !== 'tmp') continue;
+        for (const file of await fs.readdir(full, { withFileTypes: true })) {
+          const key = keyOf(entry.name, file.name);
+          if (!file.isFile()) skipped.push({ key, reason: 'not a regular file' });
+          else if (entry.name === 'tmp') skipped.push({ key, reason: 'in tmp/: a delivery that has not finished' });
+          else if (file.name.startsWith('.')) skipped.push({ key, reason: 'a hidden file' });
+          else add(path.join(full, file.name), file.name, entry.name);
+        }
+      } else if (!entry.isFile()) {
+        skipped.push({ key: keyOf(entry.name), reason: 'not a regular file' });
+      } else if (entry.name.startsWith('.') || METADATA.test(entry.name)) {
+        skipped.push({ key: keyOf(entry.name), reason: 'Maildir metadata (index, uid list, lock or a hidden file)' });
+      } else {
+        add(full, entry.name, null);
       }
     }
-    for (const name of [...names].sort()) {
-      if (name === 'new' || name === 'cur' || name === 'tmp') continue;
-      await visit(path.join(dir, name));
-    }
+    const folders = entries.filter((e) => e.isDirectory() && !['new', 'cur', 'tmp'].includes(e.name)).map((e) => e.name);
+    for (const name of folders.sort()) await visit(path.join(dir, name));
   };
   await visit(root);
-  return messages.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+  return { messages: messages.sort(byKey), skipped: skipped.sort(byKey) };
 }

@@ -2,8 +2,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { INGEST_REQUEST_LIMIT_BYTES, PHOTO_FILE_TYPES, Types } from '@memex/contracts';
 import type { MemexClient } from '@memex/client';
-import { listFolder } from './folder.js';
-import { listMaildir } from './maildir.js';
+import { listFolder, type FolderFile } from './folder.js';
+import { listMaildir, type SkippedFile } from './maildir.js';
 import { readSidecars, type TakeoutAttributes } from './takeout.js';
 import { readMbox } from './mbox.js';
 import { ImportReport, type Summary } from './report.js';
@@ -41,9 +41,11 @@ export interface ImportOutcome {
 /** Where each kind of source reads from, and how its progress is recorded. */
 interface Feed {
   total: { value: number; unit: 'bytes' | 'files' };
+  /** Files done by earlier runs, not sent again. */
+  earlier: number;
   send(uploader: Uploader, report: ImportReport): Promise<void>;
   /** Records an answered batch in the state: the mbox offset reached, or the files done. */
-  commit(batch: Answered[]): void;
+  commit(batch: Answered[], results: Result[]): void;
 }
 
 const tooLarge = (bytes: number) =>
@@ -53,6 +55,7 @@ function mboxFeed(options: ImportOptions, state: ImportState, size: number): Fee
   const base = path.basename(options.target);
   return {
     total: { value: size, unit: 'bytes' },
+    earlier: 0,
     async send(uploader) {
       for await (const message of readMbox(options.target, state.offset)) {
         const key = `${base}#${message.offset}`;
@@ -73,20 +76,27 @@ function mboxFeed(options: ImportOptions, state: ImportState, size: number): Fee
   };
 }
 
-/** Maildir and folder imports: a list of files, each done once (recorded in the state's `.done` file). */
+/**
+ * Maildir and folder imports: a list of files, each done once (recorded in the state's `.done`
+ * file), and the files skipped with their reasons (counted every run: they were not sent). A
+ * rejected file is not done: the next run sends it again (fixed, or a newer memex may read it).
+ */
 function filesFeed<F extends { key: string; file: string; size?: number }>(
-  options: ImportOptions,
   stateFile: StateFile,
-  files: F[],
+  listed: { files: F[]; skipped: SkippedFile[] },
   doneKey: (file: F) => string,
-  toItem: (file: F, bytes: Buffer) => Item | null,
+  toItem: (file: F, bytes: Buffer) => Item,
 ): Feed {
+  const { files, skipped } = listed;
   const done = stateFile.doneKeys();
   const byKey = new Map(files.map((f) => [f.key, f]));
-  let position = files.filter((f) => done.has(doneKey(f))).length;
+  const earlier = files.filter((f) => done.has(doneKey(f))).length;
+  let position = earlier;
   return {
     total: { value: files.length, unit: 'files' },
+    earlier,
     async send(uploader, report) {
+      for (const { key, reason } of skipped) report.skip(key, reason);
       for (const file of files) {
         if (done.has(doneKey(file))) continue;
         const size = file.size ?? (await fs.stat(file.file)).size;
@@ -95,20 +105,24 @@ function filesFeed<F extends { key: string; file: string; size?: number }>(
           continue;
         }
         const bytes = await fs.readFile(file.file);
-        const next = toItem(file, bytes);
-        if (!next) {
-          report.skipped++;
-          continue;
-        }
-        await uploader.add({ key: file.key, bytes: bytes.length, item: next });
+        await uploader.add({ key: file.key, bytes: bytes.length, item: toItem(file, bytes) });
       }
     },
-    commit(batch) {
+    commit(batch, results) {
       position += batch.length;
-      stateFile.appendDone(batch.map((answered) => doneKey(byKey.get(answered.key)!)));
-      batch.forEach((answered) => (answered.position = position));
+      const answered = batch.filter((_, i) => results[i]!.status !== 'rejected');
+      stateFile.appendDone(answered.map((a) => doneKey(byKey.get(a.key)!)));
+      batch.forEach((a) => (a.position = position));
     },
   };
+}
+
+/** What a file of a folder import carries besides its bytes: a message its file time and folder, a document its name and time. */
+function folderAttributes(file: FolderFile): Record<string, unknown> {
+  if (file.type !== 'message/rfc822') return { filename: path.basename(file.file), modified: file.modified };
+  const folder = path.posix.dirname(file.key);
+  // The folder a loose .eml sits in is its folder label (Junk/ marks it spam, as in a Maildir).
+  return { modified: file.modified, ...(folder !== '.' ? { folder } : {}) };
 }
 
 function item(options: ImportOptions, type: string, bytes: Buffer, externalId: string, attributes: Record<string, unknown>): Item {
@@ -130,8 +144,8 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
       return mboxFeed(options, state, size);
     }
     case 'maildir': {
-      const messages = await listMaildir(options.target);
-      return filesFeed(options, stateFile, messages, (m) => m.key, (m, bytes) =>
+      const { messages, skipped } = await listMaildir(options.target);
+      return filesFeed(stateFile, { files: messages, skipped }, (m) => m.key, (m, bytes) =>
         item(options, 'message/rfc822', bytes, m.key, {
           folder: m.folder,
           read: m.read,
@@ -144,23 +158,23 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
       // The server's registry says which types it takes.
       const { handlers } = await options.client.call(Types, {});
       const accepted = new Set(handlers.flatMap((h) => h.types));
-      const files = await listFolder(options.target, accepted);
-      return filesFeed(options, stateFile, files, (f) => f.version, (f, bytes) =>
-        f.type ? item(options, f.type, bytes, f.key, { filename: path.basename(f.file), modified: f.modified }) : null,
+      return filesFeed(stateFile, await listFolder(options.target, accepted), (f) => f.version, (f, bytes) =>
+        item(options, f.type, bytes, f.key, folderAttributes(f)),
       );
     }
     case 'photos': {
       // Photos only, each with what its Google Takeout sidecar says (time, place, caption).
       const photoTypes = new Set(Object.values(PHOTO_FILE_TYPES));
-      const files = (await listFolder(options.target, photoTypes)).filter((f) => f.type);
+      const listed = await listFolder(options.target, photoTypes);
+      const files = listed.files;
       const sidecars = new Map<string, TakeoutAttributes>();
       for (const dir of new Set(files.map((f) => path.dirname(f.file)))) {
         const names = files.filter((f) => path.dirname(f.file) === dir).map((f) => path.basename(f.file));
         const found = await readSidecars(dir, names, (message) => options.progress?.write(`${message}\n`));
         for (const [name, attributes] of found) sidecars.set(path.join(dir, name), attributes);
       }
-      return filesFeed(options, stateFile, files, (f) => f.version, (f, bytes) =>
-        item(options, f.type!, bytes, f.key, { filename: path.basename(f.file), modified: f.modified, ...sidecars.get(f.file) }),
+      return filesFeed(stateFile, listed, (f) => f.version, (f, bytes) =>
+        item(options, f.type, bytes, f.key, { filename: path.basename(f.file), modified: f.modified, ...sidecars.get(f.file) }),
       );
     }
   }
@@ -184,7 +198,7 @@ export async function runImport(options: ImportOptions): Promise<ImportOutcome> 
     inFlight: options.inFlight,
     retries: options.retries,
     onBatch(batch: Answered[], results: Result[]) {
-      feed.commit(batch);
+      feed.commit(batch, results);
       report.record(batch, results, batch[batch.length - 1]!.position ?? 0);
       stateFile.save(state);
     },
@@ -203,6 +217,6 @@ export async function runImport(options: ImportOptions): Promise<ImportOutcome> 
     stateFile.save(state);
     stateFile.close();
   }
-  const summary = report.summary(`import:${options.kind}:${options.source}`);
+  const summary = report.summary(`import:${options.kind}:${options.source}`, feed.earlier);
   return error === undefined ? { summary } : { summary, error };
 }

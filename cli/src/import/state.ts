@@ -8,9 +8,11 @@ export interface Totals {
   updated: number;
   duplicate: number;
   rejected: number;
+  /** Files not sent, each with a reason (no handler for the type, Maildir metadata, a hidden file…). */
+  skipped: number;
 }
 
-export const noTotals = (): Totals => ({ created: 0, updated: 0, duplicate: 0, rejected: 0 });
+export const noTotals = (): Totals => ({ created: 0, updated: 0, duplicate: 0, rejected: 0, skipped: 0 });
 
 /** Rejections kept in the state file, so the summary can name them after several runs. */
 const KEPT_REJECTIONS = 1000;
@@ -58,6 +60,7 @@ export class StateFile {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fresh;
       throw new Error(`cannot read the import state ${this.jsonPath}: ${(error as Error).message} (run with --restart to start over)`);
     }
+    state.totals = { ...noTotals(), ...state.totals }; // state files from before `skipped`
     if (state.target !== target) {
       throw new Error(
         `source "${source}" was imported from ${state.target}, not ${target}: use another --source, or --restart to import this one under it`,

@@ -1,0 +1,107 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Ingest, ItemsGet } from '@memex/contracts';
+import { startStack, type TestStack } from '@memex/e2e';
+import { runImport, type ImportKind } from './run.js';
+import type { Summary } from './report.js';
+
+/** A message as a mail client saves it (.eml): CRLF, a Date, a Message-ID. */
+function eml(id: string, subject: string, extra = ''): string {
+  return `From: Ann <ann@example.com>\r\nTo: bob@example.org\r\nSubject: ${subject}\r\nDate: Mon, 1 Jun 2009 10:00:00 +0000\r\nMessage-ID: <${id}@example.com>\r\n${extra}\r\n${subject} body.\r\n`;
+}
+
+function write(root: string, files: Record<string, string>): void {
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    fs.writeFileSync(path.join(root, name), content);
+  }
+}
+
+/** The import summary accounts for every file: counted = earlier + created + updated + duplicate + rejected + skipped. */
+function assertAccounted(summary: Summary, files: number): void {
+  const { created, updated, duplicate, rejected, skipped } = summary.run;
+  assert.equal(summary.counted, files, 'every file is counted');
+  assert.equal(summary.counted, summary.earlier + created + updated + duplicate + rejected + skipped);
+  assert.equal(summary.rejected.reduce((n, r) => n + r.count, 0), rejected, 'every rejection has a reason');
+  assert.equal(summary.skipped.reduce((n, r) => n + r.count, 0), skipped, 'every skip has a reason');
+}
+
+describe('memex import: every file accounted for', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startStack(['ingest']);
+  });
+  after(async () => stack.stop());
+
+  const run = (kind: ImportKind, target: string, source: string) =>
+    runImport({ kind, target, source, home: stack.env.home, client: stack.owner, labels: [], batchItems: 50, batchBytes: 4 << 20, inFlight: 2, retries: 0, restart: false });
+
+  test('a folder: .eml files import (a Junk/ one as spam), .msg and unknown types are skipped with a reason, a rejected file is sent again next run', async () => {
+    const root = path.join(stack.env.home, 'folder');
+    // Before: every .eml was rejected (`unknown attribute "filename"`) and then recorded as done.
+    write(root, {
+      'a.eml': eml('a', 'Plain'),
+      'Junk/b.eml': eml('b', 'Cheap pills'),
+      'c.msg': 'Outlook OLE bytes',
+      '.DS_Store': 'x',
+      'notes.xyz': 'x',
+      'broken.eml': 'no headers here at all\n',
+      'doc.md': '# Doc\n\ntext\n',
+    });
+    const first = await run('folder', root, 'f1');
+    assert.equal(first.error, undefined);
+    assertAccounted(first.summary, 7);
+    assert.deepEqual(first.summary.run, { created: 3, updated: 0, duplicate: 0, rejected: 1, skipped: 3 });
+    assert.match(first.summary.rejected[0]!.reason, /not an RFC 822 message/);
+    assert.deepEqual(first.summary.rejected[0]!.examples, ['broken.eml']);
+    assert.match(first.summary.skipped.map((s) => s.reason).join('\n'), /Outlook \.msg message/);
+
+    // The rejected file is fixed; the next run sends it (and only it) again.
+    write(root, { 'broken.eml': eml('fixed', 'Fixed now') });
+    const second = await run('folder', root, 'f1');
+    assertAccounted(second.summary, 7);
+    assert.deepEqual(second.summary.run, { created: 1, updated: 0, duplicate: 0, rejected: 0, skipped: 3 });
+    assert.equal(second.summary.earlier, 3);
+  });
+
+  test('a Junk/ .eml is spam with its folder label', async () => {
+    const root = path.join(stack.env.home, 'spamfolder');
+    write(root, { 'Junk/s.eml': eml('s', 'Win') });
+    const { summary } = await run('folder', root, 'f2');
+    assert.equal(summary.run.created, 1);
+    const { id, seq } = await idOf(stack, 's@example.com');
+    const item = await stack.owner.call(ItemsGet, { id, min_seq: seq });
+    assert.equal(item.spam, true);
+    assert.equal(item.meta['folder'], 'Junk');
+  });
+
+  test('a Maildir: files outside cur/new, nested plain folders, metadata and tmp/ are all counted', async () => {
+    const root = path.join(stack.env.home, 'maildir');
+    for (const dir of ['cur', 'new', 'tmp']) fs.mkdirSync(path.join(root, dir), { recursive: true });
+    write(root, {
+      'cur/1262304001.M1P1.host:2,S': eml('m1', 'One'),
+      'new/1262304002.M2P1.host': eml('m2', 'Two'),
+      'tmp/1262304003.M3P1.host': eml('m3', 'Half delivered'),
+      'dovecot-uidlist': '3 V1 N4\n',
+      'loose.eml': eml('m4', 'Loose'),
+      'Archive/2009/1': eml('m5', 'MH style'),
+      'Archive/2009/2': eml('m1', 'One'), // the same message again: a duplicate
+      'Archive/2009/3': 'not a message\n',
+    });
+    const { summary, error } = await run('maildir', root, 'm1');
+    assert.equal(error, undefined);
+    assertAccounted(summary, 8);
+    assert.deepEqual(summary.run, { created: 4, updated: 0, duplicate: 1, rejected: 1, skipped: 2 });
+  });
+});
+
+/** An item's id by its Message-ID: a message with that id is answered as a duplicate of it. */
+async function idOf(stack: TestStack, messageId: string): Promise<{ id: string; seq: number }> {
+  const { results, seq } = await stack.owner.call(Ingest, {
+    items: [{ type: 'message/rfc822', text: `Message-ID: <${messageId}>\r\nFrom: x@y\r\n\r\nx\r\n`, source: { kind: 'probe' } }],
+  });
+  assert.equal(results[0]!.status, 'duplicate');
+  return { id: results[0]!.id!, seq };
+}

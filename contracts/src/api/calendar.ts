@@ -117,5 +117,80 @@ export const CalendarSync = defineMethod({
   }),
 });
 
+const Written = Type.Object({
+  merged: Type.Boolean({ description: 'Google had a newer version (412): it was re-read and the change merged into it' }),
+  seq: Seq,
+});
+
+export const CalendarRsvp = defineMethod({
+  name: 'memex.calendar.rsvp',
+  service: 'calendar-sync',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    "Answer an invitation in a Google calendar (accepted, declined, tentative) as the account's own attendee; written to Google with its etag, merged into a newer version when Google has one.",
+  params: Type.Object({
+    uid: Type.String({ minLength: 1 }),
+    response: Type.Union([Type.Literal('accepted'), Type.Literal('declined'), Type.Literal('tentative')]),
+  }),
+  result: Written,
+});
+
+const EventFields = {
+  summary: Type.Optional(Type.String({ maxLength: 1024 })),
+  location: Type.Optional(Type.String({ maxLength: 1024 })),
+  start: Type.Optional(Instant),
+  end: Type.Optional(Instant),
+};
+
+export const CalendarUpdate = defineMethod({
+  name: 'memex.calendar.update',
+  service: 'calendar-sync',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Move or edit a Google Calendar event (the series, for a recurring one). Written with its etag: when Google changed the same fields meanwhile, nothing is overwritten and the conflict is reported (error conflict); other fields merge.',
+  params: Type.Object({ uid: Type.String({ minLength: 1 }), ...EventFields }),
+  result: Written,
+});
+
+export const CalendarDelete = defineMethod({
+  name: 'memex.calendar.delete',
+  service: 'calendar-sync',
+  kind: 'command',
+  access: 'owner',
+  summary: 'Delete a Google Calendar event; refused (conflict) when it changed at Google since the memex read it.',
+  params: Type.Object({ uid: Type.String({ minLength: 1 }) }),
+  result: Written,
+});
+
+export const CalendarCreate = defineMethod({
+  name: 'memex.calendar.create',
+  service: 'calendar-sync',
+  kind: 'command',
+  access: 'owner',
+  summary: 'Create an event in a Google calendar (default: the primary calendar of the account).',
+  params: Type.Object({
+    account: Type.String({ minLength: 3 }),
+    calendar_id: Type.Optional(Type.String({ minLength: 1, default: 'primary' })),
+    summary: Type.String({ minLength: 1, maxLength: 1024 }),
+    start: Instant,
+    end: Instant,
+    time_zone: Type.Optional(Type.String({ minLength: 1, description: 'IANA zone the event is written in' })),
+    location: Type.Optional(Type.String({ maxLength: 1024 })),
+    attendees: Type.Optional(Type.Array(Type.String({ minLength: 3 }), { maxItems: 200 })),
+  }),
+  result: Type.Object({ uid: Type.String(), seq: Seq }),
+});
+
 /** API methods of the calendar area. */
-export const calendarMethods: MethodDefinition[] = [CalendarList, CalendarFreebusy, CalendarBrief, CalendarSync];
+export const calendarMethods: MethodDefinition[] = [
+  CalendarList,
+  CalendarFreebusy,
+  CalendarBrief,
+  CalendarSync,
+  CalendarRsvp,
+  CalendarUpdate,
+  CalendarDelete,
+  CalendarCreate,
+];

@@ -2,10 +2,11 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
 import { CalendarProjector } from './projection/calendar.projector.js';
-import { SyncCommands } from './commands/sync.commands.js';
+import { CalendarCommands } from './commands/calendar.commands.js';
 import { BriefQueries } from './queries/brief.queries.js';
 import { CalendarQueries } from './queries/calendar.queries.js';
 import { GoogleCalendarSync } from './sync/google-calendar-sync.js';
+import { GoogleCalendarWrites } from './sync/google-calendar-writes.js';
 
 /** Calendars (seed §6.4): Google Calendar, calendar files and invitations in mail, placed in time; free/busy; meeting briefs. */
 @Module({})
@@ -14,7 +15,7 @@ export class CalendarSyncModule {
     return {
       module: CalendarSyncModule,
       imports: [MemexModule.forService({ service: 'calendar-sync', config, schema: 'calendar' })],
-      providers: [CalendarProjector, CalendarQueries, BriefQueries, GoogleCalendarSync, SyncCommands],
+      providers: [CalendarProjector, CalendarQueries, BriefQueries, GoogleCalendarSync, GoogleCalendarWrites, CalendarCommands],
     };
   }
 }

@@ -1,6 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CalendarList, CalendarSync, type ResultOf } from '@memex/contracts';
+import { CalendarCreate, CalendarDelete, CalendarList, CalendarRsvp, CalendarSync, CalendarUpdate, MemexError, type ResultOf } from '@memex/contracts';
 import { startGoogleCalendar, type GoogleHarness } from './testing/google.js';
 
 type Instances = ResultOf<typeof CalendarList>['instances'];
@@ -89,5 +89,55 @@ describe('calendar-sync: Google Calendar v3', () => {
     const week = await list('2026-03-23T00:00:00Z', '2026-03-30T00:00:00Z');
     assert.deepEqual(week.map((i) => i.summary), ['Weekly sync (moved)', 'Review']);
     assert.equal((await sync()).mode, 'incremental', 'the resync left a fresh token');
+  });
+
+  it('RSVP round trip: the answer goes to Google with the etag, and comes back in the calendar', async () => {
+    const { merged, seq: written } = await h.call(CalendarRsvp, { uid: 'weekly1@google.com', response: 'declined' });
+    seq = written;
+    assert.equal(merged, false);
+    const atGoogle = h.calendar.event('primary', 'weekly1')!;
+    assert.deepEqual(atGoogle.attendees?.map((a) => [a.email, a.responseStatus]), [['owner@example.com', 'declined'], ['bob@example.com', 'needsAction']]);
+    const [first] = await list('2026-03-16T00:00:00Z', '2026-03-17T00:00:00Z');
+    assert.deepEqual(first?.attendees.map((a) => a.status), ['declined', 'needs-action']);
+    assert.equal((await sync()).changed, 0, 'the next sync finds the etag it wrote: nothing to publish');
+  });
+
+  it('a 412 on an RSVP: the event changed at Google meanwhile is re-read and the answer merged into it', async () => {
+    h.calendar.edit('primary', 'weekly1', { summary: 'Weekly sync (new agenda)' });
+    const { merged, seq: written } = await h.call(CalendarRsvp, { uid: 'weekly1@google.com', response: 'tentative' });
+    seq = written;
+    assert.equal(merged, true);
+    const atGoogle = h.calendar.event('primary', 'weekly1')!;
+    assert.equal(atGoogle.summary, 'Weekly sync (new agenda)', 'their change stays');
+    assert.equal(atGoogle.attendees?.[0]?.responseStatus, 'tentative', 'our answer is in');
+    const [first] = await list('2026-03-16T00:00:00Z', '2026-03-17T00:00:00Z');
+    assert.equal(first?.summary, 'Weekly sync (new agenda)');
+  });
+
+  it('a 412 on a move of a field someone else changed: reported, nothing overwritten; a change to another field merges', async () => {
+    h.calendar.edit('primary', 'lunch1', { start: { dateTime: '2026-03-20T13:00:00+01:00' }, end: { dateTime: '2026-03-20T14:00:00+01:00' } });
+    await assert.rejects(
+      h.call(CalendarUpdate, { uid: 'lunch1@google.com', start: '2026-03-20T10:00:00Z', end: '2026-03-20T11:00:00Z' }),
+      (e: unknown) => e instanceof MemexError && e.code === 'conflict' && /changed at Google since the memex read it \(start/.test(e.message),
+    );
+    assert.equal(h.calendar.event('primary', 'lunch1')!.start?.dateTime, '2026-03-20T13:00:00+01:00', 'their move stands');
+    const { merged } = await h.call(CalendarUpdate, { uid: 'lunch1@google.com', location: 'Canteen' });
+    assert.equal(merged, true);
+    const atGoogle = h.calendar.event('primary', 'lunch1')!;
+    assert.deepEqual([atGoogle.location, atGoogle.start?.dateTime], ['Canteen', '2026-03-20T13:00:00+01:00']);
+  });
+
+  it('create, move and delete from the memex reach Google, and the next sync brings back nothing twice', async () => {
+    const created = await h.call(CalendarCreate, { account: ACCOUNT, summary: 'Dentist', start: '2026-03-26T08:00:00Z', end: '2026-03-26T09:00:00Z', time_zone: 'Europe/Berlin' });
+    seq = created.seq;
+    assert.match(created.uid, /^new\d+@google\.com$/);
+    assert.equal(h.calendar.event('primary', created.uid.replace('@google.com', ''))?.summary, 'Dentist');
+    seq = (await h.call(CalendarUpdate, { uid: created.uid, start: '2026-03-26T09:00:00Z', end: '2026-03-26T10:00:00Z' })).seq;
+    const dentist = (await list('2026-03-26T00:00:00Z', '2026-03-27T00:00:00Z')).filter((i) => i.summary === 'Dentist');
+    assert.deepEqual(dentist.map((i) => [i.start, i.time_zone]), [['2026-03-26T09:00:00.000Z', 'Europe/Berlin']]);
+    seq = (await h.call(CalendarDelete, { uid: 'review1@google.com' })).seq;
+    assert.equal(h.calendar.event('primary', 'review1')?.status, 'cancelled');
+    assert.deepEqual((await list('2026-03-25T00:00:00Z', '2026-03-26T00:00:00Z')).map((i) => i.summary), []);
+    assert.equal((await sync()).changed, 0, 'what the memex wrote is not read back as new');
   });
 });

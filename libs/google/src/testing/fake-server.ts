@@ -11,6 +11,8 @@ export interface FakeRequest {
   body: unknown;
   /** The account whose access token authorised the call. */
   account: string;
+  /** Request headers, lowercase (If-Match for etag preconditions). */
+  headers: http.IncomingHttpHeaders;
 }
 
 export interface FakeResponse {
@@ -259,6 +261,7 @@ export class FakeGoogleServer {
         params: match.slice(1).map(decodeURIComponent),
         body,
         account: grant.account,
+        headers: req.headers,
       });
     }
     return googleError(404, `no route ${method} ${url.pathname}`, 'notFound');

@@ -57,7 +57,7 @@ export class GoogleCalendarSync implements OnApplicationBootstrap, OnApplication
     while (this.running) await this.running.catch(() => undefined);
     const run = (async () => {
       // The sync reads its own state (accounts, tokens, etags) from the read model: first let it catch up with the log.
-      await this.host.projector?.waitFor(await this.bus.lastSeq(), 120_000);
+      await this.host.projector?.caughtUp(120_000);
       const accounts = await this.db.selectFrom('google_accounts').select(['account', 'scopes']).execute();
       const reports: CalendarSyncReport[] = [];
       for (const { account, scopes } of accounts) {

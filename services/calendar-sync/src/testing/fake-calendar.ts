@@ -27,10 +27,26 @@ export class FakeCalendar {
 
   constructor(server: FakeGoogleServer) {
     server.route('GET', /^\/calendar\/v3\/users\/me\/calendarList$/, () => this.calendarList());
+    server.route('GET', /^\/calendar\/v3\/calendars\/([^/]+)\/events\/([^/]+)$/, (req) => this.getEvent(req));
+    server.route('PATCH', /^\/calendar\/v3\/calendars\/([^/]+)\/events\/([^/]+)$/, (req) => this.patchEvent(req));
+    server.route('DELETE', /^\/calendar\/v3\/calendars\/([^/]+)\/events\/([^/]+)$/, (req) => this.deleteEvent(req));
+    server.route('POST', /^\/calendar\/v3\/calendars\/([^/]+)\/events$/, (req) => this.insertEvent(req));
     server.route('GET', /^\/calendar\/v3\/calendars\/([^/]+)\/events$/, async (req) => {
       if (this.pageDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.pageDelayMs));
       return this.eventsList(req);
     });
+  }
+
+  /** A change made at Google by someone else (another client), as put() but keeping the fields not given. */
+  edit(calendarId: string, id: string, change: calendar_v3.Schema$Event): void {
+    const current = this.calendar(calendarId).events.get(id);
+    if (!current) throw new Error(`no fake event ${id}`);
+    const { changedAt: _, etag: __, ...rest } = current;
+    this.put(calendarId, { ...rest, ...change, id });
+  }
+
+  event(calendarId: string, id: string): FakeEvent | undefined {
+    return this.calendar(calendarId).events.get(id);
   }
 
   addCalendar(id: string, summary: string, timeZone: string): void {
@@ -60,6 +76,54 @@ export class FakeCalendar {
     const calendar = this.calendars.get(id);
     if (!calendar) throw new Error(`no fake calendar ${id}`);
     return calendar;
+  }
+
+  private found(req: FakeRequest): { calendar: FakeCalendarData; event: FakeEvent } | FakeResponse {
+    const calendar = this.calendars.get(req.params[0]!);
+    const event = calendar?.events.get(req.params[1]!);
+    if (!calendar || !event || (event.status === 'cancelled' && !event.recurringEventId)) return googleError(404, 'Not Found', 'notFound');
+    return { calendar, event };
+  }
+
+  /** If-Match as Google checks it: a stale etag answers 412 and changes nothing. */
+  private stale(req: FakeRequest, event: FakeEvent): FakeResponse | null {
+    const ifMatch = req.headers['if-match'];
+    return ifMatch && ifMatch !== event.etag ? googleError(412, 'Precondition Failed', 'conditionNotMet') : null;
+  }
+
+  private public({ changedAt: _, ...event }: FakeEvent): calendar_v3.Schema$Event {
+    return { kind: 'calendar#event', ...event };
+  }
+
+  private getEvent(req: FakeRequest): FakeResponse {
+    const found = this.found(req);
+    return 'status' in found ? found : { status: 200, body: this.public(found.event) };
+  }
+
+  private patchEvent(req: FakeRequest): FakeResponse {
+    const found = this.found(req);
+    if ('status' in found) return found;
+    const stale = this.stale(req, found.event);
+    if (stale) return stale;
+    this.edit(found.calendar.id, found.event.id, req.body as calendar_v3.Schema$Event);
+    return { status: 200, body: this.public(found.calendar.events.get(found.event.id)!) };
+  }
+
+  private deleteEvent(req: FakeRequest): FakeResponse {
+    const found = this.found(req);
+    if ('status' in found) return found;
+    const stale = this.stale(req, found.event);
+    if (stale) return stale;
+    this.remove(found.calendar.id, found.event.id);
+    return { status: 204 };
+  }
+
+  private insertEvent(req: FakeRequest): FakeResponse {
+    const calendar = this.calendars.get(req.params[0]!);
+    if (!calendar) return googleError(404, 'Not Found', 'notFound');
+    const id = `new${this.changes + 1}`;
+    this.put(calendar.id, { ...(req.body as calendar_v3.Schema$Event), id });
+    return { status: 200, body: this.public(calendar.events.get(id)!) };
   }
 
   private calendarList(): FakeResponse {

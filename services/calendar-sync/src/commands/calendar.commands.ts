@@ -1,0 +1,52 @@
+import { Injectable } from '@nestjs/common';
+import {
+  CalendarCreate,
+  CalendarDelete,
+  CalendarRsvp,
+  CalendarSync,
+  CalendarUpdate,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
+import { RpcMethod } from '@memex/runtime';
+import { GoogleCalendarSync } from '../sync/google-calendar-sync.js';
+import { GoogleCalendarWrites } from '../sync/google-calendar-writes.js';
+
+/** memex.calendar.sync (now rather than at the next poll) and the writes to Google. */
+@Injectable()
+export class CalendarCommands {
+  constructor(
+    private readonly sync: GoogleCalendarSync,
+    private readonly writes: GoogleCalendarWrites,
+  ) {}
+
+  @RpcMethod(CalendarSync)
+  async syncNow(params: ParamsOf<typeof CalendarSync>): Promise<ResultOf<typeof CalendarSync>> {
+    const reports = await this.sync.syncAll(params.account);
+    return {
+      accounts: reports.map(({ account, calendars }) => ({ account, calendars })),
+      seq: Math.max(0, ...reports.map((r) => r.seq)),
+    };
+  }
+
+  @RpcMethod(CalendarRsvp)
+  rsvp(params: ParamsOf<typeof CalendarRsvp>): Promise<ResultOf<typeof CalendarRsvp>> {
+    return this.writes.rsvp(params.uid, params.response);
+  }
+
+  @RpcMethod(CalendarUpdate)
+  update({ uid, ...change }: ParamsOf<typeof CalendarUpdate>): Promise<ResultOf<typeof CalendarUpdate>> {
+    return this.writes.update(uid, change);
+  }
+
+  @RpcMethod(CalendarDelete)
+  delete(params: ParamsOf<typeof CalendarDelete>): Promise<ResultOf<typeof CalendarDelete>> {
+    return this.writes.delete(params.uid);
+  }
+
+  @RpcMethod(CalendarCreate)
+  create(params: ParamsOf<typeof CalendarCreate>): Promise<ResultOf<typeof CalendarCreate>> {
+    const { account, calendar_id, time_zone, ...event } = params;
+    return this.writes.create(account, calendar_id ?? 'primary', { ...event, ...(time_zone ? { timeZone: time_zone } : {}) });
+  }
+}

@@ -1,5 +1,15 @@
 import type { Command } from 'commander';
-import { CalendarFreebusy, CalendarList, type ResultOf } from '@memex/contracts';
+import {
+  CalendarBrief,
+  CalendarCreate,
+  CalendarDelete,
+  CalendarFreebusy,
+  CalendarList,
+  CalendarRsvp,
+  CalendarSync,
+  CalendarUpdate,
+  type ResultOf,
+} from '@memex/contracts';
 import { client, output } from '../context.js';
 
 type Instance = ResultOf<typeof CalendarList>['instances'][number];
@@ -76,7 +86,11 @@ function rangeOf(options: CalendarOptions): { from: string; to: string } {
   return viewRange(options.view, options.day ?? new Date().toISOString().slice(0, 10), Number(options.days));
 }
 
-/** `memex calendar` (day, week, month, agenda views) and `memex calendar freebusy`. */
+function written(result: { merged: boolean; seq: number }): string {
+  return result.merged ? 'done (the event had changed at Google: re-read and merged)' : 'done';
+}
+
+/** `memex calendar` (day, week, month, agenda views), `freebusy`, `brief`, `sync`, and the writes to Google. */
 export function registerCalendar(program: Command): void {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const calendar = program
@@ -112,5 +126,74 @@ export function registerCalendar(program: Command): void {
       output(Boolean(options.json), { busy }, () =>
         busy.length === 0 ? 'free the whole time' : busy.map((b) => `busy ${format.format(new Date(b.start))} – ${format.format(new Date(b.end))}`).join('\n'),
       );
+    });
+  calendar
+    .command('brief <uid>')
+    .description('before a meeting: what the memex knows about its attendees')
+    .option('--budget <bytes>', 'the most UTF-8 bytes of brief', '4096')
+    .option('--json', 'print JSON')
+    .action(async (uid: string, options: { budget: string; json?: boolean }) => {
+      const result = await client().call(CalendarBrief, { uid, budget_bytes: Number(options.budget) });
+      output(Boolean(options.json), result, () => `${result.summary}  ${result.start} – ${result.end}${result.location ? `  at ${result.location}` : ''}\n\n${result.brief.text}`);
+    });
+  calendar
+    .command('sync [account]')
+    .description('sync the Google calendars now (all accounts, or one)')
+    .action(async (account: string | undefined) => {
+      const result = await client().call(CalendarSync, account ? { account } : {});
+      for (const a of result.accounts) for (const c of a.calendars) console.log(`${a.account} ${c.calendar_id}: ${c.mode}, ${c.changed} changed`);
+      if (result.accounts.length === 0) console.log('no Google account with the calendar scope (memex accounts add google)');
+    });
+  calendar
+    .command('rsvp <uid> <response>')
+    .description('answer an invitation in a Google calendar: accepted, declined or tentative')
+    .action(async (uid: string, response: string) => {
+      if (!['accepted', 'declined', 'tentative'].includes(response)) throw new Error(`the answer is accepted, declined or tentative, not ${response}`);
+      console.log(written(await client().call(CalendarRsvp, { uid, response: response as 'accepted' | 'declined' | 'tentative' })));
+    });
+  calendar
+    .command('move <uid>')
+    .description('move a Google Calendar event (refused if someone moved it meanwhile)')
+    .requiredOption('--start <time>', 'new start (ISO 8601)')
+    .requiredOption('--end <time>', 'new end (ISO 8601)')
+    .action(async (uid: string, options: { start: string; end: string }) => {
+      const change = { start: new Date(options.start).toISOString(), end: new Date(options.end).toISOString() };
+      console.log(written(await client().call(CalendarUpdate, { uid, ...change })));
+    });
+  calendar
+    .command('edit <uid>')
+    .description('change the title or place of a Google Calendar event')
+    .option('--summary <text>', 'new title')
+    .option('--location <text>', 'new place')
+    .action(async (uid: string, options: { summary?: string; location?: string }) => {
+      console.log(written(await client().call(CalendarUpdate, { uid, ...options })));
+    });
+  calendar
+    .command('delete <uid>')
+    .description('delete a Google Calendar event (refused if it changed at Google meanwhile)')
+    .action(async (uid: string) => console.log(written(await client().call(CalendarDelete, { uid }))));
+  calendar
+    .command('create')
+    .description('create an event in a Google calendar')
+    .requiredOption('--account <address>', 'the Google account')
+    .requiredOption('--summary <text>', 'title')
+    .requiredOption('--start <time>', 'start (ISO 8601)')
+    .requiredOption('--end <time>', 'end (ISO 8601)')
+    .option('--calendar <id>', 'calendar id', 'primary')
+    .option('--zone <zone>', 'IANA zone it is written in', zone)
+    .option('--location <text>', 'place')
+    .option('--attendee <address...>', 'invite these addresses')
+    .action(async (options: { account: string; summary: string; start: string; end: string; calendar: string; zone: string; location?: string; attendee?: string[] }) => {
+      const result = await client().call(CalendarCreate, {
+        account: options.account,
+        calendar_id: options.calendar,
+        summary: options.summary,
+        start: new Date(options.start).toISOString(),
+        end: new Date(options.end).toISOString(),
+        time_zone: options.zone,
+        ...(options.location ? { location: options.location } : {}),
+        ...(options.attendee ? { attendees: options.attendee } : {}),
+      });
+      console.log(`created ${result.uid}`);
     });
 }

@@ -33,7 +33,7 @@ export function registerPhotos(program: Command): void {
   withCommonOptions(
     importGroup
       .command('photos <dir>')
-      .description('photos in a folder tree (JPEG, PNG, HEIC, AVIF, TIFF, RAW…), with the times, places and captions of Google Takeout JSON sidecars'),
+      .description('photos and videos in a folder tree (JPEG, PNG, HEIC, AVIF, TIFF, RAW, MP4, MOV…), with the times, places and captions of Google Takeout JSON sidecars'),
   ).action((dir: string, options: Parameters<typeof importAction>[2]) => importAction('photos', dir, options));
 
   const photos = program.command('photos').description('photos: metadata, thumbnails, places');

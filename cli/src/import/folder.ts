@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { PHOTO_FILE_TYPES } from '@memex/contracts';
+import { MEDIA_FILE_TYPES } from '@memex/contracts';
 import type { SkippedFile } from './maildir.js';
 
 /** File extensions and the MIME types the document handler reads them as. */
@@ -65,7 +65,7 @@ export async function listFolder(root: string, accepted: ReadonlySet<string>): P
       }
       const stat = await fs.stat(full);
       const extension = path.extname(entry.name).slice(1).toLowerCase();
-      const type = DOCUMENT_TYPES[extension] ?? PHOTO_FILE_TYPES[extension] ?? null;
+      const type = DOCUMENT_TYPES[extension] ?? MEDIA_FILE_TYPES[extension] ?? null;
       if (!type || !accepted.has(type)) {
         skipped.push({ key, reason: UNREAD[extension] ?? (extension ? `no handler takes .${extension} files` : 'no extension to tell its type') });
         continue;

@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { INGEST_REQUEST_LIMIT_BYTES, PHOTO_FILE_TYPES, Types } from '@memex/contracts';
+import { INGEST_REQUEST_LIMIT_BYTES, MEDIA_FILE_TYPES, Types } from '@memex/contracts';
 import type { MemexClient } from '@memex/client';
 import { listFolder, type FolderFile } from './folder.js';
 import { listMaildir, type SkippedFile } from './maildir.js';
@@ -163,8 +163,8 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
       );
     }
     case 'photos': {
-      // Photos only, each with what its Google Takeout sidecar says (time, place, caption).
-      const photoTypes = new Set(Object.values(PHOTO_FILE_TYPES));
+      // Photos and videos only, each with what its Google Takeout sidecar says (time, place, caption).
+      const photoTypes = new Set(Object.values(MEDIA_FILE_TYPES));
       const listed = await listFolder(options.target, photoTypes);
       const files = listed.files;
       const sidecars = new Map<string, TakeoutAttributes>();

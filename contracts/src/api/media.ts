@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineMethod, type MethodDefinition } from './method.js';
-import { Place, Rendition } from '../events/media.js';
+import { Keyframe, Place, Rendition } from '../events/media.js';
 import { ULID_PATTERN } from '../events/envelope.js';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -23,8 +23,27 @@ export const PHOTO_FILE_TYPES: Readonly<Record<string, string>> = {
   arw: 'image/x-sony-arw',
 };
 
+/** File extensions of videos and audio recordings and the MIME types the video-audio handler takes. */
+export const RECORDING_FILE_TYPES: Readonly<Record<string, string>> = {
+  mp4: 'video/mp4',
+  m4v: 'video/mp4',
+  mov: 'video/quicktime',
+  mkv: 'video/x-matroska',
+  webm: 'video/webm',
+  mp3: 'audio/mpeg',
+  m4a: 'audio/mp4',
+  wav: 'audio/wav',
+  ogg: 'audio/ogg',
+  opus: 'audio/opus',
+};
+
+/** Photos, videos and recordings by file extension: what `memex import photos` sends. */
+export const MEDIA_FILE_TYPES: Readonly<Record<string, string>> = { ...PHOTO_FILE_TYPES, ...RECORDING_FILE_TYPES };
+
 export const PhotoView = Type.Object({
   item_id: Type.String(),
+  /** photo, video or audio. */
+  kind: Type.String(),
   title: Type.String(),
   occurred_at: Type.Union([Timestamp, Type.Null()]),
   /** The photo handler's metadata: capture time and offset, GPS, camera, lens, orientation, size. */
@@ -33,6 +52,8 @@ export const PhotoView = Type.Object({
   status: Type.Union([Type.Literal('pending'), Type.Literal('analyzed')]),
   renditions: Type.Array(Rendition),
   rendition_problem: Type.Union([Type.String(), Type.Null()]),
+  /** A video's frames at its scene changes. */
+  keyframes: Type.Array(Keyframe),
   place: Type.Union([Place, Type.Null()]),
 });
 
@@ -41,7 +62,7 @@ export const MediaGet = defineMethod({
   service: 'media',
   kind: 'query',
   access: 'any',
-  summary: 'A photo with its metadata, thumbnails and place, within the caller’s scope.',
+  summary: 'A photo, video or recording with its metadata, thumbnails or keyframes, and place, within the caller’s scope.',
   params: Type.Object({ item_id: Type.String({ pattern: ULID_PATTERN }) }),
   result: PhotoView,
 });
@@ -83,4 +104,16 @@ export const MediaPlaces = defineMethod({
   }),
 });
 
-export const mediaMethods: MethodDefinition[] = [MediaGet, MediaRendition, MediaPlaces];
+export const MediaMoments = defineMethod({
+  name: 'memex.media.moments',
+  service: 'media',
+  kind: 'query',
+  access: 'any',
+  summary: 'Where in a video or recording words were said: the transcript segments holding every word, with their second, to open it there.',
+  params: Type.Object({ item_id: Type.String({ pattern: ULID_PATTERN }), q: Type.String({ minLength: 1, maxLength: 500 }) }),
+  result: Type.Object({
+    moments: Type.Array(Type.Object({ start: Type.Number(), end: Type.Number(), text: Type.String() })),
+  }),
+});
+
+export const mediaMethods: MethodDefinition[] = [MediaGet, MediaRendition, MediaPlaces, MediaMoments];

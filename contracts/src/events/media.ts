@@ -61,5 +61,40 @@ export const PhotoAnalyzed = defineEvent({
   ),
 });
 
+/** A frame where a video's scene changes (and its first), as a WebP thumbnail. */
+export const Keyframe = Type.Object(
+  {
+    /** Seconds from the start. */
+    at: Type.Number({ minimum: 0 }),
+    sha256: Sha256,
+    width: Type.Integer({ minimum: 1 }),
+    height: Type.Integer({ minimum: 1 }),
+  },
+  { additionalProperties: false },
+);
+export type Keyframe = Static<typeof Keyframe>;
+
+/**
+ * The media pipeline read a video's frames: a thumbnail at each scene change (or why there are
+ * none) and the place of its QuickTime GPS position. Subject item:<id>.
+ */
+export const VideoAnalyzed = defineEvent({
+  type: 'video.analyzed',
+  owner: 'media',
+  v: 1,
+  description: "A video's keyframes at its scene changes and its place, made by the media pipeline. Subject item:<id>.",
+  data: Type.Object(
+    {
+      item_id: Type.String({ pattern: ULID_PATTERN }),
+      revision: Type.Integer({ minimum: 1 }),
+      pipeline: Type.String({ pattern: '^media@[0-9A-Za-z.+_-]+$' }),
+      keyframes: Type.Array(Keyframe, { maxItems: 200 }),
+      keyframe_problem: Type.Union([Type.String(), Type.Null()]),
+      place: Type.Union([Place, Type.Null()]),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by the media service. Add each definition here and to this list. */
-export const mediaEvents: EventDefinition[] = [PhotoAnalyzed];
+export const mediaEvents: EventDefinition[] = [PhotoAnalyzed, VideoAnalyzed];

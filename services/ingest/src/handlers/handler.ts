@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { CalendarEvent, ContactCard, ContactPhoto } from '@memex/icalendar';
-import type { PhotoMeta } from './media/media-item.js';
+import type { AvMeta, PhotoMeta } from './media/media-item.js';
 
 /** The item kinds of the data model (seed §4.1). Handlers produce a subset. */
 export type ItemKind =
@@ -255,7 +255,13 @@ export interface ContactItem extends ParsedBase {
   meta: ContactsMeta;
 }
 
-export type ParsedItem = EmailItem | DocumentItem | AttachmentItem | PhotoItem | CalendarItem | ContactItem;
+/** A video or an audio recording (media/av-handler.ts), with its transcript. */
+export interface AvItem extends ParsedBase {
+  kind: 'video' | 'audio';
+  meta: AvMeta;
+}
+
+export type ParsedItem = EmailItem | DocumentItem | AttachmentItem | PhotoItem | AvItem | CalendarItem | ContactItem;
 
 /**
  * The per-item rejection: `reason` is written for the person who sent the item

@@ -5,6 +5,7 @@ import { documentHandler } from './document/document-handler.js';
 import { mailHandler } from './mail/mail-handler.js';
 import { calendarHandler } from './calendar/calendar-handler.js';
 import { contactsHandler } from './contacts/contacts-handler.js';
+import { avHandler } from './media/av-handler.js';
 import { photoHandler } from './media/photo-handler.js';
 
 import { normaliseParsed } from './normalize.js';
@@ -141,5 +142,5 @@ export function formatBytes(n: number): string {
 
 /** The registry with every built-in handler: mail, documents and photos. */
 export function createRegistry(): HandlerRegistry {
-  return new HandlerRegistry([mailHandler, documentHandler, photoHandler, calendarHandler, contactsHandler]);
+  return new HandlerRegistry([mailHandler, documentHandler, photoHandler, avHandler, calendarHandler, contactsHandler]);
 }

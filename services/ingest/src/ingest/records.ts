@@ -70,6 +70,8 @@ function eventMeta(item: ParsedItem, children: ItemRecord[]): Record<string, unk
       return { ...item.meta, document, ...warnings };
     }
     case 'photo':
+    case 'video':
+    case 'audio':
     case 'event':
       return { ...item.meta, ...warnings };
     case 'contact':

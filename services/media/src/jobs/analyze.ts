@@ -1,5 +1,6 @@
 import type { BlobStore } from '@memex/blobs';
-import type { DataOf, EventOf, ItemIngested, PhotoAnalyzed, Rendition } from '@memex/contracts';
+import type { DataOf, EventOf, ItemIngested, Keyframe, PhotoAnalyzed, Rendition, VideoAnalyzed } from '@memex/contracts';
+import { extractKeyframes } from '../domain/keyframes.js';
 import type { PlaceIndex } from '../domain/places.js';
 import { makeRenditions, NoRendition } from '../domain/renditions.js';
 
@@ -36,6 +37,36 @@ export async function analyzePhoto(
     pipeline: MEDIA_PIPELINE,
     renditions,
     rendition_problem: problem,
+    place: gps ? places.nearest(gps.latitude, gps.longitude) : null,
+  };
+}
+
+/**
+ * One video's analysis: a thumbnail at each scene change, stored as blobs first, and the place of
+ * its GPS position. A video ffmpeg cannot decode gets the reason instead; null when it is gone.
+ */
+export async function analyzeVideo(
+  event: EventOf<typeof ItemIngested>,
+  blobs: BlobStore,
+  places: PlaceIndex,
+): Promise<DataOf<typeof VideoAnalyzed> | null> {
+  const { data } = event;
+  const bytes = await blobs.get(data.content_sha256).catch(() => null);
+  if (!bytes) return null;
+  const keyframes: Keyframe[] = [];
+  let problem: string | null = null;
+  try {
+    for (const { webp, ...frame } of await extractKeyframes(bytes)) keyframes.push({ ...frame, sha256: await blobs.put(webp) });
+  } catch (error) {
+    problem = `ffmpeg could not read its frames: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
+  }
+  const gps = data.meta['gps'] as { latitude: number; longitude: number } | null | undefined;
+  return {
+    item_id: data.id,
+    revision: data.revision,
+    pipeline: MEDIA_PIPELINE,
+    keyframes,
+    keyframe_problem: problem,
     place: gps ? places.nearest(gps.latitude, gps.longitude) : null,
   };
 }

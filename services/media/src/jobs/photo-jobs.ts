@@ -1,10 +1,10 @@
 import { Logger } from '@nestjs/common';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { isEventOf, ItemIngested, PhotoAnalyzed, type EventEnvelope } from '@memex/contracts';
+import { isEventOf, ItemIngested, PhotoAnalyzed, VideoAnalyzed, type EventEnvelope, type EventOf } from '@memex/contracts';
 import type { BlobStore } from '@memex/blobs';
 import { decodeJson, EVENTS_STREAM, isNotFound, typeFilter, type Bus, type EventPublisher } from '@memex/bus';
 import type { PlaceIndex } from '../domain/places.js';
-import { analyzePhoto, MEDIA_PIPELINE } from './analyze-photo.js';
+import { analyzePhoto, analyzeVideo, MEDIA_PIPELINE } from './analyze.js';
 
 /** The durable consumer every media process shares: each photo goes to one of them. */
 const DURABLE = 'media_photos';
@@ -20,7 +20,7 @@ export function mediaWorkersFromEnv(): number {
 }
 
 /**
- * The media pipeline's work queue: a durable pull consumer on item.ingested shared by every
+ * The media pipeline's work queue (photos and videos): a durable pull consumer on item.ingested shared by every
  * process running the media service, so `MEMEX_SERVICES=media` on another machine (a GPU box)
  * joining the same NATS takes its share. A photo is acked only after its analysis is published;
  * a crash hands it to another worker after ACK_WAIT_MS.
@@ -78,24 +78,12 @@ export class PhotoJobs {
 
   private async handle(msg: JsMsg): Promise<void> {
     const event = decodeJson<EventEnvelope>(msg.data);
-    if (!isEventOf(ItemIngested, event) || event.data.kind !== 'photo') {
+    if (!isEventOf(ItemIngested, event) || (event.data.kind !== 'photo' && event.data.kind !== 'video')) {
       msg.ack();
       return;
     }
     try {
-      const data = await analyzePhoto(event, this.blobs, this.places);
-      if (data) {
-        await this.publisher.publish(PhotoAnalyzed, {
-          subject: `item:${event.data.id}`,
-          actor: { kind: 'pipeline', id: MEDIA_PIPELINE },
-          labels: event.labels,
-          kind: 'photo',
-          spam: event.spam ?? false,
-          occurred_at: event.occurred_at,
-          causation_id: event.id,
-          data,
-        });
-      }
+      await this.analyze(event);
       msg.ack();
     } catch (error) {
       const attempt = msg.info.deliveryCount;
@@ -108,6 +96,26 @@ export class PhotoJobs {
         this.logger.warn(`photo ${event.data.id} failed (attempt ${attempt}), retried: ${why}`);
         msg.nak(1000 * 2 ** attempt);
       }
+    }
+  }
+
+  /** A photo's renditions and place, or a video's keyframes and place, published once stored. */
+  private async analyze(event: EventOf<typeof ItemIngested>): Promise<void> {
+    const draft = {
+      subject: `item:${event.data.id}`,
+      actor: { kind: 'pipeline' as const, id: MEDIA_PIPELINE },
+      labels: event.labels,
+      kind: event.data.kind,
+      spam: event.spam ?? false,
+      occurred_at: event.occurred_at,
+      causation_id: event.id,
+    };
+    if (event.data.kind === 'video') {
+      const data = await analyzeVideo(event, this.blobs, this.places);
+      if (data) await this.publisher.publish(VideoAnalyzed, { ...draft, data });
+    } else {
+      const data = await analyzePhoto(event, this.blobs, this.places);
+      if (data) await this.publisher.publish(PhotoAnalyzed, { ...draft, data });
     }
   }
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction } from 'kysely';
-import { ItemDeleted, ItemIngested, PhotoAnalyzed, type EventOf, type Rendition } from '@memex/contracts';
+import { ItemDeleted, ItemIngested, PhotoAnalyzed, VideoAnalyzed, type EventOf, type Keyframe, type Rendition } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { On, Projector } from '@memex/runtime';
 import { mediaMigrations } from './migrations.js';
@@ -8,14 +8,18 @@ import type { MediaDatabase } from './schema.js';
 
 type Trx = Transaction<MediaDatabase>;
 
+/** The item kinds the media read model holds. */
+export const MEDIA_KINDS = new Set(['photo', 'video', 'audio']);
+
 interface Gps {
   latitude: number;
   longitude: number;
 }
 
 /**
- * The media read model from the log: a photo row from item.ingested (its metadata, its scope),
- * its renditions and place from photo.analyzed for the same revision, gone on item.deleted.
+ * The media read model from the log: a row per photo, video or recording from item.ingested (its
+ * metadata, its scope), renditions or keyframes and place from photo.analyzed / video.analyzed
+ * for the same revision, gone on item.deleted.
  * Rendition blobs are the media service's own: a deletion removes them here (deleting a blob
  * twice is harmless, so a replay that applies the deletion again changes nothing).
  */
@@ -27,7 +31,7 @@ export class MediaProjector {
   @On(ItemIngested)
   async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>, seq: number): Promise<void> {
     const { data } = event;
-    if (data.kind !== 'photo') return;
+    if (!MEDIA_KINDS.has(data.kind)) return;
     if (await this.deleted(trx, data.id)) return;
     const gps = (data.meta['gps'] ?? null) as Gps | null;
     const row = {
@@ -36,15 +40,16 @@ export class MediaProjector {
       kind: data.kind,
       labels: event.labels,
       spam: event.spam ?? false,
-      occurred_at: data.meta['timeSource'] ? new Date(event.occurred_at) : null,
+      // Undated items carry the time they were logged; the handler's meta says whether it knew.
+      occurred_at: data.meta['timeSource'] || data.meta['createdAt'] ? new Date(event.occurred_at) : null,
       meta: JSON.stringify(data.meta),
       latitude: gps?.latitude ?? null,
       longitude: gps?.longitude ?? null,
       seq,
     };
     await trx
-      .insertInto('photos')
-      .values({ item_id: data.id, ...row, analyzed_revision: null, renditions: '[]', rendition_problem: null, place: null, place_key: null })
+      .insertInto('items')
+      .values({ item_id: data.id, ...row, analyzed_revision: null, renditions: '[]', rendition_problem: null, keyframes: '[]', place: null, place_key: null })
       .onConflict((oc) => oc.column('item_id').doUpdateSet(row))
       .execute();
   }
@@ -52,7 +57,7 @@ export class MediaProjector {
   @On(PhotoAnalyzed)
   async photoAnalyzed(trx: Trx, event: EventOf<typeof PhotoAnalyzed>, seq: number): Promise<void> {
     const { data } = event;
-    const photo = await trx.selectFrom('photos').select(['revision']).where('item_id', '=', data.item_id).executeTakeFirst();
+    const photo = await trx.selectFrom('items').select(['revision']).where('item_id', '=', data.item_id).executeTakeFirst();
     if (!photo) {
       // Analysed while it was being deleted: its renditions must not outlive it.
       if (await this.deleted(trx, data.item_id)) await this.removeBlobs(data.renditions);
@@ -61,7 +66,7 @@ export class MediaProjector {
     // An analysis of an older revision says nothing about the photo as it is now.
     if (data.revision !== photo.revision) return;
     await trx
-      .updateTable('photos')
+      .updateTable('items')
       .set({
         analyzed_revision: data.revision,
         renditions: JSON.stringify(data.renditions),
@@ -74,19 +79,42 @@ export class MediaProjector {
       .execute();
   }
 
+  @On(VideoAnalyzed)
+  async videoAnalyzed(trx: Trx, event: EventOf<typeof VideoAnalyzed>, seq: number): Promise<void> {
+    const { data } = event;
+    const video = await trx.selectFrom('items').select(['revision']).where('item_id', '=', data.item_id).executeTakeFirst();
+    if (!video) {
+      if (await this.deleted(trx, data.item_id)) await this.removeBlobs(data.keyframes);
+      return;
+    }
+    if (data.revision !== video.revision) return;
+    await trx
+      .updateTable('items')
+      .set({
+        analyzed_revision: data.revision,
+        keyframes: JSON.stringify(data.keyframes),
+        rendition_problem: data.keyframe_problem,
+        place: data.place ? JSON.stringify(data.place) : null,
+        place_key: data.place?.key ?? null,
+        seq,
+      })
+      .where('item_id', '=', data.item_id)
+      .execute();
+  }
+
   @On(ItemDeleted)
   async itemDeleted(trx: Trx, event: EventOf<typeof ItemDeleted>): Promise<void> {
     const id = event.data.id;
-    const gone = await trx.deleteFrom('photos').where('item_id', '=', id).returning(['renditions']).executeTakeFirst();
+    const gone = await trx.deleteFrom('items').where('item_id', '=', id).returning(['renditions', 'keyframes']).executeTakeFirst();
     await trx.insertInto('tombstones').values({ item_id: id }).onConflict((oc) => oc.doNothing()).execute();
-    if (gone) await this.removeBlobs(gone.renditions);
+    if (gone) await this.removeBlobs([...gone.renditions, ...gone.keyframes]);
   }
 
   private async deleted(trx: Trx, id: string): Promise<boolean> {
     return (await trx.selectFrom('tombstones').select('item_id').where('item_id', '=', id).executeTakeFirst()) !== undefined;
   }
 
-  private async removeBlobs(renditions: Rendition[]): Promise<void> {
-    for (const rendition of renditions) await this.blobs.delete(rendition.sha256);
+  private async removeBlobs(images: Array<Rendition | Keyframe>): Promise<void> {
+    for (const image of images) await this.blobs.delete(image.sha256);
   }
 }

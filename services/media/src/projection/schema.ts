@@ -1,7 +1,8 @@
 import type { ColumnType } from 'kysely';
-import type { Place, Rendition } from '@memex/contracts';
+import type { Keyframe, Place, Rendition } from '@memex/contracts';
 
-export interface PhotosTable {
+/** Photos, videos and audio recordings. */
+export interface ItemsTable {
   item_id: string;
   revision: number;
   title: string;
@@ -17,6 +18,8 @@ export interface PhotosTable {
   analyzed_revision: number | null;
   renditions: ColumnType<Rendition[], string, string>;
   rendition_problem: string | null;
+  /** A video's frames at its scene changes. */
+  keyframes: ColumnType<Keyframe[], string, string>;
   place: ColumnType<Place | null, string | null, string | null>;
   place_key: string | null;
   seq: number;
@@ -28,7 +31,7 @@ export interface TombstonesTable {
 }
 
 export interface MediaDatabase {
-  photos: PhotosTable;
+  items: ItemsTable;
   tombstones: TombstonesTable;
 }
 

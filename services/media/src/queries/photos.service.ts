@@ -1,12 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import { MediaGet, MediaPlaces, MediaRendition, MemexError, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { MediaGet, MediaMoments, MediaPlaces, MediaRendition, MemexError, type ParamsOf, type ResultOf } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { MediaDatabase } from '../projection/schema.js';
 
-/** Photos as the media read model holds them, always within the caller's scope. */
+/** Photos, videos and recordings as the media read model holds them, always within the caller's scope. */
 @Injectable()
 export class PhotosService {
   constructor(
@@ -15,7 +15,7 @@ export class PhotosService {
   ) {}
 
   private photo(itemId: string, call: CallContext) {
-    return this.db.selectFrom('photos').selectAll().where('item_id', '=', itemId).where(visibleTo(call.scope)).executeTakeFirst();
+    return this.db.selectFrom('items').selectAll().where('item_id', '=', itemId).where(visibleTo(call.scope)).executeTakeFirst();
   }
 
   @RpcMethod(MediaGet)
@@ -26,12 +26,14 @@ export class PhotosService {
     const analyzed = row.analyzed_revision === row.revision;
     return {
       item_id: row.item_id,
+      kind: row.kind,
       title: row.title,
       occurred_at: row.occurred_at?.toISOString() ?? null,
       meta: row.meta,
       status: analyzed ? 'analyzed' : 'pending',
       renditions: analyzed ? row.renditions : [],
       rendition_problem: analyzed ? row.rendition_problem : null,
+      keyframes: analyzed ? row.keyframes : [],
       place: analyzed ? row.place : null,
     };
   }
@@ -50,10 +52,23 @@ export class PhotosService {
     return { content_type: 'image/webp', width: rendition.width, height: rendition.height, data: webp.toString('base64') };
   }
 
+  @RpcMethod(MediaMoments)
+  async moments(params: ParamsOf<typeof MediaMoments>, call: CallContext): Promise<ResultOf<typeof MediaMoments>> {
+    const row = await this.photo(params.item_id, call);
+    if (!row) throw new MemexError('not_found', `no recording ${params.item_id}`);
+    const transcript = row.meta['transcript'] as { segments: Array<{ start: number; end: number; text: string }> } | null | undefined;
+    const words = params.q.toLowerCase().split(/\s+/).filter(Boolean);
+    const moments = (transcript?.segments ?? []).filter((segment) => {
+      const text = segment.text.toLowerCase();
+      return words.every((word) => text.includes(word));
+    });
+    return { moments };
+  }
+
   @RpcMethod(MediaPlaces)
   async places(params: ParamsOf<typeof MediaPlaces>, call: CallContext): Promise<ResultOf<typeof MediaPlaces>> {
     const rows = await this.db
-      .selectFrom('photos')
+      .selectFrom('items')
       .select([
         'place_key',
         sql<string>`(array_agg(place::text))[1]`.as('place'),

@@ -1,4 +1,5 @@
 import type { ImageFormat } from './sniff.js';
+import type { Transcript } from './transcribe.js';
 
 /** What a photo item's `meta` holds (item.ingested carries it; memex.items.get shows it). */
 export interface PhotoMeta {
@@ -32,4 +33,24 @@ export interface PhotoMeta {
     confidence: number | null;
     text: string;
   } | null;
+}
+
+/** What a video or audio item's `meta` holds (ffprobe's reading and the transcript). */
+export interface AvMeta {
+  contentType: string;
+  size: number;
+  filename: string | null;
+  /** ffprobe's format name (`mov,mp4,m4a,3gp,3g2,mj2`, `matroska,webm`, `mp3`…). */
+  container: string;
+  /** Seconds. */
+  duration: number | null;
+  video: { codec: string | null; width: number | null; height: number | null } | null;
+  audio: { codec: string | null; channels: number | null; sampleRate: number | null } | null;
+  /** The container's creation time (QuickTime creationdate, else creation_time). */
+  createdAt: string | null;
+  gps: { latitude: number; longitude: number; altitude: number | null } | null;
+  camera: { make: string | null; model: string | null } | null;
+  description: string | null;
+  /** What was said, segment by segment with its time in seconds (also the item's text). */
+  transcript: Transcript | null;
 }

@@ -1,0 +1,57 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { createRegistry } from '../registry.js';
+import { RejectedItem, type AvItem } from '../handler.js';
+
+const run = promisify(execFile);
+const registry = createRegistry();
+
+async function missingTool(): Promise<string | false> {
+  for (const [tool, arg] of [['espeak-ng', '--version'], ['ffmpeg', '-version'], ['pocketsphinx_continuous', '-h']] as const) {
+    try {
+      await run(tool, [arg]);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return `needs ${tool} (deploy/local/provision.sh --with-media)`;
+    }
+  }
+  return false;
+}
+
+/** Speech by espeak-ng starting at `at` seconds, as an MP3. */
+async function spokenMp3(speech: string, at: number): Promise<Buffer> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-speech-'));
+  try {
+    await run('espeak-ng', ['-s', '140', '-w', path.join(dir, 'voice.wav'), speech]);
+    await run('ffmpeg', ['-y', '-loglevel', 'error', '-i', path.join(dir, 'voice.wav'), '-af', `adelay=${at * 1000}:all=1,apad=pad_dur=1`, '-c:a', 'libmp3lame', path.join(dir, 'speech.mp3')]);
+    return await fs.readFile(path.join(dir, 'speech.mp3'));
+  } finally {
+    await fs.rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe('audio and video handler', { skip: await missingTool() }, () => {
+  it('transcribes offline with pocketsphinx when no endpoint is configured, each segment at its second', async () => {
+    const item = (await registry.parse({ type: 'audio/mpeg', bytes: await spokenMp3('please call me back about the invoice tomorrow morning', 3), attributes: { filename: 'voicemail.mp3' } })) as AvItem;
+    assert.equal(item.kind, 'audio');
+    assert.equal(item.meta.audio?.codec, 'mp3');
+    assert.ok(Math.abs((item.meta.duration ?? 0) - 7) < 1.5, `duration ${item.meta.duration}`);
+    const transcript = item.meta.transcript!;
+    assert.equal(transcript.engine, 'pocketsphinx-en-us');
+    // Its words on a synthetic voice are often wrong; its timing is right: speech starts at 3 s.
+    assert.ok(transcript.segments.length > 0);
+    assert.ok(Math.abs(transcript.segments[0]!.start - 3) < 0.6, `first segment at ${transcript.segments[0]!.start} s`);
+    assert.ok(item.text.startsWith('voicemail.mp3\n'));
+  });
+
+  it('rejects bytes that are no recording, saying what ffprobe found', async () => {
+    await assert.rejects(
+      registry.parse({ type: 'video/mp4', bytes: Buffer.from('definitely not a video file, just some words') }),
+      (error: RejectedItem) => /^not a playable recording: ffprobe says/.test(error.reason) && !error.unexpected,
+    );
+  });
+});

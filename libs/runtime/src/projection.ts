@@ -281,6 +281,14 @@ export class ProjectionRunner {
   }
 
   /**
+   * Resolves once the read model has applied the whole log as it is now (fails with `timeout`):
+   * a command that decides from the read model then sees everything written before it was called.
+   */
+  async caughtUp(timeoutMs: number): Promise<void> {
+    await this.waitFor(await this.bus.lastSeq(), timeoutMs);
+  }
+
+  /**
    * A filtered projector never sees events outside its filter, so its checkpoint may stay below
    * `seq` forever: it has applied everything up to `seq` when the log reaches `seq` and the
    * consumer has nothing pending or unacknowledged (the log is read first, so nothing between).

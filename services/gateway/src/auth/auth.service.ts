@@ -4,8 +4,7 @@ import path from 'node:path';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { agentScope, DEFAULT_SCOPE_RULES, MemexError, OWNER_SCOPE } from '@memex/contracts';
 import type { MemexConfig } from '@memex/config';
-import type { Bus } from '@memex/bus';
-import { BUS, CONFIG, loadScopeRules, ServiceHost, type Principal } from '@memex/runtime';
+import { CONFIG, loadScopeRules, ServiceHost, type Principal } from '@memex/runtime';
 import { generateSecret, TokensService } from './tokens.service.js';
 
 export type { Principal } from '@memex/runtime';
@@ -18,7 +17,6 @@ export class AuthService implements OnModuleInit {
 
   constructor(
     @Inject(CONFIG) private readonly config: MemexConfig,
-    @Inject(BUS) private readonly bus: Bus,
     private readonly host: ServiceHost,
     private readonly tokens: TokensService,
   ) {}
@@ -37,7 +35,7 @@ export class AuthService implements OnModuleInit {
     if (found) return found;
     const projector = this.host.projector;
     if (!projector) return undefined;
-    await projector.waitFor(await this.bus.lastSeq(), 2000).catch(() => undefined);
+    await projector.caughtUp(2000).catch(() => undefined);
     return this.tokens.findActive(secret);
   }
 

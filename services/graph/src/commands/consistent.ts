@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { MemexError } from '@memex/contracts';
-import { Bus } from '@memex/bus';
-import { BUS, CONFIG, ServiceHost } from '@memex/runtime';
+import { CONFIG, ServiceHost } from '@memex/runtime';
 import type { MemexConfig } from '@memex/config';
 
 /**
@@ -13,7 +12,6 @@ import type { MemexConfig } from '@memex/config';
 export class Consistent {
   constructor(
     private readonly host: ServiceHost,
-    @Inject(BUS) private readonly bus: Bus,
     @Inject(CONFIG) private readonly config: MemexConfig,
   ) {}
 
@@ -22,7 +20,7 @@ export class Consistent {
       return await lookup();
     } catch (error) {
       if (!(error instanceof MemexError) || error.code !== 'not_found' || !this.host.projector) throw error;
-      await this.host.projector.waitFor(await this.bus.lastSeq(), this.config.minSeqTimeoutMs);
+      await this.host.projector.caughtUp(this.config.minSeqTimeoutMs);
       return lookup();
     }
   }

@@ -13,7 +13,6 @@ import { BlobStore } from '@memex/blobs';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
 import { contentKeyHash, sourceKeyHash, type ItemIngestedEvent } from '../ingest/identities.js';
-import { readModelCaughtUp } from './caught-up.js';
 import type { IngestDatabase } from './schema.js';
 
 /**
@@ -36,7 +35,7 @@ export class DeletionService {
   @RpcMethod(ItemsDelete)
   async delete(params: ParamsOf<typeof ItemsDelete>, call: CallContext): Promise<ResultOf<typeof ItemsDelete>> {
     // The read model must know every attachment of the item: let it catch up first.
-    await readModelCaughtUp(this.host, this.bus, this.config);
+    await this.host.projector!.caughtUp(this.config.minSeqTimeoutMs);
     const root = await this.db
       .selectFrom('items')
       .select(['id', 'parent_id'])

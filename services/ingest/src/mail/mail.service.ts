@@ -12,11 +12,10 @@ import {
   type ResultOf,
 } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
-import { draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
+import { draftOf, EventPublisher, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { visibleTo } from '@memex/db';
-import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
-import { readModelCaughtUp } from '../items/caught-up.js';
+import { CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
 import type { IngestDatabase, MessagesTable } from '../items/schema.js';
 
 type MessageRow = Selectable<MessagesTable>;
@@ -82,7 +81,9 @@ function inView(query: Query, params: ParamsOf<typeof MailList>, mine: string[])
         .where('spam', '=', false)
         .where(LAST_OF_THREAD)
         .where(sql<boolean>`coalesce(lower("from"->0->>'address'), '') <> all(${mine}::text[])`)
-        .where(sql<boolean>`exists (select 1 from jsonb_array_elements("to" || cc) a where lower(a->>'address') = any(${mine}::text[]))`);
+        .where(
+          sql<boolean>`exists (select 1 from jsonb_array_elements("to" || cc) a where lower(a->>'address') = any(${mine}::text[]))`,
+        );
     case 'waiting':
       return query
         .where('trashed', '=', false)
@@ -99,7 +100,6 @@ function inView(query: Query, params: ParamsOf<typeof MailList>, mine: string[])
 export class MailService {
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
-    @Inject(BUS) private readonly bus: Bus,
     @Inject(CONFIG) private readonly config: MemexConfig,
     private readonly publisher: EventPublisher,
     private readonly host: ServiceHost,
@@ -132,7 +132,9 @@ export class MailService {
   @RpcMethod(MailList)
   async list(params: ParamsOf<typeof MailList>, call: CallContext): Promise<ResultOf<typeof MailList>> {
     const limit = params.limit ?? 50;
-    let query = inView(this.db.selectFrom('messages'), params, await this.myAddresses(params.view)).where(visibleTo(call.scope));
+    let query = inView(this.db.selectFrom('messages'), params, await this.myAddresses(params.view)).where(
+      visibleTo(call.scope),
+    );
     if (params.account) query = query.where('account', '=', params.account);
     if (params.label && params.view !== 'label') query = query.where(sql<boolean>`${params.label} = any(mail_labels)`);
     if (params.cursor) {
@@ -155,7 +157,12 @@ export class MailService {
   /** The addresses of the connected mail accounts (`gmail:<address>`), for the needs-reply and waiting views. */
   private async myAddresses(view: string): Promise<string[]> {
     if (view !== 'needs_reply' && view !== 'waiting') return [];
-    const rows = await this.db.selectFrom('messages').select('account').distinct().where('account', 'like', 'gmail:%').execute();
+    const rows = await this.db
+      .selectFrom('messages')
+      .select('account')
+      .distinct()
+      .where('account', 'like', 'gmail:%')
+      .execute();
     return rows.map((row) => row.account.slice('gmail:'.length).toLowerCase());
   }
 
@@ -195,7 +202,7 @@ export class MailService {
       );
     }
     // Messages just ingested are flagged too: decide on the read model once it has them.
-    await readModelCaughtUp(this.host, this.bus, this.config);
+    await this.host.projector!.caughtUp(this.config.minSeqTimeoutMs);
     const rows = await this.db
       .selectFrom('messages')
       .selectAll()

@@ -12,10 +12,10 @@ import {
   type ResultOf,
   type Scope,
 } from '@memex/contracts';
-import { EventPublisher, type Bus } from '@memex/bus';
+import { EventPublisher } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { visibleTo } from '@memex/db';
-import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
+import { CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
 import {
   evaluateInference,
   formatCitation,
@@ -63,7 +63,6 @@ function validated<T>(make: () => T): T {
 export class InferencesService {
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<InsightsDatabase>,
-    @Inject(BUS) private readonly bus: Bus,
     @Inject(CONFIG) private readonly config: MemexConfig,
     private readonly publisher: EventPublisher,
     private readonly host: ServiceHost,
@@ -161,7 +160,7 @@ export class InferencesService {
    * the whole log first, so a note written just before is there to cite.
    */
   private async caughtUp(): Promise<void> {
-    await this.host.projector!.waitFor(await this.bus.lastSeq(), this.config.minSeqTimeoutMs);
+    await this.host.projector!.caughtUp(this.config.minSeqTimeoutMs);
   }
 
   /** The notes' content hashes now, in the order given; a note the caller cannot see reads as absent. */

@@ -1,35 +1,79 @@
 import type { Command } from 'commander';
+import { JobsStatus, type ResultOf } from '@memex/contracts';
 import { loadConfig } from '@memex/config';
-import { gatewayUrl, output } from '../context.js';
+import { client, gatewayUrl, output } from '../context.js';
+
+interface Health {
+  status: string;
+  log: { last_seq: number | null };
+  failures?: number;
+  services: { service: string; ready: boolean; projector?: { checkpoint: number; lag: number; failures?: number } }[];
+}
+
+const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+const MEANING: Record<string, string> = {
+  ok: 'ok',
+  degraded: 'degraded: some events failed to project, so a read model misses data',
+  starting: 'starting: not every service answers yet',
+};
+
+/**
+ * What a person needs: is each service up, is it caught up with the log (how many events behind,
+ * not the projector's internal position), did any event fail, and how much embedding work waits.
+ */
+export function statusText(url: string, health: Health, backlog?: ResultOf<typeof JobsStatus>): string {
+  const width = Math.max(...health.services.map((s) => s.service.length));
+  const lines = [
+    `memex at ${url}: ${MEANING[health.status] ?? health.status}`,
+    `log: ${health.log.last_seq === null ? 'not reachable' : count(health.log.last_seq, 'event')}`,
+    ...health.services.map((s) => {
+      const failed = s.projector?.failures ?? 0;
+      const state = !s.ready
+        ? 'not answering'
+        : [
+            'up',
+            ...(s.projector
+              ? [s.projector.lag === 0 ? 'up to date' : `${count(s.projector.lag, 'event')} behind`]
+              : []),
+            ...(failed > 0 ? [`${count(failed, 'event')} failed to project`] : []),
+          ].join(', ');
+      return `  ${s.ready && failed === 0 ? '✓' : '✗'} ${s.service.padEnd(width)}  ${state}`;
+    }),
+  ];
+  if (backlog) {
+    const waiting = backlog.queues.reduce((sum, q) => sum + q.waiting, 0);
+    const running = backlog.queues.reduce((sum, q) => sum + q.in_progress, 0);
+    lines.push(
+      `pipelines backlog: ${waiting + running === 0 ? 'none' : `${count(waiting, 'job')} waiting, ${running.toLocaleString('en-US')} in progress (memex jobs)`}`,
+    );
+  }
+  if (health.failures)
+    lines.push('events failed to project: `memex failures` shows them, `memex failures retry` applies them again');
+  return lines.join('\n');
+}
 
 export function registerStatus(program: Command): void {
   program
     .command('status')
-    .description("the gateway's /healthz: each service, the log's last sequence and events that failed to project")
+    .description('each service up or not, how far behind the log, events that failed, the pipelines backlog')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }) => {
       const url = gatewayUrl(loadConfig());
       const response = await fetch(`${url}/healthz`).catch(() => {
         throw new Error(`no gateway at ${url}: start it with npm start`);
       });
-      const body = (await response.json()) as {
-        status: string;
-        log: { last_seq: number | null };
-        failures?: number;
-        services: { service: string; ready: boolean; projector?: { checkpoint: number; lag: number; failures?: number } }[];
-      };
-      const failed = (s: (typeof body.services)[number]) => (s.projector?.failures ?? 0) > 0;
-      output(Boolean(options.json), body, () =>
-        [
-          `${body.status} at ${url}, log at seq ${body.log.last_seq ?? '?'}`,
-          ...body.services.map(
-            (s) =>
-              `  ${s.ready && !failed(s) ? '✓' : '✗'} ${s.service}${s.projector ? `  applied ${s.projector.checkpoint}, lag ${s.projector.lag}` : ''}` +
-              (failed(s) ? `, ${s.projector!.failures} failed event(s)` : ''),
-          ),
-          ...(body.failures ? [`  events failed to project: memex failures shows them, memex failures retry applies them again`] : []),
-        ].join('\n'),
+      const health = (await response.json()) as Health;
+      // The backlog is the owner's to see; an agent's token (or pipelines down) leaves it out.
+      const pipelinesUp = health.services.some((s) => s.service === 'pipelines' && s.ready);
+      const backlog = pipelinesUp
+        ? await client()
+            .call(JobsStatus, {})
+            .catch(() => undefined)
+        : undefined;
+      output(Boolean(options.json), { ...health, ...(backlog ? { backlog } : {}) }, () =>
+        statusText(url, health, backlog),
       );
-      if (response.status !== 200 || body.status !== 'ok') process.exitCode = 1;
+      if (response.status !== 200 || health.status !== 'ok') process.exitCode = 1;
     });
 }

@@ -23,7 +23,7 @@ function hashTree(dir: string): Map<string, string> {
 }
 
 test(
-  "the repository holds no copy of a file from the shared folder (third-party data is read in place)",
+  'the repository holds no copy of a file from the shared folder (third-party data is read in place)',
   { skip: sharedSkip('') },
   () => {
     const shared = hashTree(sharedRoot);

@@ -30,6 +30,9 @@ npm_locked() {
 if install_needed; then
   if [ -f package-lock.json ] && [ ! -d node_modules ]; then
     echo "bootstrap: installing npm dependencies (npm ci)"
+    # The first install runs under the machine's Node (Node 24 is one of the packages it installs).
+    echo "bootstrap: npm runs under this machine's Node $(node -v 2>/dev/null || echo '(none)') for this first install:" \
+      "its 'npm warn EBADENGINE' lines (packages that want Node 22+) are expected; they run under Node 24 from node_modules/.bin"
     npm_locked ci --no-audit --no-fund
   else
     echo "bootstrap: updating npm dependencies (npm install)"

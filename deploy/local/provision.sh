@@ -157,7 +157,36 @@ missing=()
 bindir=$(pg_bindir)
 [ -n "$bindir" ] || missing+=(postgresql)
 has_nats || missing+=(nats-server)
+pgvector_missing=0
+if [ -z "$bindir" ] || [ ! -e "$(pg_sharedir "$bindir" "$(pg_major "$bindir")")/extension/vector.control" ]; then
+  pgvector_missing=1
+fi
+# Say what changes on this machine before changing it.
+if [ "${#missing[@]}" != 0 ] || [ "$pgvector_missing" = 1 ]; then
+  say "this machine lacks what the memex needs; installing it changes the system:"
+  [ "${#missing[@]}" = 0 ] || say "  - Debian packages: ${missing[*]}"
+  if [ "$pgvector_missing" = 1 ]; then
+    if [ -n "$bindir" ]; then plan_major=$(pg_major "$bindir"); else plan_major=$(apt_candidate postgresql | sed -nE 's/^([0-9]+).*/\1/p'); fi
+    if [ -n "$(apt_candidate "postgresql-$plan_major-pgvector")" ]; then
+      say "  - pgvector: the package postgresql-$plan_major-pgvector"
+    else
+      [ -n "$(tool apt-cache showsrc pgvector 2>/dev/null)" ] ||
+        say "  - a deb-src entry for Debian $PGVECTOR_SRC_SUITE (pgvector's source package): $PGVECTOR_SRC_LIST"
+      say "  - pgvector built from Debian's source package with postgresql-server-dev-$plan_major and build-essential" \
+        "(apt may upgrade PostgreSQL $plan_major to its latest point release to match);" \
+        "its vector.so and SQL files are copied into PostgreSQL's directories, outside dpkg"
+    fi
+  fi
+  has_nats || say "  - the nats-server system service Debian enables is disabled again: the memex runs its own" \
+    "(MEMEX_KEEP_NATS_SERVICE=1 keeps it)"
+  say "  (deploy/local/provision.sh --dry-run lists the exact commands without running them)"
+fi
 [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
+# Debian's package enables and starts a system-wide nats-server on port 4222; nothing here uses it.
+if [[ " ${missing[*]} " == *" nats-server "* ]] && [ "${MEMEX_KEEP_NATS_SERVICE:-0}" != 1 ] && have systemctl; then
+  say "disabling the nats-server system service the package enabled"
+  as_root systemctl disable --now nats-server.service || say "could not disable nats-server.service (no systemd here?)"
+fi
 
 # The media service: ffprobe/ffmpeg (video and audio), exiftool (RAW previews), tesseract (OCR),
 # pocketsphinx with its English model (offline transcripts), espeak-ng (speech its tests record),

@@ -70,14 +70,6 @@ export function defineEvent<T extends string, D extends TSchema>(def: EventDefin
 
 export type EventOf<E extends EventDefinition> = EventEnvelope<Static<E['data']>> & { type: E['type'] };
 
-/**
- * Narrows an event read from the log to a definition's type. Readers get events upcast to their
- * type's latest version, so the version must match too.
- */
-export function isEvent<E extends EventDefinition>(definition: E, event: EventEnvelope): event is EventOf<E> {
-  return event.type === definition.type && event.v === definition.v;
-}
-
 /** The data of an event type. */
 export type DataOf<E extends EventDefinition> = Static<E['data']>;
 

@@ -1,6 +1,6 @@
 import {
   eventCatalog,
-  isEvent,
+  isEventOf,
   type EventDefinition,
   type EventEnvelope,
   type EventOf,
@@ -60,7 +60,7 @@ export async function* readEventsOf<E extends EventDefinition>(
 ): AsyncGenerator<{ seq: number; event: EventOf<E> }> {
   const filter = options.aggregate ? eventSubject(definition.type, options.aggregate) : typeFilter(definition.type);
   for await (const { seq, event } of readLog(bus, { ...options, filter })) {
-    if (isEvent(definition, event)) yield { seq, event };
+    if (isEventOf(definition, event)) yield { seq, event };
   }
 }
 

@@ -5,4 +5,5 @@ export * from './trace.js';
 export * from './publisher.js';
 export * from './log-reader.js';
 export * from './events.js';
+export * from './durable.js';
 export * from './rpc.js';

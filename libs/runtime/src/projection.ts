@@ -3,15 +3,14 @@ import pg from 'pg';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { context, trace } from '@opentelemetry/api';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { MemexError, type EventEnvelope } from '@memex/contracts';
+import { MemexError } from '@memex/contracts';
 import {
-  decodeJson,
+  consumeBatches,
+  decodeEvent,
   EVENT_SUBJECT_ROOT,
   EVENTS_STREAM,
   extractTrace,
-  IDLE,
   isNotFound,
-  orIdle,
   readLog,
   type Bus,
   type LoggedEvent,
@@ -40,8 +39,6 @@ export interface ReplayResult {
 }
 
 const BATCH = 500;
-/** How long a batch waits for an event the client already holds (bounds a stall on a miscount). */
-const BUFFERED_WAIT_MS = 5;
 const tracer = trace.getTracer('memex-projection');
 
 /** Checkpoint and failure tables that every projected schema has beside its own. */
@@ -152,33 +149,14 @@ export class ProjectionRunner {
     });
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, this.durableName);
     this.messages = await consumer.consume({ max_messages: 2000 });
-    const messages = this.messages;
-    this.loop = (async () => {
-      const iterator = messages[Symbol.asyncIterator]();
-      let batch: JsMsg[] = [];
-      let next = iterator.next();
-      for (;;) {
-        // Events that came while the last batch was applied wait in the client's buffer: take
-        // them into this batch (a live import would otherwise commit one message at a time).
-        const buffered = batch.length > 0 && batch.length < BATCH && messages.getPending() > 0;
-        const result = buffered ? await orIdle(next, BUFFERED_WAIT_MS) : await next;
-        if (result !== IDLE) {
-          if (result.done) return;
-          batch.push(result.value);
-          next = iterator.next();
-          if ((result.value.info.pending > 0 || messages.getPending() > 0) && batch.length < BATCH) continue;
-        }
-        const last = batch[batch.length - 1]!;
-        await this.applyBatch(this.db, batch.map(toLogged));
-        last.ack();
-        batch = [];
-      }
-    })().catch((error) => {
-      // Postgres or NATS went away mid-batch: nothing was committed past the checkpoint, so
-      // start over from it once things are back.
-      reportError(this.name)(error);
-      if (!this.stopped) setTimeout(() => void this.consume().catch(reportError(this.name)), 1000);
-    });
+    this.loop = consumeBatches(this.messages, BATCH, (batch) => this.applyBatch(this.db, batch.map(toLogged))).catch(
+      (error) => {
+        // Postgres or NATS went away mid-batch: nothing was committed past the checkpoint, so
+        // start over from it once things are back.
+        reportError(this.name)(error);
+        if (!this.stopped) setTimeout(() => void this.consume().catch(reportError(this.name)), 1000);
+      },
+    );
   }
 
   /** Applies a batch in one transaction; on failure, event by event so one bad event can't stall the rest. */
@@ -380,7 +358,7 @@ export class ProjectionRunner {
 }
 
 function toLogged(msg: JsMsg): LoggedEvent {
-  return { seq: msg.seq, event: decodeJson<EventEnvelope>(msg.data), headers: msg.headers, pending: msg.info.pending };
+  return { seq: msg.seq, event: decodeEvent(msg.data), headers: msg.headers, pending: msg.info.pending };
 }
 
 function reportError(name: string): (error: unknown) => void {

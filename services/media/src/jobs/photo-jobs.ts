@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { isEventOf, ItemIngested, PhotoAnalyzed, VideoAnalyzed, type EventEnvelope, type EventOf } from '@memex/contracts';
+import { isEventOf, ItemIngested, PhotoAnalyzed, VideoAnalyzed, type EventOf } from '@memex/contracts';
 import type { BlobStore } from '@memex/blobs';
-import { decodeJson, EVENTS_STREAM, isNotFound, typeFilter, type Bus, type EventPublisher } from '@memex/bus';
+import { decodeEvent, ensureDurable, EVENTS_STREAM, typeFilter, type Bus, type EventPublisher } from '@memex/bus';
 import type { PlaceIndex } from '../domain/places.js';
 import { analyzePhoto, analyzeVideo, MEDIA_PIPELINE } from './analyze.js';
 
@@ -43,23 +43,14 @@ export class PhotoJobs {
 
   async start(): Promise<void> {
     this.stopped = false;
-    try {
-      await this.bus.jsm.consumers.info(EVENTS_STREAM, DURABLE);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      await this.bus.jsm.consumers
-        .add(EVENTS_STREAM, {
-          durable_name: DURABLE,
-          ack_policy: AckPolicy.Explicit,
-          deliver_policy: DeliverPolicy.All,
-          filter_subject: typeFilter(ItemIngested.type),
-          ack_wait: ACK_WAIT_MS * 1_000_000,
-          max_ack_pending: 256,
-        })
-        .catch((addError) => {
-          if (!/already (exists|in use)/i.test(String(addError))) throw addError;
-        });
-    }
+    await ensureDurable(this.bus, {
+      durable_name: DURABLE,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: typeFilter(ItemIngested.type),
+      ack_wait: ACK_WAIT_MS * 1_000_000,
+      max_ack_pending: 256,
+    });
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, DURABLE);
     const messages = await consumer.consume({ max_messages: this.concurrency });
     this.messages = messages;
@@ -77,7 +68,7 @@ export class PhotoJobs {
   }
 
   private async handle(msg: JsMsg): Promise<void> {
-    const event = decodeJson<EventEnvelope>(msg.data);
+    const event = decodeEvent(msg.data);
     if (!isEventOf(ItemIngested, event) || (event.data.kind !== 'photo' && event.data.kind !== 'video')) {
       msg.ack();
       return;

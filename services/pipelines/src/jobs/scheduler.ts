@@ -1,6 +1,14 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { ItemDeleted, ItemIngested, ModelActivated, ModelAdded, NotePut, type EventOf } from '@memex/contracts';
-import { decodeEvent, EVENT_SUBJECT_ROOT, EventRoutes, EVENTS_STREAM, isNotFound, type Bus } from '@memex/bus';
+import {
+  consumeBatches,
+  decodeEvent,
+  ensureDurable,
+  EVENT_SUBJECT_ROOT,
+  EventRoutes,
+  EVENTS_STREAM,
+  type Bus,
+} from '@memex/bus';
 import type { ModelRegistry } from '../models/registry.js';
 import { eraseDerived } from './log.js';
 import type { JobQueue, Priority, TextJob } from './queue.js';
@@ -64,19 +72,14 @@ export class Scheduler {
 
   async start(): Promise<void> {
     this.stopped = false;
-    try {
-      await this.bus.jsm.consumers.info(EVENTS_STREAM, DURABLE);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      await this.bus.jsm.consumers.add(EVENTS_STREAM, {
-        durable_name: DURABLE,
-        ack_policy: AckPolicy.All,
-        deliver_policy: DeliverPolicy.All,
-        filter_subject: `${EVENT_SUBJECT_ROOT}.>`,
-        max_ack_pending: 10_000,
-        ack_wait: 60_000_000_000,
-      });
-    }
+    await ensureDurable(this.bus, {
+      durable_name: DURABLE,
+      ack_policy: AckPolicy.All,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: `${EVENT_SUBJECT_ROOT}.>`,
+      max_ack_pending: 10_000,
+      ack_wait: 60_000_000_000,
+    });
     await this.consume();
   }
 
@@ -84,16 +87,9 @@ export class Scheduler {
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, DURABLE);
     const messages = await consumer.consume({ max_messages: 1000 });
     this.messages = messages;
-    this.loop = (async () => {
-      let batch: Promise<void>[] = [];
-      for await (const msg of messages) {
-        batch.push(this.handle(msg));
-        if (msg.info.pending > 0 && batch.length < BATCH) continue;
-        await Promise.all(batch);
-        msg.ack();
-        batch = [];
-      }
-    })().catch((error) => {
+    this.loop = consumeBatches(messages, BATCH, async (batch) => {
+      await Promise.all(batch.map((msg) => this.handle(msg)));
+    }).catch((error) => {
       // Nothing past the last ack counts as done: start again from there.
       console.error('pipelines scheduler:', error);
       if (!this.stopped)

@@ -1,7 +1,7 @@
 import {
   EmbeddingComputed,
   encodeVector,
-  isEvent,
+  isEventOf,
   ItemIngested,
   NotePut,
   PartExtracted,
@@ -93,7 +93,7 @@ export class TextTask {
     const event = await eventAt(this.bus, job.source_seq);
     // A deleted item's events are erased from the log (and what we publish is checked again after).
     if (!event || event.subject !== `item:${job.item_id}`) return undefined;
-    if (isEvent(NotePut, event)) {
+    if (isEventOf(NotePut, event)) {
       const data = event.data;
       return {
         event,
@@ -104,7 +104,7 @@ export class TextTask {
         meta: {},
       };
     }
-    if (isEvent(ItemIngested, event)) {
+    if (isEventOf(ItemIngested, event)) {
       const data = event.data;
       return {
         event,
@@ -210,7 +210,7 @@ export class TextTask {
     events: Derived<typeof PartExtracted | typeof EmbeddingComputed>[],
   ): Promise<void> {
     const { event } = source;
-    const ingested = isEvent(ItemIngested, event) ? event.data : undefined;
+    const ingested = isEventOf(ItemIngested, event) ? event.data : undefined;
     const drafts = events.map(({ key, definition, data }) =>
       draftOf(definition, {
         id: derivedId(event.id, key),

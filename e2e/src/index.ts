@@ -1,1 +1,3 @@
 export * from './stack.js';
+export * from './mail.js';
+export * from './web-browser.js';

@@ -9,6 +9,8 @@ export const suites: Record<string, () => Promise<Suite>> = {
   search: async () => (await import('./search.js')).run,
   graph: async () => (await import('./graph.js')).run,
   insights: async () => (await import('./insights.js')).run,
+  web: async () => (await import('./web.js')).run,
   calendar: async () => (await import('./calendar.js')).run,
   'mail-sync': async () => (await import('./mail-sync.js')).run,
+  media: async () => (await import('./media.js')).run,
 };

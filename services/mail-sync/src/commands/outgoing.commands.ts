@@ -159,7 +159,7 @@ export class OutgoingCommands {
   }
 
   private async original(id: string) {
-    const thread = await this.ask(MailThread, { id });
+    const thread = await this.ask(MailThread, { id, min_seq: await this.bus.lastSeq() });
     const message = thread.messages.find((m) => m.id === id);
     if (!message) throw new MemexError('not_found', `no message ${id}`);
     return { message, thread: thread.messages };

@@ -47,13 +47,15 @@ export class RulesQueries {
     const found: ResultOf<typeof RulesTest>['matches'] = [];
     let scanned = 0;
     let cursor: string | null = null;
+    // Everything logged so far is in the views read (read-your-writes).
+    const minSeq = await this.bus.lastSeq();
     do {
       const page: ResultOf<typeof MailList> = await callRpc<ResultOf<typeof MailList>>(
         this.bus,
         rpcSubject(MailList),
         {
           method: MailList.name,
-          params: { view: 'all', limit: 500, ...(cursor ? { cursor } : {}) },
+          params: { view: 'all', limit: 500, min_seq: minSeq, ...(cursor ? { cursor } : {}) },
           scope: OWNER_SCOPE,
           caller: { kind: 'system', id: 'mail-sync' },
         },

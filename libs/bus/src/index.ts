@@ -6,4 +6,5 @@ export * from './publisher.js';
 export * from './log-reader.js';
 export * from './events.js';
 export * from './durable.js';
+export * from './feed.js';
 export * from './rpc.js';

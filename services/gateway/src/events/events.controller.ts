@@ -1,16 +1,10 @@
 import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isVisible, MemexError, type EventEnvelope, type Scope } from '@memex/contracts';
-import { readLog, typeFilter, type Bus } from '@memex/bus';
+import { MemexError, type Scope } from '@memex/contracts';
+import { scopedFeed, type Bus } from '@memex/bus';
 import { BUS } from '@memex/runtime';
 import { Sessions } from '../web/sessions.js';
 import { toErrorBody } from '../http/errors.js';
-
-/** Events that reveal no item kind (tokens, admin) reach only the owner. */
-export function eventVisible(scope: Scope, event: EventEnvelope): boolean {
-  if (!event.kind) return scope.kind === 'owner';
-  return isVisible(scope, { kind: event.kind, labels: event.labels, spam: event.spam ?? false });
-}
 
 /** Where a subscriber resumes: `from_seq`, else one past the Last-Event-ID it saw, else the start. */
 export function resumePoint(fromSeq: string | undefined, lastEventId: string | undefined): number {
@@ -53,14 +47,10 @@ export class EventsController {
       const { status, body } = toErrorBody(error);
       return void (await reply.code(status).send(body));
     }
-    const wanted = types
-      ? new Set(
-          types
-            .split(',')
-            .map((t) => t.trim())
-            .filter(Boolean),
-        )
-      : undefined;
+    const wanted = (types ?? '')
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean);
     const abort = new AbortController();
     reply.hijack();
     const out = reply.raw;
@@ -74,14 +64,12 @@ export class EventsController {
     const heartbeat = setInterval(() => out.write(': keepalive\n\n'), 15_000);
     request.raw.on('close', () => abort.abort());
     try {
-      const filter = wanted?.size === 1 ? typeFilter([...wanted][0]!) : undefined;
-      for await (const { seq, event } of readLog(this.bus, {
+      for await (const { seq, event } of scopedFeed(this.bus, {
+        scope,
         fromSeq: start,
+        types: wanted,
         signal: abort.signal,
-        ...(filter ? { filter } : {}),
       })) {
-        if (wanted && !wanted.has(event.type)) continue;
-        if (!eventVisible(scope, event)) continue;
         out.write(`id: ${seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
       }
     } catch (error) {

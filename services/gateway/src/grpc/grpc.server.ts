@@ -2,12 +2,11 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { apiCatalog, grpcMethodName, MemexError, PROTO_PATH, type ErrorCode } from '@memex/contracts';
-import { readLog, type Bus } from '@memex/bus';
+import { scopedFeed, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG } from '@memex/runtime';
 import { AuthService, type Principal } from '../auth/auth.service.js';
 import { Dispatcher } from '../dispatcher.js';
-import { eventVisible } from '../events/events.controller.js';
 import { fromStruct, toStruct, toValue, type ProtoStruct } from './struct.js';
 
 const GRPC_STATUS: Record<ErrorCode, grpc.status> = {
@@ -89,14 +88,13 @@ export class GrpcServer implements OnApplicationBootstrap, OnApplicationShutdown
     call.on('cancelled', () => abort.abort());
     try {
       const { scope } = await this.principal(call.metadata);
-      const wanted = call.request.types.length > 0 ? new Set(call.request.types) : undefined;
-      for await (const { seq, event } of readLog(this.bus, {
+      const feed = scopedFeed(this.bus, {
+        scope,
         fromSeq: call.request.from_seq || 1,
+        types: call.request.types,
         signal: abort.signal,
-      })) {
-        if (wanted && !wanted.has(event.type)) continue;
-        if (eventVisible(scope, event)) call.write({ seq, type: event.type, json: JSON.stringify(event) });
-      }
+      });
+      for await (const { seq, event } of feed) call.write({ seq, type: event.type, json: JSON.stringify(event) });
       call.end();
     } catch (error) {
       if (!abort.signal.aborted) call.destroy(toServiceError(error));

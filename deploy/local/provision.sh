@@ -204,6 +204,10 @@ fi
 
 if [ "$WITH_BROWSER" = 1 ] && ! have chromium; then apt_install chromium; fi
 
+# notmuch: the ingest tests check mail threading against its threads (skipped without it); with
+# the other tools the tests need (bootstrap.sh passes --with-media).
+if [ "$WITH_MEDIA" = 1 ] && ! have notmuch; then apt_install notmuch; fi
+
 if [ "$DRY_RUN" = 1 ] && [ -z "$bindir" ]; then
   # Not installed yet: plan for the version the distribution would install.
   major=$(apt_candidate postgresql | sed -nE 's/^([0-9]+).*/\1/p')

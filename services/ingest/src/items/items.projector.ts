@@ -12,7 +12,9 @@ import {
 import { BlobStore } from '@memex/blobs';
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import type { ItemIngestedEvent } from '../ingest/identities.js';
+import type { MailMeta } from '../handlers/index.js';
 import { gmailState, messageRow, mailLabelsAfter } from '../mail/message-row.js';
+import { joinThread, threadIds } from '../mail/threads.js';
 import { ingestMigrations } from './migrations.js';
 import type { IngestDatabase } from './schema.js';
 
@@ -76,9 +78,21 @@ export class ItemsProjector {
       .onConflict((oc) => oc.column('id').doUpdateSet(excluded(ITEM_REVISED)))
       .execute();
     // A message never changes: its row is written once; flags change through mail.flags_changed.
-    const messages = items.flatMap(({ seq, event }, i) =>
-      event.data.kind === 'email' && !event.data.parent_id ? [messageRow(event, texts[i]!, seq)] : [],
+    const messages = [];
+    const own: string[] = [];
+    for (const [i, { seq, event }] of items.entries()) {
+      if (event.data.kind !== 'email' || event.data.parent_id) continue;
+      const ids = threadIds(event.data.meta as unknown as MailMeta, event.data.identity);
+      await joinThread(trx, ids, seq);
+      messages.push(messageRow(event, texts[i]!, seq));
+      own.push(ids[0]!);
+    }
+    // A later message of this run may have joined an earlier one's thread to another: the keys
+    // are read once all are in.
+    const keys = new Map(
+      own.length === 0 ? [] : (await trx.selectFrom('thread_ids').select(['id', 'thread_key']).where('id', 'in', own).execute()).map((r) => [r.id, r.thread_key]),
     );
+    messages.forEach((row, i) => (row.thread_key = keys.get(own[i]!)!));
     if (messages.length > 0) {
       await trx
         .insertInto('messages')

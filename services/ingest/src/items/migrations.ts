@@ -108,4 +108,17 @@ export const ingestMigrations: Migration[] = [
       await db.schema.createIndex('items_identity').on('items').column('identity').execute();
     },
   },
+  {
+    // Threads as connected components of the ids messages name (mail/threads.ts).
+    name: '004_thread_ids',
+    async up(db) {
+      await db.schema
+        .createTable('thread_ids')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('thread_key', 'text', (c) => c.notNull())
+        .addColumn('first_seq', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('thread_ids_key').on('thread_ids').column('thread_key').execute();
+    },
+  },
 ];

@@ -66,7 +66,16 @@ export interface MessagesTable {
   seq: number;
 }
 
+/** Every Message-ID seen (a message's own, or named by one: a ghost) and its thread (mail/threads.ts). */
+export interface ThreadIdsTable {
+  id: string;
+  thread_key: string;
+  /** Sequence of the event that started the thread: of two threads joined, the older keeps its key. */
+  first_seq: number;
+}
+
 export interface IngestDatabase {
+  thread_ids: ThreadIdsTable;
   items: ItemsTable;
   tombstones: TombstonesTable;
   messages: MessagesTable;

@@ -10,7 +10,7 @@ import {
   type EventOf,
 } from '@memex/contracts';
 import type { CalendarEvent } from '@memex/icalendar';
-import { On, Projector } from '@memex/runtime';
+import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import { eventRow, foldComponents, type Component } from '../domain/fold.js';
 import { expansionHorizon, placeInstances } from '../domain/instances.js';
 import { spanOf } from '../domain/span.js';
@@ -75,33 +75,47 @@ export class CalendarProjector {
     await this.refresh(trx, [...new Set([...before, ...rows.map((r) => r.uid)])]);
   }
 
-  /** A Google event is one component, under a source id of its own (`google:<account>/<calendar>/<id>`). */
-  @On(CalendarEventSynced)
-  async eventSynced(trx: Trx, event: EventOf<typeof CalendarEventSynced>, seq: number): Promise<void> {
-    const { account, calendar_id, google_id, etag, deleted } = event.data;
-    const source = googleSource(account, calendar_id, google_id);
-    const before = await this.forget(trx, source);
-    const key = { account, calendar_id, google_id };
-    if (deleted || !event.data.event) {
-      await trx.deleteFrom('google_events').where((eb) => eb.and(key)).execute();
-      if (before.length > 0) await this.refresh(trx, before);
-      return;
+  /**
+   * A Google event is one component, under a source id of its own (`google:<account>/<calendar>/<id>`).
+   * A sync logs them by the page: a run is applied at once (the last word on each event wins, as
+   * one by one), and each UID it touched is folded again once.
+   */
+  @OnBatch(CalendarEventSynced)
+  async eventsSynced(trx: Trx, run: LoggedOf<typeof CalendarEventSynced>[]): Promise<void> {
+    const last = new Map<string, LoggedOf<typeof CalendarEventSynced>>();
+    for (const logged of run) {
+      const { account, calendar_id, google_id } = logged.event.data;
+      last.set(googleSource(account, calendar_id, google_id), logged);
     }
-    const data = event.data.event as unknown as CalendarEvent;
-    await trx
-      .insertInto('components')
-      .values({
-        item_id: source, position: 0, uid: data.uid, rid: data.recurrenceId ?? '', method: '', sequence: data.sequence,
-        data: JSON.stringify(data) as unknown as CalendarEvent, labels: [], kind: 'event', spam: false,
-        recorded_at: new Date(event.recorded_at), seq,
-      })
-      .execute();
-    await trx
-      .insertInto('google_events')
-      .values({ ...key, etag, uid: data.uid })
-      .onConflict((oc) => oc.columns(['account', 'calendar_id', 'google_id']).doUpdateSet({ etag, uid: data.uid }))
-      .execute();
-    await this.refresh(trx, [...new Set([...before, data.uid])]);
+    const sources = [...last.keys()];
+    const before = await trx.deleteFrom('components').where('item_id', 'in', sources).returning('uid').execute();
+    const kept = [...last.entries()].filter(([, { event }]) => !event.data.deleted && event.data.event);
+    const gone = [...last.values()].filter(({ event }) => event.data.deleted || !event.data.event).map(({ event }) => event.data);
+    for (const d of gone) {
+      await trx.deleteFrom('google_events').where('account', '=', d.account).where('calendar_id', '=', d.calendar_id).where('google_id', '=', d.google_id).execute();
+    }
+    const rows = kept.map(([source, { event, seq }]) => {
+      const data = event.data.event as unknown as CalendarEvent;
+      return {
+        component: {
+          item_id: source, position: 0, uid: data.uid, rid: data.recurrenceId ?? '', method: '', sequence: data.sequence,
+          data: JSON.stringify(data) as unknown as CalendarEvent, labels: [] as string[], kind: 'event', spam: false,
+          recorded_at: new Date(event.recorded_at), seq,
+        },
+        held: { account: event.data.account, calendar_id: event.data.calendar_id, google_id: event.data.google_id, etag: event.data.etag, uid: data.uid },
+      };
+    });
+    for (let i = 0; i < rows.length; i += 1000) {
+      const chunk = rows.slice(i, i + 1000);
+      await trx.insertInto('components').values(chunk.map((r) => r.component)).execute();
+      await trx
+        .insertInto('google_events')
+        .values(chunk.map((r) => r.held))
+        .onConflict((oc) => oc.columns(['account', 'calendar_id', 'google_id']).doUpdateSet((eb) => ({ etag: eb.ref('excluded.etag'), uid: eb.ref('excluded.uid') })))
+        .execute();
+    }
+    const uids = [...new Set([...before.map((r) => r.uid), ...rows.map((r) => r.held.uid)])];
+    if (uids.length > 0) await this.refresh(trx, uids);
   }
 
   @On(CalendarSyncProgressed)

@@ -71,3 +71,27 @@ export function generatedCalendars(events: number, series: number, perFile: numb
   for (let i = 0; i < all.length; i += perFile) files.push(ics('PUBLISH', all.slice(i, i + perFile)));
   return files;
 }
+
+/**
+ * The same mix as `generatedCalendars` as Calendar v3 events (for the fake Google): `series` of
+ * them recurring, each tenth series with an EXDATE.
+ */
+export function generatedGoogleEvents(events: number, series: number, random: () => number): Array<Record<string, unknown> & { id: string }> {
+  const origin = Date.UTC(2025, 0, 1);
+  const out: Array<Record<string, unknown> & { id: string }> = [];
+  for (let n = 0; n < events; n++) {
+    const timeZone = ZONES[n % ZONES.length]!;
+    const start = new Date(origin + Math.floor(random() * 730) * 86_400_000 + (8 + Math.floor(random() * 10)) * 3_600_000);
+    const end = new Date(start.getTime() + (1 + Math.floor(random() * 4)) * 30 * 60_000);
+    const recurrence = n < series ? [`RRULE:${RULES[n % RULES.length]}`, ...(n % 10 === 0 ? [`EXDATE:${stamp(new Date(start.getTime() + 7 * 86_400_000))}Z`] : [])] : undefined;
+    out.push({
+      id: `g${n}`,
+      summary: `Event ${n}`,
+      start: { dateTime: start.toISOString(), timeZone },
+      end: { dateTime: end.toISOString(), timeZone },
+      attendees: [{ email: `person${n % 97}@bench.example`, responseStatus: 'accepted' }],
+      ...(recurrence ? { recurrence } : {}),
+    });
+  }
+  return out;
+}

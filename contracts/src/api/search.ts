@@ -11,8 +11,8 @@ export const Why = Type.Object({
     Type.Object({
       rank: Type.Integer({ minimum: 1 }),
       score: Type.Number(),
-      /** Where the words matched: the title, the text, or both. */
-      fields: Type.Array(Type.Union([Type.Literal('title'), Type.Literal('text')])),
+      /** Where the words matched: the title, the text, the senders' and recipients' names and addresses. */
+      fields: Type.Array(Type.Union([Type.Literal('title'), Type.Literal('text'), Type.Literal('people')])),
     }),
   ),
   meaning: Type.Optional(
@@ -77,6 +77,13 @@ export const Search = defineMethod({
       ),
     }),
     mode: SearchMode,
+    /**
+     * Items found in all: every keyword match (counted among the first 3,000 matching passages)
+     * and every meaning hit above the floor (within 60% of the best hit's similarity, among the
+     * nearest passages). `total_exact` is false when a limit cut the count short.
+     */
+    total: Type.Integer({ minimum: 0 }),
+    total_exact: Type.Boolean(),
     /** The embedding space the meaning signal used (null when it was not used). */
     space: Type.Union([Type.String(), Type.Null()]),
   }),

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Migration } from '@memex/db';
+import { partTsv, titleTsv } from '../domain/text.js';
 
 export const searchMigrations: Migration[] = [
   {
@@ -102,6 +103,47 @@ export const searchMigrations: Migration[] = [
       await sql`insert into word_uses (word, uses) select word, uses from words`.execute(db);
       await sql`alter table words drop column uses`.execute(db);
       await sql`drop index items_labels`.execute(db);
+    },
+  },
+  {
+    // People findable by name and address, accents folded, CJK text found inside longer runs
+    // (see domain/text.ts); every stored tsvector is recomputed the way the projector now writes it.
+    name: '003_people_accents_cjk',
+    async up(db) {
+      await sql`create extension if not exists unaccent with schema public`.execute(db);
+      await sql`create text search configuration memex (copy = english)`.execute(db);
+      await sql`alter text search configuration memex
+        alter mapping for hword, hword_part, word with unaccent, english_stem`.execute(db);
+      // Han, kana (full and half width) and Hangul.
+      const cjk = sql.lit('[\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff66-\\uff9f\\uac00-\\ud7af]+');
+      // Each CJK run's overlapping bigrams in order (a query's bigrams match as a phrase), then,
+      // apart from them, its single characters (a one-character query).
+      await sql`create function cjk_grams(t text, unigrams boolean default true) returns text
+        language sql immutable parallel safe as $$
+          select coalesce(string_agg(g, ' ' order by pass, run, i), '')
+          from regexp_matches(t, ${cjk}, 'g') with ordinality as r (m, run),
+            lateral (select 1 as pass, i, substr(m[1], i, 2) as g from generate_series(1, length(m[1]) - 1) i
+                     union all
+                     select 2, i, substr(m[1], i, 1) from generate_series(1, length(m[1])) i
+                     where unigrams or length(m[1]) = 1) x
+        $$`.execute(db);
+      await sql`create function doc_tsv(t text, weight "char") returns tsvector
+        language sql stable parallel safe as $$
+          select setweight(to_tsvector('memex', t || ' ' || cjk_grams(t)), weight)
+        $$`.execute(db);
+      await sql`create function people_words(lines text) returns text
+        language sql immutable parallel safe as $$
+          select lines || ' ' || regexp_replace(lines, '[^[:alnum:]]+', ' ', 'g') || ' '
+            || coalesce((select string_agg(m[1], ' ') from regexp_matches(lines, '@([^\\s>]+)', 'g') m), '')
+        $$`.execute(db);
+      await sql`create function word_query(w text) returns tsquery
+        language sql stable parallel safe as $$
+          select case when w ~ ${cjk} then phraseto_tsquery('memex', cjk_grams(w, false))
+                      else plainto_tsquery('memex', w) end
+        $$`.execute(db);
+      await sql`update items set title_tsv = ${titleTsv(sql.ref('title'), sql.ref('people_from'), sql.ref('people_to'))}`.execute(db);
+      await sql`update parts p set tsv = ${partTsv(sql.ref('i.title'), sql.ref('p.text'), sql.ref('i.people_from'), sql.ref('i.people_to'))}
+        from items i where i.id = p.item_id`.execute(db);
     },
   },
 ];

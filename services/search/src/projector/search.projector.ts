@@ -12,6 +12,7 @@ import {
   type EventOf,
 } from '@memex/contracts';
 import { On, Projector, type AroundBatch } from '@memex/runtime';
+import { partTsv, titleTsv } from '../domain/text.js';
 import type { ItemsTable, SearchDatabase } from '../schema.js';
 import { searchMigrations } from './migrations.js';
 import { allSpaces, ensureSpace, vectorLiteral, vectorTables } from './vectors.js';
@@ -19,10 +20,6 @@ import { addWords, countsOf, flushWords, passageCounts, removeWords, stageWords 
 
 type Trx = Transaction<SearchDatabase>;
 type ItemRow = Omit<ItemsTable, 'has_text' | 'parts_revision' | 'parts_pipeline'>;
-
-/** A part's full-text vector: its item's title (weight A) ahead of its own text (weight B). */
-const partTsv = (title: unknown, text: unknown) =>
-  sql`setweight(to_tsvector('english', ${title}), 'A') || setweight(to_tsvector('english', ${text}), 'B')`;
 
 interface Address {
   name?: string;
@@ -104,15 +101,18 @@ export class SearchProjector implements AroundBatch {
     const { rows } = await sql<{
       deleted: boolean;
       title: string | null;
+      people_from: string;
+      people_to: string;
       kind: string;
       labels: string[];
       spam: boolean;
     }>`
-      select exists (select 1 from tombstones where id = ${row.id}) as deleted, i.title, i.kind, i.labels, i.spam
+      select exists (select 1 from tombstones where id = ${row.id}) as deleted, i.title, i.people_from, i.people_to,
+        i.kind, i.labels, i.spam
       from (values (1)) v left join items i on i.id = ${row.id}`.execute(trx);
     const before = rows[0]!;
     if (before.deleted) return;
-    const values = { ...row, title_tsv: sql`to_tsvector('english', ${row.title})` };
+    const values = { ...row, title_tsv: titleTsv(row.title, row.people_from, row.people_to) };
     const upsert = trx
       .insertInto('items')
       .values(values as never)
@@ -126,7 +126,10 @@ export class SearchProjector implements AroundBatch {
     if (before.title !== row.title) {
       await removeWords(trx, countsOf(before.title));
       await addWords(trx, countsOf(row.title));
-      await sql`update parts set tsv = ${partTsv(row.title, sql.ref('text'))} where item_id = ${row.id}`.execute(trx);
+    }
+    if (before.title !== row.title || before.people_from !== row.people_from || before.people_to !== row.people_to) {
+      const tsv = partTsv(row.title, sql.ref('text'), row.people_from, row.people_to);
+      await sql`update parts set tsv = ${tsv} where item_id = ${row.id}`.execute(trx);
     }
     if (before.kind !== row.kind || before.spam !== row.spam || before.labels.join('\n') !== row.labels.join('\n')) {
       await trx
@@ -163,7 +166,7 @@ export class SearchProjector implements AroundBatch {
       start_offset: part.start,
       end_offset: part.end,
       page: part.page ?? null,
-      tsv: partTsv(item.title, part.text),
+      tsv: partTsv(item.title, part.text, item.people_from, item.people_to),
     }));
     const insert = trx
       .insertInto('parts')

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Scope } from '@memex/contracts';
 import { visibleTo } from '@memex/db';
+import { TEXT_CONFIG, wordQuery } from '../domain/text.js';
 import type { SearchDatabase } from '../schema.js';
 import type { ParsedQuery } from './parse.js';
 
@@ -12,8 +13,8 @@ export interface Expansion {
 
 type TsQuery = RawBuilder<unknown>;
 
-const plain = (text: string): TsQuery => sql`plainto_tsquery('english', ${text})`;
-const phrase = (text: string): TsQuery => sql`phraseto_tsquery('english', ${text})`;
+const plain = (text: string): TsQuery => wordQuery(text);
+const phrase = (text: string): TsQuery => sql`phraseto_tsquery(${TEXT_CONFIG}, ${text})`;
 const or = (parts: TsQuery[]): TsQuery => sql`(${sql.join(parts, sql` || `)})`;
 const and = (parts: TsQuery[]): TsQuery => sql`(${sql.join(parts, sql` && `)})`;
 
@@ -22,7 +23,7 @@ function prefix(text: string): TsQuery | undefined {
   const runs = text.match(/[\p{L}\p{N}]+/gu);
   if (!runs) return undefined;
   const query = runs.map((run, i) => `'${run}'${i === runs.length - 1 ? ':*' : ''}`).join(' & ');
-  return sql`to_tsquery('english', ${query})`;
+  return sql`to_tsquery(${TEXT_CONFIG}, ${query})`;
 }
 
 /** The full-text side of a query, as tsquery expressions built from the parsed query. */
@@ -107,8 +108,8 @@ async function visibleWords(db: Kysely<SearchDatabase>, scope: Scope, words: str
   const parts = visibleTo(scope, { kind: 'p.kind', labels: 'p.labels', spam: 'p.spam' });
   const items = visibleTo(scope, { kind: 'i.kind', labels: 'i.labels', spam: 'i.spam' });
   const { rows } = await sql<{ w: string }>`select w from unnest(${words}::text[]) with ordinality as u (w, n)
-    where exists (select 1 from parts p where p.tsv @@ plainto_tsquery('english', w) and ${parts})
-      or exists (select 1 from items i where i.title_tsv @@ plainto_tsquery('english', w) and ${items})
+    where exists (select 1 from parts p where p.tsv @@ ${wordQuery(sql.ref('w'))} and ${parts})
+      or exists (select 1 from items i where i.title_tsv @@ ${wordQuery(sql.ref('w'))} and ${items})
     order by n`.execute(db);
   return rows.map((r) => r.w);
 }

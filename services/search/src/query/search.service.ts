@@ -16,6 +16,7 @@ import { defaultProvider, GLOVE_SIF_SPACE, isZeroVector } from '@memex/embedding
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
 import { vectorLiteral, vectorTables, type SpaceRow } from '../projector/vectors.js';
+import { fieldMatches, TEXT_CONFIG } from '../domain/text.js';
 import { QueryEmbedder } from './embedder.js';
 import { allOf, filterConditions } from './filters.js';
 import { keywordQuery, type KeywordQuery } from './keyword.js';
@@ -37,6 +38,11 @@ const EF_SEARCH = 400;
 const RANKED_AT_MOST = 3000;
 /** Reciprocal rank fusion's constant (Cormack et al.): damps the weight of the very top ranks. */
 const RRF_K = 60;
+/**
+ * Meaning hits less similar than this share of the best hit's similarity are not hits: without a
+ * floor, a query that matches nothing still returns the nearest (unrelated) items.
+ */
+const MEANING_FLOOR = 0.6;
 /** Hits per kind in `groups`. */
 const PER_GROUP = 5;
 const HEADLINE =
@@ -49,6 +55,17 @@ interface Candidate {
   ordinal: number | null;
   score: number;
 }
+
+/** A signal's best candidates, how many items it found in all, and whether a limit cut that count. */
+interface Found {
+  hits: Candidate[];
+  total: number;
+  exact: boolean;
+}
+
+const NOTHING: Found = { hits: [], total: 0, exact: true };
+
+type Field = 'title' | 'text' | 'people';
 
 interface Fused {
   id: string;
@@ -85,17 +102,18 @@ export class SearchService implements OnApplicationShutdown {
     // The two signals run side by side, each on its own connection.
     const space = text && mode !== 'keyword' ? await this.activeSpace() : undefined;
     let matched = keyword.all;
-    const [keywordHits, meaningHits] = await Promise.all([
+    const [byKeyword, byMeaning] = await Promise.all([
       (async () => {
-        if (!keyword.all || mode === 'meaning') return [];
-        const hits = await this.keywordCandidates(ctx, keyword.all);
-        if (hits.length > 0 || keyword.terms < 2 || !keyword.any) return hits;
+        if (!keyword.all || mode === 'meaning') return NOTHING;
+        const found = await this.keywordCandidates(ctx, keyword.all);
+        if (found.hits.length > 0 || keyword.terms < 2 || !keyword.any) return found;
         matched = keyword.any;
         return this.keywordCandidates(ctx, keyword.any);
       })(),
-      space ? this.meaningCandidates(ctx, space, text) : Promise.resolve([]),
+      space ? this.meaningCandidates(ctx, space, text) : Promise.resolve(NOTHING),
     ]);
-    const fused = keyword.all || text ? fuse(mode, keywordHits, meaningHits) : await this.latest(ctx);
+    const fused = keyword.all || text ? fuse(mode, byKeyword.hits, byMeaning.hits) : await this.latest(ctx);
+    const total = keyword.all || text ? totalOf(byKeyword, byMeaning) : { total: fused.length, exact: fused.length < CANDIDATES };
 
     // Groups come from all candidates, so a kind crowded out of the first `limit` hits still shows.
     const groups = new Map<string, Fused[]>();
@@ -123,6 +141,8 @@ export class SearchService implements OnApplicationShutdown {
         expansions: keyword.expansions,
       },
       mode,
+      total: total.total,
+      total_exact: total.exact,
       space: space && mode !== 'keyword' ? space.space : null,
     };
   }
@@ -226,34 +246,42 @@ export class SearchService implements OnApplicationShutdown {
    * Items whose passages (title weighted above text) match, best passage per item, ranked by
    * cover density; items with no passages yet match by title.
    */
-  private async keywordCandidates(ctx: QueryContext, query: RawBuilder<unknown>): Promise<Candidate[]> {
+  private async keywordCandidates(ctx: QueryContext, query: RawBuilder<unknown>): Promise<Found> {
     const excluded = ctx.keyword.excluded ? sql`and not (p.tsv @@ ${ctx.keyword.excluded})` : sql``;
-    const { rows } = await sql<Candidate>`select id, kind, ordinal, score from (
+    const { rows } = await sql<Candidate & { found: number; capped: boolean }>`with m as (
+        select p.item_id, p.kind, p.ordinal, p.tsv from parts p join items i on i.id = p.item_id
+        where p.tsv @@ ${query} and ${scopeOf(ctx.scope, 'p')} and ${ctx.filters} ${excluded}
+        limit ${RANKED_AT_MOST}
+      ), found as (
         select distinct on (m.item_id) m.item_id as id, m.kind, m.ordinal, ts_rank_cd(m.tsv, ${query}) as score
-        from (
-          select p.item_id, p.kind, p.ordinal, p.tsv from parts p join items i on i.id = p.item_id
-          where p.tsv @@ ${query} and ${scopeOf(ctx.scope, 'p')} and ${ctx.filters} ${excluded}
-          limit ${RANKED_AT_MOST}
-        ) m
-        order by m.item_id, score desc
-      ) best
-      union all
-      select i.id, i.kind, null, ts_rank_cd(i.title_tsv, ${query}) from items i
-      where not i.has_text and i.title_tsv @@ ${query} and ${scopeOf(ctx.scope, 'i')} and ${ctx.filters}
-        ${ctx.keyword.excluded ? sql`and not (i.title_tsv @@ ${ctx.keyword.excluded})` : sql``}
+        from m order by m.item_id, score desc
+      )
+      select id, kind, ordinal, score, count(*) over ()::int as found,
+        (select count(*) from m) >= ${RANKED_AT_MOST} as capped
+      from (
+        select * from found
+        union all
+        select i.id, i.kind, null, ts_rank_cd(i.title_tsv, ${query}) from items i
+        where not i.has_text and i.title_tsv @@ ${query} and ${scopeOf(ctx.scope, 'i')} and ${ctx.filters}
+          ${ctx.keyword.excluded ? sql`and not (i.title_tsv @@ ${ctx.keyword.excluded})` : sql``}
+      ) x
       order by score desc, id limit ${CANDIDATES}`.execute(this.db);
-    return rows;
+    return {
+      hits: rows.map(({ id, kind, ordinal, score }) => ({ id, kind, ordinal, score })),
+      total: rows[0]?.found ?? 0,
+      exact: !(rows[0]?.capped ?? false),
+    };
   }
 
   /**
    * Nearest passages to the query in the active space (HNSW, iterating past passages the scope
    * or filters reject), best passage per item. Quoted phrases and exclusions hold here too.
    */
-  private async meaningCandidates(ctx: QueryContext, space: SpaceRow, text: string): Promise<Candidate[]> {
+  private async meaningCandidates(ctx: QueryContext, space: SpaceRow, text: string): Promise<Found> {
     const vector = await this.embedder.embed(space, text).catch((error: Error) => {
       throw new MemexError('unavailable', `cannot embed the query in ${space.space}: ${error.message}`);
     });
-    if (isZeroVector(vector)) return [];
+    if (isZeroVector(vector)) return NOTHING;
     const literal = vectorLiteral(vector);
     const { phrases, excluded } = ctx.keyword;
     const tables = vectorTables(space.ord);
@@ -268,12 +296,18 @@ export class SearchService implements OnApplicationShutdown {
         order by v.embedding <=> ${literal}::halfvec limit ${PASSAGES}`.execute(trx);
       return result.rows;
     });
+    const sorted = rows.sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id));
+    const floor = Math.max(0, MEANING_FLOOR * (1 - (sorted[0]?.distance ?? 1)));
     const best = new Map<string, Candidate>();
-    for (const row of rows.sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id))) {
-      if (!best.has(row.id))
-        best.set(row.id, { id: row.id, kind: row.kind, ordinal: row.ordinal, score: 1 - row.distance });
+    for (const row of sorted) {
+      const similarity = 1 - row.distance;
+      if (similarity <= floor) break;
+      if (!best.has(row.id)) best.set(row.id, { id: row.id, kind: row.kind, ordinal: row.ordinal, score: similarity });
     }
-    return [...best.values()].slice(0, CANDIDATES);
+    const hits = [...best.values()];
+    // Exact when the nearest passages ran out, or reached below the floor, before any limit did.
+    const below = sorted.length < PASSAGES || 1 - sorted[sorted.length - 1]!.distance <= floor;
+    return { hits: hits.slice(0, CANDIDATES), total: hits.length, exact: below && hits.length <= CANDIDATES };
   }
 
   /** With filters and no words: the newest matching items. */
@@ -300,9 +334,17 @@ export class SearchService implements OnApplicationShutdown {
     hits: Array<{ id: string; ordinal: number | null }>,
     highlight?: RawBuilder<unknown>,
     matched?: RawBuilder<unknown>,
-  ): Promise<Map<string, Omit<SearchHit, 'score' | 'why'> & { fields: Array<'title' | 'text'> }>> {
+  ): Promise<Map<string, Omit<SearchHit, 'score' | 'why'> & { fields: Field[] }>> {
     if (hits.length === 0) return new Map();
-    const snippet = highlight ? sql`ts_headline('english', p.text, ${highlight}, ${HEADLINE})` : sql`p.text`;
+    const snippet = highlight ? sql`ts_headline(${TEXT_CONFIG}, p.text, ${highlight}, ${HEADLINE})` : sql`p.text`;
+    const fields = matched
+      ? fieldMatches(matched, {
+          title: sql.ref('i.title'),
+          text: sql.ref('p.text'),
+          from: sql.ref('i.people_from'),
+          to: sql.ref('i.people_to'),
+        })
+      : { title: sql<boolean>`false`, text: sql<boolean>`false`, people: sql<boolean>`false` };
     const { rows } = await sql<{
       id: string;
       kind: string;
@@ -311,9 +353,9 @@ export class SearchService implements OnApplicationShutdown {
       snippet: string | null;
       title_match: boolean;
       text_match: boolean;
+      people_match: boolean;
     }>`select i.id, i.kind, i.title, i.occurred_at, ${snippet} as snippet,
-        ${matched ? sql`i.title_tsv @@ ${matched}` : sql`false`} as title_match,
-        ${matched ? sql`coalesce(to_tsvector('english', p.text) @@ ${matched}, false)` : sql`false`} as text_match
+        ${fields.title} as title_match, ${fields.text} as text_match, ${fields.people} as people_match
       from unnest(${hits.map((h) => h.id)}::text[], ${hits.map((h) => h.ordinal ?? 0)}::int[]) as c (id, ordinal)
       join items i on i.id = c.id
       left join parts p on p.item_id = c.id and p.ordinal = c.ordinal
@@ -327,7 +369,7 @@ export class SearchService implements OnApplicationShutdown {
           title: row.title,
           occurred_at: row.occurred_at?.toISOString() ?? null,
           snippet: highlight ? (row.snippet ?? '') : lead(row.snippet ?? ''),
-          fields: [...(row.title_match ? (['title'] as const) : []), ...(row.text_match ? (['text'] as const) : [])],
+          fields: (['title', 'text', 'people'] as const).filter((field) => row[`${field}_match`]),
         },
       ]),
     );
@@ -346,7 +388,10 @@ interface QueryContext {
 
 /**
  * One ranking from the signals the mode asks for: keyword or meaning alone, or their reciprocal
- * rank fusion (Σ 1/(k + rank)), which needs no calibration between the two kinds of score.
+ * rank fusion, Σ w/(k + rank), which needs no calibration between the two kinds of score. A
+ * keyword hit holds every word (w = 1); a meaning hit weighs its similarity (w < 1), so an item
+ * only near in meaning never outranks the same rank's exact match: the one item holding a rare
+ * word is not pushed down by a weak neighbour (similarity 0.4) that holds none of it.
  */
 export function fuse(mode: SearchMode, keyword: Candidate[], meaning: Candidate[]): Fused[] {
   const fused = new Map<string, Fused>();
@@ -364,7 +409,8 @@ export function fuse(mode: SearchMode, keyword: Candidate[], meaning: Candidate[
       else entry.why.meaning = { rank, similarity: round(candidate.score) };
       // The keyword passage is the better snippet: it holds the words.
       if (signal === 'keyword' || entry.ordinal === null) entry.ordinal = candidate.ordinal;
-      entry.score += mode === 'hybrid' ? 1 / (RRF_K + rank) : candidate.score;
+      const weight = signal === 'keyword' ? 1 : Math.max(candidate.score, 0);
+      entry.score += mode === 'hybrid' ? weight / (RRF_K + rank) : candidate.score;
       fused.set(candidate.id, entry);
     });
   };
@@ -373,7 +419,21 @@ export function fuse(mode: SearchMode, keyword: Candidate[], meaning: Candidate[
   return [...fused.values()].sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
 }
 
-function withFields(why: SearchHit['why'], fields: Array<'title' | 'text'>): SearchHit['why'] {
+/**
+ * How many items the signals found together: keyword matches plus meaning hits the keyword list
+ * does not hold (which may be keyword matches past its first candidates: then not exact).
+ */
+function totalOf(keyword: Found, meaning: Found): { total: number; exact: boolean } {
+  const keywordIds = new Set(keyword.hits.map((hit) => hit.id));
+  const meaningOnly = meaning.hits.filter((hit) => !keywordIds.has(hit.id)).length;
+  const keywordComplete = keyword.hits.length === keyword.total;
+  return {
+    total: keyword.total + meaningOnly + (meaning.total - meaning.hits.length),
+    exact: keyword.exact && meaning.exact && (keywordComplete || meaningOnly === 0),
+  };
+}
+
+function withFields(why: SearchHit['why'], fields: Field[]): SearchHit['why'] {
   return why.keyword ? { ...why, keyword: { ...why.keyword, fields } } : why;
 }
 

@@ -1,0 +1,40 @@
+import { sql, type RawBuilder } from 'kysely';
+
+/**
+ * How text becomes searchable words, in one place for the projector and the queries. The SQL
+ * functions and the `memex` text search configuration are created by migration 003:
+ * - `memex`: English stems of accent-folded words (`unaccent`), so `zoe` finds Zoë and `muller`
+ *   and `müller` both find Müller;
+ * - `doc_tsv(text, weight)`: a text's words plus its CJK runs as overlapping bigrams and single
+ *   characters (the parser keeps a run of Han, kana or Hangul as one word, so `山田` would never
+ *   match inside `山田太郎です`);
+ * - `people_words(lines)`: senders' and recipients' `name <address>` lines as words: the names,
+ *   the whole address, its local part split into words and its domain;
+ * - `word_query(word)`: a query word as a tsquery (a CJK word as the phrase of its bigrams).
+ */
+export const TEXT_CONFIG = sql`'memex'::regconfig`;
+
+/** The people of an item (weight C: below its title and text). */
+const peopleTsv = (from: unknown, to: unknown): RawBuilder<unknown> =>
+  sql`doc_tsv(people_words(${from}::text || E'\\n' || ${to}::text), 'C')`;
+
+/** An item's own words: its title (weight A) and its people (weight C). */
+export const titleTsv = (title: unknown, from: unknown, to: unknown): RawBuilder<unknown> =>
+  sql`doc_tsv(${title}::text, 'A') || ${peopleTsv(from, to)}`;
+
+/** A passage's words: its item's title (A) ahead of its own text (B), then its item's people (C). */
+export const partTsv = (title: unknown, text: unknown, from: unknown, to: unknown): RawBuilder<unknown> =>
+  sql`doc_tsv(${title}::text, 'A') || doc_tsv(${text}::text, 'B') || ${peopleTsv(from, to)}`;
+
+/** Which of a hit's fields hold the matched words (for `why.keyword.fields`). */
+export const fieldMatches = (
+  matched: RawBuilder<unknown>,
+  columns: { title: unknown; text: unknown; from: unknown; to: unknown },
+) => ({
+  title: sql<boolean>`doc_tsv(${columns.title}::text, 'A') @@ ${matched}`,
+  text: sql<boolean>`coalesce(doc_tsv(${columns.text}::text, 'B') @@ ${matched}, false)`,
+  people: sql<boolean>`${peopleTsv(columns.from, columns.to)} @@ ${matched}`,
+});
+
+/** A query word as a tsquery (its stem, accents folded; a CJK word as the phrase of its bigrams). */
+export const wordQuery = (word: unknown): RawBuilder<unknown> => sql`word_query(${word}::text)`;

@@ -1,11 +1,12 @@
 import type { MethodDefinition } from './method.js';
 import { AdminFailures, AdminFailuresRetry, AdminReplay } from './admin.js';
+import { graphMethods } from './graph.js';
+import { headMethods } from './head.js';
 import { accountMethods } from './accounts.js';
 import { outgoingMethods } from './outgoing.js';
 import { ruleMethods } from './rules.js';
 import { proposalMethods } from './proposals.js';
 import { calendarMethods } from './calendar.js';
-import { graphMethods } from './graph.js';
 import { ingestMethods } from './ingest.js';
 import { insightsMethods } from './insights.js';
 import { ItemsGet, NotesPut } from './items.js';
@@ -41,15 +42,16 @@ export const apiCatalog = new MethodCatalog([
   TokensList,
   TokensRevoke,
   AdminReplay,
-  ...ingestMethods,
   AdminFailures,
   AdminFailuresRetry,
+  ...ingestMethods,
   ...mailMethods,
   ...calendarMethods,
   ...mediaMethods,
   ...searchMethods,
   ...graphMethods,
   ...insightsMethods,
+  ...headMethods,
   ...accountMethods,
   ...outgoingMethods,
   ...ruleMethods,

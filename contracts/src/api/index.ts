@@ -10,6 +10,7 @@ export * from './media.js';
 export * from './search.js';
 export * from './graph.js';
 export * from './insights.js';
+export * from './head.js';
 export * from './accounts.js';
 export * from './outgoing.js';
 export * from './rules.js';

@@ -7,6 +7,7 @@ import { ruleEvents } from './rules.js';
 import { proposalEvents } from './proposals.js';
 import { graphEvents } from './graph.js';
 import { ingestEvents } from './ingest.js';
+import { headEvents } from './head.js';
 import { insightsEvents } from './insights.js';
 import { itemEvents } from './items.js';
 import { mailEvents } from './mail.js';
@@ -24,6 +25,7 @@ export const eventCatalog = new EventRegistry().register(
   ...pipelinesEvents,
   ...graphEvents,
   ...insightsEvents,
+  ...headEvents,
   ...accountEvents,
   ...calendarEvents,
   ...gmailEvents,

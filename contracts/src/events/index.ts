@@ -8,6 +8,7 @@ export * from './media.js';
 export * from './pipelines.js';
 export * from './graph.js';
 export * from './insights.js';
+export * from './head.js';
 export * from './accounts.js';
 export * from './gmail.js';
 export * from './outgoing.js';

@@ -56,6 +56,8 @@ export async function* readLog(bus: Bus, options: ReadLogOptions = {}): AsyncGen
   });
   const messages: ConsumerMessages = await consumer.consume({ max_messages: 1000 });
   const stop = () => messages.stop();
+  // A signal aborted before this point would never fire its listener.
+  if (options.signal?.aborted) stop();
   options.signal?.addEventListener('abort', stop, { once: true });
   try {
     if (options.untilCaughtUp && (await consumer.info(true)).num_pending === 0) return;

@@ -1,0 +1,125 @@
+import { fileURLToPath } from 'node:url';
+import { Type } from '@sinclair/typebox';
+import { TriggerAction, TriggerFilter, TriggerOn } from '../events/head.js';
+import { defineMethod, Seq, type MethodDefinition } from './method.js';
+
+export const HeadEnroll = defineMethod({
+  name: 'memex.head.enroll',
+  service: 'head',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Enroll with a head: make a key pair, send a certificate signing request with the head’s one-time token, keep the client certificate (role memex) and the CA certificate under MEMEX_HOME, then dial the head. Enrolling again replaces the old link (moving the memex to another machine).',
+  params: Type.Object({
+    url: Type.String({ description: 'the head’s enrollment address, e.g. https://head.example:8443' }),
+    token: Type.String({ minLength: 1, description: 'the one-time enrollment token the head gave' }),
+    ca_sha256: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{64}$',
+        description: 'the SHA-256 of the head’s CA certificate (DER), to pin it instead of trusting it on first use',
+      }),
+    ),
+  }),
+  result: Type.Object({
+    subject: Type.String(),
+    not_after: Type.String(),
+    ca_sha256: Type.String(),
+    link_url: Type.String({ description: 'where the memex dials the head’s link' }),
+    seq: Seq,
+  }),
+});
+
+export const HeadLinkStatus = Type.Object({
+  enrolled: Type.Boolean(),
+  url: Type.Union([Type.String(), Type.Null()]),
+  subject: Type.Union([Type.String(), Type.Null()]),
+  not_after: Type.Union([Type.String(), Type.Null()]),
+  state: Type.Union(
+    (['not_enrolled', 'connecting', 'connected', 'backing_off', 'refused'] as const).map((s) => Type.Literal(s)),
+  ),
+  /** Why the last connection ended or was refused. */
+  last_error: Type.Union([Type.String(), Type.Null()]),
+  connected_since: Type.Union([Type.String(), Type.Null()]),
+  reconnects: Type.Integer(),
+  calls_relayed: Type.Integer(),
+  last_heartbeat: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const HeadStatus = defineMethod({
+  name: 'memex.head.status',
+  service: 'head',
+  kind: 'query',
+  access: 'owner',
+  summary: 'The head link: enrolled or not, the certificate, the stream’s state and its last error.',
+  params: Type.Object({}),
+  result: HeadLinkStatus,
+});
+
+export const HeadUnenroll = defineMethod({
+  name: 'memex.head.unenroll',
+  service: 'head',
+  kind: 'command',
+  access: 'owner',
+  summary: 'Close the head link and erase the certificate and key.',
+  params: Type.Object({}),
+  result: Type.Object({ seq: Seq }),
+});
+
+export const Trigger = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  on: TriggerOn,
+  filter: TriggerFilter,
+  action: TriggerAction,
+  scope_labels: Type.Union([Type.Array(Type.String()), Type.Null()]),
+  fired: Type.Integer({ description: 'how many events it fired for' }),
+  last_fired_at: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const TriggersAdd = defineMethod({
+  name: 'memex.triggers.add',
+  service: 'head',
+  kind: 'command',
+  access: 'any',
+  summary:
+    'Register an event trigger (seed §3.2): on mail.received (live mail) or item.added, with filters, start a workflow on the head or notify. It fires at least once per matching event after now, deduplicated by the event id, and only for events the caller’s scope can see.',
+  params: Type.Object({
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    on: TriggerOn,
+    filter: Type.Optional(TriggerFilter),
+    action: TriggerAction,
+  }),
+  result: Type.Object({ id: Type.String(), seq: Seq }),
+});
+
+export const TriggersList = defineMethod({
+  name: 'memex.triggers.list',
+  service: 'head',
+  kind: 'query',
+  access: 'any',
+  summary: 'The triggers the caller’s scope registered (the owner sees all).',
+  params: Type.Object({}),
+  result: Type.Object({ triggers: Type.Array(Trigger) }),
+});
+
+export const TriggersRemove = defineMethod({
+  name: 'memex.triggers.remove',
+  service: 'head',
+  kind: 'command',
+  access: 'any',
+  summary: 'Remove a trigger (one registered with the caller’s scope; the owner may remove any).',
+  params: Type.Object({ id: Type.String({ minLength: 1 }) }),
+  result: Type.Object({ seq: Seq }),
+});
+
+export const headMethods: MethodDefinition[] = [
+  HeadEnroll,
+  HeadStatus,
+  HeadUnenroll,
+  TriggersAdd,
+  TriggersList,
+  TriggersRemove,
+];
+
+/** contracts/api/head.proto: the link's frames and the five head methods (docs/head.md). */
+export const HEAD_PROTO_PATH = fileURLToPath(new URL('../../api/head.proto', import.meta.url));

@@ -1,0 +1,98 @@
+import {
+  agentScope,
+  isEventOf,
+  isVisible,
+  ItemIngested,
+  OWNER_SCOPE,
+  type EventEnvelope,
+  type Scope,
+  type ScopeRule,
+  type TriggerAction,
+  type TriggerFilter,
+  type TriggerOn,
+} from '@memex/contracts';
+import type { Static } from '@sinclair/typebox';
+
+export interface ActiveTrigger {
+  id: string;
+  name: string;
+  on: Static<typeof TriggerOn>;
+  filter: Static<typeof TriggerFilter>;
+  action: Static<typeof TriggerAction>;
+  scopeLabels: string[] | null;
+  fromSeq: number;
+}
+
+/** The scope a trigger fires within: the labels it was registered with, under today's rules. */
+export function triggerScope(trigger: ActiveTrigger, rules: ScopeRule[]): Scope {
+  return trigger.scopeLabels === null ? OWNER_SCOPE : agentScope(`trigger:${trigger.id}`, trigger.scopeLabels, rules);
+}
+
+interface ItemFacts {
+  kind: string;
+  title: string;
+  sourceKind: string;
+  origin: string;
+  revision: number;
+  from: string[];
+  to: string[];
+}
+
+function addressesIn(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((entry) =>
+    entry && typeof entry === 'object' && 'address' in entry && typeof entry.address === 'string'
+      ? [entry.address.toLowerCase()]
+      : [],
+  );
+}
+
+/** What a trigger can filter on, read from an item.ingested event (other events reveal no item). */
+function itemFacts(event: EventEnvelope): ItemFacts | undefined {
+  if (!isEventOf(ItemIngested, event)) return undefined;
+  const { data } = event;
+  return {
+    kind: data.kind,
+    title: data.title,
+    sourceKind: data.source.kind,
+    origin: data.origin,
+    revision: data.revision,
+    from: addressesIn(data.meta.from),
+    to: [...addressesIn(data.meta.to), ...addressesIn(data.meta.cc)],
+  };
+}
+
+/** `ann@example.com` matches itself; `@example.com` matches every address at that domain. */
+function addressMatches(pattern: string, addresses: string[]): boolean {
+  const wanted = pattern.trim().toLowerCase();
+  return addresses.some((address) => (wanted.startsWith('@') ? address.endsWith(wanted) : address === wanted));
+}
+
+/**
+ * Whether an event fires a trigger: of the trigger's kind, after it was registered, visible
+ * within its scope, and passing every filter it sets. mail.received is live mail only (a
+ * connector's mirrored message, never an archive import: seed §4.5).
+ */
+export function fires(trigger: ActiveTrigger, seq: number, event: EventEnvelope, rules: ScopeRule[]): boolean {
+  if (seq <= trigger.fromSeq) return false;
+  const item = itemFacts(event);
+  if (!item || item.revision !== 1) return false;
+  if (trigger.on === 'mail.received' && !(item.kind === 'email' && item.origin === 'mirrored')) return false;
+  if (
+    !isVisible(triggerScope(trigger, rules), {
+      kind: event.kind ?? item.kind,
+      labels: event.labels,
+      spam: event.spam ?? false,
+    })
+  ) {
+    return false;
+  }
+  const { filter } = trigger;
+  if (filter.from && !addressMatches(filter.from, item.from)) return false;
+  if (filter.to && !addressMatches(filter.to, item.to)) return false;
+  if (filter.labels && !filter.labels.every((label) => event.labels.includes(label))) return false;
+  if (filter.source && filter.source !== item.sourceKind) return false;
+  if (filter.kind && filter.kind !== item.kind) return false;
+  if (filter.words && !item.title.toLowerCase().includes(filter.words.toLowerCase())) return false;
+  return true;
+}

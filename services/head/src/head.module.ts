@@ -1,0 +1,33 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import type { MemexConfig } from '@memex/config';
+import { MemexModule, MethodRouter } from '@memex/runtime';
+import { HeadCommands } from './commands/head.commands.js';
+import { TriggersCommands } from './commands/triggers.commands.js';
+import { HeadLinkService } from './link/head-link.service.js';
+import { TriggerEvaluator } from './link/trigger-evaluator.js';
+import { HeadProjector } from './projection/head.projector.js';
+import { TriggersQueries } from './queries/triggers.queries.js';
+
+/**
+ * The head link (seed §2.1, §2.4, §3): enrollment, the outbound mTLS stream that answers the
+ * head's calls within the scope it stamps, the five things the memex may ask of the head, event
+ * triggers, and the agent's work (session digests, outputs, web pages, memories) as knowledge.
+ */
+@Module({})
+export class HeadModule {
+  static register(config: MemexConfig): DynamicModule {
+    return {
+      module: HeadModule,
+      imports: [MemexModule.forService({ service: 'head', config, schema: 'head' })],
+      providers: [
+        MethodRouter,
+        HeadLinkService,
+        HeadCommands,
+        TriggersCommands,
+        TriggersQueries,
+        TriggerEvaluator,
+        HeadProjector,
+      ],
+    };
+  }
+}

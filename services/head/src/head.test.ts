@@ -1,0 +1,319 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { INestApplicationContext } from '@nestjs/common';
+import * as grpc from '@grpc/grpc-js';
+import {
+  HeadEnroll,
+  HeadStatus,
+  HeadUnenroll,
+  Ingest,
+  ItemIngested,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
+import { Bus, callMethod, EventPublisher, newId, readLog } from '@memex/bus';
+import { startService } from '@memex/runtime';
+import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
+import { IngestModule } from '@memex/ingest';
+import { HeadModule } from './head.module.js';
+import { CredentialsStore } from './domain/credentials.js';
+import { certificateSha256 } from './domain/pki.js';
+import { HEAD_METHODS, HeadConnection } from './link/head-api.js';
+import { FakeHead } from './testing/fake-head.js';
+
+interface World {
+  env: TestEnv;
+  bus: Bus;
+  head: INestApplicationContext;
+  call<M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+  restartHead(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function world(options: { ingest?: boolean } = {}): Promise<World> {
+  const env = await createTestEnv();
+  const ingest = options.ingest ? await startService((c) => IngestModule.register(c), env.config) : undefined;
+  let head = await startService((c) => HeadModule.register(c), env.config);
+  const bus = await Bus.connect(env.config.natsUrl, 'head-test');
+  const w: World = {
+    env,
+    bus,
+    head,
+    call: (method, params) => callMethod(bus, method, params),
+    async restartHead() {
+      await head.close();
+      head = await startService((c) => HeadModule.register(c), env.config);
+      w.head = head;
+    },
+    async stop() {
+      await bus.close();
+      await head.close();
+      await ingest?.close();
+      await env.stop();
+    },
+  };
+  return w;
+}
+
+async function connected(w: World): Promise<ResultOf<typeof HeadStatus>> {
+  let status: ResultOf<typeof HeadStatus> | undefined;
+  await waitUntil(
+    async () => (status = await w.call(HeadStatus, {})).state === 'connected',
+    'the head link to connect',
+    {
+      timeoutMs: 30_000,
+    },
+  );
+  return status!;
+}
+
+test('enrollment: a CSR for a one-time token, the certificate kept 0600 under MEMEX_HOME, the link dialled; a used token, a wrong pin and an unusable certificate are refused', async () => {
+  const fake = new FakeHead();
+  await fake.start();
+  const w = await world();
+  try {
+    const token = fake.newToken();
+    const enrolled = await w.call(HeadEnroll, {
+      url: fake.enrollUrl,
+      token,
+      ca_sha256: certificateSha256(fake.ca.pem),
+    });
+    assert.match(enrolled.subject, /OU=memex/);
+    assert.equal(enrolled.ca_sha256, certificateSha256(fake.ca.pem));
+    await fake.linked();
+    const status = await connected(w);
+    assert.equal(status.enrolled, true);
+    assert.equal(fake.links.length, 1);
+    assert.match(fake.links[0]!.subject, /OU=memex/);
+
+    const dir = new CredentialsStore(w.env.config.home).dir;
+    assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+    for (const file of fs.readdirSync(dir)) {
+      assert.equal(fs.statSync(path.join(dir, file)).mode & 0o777, 0o600, file);
+    }
+    const logged = [];
+    for await (const { event } of readLog(w.bus, { untilCaughtUp: true })) logged.push(event);
+    const enrolledEvent = logged.find((e) => e.type === 'head.enrolled');
+    assert.ok(enrolledEvent);
+    assert.doesNotMatch(JSON.stringify(logged), /PRIVATE KEY/, 'the key never reaches the log');
+
+    await assert.rejects(w.call(HeadEnroll, { url: fake.enrollUrl, token }), /already used/);
+    const other = new FakeHead();
+    await assert.rejects(
+      w.call(HeadEnroll, { url: fake.enrollUrl, token: fake.newToken(), ca_sha256: certificateSha256(other.ca.pem) }),
+      /not the pinned one/,
+    );
+    fake.certificateStartsDaysAgo = 3;
+    fake.certificateDays = 1;
+    await assert.rejects(w.call(HeadEnroll, { url: fake.enrollUrl, token: fake.newToken() }), /not valid now/);
+    fake.certificateStartsDaysAgo = 0;
+    fake.certificateDays = 365;
+    fake.issuedRole = 'worker';
+    await assert.rejects(
+      w.call(HeadEnroll, { url: fake.enrollUrl, token: fake.newToken() }),
+      /lacks the role OU=memex/,
+    );
+    // None of the refusals touched the working link.
+    assert.equal((await w.call(HeadStatus, {})).state, 'connected');
+
+    await w.call(HeadUnenroll, {});
+    assert.equal(fs.existsSync(dir), false);
+    assert.equal((await w.call(HeadStatus, {})).state, 'not_enrolled');
+  } finally {
+    await w.stop();
+    await fake.stop();
+  }
+});
+
+test('the link comes back after the head restarts, and a revoked certificate is refused by the head', async () => {
+  const fake = new FakeHead();
+  await fake.start();
+  const w = await world();
+  try {
+    await w.call(HeadEnroll, { url: fake.enrollUrl, token: fake.newToken() });
+    await connected(w);
+    await fake.restart();
+    await fake.linked();
+    const status = await connected(w);
+    assert.ok(status.reconnects >= 1);
+    assert.deepEqual(
+      await fake.call('memex.head.status', {}, { owner: true }).then((s) => (s as { state: string }).state),
+      'connected',
+    );
+
+    fake.revoke(new CredentialsStore(w.env.config.home).read()!.certPem);
+    await fake.restart();
+    await waitUntil(
+      async () => /revoked/.test((await w.call(HeadStatus, {})).last_error ?? ''),
+      'the head to refuse the revoked certificate',
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    assert.notEqual((await w.call(HeadStatus, {})).state, 'connected');
+  } finally {
+    await w.stop();
+    await fake.stop();
+  }
+});
+
+test('a relayed call runs within the scope the head stamped: a notes session never sees mail and cannot widen itself', async () => {
+  const fake = new FakeHead();
+  await fake.start();
+  const w = await world({ ingest: true });
+  try {
+    await w.call(HeadEnroll, { url: fake.enrollUrl, token: fake.newToken() });
+    await fake.linked();
+    const mail =
+      'From: Ann <ann@example.com>\r\nTo: me@example.com\r\nSubject: salary review\r\nMessage-ID: <m1@example.com>\r\nDate: Mon, 2 Nov 2026 10:00:00 +0000\r\n\r\nConfidential.\r\n';
+    const { results } = await callMethod(w.bus, Ingest, {
+      items: [{ type: 'message/rfc822', text: mail, source: { kind: 'mbox', id: 'a' } }],
+    });
+    const id = results[0]!.id!;
+    const { seq } = await callMethod(w.bus, Ingest, {
+      items: [{ type: 'text/plain', text: 'a note', source: { kind: 'upload' } }],
+    });
+    const asOwner = (await fake.call('memex.items.get', { id, min_seq: seq }, { owner: true })) as { title: string };
+    assert.equal(asOwner.title, 'salary review');
+    await assert.rejects(
+      fake.call('memex.items.get', { id }, { labels: ['notes'] }),
+      (e: Error & { code?: string }) => e.code === 'not_found',
+    );
+    const asMail = (await fake.call('memex.items.get', { id }, { labels: ['mail'] })) as { title: string };
+    assert.equal(asMail.title, 'salary review');
+    await assert.rejects(
+      fake.call('memex.tokens.create', { labels: ['mail'] }, { labels: ['notes'] }),
+      (e: Error & { code?: string }) => e.code === 'forbidden',
+    );
+    await assert.rejects(
+      fake.call('memex.items.get', {}, { labels: ['notes'] }),
+      (e: Error & { code?: string }) => e.code === 'invalid_params',
+    );
+  } finally {
+    await w.stop();
+    await fake.stop();
+  }
+});
+
+test('the memex can ask the head only its five methods; anything else is refused by the head', async () => {
+  const fake = new FakeHead();
+  await fake.start();
+  const w = await world();
+  try {
+    await w.call(HeadEnroll, { url: fake.enrollUrl, token: fake.newToken() });
+    const connection = new HeadConnection(new CredentialsStore(w.env.config.home).read()!);
+    try {
+      assert.deepEqual(Object.keys(connection.api).sort(), [
+        'credentialsGet',
+        'notify',
+        'sessionsDigest',
+        'templatesRun',
+        'workflowsStart',
+      ]);
+      assert.equal(HEAD_METHODS.length, 5);
+      const credential = await connection.api.credentialsGet({ name: 'openai' });
+      assert.match(credential.secret, /^short-lived-openai$/);
+      const refused = await new Promise<grpc.ServiceError>((resolve) =>
+        connection.client.makeUnaryRequest(
+          '/memex.head.v1.Head/SettingsChange',
+          (x: Buffer) => x,
+          (x: Buffer) => x,
+          Buffer.alloc(0),
+          { deadline: Date.now() + 10_000 },
+          (error) => resolve(error!),
+        ),
+      );
+      assert.equal(refused.code, grpc.status.UNIMPLEMENTED);
+    } finally {
+      connection.close();
+    }
+  } finally {
+    await w.stop();
+    await fake.stop();
+  }
+});
+
+test('a trigger fires once per matching event within its scope, across a restart of the memex', async () => {
+  const fake = new FakeHead();
+  await fake.start();
+  const w = await world();
+  const tool = new EventPublisher(w.bus);
+  let n = 0;
+  const mailFrom = (address: string, labels: string[] = [], origin: 'mirrored' | 'imported' = 'mirrored') => {
+    const id = newId();
+    n++;
+    return tool.publish(ItemIngested, {
+      subject: `item:${id}`,
+      actor: { kind: 'connector', id: 'gmail:me@example.com' },
+      labels,
+      kind: 'email',
+      data: {
+        id,
+        kind: 'email',
+        revision: 1,
+        title: `message ${n}`,
+        source: { kind: 'gmail', id: 'me@example.com' },
+        external_id: `g${n}`,
+        identity: `message-id:m${n}@example.com`,
+        origin,
+        content_type: 'message/rfc822',
+        content_sha256: '0'.repeat(64),
+        size: 1,
+        text_sha256: '0'.repeat(64),
+        text_length: 1,
+        meta: { from: [{ name: '', address }], to: [{ name: '', address: 'me@example.com' }] },
+      },
+    });
+  };
+  try {
+    await w.call(HeadEnroll, { url: fake.enrollUrl, token: fake.newToken() });
+    await fake.linked();
+    const added = (await fake.call(
+      'memex.triggers.add',
+      { name: 'key contact', on: 'mail.received', filter: { from: '@acme.example' }, action: { workflow: 'triage' } },
+      { labels: ['mail'], session: 'automation-1' },
+    )) as { id: string };
+    // A session without mail registers the same trigger: it must never fire for mail.
+    await fake.call(
+      'memex.triggers.add',
+      { name: 'blind', on: 'mail.received', filter: { from: '@acme.example' }, action: { notify: 'mail' } },
+      { labels: ['research'], session: 'automation-2' },
+    );
+    await mailFrom('ann@acme.example');
+    await mailFrom('bob@elsewhere.example');
+    await mailFrom('cy@acme.example', [], 'imported'); // archive mail never fires mail.received
+    await mailFrom('dee@acme.example');
+    const starts = () => fake.asked.filter((a) => a.method === 'workflows.start');
+    await waitUntil(async () => starts().length === 2, 'two workflow starts', { timeoutMs: 30_000 });
+
+    await w.restartHead();
+    await fake.linked();
+    await mailFrom('eve@acme.example');
+    await waitUntil(async () => starts().length === 3, 'a third workflow start after the restart', {
+      timeoutMs: 30_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const keys = starts().map((s) => String(s.request.dedupe_key));
+    assert.equal(new Set(keys).size, 3, 'each event started once');
+    assert.ok(keys.every((k) => k.startsWith(`${added.id}:`)));
+    assert.deepEqual(
+      starts().map((s) => (JSON.parse(String(s.request.input_json)) as { title: string }).title),
+      ['message 1', 'message 4', 'message 5'],
+    );
+    assert.deepEqual(starts()[0]!.request.labels, ['mail']);
+    assert.equal(fake.asked.filter((a) => a.method === 'notify').length, 0, 'the notes-less trigger saw no mail');
+    const listed = (await fake.call('memex.triggers.list', {}, { labels: ['mail'], session: 'x' })) as {
+      triggers: { id: string; fired: number }[];
+    };
+    assert.deepEqual(
+      listed.triggers.map((t) => [t.id, t.fired]),
+      [[added.id, 3]],
+    );
+  } finally {
+    await w.stop();
+    await fake.stop();
+  }
+});

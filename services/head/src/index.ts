@@ -1,0 +1,2 @@
+export { HeadModule } from './head.module.js';
+export { HeadLinkService } from './link/head-link.service.js';

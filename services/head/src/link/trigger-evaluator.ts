@@ -1,0 +1,201 @@
+import { once } from 'node:events';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import {
+  isEventOf,
+  ItemIngested,
+  TriggerFired,
+  TriggerRegistered,
+  TriggerRemoved,
+  type EventEnvelope,
+  type ScopeRule,
+} from '@memex/contracts';
+import { EventPublisher, readLog, type Bus } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
+import { BUS, CONFIG, DATABASE, loadScopeRules, ServiceHost } from '@memex/runtime';
+import { fires, type ActiveTrigger } from '../domain/triggers.js';
+import type { HeadDatabase } from '../projection/schema.js';
+import { HeadLinkService } from './head-link.service.js';
+import type { HeadApi } from './head-api.js';
+
+const CURSOR_SAVE_EVERY = 500;
+const RETRY_MS = 1000;
+
+/**
+ * Evaluates the head's triggers on the log (seed §3.2) and starts their workflows or sends their
+ * notifications, at least once per matching event: a fire is recorded on the log (trigger.fired)
+ * only after the head acknowledged it, and the event id goes to the head as its dedupe key, so a
+ * crash between the two starts nothing twice. It reads from where it stopped, and waits while the
+ * head is away.
+ */
+@Injectable()
+export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('memex:triggers');
+  private readonly rules: ScopeRule[];
+  private readonly abort = new AbortController();
+  private loop: Promise<void> | undefined;
+  private readonly firedHere = new Set<string>();
+
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(DATABASE) private readonly db: Kysely<HeadDatabase>,
+    @Inject(CONFIG) config: MemexConfig,
+    private readonly publisher: EventPublisher,
+    private readonly link: HeadLinkService,
+    private readonly host: ServiceHost,
+  ) {
+    this.rules = loadScopeRules(config.home);
+  }
+
+  onApplicationBootstrap(): void {
+    this.loop = this.run();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.abort.abort();
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      try {
+        await this.pass();
+      } catch (error) {
+        if (this.abort.signal.aborted) return;
+        this.logger.warn(`trigger evaluation paused: ${(error as Error).message}`);
+        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      }
+    }
+  }
+
+  /** Reads the log from the cursor, following it, until the head is lost or the service stops. */
+  private async pass(): Promise<void> {
+    const api = this.link.api ?? (await this.connected());
+    if (!api) return;
+    await this.host.projector?.waitFor(await this.bus.lastSeq(), 30_000);
+    const triggers = new Map((await this.activeTriggers()).map((t) => [t.id, t]));
+    let cursor = await this.startSeq([...triggers.values()]);
+    let sinceSave = 0;
+    for await (const { seq, event } of readLog(this.bus, { fromSeq: cursor + 1, signal: this.abort.signal })) {
+      this.track(triggers, seq, event);
+      for (const trigger of triggers.values()) {
+        if (fires(trigger, seq, event, this.rules) && !(await this.firedBefore(trigger.id, event.id))) {
+          await this.fire(api, trigger, seq, event);
+        }
+      }
+      cursor = seq;
+      if (++sinceSave >= CURSOR_SAVE_EVERY || triggers.size === 0) {
+        await this.saveCursor(cursor);
+        sinceSave = 0;
+      }
+    }
+    await this.saveCursor(cursor);
+  }
+
+  private async connected(): Promise<HeadApi | undefined> {
+    const [api] = (await once(this.link.events, 'connected', { signal: this.abort.signal }).catch(() => [
+      undefined,
+    ])) as [HeadApi | undefined];
+    return api;
+  }
+
+  /** Triggers registered or removed while reading take effect at their place in the log. */
+  private track(triggers: Map<string, ActiveTrigger>, seq: number, event: EventEnvelope): void {
+    if (isEventOf(TriggerRegistered, event)) {
+      const { id, name, on, filter, action, scope_labels, from_seq } = event.data;
+      triggers.set(id, { id, name, on, filter, action, scopeLabels: scope_labels, fromSeq: Math.max(from_seq, seq) });
+    } else if (isEventOf(TriggerRemoved, event)) {
+      triggers.delete(event.data.id);
+    }
+  }
+
+  private async fire(api: HeadApi, trigger: ActiveTrigger, seq: number, event: EventEnvelope): Promise<void> {
+    const dedupeKey = `${trigger.id}:${event.id}`;
+    const labels = trigger.scopeLabels ?? [];
+    // fires() only passes item.ingested events.
+    const item = isEventOf(ItemIngested, event) ? event.data : undefined;
+    const subject = {
+      trigger: trigger.name,
+      event: event.type,
+      seq,
+      item: item?.id,
+      kind: item?.kind,
+      title: item?.title,
+    };
+    let runId: string | undefined;
+    if ('workflow' in trigger.action) {
+      const input = { ...subject, ...(trigger.action.input !== undefined ? { input: trigger.action.input } : {}) };
+      const reply = await api.workflowsStart({
+        name: trigger.action.workflow,
+        input_json: JSON.stringify(input),
+        dedupe_key: dedupeKey,
+        labels,
+      });
+      runId = reply.run_id;
+    } else {
+      await api.notify({
+        event: trigger.action.notify,
+        title: trigger.name,
+        message: item?.title ?? event.type,
+        labels,
+        dedupe_key: dedupeKey,
+      });
+    }
+    await this.publisher.publish(TriggerFired, {
+      subject: `trigger:${trigger.id}`,
+      actor: { kind: 'system', id: 'head-link' },
+      causation_id: event.id,
+      data: { trigger_id: trigger.id, event_id: event.id, event_seq: seq, ...(runId ? { run_id: runId } : {}) },
+    });
+    this.firedHere.add(dedupeKey);
+  }
+
+  private async firedBefore(triggerId: string, eventId: string): Promise<boolean> {
+    if (this.firedHere.has(`${triggerId}:${eventId}`)) return true;
+    const row = await this.db
+      .selectFrom('trigger_fires')
+      .select('event_id')
+      .where('trigger_id', '=', triggerId)
+      .where('event_id', '=', eventId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  private async activeTriggers(): Promise<ActiveTrigger[]> {
+    const rows = await this.db.selectFrom('triggers').selectAll().where('removed', '=', false).execute();
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      on: row.on,
+      filter: row.filter,
+      action: row.action,
+      scopeLabels: row.scope_labels,
+      fromSeq: Number(row.from_seq),
+    }));
+  }
+
+  /**
+   * Where to read from: the saved cursor, or else (a rebuilt schema) each trigger's registration
+   * or last fire, whichever is later, the earliest of them.
+   */
+  private async startSeq(triggers: ActiveTrigger[]): Promise<number> {
+    const saved = await this.db.selectFrom('trigger_cursor').select('seq').where('id', '=', 1).executeTakeFirst();
+    if (saved) return Number(saved.seq);
+    if (triggers.length === 0) return this.bus.lastSeq();
+    const fires = await this.db
+      .selectFrom('trigger_fires')
+      .select(['trigger_id', sql<string>`max(event_seq)`.as('last')])
+      .groupBy('trigger_id')
+      .execute();
+    const last = new Map(fires.map((row) => [row.trigger_id, Number(row.last)]));
+    return Math.min(...triggers.map((t) => Math.max(t.fromSeq, last.get(t.id) ?? 0)));
+  }
+
+  private async saveCursor(seq: number): Promise<void> {
+    await this.db
+      .insertInto('trigger_cursor')
+      .values({ id: 1, seq })
+      .onConflict((oc) => oc.column('id').doUpdateSet({ seq }))
+      .execute();
+  }
+}

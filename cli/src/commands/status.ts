@@ -7,14 +7,19 @@ interface Health {
   status: string;
   log: { last_seq: number | null };
   failures?: number;
-  services: { service: string; ready: boolean; projector?: { checkpoint: number; lag: number; failures?: number } }[];
+  services: {
+    service: string;
+    ready: boolean;
+    projector?: { checkpoint: number; lag: number; failures?: number };
+    problems?: string[];
+  }[];
 }
 
 const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 const MEANING: Record<string, string> = {
   ok: 'ok',
-  degraded: 'degraded: some events failed to project, so a read model misses data',
+  degraded: 'degraded: some events failed to project (a read model misses data), or a service needs you (below)',
   starting: 'starting: not every service answers yet',
 };
 
@@ -38,8 +43,9 @@ export function statusText(url: string, health: Health, backlog?: ResultOf<typeo
               : []),
             ...(failed > 0 ? [`${count(failed, 'event')} failed to project`] : []),
           ].join(', ');
-      return `  ${s.ready && failed === 0 ? '✓' : '✗'} ${s.service.padEnd(width)}  ${state}`;
+      return `  ${s.ready && failed === 0 && !s.problems?.length ? '✓' : '✗'} ${s.service.padEnd(width)}  ${state}`;
     }),
+    ...health.services.flatMap((s) => (s.problems ?? []).map((problem) => `  ! ${s.service}: ${problem}`)),
   ];
   if (backlog) {
     const waiting = backlog.queues.reduce((sum, q) => sum + q.waiting, 0);

@@ -28,6 +28,13 @@ export interface ServiceHealth {
   ready: boolean;
   /** `failures`: events the projector recorded as failed and skipped (`memex failures` lists them). */
   projector?: { name: string; checkpoint: number; leader: boolean; lag: number; failures: number };
+  /** What needs the owner, said by the service's providers (e.g. a Google account whose grant was revoked). */
+  problems?: string[];
+}
+
+/** A provider with `healthProblems` adds what it finds wrong to its service's health (and so to /healthz). */
+export interface HealthProblems {
+  healthProblems(): Promise<string[]>;
 }
 
 /**
@@ -39,6 +46,7 @@ export interface ServiceHealth {
 export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger: Logger;
   private readonly subscriptions: Subscription[] = [];
+  private readonly problemSources: HealthProblems[] = [];
   private runner: ProjectionRunner | undefined;
   private ready = false;
 
@@ -64,6 +72,8 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
       if (!instance || typeof instance !== 'object') continue;
       const projector = this.discovery.getMetadataByDecorator(Projector, wrapper);
       const handlers = HandlerProjection.of(instance);
+      if (typeof instance.healthProblems === 'function')
+        this.problemSources.push(instance as unknown as HealthProblems);
       const prototype = Object.getPrototypeOf(instance) as object;
       for (const methodName of this.scanner.getAllMethodNames(prototype)) {
         const definition = this.discovery.getMetadataByDecorator(RpcMethod, wrapper, methodName);
@@ -153,6 +163,8 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
         failures: await this.runner.failureCount(),
       };
     }
+    const problems = (await Promise.all(this.problemSources.map((source) => source.healthProblems()))).flat();
+    if (problems.length > 0) health.problems = problems;
     return health;
   }
 

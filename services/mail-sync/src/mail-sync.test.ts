@@ -10,10 +10,12 @@ import {
   MailAccounts,
   MailFlags,
   MailList,
+  OWNER_SCOPE,
   type MailSummary,
 } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
-import { DATABASE } from '@memex/runtime';
+import { callRpc } from '@memex/bus';
+import { DATABASE, type ServiceHealth } from '@memex/runtime';
 import { TokenStore } from '@memex/google';
 import { fillMailbox, generatedMessage, startMailSync, type MailSyncHarness } from './testing/harness.js';
 import type { MailSyncDatabase } from './projection/schema.js';
@@ -40,6 +42,15 @@ async function allMail(h: MailSyncHarness, account = `gmail:${ACCOUNT}`): Promis
 
 async function syncNow(h: MailSyncHarness): Promise<void> {
   await h.call(AccountsSync, { account: ACCOUNT });
+}
+
+function health(h: MailSyncHarness): Promise<ServiceHealth> {
+  return callRpc<ServiceHealth>(
+    h.bus,
+    'memex.rpc.mail-sync.health',
+    { method: 'health', params: {}, scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } },
+    10_000,
+  );
 }
 
 function mailSyncDb(h: MailSyncHarness): Kysely<MailSyncDatabase> {
@@ -210,6 +221,13 @@ test('Gmail two-way: first sync of 2,000 messages through a 429 storm, imported 
     assert.match(revoked.reason ?? '', /invalid_grant/);
     await assert.rejects(h.call(AccountsSync, { account: ACCOUNT }), /no active account/);
     await assert.rejects(h.call(AccountsToken, { account: ACCOUNT, scope: 'calendar' }), /needs_reauth/);
+    assert.deepEqual(
+      (await health(h)).problems,
+      [
+        `Google account ${ACCOUNT} needs a new consent (invalid_grant: Token has been expired or revoked.): memex accounts add google`,
+      ],
+      'the revoked grant is in the service’s health (and so in /healthz and memex status)',
+    );
     assert.equal((await allMail(h)).length, 2000, 'nothing synced after the grant was refused');
 
     // Removal erases the stored grant; the mail stays.
@@ -218,6 +236,7 @@ test('Gmail two-way: first sync of 2,000 messages through a 429 storm, imported 
     const { seq } = await h.call(AccountsRemove, { account: ACCOUNT });
     assert.equal(store.get(ACCOUNT), undefined);
     assert.deepEqual((await h.call(AccountsList, { min_seq: seq })).accounts, []);
+    assert.equal((await health(h)).problems, undefined);
     assert.equal((await allMail(h)).length, 2000);
   } finally {
     await h.stop();

@@ -34,7 +34,9 @@ export class HealthController {
     ]);
     const ready = lastSeq !== null && services.every((service) => service.ready);
     const failures = services.reduce((sum, service) => sum + (service.projector?.failures ?? 0), 0);
-    const status = !ready ? 'starting' : failures > 0 ? 'degraded' : 'ok';
+    // A service's problems (a revoked Google grant) need the owner too.
+    const problems = services.some((service) => (service.problems?.length ?? 0) > 0);
+    const status = !ready ? 'starting' : failures > 0 || problems ? 'degraded' : 'ok';
     await reply.code(ready ? 200 : 503).send({ status, log: { last_seq: lastSeq }, failures, services });
   }
 

@@ -10,19 +10,34 @@ import {
 } from '@memex/contracts';
 import { EventPublisher } from '@memex/bus';
 import { GrantRevokedError } from '@memex/google';
-import { DATABASE, RpcMethod } from '@memex/runtime';
+import { DATABASE, RpcMethod, type HealthProblems } from '@memex/runtime';
 import type { MailSyncDatabase } from '../projection/schema.js';
 import { connectorActor } from '../sync/gmail-sync.js';
 import { GoogleAccounts } from '../sync/google-accounts.js';
 
 /** memex.accounts.list, and the internal memex.accounts.token for other services. */
 @Injectable()
-export class AccountsQueries {
+export class AccountsQueries implements HealthProblems {
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<MailSyncDatabase>,
     private readonly publisher: EventPublisher,
     private readonly google: GoogleAccounts,
   ) {}
+
+  /** A revoked grant shows in /healthz and `memex status`, not only in `memex accounts list`. */
+  async healthProblems(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('accounts')
+      .select(['account', 'reason'])
+      .where('status', '=', 'needs_reauth')
+      .orderBy('account')
+      .execute()
+      .catch(() => []); // before the schema exists
+    return rows.map(
+      (row) =>
+        `Google account ${row.account} needs a new consent (${row.reason ?? 'grant refused'}): memex accounts add google`,
+    );
+  }
 
   @RpcMethod(AccountsList)
   async list(): Promise<ResultOf<typeof AccountsList>> {

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EntityGet, EntityNeighbors, MemexError } from '@memex/contracts';
+import { EntityGet, EntityNeighbors, MemexError, ReviewList } from '@memex/contracts';
 import { newId, type NamedDraft } from '@memex/bus';
 import { startGraph, type GraphHarness } from './testing/harness.js';
 
@@ -8,18 +8,27 @@ const PERSON = (name: string, address: string, status = 'accepted') => ({ name, 
 
 /** The item.ingested event services/ingest publishes for a calendar file (meta as its calendar handler writes it). */
 function calendarItem(id: string, events: Array<Record<string, unknown>>, method: string | null = null): NamedDraft {
+  return item(id, 'event', 'text/calendar', { format: 'icalendar', method, calendarName: null, timeZone: null, filename: null, otherComponents: {}, events });
+}
+
+/** The item.ingested event of a vCard file (meta as the contacts handler writes it). */
+function contactsItem(id: string, cards: Array<{ fullName: string; emails: string[] }>): NamedDraft {
+  return item(id, 'contact', 'text/vcard', { format: 'vcard', filename: null, cards: cards.map((c) => ({ fullName: c.fullName, emails: c.emails.map((address) => ({ address, types: [] })), phones: [] })) });
+}
+
+function item(id: string, kind: string, type: string, meta: Record<string, unknown>): NamedDraft {
   const sha = '0'.repeat(64);
   return {
     type: 'item.ingested',
     subject: `item:${id}`,
     actor: { kind: 'import', id: 'test' },
     labels: [],
-    kind: 'event',
+    kind,
     occurred_at: '2026-03-18T09:00:00.000Z',
     data: {
-      id, kind: 'event', revision: 1, title: 'calendar', source: { kind: 'import:test', id: '' }, external_id: null,
-      identity: `sha256:${id}`, origin: 'imported', content_type: 'text/calendar', content_sha256: sha, size: 1, text_sha256: sha, text_length: 0,
-      meta: { format: 'icalendar', method, calendarName: null, timeZone: null, filename: null, otherComponents: {}, events },
+      id, kind, revision: 1, title: kind, source: { kind: 'import:test', id: '' }, external_id: null,
+      identity: `sha256:${id}`, origin: 'imported', content_type: type, content_sha256: sha, size: 1, text_sha256: sha, text_length: 0,
+      meta,
     },
   };
 }
@@ -67,5 +76,25 @@ describe('graph: meetings from calendar items', () => {
     await h.publish([{ type: 'item.deleted', subject: `item:${item}`, actor: { kind: 'user', id: 'owner' }, data: { id: item } }]);
     await assert.rejects(h.call(EntityGet, { key: 'event:review-42@example.com' }), (e: unknown) => e instanceof MemexError && e.code === 'not_found');
     await assert.rejects(h.call(EntityGet, { key: 'person:bob@example.com' }), (e: unknown) => e instanceof MemexError && e.code === 'not_found');
+  });
+});
+
+describe('graph: people from contact cards', () => {
+  let h: GraphHarness;
+  before(async () => {
+    h = await startGraph();
+    await h.publish([contactsItem(newId(), [{ fullName: 'Eve Example', emails: ['eve@example.com', 'Eve@Work.example'] }])]);
+  });
+  after(async () => h.stop());
+
+  test('a card names the person of each of its addresses; two addresses of one card are a merge the review queue asks about', async () => {
+    for (const key of ['person:eve@example.com', 'person:eve@work.example']) {
+      const card = await h.call(EntityGet, { key });
+      assert.equal(card.entity.name, 'Eve Example');
+      assert.ok(card.timeline.some((t) => t.rels.includes('appears_in')), 'the card is on their timeline');
+    }
+    const { items } = await h.call(ReviewList, { kind: 'merge' });
+    const merge = items.find((i) => i.entities.some((e) => e.key === 'person:eve@example.com'));
+    assert.deepEqual(merge?.entities.map((e) => e.key).sort(), ['person:eve@example.com', 'person:eve@work.example']);
   });
 });

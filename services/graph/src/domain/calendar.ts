@@ -56,3 +56,20 @@ export function meetingPairs(people: CalendarPerson[]): Array<[string, string]> 
   for (let i = 0; i < addresses.length; i++) for (let j = i + 1; j < addresses.length; j++) pairs.push([addresses[i]!, addresses[j]!]);
   return pairs;
 }
+
+/** A card of a vCard item (services/ingest's contacts handler): its name and mail addresses. */
+export interface ContactCardFacts {
+  fullName: string;
+  emails: Array<{ address: string }>;
+}
+
+/** The cards of a contacts item, or none. */
+export function contactCardsOf(meta: Record<string, unknown>): ContactCardFacts[] {
+  if (meta['format'] !== 'vcard' || !Array.isArray(meta['cards'])) return [];
+  return (meta['cards'] as ContactCardFacts[]).filter((c) => Array.isArray(c.emails));
+}
+
+/** A card's distinct, well-formed addresses, lowercase. */
+export function cardAddresses(card: ContactCardFacts): string[] {
+  return [...new Set(card.emails.map((e) => String(e.address ?? '').trim().toLowerCase()).filter((a) => ADDRESS.test(a)))];
+}

@@ -5,8 +5,8 @@
  */
 
 export interface Participant {
-  /** How a message names its people; `attended` for the people and the event of a calendar item. */
-  rel: 'sent' | 'received' | 'cc' | 'bcc' | 'attended';
+  /** How a message names its people; `attended` for the people and the event of a calendar item, `listed` for a contact card's. */
+  rel: 'sent' | 'received' | 'cc' | 'bcc' | 'attended' | 'listed';
   address: string;
   /** The display name as written, '' when none (or when it only repeats the address). */
   name: string;

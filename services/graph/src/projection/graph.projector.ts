@@ -18,7 +18,7 @@ import {
 } from '@memex/contracts';
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import { linkId, normalizeKey, parseRef, refString } from '../domain/keys.js';
-import { calendarEventsOf, meetingPairs, participantsOfEvent } from '../domain/calendar.js';
+import { calendarEventsOf, cardAddresses, contactCardsOf, meetingPairs, participantsOfEvent } from '../domain/calendar.js';
 import { orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
 import {
   countNames,
@@ -46,6 +46,8 @@ import { graphMigrations } from './migrations.js';
 export const MAIL_STRUCTURE_MAKER = 'ingest@1';
 /** Who made the links read from calendar items (events, attendees, meetings): version 1 of these rules. */
 export const CALENDAR_STRUCTURE_MAKER = 'calendar@1';
+/** Who made the links read from contact cards (vCard items): version 1 of these rules. */
+export const CONTACTS_STRUCTURE_MAKER = 'contacts@1';
 /** How sure an address's domain says where its owner works. */
 export const WORKS_AT_CONFIDENCE = 0.7;
 const EXCERPT_CHARS = 1000;
@@ -272,6 +274,7 @@ export class GraphProjector {
     const isMail = data.kind === 'email';
     const participants = isMail && !spam ? participantsOf(meta) : [];
     const meetings = spam ? [] : calendarEventsOf(meta);
+    const cards = spam ? [] : contactCardsOf(meta);
     const item: ItemRow = {
       id: data.id,
       kind: data.kind,
@@ -281,7 +284,7 @@ export class GraphProjector {
       occurredAt: event.occurred_at,
       madeBy: makerOf(event.actor),
       threadKey: isMail && typeof meta.threadKey === 'string' ? meta.threadKey : null,
-      participants: isMail ? participants : meetings.length > 0 ? [] : null,
+      participants: isMail ? participants : meetings.length > 0 || cards.length > 0 ? [] : null,
     };
     const names = new KeyCounts();
     const links: LinkRow[] = [];
@@ -310,6 +313,18 @@ export class GraphProjector {
       }
     }
     for (const meeting of meetings) this.meetingLinks(meeting, data.id, vis, names, links, item.participants!);
+    // A contact card names the person of each of its addresses. Two addresses on one card are not
+    // merged here: the same full name on two people is a merge the review queue asks about.
+    for (const card of cards) {
+      for (const address of cardAddresses(card)) {
+        const person = `person:${address}`;
+        if (card.fullName && card.fullName !== address) {
+          names.add(nameKey(person, card.fullName), vis, 1);
+          item.participants!.push({ rel: 'listed', address, name: card.fullName });
+        }
+        links.push(this.mailLink(person, 'appears_in', itemRef, event.occurred_at, data.id, CONTACTS_STRUCTURE_MAKER));
+      }
+    }
     return { item, names, links: dedupe(links) };
   }
 
@@ -363,17 +378,18 @@ export class GraphProjector {
     }
   }
 
-  private mailLink(person: string, rel: Participant['rel'], item: { item: string }, at: string, via: string): LinkRow {
+  /** A person's observed link to an item that names them: a message (at its date), a contact card (from then on). */
+  private mailLink(person: string, rel: string, item: { item: string }, at: string, via: string, maker = MAIL_STRUCTURE_MAKER): LinkRow {
     return {
-      id: linkId(person, rel, refString(item), MAIL_STRUCTURE_MAKER),
+      id: linkId(person, rel, refString(item), maker),
       src: { key: person, kind: 'person' },
       rel,
       dst: item,
       validFrom: at,
-      validTo: at,
+      validTo: maker === MAIL_STRUCTURE_MAKER ? at : null,
       confidence: 1,
       basis: 'observed',
-      madeBy: MAIL_STRUCTURE_MAKER,
+      madeBy: maker,
       vis: null,
       evidence: [{ item: item.item, part: '', quote: null }],
       via,

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Actor, ItemIngested, MemexError } from '@memex/contracts';
 import { newId, type DraftOf, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
-import { decideOutcome, RejectedItem } from '../handlers/index.js';
+import { decideOutcome, RejectedItem, type EmailItem, type MailMeta } from '../handlers/index.js';
+import { sha256Hex } from '../handlers/text.js';
 import {
   contentKeyHash,
   sourceKeyHash,
@@ -141,7 +142,44 @@ export class ItemStore {
         : { bySourceId: null, byIdentity: { id: owner.itemId } },
     );
     if (outcome.result === 'updated') return this.update(item, keys, owner.itemId, actor);
+    if (via === 'content' && (await this.sharesIdOnly(item, owner.itemId))) return this.storeBeside(item, owner.itemId, known, actor);
     return { status: 'duplicate', id: owner.itemId };
+  }
+
+  /**
+   * Whether a message with a known Message-ID is another message that reuses it (bulk senders
+   * write `<email@domain.com>` on every mailing): copies of one message share their Date header
+   * (mailers and archives never rewrite it), while messages reusing an id have their own dates,
+   * or, undated, their own sender and subject.
+   */
+  private async sharesIdOnly(item: PreparedItem, ownerId: string): Promise<boolean> {
+    if (item.parsed.kind !== 'email' || item.parsed.meta.messageId === null) return false;
+    const last = await this.identities.lastIngested(ownerId);
+    if (!last || last.event.data.kind !== 'email') return false;
+    const stored = last.event.data.meta as unknown as MailMeta;
+    const mine = item.parsed.meta;
+    if (stored.date !== mine.date) return true;
+    return stored.date === null && (stored.subject !== mine.subject || stored.from[0]?.address !== mine.from[0]?.address);
+  }
+
+  /**
+   * Keeps a message that reuses another's Message-ID as an item of its own: its identity is the
+   * id and a hash of what tells it apart, so its own copies from other archives are still its
+   * duplicates; the shared id is noted on it.
+   */
+  private async storeBeside(item: PreparedItem, ownerId: string, known: Known, actor: Actor): Promise<StoreOutcome> {
+    const parsed = item.parsed as EmailItem;
+    const apart = sha256Hex(JSON.stringify([parsed.meta.date, parsed.meta.subject, parsed.meta.from.map((a) => a.address)])).slice(0, 16);
+    const beside: PreparedItem = {
+      ...item,
+      parsed: {
+        ...parsed,
+        identity: `${parsed.identity}#${apart}`,
+        meta: { ...parsed.meta, sharedMessageId: true },
+        warnings: [...parsed.warnings, `its Message-ID <${parsed.meta.messageId}> is also the id of a different message (item ${ownerId}): both are kept`],
+      },
+    };
+    return this.store(beside, keysOf(beside), known, actor);
   }
 
   /** The claimed item once its events are in the log; null when its claimant is gone. */

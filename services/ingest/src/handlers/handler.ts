@@ -89,10 +89,10 @@ export interface MailMeta {
   labels: string[];
   /** A multipart body ended before its closing boundary; what was readable is kept. */
   truncated: boolean;
-  /** Whether `text` came from a text/plain part or was derived from the HTML part. */
   /** Another, different message has the same Message-ID (a bulk sender's reused id): both are kept. */
   sharedMessageId?: true;
   textSource: 'plain' | 'html' | 'none';
+  /** Whether `text` came from a text/plain part or was derived from the HTML part. */
 }
 
 /** A page of a PDF, numbered from 1. */

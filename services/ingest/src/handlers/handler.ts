@@ -91,8 +91,8 @@ export interface MailMeta {
   truncated: boolean;
   /** Another, different message has the same Message-ID (a bulk sender's reused id): both are kept. */
   sharedMessageId?: true;
-  textSource: 'plain' | 'html' | 'none';
   /** Whether `text` came from a text/plain part or was derived from the HTML part. */
+  textSource: 'plain' | 'html' | 'none';
 }
 
 /** A page of a PDF, numbered from 1. */

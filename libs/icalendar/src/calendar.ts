@@ -74,19 +74,24 @@ const MAX_EVENTS = 100_000;
 
 /** The VTIMEZONE of an IANA zone, from the timezones-ical-library package; null when the name is not one. */
 let ianaNames: Set<string> | null = null;
+/** Parsed VTIMEZONEs by IANA name (jCal, copied for each calendar that needs one): a sync reads thousands of events in a few zones. */
+const ianaZones = new Map<string, unknown[] | null>();
 
 function ianaZone(tzid: string): ICAL.Component | null {
   ianaNames ??= new Set(tzlib_get_timezones() as string[]);
   // The library logs to the console for names it does not know: ask only about names it has.
   if (!ianaNames.has(tzid)) return null;
-  try {
-    const block = tzlib_get_ical_block(tzid);
-    const text = Array.isArray(block) ? block[0] : undefined;
-    if (!text || !text.startsWith('BEGIN:VTIMEZONE')) return null;
-    return new ICAL.Component(ICAL.parse(text) as unknown[]);
-  } catch {
-    return null;
+  if (!ianaZones.has(tzid)) {
+    try {
+      const block = tzlib_get_ical_block(tzid);
+      const text = Array.isArray(block) ? block[0] : undefined;
+      ianaZones.set(tzid, text?.startsWith('BEGIN:VTIMEZONE') ? (ICAL.parse(text) as unknown[]) : null);
+    } catch {
+      ianaZones.set(tzid, null);
+    }
   }
+  const jcal = ianaZones.get(tzid);
+  return jcal ? new ICAL.Component(structuredClone(jcal)) : null;
 }
 
 let windowsNames: Record<string, { iana: string[] }> | null = null;

@@ -1,25 +1,22 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { MEDIA_FILE_TYPES } from '@memex/contracts';
+import { MEDIA_FILE_TYPES, typeOfFileName } from '@memex/contracts';
 import type { SkippedFile } from './maildir.js';
 
-/** File extensions and the MIME types the document handler reads them as. */
-export const DOCUMENT_TYPES: Record<string, string> = {
-  pdf: 'application/pdf',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  md: 'text/markdown',
-  markdown: 'text/markdown',
-  txt: 'text/plain',
-  text: 'text/plain',
-  html: 'text/html',
-  htm: 'text/html',
-  xhtml: 'application/xhtml+xml',
-  rst: 'text/x-rst',
-  eml: 'message/rfc822',
-  ics: 'text/calendar',
-  vcf: 'text/vcard',
-  vcard: 'text/vcard',
-};
+/** The types of files a folder import sends (to the document, mail, calendar and contacts handlers). */
+const DOCUMENT_TYPES = new Set([
+  'application/pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'text/markdown',
+  'text/plain',
+  'text/html',
+  'application/xhtml+xml',
+  'text/x-rst',
+  'message/rfc822',
+  'text/calendar',
+  'text/vcard',
+]);
+const MEDIA_TYPES = new Set(Object.values(MEDIA_FILE_TYPES));
 
 export interface FolderFile {
   /** Path relative to the folder, with `/`: the item's external_id. */
@@ -43,7 +40,10 @@ const UNREAD: Record<string, string> = {
  * the rest skipped with the reason (hidden files and folders, types nothing reads), so that an
  * import accounts for every file.
  */
-export async function listFolder(root: string, accepted: ReadonlySet<string>): Promise<{ files: FolderFile[]; skipped: SkippedFile[] }> {
+export async function listFolder(
+  root: string,
+  accepted: ReadonlySet<string>,
+): Promise<{ files: FolderFile[]; skipped: SkippedFile[] }> {
   const files: FolderFile[] = [];
   const skipped: SkippedFile[] = [];
   const visit = async (dir: string) => {
@@ -65,9 +65,14 @@ export async function listFolder(root: string, accepted: ReadonlySet<string>): P
       }
       const stat = await fs.stat(full);
       const extension = path.extname(entry.name).slice(1).toLowerCase();
-      const type = DOCUMENT_TYPES[extension] ?? MEDIA_FILE_TYPES[extension] ?? null;
+      const named = typeOfFileName(entry.name);
+      const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named)) ? named : null;
       if (!type || !accepted.has(type)) {
-        skipped.push({ key, reason: UNREAD[extension] ?? (extension ? `no handler takes .${extension} files` : 'no extension to tell its type') });
+        skipped.push({
+          key,
+          reason:
+            UNREAD[extension] ?? (extension ? `no handler takes .${extension} files` : 'no extension to tell its type'),
+        });
         continue;
       }
       files.push({

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { typeOfFileName } from '@memex/contracts';
 import {
   RejectedItem,
   type DocumentItem,
@@ -33,19 +34,6 @@ const FORMATS: Record<string, FormatFields['format']> = {
   'text/prs.fallenstein.rst': 'rst',
 };
 
-const EXTENSIONS: Record<string, string> = {
-  pdf: 'application/pdf',
-  docx: DOCX,
-  md: 'text/markdown',
-  markdown: 'text/markdown',
-  txt: 'text/plain',
-  text: 'text/plain',
-  html: 'text/html',
-  htm: 'text/html',
-  xhtml: 'application/xhtml+xml',
-  rst: 'text/x-rst',
-};
-
 /** Types mail clients use when they do not know (or say) what a file is. */
 const GENERIC = new Set([
   'application/octet-stream',
@@ -60,9 +48,9 @@ const GENERIC = new Set([
  * generic type (octet-stream) or text/plain, the type its file extension names; else null.
  */
 export function documentTypeFor(contentType: string, filename: string | null): string | null {
-  const ext = filename ? /\.([a-z0-9]+)$/i.exec(filename)?.[1]?.toLowerCase() : undefined;
-  const byExtension = ext ? EXTENSIONS[ext] : undefined;
-  if (byExtension && (GENERIC.has(contentType) || contentType === 'text/plain')) return byExtension;
+  const byExtension = filename ? typeOfFileName(filename) : null;
+  if (byExtension && FORMATS[byExtension] && (GENERIC.has(contentType) || contentType === 'text/plain'))
+    return byExtension;
   return FORMATS[contentType] ? contentType : null;
 }
 
@@ -151,7 +139,8 @@ export async function parseDocument({ bytes, type, attributes }: HandlerInput): 
     identity: `sha256:${sha256Hex(bytes)}`,
     title: attrs.title ?? result.title ?? attrs.filename ?? firstLine(result.text) ?? '(untitled)',
     text: result.text,
-    occurredAt: plausibleDate(result.occurredAt) ?? plausibleDate(attrs.modified ? new Date(attrs.modified).toISOString() : null),
+    occurredAt:
+      plausibleDate(result.occurredAt) ?? plausibleDate(attrs.modified ? new Date(attrs.modified).toISOString() : null),
     warnings: result.warnings,
     meta: {
       contentType,

@@ -6,7 +6,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$ROOT"
 
-bash "$ROOT/deploy/local/provision.sh" --with-media
+bash "$ROOT/deploy/local/provision.sh" --with-media --with-browser
 
 # onnxruntime-node's install script otherwise downloads CUDA libraries, and fails offline;
 # the CPU build it needs ships inside the package.
@@ -51,3 +51,7 @@ if [ "$node_major" = none ] || [ "$node_major" -lt 24 ]; then
 fi
 
 tsc -b
+# The web UI (web/dist, served by the gateway): rebuilt when a source is newer than the build.
+if [ ! -f web/dist/index.html ] || [ -n "$(find web/src web/public web/index.html web/vite.config.ts web/package.json -newer web/dist/index.html -print -quit)" ]; then
+  npm run build --silent -w @memex/web
+fi

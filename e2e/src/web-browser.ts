@@ -17,12 +17,14 @@ export const PHONE = { width: 390, height: 844 };
 
 /** Why the browser tests cannot run here, or false when they can. */
 export function browserSkip(): string | false {
-  if (!existsSync(CHROMIUM)) return `${CHROMIUM} is missing (deploy/local/provision.sh --with-browser installs Debian's chromium)`;
+  if (!existsSync(CHROMIUM))
+    return `${CHROMIUM} is missing (deploy/local/provision.sh --with-browser installs Debian's chromium)`;
   return false;
 }
 
 export function assertWebBuilt(): void {
-  if (!existsSync(WEB_DIST_INDEX)) throw new Error(`${WEB_DIST_INDEX} is missing: run \`npm run build\` (it builds web/)`);
+  if (!existsSync(WEB_DIST_INDEX))
+    throw new Error(`${WEB_DIST_INDEX} is missing: run \`npm run build\` (it builds web/)`);
 }
 
 export async function launchBrowser(): Promise<Browser> {
@@ -38,7 +40,10 @@ export async function openContext(
   browser: Browser,
   viewport = DESKTOP,
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport, ...(viewport === PHONE ? { isMobile: true, hasTouch: true } : {}) });
+  const context = await browser.newContext({
+    viewport,
+    ...(viewport === PHONE ? { isMobile: true, hasTouch: true } : {}),
+  });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
@@ -69,9 +74,20 @@ export interface AxeViolation {
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(`${axeSource}\n;0`);
   const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
-    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target })) }));
+    const axe = (
+      window as unknown as {
+        axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> };
+      }
+    ).axe;
+    const result = await axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] },
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target })),
+    }));
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }

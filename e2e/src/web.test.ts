@@ -146,7 +146,9 @@ describe('the web UI in headless Chromium', { skip }, () => {
       ['created', 'created', 'created', 'created', 'created', 'created'],
       JSON.stringify(ingested.results),
     );
-    ['renewal', 'reply', 'boat', 'weekend', 'hostile', 'plan'].forEach((name, i) => (ids[name] = ingested.results[i]!.id!));
+    ['renewal', 'reply', 'boat', 'weekend', 'hostile', 'plan'].forEach(
+      (name, i) => (ids[name] = ingested.results[i]!.id!),
+    );
     await stack.owner.call(NotesPut, {
       title: 'Harbour questions',
       body: 'Ask about [[Warehouse Lease Terms]] before the renewal.',
@@ -192,7 +194,11 @@ describe('the web UI in headless Chromium', { skip }, () => {
     assert.deepEqual([cookies[0]!.name, cookies[0]!.httpOnly, cookies[0]!.sameSite], ['memex_session', true, 'Strict']);
     assert.equal(await page.evaluate(() => document.cookie), '', 'script cannot read the session cookie');
     const forged = await page.evaluate(async () => {
-      const response = await fetch('/api/v1/memex/search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"q":"renewal"}' });
+      const response = await fetch('/api/v1/memex/search', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"q":"renewal"}',
+      });
       return { status: response.status, body: await response.text() };
     });
     assert.equal(forged.status, 403, forged.body);
@@ -207,12 +213,24 @@ describe('the web UI in headless Chromium', { skip }, () => {
     const results = page.locator('.results[data-query="renewal"]');
     await results.waitFor();
     await results.getByRole('region', { name: 'email results' }).waitFor();
-    await results.getByRole('region', { name: 'document results' }).getByRole('link', { name: 'Harbour plan' }).waitFor();
-    assert.ok(await results.locator('.why').first().textContent().then((t) => /words: #\d/.test(t ?? '')));
+    await results
+      .getByRole('region', { name: 'document results' })
+      .getByRole('link', { name: 'Harbour plan' })
+      .waitFor();
+    assert.ok(
+      await results
+        .locator('.why')
+        .first()
+        .textContent()
+        .then((t) => /words: #\d/.test(t ?? '')),
+    );
     await check('search');
     // from: completes people the graph knows.
     await page.locator('#q').fill('renewal from:an');
-    await page.getByRole('option', { name: /Ann Lee/ }).first().waitFor();
+    await page
+      .getByRole('option', { name: /Ann Lee/ })
+      .first()
+      .waitFor();
     await page.keyboard.press('Enter');
     assert.match(await page.locator('#q').inputValue(), /^renewal from:ann(\.lee@gmail\.com|@acme-corp\.example) $/);
     await page.locator('#q').fill('renewal kind:email');
@@ -243,7 +261,9 @@ describe('the web UI in headless Chromium', { skip }, () => {
     const frame = (await frameElement.elementHandle())!.contentFrame();
     const inside = await (await frame)!.evaluate(() => ({
       scripts: document.querySelectorAll('script').length,
-      handlers: [...document.querySelectorAll('*')].filter((e) => [...e.attributes].some((a) => a.name.startsWith('on'))).length,
+      handlers: [...document.querySelectorAll('*')].filter((e) =>
+        [...e.attributes].some((a) => a.name.startsWith('on')),
+      ).length,
       javascriptLinks: [...document.querySelectorAll('a')].filter((a) => a.href.startsWith('javascript:')).length,
       frames: document.querySelectorAll('iframe, form, meta[http-equiv="refresh"]').length,
     }));
@@ -252,8 +272,13 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await check('hostile-mail');
     // Asked for, the sender's images load (and nothing else: scripts still never ran).
     await page.getByRole('button', { name: /Show images from mallory@prize.example/ }).click();
-    await waitUntil(async () => trap.hits.includes('/pixel.gif'), 'the allowed remote image to load', { timeoutMs: 10_000 });
-    assert.deepEqual(trap.hits.filter((h) => !['/pixel.gif', '/background.png'].includes(h)), []);
+    await waitUntil(async () => trap.hits.includes('/pixel.gif'), 'the allowed remote image to load', {
+      timeoutMs: 10_000,
+    });
+    assert.deepEqual(
+      trap.hits.filter((h) => !['/pixel.gif', '/background.png'].includes(h)),
+      [],
+    );
     assert.equal(await page.evaluate(() => (window as unknown as { __pwned?: string }).__pwned), undefined);
   });
 
@@ -279,13 +304,17 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await page.goto(`${stack.url}/graph/${encodeURIComponent('person:ann@acme-corp.example')}`);
     const list = page.getByRole('list', { name: 'Things in the graph' });
     await list.getByText('Bob Stone').waitFor();
-    assert.equal(await list.getByText('Dave Moss').count() + (await list.getByText('Mallory Prize').count()), 1, 'Dave is linked now; Mallory is not');
+    assert.equal(
+      (await list.getByText('Dave Moss').count()) + (await list.getByText('Mallory Prize').count()),
+      1,
+      'Dave is linked now; Mallory is not',
+    );
     const size = page.getByTestId('graph-size');
     const before = await size.textContent();
     await page.getByRole('button', { name: 'Expand Bob Stone' }).click();
     await list.getByText('Mallory Prize').waitFor();
     assert.notEqual(await size.textContent(), before);
-    assert.ok(await page.locator('.graph-canvas canvas').count() > 0, 'cytoscape drew on a canvas');
+    assert.ok((await page.locator('.graph-canvas canvas').count()) > 0, 'cytoscape drew on a canvas');
     await check('graph');
     await page.getByRole('group', { name: 'Things' }).getByLabel('org').uncheck();
     assert.equal(await list.getByText('acme-corp.example').count(), 0);
@@ -309,7 +338,10 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await page.getByRole('button', { name: 'Share as Markdown' }).click();
     const markdown = await page.locator('#trail-markdown').inputValue();
     assert.match(markdown, /^# The warehouse renewal\n/);
-    assert.match(markdown, /\n1\. \[Ann Lee\]\(http:\/\/127\.0\.0\.1:\d+\/thing\/person%3Aann%40acme-corp\.example\) — she sent the renewal\n/);
+    assert.match(
+      markdown,
+      /\n1\. \[Ann Lee\]\(http:\/\/127\.0\.0\.1:\d+\/thing\/person%3Aann%40acme-corp\.example\) — she sent the renewal\n/,
+    );
     assert.match(markdown, /\n2\. \[Warehouse renewal\]\(.*\/item\/[0-9A-Z]{26}\)\n/);
     assert.match(markdown, /\n- Signed in March\. \(\w+, \d{4}-\d{2}-\d{2}\)\n$/);
     await check('trail');
@@ -336,13 +368,30 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await page.getByText('Dismissed.').waitFor();
     await signal.waitFor({ state: 'detached' });
     await page.getByLabel('Show').selectOption('dismissed');
-    await page.locator('.signal', { hasText: 'Warehouse Lease Terms' }).locator('.status-tag', { hasText: 'dismissed' }).waitFor();
+    await page
+      .locator('.signal', { hasText: 'Warehouse Lease Terms' })
+      .locator('.status-tag', { hasText: 'dismissed' })
+      .waitFor();
+  });
+
+  test('mail views: the inbox lists messages newest first and opens their conversation', async () => {
+    await page.goto(`${stack.url}/mail`);
+    const rows = page.locator('.mail-list tbody tr');
+    await rows.first().waitFor();
+    assert.match((await rows.first().textContent()) ?? '', /You won a prize/);
+    await page.getByLabel('View').selectOption('all');
+    await page.getByRole('link', { name: 'Warehouse renewal', exact: true }).click();
+    await page.getByRole('list', { name: 'Conversation' }).locator('.message').nth(1).waitFor();
+    await page.goto(`${stack.url}/mail`);
+    await rows.first().waitFor();
+    await check('mail');
   });
 
   test('sources and jobs live over SSE; settings: a token created with labels and revoked', async () => {
     await page.goto(`${stack.url}/status`);
     await page.getByText('Live: connected').waitFor();
     await page.getByRole('cell', { name: 'search' }).first().waitFor();
+    await page.getByRole('heading', { name: 'Events that failed to project' }).waitFor();
     await stack.owner.call(NotesPut, { title: 'Live', body: 'An event while the page watches.' });
     await page.getByText(/Live: connected · [1-9]\d* events/).waitFor();
     await check('status');
@@ -365,6 +414,7 @@ describe('the web UI in headless Chromium', { skip }, () => {
       await signIn(agent.page, stack.url, agentToken);
       await agent.page.getByText('agent: client:acme').waitFor();
       assert.equal(await agent.page.getByRole('link', { name: 'Review' }).count(), 0);
+      assert.equal(await agent.page.getByRole('link', { name: 'Mail' }).count(), 0);
       await agent.page.locator('#q').fill('renewal');
       const results = agent.page.locator('.results[data-query="renewal"]');
       await results.getByRole('link', { name: 'Harbour plan' }).waitFor();

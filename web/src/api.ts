@@ -2,6 +2,8 @@
 // (types only: nothing of contracts is bundled), authenticated by the session cookie, with the
 // session's CSRF token on every POST.
 import type {
+  AdminFailures,
+  AdminFailuresRetry,
   EntityGet,
   EntityMerge,
   EntityNeighbors,
@@ -14,6 +16,7 @@ import type {
   LinkAdd,
   LinkRetract,
   MailAccounts,
+  MailList,
   MailThread,
   MentionComplete,
   ModelsList,
@@ -49,6 +52,7 @@ interface Methods {
   'memex.notes.put': typeof NotesPut;
   'memex.mail.thread': typeof MailThread;
   'memex.mail.accounts': typeof MailAccounts;
+  'memex.mail.list': typeof MailList;
   'memex.entity.get': typeof EntityGet;
   'memex.entity.neighbors': typeof EntityNeighbors;
   'memex.entity.merge': typeof EntityMerge;
@@ -69,6 +73,8 @@ interface Methods {
   'memex.signals.triage': typeof SignalsTriage;
   'memex.inferences.list': typeof InferencesList;
   'memex.jobs.status': typeof JobsStatus;
+  'memex.admin.failures': typeof AdminFailures;
+  'memex.admin.failures.retry': typeof AdminFailuresRetry;
   'memex.models.list': typeof ModelsList;
   'memex.models.use': typeof ModelsUse;
   'memex.tokens.list': typeof TokensList;

@@ -7,6 +7,7 @@ import { SearchPage } from './pages/search';
 import { ThingPage } from './pages/thing';
 import { TrailPage, TrailsPage } from './pages/trails';
 import { ReviewPage } from './pages/review';
+import { MailPage } from './pages/mail';
 import { SignalsPage } from './pages/signals';
 import { StatusPage } from './pages/status';
 import { SettingsPage } from './pages/settings';
@@ -20,9 +21,12 @@ interface NavEntry {
   path: string;
   label: string;
   ownerOnly?: boolean;
+  /** Shown only to a session whose scope reaches this item kind. */
+  kind?: string;
 }
 const NAV: NavEntry[] = [
   { path: '/search', label: 'Search' },
+  { path: '/mail', label: 'Mail', kind: 'email' },
   { path: '/graph', label: 'Graph' },
   { path: '/trails', label: 'Trails' },
   { path: '/review', label: 'Review', ownerOnly: true },
@@ -72,14 +76,18 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
   const id = decodeURIComponent(rest);
   return (
     <div class="shell" onClick={onLinkClick}>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="top">
         <a class="brand" href="/search">
           Memex
         </a>
         <nav aria-label="Main">
           <ul>
-            {NAV.filter((entry) => owner || !entry.ownerOnly).map((entry) => (
+            {NAV.filter(
+              (entry) => owner || (!entry.ownerOnly && (!entry.kind || session.kinds.includes(entry.kind))),
+            ).map((entry) => (
               <li key={entry.path}>
                 <a href={entry.path} aria-current={loc.path.startsWith(entry.path) ? 'page' : undefined}>
                   {entry.label}
@@ -89,7 +97,10 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
           </ul>
         </nav>
         <div class="who">
-          <span class="badge" title={session.kind === 'agent' ? `sees: ${session.kinds.join(', ')}` : 'sees everything'}>
+          <span
+            class="badge"
+            title={session.kind === 'agent' ? `sees: ${session.kinds.join(', ')}` : 'sees everything'}
+          >
             {owner ? 'owner' : `agent: ${session.labels.join(', ') || 'no labels'}`}
           </span>
           <button type="button" class="link" onClick={onSignOut}>
@@ -108,6 +119,14 @@ function route(section: string, id: string, session: Session) {
     case '':
     case 'search':
       return <SearchPage session={session} />;
+    case 'mail':
+      return owner || session.kinds.includes('email') ? (
+        <MailPage />
+      ) : (
+        <p class="error" role="alert">
+          This session's scope has no mail.
+        </p>
+      );
     case 'item':
       return <ItemPage id={id} session={session} />;
     case 'thing':
@@ -125,10 +144,18 @@ function route(section: string, id: string, session: Session) {
     case 'settings':
       return owner ? <SettingsPage /> : <OwnerOnly />;
     default:
-      return <p class="error">No such page. <a href="/search">Search</a></p>;
+      return (
+        <p class="error">
+          No such page. <a href="/search">Search</a>
+        </p>
+      );
   }
 }
 
 function OwnerOnly() {
-  return <p class="error" role="alert">This page needs the owner token.</p>;
+  return (
+    <p class="error" role="alert">
+      This page needs the owner token.
+    </p>
+  );
 }

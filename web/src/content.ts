@@ -7,7 +7,10 @@ export async function itemBytes(id: string): Promise<{ bytes: Uint8Array; type: 
   let type = 'application/octet-stream';
   let filename: string | null = null;
   while (offset !== null) {
-    const range: Awaited<ReturnType<typeof call<'memex.items.content'>>> = await call('memex.items.content', { id, offset });
+    const range: Awaited<ReturnType<typeof call<'memex.items.content'>>> = await call('memex.items.content', {
+      id,
+      offset,
+    });
     chunks.push(Uint8Array.from(atob(range.data), (c) => c.charCodeAt(0)));
     type = range.content_type;
     filename = range.filename;

@@ -22,7 +22,11 @@ const isRemote = (url: string) => /^\s*(https?:)?\/\//i.test(url);
  * replaced by their attachments, and remote image sources dropped unless allowed. The frame's own
  * policy blocks what slips through: no scripts, images only from data: unless allowed.
  */
-export function sanitizeMail(html: string, inline: Map<string, string>, allowRemote: boolean): { html: string; blocked: number } {
+export function sanitizeMail(
+  html: string,
+  inline: Map<string, string>,
+  allowRemote: boolean,
+): { html: string; blocked: number } {
   let blocked = 0;
   const purify = DOMPurify();
   purify.addHook('afterSanitizeAttributes', (node) => {
@@ -42,7 +46,20 @@ export function sanitizeMail(html: string, inline: Map<string, string>, allowRem
     }
   });
   const clean = purify.sanitize(html, {
-    FORBID_TAGS: ['form', 'input', 'button', 'textarea', 'select', 'iframe', 'frame', 'object', 'embed', 'meta', 'link', 'base'],
+    FORBID_TAGS: [
+      'form',
+      'input',
+      'button',
+      'textarea',
+      'select',
+      'iframe',
+      'frame',
+      'object',
+      'embed',
+      'meta',
+      'link',
+      'base',
+    ],
     FORBID_ATTR: ['action', 'formaction', 'ping'],
   });
   const images = allowRemote ? 'data: https: http:' : 'data:';
@@ -74,7 +91,10 @@ export function MailBody({ id, sender }: { id: string; sender: string }) {
     }
     return map;
   }, [email]);
-  const shown = useMemo(() => (email?.html ? sanitizeMail(email.html, inline, allowed) : null), [email, inline, allowed]);
+  const shown = useMemo(
+    () => (email?.html ? sanitizeMail(email.html, inline, allowed) : null),
+    [email, inline, allowed],
+  );
   if (error) return <p class="error">Could not read this message: {error}</p>;
   if (!email) return <p class="muted">Loading message…</p>;
   const allow = () => {
@@ -92,7 +112,12 @@ export function MailBody({ id, sender }: { id: string; sender: string }) {
         </p>
       )}
       {shown ? (
-        <iframe class="mail-frame" title="Message" sandbox="allow-popups allow-popups-to-escape-sandbox" srcdoc={shown.html} />
+        <iframe
+          class="mail-frame"
+          title="Message"
+          sandbox="allow-popups allow-popups-to-escape-sandbox"
+          srcdoc={shown.html}
+        />
       ) : (
         <pre class="mail-text">{email.text ?? ''}</pre>
       )}

@@ -62,18 +62,37 @@ export function useAction(): [
 }
 
 export function Status({ busy, message, error }: { busy: boolean; message: string; error: string }) {
-  if (error) return <p class="error" role="alert">{error}</p>;
-  return <p class="status" role="status" aria-live="polite">{busy ? 'Working…' : message}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
+  return (
+    <p class="status" role="status" aria-live="polite">
+      {busy ? 'Working…' : message}
+    </p>
+  );
 }
 
-export function Page({ title, children, actions }: { title: string; children: ComponentChildren; actions?: ComponentChildren }) {
+export function Page({
+  title,
+  children,
+  actions,
+}: {
+  title: string;
+  children: ComponentChildren;
+  actions?: ComponentChildren;
+}) {
   useEffect(() => {
     document.title = `${title} · Memex`;
   }, [title]);
   return (
     <section class="page" aria-labelledby="page-title">
       <header class="page-head">
-        <h1 id="page-title" tabIndex={-1}>{title}</h1>
+        <h1 id="page-title" tabIndex={-1}>
+          {title}
+        </h1>
         {actions}
       </header>
       {children}
@@ -82,8 +101,18 @@ export function Page({ title, children, actions }: { title: string; children: Co
 }
 
 export function Loading<T>({ loaded, children }: { loaded: Loaded<T>; children: (data: T) => ComponentChildren }) {
-  if (loaded.error) return <p class="error" role="alert">{loaded.error.message}</p>;
-  if (loaded.data === undefined) return <p class="muted" role="status">Loading…</p>;
+  if (loaded.error)
+    return (
+      <p class="error" role="alert">
+        {loaded.error.message}
+      </p>
+    );
+  if (loaded.data === undefined)
+    return (
+      <p class="muted" role="status">
+        Loading…
+      </p>
+    );
   return <>{children(loaded.data)}</>;
 }
 
@@ -118,7 +147,11 @@ export function ThingLink({ thing }: { thing: { key: string; kind: string; name:
 }
 
 /** A link end as the graph reports it: a thing or an item. */
-export function EndLink({ end }: { end: { entity: { key: string; kind: string; name: string } } | { item: { id: string; kind: string; title: string } } }) {
+export function EndLink({
+  end,
+}: {
+  end: { entity: { key: string; kind: string; name: string } } | { item: { id: string; kind: string; title: string } };
+}) {
   return 'entity' in end ? <ThingLink thing={end.entity} /> : <ItemLink item={end.item} />;
 }
 
@@ -130,6 +163,27 @@ export function lazy<P extends object>(load: () => Promise<ComponentType<P>>): C
     useEffect(() => {
       if (!Component) void load().then((c) => setComponent(() => (loaded = c)));
     }, []);
-    return Component ? <Component {...props} /> : <p class="muted" role="status">Loading…</p>;
+    return Component ? (
+      <Component {...props} />
+    ) : (
+      <p class="muted" role="status">
+        Loading…
+      </p>
+    );
   };
+}
+
+/** A table's header row; an empty name is an actions column, named for screen readers only. */
+export function TableHead({ columns }: { columns: string[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((name) => (
+          <th key={name} scope="col">
+            {name || <span class="visually-hidden">Actions</span>}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
 }

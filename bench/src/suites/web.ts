@@ -4,7 +4,17 @@
 import fs from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { Ingest, JobsStatus, Search } from '@memex/contracts';
-import { assertWebBuilt, browserSkip, launchBrowser, mailItem, mime, openContext, signIn, startStack, WEB_DIST_INDEX } from '@memex/e2e';
+import {
+  assertWebBuilt,
+  browserSkip,
+  launchBrowser,
+  mailItem,
+  mime,
+  openContext,
+  signIn,
+  startStack,
+  WEB_DIST_INDEX,
+} from '@memex/e2e';
 import { seededRandom, waitUntil } from '@memex/testing';
 import { percentile, type BenchResult } from '../result.js';
 
@@ -87,8 +97,11 @@ export async function run(): Promise<BenchResult[]> {
     let previous = -1;
     await waitUntil(
       async () => {
-        const idle = (await stack.owner.call(JobsStatus, {})).queues.every((q) => q.waiting === 0 && q.in_progress === 0);
-        const seq = ((await (await fetch(`${stack.url}/healthz`)).json()) as { log: { last_seq: number } }).log.last_seq;
+        const idle = (await stack.owner.call(JobsStatus, {})).queues.every(
+          (q) => q.waiting === 0 && q.in_progress === 0,
+        );
+        const seq = ((await (await fetch(`${stack.url}/healthz`)).json()) as { log: { last_seq: number } }).log
+          .last_seq;
         const applied = await stack.owner.call(Search, { q: words[0]!, min_seq: seq }).then(
           () => true,
           () => false,

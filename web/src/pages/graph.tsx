@@ -45,7 +45,8 @@ export function GraphPage({ entityKey }: { entityKey: string }) {
       const next = new Map(old);
       const c = answer.center;
       next.set(c.id, { ...c, weight: next.get(c.id)?.weight ?? 1, expanded: true });
-      for (const n of answer.nodes) if (!next.has(n.entity.id)) next.set(n.entity.id, { ...n.entity, weight: n.weight, expanded: false });
+      for (const n of answer.nodes)
+        if (!next.has(n.entity.id)) next.set(n.entity.id, { ...n.entity, weight: n.weight, expanded: false });
       return next;
     });
     setEdges((old) => {
@@ -68,10 +69,13 @@ export function GraphPage({ entityKey }: { entityKey: string }) {
     setNodes(new Map());
     setEdges(new Map());
     if (!entityKey) return;
-    call('memex.graph', { key: entityKey, limit: NEIGHBOURS_PER_EXPAND }).then((answer) => {
-      setCentre({ ...answer.center, weight: 1, expanded: true });
-      add(answer);
-    }, (e: Error) => setError(e.message));
+    call('memex.graph', { key: entityKey, limit: NEIGHBOURS_PER_EXPAND }).then(
+      (answer) => {
+        setCentre({ ...answer.center, weight: 1, expanded: true });
+        add(answer);
+      },
+      (e: Error) => setError(e.message),
+    );
   }, [entityKey]);
 
   const kinds = useMemo(() => [...new Set([...nodes.values()].map((n) => n.kind))].sort(), [nodes]);
@@ -92,13 +96,21 @@ export function GraphPage({ entityKey }: { entityKey: string }) {
     set(list.includes(value) ? list.filter((v) => v !== value) : [...list, value]);
   return (
     <Page title={centre ? `Graph: ${centre.name}` : 'Graph'}>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
       <div class="graph-tools">
         <fieldset>
           <legend>Things</legend>
           {kinds.map((k) => (
             <label key={k} class={hiddenKinds.includes(k) ? 'chip' : 'chip on'}>
-              <input type="checkbox" checked={!hiddenKinds.includes(k)} onChange={() => toggle(hiddenKinds, setHiddenKinds, k)} />
+              <input
+                type="checkbox"
+                checked={!hiddenKinds.includes(k)}
+                onChange={() => toggle(hiddenKinds, setHiddenKinds, k)}
+              />
               {k}
             </label>
           ))}
@@ -108,7 +120,11 @@ export function GraphPage({ entityKey }: { entityKey: string }) {
             <legend>Links</legend>
             {rels.map((r) => (
               <label key={r} class={hiddenRels.includes(r) ? 'chip' : 'chip on'}>
-                <input type="checkbox" checked={!hiddenRels.includes(r)} onChange={() => toggle(hiddenRels, setHiddenRels, r)} />
+                <input
+                  type="checkbox"
+                  checked={!hiddenRels.includes(r)}
+                  onChange={() => toggle(hiddenRels, setHiddenRels, r)}
+                />
                 {r}
               </label>
             ))}
@@ -140,7 +156,17 @@ export function GraphPage({ entityKey }: { entityKey: string }) {
   );
 }
 
-function Canvas({ nodes, edges, centre, onExpand }: { nodes: Node[]; edges: Edge[]; centre?: number; onExpand: (key: string) => void }) {
+function Canvas({
+  nodes,
+  edges,
+  centre,
+  onExpand,
+}: {
+  nodes: Node[];
+  edges: Edge[];
+  centre?: number;
+  onExpand: (key: string) => void;
+}) {
   const container = useRef<HTMLDivElement>(null);
   const cy = useRef<Core | null>(null);
   const expandRef = useRef(onExpand);
@@ -186,14 +212,26 @@ function Canvas({ nodes, edges, centre, onExpand }: { nodes: Node[]; edges: Edge
         classes: n.id === centre ? 'centre' : '',
       })),
       ...edges.map((e) => ({
-        data: { id: `e${e.src}-${e.dst}`, source: String(e.src), target: String(e.dst), width: 1 + Math.min(6, Math.log2(1 + e.shared)) },
+        data: {
+          id: `e${e.src}-${e.dst}`,
+          source: String(e.src),
+          target: String(e.dst),
+          width: 1 + Math.min(6, Math.log2(1 + e.shared)),
+        },
       })),
     ];
     graph.elements().remove();
     graph.add(elements);
     graph.layout({ name: nodes.length > 300 ? 'concentric' : 'cose', animate: false } as cytoscape.LayoutOptions).run();
   }, [nodes, edges, centre]);
-  return <div ref={container} class="graph-canvas" role="img" aria-label={`Graph of ${nodes.length} things; the list beside it has the same things`} />;
+  return (
+    <div
+      ref={container}
+      class="graph-canvas"
+      role="img"
+      aria-label={`Graph of ${nodes.length} things; the list beside it has the same things`}
+    />
+  );
 }
 
 function GraphStart() {
@@ -206,7 +244,12 @@ function GraphStart() {
   return (
     <Page title="Graph">
       <label for="graph-start">Start from</label>
-      <input id="graph-start" value={prefix} onInput={(e) => setPrefix(e.currentTarget.value)} placeholder="a person, organization, topic…" />
+      <input
+        id="graph-start"
+        value={prefix}
+        onInput={(e) => setPrefix(e.currentTarget.value)}
+        placeholder="a person, organization, topic…"
+      />
       <ul>
         {options.map((o) => (
           <li key={o.key}>

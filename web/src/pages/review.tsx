@@ -11,11 +11,14 @@ export function ReviewPage() {
   const [act, state] = useAction();
   const items = queue.data?.items ?? [];
   const decide = (entry: Entry, decision: 'accept' | 'reject') =>
-    act(async () => {
-      const { seq } = await call('memex.review.decide', { id: entry.id, decision });
-      await call('memex.review.list', { limit: 1, min_seq: seq });
-      await queue.reload();
-    }, decision === 'accept' ? 'Accepted.' : 'Rejected.');
+    act(
+      async () => {
+        const { seq } = await call('memex.review.decide', { id: entry.id, decision });
+        await call('memex.review.list', { limit: 1, min_seq: seq });
+        await queue.reload();
+      },
+      decision === 'accept' ? 'Accepted.' : 'Rejected.',
+    );
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.target as HTMLElement).matches('input, textarea, select') || !items.length) return;
@@ -40,7 +43,11 @@ export function ReviewPage() {
         {({ items: list }) => (
           <ol class="review">
             {list.map((entry, i) => (
-              <li key={entry.id} class={i === selected ? 'entry selected' : 'entry'} aria-current={i === selected ? 'true' : undefined}>
+              <li
+                key={entry.id}
+                class={i === selected ? 'entry selected' : 'entry'}
+                aria-current={i === selected ? 'true' : undefined}
+              >
                 <p>
                   <span class="kind">{entry.kind}</span> {entry.summary}
                 </p>

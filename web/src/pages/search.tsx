@@ -114,7 +114,8 @@ export function SearchPage({ session }: { session: Session }) {
       if (event.key === 'ArrowDown') return (event.preventDefault(), setSuggested((i) => (i + 1) % suggestions.length));
       if (event.key === 'ArrowUp')
         return (event.preventDefault(), setSuggested((i) => (i - 1 + suggestions.length) % suggestions.length));
-      if (event.key === 'Enter' || event.key === 'Tab') return (event.preventDefault(), accept(suggestions[suggested]!));
+      if (event.key === 'Enter' || event.key === 'Tab')
+        return (event.preventDefault(), accept(suggestions[suggested]!));
       if (event.key === 'Escape') return (event.stopPropagation(), setSuggestions([]));
     }
     if (event.key === 'ArrowDown' && hits.length) {
@@ -126,27 +127,38 @@ export function SearchPage({ session }: { session: Session }) {
     }
   };
 
-  // j/k and Enter over the results, when the box is not being typed in.
+  // j/k and Enter over the results, when the box is not being typed in. The selection is also
+  // kept in a ref, so a key pressed before the next render acts on the latest one.
+  const current = useRef(selected);
+  current.current = selected;
   useEffect(() => {
+    const select = (i: number) => {
+      current.current = i;
+      setSelected(i);
+    };
     const onKey = (event: KeyboardEvent) => {
       if ((event.target as HTMLElement).matches('input, textarea, select')) return;
-      if (event.key === 'j') setSelected((i) => Math.min(i + 1, hits.length - 1));
-      else if (event.key === 'k') setSelected((i) => Math.max(i - 1, 0));
-      else if (event.key === 'Enter' && selected >= 0 && hits[selected]) navigate(paths.item(hits[selected].id));
+      const at = current.current;
+      if (event.key === 'j') select(Math.min(at + 1, hits.length - 1));
+      else if (event.key === 'k') select(Math.max(at - 1, 0));
+      else if (event.key === 'Enter' && hits[at]) navigate(paths.item(hits[at].id));
       else if (event.key === '?') setHelp((h) => !h);
       else return;
       event.preventDefault();
     };
     addEventListener('keydown', onKey);
     return () => removeEventListener('keydown', onKey);
-  }, [hits, selected]);
+  }, [hits]);
 
   useEffect(() => {
     if (selected >= 0) document.getElementById(`hit-${selected}`)?.focus();
   }, [selected]);
 
   const toggleKind = (kind: string) =>
-    setFilters((f) => ({ ...f, kinds: f.kinds.includes(kind) ? f.kinds.filter((k) => k !== kind) : [...f.kinds, kind] }));
+    setFilters((f) => ({
+      ...f,
+      kinds: f.kinds.includes(kind) ? f.kinds.filter((k) => k !== kind) : [...f.kinds, kind],
+    }));
 
   let index = 0;
   return (
@@ -215,16 +227,28 @@ export function SearchPage({ session }: { session: Session }) {
         </fieldset>
         <div class="row">
           <label>
-            From <input type="date" value={filters.from} onInput={(e) => setFilters({ ...filters, from: e.currentTarget.value })} />
+            From{' '}
+            <input
+              type="date"
+              value={filters.from}
+              onInput={(e) => setFilters({ ...filters, from: e.currentTarget.value })}
+            />
           </label>
           <label>
-            To <input type="date" value={filters.to} onInput={(e) => setFilters({ ...filters, to: e.currentTarget.value })} />
+            To{' '}
+            <input
+              type="date"
+              value={filters.to}
+              onInput={(e) => setFilters({ ...filters, to: e.currentTarget.value })}
+            />
           </label>
           <label>
-            Source <input value={filters.source} onChange={(e) => setFilters({ ...filters, source: e.currentTarget.value })} />
+            Source{' '}
+            <input value={filters.source} onChange={(e) => setFilters({ ...filters, source: e.currentTarget.value })} />
           </label>
           <label>
-            Label <input value={filters.label} onChange={(e) => setFilters({ ...filters, label: e.currentTarget.value })} />
+            Label{' '}
+            <input value={filters.label} onChange={(e) => setFilters({ ...filters, label: e.currentTarget.value })} />
           </label>
         </div>
       </details>

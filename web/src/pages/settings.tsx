@@ -1,7 +1,7 @@
 // Settings: agent tokens (create with labels, revoke) and embedding models (which one search uses).
 import { useState } from 'preact/hooks';
 import { call } from '../api';
-import { formatDate, Loading, Page, Status, useAction, useLoad } from '../ui';
+import { formatDate, Loading, Page, Status, useAction, useLoad, TableHead } from '../ui';
 
 export function SettingsPage() {
   return (
@@ -48,7 +48,13 @@ function Tokens() {
           Name <input id="token-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
         <label>
-          Labels <input id="token-labels" value={labels} placeholder="mail, client:acme" onInput={(e) => setLabels(e.currentTarget.value)} />
+          Labels{' '}
+          <input
+            id="token-labels"
+            value={labels}
+            placeholder="mail, client:acme"
+            onInput={(e) => setLabels(e.currentTarget.value)}
+          />
         </label>
         <button type="submit" disabled={state.busy}>
           Create token
@@ -63,16 +69,7 @@ function Tokens() {
       <Loading loaded={tokens}>
         {({ tokens: list }) => (
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Labels</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['Name', 'Labels', 'Created', '']} />
             <tbody>
               {list.map((t) => (
                 <tr key={t.id}>
@@ -83,7 +80,12 @@ function Tokens() {
                     {t.revoked_at ? (
                       <span class="muted">revoked {formatDate(t.revoked_at)}</span>
                     ) : (
-                      <button type="button" class="link danger" onClick={() => revoke(t.id)} aria-label={`Revoke ${t.name || t.id}`}>
+                      <button
+                        type="button"
+                        class="link danger"
+                        onClick={() => revoke(t.id)}
+                        aria-label={`Revoke ${t.name || t.id}`}
+                      >
                         Revoke
                       </button>
                     )}
@@ -114,17 +116,7 @@ function Models() {
       <Loading loaded={models}>
         {({ active, chosen, models: list }) => (
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Space</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Filled</th>
-                <th scope="col">State</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['Space', 'Kind', 'Filled', 'State', '']} />
             <tbody>
               {list.map((m) => (
                 <tr key={m.space}>

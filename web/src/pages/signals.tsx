@@ -12,12 +12,15 @@ export function SignalsPage() {
   const inferences = useLoad(() => call('memex.inferences.list', { limit: 50 }), []);
   const [act, state] = useAction();
   const triage = (key: string, action: 'dismiss' | 'snooze' | 'reopen') =>
-    act(async () => {
-      const until = action === 'snooze' ? new Date(Date.now() + 7 * 86400_000).toISOString() : undefined;
-      const { seq } = await call('memex.signals.triage', { signal: key, action, ...(until ? { until } : {}) });
-      await call('memex.signals.list', { limit: 1, min_seq: seq });
-      await signals.reload();
-    }, action === 'dismiss' ? 'Dismissed.' : action === 'snooze' ? 'Snoozed for a week.' : 'Reopened.');
+    act(
+      async () => {
+        const until = action === 'snooze' ? new Date(Date.now() + 7 * 86400_000).toISOString() : undefined;
+        const { seq } = await call('memex.signals.triage', { signal: key, action, ...(until ? { until } : {}) });
+        await call('memex.signals.list', { limit: 1, min_seq: seq });
+        await signals.reload();
+      },
+      action === 'dismiss' ? 'Dismissed.' : action === 'snooze' ? 'Snoozed for a week.' : 'Reopened.',
+    );
   return (
     <Page title="Signals">
       <div class="row">
@@ -84,13 +87,18 @@ export function SignalsPage() {
               <li key={inf.id} class={`inference ${inf.status}`}>
                 <p>
                   <strong>{inf.title}</strong> <span class={`status-tag ${inf.status}`}>{inf.status}</span>{' '}
-                  <span class="muted">{Math.round(inf.confidence * 100)}% · {inf.model_id}</span>
+                  <span class="muted">
+                    {Math.round(inf.confidence * 100)}% · {inf.model_id}
+                  </span>
                 </p>
                 <p>{inf.summary}</p>
                 <p class="muted">
                   sources:{' '}
                   {inf.sources.map((src, i) => (
-                    <span key={i} title={src.mark === '~' ? 'changed since' : src.mark === '✗' ? 'deleted' : 'unchanged'}>
+                    <span
+                      key={i}
+                      title={src.mark === '~' ? 'changed since' : src.mark === '✗' ? 'deleted' : 'unchanged'}
+                    >
                       {src.mark.trim()} {src.title as string}
                       {'; '}
                     </span>

@@ -1,37 +1,51 @@
-// Sources and jobs: services' health, the log, projector lag and pipeline backlog, mail accounts,
+// Sources and jobs: services' health and problems, projector lag, pipeline backlog, mail accounts,
+// events that failed to project,
 // kept live by the event stream (SSE): every event arriving refreshes the figures (at most every 2 s).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
-import { Loading, Page, useLoad } from '../ui';
+import { formatDate, Loading, Page, Status, useAction, useLoad, TableHead } from '../ui';
 
 interface Health {
   status: string;
   log: { last_seq: number | null };
-  services: Array<{ service: string; ready: boolean; error?: string }>;
+  services: Array<{
+    service: string;
+    ready: boolean;
+    error?: string;
+    projector?: { name: string; checkpoint: number; lag: number; failures: number };
+    problems?: string[];
+  }>;
 }
 const REFRESH_MS = 2000;
 
-/** Projector lag from the gateway's Prometheus text: `memex_projector_lag{projector="x"} n`. */
-async function projectorLag(): Promise<Array<[string, number]>> {
-  const text = await (await fetch('/metrics')).text();
-  return [...text.matchAll(/^memex_projector_lag\{projector="([^"]+)"\} (\d+)/gm)].map((m) => [m[1]!, Number(m[2])]);
-}
-
 async function loadStatus() {
-  const [health, lag, jobs, accounts] = await Promise.all([
+  const [health, jobs, accounts, failures] = await Promise.all([
     fetch('/healthz').then((r) => r.json() as Promise<Health>),
-    projectorLag(),
     call('memex.jobs.status', {}).catch(() => null),
     call('memex.mail.accounts', {}).catch(() => null),
+    call('memex.admin.failures', {}),
   ]);
-  return { health, lag, jobs, accounts };
+  return { health, jobs, accounts, failures: failures.failures };
 }
 
 export function StatusPage() {
   const status = useLoad(loadStatus, []);
-  const [live, setLive] = useState<{ events: number; recent: string[]; connected: boolean }>({ events: 0, recent: [], connected: false });
+  const [live, setLive] = useState<{ events: number; recent: string[]; connected: boolean }>({
+    events: 0,
+    recent: [],
+    connected: false,
+  });
   const lastRefresh = useRef(0);
   const startSeq = status.data?.health.log.last_seq;
+  const [act, retried] = useAction();
+  const retry = () =>
+    act(async () => {
+      const { results } = await call('memex.admin.failures.retry', {});
+      await status.reload();
+      const fixed = results.reduce((n, r) => n + r.fixed.length, 0);
+      const failing = results.reduce((n, r) => n + r.failing.length, 0);
+      if (failing > 0) throw new Error(`${fixed} fixed; ${failing} still fail (reasons above)`);
+    }, 'All fixed.');
   useEffect(() => {
     if (startSeq === undefined) return;
     const source = new EventSource(`/api/v1/memex/events?from_seq=${(startSeq ?? 0) + 1}`);
@@ -39,14 +53,27 @@ export function StatusPage() {
     source.onerror = () => setLive((l) => ({ ...l, connected: false }));
     source.onmessage = () => undefined;
     const onEvent = (event: MessageEvent) => {
-      setLive((l) => ({ connected: true, events: l.events + 1, recent: [`${event.lastEventId} ${event.type}`, ...l.recent].slice(0, 8) }));
+      setLive((l) => ({
+        connected: true,
+        events: l.events + 1,
+        recent: [`${event.lastEventId} ${event.type}`, ...l.recent].slice(0, 8),
+      }));
       if (Date.now() - lastRefresh.current > REFRESH_MS) {
         lastRefresh.current = Date.now();
         setTimeout(status.reload, REFRESH_MS);
       }
     };
     // SSE events are named by type; listen to the ones worth counting here.
-    const types = ['item.ingested', 'item.deleted', 'part.extracted', 'embedding.computed', 'links.inferred', 'note.put', 'mail.flags_changed', 'signals.detected'];
+    const types = [
+      'item.ingested',
+      'item.deleted',
+      'part.extracted',
+      'embedding.computed',
+      'links.inferred',
+      'note.put',
+      'mail.flags_changed',
+      'signals.detected',
+    ];
     for (const type of types) source.addEventListener(type, onEvent);
     return () => source.close();
   }, [startSeq === undefined]);
@@ -56,7 +83,7 @@ export function StatusPage() {
         Live: {live.connected ? 'connected' : 'connecting…'} · {live.events} events since this page opened
       </p>
       <Loading loaded={status}>
-        {({ health, lag, jobs, accounts }) => (
+        {({ health, jobs, accounts, failures }) => (
           <div class="columns">
             <section aria-labelledby="services-title">
               <h2 id="services-title">Services</h2>
@@ -64,19 +91,22 @@ export function StatusPage() {
                 Log: <strong>{health.log.last_seq ?? '—'}</strong> events · {health.status}
               </p>
               <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Service</th>
-                    <th scope="col">State</th>
-                    <th scope="col">Projector lag</th>
-                  </tr>
-                </thead>
+                <TableHead columns={['Service', 'State', 'Projector lag']} />
                 <tbody>
                   {health.services.map((s) => (
                     <tr key={s.service}>
                       <td>{s.service}</td>
-                      <td class={s.ready ? 'ok' : 'bad'}>{s.ready ? 'ready' : `not ready${s.error ? `: ${s.error}` : ''}`}</td>
-                      <td>{lag.find(([p]) => p === s.service)?.[1] ?? '—'}</td>
+                      <td class={s.ready && !s.problems?.length ? 'ok' : 'bad'}>
+                        {s.ready ? 'ready' : `not ready${s.error ? `: ${s.error}` : ''}`}
+                        {s.problems?.map((p) => (
+                          <div key={p}>{p}</div>
+                        ))}
+                      </td>
+                      <td>
+                        {s.projector
+                          ? `${s.projector.lag} behind${s.projector.failures ? `, ${s.projector.failures} failed` : ''}`
+                          : '—'}
+                      </td>
                     </tr>
                   ))}
                 </tbody>
@@ -86,13 +116,7 @@ export function StatusPage() {
               <h2 id="jobs-title">Pipeline backlog</h2>
               {jobs ? (
                 <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Priority</th>
-                      <th scope="col">Waiting</th>
-                      <th scope="col">In progress</th>
-                    </tr>
-                  </thead>
+                  <TableHead columns={['Priority', 'Waiting', 'In progress']} />
                   <tbody>
                     {jobs.queues.map((q) => (
                       <tr key={q.priority}>
@@ -116,6 +140,36 @@ export function StatusPage() {
                 ))}
                 {!accounts?.accounts.length && <li class="muted">No mail accounts.</li>}
               </ul>
+              <h2>Events that failed to project</h2>
+              {failures.length === 0 ? (
+                <p class="muted">None.</p>
+              ) : (
+                <>
+                  <table>
+                    <TableHead columns={['Projector', 'Event', 'Why']} />
+                    <tbody>
+                      {failures.map((f) => (
+                        <tr key={`${f.projector}-${f.seq}`}>
+                          <td>{f.projector}</td>
+                          <td>
+                            #{f.seq} {f.event_type} <span class="muted">{f.subject ?? ''}</span>
+                          </td>
+                          <td>
+                            {f.error}{' '}
+                            <span class="muted">
+                              ({f.attempts}×, {formatDate(f.failed_at, true)})
+                            </span>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                  <button type="button" onClick={retry}>
+                    Retry them
+                  </button>
+                  <Status {...retried} />
+                </>
+              )}
               <h2>Latest events</h2>
               <ul class="events">
                 {live.recent.map((line, i) => (

@@ -4,7 +4,17 @@ import { call, type Result } from '../api';
 
 type Suggestion = Result<'memex.mention.complete'>['items'][number];
 
-export function ThingInput({ id, label, value, onChange }: { id: string; label: string; value: string; onChange: (key: string) => void }) {
+export function ThingInput({
+  id,
+  label,
+  value,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (key: string) => void;
+}) {
   const [options, setOptions] = useState<Suggestion[]>([]);
   useEffect(() => {
     const prefix = value.replace(/^[a-z]+:/, '');

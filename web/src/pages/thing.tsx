@@ -42,8 +42,8 @@ export function ThingPage({ entityKey, session }: { entityKey: string; session: 
                 <ol class="timeline">
                   {c.timeline.map((t) => (
                     <li key={t.item.id}>
-                      <span class="muted">{formatDate(t.item.occurred_at as string | null)}</span> <ItemLink item={t.item} />{' '}
-                      <span class="muted">({t.rels.join(', ')})</span>
+                      <span class="muted">{formatDate(t.item.occurred_at as string | null)}</span>{' '}
+                      <ItemLink item={t.item} /> <span class="muted">({t.rels.join(', ')})</span>
                     </li>
                   ))}
                 </ol>
@@ -72,7 +72,8 @@ function Facts({ card, owner, reload }: { card: Card; owner: boolean; reload: ()
       <ul class="facts">
         {card.facts.map((fact) => (
           <li key={fact.link_id} class={`fact ${fact.basis}`}>
-            <span class="rel">{fact.direction === 'out' ? fact.rel : `${fact.rel} ←`}</span> <EndLink end={fact.other} />
+            <span class="rel">{fact.direction === 'out' ? fact.rel : `${fact.rel} ←`}</span>{' '}
+            <EndLink end={fact.other} />
             <span class="muted">
               {' '}
               · {fact.basis}
@@ -92,7 +93,12 @@ function Facts({ card, owner, reload }: { card: Card; owner: boolean; reload: ()
               </span>
             )}
             {owner && (
-              <button type="button" class="link danger" onClick={() => retract(fact)} aria-label={`Retract ${fact.rel} link`}>
+              <button
+                type="button"
+                class="link danger"
+                onClick={() => retract(fact)}
+                aria-label={`Retract ${fact.rel} link`}
+              >
                 Retract
               </button>
             )}

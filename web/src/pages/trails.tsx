@@ -63,7 +63,9 @@ export function trailMarkdown(trail: Trail): string {
   trail.steps_list.forEach((step, i) => {
     const end = step.target;
     const [label, href] =
-      'entity' in end ? [end.entity.name, paths.thing(end.entity.key)] : [end.item.title || end.item.id, paths.item(end.item.id)];
+      'entity' in end
+        ? [end.entity.name, paths.thing(end.entity.key)]
+        : [end.item.title || end.item.id, paths.item(end.item.id)];
     lines.push(`${i + 1}. [${label}](${origin}${href})${step.comment ? ` — ${step.comment}` : ''}`);
   });
   if (trail.comments.length) {
@@ -88,7 +90,11 @@ export function TrailPage({ trailId }: { trailId: string }) {
     event.preventDefault();
     const ref = /^[0-9A-HJKMNP-TV-Z]{26}$/.test(target) ? `item:${target}` : target;
     void act(async () => {
-      const { seq } = await call('memex.trails.append', { trail_id: trailId, target: ref, ...(stepComment ? { comment: stepComment } : {}) });
+      const { seq } = await call('memex.trails.append', {
+        trail_id: trailId,
+        target: ref,
+        ...(stepComment ? { comment: stepComment } : {}),
+      });
       setTarget('');
       setStepComment('');
       await after(seq);
@@ -103,7 +109,11 @@ export function TrailPage({ trailId }: { trailId: string }) {
     }, 'Comment added.');
   };
   const commentStep = (stepId: string, text: string) =>
-    act(async () => after((await call('memex.trails.comment', { trail_id: trailId, step_id: stepId, comment: text })).seq), 'Saved.');
+    act(
+      async () =>
+        after((await call('memex.trails.comment', { trail_id: trailId, step_id: stepId, comment: text })).seq),
+      'Saved.',
+    );
   return (
     <Loading loaded={trail}>
       {(t) => (
@@ -122,7 +132,12 @@ export function TrailPage({ trailId }: { trailId: string }) {
           {markdown && (
             <div class="share">
               <label for="trail-markdown">Markdown</label>
-              <textarea id="trail-markdown" readOnly rows={Math.min(20, markdown.split('\n').length + 1)} value={markdown} />
+              <textarea
+                id="trail-markdown"
+                readOnly
+                rows={Math.min(20, markdown.split('\n').length + 1)}
+                value={markdown}
+              />
               <button type="button" onClick={() => void navigator.clipboard?.writeText(markdown)}>
                 Copy
               </button>
@@ -147,7 +162,8 @@ export function TrailPage({ trailId }: { trailId: string }) {
           </form>
           <form class="row" onSubmit={addComment} aria-label="Comment on the trail">
             <label>
-              Comment on the trail <input id="trail-comment" value={comment} onInput={(e) => setComment(e.currentTarget.value)} />
+              Comment on the trail{' '}
+              <input id="trail-comment" value={comment} onInput={(e) => setComment(e.currentTarget.value)} />
             </label>
             <button type="submit" disabled={!comment || state.busy}>
               Comment
@@ -160,7 +176,10 @@ export function TrailPage({ trailId }: { trailId: string }) {
               <ul>
                 {t.comments.map((c, i) => (
                   <li key={i}>
-                    {c.comment} <span class="muted">— {c.made_by}, {formatDate(c.at)}</span>
+                    {c.comment}{' '}
+                    <span class="muted">
+                      — {c.made_by}, {formatDate(c.at)}
+                    </span>
                   </li>
                 ))}
               </ul>
@@ -204,7 +223,10 @@ function StepComment({ text, onSave }: { text: string; onSave: (text: string) =>
 /** "Add to trail" on item and thing pages: pick a trail, append this page's target. */
 export function AddToTrail({ target }: { target: string }) {
   const [open, setOpen] = useState(false);
-  const trails = useLoad(() => (open ? call('memex.trails.list', { limit: 50 }) : Promise.resolve({ trails: [] })), [open]);
+  const trails = useLoad(
+    () => (open ? call('memex.trails.list', { limit: 50 }) : Promise.resolve({ trails: [] })),
+    [open],
+  );
   const [act, state] = useAction();
   if (!open)
     return (
@@ -220,7 +242,9 @@ export function AddToTrail({ target }: { target: string }) {
             <button
               type="button"
               class="link"
-              onClick={() => act(() => call('memex.trails.append', { trail_id: t.trail_id, target }), `Added to ${t.name}.`)}
+              onClick={() =>
+                act(() => call('memex.trails.append', { trail_id: t.trail_id, target }), `Added to ${t.name}.`)
+              }
             >
               {t.name}
             </button>

@@ -52,7 +52,10 @@ export class SessionController {
     try {
       await this.sessions.authenticate(request); // the CSRF check: another site cannot sign you out
       this.sessions.close(request);
-      await reply.header('set-cookie', sessionSetCookie(null, request.protocol === 'https')).code(204).send();
+      await reply
+        .header('set-cookie', sessionSetCookie(null, request.protocol === 'https'))
+        .code(204)
+        .send();
     } catch (error) {
       const { status, body } = toErrorBody(error);
       await reply.code(status).send(body);

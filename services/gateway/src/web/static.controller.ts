@@ -56,7 +56,9 @@ export class StaticController {
   async serve(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const url = decodeURIComponent(request.url.split('?')[0]!);
     if (url.startsWith('/api/')) {
-      const { status, body } = toErrorBody(new MemexError('not_found', `no such route ${url} (see GET /api/v1/openapi.json)`));
+      const { status, body } = toErrorBody(
+        new MemexError('not_found', `no such route ${url} (see GET /api/v1/openapi.json)`),
+      );
       return void (await reply.code(status).send(body));
     }
     const hashed = url.startsWith('/assets/');
@@ -78,9 +80,13 @@ export class StaticController {
       .header('content-type', type)
       .header('x-content-type-options', 'nosniff')
       .header('referrer-policy', 'no-referrer')
-      .header('cache-control', hashed ? 'public, max-age=31536000, immutable' : asset ? 'public, max-age=3600' : 'no-cache');
+      .header(
+        'cache-control',
+        hashed ? 'public, max-age=31536000, immutable' : asset ? 'public, max-age=3600' : 'no-cache',
+      );
     if (!asset) void reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-frame-options', 'DENY');
-    const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) && /text|javascript|svg|json/.test(type);
+    const gzip =
+      /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? '')) && /text|javascript|svg|json/.test(type);
     if (!gzip) return void (await reply.send(bytes));
     let body = hashed ? compressed.get(file) : undefined;
     if (!body) {

@@ -1,8 +1,9 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Actor } from '@memex/contracts';
 import { defaultName, foldText, hashId, kindOfKey } from '../domain/keys.js';
+import type { GraphDatabase } from './schema.js';
 
-export type Trx = Transaction<any>;
+export type Trx = Transaction<GraphDatabase>;
 
 /** What a scope check needs of where something was seen (contracts' `Visibility`). */
 export interface Vis {
@@ -161,7 +162,7 @@ function retier(weighed: RawBuilder<unknown>): RawBuilder<unknown> {
  * Rewrites the @-mention prefixes (1 to PREFIX_CHARS characters of each term, `exact` when a term
  * is the whole prefix) of these things from their terms; of every thing when `ids` is omitted.
  */
-export async function writePrefixes(db: Kysely<any>, ids?: number[]): Promise<void> {
+export async function writePrefixes(db: Kysely<GraphDatabase>, ids?: number[]): Promise<void> {
   if (ids?.length === 0) return;
   const which = ids ? sql`where t.entity = any(${ids}::bigint[])` : sql``;
   if (ids) await sql`delete from mention_prefixes where entity = any(${ids}::bigint[])`.execute(db);

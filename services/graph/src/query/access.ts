@@ -2,8 +2,9 @@ import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from
 import { MemexError, type Scope } from '@memex/contracts';
 import { visibleTo } from '@memex/db';
 import { defaultName, normalizeKey } from '../domain/keys.js';
+import type { GraphDatabase } from '../projection/schema.js';
 
-export type Db = Kysely<any>;
+export type Db = Kysely<GraphDatabase>;
 
 /**
  * Runs a read of several statements in one read-only transaction (one snapshot), planned without

@@ -13,6 +13,8 @@ const TOOLS = [
   'get_inference',
   'get_signals',
   'list_inferences',
+  'memex_calendar',
+  'memex_freebusy',
   'memex_get',
   'memex_note',
   'memex_propose_mail',

@@ -3,6 +3,8 @@ import { Search, Similar, type SearchHit, type SearchMode } from '@memex/contrac
 import { client, output } from '../context.js';
 
 const MODES: SearchMode[] = ['hybrid', 'keyword', 'meaning'];
+/** The most hits one memex.search answers. */
+const MOST = Search.params.properties.limit.maximum!;
 
 /** `**term**` as bold on a terminal, plain otherwise. */
 function emphasize(text: string): string {
@@ -42,9 +44,10 @@ export function registerSearch(program: Command): void {
     .action(async (query: string, options: { mode: string; kind?: string; limit: string; json?: boolean }) => {
       if (!(MODES as string[]).includes(options.mode))
         throw new Error(`--mode must be one of ${MODES.join(', ')}, got "${options.mode}"`);
-      const limit = Number(options.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 100)
-        throw new Error(`--limit must be 1–100, got "${options.limit}"`);
+      const asked = Number(options.limit);
+      if (!Number.isInteger(asked) || asked < 1)
+        throw new Error(`--limit must be a whole number from 1, got "${options.limit}"`);
+      const limit = Math.min(asked, MOST);
       const kinds = options.kind
         ?.split(',')
         .map((k) => k.trim())
@@ -58,10 +61,15 @@ export function registerSearch(program: Command): void {
       output(Boolean(options.json), result, () => {
         const notes = result.query.expansions.map((e) => `${e.how}: ${e.word} → ${e.matches.join(', ')}`);
         const groups = Object.entries(result.groups).map(([kind, hits]) => `${kind} ${hits.length}`);
+        const found = `${result.total_exact ? '' : 'about '}${result.total.toLocaleString('en-US')} found`;
         return [
           formatHits(result.hits),
           ...(notes.length ? [`(${notes.join('; ')})`] : []),
           ...(groups.length > 1 ? [`by kind: ${groups.join(', ')}`] : []),
+          `${found}, ${result.hits.length} shown` +
+            (asked > MOST
+              ? ` (--limit ${asked} capped at ${MOST}, the most one search answers: narrow it with kind:, from:, after:…)`
+              : ''),
         ].join('\n');
       });
     });

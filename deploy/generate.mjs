@@ -482,6 +482,31 @@ ${cpu}---
 ${gpu}`;
 }
 
+/**
+ * The media service on GPU nodes: more processes joining the same NATS take their share of the
+ * media work queue (thumbnails, keyframes; ONNX models on CUDA where the image has it).
+ */
+function k8sMediaGpu() {
+  const gpu = deployment({
+    name: 'media-gpu',
+    image: APP_IMAGE_GPU,
+    command: ['node', 'services/media/dist/main.js'],
+    replicas: 0,
+    env: { MEMEX_MEDIA_WORKERS: '4' },
+    podExtra: `
+      nodeSelector:
+        nvidia.com/gpu.present: "true"
+      tolerations:
+        - { key: nvidia.com/gpu, operator: Exists, effect: NoSchedule }`,
+    containerExtra: `
+            limits:
+              nvidia.com/gpu: 1`,
+  });
+  return `${HEADER}# More media processes, on GPU nodes (replicas 0 until you have them): they share the media
+# service's work queue with the media deployment. Image ${APP_IMAGE_GPU} (deploy/Dockerfile --target runtime-gpu).
+${gpu}`;
+}
+
 /** Every generated file: path relative to deploy/ → content (prettier-formatted). */
 export async function render(services = listServices()) {
   const k8s = {
@@ -492,6 +517,7 @@ export async function render(services = listServices()) {
     'k8s/20-migrate.yaml': k8sMigrate(),
     ...Object.fromEntries(services.map((s) => [`k8s/30-${s}.yaml`, k8sService(s)])),
     'k8s/40-pipeline-workers.yaml': k8sWorkers(),
+    ...(services.includes('media') ? { 'k8s/41-media-gpu.yaml': k8sMediaGpu() } : {}),
   };
   const kustomization = `${HEADER}apiVersion: kustomize.config.k8s.io/v1beta1
 kind: Kustomization

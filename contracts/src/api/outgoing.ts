@@ -3,7 +3,7 @@ import type { MethodDefinition } from './method.js';
 import { defineMethod, Seq } from './method.js';
 
 export const OutgoingState = Type.Union(
-  (['scheduled', 'draft', 'sending', 'sent', 'cancelled'] as const).map((s) => Type.Literal(s)),
+  (['scheduled', 'draft', 'sending', 'sent', 'cancelled', 'failed'] as const).map((s) => Type.Literal(s)),
 );
 
 export const MailCompose = defineMethod({
@@ -64,6 +64,7 @@ export const OutgoingSummary = Type.Object({
   send_at: Type.Union([Type.String(), Type.Null()]),
   gmail_id: Type.Union([Type.String(), Type.Null()]),
   created_at: Type.String(),
+  error: Type.Union([Type.String(), Type.Null()], { description: 'why Gmail refused it (failed)' }),
 });
 
 export const MailOutgoing = defineMethod({
@@ -72,7 +73,7 @@ export const MailOutgoing = defineMethod({
   kind: 'query',
   access: 'owner',
   summary:
-    'Mail written in the memex by state: scheduled (undo window or send later), draft, sent, cancelled; newest first.',
+    'Mail written in the memex by state: scheduled (undo window or send later), draft, sending, sent, cancelled, failed (Gmail refused it; the reason is given); newest first.',
   params: Type.Object({
     state: Type.Optional(OutgoingState),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),

@@ -67,4 +67,20 @@ export const OutgoingDraftSaved = defineEvent({
   data: Type.Object({ id: OutgoingId, gmail_draft_id: Type.String() }, { additionalProperties: false }),
 });
 
-export const outgoingEvents = [OutgoingQueued, OutgoingCancelled, OutgoingAttempted, OutgoingSent, OutgoingDraftSaved];
+/** Gmail refused the mail for good (a 4xx other than a rate limit: a bad address, a message too large): it is not tried again. */
+export const OutgoingFailed = defineEvent({
+  type: 'outgoing.failed',
+  owner: 'mail-sync',
+  v: 1,
+  description: 'Gmail refused a queued mail for good; it is not sent and not tried again.',
+  data: Type.Object({ id: OutgoingId, reason: Type.String() }, { additionalProperties: false }),
+});
+
+export const outgoingEvents = [
+  OutgoingQueued,
+  OutgoingCancelled,
+  OutgoingAttempted,
+  OutgoingSent,
+  OutgoingDraftSaved,
+  OutgoingFailed,
+];

@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import { AccountsList, MailAccounts } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
 import { spawnService, waitUntil } from '@memex/testing';
-import { fillMailbox, startMailSync } from './testing/harness.js';
+import { fillMailbox, mailSyncReady, startMailSync } from './testing/harness.js';
 
 const ACCOUNT = 'owner@example.com';
 const MESSAGES = 1000;
@@ -15,10 +15,7 @@ test('SIGKILL of mail-sync in the middle of a first sync of 1,000 messages, then
   let child = spawnService(h.env.config, 'mail-sync');
   try {
     fillMailbox(h.gmail, ACCOUNT, MESSAGES);
-    await waitUntil(
-      async () => (await h.call(AccountsList, {}).catch(() => undefined)) !== undefined,
-      'mail-sync to answer',
-    );
+    await mailSyncReady(h);
     await h.connect(ACCOUNT);
     const synced = async () => (await h.call(AccountsList, { min_seq: await h.bus.lastSeq() })).accounts[0]?.sync;
     await waitUntil(async () => ((await synced())?.messages ?? 0) >= 200, 'a few pages synced', { everyMs: 20 });

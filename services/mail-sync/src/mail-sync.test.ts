@@ -10,14 +10,18 @@ import {
   MailAccounts,
   MailFlags,
   MailList,
-  OWNER_SCOPE,
   type MailSummary,
 } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
-import { callRpc } from '@memex/bus';
-import { DATABASE, type ServiceHealth } from '@memex/runtime';
+import { DATABASE } from '@memex/runtime';
 import { TokenStore } from '@memex/google';
-import { fillMailbox, generatedMessage, startMailSync, type MailSyncHarness } from './testing/harness.js';
+import {
+  fillMailbox,
+  generatedMessage,
+  mailSyncHealth,
+  startMailSync,
+  type MailSyncHarness,
+} from './testing/harness.js';
 import type { MailSyncDatabase } from './projection/schema.js';
 
 const ACCOUNT = 'owner@example.com';
@@ -42,15 +46,6 @@ async function allMail(h: MailSyncHarness, account = `gmail:${ACCOUNT}`): Promis
 
 async function syncNow(h: MailSyncHarness): Promise<void> {
   await h.call(AccountsSync, { account: ACCOUNT });
-}
-
-function health(h: MailSyncHarness): Promise<ServiceHealth> {
-  return callRpc<ServiceHealth>(
-    h.bus,
-    'memex.rpc.mail-sync.health',
-    { method: 'health', params: {}, scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } },
-    10_000,
-  );
 }
 
 function mailSyncDb(h: MailSyncHarness): Kysely<MailSyncDatabase> {
@@ -107,7 +102,7 @@ test('Gmail two-way: first sync of 2,000 messages through a 429 storm, imported 
           .where('item_id', '=', itemId)
           .executeTakeFirstOrThrow()
       ).gmail_id;
-    const newMessage = box.add(generatedMessage(5000, 'new', ACCOUNT), { labelIds: ['INBOX', 'UNREAD'] });
+    box.add(generatedMessage(5000, 'new', ACCOUNT), { labelIds: ['INBOX', 'UNREAD'] });
     box.delete(await gmailIdOf(find(20).id));
     box.modify(await gmailIdOf(find(21).id), ['STARRED', box.labelId('Receipts')], ['UNREAD', 'INBOX']);
     await syncNow(h);
@@ -222,7 +217,7 @@ test('Gmail two-way: first sync of 2,000 messages through a 429 storm, imported 
     await assert.rejects(h.call(AccountsSync, { account: ACCOUNT }), /no active account/);
     await assert.rejects(h.call(AccountsToken, { account: ACCOUNT, scope: 'calendar' }), /needs_reauth/);
     assert.deepEqual(
-      (await health(h)).problems,
+      (await mailSyncHealth(h)).problems,
       [
         `Google account ${ACCOUNT} needs a new consent (invalid_grant: Token has been expired or revoked.): memex accounts add google`,
       ],
@@ -236,7 +231,7 @@ test('Gmail two-way: first sync of 2,000 messages through a 429 storm, imported 
     const { seq } = await h.call(AccountsRemove, { account: ACCOUNT });
     assert.equal(store.get(ACCOUNT), undefined);
     assert.deepEqual((await h.call(AccountsList, { min_seq: seq })).accounts, []);
-    assert.equal((await health(h)).problems, undefined);
+    assert.equal((await mailSyncHealth(h)).problems, undefined);
     assert.equal((await allMail(h)).length, 2000);
   } finally {
     await h.stop();

@@ -4,7 +4,7 @@ import { AccountsSync, Ingest, MailCancel, MailCompose, MailList, MailOutgoing }
 import { startService } from '@memex/runtime';
 import { spawnService, waitUntil } from '@memex/testing';
 import { MailSyncModule } from './mail-sync.module.js';
-import { fillMailbox, startMailSync, type MailSyncHarness } from './testing/harness.js';
+import { fillMailbox, mailSyncReady, startMailSync, type MailSyncHarness } from './testing/harness.js';
 
 const ACCOUNT = 'owner@example.com';
 
@@ -120,6 +120,21 @@ test('writing mail: reply and forward built by MailComposer (threading, quoting,
     );
     assert.ok(Date.now() >= Date.parse(later.send_at!));
     assert.equal(box.sent.filter((m) => m.messageId === later.message_id).length, 1);
+
+    // Gmail refuses a mail for good: it fails with the reason and is not tried again.
+    h.google.fail({ path: /\/messages\/send$/, times: 1, status: 400, reason: 'invalidArgument' });
+    const refused = await h.call(MailCompose, {
+      account: ACCOUNT,
+      to: ['x@example.net'],
+      subject: 'Refused',
+      text: 'x',
+      undo_seconds: 0,
+    });
+    await waitUntil(async () => (await stateOf(h, refused.id)) === 'failed', 'the refused mail to fail');
+    const { outgoing: failed } = await h.call(MailOutgoing, { state: 'failed' });
+    assert.match(failed[0]!.error ?? '', /Gmail refused it \(400\)/);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(box.sent.filter((m) => m.messageId === refused.message_id).length, 0);
   } finally {
     await h.stop();
   }
@@ -130,10 +145,7 @@ test('exactly-once send: SIGKILL of mail-sync before Gmail took the mail, and af
   let child = spawnService(h.env.config, 'mail-sync');
   try {
     const box = h.gmail.mailbox(ACCOUNT);
-    await waitUntil(
-      async () => (await h.call(MailOutgoing, {}).catch(() => undefined)) !== undefined,
-      'mail-sync to answer',
-    );
+    await mailSyncReady(h);
     await h.connect(ACCOUNT);
     const crashAt = async (stage: 'before' | 'after', subject: string) => {
       h.gmail.holdSend = stage;

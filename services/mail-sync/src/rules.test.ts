@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AccountsSync, MailList, MailOutgoing, RulesAdd, RulesList, RulesRemove, RulesTest } from '@memex/contracts';
+import { ULID_PATTERN } from '@memex/contracts';
 import { waitUntil } from '@memex/testing';
+import { derivedId } from './domain/ids.js';
 import { fillMailbox, generatedMessage, startMailSync, type MailSyncHarness } from './testing/harness.js';
 
 const ACCOUNT = 'owner@example.com';
@@ -73,4 +75,11 @@ test('rules: a dry run shows what a rule would do to existing mail; new mail get
   } finally {
     await h.stop();
   }
+});
+
+test('a derived id is a valid ULID, the same for the same parts and different for others', () => {
+  const id = derivedId('rule-forward', 'R1', 'I1');
+  assert.match(id, new RegExp(ULID_PATTERN));
+  assert.equal(derivedId('rule-forward', 'R1', 'I1'), id);
+  assert.notEqual(derivedId('rule-forward', 'R1', 'I2'), id);
 });

@@ -11,6 +11,7 @@ import {
   OutgoingAttempted,
   OutgoingCancelled,
   OutgoingDraftSaved,
+  OutgoingFailed,
   OutgoingQueued,
   OutgoingSent,
   ProposalCreated,
@@ -143,6 +144,7 @@ export class MailSyncProjector {
         to,
         send_at: send_at ? new Date(send_at) : null,
         attempts: 0,
+        error: null,
         gmail_id: null,
         gmail_draft_id: null,
         created_at: new Date(event.occurred_at),
@@ -178,6 +180,16 @@ export class MailSyncProjector {
       .updateTable('outgoing')
       .set({ state: 'sent', gmail_id: event.data.gmail_id, thread_id: event.data.thread_id, seq })
       .where('id', '=', event.data.id)
+      .execute();
+  }
+
+  @On(OutgoingFailed)
+  async failed(trx: Trx, event: EventOf<typeof OutgoingFailed>, seq: number): Promise<void> {
+    await trx
+      .updateTable('outgoing')
+      .set({ state: 'failed', error: event.data.reason, seq })
+      .where('id', '=', event.data.id)
+      .where('state', '!=', 'sent')
       .execute();
   }
 

@@ -99,4 +99,10 @@ export const mailSyncMigrations: Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    name: '005_outgoing_failed',
+    async up(db) {
+      await sql`alter table outgoing add column error text`.execute(db);
+    },
+  },
 ];

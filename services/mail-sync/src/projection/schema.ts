@@ -48,7 +48,9 @@ export interface PushesTable {
 export interface OutgoingTable {
   id: string;
   account: string;
-  state: 'scheduled' | 'draft' | 'sending' | 'sent' | 'cancelled';
+  state: 'scheduled' | 'draft' | 'sending' | 'sent' | 'cancelled' | 'failed';
+  /** Why Gmail refused it (failed). */
+  error: string | null;
   mime_sha256: string;
   message_id: string;
   thread_id: string | null;

@@ -29,6 +29,7 @@ export class OutgoingQueries {
         send_at: row.send_at?.toISOString() ?? null,
         gmail_id: row.gmail_id,
         created_at: row.created_at.toISOString(),
+        error: row.error,
       })),
     };
   }

@@ -220,7 +220,7 @@ export class GmailSync {
               maxResults: 500,
               ...(pageToken ? { pageToken } : {}),
             }),
-          2,
+          { units: 2 },
         );
         for (const record of page.history ?? []) {
           for (const { message } of record.messagesAdded ?? []) added.add(message!.id!);

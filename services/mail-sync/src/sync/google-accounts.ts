@@ -54,15 +54,23 @@ export class GoogleAccounts {
 
   /**
    * Calls Google for an account within its request budget, retrying rate limits and server
-   * errors; a refused grant comes back as GrantRevokedError.
+   * errors (unless `once`: a send is retried only after looking it up); a refused grant comes back
+   * as GrantRevokedError.
    */
-  async call<T>(account: string, request: (gmail: gmail_v1.Gmail) => Promise<{ data: T }>, units = 5): Promise<T> {
+  async call<T>(
+    account: string,
+    request: (gmail: gmail_v1.Gmail) => Promise<{ data: T }>,
+    { units = 5, once = false }: { units?: number; once?: boolean } = {},
+  ): Promise<T> {
     const session = this.session(account);
     try {
-      return await withRetry(async () => {
-        await session.budget.take(units);
-        return (await request(session.gmail)).data;
-      }, this.retry);
+      return await withRetry(
+        async () => {
+          await session.budget.take(units);
+          return (await request(session.gmail)).data;
+        },
+        once ? { ...this.retry, attempts: 1 } : this.retry,
+      );
     } catch (error) {
       const refusal = grantRefusal(error);
       if (refusal) throw new GrantRevokedError(account, refusal);

@@ -1,10 +1,10 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import { OutgoingAttempted, OutgoingDraftSaved, OutgoingSent } from '@memex/contracts';
+import { OutgoingAttempted, OutgoingDraftSaved, OutgoingFailed, OutgoingSent } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { EventPublisher, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { GrantRevokedError } from '@memex/google';
+import { GrantRevokedError, httpStatus, isRetryable, type gmail_v1 } from '@memex/google';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import type { MailSyncDatabase, OutgoingTable } from '../projection/schema.js';
 import { connectorActor } from './gmail-sync.js';
@@ -26,6 +26,8 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
   private loop: Promise<void> | undefined;
   private stopped = false;
   private wakeUp: (() => void) | undefined;
+  /** When a mail whose last try failed may be tried again (doubling, up to 10 minutes). */
+  private readonly nextTry = new Map<string, number>();
 
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<MailSyncDatabase>,
@@ -81,12 +83,15 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
       .orderBy('o.send_at')
       .execute();
     for (const mail of due) {
+      if ((this.nextTry.get(mail.id) ?? 0) > Date.now()) continue;
       try {
         if (mail.state === 'draft') await this.saveDraft(mail);
         else await this.send(mail);
       } catch (error) {
         if (error instanceof GrantRevokedError) continue; // the sync marks the account; the mail waits for a new grant
-        this.logger.error(`outgoing ${mail.id}: ${(error as Error).message} (tried again shortly)`);
+        const waitMs = Math.min(1000 * 2 ** Math.min(mail.attempts, 10), 600_000);
+        this.nextTry.set(mail.id, Date.now() + waitMs);
+        this.logger.error(`outgoing ${mail.id}: ${(error as Error).message} (tried again in ${waitMs / 1000} s)`);
       }
     }
   }
@@ -108,12 +113,30 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
       data: { id: mail.id, attempt: mail.attempts + 1 },
     });
     const raw = (await this.blobs.get(mail.mime_sha256)).toString('base64url');
-    // Not retried inside: a retry goes through the lookup above (Gmail may have taken it).
-    const answer = await this.google.gmail(mail.account).users.messages.send({
-      userId: 'me',
-      requestBody: { raw, ...(mail.thread_id ? { threadId: mail.thread_id } : {}) },
-    });
-    await this.sent(mail, answer.data.id!, answer.data.threadId!, false);
+    let answer: gmail_v1.Schema$Message;
+    try {
+      // Not retried inside: a retry goes through the lookup above (Gmail may have taken it).
+      answer = await this.google.call(
+        mail.account,
+        (g) =>
+          g.users.messages.send({
+            userId: 'me',
+            requestBody: { raw, ...(mail.thread_id ? { threadId: mail.thread_id } : {}) },
+          }),
+        { units: 100, once: true },
+      );
+    } catch (error) {
+      const status = httpStatus(error);
+      // Refused for good (a bad address, too large): trying again would be refused again.
+      if (status === undefined || status < 400 || status >= 500 || status === 401 || isRetryable(error)) throw error;
+      await this.publisher.publish(OutgoingFailed, {
+        subject: `outgoing:${mail.id}`,
+        actor: connectorActor(mail.account),
+        data: { id: mail.id, reason: `Gmail refused it (${status}): ${(error as Error).message}` },
+      });
+      return;
+    }
+    await this.sent(mail, answer.id!, answer.threadId!, false);
   }
 
   private async sent(mail: OutgoingTable, gmailId: string, threadId: string, found: boolean): Promise<void> {

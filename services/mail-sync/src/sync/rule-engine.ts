@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import {
   MailFlags,
+  MemexError,
   MailThread,
   OWNER_SCOPE,
   RuleApplied,
@@ -14,6 +15,7 @@ import { callRpc, EventPublisher, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE } from '@memex/runtime';
 import { OutgoingCommands } from '../commands/outgoing.commands.js';
+import { derivedId } from '../domain/ids.js';
 import { matches, parseRule } from '../domain/rules.js';
 import type { MailSyncDatabase } from '../projection/schema.js';
 
@@ -65,10 +67,20 @@ export class RuleEngine {
         };
         if (Object.keys(flags).length > 0) await this.ask(MailFlags, { ids: [itemId], ...flags }, actor);
         if (forward_to) {
-          await this.outgoing.compose(
-            { account, mode: 'forward', message: itemId, to: [forward_to], text: '', undo_seconds: 0 },
-            { scope: OWNER_SCOPE, caller: actor },
-          );
+          // Under an id of its own, so a cycle redone after a crash does not forward twice.
+          const forward = {
+            account,
+            mode: 'forward' as const,
+            message: itemId,
+            to: [forward_to],
+            text: '',
+            undo_seconds: 0,
+          };
+          await this.outgoing
+            .queue(forward, actor, derivedId('rule-forward', rule.id, itemId))
+            .catch((error: unknown) => {
+              if (!(error instanceof MemexError && error.code === 'conflict')) throw error;
+            });
         }
         await this.publisher.publish(RuleApplied, {
           subject: `item:${itemId}`,

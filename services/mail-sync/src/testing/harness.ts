@@ -7,12 +7,12 @@ import {
   type ResultOf,
   type Scope,
 } from '@memex/contracts';
-import { Bus, callMethod } from '@memex/bus';
+import { Bus, callMethod, callRpc } from '@memex/bus';
 import { endpointsEnv, GOOGLE_SCOPES } from '@memex/google';
 import { FakeGmail, FakeGoogleServer } from '@memex/google/testing';
 import { IngestModule } from '@memex/ingest';
-import { startService } from '@memex/runtime';
-import { createTestEnv, seededRandom, type TestEnv } from '@memex/testing';
+import { startService, type ServiceHealth } from '@memex/runtime';
+import { createTestEnv, seededRandom, waitUntil, type TestEnv } from '@memex/testing';
 import { MailSyncModule } from '../mail-sync.module.js';
 
 /** A fake Google, ingest, and (unless `mailSync: false`) mail-sync in this process on a fresh TestEnv. */
@@ -56,7 +56,7 @@ export async function startMailSync(options: { pollMs?: number; mailSync?: boole
       : await startService((config) => MailSyncModule.register(config), env.config);
   const bus = await Bus.connect(env.config.natsUrl, 'mail-sync-test');
   const call: MailSyncHarness['call'] = (method, params, scope = OWNER_SCOPE) =>
-    callMethod(bus, method, params, { scope });
+    callMethod(bus, method, params, { scope, timeoutMs: 300_000 });
   const harness: MailSyncHarness = {
     env,
     bus,
@@ -129,4 +129,22 @@ export function fillMailbox(gmail: FakeGmail, account: string, count: number, ta
     const labelIds = ['INBOX', ...(n % 5 === 0 ? [] : ['UNREAD']), ...(n % 7 === 0 ? ['STARRED'] : [])];
     box.add(generatedMessage(n, tag, account), { labelIds, internalDate: Date.UTC(2020, 0, 1) + n * 60_000 });
   }
+}
+
+/** The health of mail-sync (its problems: a revoked grant). */
+export function mailSyncHealth(h: MailSyncHarness): Promise<ServiceHealth> {
+  return callRpc<ServiceHealth>(
+    h.bus,
+    'memex.rpc.mail-sync.health',
+    { method: 'health', params: {}, scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } },
+    10_000,
+  );
+}
+
+/** Resolves once a mail-sync (a process just spawned) says it is ready: migrated and projecting. */
+export async function mailSyncReady(h: MailSyncHarness): Promise<void> {
+  await waitUntil(
+    async () => (await mailSyncHealth(h).catch(() => undefined))?.ready === true,
+    'mail-sync to be ready',
+  );
 }

@@ -7,7 +7,16 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { Ingest, NotesPut, ReviewList, Search, SignalsList, TokensCreate } from '@memex/contracts';
+import {
+  Ingest,
+  NotesPut,
+  ReviewList,
+  Search,
+  SignalsList,
+  TokensCreate,
+  TokensList,
+  TokensRevoke,
+} from '@memex/contracts';
 import { waitUntil } from '@memex/testing';
 import { mailItem, mime } from './mail.js';
 import { startStack, type TestStack } from './stack.js';
@@ -182,9 +191,15 @@ describe('the web UI in headless Chromium', { skip }, () => {
   test('sign-in sets an HttpOnly SameSite=Strict cookie; a write without the CSRF header is refused', async () => {
     await page.goto(`${stack.url}/search`);
     await check('signin');
-    const policy = (await page.request.get(`${stack.url}/`)).headers()['content-security-policy'] ?? '';
+    const index = await page.request.get(`${stack.url}/`);
+    const policy = index.headers()['content-security-policy'] ?? '';
     assert.match(policy, /script-src 'self'(;|$)/);
     assert.match(policy, /frame-ancestors 'none'/);
+    assert.equal(index.headers()['cache-control'], 'no-cache');
+    const script = /src="(\/assets\/index-[\w-]+\.js)"/.exec(await index.text())![1]!;
+    const asset = await page.request.get(`${stack.url}${script}`, { headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(asset.headers()['cache-control'], 'public, max-age=31536000, immutable');
+    assert.equal(asset.headers()['content-encoding'], 'gzip');
     await page.getByLabel('Token').fill('mxa_not-a-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'invalid or revoked token' }).waitFor();
@@ -406,6 +421,10 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await row.getByRole('button', { name: 'Revoke reader' }).click();
     await row.getByText(/revoked/).waitFor();
     assert.deepEqual(errors, []);
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Token').waitFor();
+    assert.deepEqual(await page.context().cookies(), []);
+    await signIn(page, stack.url, stack.ownerToken);
   });
 
   test("an agent token's session never shows mail", async () => {
@@ -446,6 +465,11 @@ describe('the web UI in headless Chromium', { skip }, () => {
       });
       assert.match(events, /"kind":"document"/);
       assert.doesNotMatch(events, /"kind":"email"/);
+      // Revoking the token ends its browser session at the next request.
+      const tokens = (await stack.owner.call(TokensList, {})).tokens;
+      await stack.owner.call(TokensRevoke, { id: tokens.find((t) => t.name === 'helper')!.id });
+      await agent.page.goto(`${stack.url}/search`);
+      await agent.page.getByLabel('Token').waitFor();
     } finally {
       await agent.context.close();
     }

@@ -116,7 +116,7 @@ async function request<T>(path: string, init: RequestInit): Promise<T> {
   const response = await fetch(path, {
     ...init,
     credentials: 'same-origin',
-    headers: { 'content-type': 'application/json', 'x-memex-csrf': csrf, ...init.headers },
+    headers: { ...(init.body ? { 'content-type': 'application/json' } : {}), 'x-memex-csrf': csrf, ...init.headers },
   });
   if (response.status === 204) return undefined as T;
   const body = (await response.json().catch(() => null)) as { error?: { code: string; message: string } } | null;

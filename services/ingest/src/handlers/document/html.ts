@@ -1,7 +1,7 @@
 import { parseHTML } from 'linkedom';
 import { Readability, isProbablyReaderable } from '@mozilla/readability';
 import type { HtmlFields } from '../handler.js';
-import { collapseWhitespace, decodeText, htmlToPlainText, sniffHtmlCharset } from '../text.js';
+import { collapseWhitespace, decodeText, htmlToPlainText, isValidUtf8, sniffHtmlCharset } from '../text.js';
 import type { FormatResult } from './format.js';
 
 /** Elements that are page furniture, not content: dropped when Readability finds no article. */
@@ -41,12 +41,25 @@ function parsedDate(value: string | null | undefined): string | null {
 }
 
 /**
+ * A title as text: <title> is raw text in HTML, so markup injected into it (`<script>…</script>`
+ * from a CMS or an attack page) comes out literally; scripts go whole, other tags are dropped.
+ */
+function plainTitle(title: string): string {
+  return collapseWhitespace(title.replace(/<script\b[^]*?(<\/script\s*>|$)/gi, ' ').replace(/<\/?[a-z][^>]*>/gi, ' '));
+}
+
+/**
  * A web page or HTML document: decoded (BOM, then the declared charset, then <meta charset>, then
  * UTF-8 or windows-1252), its main content found by Readability (not navigation, ads or footers),
  * with the title, canonical URL, byline, site name, language and publication date when present.
  */
 export function parseHtml(bytes: Buffer, declaredCharset: string | null, url: string | null): FormatResult<HtmlFields> {
-  const decoded = decodeText(bytes, declaredCharset ?? sniffHtmlCharset(bytes));
+  const meta = declaredCharset ? null : sniffHtmlCharset(bytes);
+  // A page saved or converted to UTF-8 keeps its old <meta charset> (gb2312, iso-8859-1…): bytes
+  // that are valid UTF-8 with non-ASCII in them are UTF-8 whatever the meta says (another
+  // multibyte charset is valid UTF-8 by accident only in a few bytes).
+  const metaLies = meta !== null && !/^utf-?8$/i.test(meta) && /[\x80-\xff]/.test(bytes.toString('latin1')) && isValidUtf8(bytes);
+  const decoded = decodeText(bytes, declaredCharset ?? (metaLies ? 'utf-8' : meta));
   const { charset } = decoded;
   const html = wellFormedDocument(decoded.text);
   const { document } = parseHTML(html);
@@ -73,7 +86,7 @@ export function parseHtml(bytes: Buffer, declaredCharset: string | null, url: st
     text = htmlToPlainText(fallback.body?.innerHTML ?? fallback.documentElement?.innerHTML ?? '');
   }
   return {
-    title: collapseWhitespace(article?.title ?? '') || pageTitle,
+    title: plainTitle(article?.title ?? '') || plainTitle(pageTitle ?? '') || null,
     text,
     occurredAt: parsedDate(article?.publishedTime),
     fields: {
@@ -85,6 +98,6 @@ export function parseHtml(bytes: Buffer, declaredCharset: string | null, url: st
       lang: lang ?? (article?.lang || null),
       readable,
     },
-    warnings: [],
+    warnings: metaLies ? [`its <meta> says ${meta} but the bytes are UTF-8: read as UTF-8`] : [],
   };
 }

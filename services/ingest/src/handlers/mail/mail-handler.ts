@@ -16,6 +16,7 @@ import { base64Problem } from '../base64.js';
 import { headerValue, leadingJunkLength, readMessage, walk, type MimeNode, type RawHeader } from './mime.js';
 import { plausibleDate } from '../normalize.js';
 import { repairForParsing } from './repair.js';
+import { decodeUtf7, decodeUtf7Words, utf16Message } from './wide-charsets.js';
 import { normaliseMessageId, parseIdList, threadKey } from './threading.js';
 
 /** The largest message taken, as in the seed's "As built": a message up to 25 MB. */
@@ -215,6 +216,8 @@ function structureWarnings(raw: string, root: MimeNode): { truncated: boolean; w
 async function parseStructure(
   bytes: Buffer,
 ): Promise<{ mail: ParsedMail; root: MimeNode; raw: string; warnings: string[]; truncated: boolean }> {
+  const wide = utf16Message(bytes);
+  if (wide) bytes = wide.bytes;
   let raw = bytes.toString('latin1');
   const skip = leadingJunkLength(raw);
   if (skip > 0) {
@@ -224,14 +227,36 @@ async function parseStructure(
   const root = readMessage(raw);
   rejectUnlessMessage(raw, root);
   const repaired = repairForParsing(bytes, raw, root);
-  const mail = await simpleParser(repaired.bytes, {
+  const mail = await simpleParser(withUtf7WordsDecoded(repaired.bytes, root), {
     skipHtmlToText: true,
     skipTextToHtml: true,
     skipTextLinks: true,
     skipImageLinks: true,
   });
   const structure = structureWarnings(raw, root);
-  return { mail, root, raw, truncated: structure.truncated, warnings: [...structure.warnings, ...repaired.repairs] };
+  const warnings = [...structure.warnings, ...repaired.repairs];
+  if (wide) warnings.push(`the whole message was ${wide.charset} (saved as Unicode); read as text`);
+  if (decodeUtf7Parts(mail, root)) warnings.push('a UTF-7 text part was decoded');
+  return { mail, root, raw, truncated: structure.truncated, warnings };
+}
+
+/** The header section with UTF-7 encoded words decoded to UTF-8 (which mailparser keeps as is). */
+function withUtf7WordsDecoded(bytes: Buffer, root: MimeNode): Buffer {
+  const head = bytes.subarray(0, root.bodyStart).toString('utf8');
+  if (!/=\?utf-?7/i.test(head)) return bytes;
+  return Buffer.concat([Buffer.from(decodeUtf7Words(head), 'utf8'), bytes.subarray(root.bodyStart)]);
+}
+
+/**
+ * Text parts declared UTF-7 come out of mailparser undecoded (UTF-7 is 7-bit ASCII, so the text
+ * is the UTF-7 itself): decoded here. True when there was one.
+ */
+function decodeUtf7Parts(mail: ParsedMail, root: MimeNode): boolean {
+  const utf7 = [...walk(root)].some((node) => node.children.length === 0 && /^utf-?7$/i.test(node.params.get('charset') ?? ''));
+  if (!utf7) return false;
+  if (mail.text) mail.text = decodeUtf7(mail.text);
+  if (typeof mail.html === 'string') mail.html = decodeUtf7(mail.html);
+  return true;
 }
 
 async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: number): Promise<EmailItem> {

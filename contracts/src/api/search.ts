@@ -79,7 +79,7 @@ export const Search = defineMethod({
     mode: SearchMode,
     /**
      * Items found in all: every keyword match (counted among the first 3,000 matching passages)
-     * and every meaning hit above the floor (within 60% of the best hit's similarity, among the
+     * and every meaning hit above the floor (at least 40% of the best hit's similarity, among the
      * nearest passages). `total_exact` is false when a limit cut the count short.
      */
     total: Type.Integer({ minimum: 0 }),

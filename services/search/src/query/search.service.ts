@@ -39,10 +39,12 @@ const RANKED_AT_MOST = 3000;
 /** Reciprocal rank fusion's constant (Cormack et al.): damps the weight of the very top ranks. */
 const RRF_K = 60;
 /**
- * Meaning hits less similar than this share of the best hit's similarity are not hits: without a
- * floor, a query that matches nothing still returns the nearest (unrelated) items.
+ * Meaning hits less similar than this share of the best hit's similarity (or not similar at all)
+ * are not hits: without a floor, a query that matches nothing still returns the nearest,
+ * unrelated, items. On the judged set every relevant item in a query's first ten is within 49%
+ * of its best (so 0.4 loses none); 0.6 lost a tenth of meaning recall.
  */
-const MEANING_FLOOR = 0.6;
+const MEANING_FLOOR = 0.4;
 /** Hits per kind in `groups`. */
 const PER_GROUP = 5;
 const HEADLINE =

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { CodeChallengeMethod, OAuth2Client, type Credentials } from 'google-auth-library';
+
+export type { OAuth2Client };
 import type { OAuthClient } from './client-secrets.js';
 import type { GoogleEndpoints } from './endpoints.js';
 import { httpStatus } from './retry.js';

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { OAuth2Client } from 'google-auth-library';
 import { MemexError } from '@memex/contracts';
 import type { MemexConfig } from '@memex/config';
 import {
@@ -15,6 +14,7 @@ import {
   type gmail_v1,
   type GoogleEndpoints,
   type GoogleScopeName,
+  type OAuth2Client,
   type RetryOptions,
 } from '@memex/google';
 import { CONFIG } from '@memex/runtime';

@@ -5,6 +5,7 @@ export type Suite = () => Promise<BenchResult[]>;
 /** Every benchmark suite by name; `npm run bench -- <name>` runs one. */
 export const suites: Record<string, () => Promise<Suite>> = {
   log: async () => (await import('./log.js')).run,
+  rpc: async () => (await import('./rpc.js')).run,
   ingest: async () => (await import('./ingest.js')).run,
   search: async () => (await import('./search.js')).run,
   graph: async () => (await import('./graph.js')).run,

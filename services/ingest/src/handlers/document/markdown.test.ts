@@ -42,7 +42,7 @@ async function parse(
 }
 
 describe('markdown', () => {
-  it('keeps front matter as metadata and out of the text', async () => {
+  it('keeps front matter as metadata, its values searchable in lines before the text (issue 11: they were not)', async () => {
     const { fields, text, title, occurredAt } = await parse(note);
     assert.deepEqual(fields.frontMatter, {
       title: 'Trip planning',
@@ -52,8 +52,16 @@ describe('markdown', () => {
     });
     assert.equal(title, 'Trip planning');
     assert.equal(occurredAt, '2024-03-05T00:00:00.000Z');
-    assert.ok(text.startsWith('# Kyoto in spring'));
-    assert.doesNotMatch(text, /aliases/);
+    assert.ok(text.startsWith('title: Trip planning\ndate: 2024-03-05\ntags: travel, #Japan\naliases: Kyoto trip\n\n# Kyoto in spring'));
+    assert.doesNotMatch(text, /^---/m);
+  });
+
+  it('takes [[links]] in front matter values as links, quoted or not (Obsidian properties)', async () => {
+    const { fields } = await parse('---\nup: "[[Home]]"\nrelated:\n  - "[[Alpha|a]]"\n  - [[Beta]]\nstatus: draft\n---\nBody [[Gamma]]\n');
+    assert.deepEqual(
+      fields.links.map((l) => [l.target, l.alias]),
+      [['Home', null], ['Alpha', 'a'], ['Beta', null], ['Gamma', null]],
+    );
   });
 
   it('extracts [[wiki links]] with aliases, headings and embeds, but not from code or comments', async () => {

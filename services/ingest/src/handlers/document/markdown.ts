@@ -103,6 +103,45 @@ function frontMatterTags(value: unknown): string[] {
     .filter((t) => t !== '');
 }
 
+/**
+ * The front matter as searchable text: `key: value` per line, lists joined, nested mappings
+ * flattened (`author.name: Ann`). Values are what a note says about itself (a project, a person,
+ * a status): a search for them must find the note.
+ */
+function frontMatterText(front: Record<string, unknown> | null): string {
+  const lines: string[] = [];
+  const visit = (key: string, value: unknown): void => {
+    if (value === null || value === undefined) return;
+    if (value instanceof Date) lines.push(`${key}: ${value.toISOString().slice(0, 10)}`);
+    else if (Array.isArray(value)) {
+      const flat = value.flat(Infinity).filter((v) => typeof v !== 'object' || v instanceof Date);
+      if (flat.length > 0) lines.push(`${key}: ${flat.map((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : String(v))).join(', ')}`);
+      for (const v of value) if (v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)) visit(key, v);
+    } else if (typeof value === 'object') for (const [k, v] of Object.entries(value)) visit(`${key}.${k}`, v);
+    else lines.push(`${key}: ${String(value)}`);
+  };
+  for (const [key, value] of Object.entries(front ?? {})) visit(key, value);
+  return lines.join('\n');
+}
+
+/**
+ * [[links]] in front matter values (Obsidian properties: `up: "[[Home]]"`, `related: ["[[A]]", "[[B]]"]`).
+ * Unquoted, YAML reads `[[Home]]` as a list in a list: that is a link too.
+ */
+function frontMatterLinks(front: Record<string, unknown> | null): WikiLink[] {
+  const links: WikiLink[] = [];
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') links.push(...wikiLinks(value));
+    else if (Array.isArray(value)) {
+      const inner: unknown = value.length === 1 && Array.isArray(value[0]) && value[0].length === 1 ? value[0][0] : undefined;
+      if (typeof inner === 'string') links.push(...wikiLinks(`[[${inner}]]`));
+      else value.forEach(visit);
+    } else if (value && typeof value === 'object' && !(value instanceof Date)) Object.values(value).forEach(visit);
+  };
+  visit(front ?? {});
+  return links;
+}
+
 function frontMatterDate(front: Record<string, unknown> | null): string | null {
   for (const key of ['date', 'created']) {
     const value = front?.[key];
@@ -114,9 +153,10 @@ function frontMatterDate(front: Record<string, unknown> | null): string | null {
 }
 
 /**
- * Markdown (Obsidian-flavoured notes included): front matter kept as metadata and removed from the
- * text, [[wiki links]] and #tags extracted for linking later, headings listed; the text is the
- * Markdown source itself (already readable, and what a search should match).
+ * Markdown (Obsidian-flavoured notes included): front matter kept as metadata and its values put
+ * before the text as `key: value` lines (searchable), [[wiki links]] (in the front matter too)
+ * and #tags extracted for linking later, headings listed; the text is otherwise the Markdown
+ * source itself (already readable, and what a search should match).
  */
 export function parseMarkdown(source: string): FormatResult<MarkdownFields> {
   const warnings: string[] = [];
@@ -141,12 +181,12 @@ export function parseMarkdown(source: string): FormatResult<MarkdownFields> {
     typeof frontMatter?.['title'] === 'string' && frontMatter['title'].trim() ? frontMatter['title'].trim() : null;
   return {
     title: title ?? headings.find((h) => h.level === 1)?.text ?? null,
-    text: body.trim(),
+    text: [frontMatterText(frontMatter), body.trim()].filter(Boolean).join('\n\n'),
     occurredAt: frontMatterDate(frontMatter),
     fields: {
       format: 'markdown',
       frontMatter,
-      links: wikiLinks(prose),
+      links: [...frontMatterLinks(frontMatter), ...wikiLinks(prose)],
       tags: uniqueCaseless([...frontMatterTags(frontMatter?.['tags']), ...hashTags(prose)]),
       headings: headings.map((h) => h.text),
     },

@@ -1,14 +1,16 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Actor, ItemIngested, MemexError } from '@memex/contracts';
+import { type Actor, ItemIngested, MailFlagsChanged, MemexError } from '@memex/contracts';
 import { newId, type DraftOf, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { decideOutcome, RejectedItem, type EmailItem, type MailMeta } from '../handlers/index.js';
 import { sha256Hex } from '../handlers/text.js';
+import { isInboxFolder } from '../mail/message-row.js';
 import {
   contentKeyHash,
   sourceKeyHash,
   type Claim,
   type IdentityLog,
+  type ItemIngestedEvent,
   type Known,
   type StoredItem,
 } from './identities.js';
@@ -142,24 +144,32 @@ export class ItemStore {
         : { bySourceId: null, byIdentity: { id: owner.itemId } },
     );
     if (outcome.result === 'updated') return this.update(item, keys, owner.itemId, actor);
-    if (via === 'content' && (await this.sharesIdOnly(item, owner.itemId))) return this.storeBeside(item, owner.itemId, known, actor);
+    if (via === 'content' && item.parsed.kind === 'email') {
+      const last = await this.identities.lastIngested(owner.itemId);
+      if (last && sharesIdOnly(item.parsed.meta, last.event)) return this.storeBeside(item, owner.itemId, known, actor);
+      if (last) await this.labelCopy(item.parsed.meta, last.event, actor);
+    }
     return { status: 'duplicate', id: owner.itemId };
   }
 
   /**
-   * Whether a message with a known Message-ID is another message that reuses it (bulk senders
-   * write `<email@domain.com>` on every mailing): copies of one message share their Date header
-   * (mailers and archives never rewrite it), while messages reusing an id have their own dates,
-   * or, undated, their own sender and subject.
+   * A copy of a stored message found in another folder (the same mail in two archives, or in
+   * INBOX and in an archive folder) gives the message that folder's label too, as a mail client
+   * shows one message in several folders.
    */
-  private async sharesIdOnly(item: PreparedItem, ownerId: string): Promise<boolean> {
-    if (item.parsed.kind !== 'email' || item.parsed.meta.messageId === null) return false;
-    const last = await this.identities.lastIngested(ownerId);
-    if (!last || last.event.data.kind !== 'email') return false;
-    const stored = last.event.data.meta as unknown as MailMeta;
-    const mine = item.parsed.meta;
-    if (stored.date !== mine.date) return true;
-    return stored.date === null && (stored.subject !== mine.subject || stored.from[0]?.address !== mine.from[0]?.address);
+  private async labelCopy(copy: MailMeta, stored: ItemIngestedEvent, actor: Actor): Promise<void> {
+    const labels = (stored.data.meta as unknown as MailMeta).labels;
+    // The inbox is a flag of the message, not a label; a copy there changes nothing.
+    const added = copy.labels.filter((label) => !labels.includes(label) && !isInboxFolder(label));
+    if (added.length === 0) return;
+    await this.publisher.publish(MailFlagsChanged, {
+      subject: `item:${stored.data.id}`,
+      actor,
+      labels: stored.labels,
+      kind: stored.kind ?? 'email',
+      spam: stored.spam ?? false,
+      data: { id: stored.data.id, labels_added: added },
+    });
   }
 
   /**
@@ -318,6 +328,19 @@ export class ItemStore {
     await this.writeBlobs([plan]);
     return plan;
   }
+}
+
+/**
+ * Whether a message with a known Message-ID is another message that reuses it (bulk senders
+ * write `<email@domain.com>` on every mailing): copies of one message share their Date header
+ * (mailers and archives never rewrite it), while messages reusing an id have their own dates,
+ * or, undated, their own sender and subject.
+ */
+function sharesIdOnly(mine: MailMeta, stored: ItemIngestedEvent): boolean {
+  if (mine.messageId === null || stored.data.kind !== 'email') return false;
+  const theirs = stored.data.meta as unknown as MailMeta;
+  if (theirs.date !== mine.date) return true;
+  return theirs.date === null && (theirs.subject !== mine.subject || theirs.from[0]?.address !== mine.from[0]?.address);
 }
 
 function isKnown(keys: ItemKeys, known: Known): boolean {

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Ingest, ItemsGet } from '@memex/contracts';
+import { Ingest, ItemsGet, MailThread } from '@memex/contracts';
 import { ServiceHost } from '@memex/runtime';
 import { message } from '../handlers/testing/build.js';
 import { b64, startIngest, type IngestHarness } from '../testing/service.js';
@@ -60,5 +60,15 @@ describe('nothing lost silently', () => {
     assert.equal(stored.title, 'July sale');
     assert.equal(stored.meta['sharedMessageId'], true);
     assert.match(String(stored.meta['warnings']), /Message-ID <email@domain\.com> is also the id of a different message/);
+  });
+
+  test('a copy of a stored message found in another folder adds that folder as a label', async () => {
+    const bytes = b64(message([['From', 'a@x.org'], ['Subject', 'Filed twice'], ['Date', 'Mon, 1 Jun 2009 12:00:00 +0000'], ['Message-ID', '<twice@x>']], 'Body.\r\n'));
+    const inFolder = (folder: string, source: string) => ({ type: 'message/rfc822', data: bytes, source: { kind: 'maildir', id: source }, external_id: `${folder}/1`, attributes: { folder } });
+    const first = await h.call(Ingest, { items: [inFolder('Archive/2009', 'laptop')] });
+    const copy = await h.call(Ingest, { items: [inFolder('Projects', 'server'), inFolder('INBOX', 'phone')] });
+    assert.deepEqual(copy.results.map((r) => [r.status, r.id]), [['duplicate', first.results[0]!.id], ['duplicate', first.results[0]!.id]]);
+    const thread = await h.call(MailThread, { id: first.results[0]!.id!, min_seq: await h.bus.lastSeq() });
+    assert.deepEqual(thread.messages[0]!.labels.sort(), ['Archive/2009', 'Projects']);
   });
 });

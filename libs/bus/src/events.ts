@@ -38,7 +38,9 @@ export async function lastEventOf<E extends EventDefinition>(
       if (isNotFound(error) || /no message found/i.test(String(error))) return null;
       throw error;
     });
-  return stored ? { seq: stored.seq, event: decodeEvent(stored.data) as EventOf<E> } : undefined;
+  if (!stored) return undefined;
+  const event = decodeEvent(stored.data);
+  return isEventOf(definition, event) ? { seq: stored.seq, event } : undefined;
 }
 
 /** Every event of a type about an aggregate, in log order. */

@@ -122,7 +122,7 @@ export class EventPublisher {
       );
     }
     const now = new Date().toISOString();
-    const envelope = {
+    const envelope: EventOf<E> = {
       id: draft.id ?? newId(),
       type: definition.type,
       v: definition.v,
@@ -136,7 +136,7 @@ export class EventPublisher {
       ...(draft.correlation_id ? { correlation_id: draft.correlation_id } : {}),
       ...(draft.kind ? { kind: draft.kind } : {}),
       ...(draft.spam !== undefined ? { spam: draft.spam } : {}),
-    } as EventOf<E>;
+    };
     this.registry.validate(envelope);
     return envelope;
   }

@@ -62,6 +62,15 @@ describe('nothing lost silently', () => {
     assert.match(String(stored.meta['warnings']), /Message-ID <email@domain\.com> is also the id of a different message/);
   });
 
+  test('an item with no plausible date of its own is undated, not dated by its import (it filled briefs as "recent")', async () => {
+    const future = b64(message([['From', 'a@x.org'], ['Subject', 'From 3609'], ['Date', 'Sat, 12 Jan 3609 12:00:00 +0000'], ['Message-ID', '<y3609@x>']], 'x\r\n'));
+    const answer = await h.call(Ingest, { items: [{ type: 'message/rfc822', data: future, source: { kind: 'mbox', id: 'dates' } }] });
+    const item = await h.call(ItemsGet, { id: answer.results[0]!.id!, min_seq: answer.seq });
+    assert.equal(item.occurred_at, null);
+    assert.equal(item.meta['undated'], true);
+    assert.equal(item.meta['dateSource'], null);
+  });
+
   test('a copy of a stored message found in another folder adds that folder as a label', async () => {
     const bytes = b64(message([['From', 'a@x.org'], ['Subject', 'Filed twice'], ['Date', 'Mon, 1 Jun 2009 12:00:00 +0000'], ['Message-ID', '<twice@x>']], 'Body.\r\n'));
     const inFolder = (folder: string, source: string) => ({ type: 'message/rfc822', data: bytes, source: { kind: 'maildir', id: source }, external_id: `${folder}/1`, attributes: { folder } });

@@ -102,7 +102,8 @@ function record(id: string, parentId: string | null, item: ParsedItem, content: 
     textSha256: sha256(text),
     textLength: item.text.length,
     occurredAt: item.occurredAt,
-    meta: eventMeta(item, children),
+    // The envelope's occurred_at is required (the log's time stands in): `undated` says it is no fact.
+    meta: { ...eventMeta(item, children), ...(item.occurredAt === null ? { undated: true } : {}) },
   };
 }
 

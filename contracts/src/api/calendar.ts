@@ -183,6 +183,26 @@ export const CalendarCreate = defineMethod({
   result: Type.Object({ uid: Type.String(), seq: Seq }),
 });
 
+export const ContactsSync = defineMethod({
+  name: 'memex.contacts.sync',
+  service: 'calendar-sync',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Sync the Google contacts of every connected account (or one) now: each contact mirrored as a vCard item (its groups as the card’s categories), first sync, incremental with People sync tokens, a full resync when the token expired.',
+  params: Type.Object({ account: Type.Optional(Type.String({ minLength: 1 })) }),
+  result: Type.Object({
+    accounts: Type.Array(
+      Type.Object({
+        account: Type.String(),
+        mode: Type.Union([Type.Literal('first'), Type.Literal('incremental'), Type.Literal('resync')]),
+        changed: Type.Integer({ description: 'contacts mirrored or deleted' }),
+      }),
+    ),
+    seq: Seq,
+  }),
+});
+
 /** API methods of the calendar area. */
 export const calendarMethods: MethodDefinition[] = [
   CalendarList,
@@ -193,4 +213,5 @@ export const calendarMethods: MethodDefinition[] = [
   CalendarUpdate,
   CalendarDelete,
   CalendarCreate,
+  ContactsSync,
 ];

@@ -47,5 +47,42 @@ export const CalendarSyncProgressed = defineEvent({
   ),
 });
 
+/**
+ * A Google contact (People v1) as calendar-sync mirrored it: the memex item of its vCard (ingested
+ * as `contacts:<account>`), or deleted. Subject `gcontact:<account>/<resource name>`.
+ */
+export const ContactSynced = defineEvent({
+  type: 'contact.synced',
+  owner: 'calendar-sync',
+  v: 1,
+  description: 'A Google contact was mirrored as a vCard item (new or changed), or deleted at Google (and its item deleted).',
+  data: Type.Object(
+    {
+      account: Account,
+      resource_name: Type.String({ minLength: 1 }),
+      etag: Type.String(),
+      item_id: Type.Union([Type.String(), Type.Null()], { description: 'the vCard item; null when deleted' }),
+    },
+    { additionalProperties: false },
+  ),
+});
+
+/** An account's contacts were synced to the end: the People API sync token to continue from. */
+export const ContactsSyncProgressed = defineEvent({
+  type: 'contacts.sync_progressed',
+  owner: 'calendar-sync',
+  v: 1,
+  description: 'A Google account’s contacts were synced to the end: the next incremental sync starts from `sync_token`.',
+  data: Type.Object(
+    {
+      account: Account,
+      sync_token: Type.Union([Type.String(), Type.Null()]),
+      mode: Type.Union([Type.Literal('first'), Type.Literal('incremental'), Type.Literal('resync')]),
+      changed: Type.Integer({ minimum: 0 }),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by calendar-sync. */
-export const calendarEvents = [CalendarEventSynced, CalendarSyncProgressed];
+export const calendarEvents = [CalendarEventSynced, CalendarSyncProgressed, ContactSynced, ContactsSyncProgressed];

@@ -7,6 +7,8 @@ import { BriefQueries } from './queries/brief.queries.js';
 import { CalendarQueries } from './queries/calendar.queries.js';
 import { GoogleCalendarSync } from './sync/google-calendar-sync.js';
 import { GoogleCalendarWrites } from './sync/google-calendar-writes.js';
+import { GoogleContactsSync } from './sync/google-contacts-sync.js';
+import { SyncScheduler } from './sync/scheduler.js';
 
 /** Calendars (seed §6.4): Google Calendar, calendar files and invitations in mail, placed in time; free/busy; meeting briefs. */
 @Module({})
@@ -15,7 +17,7 @@ export class CalendarSyncModule {
     return {
       module: CalendarSyncModule,
       imports: [MemexModule.forService({ service: 'calendar-sync', config, schema: 'calendar' })],
-      providers: [CalendarProjector, CalendarQueries, BriefQueries, GoogleCalendarSync, GoogleCalendarWrites, CalendarCommands],
+      providers: [CalendarProjector, CalendarQueries, BriefQueries, GoogleCalendarSync, GoogleCalendarWrites, GoogleContactsSync, SyncScheduler, CalendarCommands],
     };
   }
 }

@@ -5,20 +5,29 @@ import {
   CalendarRsvp,
   CalendarSync,
   CalendarUpdate,
+  ContactsSync,
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
 import { RpcMethod } from '@memex/runtime';
 import { GoogleCalendarSync } from '../sync/google-calendar-sync.js';
 import { GoogleCalendarWrites } from '../sync/google-calendar-writes.js';
+import { GoogleContactsSync } from '../sync/google-contacts-sync.js';
 
-/** memex.calendar.sync (now rather than at the next poll) and the writes to Google. */
+/** memex.calendar.sync and memex.contacts.sync (now rather than at the next poll), and the writes to Google. */
 @Injectable()
 export class CalendarCommands {
   constructor(
     private readonly sync: GoogleCalendarSync,
     private readonly writes: GoogleCalendarWrites,
+    private readonly contacts: GoogleContactsSync,
   ) {}
+
+  @RpcMethod(ContactsSync)
+  async syncContacts(params: ParamsOf<typeof ContactsSync>): Promise<ResultOf<typeof ContactsSync>> {
+    const reports = await this.contacts.syncAll(params.account);
+    return { accounts: reports.map(({ account, mode, changed }) => ({ account, mode, changed })), seq: Math.max(0, ...reports.map((r) => r.seq)) };
+  }
 
   @RpcMethod(CalendarSync)
   async syncNow(params: ParamsOf<typeof CalendarSync>): Promise<ResultOf<typeof CalendarSync>> {

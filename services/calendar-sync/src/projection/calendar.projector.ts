@@ -5,6 +5,8 @@ import {
   AccountRemoved,
   CalendarEventSynced,
   CalendarSyncProgressed,
+  ContactSynced,
+  ContactsSyncProgressed,
   ItemDeleted,
   ItemIngested,
   type EventOf,
@@ -127,6 +129,27 @@ export class CalendarProjector {
       .values({ account, calendar_id, ...row })
       .onConflict((oc) => oc.columns(['account', 'calendar_id']).doUpdateSet(row))
       .execute();
+  }
+
+  @On(ContactSynced)
+  async contactSynced(trx: Trx, event: EventOf<typeof ContactSynced>): Promise<void> {
+    const { account, resource_name, etag, item_id } = event.data;
+    if (item_id === null) {
+      await trx.deleteFrom('google_contacts').where('account', '=', account).where('resource_name', '=', resource_name).execute();
+      return;
+    }
+    await trx
+      .insertInto('google_contacts')
+      .values({ account, resource_name, etag, item_id })
+      .onConflict((oc) => oc.columns(['account', 'resource_name']).doUpdateSet({ etag, item_id }))
+      .execute();
+  }
+
+  @On(ContactsSyncProgressed)
+  async contactsProgressed(trx: Trx, event: EventOf<typeof ContactsSyncProgressed>): Promise<void> {
+    const { account, sync_token } = event.data;
+    const row = { sync_token, synced_at: new Date(event.occurred_at) };
+    await trx.insertInto('google_contact_accounts').values({ account, ...row }).onConflict((oc) => oc.column('account').doUpdateSet(row)).execute();
   }
 
   @On(AccountConnected)

@@ -81,4 +81,17 @@ export const calendarMigrations: Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    name: '003_google_contacts',
+    async up(db) {
+      await sql`create table google_contact_accounts (account text primary key, sync_token text, synced_at timestamptz not null)`.execute(db);
+      await sql`create table google_contacts (
+        account text not null,
+        resource_name text not null,
+        etag text not null,
+        item_id text not null,
+        primary key (account, resource_name)
+      )`.execute(db);
+    },
+  },
 ];

@@ -85,7 +85,24 @@ export interface GoogleEventsTable {
   uid: string;
 }
 
+/** How far each account's Google contacts are synced. */
+export interface GoogleContactAccountsTable {
+  account: string;
+  sync_token: string | null;
+  synced_at: Date;
+}
+
+/** Each Google contact mirrored, with the etag it was read at and the vCard item that mirrors it. */
+export interface GoogleContactsTable {
+  account: string;
+  resource_name: string;
+  etag: string;
+  item_id: string;
+}
+
 export interface CalendarDatabase {
+  google_contact_accounts: GoogleContactAccountsTable;
+  google_contacts: GoogleContactsTable;
   components: ComponentsTable;
   events: EventsTable;
   instances: InstancesTable;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { AccountsToken, CalendarEventSynced, CalendarSyncProgressed, type Actor } from '@memex/contracts';
 import { callMethod, draftOf, EventPublisher, type Bus } from '@memex/bus';
@@ -31,9 +31,7 @@ function actorOf(account: string): Actor {
  * is listed again, and what was already logged at the same etag is not published twice.
  */
 @Injectable()
-export class GoogleCalendarSync implements OnApplicationBootstrap, OnApplicationShutdown {
-  private readonly logger = new Logger('calendar-sync');
-  private timer: NodeJS.Timeout | undefined;
+export class GoogleCalendarSync {
   private running: Promise<unknown> | null = null;
 
   constructor(
@@ -42,15 +40,6 @@ export class GoogleCalendarSync implements OnApplicationBootstrap, OnApplication
     private readonly publisher: EventPublisher,
     private readonly host: ServiceHost,
   ) {}
-
-  onApplicationBootstrap(): void {
-    const every = Number(process.env.MEMEX_CALENDAR_POLL_MS ?? 120_000);
-    if (every > 0) this.timer = setInterval(() => void this.syncAll().catch((e: unknown) => this.logger.warn(`sync failed: ${String(e)}`)), every);
-  }
-
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
-  }
 
   /** Syncs every account with the calendar scope (or one); one run at a time. */
   async syncAll(only?: string): Promise<CalendarSyncReport[]> {

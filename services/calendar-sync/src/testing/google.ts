@@ -9,13 +9,15 @@ import { startService } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { CalendarSyncModule } from '../calendar-sync.module.js';
 import { FakeCalendar } from './fake-calendar.js';
+import { FakePeople } from './fake-people.js';
 
-/** A fake Google (OAuth, Gmail, Calendar v3), ingest, mail-sync (the account owner) and calendar-sync. */
+/** A fake Google (OAuth, Gmail, Calendar v3, People v1), ingest, mail-sync (the account owner) and calendar-sync. */
 export interface GoogleHarness {
   env: TestEnv;
   bus: Bus;
   google: FakeGoogleServer;
   calendar: FakeCalendar;
+  people: FakePeople;
   calendarSync: INestApplicationContext | undefined;
   call<M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
   connect(account: string): Promise<void>;
@@ -31,6 +33,7 @@ export async function startGoogleCalendar(options: { calendarSync?: boolean } = 
   const google = await new FakeGoogleServer().start();
   new FakeGmail(google);
   const calendar = new FakeCalendar(google);
+  const people = new FakePeople(google);
   Object.assign(process.env, calendarSyncEnv(google));
   const env = await createTestEnv();
   const ingest = await startService((config) => IngestModule.register(config), env.config);
@@ -43,6 +46,7 @@ export async function startGoogleCalendar(options: { calendarSync?: boolean } = 
     bus,
     google,
     calendar,
+    people,
     calendarSync,
     call,
     async connect(account) {

@@ -3,3 +3,4 @@ export * from './generate.js';
 export * from './harness.js';
 export * from './google.js';
 export * from './fake-calendar.js';
+export * from './fake-people.js';

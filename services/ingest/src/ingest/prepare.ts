@@ -19,7 +19,7 @@ const EXTERNAL_ID_MAX = 2000;
  * Connector namespaces a connector service (not a client: the gateway never names a caller
  * `connector`) ingests into, as `<kind>:<account>`; its items are `mirrored`.
  */
-const CONNECTOR_KINDS = new Set(['gmail']);
+const CONNECTOR_KINDS = new Set(['gmail', 'contacts']);
 
 /** Where an item comes from once accepted: `import:<kind>` (the client's id kept), or a connector's own namespace. */
 export interface ItemSource {

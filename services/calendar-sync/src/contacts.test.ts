@@ -1,0 +1,66 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { ContactsSync, MailAccounts } from '@memex/contracts';
+import { createDatabase } from '@memex/db';
+import { startGoogleCalendar, type GoogleHarness } from './testing/google.js';
+
+const ACCOUNT = 'owner@example.com';
+
+describe('calendar-sync: Google contacts (People v1)', () => {
+  let h: GoogleHarness;
+  let db: ReturnType<typeof createDatabase<Record<string, never>>>;
+  let seq = 0;
+  const sync = async () => {
+    const result = await h.call(ContactsSync, { account: ACCOUNT });
+    seq = result.seq;
+    return result.accounts[0]!;
+  };
+  /** The contact items ingest holds for the account (once its read model has the sync's writes), by title. */
+  const items = async () => {
+    await h.call(MailAccounts, { min_seq: seq });
+    return (
+      await sql<{ id: string; title: string; meta: { cards: Array<{ emails: Array<{ address: string }>; categories: string[] }> } }>`
+        select i.id, i.title, i.meta from ingest.items i where i.source_kind = 'contacts' and i.parent_id is null order by i.title`.execute(db)
+    ).rows.map((r) => ({ id: r.id, title: r.title, emails: r.meta.cards[0]!.emails.map((e) => e.address), categories: r.meta.cards[0]!.categories }));
+  };
+
+  before(async () => {
+    h = await startGoogleCalendar();
+    db = createDatabase<Record<string, never>>(h.env.config.databaseUrl, { schema: 'public' });
+    const friends = h.people.addGroup('friends1', 'Friends');
+    h.people.put({ resourceName: 'people/c1', names: [{ displayName: 'Ann Lee', givenName: 'Ann', familyName: 'Lee' }], emailAddresses: [{ value: 'ann@example.com', type: 'home' }], phoneNumbers: [{ value: '+1 555 0100' }], memberships: [{ contactGroupMembership: { contactGroupResourceName: friends } }] });
+    h.people.put({ resourceName: 'people/c2', names: [{ displayName: 'Bob Stone' }], emailAddresses: [{ value: 'bob@example.com' }, { value: 'bob@work.example', type: 'work' }] });
+    await h.connect(ACCOUNT);
+  });
+  after(async () => {
+    await db?.destroy();
+    await h?.stop();
+  });
+
+  it('first sync: each contact a vCard item under contacts:<account>, its groups as categories', async () => {
+    assert.deepEqual(await sync(), { account: ACCOUNT, mode: 'first', changed: 2 });
+    assert.deepEqual(
+      (await items()).map(({ title, emails, categories }) => ({ title, emails, categories })),
+      [
+        { title: 'Ann Lee', emails: ['ann@example.com'], categories: ['Friends'] },
+        { title: 'Bob Stone', emails: ['bob@example.com', 'bob@work.example'], categories: [] },
+      ],
+    );
+  });
+
+  it('incremental with the sync token: an edit updates the same item, a deletion deletes it', async () => {
+    const [ann] = await items();
+    h.people.put({ resourceName: 'people/c1', names: [{ displayName: 'Ann Lee-Smith' }], emailAddresses: [{ value: 'ann@example.com' }] });
+    h.people.remove('people/c2');
+    assert.deepEqual(await sync(), { account: ACCOUNT, mode: 'incremental', changed: 2 });
+    const after = await items();
+    assert.deepEqual(after.map((i) => [i.id, i.title]), [[ann!.id, 'Ann Lee-Smith']]);
+  });
+
+  it('an expired sync token: everything listed again, nothing unchanged mirrored twice', async () => {
+    h.people.expireTokens();
+    assert.deepEqual(await sync(), { account: ACCOUNT, mode: 'resync', changed: 0 });
+    assert.equal((await items()).length, 1);
+  });
+});

@@ -5,6 +5,10 @@
  * case-sensitive in RFC 5322, but two different messages whose ids differ only in case do not occur
  * in practice, while relays and archivers that change case do.)
  *
+ * The mail views thread by every id a message names (mail/threads.ts, as notmuch does); the
+ * threadKey below is what one message alone can say, carried on its event for consumers that
+ * group without that index (the graph).
+ *
  * Thread rule: a message's threadKey is the normalised id of its conversation's root, taken as
  * 1. the first id in References (RFC 5322 asks every reply to keep the root first, and clients that
  *    trim long References keep the first one), else

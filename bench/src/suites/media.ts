@@ -1,6 +1,14 @@
 import os from 'node:os';
 import sharp from 'sharp';
-import { Ingest, ItemsGet, MediaGet, OWNER_SCOPE, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
+import {
+  Ingest,
+  ItemsGet,
+  MediaGet,
+  OWNER_SCOPE,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
 import { Bus, callMethod } from '@memex/bus';
 import { IngestModule } from '@memex/ingest';
 import { makeRenditions, MediaModule } from '@memex/media';
@@ -42,8 +50,16 @@ async function phonePhoto(i: number): Promise<Buffer> {
     .jpeg({ quality: 88 })
     .withExif({
       IFD0: { Make: 'BenchPhone', Model: 'Model 12', Orientation: String(1 + (i % 2) * 5) },
-      IFD2: { DateTimeOriginal: `2024:06:${String(1 + (i % 28)).padStart(2, '0')} 12:00:00`, OffsetTimeOriginal: '+02:00' },
-      IFD3: { GPSLatitudeRef: 'N', GPSLatitude: `${48 + (i % 5)}/1 30/1 0/1`, GPSLongitudeRef: 'E', GPSLongitude: `${2 + (i % 7)}/1 20/1 0/1` },
+      IFD2: {
+        DateTimeOriginal: `2024:06:${String(1 + (i % 28)).padStart(2, '0')} 12:00:00`,
+        OffsetTimeOriginal: '+02:00',
+      },
+      IFD3: {
+        GPSLatitudeRef: 'N',
+        GPSLatitude: `${48 + (i % 5)}/1 30/1 0/1`,
+        GPSLongitudeRef: 'E',
+        GPSLongitude: `${2 + (i % 7)}/1 20/1 0/1`,
+      },
     })
     .toBuffer();
 }
@@ -91,7 +107,10 @@ export async function run(): Promise<BenchResult[]> {
       ids.push(...answered.map((r) => r.id!));
     }
     await waitUntil(
-      async () => (await Promise.all(ids.map((id) => call(MediaGet, { item_id: id }).catch(() => undefined)))).every((p) => p?.status === 'analyzed'),
+      async () =>
+        (await Promise.all(ids.map((id) => call(MediaGet, { item_id: id }).catch(() => undefined)))).every(
+          (p) => p?.status === 'analyzed',
+        ),
       'every photo analysed',
       { timeoutMs: 600_000, everyMs: 200 },
     );
@@ -109,17 +128,26 @@ export async function run(): Promise<BenchResult[]> {
 
   // OCR: scanned pages through memex.ingest (pdftoppm renders, PP-OCRv4 reads).
   await withServices(false, async (call) => {
-    const page = Array.from({ length: 24 }, (_, i) => `Line ${i + 1} of a scanned letter about the quarterly accounts and the garden.`);
+    const page = Array.from(
+      { length: 24 },
+      (_, i) => `Line ${i + 1} of a scanned letter about the quarterly accounts and the garden.`,
+    );
     const pdfs = await Promise.all(Array.from({ length: PAGES }, async () => imageOnlyPdf(await scannedPage(page))));
     started = performance.now();
     const { results: scanned, seq } = await call(Ingest, {
-      items: pdfs.map((pdf, i) => ({ type: 'application/pdf', data: pdf.toString('base64'), source: { kind: 'folder', id: 'bench' }, external_id: `scan-${i}.pdf` })),
+      items: pdfs.map((pdf, i) => ({
+        type: 'application/pdf',
+        data: pdf.toString('base64'),
+        source: { kind: 'folder', id: 'bench' },
+        external_id: `scan-${i}.pdf`,
+      })),
     });
     const ocrSeconds = (performance.now() - started) / 1000;
     const first = await call(ItemsGet, { id: scanned[0]!.id!, min_seq: seq });
     const warnings = ((first.meta['warnings'] as string[] | undefined) ?? []).join('; ');
     const provider = /PP-OCRv4 on (\w+)/.exec(warnings)?.[1];
-    if (!provider || !first.text.includes('quarterly')) throw new Error(`the scanned page was not read by OCR: ${warnings}`);
+    if (!provider || !first.text.includes('quarterly'))
+      throw new Error(`the scanned page was not read by OCR: ${warnings}`);
     results.push({
       suite: 'media',
       name: `OCR of ${PAGES} scanned A4 pages at 150 dpi through memex.ingest (pdftoppm + PP-OCRv4)`,

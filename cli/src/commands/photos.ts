@@ -33,7 +33,9 @@ export function registerPhotos(program: Command): void {
   withCommonOptions(
     importGroup
       .command('photos <dir>')
-      .description('photos and videos in a folder tree (JPEG, PNG, HEIC, AVIF, TIFF, RAW, MP4, MOV…), with the times, places and captions of Google Takeout JSON sidecars'),
+      .description(
+        'photos and videos in a folder tree (JPEG, PNG, HEIC, AVIF, TIFF, RAW, MP4, MOV…), with the times, places and captions of Google Takeout JSON sidecars',
+      ),
   ).action((dir: string, options: Parameters<typeof importAction>[2]) => importAction('photos', dir, options));
 
   const photos = program.command('photos').description('photos: metadata, thumbnails, places');
@@ -50,7 +52,10 @@ export function registerPhotos(program: Command): void {
     .description('write a photo’s thumbnail (or --preview) to a WebP file')
     .option('--preview', 'the 1600-pixel preview instead of the 256-pixel thumbnail')
     .action(async (id: string, file: string, options: { preview?: boolean }) => {
-      const rendition = await client().call(MediaRendition, { item_id: id, name: options.preview ? 'preview' : 'thumb' });
+      const rendition = await client().call(MediaRendition, {
+        item_id: id,
+        name: options.preview ? 'preview' : 'thumb',
+      });
       fs.writeFileSync(file, Buffer.from(rendition.data, 'base64'));
       console.log(`${file}: ${rendition.width}×${rendition.height} WebP`);
     });
@@ -65,7 +70,10 @@ export function registerPhotos(program: Command): void {
         places.length === 0
           ? 'no photo has a place yet'
           : places
-              .map((p) => `${String(p.photos).padStart(5)}  ${p.place.name}, ${p.place.admin1}, ${p.place.country}  ${p.first?.slice(0, 10) ?? ''}…${p.last?.slice(0, 10) ?? ''}`)
+              .map(
+                (p) =>
+                  `${String(p.photos).padStart(5)}  ${p.place.name}, ${p.place.admin1}, ${p.place.country}  ${p.first?.slice(0, 10) ?? ''}…${p.last?.slice(0, 10) ?? ''}`,
+              )
               .join('\n'),
       );
     });

@@ -25,7 +25,14 @@ test('Takeout sidecars are found under each name Takeout gives them and read as 
   const warnings: string[] = [];
   const found = await readSidecars(
     dir,
-    ['IMG_0001.jpg', 'IMG_0001-edited.jpg', 'PXL_20230101_101010123.jpg', 'IMG_0002(1).jpg', 'IMG_0003.jpg', 'IMG_0004.jpg'],
+    [
+      'IMG_0001.jpg',
+      'IMG_0001-edited.jpg',
+      'PXL_20230101_101010123.jpg',
+      'IMG_0002(1).jpg',
+      'IMG_0003.jpg',
+      'IMG_0004.jpg',
+    ],
     (m) => warnings.push(m),
   );
   assert.deepEqual(found.get('IMG_0001.jpg'), {
@@ -36,7 +43,11 @@ test('Takeout sidecars are found under each name Takeout gives them and read as 
     longitude: 2.2945,
     altitude: 35,
   });
-  assert.deepEqual(found.get('IMG_0001-edited.jpg'), found.get('IMG_0001.jpg'), 'an edited copy shares its original’s sidecar');
+  assert.deepEqual(
+    found.get('IMG_0001-edited.jpg'),
+    found.get('IMG_0001.jpg'),
+    'an edited copy shares its original’s sidecar',
+  );
   // 0,0 means "no place": the EXIF position Takeout kept is used instead.
   assert.deepEqual(found.get('PXL_20230101_101010123.jpg'), {
     taken_at: '2023-01-01T10:10:10.000Z',

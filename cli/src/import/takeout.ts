@@ -19,7 +19,8 @@ interface Sidecar {
   geoDataExif?: { latitude?: unknown; longitude?: unknown; altitude?: unknown };
 }
 
-const number = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
+const number = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 
 /**
  * The names Takeout may have given a photo's sidecar: `IMG_1.jpg.json`, the newer
@@ -41,7 +42,11 @@ function sidecarMatches(photo: string, candidate: string): boolean {
 }
 
 /** The sidecar of each photo in a folder (file name → attributes); a sidecar that is not JSON is skipped with a warning. */
-export async function readSidecars(dir: string, photos: string[], warn: (message: string) => void): Promise<Map<string, TakeoutAttributes>> {
+export async function readSidecars(
+  dir: string,
+  photos: string[],
+  warn: (message: string) => void,
+): Promise<Map<string, TakeoutAttributes>> {
   const jsons = (await fs.readdir(dir)).filter((name) => name.endsWith('.json'));
   const found = new Map<string, TakeoutAttributes>();
   for (const photo of photos) {
@@ -50,7 +55,9 @@ export async function readSidecars(dir: string, photos: string[], warn: (message
     try {
       found.set(photo, attributesOf(JSON.parse(await fs.readFile(path.join(dir, name), 'utf8')) as Sidecar));
     } catch (error) {
-      warn(`${path.join(dir, name)}: not a Takeout sidecar (${error instanceof Error ? error.message : String(error)})`);
+      warn(
+        `${path.join(dir, name)}: not a Takeout sidecar (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
   }
   return found;
@@ -60,7 +67,8 @@ export async function readSidecars(dir: string, photos: string[], warn: (message
 export function attributesOf(sidecar: Sidecar): TakeoutAttributes {
   const out: TakeoutAttributes = {};
   if (typeof sidecar.title === 'string' && sidecar.title.trim()) out.title = sidecar.title.trim();
-  if (typeof sidecar.description === 'string' && sidecar.description.trim()) out.description = sidecar.description.trim();
+  if (typeof sidecar.description === 'string' && sidecar.description.trim())
+    out.description = sidecar.description.trim();
   const seconds = Number(sidecar.photoTakenTime?.timestamp);
   if (Number.isFinite(seconds) && seconds > 0) out.taken_at = new Date(seconds * 1000).toISOString();
   for (const geo of [sidecar.geoData, sidecar.geoDataExif]) {

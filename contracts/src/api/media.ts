@@ -62,7 +62,8 @@ export const MediaGet = defineMethod({
   service: 'media',
   kind: 'query',
   access: 'any',
-  summary: 'A photo, video or recording with its metadata, thumbnails or keyframes, and place, within the caller’s scope.',
+  summary:
+    'A photo, video or recording with its metadata, thumbnails or keyframes, and place, within the caller’s scope.',
   params: Type.Object({ item_id: Type.String({ pattern: ULID_PATTERN }) }),
   result: PhotoView,
 });
@@ -109,8 +110,12 @@ export const MediaMoments = defineMethod({
   service: 'media',
   kind: 'query',
   access: 'any',
-  summary: 'Where in a video or recording words were said: the transcript segments holding every word, with their second, to open it there.',
-  params: Type.Object({ item_id: Type.String({ pattern: ULID_PATTERN }), q: Type.String({ minLength: 1, maxLength: 500 }) }),
+  summary:
+    'Where in a video or recording words were said: the transcript segments holding every word, with their second, to open it there.',
+  params: Type.Object({
+    item_id: Type.String({ pattern: ULID_PATTERN }),
+    q: Type.String({ minLength: 1, maxLength: 500 }),
+  }),
   result: Type.Object({
     moments: Type.Array(Type.Object({ start: Type.Number(), end: Type.Number(), text: Type.String() })),
   }),

@@ -1,5 +1,4 @@
 import {
-  Inject,
   Injectable,
   Module,
   type BeforeApplicationShutdown,

@@ -1,8 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { INestApplicationContext } from '@nestjs/common';
-import { Ingest, ItemsGet, Search } from '@memex/contracts';
+import { Ingest, OWNER_SCOPE, ItemsGet, Search } from '@memex/contracts';
 import { IngestModule } from '@memex/ingest';
+import { callMethod } from '@memex/bus';
 import { startService } from '@memex/runtime';
 import { SearchHarness } from '@memex/search/testing';
 import { createTestEnv, waitUntil } from '@memex/testing';
@@ -34,12 +35,30 @@ describe('OCR: text in photos and scanned PDF pages is found by search', () => {
   it('reads a photographed sign and a scanned page, reports character accuracy, and search finds both by words only their pixels hold', async () => {
     const sign = await photographedSign(SIGN);
     const pdf = await imageOnlyPdf(await scannedPage(PAGE));
-    const { results, seq } = await h.call(Ingest, {
-      items: [
-        { type: 'image/jpeg', data: sign.toString('base64'), source: { kind: 'folder', id: 'ocr' }, external_id: 'sign.jpg', attributes: { filename: 'IMG_2041.jpg' } },
-        { type: 'application/pdf', data: pdf.toString('base64'), source: { kind: 'folder', id: 'ocr' }, external_id: 'scan.pdf', attributes: { filename: 'scan0001.pdf' } },
-      ],
-    });
+    const { results, seq } = await callMethod(
+      h.bus,
+      Ingest,
+      {
+        items: [
+          {
+            type: 'image/jpeg',
+            data: sign.toString('base64'),
+            source: { kind: 'folder', id: 'ocr' },
+            external_id: 'sign.jpg',
+            attributes: { filename: 'IMG_2041.jpg' },
+          },
+          {
+            type: 'application/pdf',
+            data: pdf.toString('base64'),
+            source: { kind: 'folder', id: 'ocr' },
+            external_id: 'scan.pdf',
+            attributes: { filename: 'scan0001.pdf' },
+          },
+        ],
+      },
+      // OCR and transcripts run while ingest parses: slow on a busy machine.
+      { scope: OWNER_SCOPE, timeoutMs: 300_000 },
+    );
     const [photoId, scanId] = results.map((r) => {
       assert.ok(r.id, `${r.status}: ${r.reason ?? ''}`);
       return r.id;
@@ -49,7 +68,9 @@ describe('OCR: text in photos and scanned PDF pages is found by search', () => {
     const scan = await h.call(ItemsGet, { id: scanId!, min_seq: seq });
     const signAccuracy = characterAccuracy(ocr.text, SIGN.join('\n'));
     const pageAccuracy = characterAccuracy(scan.text, PAGE.join('\n'));
-    console.log(`OCR character accuracy (${ocr.engine} on ${ocr.provider}): sign ${(signAccuracy * 100).toFixed(1)}%, scanned page ${(pageAccuracy * 100).toFixed(1)}%`);
+    console.log(
+      `OCR character accuracy (${ocr.engine} on ${ocr.provider}): sign ${(signAccuracy * 100).toFixed(1)}%, scanned page ${(pageAccuracy * 100).toFixed(1)}%`,
+    );
     assert.ok(signAccuracy >= 0.9, `sign read as ${JSON.stringify(ocr.text)}`);
     assert.ok(pageAccuracy >= 0.9, `page read as ${JSON.stringify(scan.text)}`);
     assert.match((scan.meta['warnings'] as string[]).join(), /read by OCR/);
@@ -57,7 +78,9 @@ describe('OCR: text in photos and scanned PDF pages is found by search', () => {
     await h.settle();
     const find = async (q: string) => (await h.call(Search, { q, mode: 'keyword' })).hits.map((hit) => hit.id);
     // Settled means every job is done; the keyword index may still be a batch behind under load.
-    await waitUntil(async () => (await find('bakery')).length > 0, 'the photo in the keyword index', { timeoutMs: 60_000 });
+    await waitUntil(async () => (await find('bakery')).length > 0, 'the photo in the keyword index', {
+      timeoutMs: 60_000,
+    });
     assert.deepEqual(await find('bakery'), [photoId]);
     assert.deepEqual(await find('hornbeam saplings'), [scanId]);
     assert.deepEqual(await find('giraffe'), []);

@@ -46,15 +46,22 @@ async function difference(a: Buffer, b: Buffer): Promise<number> {
 describe('media: photos from the shared corpus through ingest and the media pipeline', { skip }, () => {
   let h: MediaHarness;
   before(async () => {
+    // These tests are about metadata, thumbnails and places; OCR has its own (ocr.test.ts). Set
+    // before ingest starts its parse workers, which copy the environment.
+    process.env['MEMEX_OCR'] = 'off';
     h = await MediaHarness.start();
   });
   after(async () => {
+    delete process.env['MEMEX_OCR'];
     await h?.stop();
   });
 
   it('names the GeoNames place each GPS photo was taken at (the nearest, as a brute-force search finds it)', async () => {
     const files = ['gps/DSCN0010.jpg', 'gps/DSCN0021.jpg', 'gps/DSCN0027.jpg', 'gps/DSCN0038.jpg', 'gps/DSCN0042.jpg'];
-    const ids = await h.ingestFiles([...files.map((f) => photo(`exif-samples/jpg/${f}`)), photo('exif-samples/heic/IMG_5195.HEIC')]);
+    const ids = await h.ingestFiles([
+      ...files.map((f) => photo(`exif-samples/jpg/${f}`)),
+      photo('exif-samples/heic/IMG_5195.HEIC'),
+    ]);
     for (const id of ids) {
       const { meta, place } = await h.analyzed(id);
       const gps = meta['gps'] as { latitude: number; longitude: number };
@@ -66,11 +73,18 @@ describe('media: photos from the shared corpus through ingest and the media pipe
     }
     // Known answers: the Nikon photos are from Arezzo, Tuscany; the iPhone one near Blue Springs, Missouri.
     assert.deepEqual(
-      [(await h.analyzed(ids[0]!)).place?.name, (await h.analyzed(ids[0]!)).place?.country, (await h.analyzed(ids[5]!)).place?.admin1],
+      [
+        (await h.analyzed(ids[0]!)).place?.name,
+        (await h.analyzed(ids[0]!)).place?.country,
+        (await h.analyzed(ids[5]!)).place?.admin1,
+      ],
       ['Arezzo', 'IT', 'MO'],
     );
     const { places } = await h.call(MediaPlaces, {});
-    assert.equal(places.reduce((n, p) => n + p.photos, 0), 6);
+    assert.equal(
+      places.reduce((n, p) => n + p.photos, 0),
+      6,
+    );
   });
 
   it('makes WebP thumbnails with the EXIF orientation applied: every turned copy of a photo looks like the upright one', async () => {
@@ -95,7 +109,10 @@ describe('media: photos from the shared corpus through ingest and the media pipe
   });
 
   it('keeps a HEVC HEIC and a cut-short RAW with their metadata, saying why they have no thumbnail', async () => {
-    const [heic, raw] = await h.ingestFiles([photo('exif-samples/heic/IMG_5195.HEIC'), photo('exif-py/sony_alpha_a7iii_raw_image.ARW')]);
+    const [heic, raw] = await h.ingestFiles([
+      photo('exif-samples/heic/IMG_5195.HEIC'),
+      photo('exif-py/sony_alpha_a7iii_raw_image.ARW'),
+    ]);
     const heicPhoto = await h.analyzed(heic!);
     assert.equal(heicPhoto.renditions.length, 0);
     assert.match(heicPhoto.rendition_problem ?? '', /HEVC/);
@@ -103,11 +120,16 @@ describe('media: photos from the shared corpus through ingest and the media pipe
     const rawPhoto = await h.analyzed(raw!);
     assert.match(rawPhoto.rendition_problem ?? '', /RAW file holds no whole embedded JPEG preview/);
     assert.deepEqual(rawPhoto.meta['camera'], { make: 'SONY', model: 'ILCE-7M3' });
-    await assert.rejects(h.call(MediaRendition, { item_id: raw! }), (e: MemexError) => /no thumb: the RAW file/.test(e.message));
+    await assert.rejects(h.call(MediaRendition, { item_id: raw! }), (e: MemexError) =>
+      /no thumb: the RAW file/.test(e.message),
+    );
   });
 
   it('a deletion removes the photo and its thumbnails, and a replay of the media read model agrees', async () => {
-    const [kept, gone] = await h.ingestFiles([photo('exif-samples/jpg/Nikon_D70.jpg'), photo('exif-samples/jpg/Canon_PowerShot_S40.jpg')]);
+    const [kept, gone] = await h.ingestFiles([
+      photo('exif-samples/jpg/Nikon_D70.jpg'),
+      photo('exif-samples/jpg/Canon_PowerShot_S40.jpg'),
+    ]);
     await h.analyzed(kept!);
     const doomed = await h.analyzed(gone!);
     assert.ok(doomed.renditions.length === 2);

@@ -22,14 +22,20 @@ export class NoRendition extends Error {}
 async function rawPreview(bytes: Buffer): Promise<Buffer> {
   for (const tag of ['-JpgFromRaw', '-PreviewImage']) {
     const preview = await new Promise<Buffer>((resolve, reject) => {
-      const child = execFile('exiftool', ['-b', tag, '-'], { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 }, (error, stdout) =>
-        error ? reject(new NoRendition(`exiftool could not read the RAW file: ${error.message}`)) : resolve(stdout),
+      const child = execFile(
+        'exiftool',
+        ['-b', tag, '-'],
+        { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout) =>
+          error ? reject(new NoRendition(`exiftool could not read the RAW file: ${error.message}`)) : resolve(stdout),
       );
       child.stdin!.end(bytes);
     });
     if (preview.length > 2 && preview[0] === 0xff && preview[1] === 0xd8) return preview;
   }
-  throw new NoRendition('the RAW file holds no whole embedded JPEG preview (JpgFromRaw or PreviewImage): it may be cut short');
+  throw new NoRendition(
+    'the RAW file holds no whole embedded JPEG preview (JpgFromRaw or PreviewImage): it may be cut short',
+  );
 }
 
 /**
@@ -40,7 +46,9 @@ async function rawPreview(bytes: Buffer): Promise<Buffer> {
 export async function makeRenditions(bytes: Buffer, format: string): Promise<MadeRendition[]> {
   const source = format === 'raw' ? await rawPreview(bytes) : bytes;
   if (format === 'heic') {
-    throw new NoRendition('HEIC/HEIF coded with HEVC cannot be decoded here (sharp decodes AVIF only); its metadata is kept');
+    throw new NoRendition(
+      'HEIC/HEIF coded with HEVC cannot be decoded here (sharp decodes AVIF only); its metadata is kept',
+    );
   }
   let upright: Sharp;
   try {

@@ -1,5 +1,13 @@
 import type { BlobStore } from '@memex/blobs';
-import type { DataOf, EventOf, ItemIngested, Keyframe, PhotoAnalyzed, Rendition, VideoAnalyzed } from '@memex/contracts';
+import type {
+  DataOf,
+  EventOf,
+  ItemIngested,
+  Keyframe,
+  PhotoAnalyzed,
+  Rendition,
+  VideoAnalyzed,
+} from '@memex/contracts';
 import { extractKeyframes } from '../domain/keyframes.js';
 import type { PlaceIndex } from '../domain/places.js';
 import { makeRenditions, NoRendition } from '../domain/renditions.js';
@@ -56,7 +64,8 @@ export async function analyzeVideo(
   const keyframes: Keyframe[] = [];
   let problem: string | null = null;
   try {
-    for (const { webp, ...frame } of await extractKeyframes(bytes)) keyframes.push({ ...frame, sha256: await blobs.put(webp) });
+    for (const { webp, ...frame } of await extractKeyframes(bytes))
+      keyframes.push({ ...frame, sha256: await blobs.put(webp) });
   } catch (error) {
     problem = `ffmpeg could not read its frames: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
   }

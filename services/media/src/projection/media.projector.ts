@@ -1,10 +1,19 @@
 import { Injectable } from '@nestjs/common';
-import type { Transaction } from 'kysely';
-import { ItemDeleted, ItemIngested, PhotoAnalyzed, VideoAnalyzed, type EventOf, type Keyframe, type Rendition } from '@memex/contracts';
+import type { Transaction, Updateable } from 'kysely';
+import {
+  ItemDeleted,
+  ItemIngested,
+  PhotoAnalyzed,
+  VideoAnalyzed,
+  type EventOf,
+  type Keyframe,
+  type Place,
+  type Rendition,
+} from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { On, Projector } from '@memex/runtime';
 import { mediaMigrations } from './migrations.js';
-import type { MediaDatabase } from './schema.js';
+import type { ItemsTable, MediaDatabase } from './schema.js';
 
 type Trx = Transaction<MediaDatabase>;
 
@@ -49,51 +58,62 @@ export class MediaProjector {
     };
     await trx
       .insertInto('items')
-      .values({ item_id: data.id, ...row, analyzed_revision: null, renditions: '[]', rendition_problem: null, keyframes: '[]', place: null, place_key: null })
+      .values({
+        item_id: data.id,
+        ...row,
+        analyzed_revision: null,
+        renditions: '[]',
+        rendition_problem: null,
+        keyframes: '[]',
+        place: null,
+        place_key: null,
+      })
       .onConflict((oc) => oc.column('item_id').doUpdateSet(row))
       .execute();
   }
 
   @On(PhotoAnalyzed)
-  async photoAnalyzed(trx: Trx, event: EventOf<typeof PhotoAnalyzed>, seq: number): Promise<void> {
-    const { data } = event;
-    const photo = await trx.selectFrom('items').select(['revision']).where('item_id', '=', data.item_id).executeTakeFirst();
-    if (!photo) {
-      // Analysed while it was being deleted: its renditions must not outlive it.
-      if (await this.deleted(trx, data.item_id)) await this.removeBlobs(data.renditions);
-      return;
-    }
-    // An analysis of an older revision says nothing about the photo as it is now.
-    if (data.revision !== photo.revision) return;
-    await trx
-      .updateTable('items')
-      .set({
-        analyzed_revision: data.revision,
-        renditions: JSON.stringify(data.renditions),
-        rendition_problem: data.rendition_problem,
-        place: data.place ? JSON.stringify(data.place) : null,
-        place_key: data.place?.key ?? null,
-        seq,
-      })
-      .where('item_id', '=', data.item_id)
-      .execute();
+  async photoAnalyzed(trx: Trx, { data }: EventOf<typeof PhotoAnalyzed>, seq: number): Promise<void> {
+    await this.analyzed(trx, seq, data, data.renditions, {
+      renditions: JSON.stringify(data.renditions),
+      rendition_problem: data.rendition_problem,
+    });
   }
 
   @On(VideoAnalyzed)
-  async videoAnalyzed(trx: Trx, event: EventOf<typeof VideoAnalyzed>, seq: number): Promise<void> {
-    const { data } = event;
-    const video = await trx.selectFrom('items').select(['revision']).where('item_id', '=', data.item_id).executeTakeFirst();
-    if (!video) {
-      if (await this.deleted(trx, data.item_id)) await this.removeBlobs(data.keyframes);
+  async videoAnalyzed(trx: Trx, { data }: EventOf<typeof VideoAnalyzed>, seq: number): Promise<void> {
+    await this.analyzed(trx, seq, data, data.keyframes, {
+      keyframes: JSON.stringify(data.keyframes),
+      rendition_problem: data.keyframe_problem,
+    });
+  }
+
+  /**
+   * An analysis applies to the revision it read; one of an older revision says nothing about the
+   * item as it is now. One that arrives after the item's deletion has its images deleted too.
+   */
+  private async analyzed(
+    trx: Trx,
+    seq: number,
+    data: { item_id: string; revision: number; place: Place | null },
+    images: Array<Rendition | Keyframe>,
+    set: Pick<Updateable<ItemsTable>, 'renditions' | 'keyframes' | 'rendition_problem'>,
+  ): Promise<void> {
+    const item = await trx
+      .selectFrom('items')
+      .select(['revision'])
+      .where('item_id', '=', data.item_id)
+      .executeTakeFirst();
+    if (!item) {
+      if (await this.deleted(trx, data.item_id)) await this.removeBlobs(images);
       return;
     }
-    if (data.revision !== video.revision) return;
+    if (data.revision !== item.revision) return;
     await trx
       .updateTable('items')
       .set({
+        ...set,
         analyzed_revision: data.revision,
-        keyframes: JSON.stringify(data.keyframes),
-        rendition_problem: data.keyframe_problem,
         place: data.place ? JSON.stringify(data.place) : null,
         place_key: data.place?.key ?? null,
         seq,
@@ -105,13 +125,23 @@ export class MediaProjector {
   @On(ItemDeleted)
   async itemDeleted(trx: Trx, event: EventOf<typeof ItemDeleted>): Promise<void> {
     const id = event.data.id;
-    const gone = await trx.deleteFrom('items').where('item_id', '=', id).returning(['renditions', 'keyframes']).executeTakeFirst();
-    await trx.insertInto('tombstones').values({ item_id: id }).onConflict((oc) => oc.doNothing()).execute();
+    const gone = await trx
+      .deleteFrom('items')
+      .where('item_id', '=', id)
+      .returning(['renditions', 'keyframes'])
+      .executeTakeFirst();
+    await trx
+      .insertInto('tombstones')
+      .values({ item_id: id })
+      .onConflict((oc) => oc.doNothing())
+      .execute();
     if (gone) await this.removeBlobs([...gone.renditions, ...gone.keyframes]);
   }
 
   private async deleted(trx: Trx, id: string): Promise<boolean> {
-    return (await trx.selectFrom('tombstones').select('item_id').where('item_id', '=', id).executeTakeFirst()) !== undefined;
+    return (
+      (await trx.selectFrom('tombstones').select('item_id').where('item_id', '=', id).executeTakeFirst()) !== undefined
+    );
   }
 
   private async removeBlobs(images: Array<Rendition | Keyframe>): Promise<void> {

@@ -34,4 +34,3 @@ export interface MediaDatabase {
   items: ItemsTable;
   tombstones: TombstonesTable;
 }
-

@@ -1,6 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import { MediaGet, MediaMoments, MediaPlaces, MediaRendition, MemexError, type ParamsOf, type ResultOf } from '@memex/contracts';
+import {
+  MediaGet,
+  MediaMoments,
+  MediaPlaces,
+  MediaRendition,
+  MemexError,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
@@ -15,7 +23,12 @@ export class PhotosService {
   ) {}
 
   private photo(itemId: string, call: CallContext) {
-    return this.db.selectFrom('items').selectAll().where('item_id', '=', itemId).where(visibleTo(call.scope)).executeTakeFirst();
+    return this.db
+      .selectFrom('items')
+      .selectAll()
+      .where('item_id', '=', itemId)
+      .where(visibleTo(call.scope))
+      .executeTakeFirst();
   }
 
   @RpcMethod(MediaGet)
@@ -39,24 +52,35 @@ export class PhotosService {
   }
 
   @RpcMethod(MediaRendition)
-  async rendition(params: ParamsOf<typeof MediaRendition>, call: CallContext): Promise<ResultOf<typeof MediaRendition>> {
+  async rendition(
+    params: ParamsOf<typeof MediaRendition>,
+    call: CallContext,
+  ): Promise<ResultOf<typeof MediaRendition>> {
     const row = await this.photo(params.item_id, call);
     if (!row) throw new MemexError('not_found', `no photo ${params.item_id}`);
     const name = params.name ?? 'thumb';
     const rendition = row.renditions.find((r) => r.name === name);
     if (!rendition) {
-      const why = row.rendition_problem ?? (row.analyzed_revision === row.revision ? 'none was made' : 'the media pipeline has not read it yet');
+      const why =
+        row.rendition_problem ??
+        (row.analyzed_revision === row.revision ? 'none was made' : 'the media pipeline has not read it yet');
       throw new MemexError('not_found', `photo ${params.item_id} has no ${name}: ${why}`);
     }
     const webp = await this.blobs.get(rendition.sha256);
-    return { content_type: 'image/webp', width: rendition.width, height: rendition.height, data: webp.toString('base64') };
+    return {
+      content_type: 'image/webp',
+      width: rendition.width,
+      height: rendition.height,
+      data: webp.toString('base64'),
+    };
   }
 
   @RpcMethod(MediaMoments)
   async moments(params: ParamsOf<typeof MediaMoments>, call: CallContext): Promise<ResultOf<typeof MediaMoments>> {
     const row = await this.photo(params.item_id, call);
     if (!row) throw new MemexError('not_found', `no recording ${params.item_id}`);
-    const transcript = row.meta['transcript'] as { segments: Array<{ start: number; end: number; text: string }> } | null | undefined;
+    const transcript = row.meta['transcript'] as
+      { segments: Array<{ start: number; end: number; text: string }> } | null | undefined;
     const words = params.q.toLowerCase().split(/\s+/).filter(Boolean);
     const moments = (transcript?.segments ?? []).filter((segment) => {
       const text = segment.text.toLowerCase();

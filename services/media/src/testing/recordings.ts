@@ -20,13 +20,33 @@ export async function spokenVideo(speech: string, speechAt: number): Promise<Buf
     const out = path.join(dir, 'clip.mp4');
     const colour = (c: string) => ['-f', 'lavfi', '-i', `color=c=${c}:s=320x240:d=3,format=yuv420p`];
     await run('ffmpeg', [
-      '-y', '-loglevel', 'error',
-      ...colour('red'), ...colour('blue'), ...colour('green'),
-      '-i', voice,
-      '-filter_complex', `[0:v][1:v][2:v]concat=n=3:v=1:a=0[v];[3:a]adelay=${speechAt * 1000}:all=1,apad=whole_dur=9,aresample=16000[a]`,
-      '-map', '[v]', '-map', '[a]', '-c:v', 'libx264', '-c:a', 'aac', '-t', '9',
-      '-metadata', 'creation_time=2024-05-01T10:00:00Z', '-metadata', 'location=+48.8584+002.2945/',
-      '-movflags', 'use_metadata_tags', out,
+      '-y',
+      '-loglevel',
+      'error',
+      ...colour('red'),
+      ...colour('blue'),
+      ...colour('green'),
+      '-i',
+      voice,
+      '-filter_complex',
+      `[0:v][1:v][2:v]concat=n=3:v=1:a=0[v];[3:a]adelay=${speechAt * 1000}:all=1,apad=whole_dur=9,aresample=16000[a]`,
+      '-map',
+      '[v]',
+      '-map',
+      '[a]',
+      '-c:v',
+      'libx264',
+      '-c:a',
+      'aac',
+      '-t',
+      '9',
+      '-metadata',
+      'creation_time=2024-05-01T10:00:00Z',
+      '-metadata',
+      'location=+48.8584+002.2945/',
+      '-movflags',
+      'use_metadata_tags',
+      out,
     ]);
     return await fs.readFile(out);
   } finally {
@@ -57,12 +77,18 @@ export interface FakeTranscriber {
  * An OpenAI-compatible `/v1/audio/transcriptions` server (a real HTTP server, multipart in,
  * verbose_json out) answering with the given segments: what a whisper endpoint would say.
  */
-export async function fakeTranscriber(segments: Array<{ start: number; end: number; text: string }>): Promise<FakeTranscriber> {
+export async function fakeTranscriber(
+  segments: Array<{ start: number; end: number; text: string }>,
+): Promise<FakeTranscriber> {
   const requests: FakeTranscriber['requests'] = [];
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const form = await new Request('http://fake', { method: 'POST', headers: req.headers as Record<string, string>, body: Buffer.concat(chunks) }).formData();
+    const form = await new Request('http://fake', {
+      method: 'POST',
+      headers: req.headers as Record<string, string>,
+      body: Buffer.concat(chunks),
+    }).formData();
     if (req.url !== '/v1/audio/transcriptions' || req.method !== 'POST') {
       res.writeHead(404).end();
       return;
@@ -73,12 +99,25 @@ export async function fakeTranscriber(segments: Array<{ start: number; end: numb
       model: String(form.get('model')),
       format: String(form.get('response_format')),
       audioBytes: audio.length,
-      audioIsWav: audio.subarray(0, 4).toString('latin1') === 'RIFF' && audio.subarray(8, 12).toString('latin1') === 'WAVE',
+      audioIsWav:
+        audio.subarray(0, 4).toString('latin1') === 'RIFF' && audio.subarray(8, 12).toString('latin1') === 'WAVE',
     });
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ task: 'transcribe', language: 'english', duration: 9, text: segments.map((s) => s.text).join(' '), segments }));
+    res.end(
+      JSON.stringify({
+        task: 'transcribe',
+        language: 'english',
+        duration: 9,
+        text: segments.map((s) => s.text).join(' '),
+        segments,
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

@@ -12,11 +12,16 @@ const run = promisify(execFile);
 const registry = createRegistry();
 
 async function missingTool(): Promise<string | false> {
-  for (const [tool, arg] of [['espeak-ng', '--version'], ['ffmpeg', '-version'], ['pocketsphinx_continuous', '-h']] as const) {
+  for (const [tool, arg] of [
+    ['espeak-ng', '--version'],
+    ['ffmpeg', '-version'],
+    ['pocketsphinx_continuous', '-h'],
+  ] as const) {
     try {
       await run(tool, [arg]);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return `needs ${tool} (deploy/local/provision.sh --with-media)`;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        return `needs ${tool} (deploy/local/provision.sh --with-media)`;
     }
   }
   return false;
@@ -27,7 +32,18 @@ async function spokenMp3(speech: string, at: number): Promise<Buffer> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-speech-'));
   try {
     await run('espeak-ng', ['-s', '140', '-w', path.join(dir, 'voice.wav'), speech]);
-    await run('ffmpeg', ['-y', '-loglevel', 'error', '-i', path.join(dir, 'voice.wav'), '-af', `adelay=${at * 1000}:all=1,apad=pad_dur=1`, '-c:a', 'libmp3lame', path.join(dir, 'speech.mp3')]);
+    await run('ffmpeg', [
+      '-y',
+      '-loglevel',
+      'error',
+      '-i',
+      path.join(dir, 'voice.wav'),
+      '-af',
+      `adelay=${at * 1000}:all=1,apad=pad_dur=1`,
+      '-c:a',
+      'libmp3lame',
+      path.join(dir, 'speech.mp3'),
+    ]);
     return await fs.readFile(path.join(dir, 'speech.mp3'));
   } finally {
     await fs.rm(dir, { recursive: true, force: true });
@@ -36,7 +52,11 @@ async function spokenMp3(speech: string, at: number): Promise<Buffer> {
 
 describe('audio and video handler', { skip: await missingTool() }, () => {
   it('transcribes offline with pocketsphinx when no endpoint is configured, each segment at its second', async () => {
-    const item = (await registry.parse({ type: 'audio/mpeg', bytes: await spokenMp3('please call me back about the invoice tomorrow morning', 3), attributes: { filename: 'voicemail.mp3' } })) as AvItem;
+    const item = (await registry.parse({
+      type: 'audio/mpeg',
+      bytes: await spokenMp3('please call me back about the invoice tomorrow morning', 3),
+      attributes: { filename: 'voicemail.mp3' },
+    })) as AvItem;
     assert.equal(item.kind, 'audio');
     assert.equal(item.meta.audio?.codec, 'mp3');
     assert.ok(Math.abs((item.meta.duration ?? 0) - 7) < 1.5, `duration ${item.meta.duration}`);

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { Type } from '@sinclair/typebox';
 import ffmpeg, { type FfprobeData } from 'fluent-ffmpeg';
 import { RejectedItem, type AvItem, type HandlerInput, type IngestHandler } from '../handler.js';
 import { sha256Hex } from '../text.js';
+import { attributePosition, mediaAttributesSchema, type MediaAttributes, type Position } from './attributes.js';
 import type { AvMeta } from './media-item.js';
 import { transcribeOffline, transcribeOverHttp, transcriptionEndpoint, type Transcript } from './transcribe.js';
 
@@ -26,37 +26,14 @@ const TYPES = [
   'audio/webm',
 ];
 
-export const avAttributesSchema = Type.Object(
-  {
-    filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name; the title when none is given." })),
-    title: Type.Optional(Type.String({ minLength: 1 })),
-    description: Type.Optional(Type.String()),
-    taken_at: Type.Optional(Type.String({ format: 'date-time', description: 'When it was recorded (Takeout), when the file does not say.' })),
-    latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
-    longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
-    altitude: Type.Optional(Type.Number()),
-    modified: Type.Optional(Type.String({ format: 'date-time', description: "The file's time: its date when nothing better says it." })),
-  },
-  { additionalProperties: false },
-);
-
-interface AvAttributes {
-  filename?: string;
-  title?: string;
-  description?: string;
-  taken_at?: string;
-  latitude?: number;
-  longitude?: number;
-  altitude?: number;
-  modified?: string;
-}
-
 function probe(file: string): Promise<FfprobeData> {
-  return new Promise((resolve, reject) => ffmpeg.ffprobe(file, (error: Error | null, data: FfprobeData) => (error ? reject(error) : resolve(data))));
+  return new Promise((resolve, reject) =>
+    ffmpeg.ffprobe(file, (error: Error | null, data: FfprobeData) => (error ? reject(error) : resolve(data))),
+  );
 }
 
 /** ISO 6709 (`+48.8584+002.2945+035.000/`, QuickTime's location tags) as a position. */
-export function iso6709(value: string | undefined): AvMeta['gps'] {
+export function iso6709(value: string | undefined): Position | null {
   const match = value ? /^([+-]\d+(?:\.\d+)?)([+-]\d+(?:\.\d+)?)([+-]\d+(?:\.\d+)?)?/.exec(value.trim()) : null;
   if (!match) return null;
   const latitude = Number(match[1]);
@@ -68,7 +45,14 @@ export function iso6709(value: string | undefined): AvMeta['gps'] {
 /** 16 kHz mono WAV of the first audio stream: what both transcribers take. */
 function extractSpeech(input: string, output: string): Promise<void> {
   return new Promise((resolve, reject) =>
-    ffmpeg(input).noVideo().audioChannels(1).audioFrequency(16_000).format('wav').on('error', reject).on('end', () => resolve()).save(output),
+    ffmpeg(input)
+      .noVideo()
+      .audioChannels(1)
+      .audioFrequency(16_000)
+      .format('wav')
+      .on('error', reject)
+      .on('end', () => resolve())
+      .save(output),
   );
 }
 
@@ -89,27 +73,30 @@ async function transcribe(file: string, dir: string): Promise<Transcript | null>
  * what was said, and `meta.transcript` says at which second.
  */
 export async function parseAv({ bytes, type, attributes }: HandlerInput): Promise<AvItem> {
-  const attrs = attributes as AvAttributes;
+  const attrs = attributes as MediaAttributes;
   const contentType = type.split(';')[0]?.trim().toLowerCase() ?? '';
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-av-'));
   try {
     const file = path.join(dir, 'input');
     await fs.writeFile(file, bytes);
     const data = await probe(file).catch((error: Error) => {
-      throw new RejectedItem(`not a playable recording: ffprobe says ${error.message.split('\n').filter(Boolean).pop() ?? 'nothing'}`);
+      throw new RejectedItem(
+        `not a playable recording: ffprobe says ${error.message.split('\n').filter(Boolean).pop() ?? 'nothing'}`,
+      );
     });
     const video = data.streams.find((s) => s.codec_type === 'video' && !s.disposition?.attached_pic);
     const audio = data.streams.find((s) => s.codec_type === 'audio');
     if (!video && !audio) throw new RejectedItem('not a recording: it has no video or audio stream');
     const tags = { ...(data.format.tags ?? {}) } as Record<string, string | number | undefined>;
-    const tag = (...names: string[]) => names.map((n) => tags[n]).find((v) => v !== undefined && String(v).trim() !== '');
+    const tag = (...names: string[]) =>
+      names.map((n) => tags[n]).find((v) => v !== undefined && String(v).trim() !== '');
     const created = tag('com.apple.quicktime.creationdate', 'creation_time', 'date');
-    const createdAt = created && !Number.isNaN(Date.parse(String(created))) ? new Date(String(created)).toISOString() : null;
-    const gpsTag = iso6709(tag('com.apple.quicktime.location.ISO6709', 'location', 'location-eng') as string | undefined);
-    const gps =
-      gpsTag ?? (attrs.latitude !== undefined && attrs.longitude !== undefined && (attrs.latitude !== 0 || attrs.longitude !== 0)
-        ? { latitude: attrs.latitude, longitude: attrs.longitude, altitude: attrs.altitude ?? null }
-        : null);
+    const createdAt =
+      created && !Number.isNaN(Date.parse(String(created))) ? new Date(String(created)).toISOString() : null;
+    const gpsTag = iso6709(
+      tag('com.apple.quicktime.location.ISO6709', 'location', 'location-eng') as string | undefined,
+    );
+    const gps = gpsTag ?? attributePosition(attrs);
     const warnings: string[] = [];
     let transcript: Transcript | null = null;
     if (audio) {
@@ -127,16 +114,31 @@ export async function parseAv({ bytes, type, attributes }: HandlerInput): Promis
       filename: attrs.filename ?? null,
       container: String(data.format.format_name ?? ''),
       duration: Number(data.format.duration ?? video?.duration ?? audio?.duration ?? 0) || null,
-      video: video ? { codec: video.codec_name ?? null, width: video.width ?? null, height: video.height ?? null } : null,
-      audio: audio ? { codec: audio.codec_name ?? null, channels: audio.channels ?? null, sampleRate: Number(audio.sample_rate) || null } : null,
+      video: video
+        ? { codec: video.codec_name ?? null, width: video.width ?? null, height: video.height ?? null }
+        : null,
+      audio: audio
+        ? {
+            codec: audio.codec_name ?? null,
+            channels: audio.channels ?? null,
+            sampleRate: Number(audio.sample_rate) || null,
+          }
+        : null,
       createdAt,
       gps,
       camera: make || model ? { make: make ? String(make) : null, model: model ? String(model) : null } : null,
       description: attrs.description ?? null,
       transcript,
     };
-    const title = attrs.title ?? attrs.filename ?? `${video ? 'Video' : 'Recording'} ${createdAt ?? sha256Hex(bytes).slice(0, 12)}`;
-    const occurredAt = createdAt ?? (attrs.taken_at ? new Date(attrs.taken_at).toISOString() : attrs.modified ? new Date(attrs.modified).toISOString() : null);
+    const title =
+      attrs.title ?? attrs.filename ?? `${video ? 'Video' : 'Recording'} ${createdAt ?? sha256Hex(bytes).slice(0, 12)}`;
+    const occurredAt =
+      createdAt ??
+      (attrs.taken_at
+        ? new Date(attrs.taken_at).toISOString()
+        : attrs.modified
+          ? new Date(attrs.modified).toISOString()
+          : null);
     return {
       kind: video ? 'video' : 'audio',
       identity: `sha256:${sha256Hex(bytes)}`,
@@ -154,7 +156,7 @@ export async function parseAv({ bytes, type, attributes }: HandlerInput): Promis
 export const avHandler: IngestHandler = {
   name: 'video-audio',
   types: TYPES,
-  attributesSchema: avAttributesSchema,
+  attributesSchema: mediaAttributesSchema,
   identityRule: 'Content hash (sha256 of the bytes): the same recording from two sources is one item.',
   limitBytes: AV_LIMIT_BYTES,
   produces: ['video', 'audio'],

@@ -1,3 +1,4 @@
+import type { Position } from './attributes.js';
 import type { ImageFormat } from './sniff.js';
 import type { Transcript } from './transcribe.js';
 
@@ -19,7 +20,7 @@ export interface PhotoMeta {
   offsetSource: 'exif' | 'gps' | 'takeout' | null;
   /** Where occurredAt came from: EXIF, a Takeout sidecar, the file's time, or nowhere. */
   timeSource: 'exif' | 'takeout' | 'file' | null;
-  gps: { latitude: number; longitude: number; altitude: number | null } | null;
+  gps: Position | null;
   gpsSource: 'exif' | 'takeout' | null;
   camera: { make: string | null; model: string | null } | null;
   lens: string | null;
@@ -48,7 +49,7 @@ export interface AvMeta {
   audio: { codec: string | null; channels: number | null; sampleRate: number | null } | null;
   /** The container's creation time (QuickTime creationdate, else creation_time). */
   createdAt: string | null;
-  gps: { latitude: number; longitude: number; altitude: number | null } | null;
+  gps: Position | null;
   camera: { make: string | null; model: string | null } | null;
   description: string | null;
   /** What was said, segment by segment with its time in seconds (also the item's text). */

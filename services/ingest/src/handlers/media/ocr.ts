@@ -39,14 +39,19 @@ export function ocrEnabled(): boolean {
 
 /** The text in an image (EXIF orientation applied first), read by PP-OCRv4 on CUDA where it loads, else the CPU. */
 export async function recognizeText(image: Buffer): Promise<RecognizedText> {
-  engine ??= withOnnxProvider((onnxOptions) => Ocr.create({ onnxOptions })).then(({ value, provider }) => ({ ocr: value, provider }));
+  engine ??= withOnnxProvider((onnxOptions) => Ocr.create({ onnxOptions })).then(({ value, provider }) => ({
+    ocr: value,
+    provider,
+  }));
   const { ocr, provider } = await engine;
   const upright = await sharp(image, { failOn: 'none' })
     .rotate()
     .resize({ width: READ_SIZE, height: READ_SIZE, fit: 'inside', withoutEnlargement: true })
     .png()
     .toBuffer();
-  const lines = (await ocr.detect(upright)).filter((line) => line.mean >= MIN_CONFIDENCE && line.text.trim().length >= 2);
+  const lines = (await ocr.detect(upright)).filter(
+    (line) => line.mean >= MIN_CONFIDENCE && line.text.trim().length >= 2,
+  );
   const confidence = lines.length ? lines.reduce((sum, line) => sum + line.mean, 0) / lines.length : null;
   return { text: lines.map((line) => line.text.trim()).join('\n'), lines: lines.length, confidence, provider };
 }
@@ -57,14 +62,21 @@ const run = promisify(execFile);
  * A scanned PDF's pages as text: each page rendered at 150 dpi by poppler's pdftoppm (Debian
  * `poppler-utils`), then read. Null when pdftoppm is missing (the caller says the text needs OCR).
  */
-export async function recognizePdfPages(bytes: Buffer, pageCount: number): Promise<{ pages: string[]; provider: OnnxProvider } | null> {
+export async function recognizePdfPages(
+  bytes: Buffer,
+  pageCount: number,
+): Promise<{ pages: string[]; provider: OnnxProvider } | null> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-ocr-'));
   try {
     const pdf = path.join(dir, 'scan.pdf');
     await fs.writeFile(pdf, bytes);
     const last = Math.min(pageCount, MAX_OCR_PAGES);
     try {
-      await run('pdftoppm', ['-r', '150', '-gray', '-png', '-f', '1', '-l', String(last), pdf, path.join(dir, 'page')], { timeout: 10 * 60_000 });
+      await run(
+        'pdftoppm',
+        ['-r', '150', '-gray', '-png', '-f', '1', '-l', String(last), pdf, path.join(dir, 'page')],
+        { timeout: 10 * 60_000 },
+      );
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
       throw error;

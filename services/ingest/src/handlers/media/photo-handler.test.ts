@@ -24,7 +24,8 @@ function hasExiftool(): boolean {
 }
 
 function photosIn(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile() && PHOTO_FILE_TYPES[path.extname(e.name).slice(1).toLowerCase()])
     .map((e) => path.join(e.parentPath, e.name))
     .sort();
@@ -41,7 +42,11 @@ interface ExiftoolReading {
 
 async function parse(file: string, attributes: Record<string, unknown> = {}): Promise<PhotoItem> {
   const type = PHOTO_FILE_TYPES[path.extname(file).slice(1).toLowerCase()]!;
-  const item = await registry.parse({ type, bytes: fs.readFileSync(file), attributes: { filename: path.basename(file), ...attributes } });
+  const item = await registry.parse({
+    type,
+    bytes: fs.readFileSync(file),
+    attributes: { filename: path.basename(file), ...attributes },
+  });
   assert.equal(item.kind, 'photo');
   return item as PhotoItem;
 }
@@ -50,9 +55,23 @@ describe('photo handler on the real photos of the shared corpus', { skip }, () =
   it('reads capture times, offsets and GPS as exiftool does, and never fails unexpectedly', async () => {
     const files = photosIn(sharedFile(CORPUS));
     const readings = JSON.parse(
-      execFileSync('exiftool', ['-j', '-n', '-q', '-DateTimeOriginal', '-CreateDate', '-OffsetTimeOriginal', '-GPSLatitude', '-GPSLongitude', ...files], {
-        maxBuffer: 16 * 1024 * 1024,
-      }).toString(),
+      execFileSync(
+        'exiftool',
+        [
+          '-j',
+          '-n',
+          '-q',
+          '-DateTimeOriginal',
+          '-CreateDate',
+          '-OffsetTimeOriginal',
+          '-GPSLatitude',
+          '-GPSLongitude',
+          ...files,
+        ],
+        {
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      ).toString(),
     ) as ExiftoolReading[];
     const byFile = new Map(readings.map((r) => [r.SourceFile, r]));
     let timed = 0;
@@ -69,18 +88,26 @@ describe('photo handler on the real photos of the shared corpus', { skip }, () =
       }
       const truth = byFile.get(file) ?? { SourceFile: file };
       const stated = truth.DateTimeOriginal ?? truth.CreateDate;
-      const exifTime = stated && /^\d{4}:\d\d:\d\d \d\d:\d\d:\d\d/.test(stated)
-        ? stated.slice(0, 19).replace(/^(\d{4}):(\d\d):(\d\d) /, '$1-$2-$3T')
-        : null;
+      const exifTime =
+        stated && /^\d{4}:\d\d:\d\d \d\d:\d\d:\d\d/.test(stated)
+          ? stated.slice(0, 19).replace(/^(\d{4}):(\d\d):(\d\d) /, '$1-$2-$3T')
+          : null;
       assert.equal(item.meta.takenAt, exifTime, `${file}: capture time`);
       if (exifTime) timed++;
       if (truth.OffsetTimeOriginal) {
         assert.equal(item.meta.offset, truth.OffsetTimeOriginal, `${file}: offset`);
-        assert.equal(item.occurredAt, new Date(`${exifTime}${truth.OffsetTimeOriginal}`).toISOString(), `${file}: instant`);
+        assert.equal(
+          item.occurredAt,
+          new Date(`${exifTime}${truth.OffsetTimeOriginal}`).toISOString(),
+          `${file}: instant`,
+        );
       }
       if (typeof truth.GPSLatitude === 'number' && typeof truth.GPSLongitude === 'number') {
         assert.ok(item.meta.gps, `${file}: GPS expected`);
-        assert.ok(Math.abs(item.meta.gps.latitude - truth.GPSLatitude) < 1e-6, `${file}: latitude ${item.meta.gps.latitude} vs ${truth.GPSLatitude}`);
+        assert.ok(
+          Math.abs(item.meta.gps.latitude - truth.GPSLatitude) < 1e-6,
+          `${file}: latitude ${item.meta.gps.latitude} vs ${truth.GPSLatitude}`,
+        );
         assert.ok(Math.abs(item.meta.gps.longitude - truth.GPSLongitude) < 1e-6, `${file}: longitude`);
         located++;
       } else {
@@ -120,7 +147,9 @@ describe('photo handler on the real photos of the shared corpus', { skip }, () =
     assert.deepEqual(bare.meta.gps, { latitude: 48.8584, longitude: 2.2945, altitude: null });
     assert.match(bare.text, /fireworks/);
     // EXIF's wall-clock time without an offset, and Takeout's UTC instant of the same shot: the zone is their difference.
-    const nikon = await parse(sharedFile(`${CORPUS}/exif-samples/jpg/gps/DSCN0010.jpg`), { taken_at: '2008-10-22T14:28:39Z' });
+    const nikon = await parse(sharedFile(`${CORPUS}/exif-samples/jpg/gps/DSCN0010.jpg`), {
+      taken_at: '2008-10-22T14:28:39Z',
+    });
     assert.equal(nikon.meta.offset, '+02:00');
     assert.equal(nikon.meta.offsetSource, 'takeout');
     assert.equal(nikon.occurredAt, '2008-10-22T14:28:39.000Z');
@@ -131,7 +160,10 @@ describe('photo handler on the real photos of the shared corpus', { skip }, () =
       registry.parse({ type: 'image/jpeg', bytes: Buffer.from('this is a text file, not a photo at all') }),
       (error: RejectedItem) => error.reason.startsWith('not a JPEG image') && !error.unexpected,
     );
-    const png = await registry.parse({ type: 'image/jpeg', bytes: fs.readFileSync(sharedFile(`${CORPUS}/exifreader/test.png`)) });
+    const png = await registry.parse({
+      type: 'image/jpeg',
+      bytes: fs.readFileSync(sharedFile(`${CORPUS}/exifreader/test.png`)),
+    });
     assert.equal((png as PhotoItem).meta.format, 'png');
     assert.match(png.warnings.join(), /bytes are PNG/);
   });

@@ -1,6 +1,6 @@
-import { Type } from '@sinclair/typebox';
 import { RejectedItem, type HandlerInput, type IngestHandler, type PhotoItem } from '../handler.js';
 import { sha256Hex } from '../text.js';
+import { attributePosition, mediaAttributesSchema, type MediaAttributes } from './attributes.js';
 import { exifLocalTime, exifOffset, gpsUtc, offsetBetween, readExif, type ExifTags } from './exif.js';
 import { OCR_ENGINE, ocrEnabled, recognizeText } from './ocr.js';
 import type { PhotoMeta } from './media-item.js';
@@ -25,38 +25,6 @@ const TYPES: Record<string, ImageFormat> = {
   'image/x-sony-arw': 'raw',
 };
 
-export const photoAttributesSchema = Type.Object(
-  {
-    filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name; the title when none is given." })),
-    title: Type.Optional(Type.String({ minLength: 1, description: 'A title (Google Takeout sidecar `title`).' })),
-    description: Type.Optional(Type.String({ description: 'A caption (Google Takeout sidecar `description`).' })),
-    taken_at: Type.Optional(
-      Type.String({
-        format: 'date-time',
-        description: 'When the photo was taken (Takeout `photoTakenTime`); EXIF wins when it has its own offset.',
-      }),
-    ),
-    latitude: Type.Optional(Type.Number({ minimum: -90, maximum: 90, description: 'Where it was taken, when EXIF has no GPS.' })),
-    longitude: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
-    altitude: Type.Optional(Type.Number()),
-    modified: Type.Optional(
-      Type.String({ format: 'date-time', description: "The file's time: the photo's date when nothing better says it." }),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-interface PhotoAttributes {
-  filename?: string;
-  title?: string;
-  description?: string;
-  taken_at?: string;
-  latitude?: number;
-  longitude?: number;
-  altitude?: number;
-  modified?: string;
-}
-
 /** Descriptions cameras write by themselves, which say nothing about the photo. */
 const CAMERA_BOILERPLATE = /^(OLYMPUS DIGITAL CAMERA|SONY DSC|DIGITAL CAMERA|KODAK Digital Still Camera|\s*)$/i;
 
@@ -70,7 +38,7 @@ type TimeFields = Pick<PhotoMeta, 'takenAt' | 'offset' | 'offsetSource' | 'timeS
  * else from the GPS clock, else from a Takeout time for the same instant. Without any, the
  * wall-clock time is read as UTC (said in a warning) rather than dropped.
  */
-function captureTime(tags: ExifTags, attrs: PhotoAttributes, warnings: string[]): TimeFields {
+function captureTime(tags: ExifTags, attrs: MediaAttributes, warnings: string[]): TimeFields {
   const read = exifLocalTime(tags.DateTimeOriginal) ?? exifLocalTime(tags.CreateDate);
   const takeoutMs = attrs.taken_at ? Date.parse(attrs.taken_at) : null;
   if (read) {
@@ -101,18 +69,16 @@ function captureTime(tags: ExifTags, attrs: PhotoAttributes, warnings: string[])
   return { takenAt: null, offset: null, offsetSource: null, timeSource: null, occurredAt: null };
 }
 
-function position(tags: ExifTags, attrs: PhotoAttributes): Pick<PhotoMeta, 'gps' | 'gpsSource'> {
+function position(tags: ExifTags, attrs: MediaAttributes): Pick<PhotoMeta, 'gps' | 'gpsSource'> {
   const { latitude, longitude } = tags;
   if (typeof latitude === 'number' && typeof longitude === 'number' && Number.isFinite(latitude + longitude)) {
-    const below = tags.GPSAltitudeRef === 1 || (tags.GPSAltitudeRef instanceof Uint8Array && tags.GPSAltitudeRef[0] === 1);
+    const below =
+      tags.GPSAltitudeRef === 1 || (tags.GPSAltitudeRef instanceof Uint8Array && tags.GPSAltitudeRef[0] === 1);
     const altitude = typeof tags.GPSAltitude === 'number' ? (below ? -tags.GPSAltitude : tags.GPSAltitude) : null;
     return { gps: { latitude, longitude, altitude }, gpsSource: 'exif' };
   }
-  // Takeout writes 0,0 for "no location".
-  if (attrs.latitude !== undefined && attrs.longitude !== undefined && (attrs.latitude !== 0 || attrs.longitude !== 0)) {
-    return { gps: { latitude: attrs.latitude, longitude: attrs.longitude, altitude: attrs.altitude ?? null }, gpsSource: 'takeout' };
-  }
-  return { gps: null, gpsSource: null };
+  const given = attributePosition(attrs);
+  return given ? { gps: given, gpsSource: 'takeout' } : { gps: null, gpsSource: null };
 }
 
 /** Width and height as the photo is shown: orientations 5–8 turn it a quarter. */
@@ -135,7 +101,13 @@ async function photoText(bytes: Buffer, format: ImageFormat, warnings: string[])
   if (!ocrEnabled() || !DECODABLE.has(format)) return null;
   try {
     const read = await recognizeText(bytes);
-    return { engine: OCR_ENGINE, provider: read.provider, lines: read.lines, confidence: read.confidence, text: read.text };
+    return {
+      engine: OCR_ENGINE,
+      provider: read.provider,
+      lines: read.lines,
+      confidence: read.confidence,
+      text: read.text,
+    };
   } catch (error) {
     warnings.push(`text in the image not read: ${error instanceof Error ? error.message : String(error)}`);
     return null;
@@ -148,12 +120,15 @@ async function photoText(bytes: Buffer, format: ImageFormat, warnings: string[])
  * Thumbnails, places and faces are the media service's work.
  */
 export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Promise<PhotoItem> {
-  const attrs = attributes as PhotoAttributes;
+  const attrs = attributes as MediaAttributes;
   const contentType = type.split(';')[0]?.trim().toLowerCase() ?? '';
   const declared = TYPES[contentType];
   if (!declared) throw new RejectedItem(`no photo reader for type "${contentType}"`);
   const format = sniffImage(bytes, declared);
-  if (!format) throw new RejectedItem(`not a ${declared.toUpperCase()} image: its first bytes are no image format the memex reads`);
+  if (!format)
+    throw new RejectedItem(
+      `not a ${declared.toUpperCase()} image: its first bytes are no image format the memex reads`,
+    );
   const warnings: string[] = [];
   if (format !== declared && !(declared === 'raw' && format === 'tiff')) {
     warnings.push(`sent as ${contentType} but the bytes are ${format.toUpperCase()}; read as ${format.toUpperCase()}`);
@@ -161,7 +136,9 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
   const { tags, problem } = await readExif(bytes);
   if (problem) warnings.push(problem);
   const { occurredAt, ...time } = captureTime(tags, attrs, warnings);
-  const description = text(attrs.description) ?? (CAMERA_BOILERPLATE.test(tags.ImageDescription ?? '') ? null : text(tags.ImageDescription));
+  const description =
+    text(attrs.description) ??
+    (CAMERA_BOILERPLATE.test(tags.ImageDescription ?? '') ? null : text(tags.ImageDescription));
   const make = text(tags.Make);
   const model = text(tags.Model);
   const meta: PhotoMeta = {
@@ -170,7 +147,8 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
     size: bytes.length,
     filename: attrs.filename ?? null,
     ...shownSize(tags),
-    orientation: typeof tags.Orientation === 'number' && tags.Orientation >= 1 && tags.Orientation <= 8 ? tags.Orientation : null,
+    orientation:
+      typeof tags.Orientation === 'number' && tags.Orientation >= 1 && tags.Orientation <= 8 ? tags.Orientation : null,
     ...time,
     ...position(tags, attrs),
     camera: make || model ? { make, model } : null,
@@ -194,7 +172,7 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
 export const photoHandler: IngestHandler = {
   name: 'photo',
   types: Object.keys(TYPES),
-  attributesSchema: photoAttributesSchema,
+  attributesSchema: mediaAttributesSchema,
   identityRule: 'Content hash (sha256 of the bytes): the same photo from two sources is one item.',
   limitBytes: PHOTO_LIMIT_BYTES,
   produces: ['photo'],

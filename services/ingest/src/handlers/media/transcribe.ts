@@ -25,7 +25,11 @@ const run = promisify(execFile);
 export function transcriptionEndpoint(): { url: string; model: string; key: string | null } | null {
   const url = process.env['MEMEX_TRANSCRIBE_URL'];
   if (!url) return null;
-  return { url: url.replace(/\/+$/, ''), model: process.env['MEMEX_TRANSCRIBE_MODEL'] ?? 'whisper-1', key: process.env['MEMEX_TRANSCRIBE_KEY'] ?? null };
+  return {
+    url: url.replace(/\/+$/, ''),
+    model: process.env['MEMEX_TRANSCRIBE_MODEL'] ?? 'whisper-1',
+    key: process.env['MEMEX_TRANSCRIBE_KEY'] ?? null,
+  };
 }
 
 interface VerboseJson {
@@ -35,7 +39,10 @@ interface VerboseJson {
 }
 
 /** Sends 16 kHz mono WAV audio to the endpoint, asking for segments with their times (verbose_json). */
-export async function transcribeOverHttp(wav: Buffer, endpoint: NonNullable<ReturnType<typeof transcriptionEndpoint>>): Promise<Transcript> {
+export async function transcribeOverHttp(
+  wav: Buffer,
+  endpoint: NonNullable<ReturnType<typeof transcriptionEndpoint>>,
+): Promise<Transcript> {
   const form = new FormData();
   form.append('file', new Blob([new Uint8Array(wav)], { type: 'audio/wav' }), 'audio.wav');
   form.append('model', endpoint.model);
@@ -47,11 +54,18 @@ export async function transcribeOverHttp(wav: Buffer, endpoint: NonNullable<Retu
     headers: endpoint.key ? { authorization: `Bearer ${endpoint.key}` } : {},
     signal: AbortSignal.timeout(30 * 60_000),
   });
-  if (!response.ok) throw new Error(`the transcription endpoint answered ${response.status} ${(await response.text()).slice(0, 200)}`);
+  if (!response.ok)
+    throw new Error(`the transcription endpoint answered ${response.status} ${(await response.text()).slice(0, 200)}`);
   const body = (await response.json()) as VerboseJson;
-  const segments = (body.segments ?? []).map((s) => ({ start: s.start, end: s.end, text: s.text.trim() })).filter((s) => s.text !== '');
+  const segments = (body.segments ?? [])
+    .map((s) => ({ start: s.start, end: s.end, text: s.text.trim() }))
+    .filter((s) => s.text !== '');
   if (segments.length === 0 && body.text?.trim()) segments.push({ start: 0, end: 0, text: body.text.trim() });
-  return { engine: `openai:${endpoint.model}@${new URL(endpoint.url).host}`, language: body.language ?? null, segments };
+  return {
+    engine: `openai:${endpoint.model}@${new URL(endpoint.url).host}`,
+    language: body.language ?? null,
+    segments,
+  };
 }
 
 /** A pause this long between words ends a segment. */
@@ -65,7 +79,10 @@ const SEGMENT_GAP_S = 0.6;
 export async function transcribeOffline(wavFile: string): Promise<Transcript | null> {
   let stdout: string;
   try {
-    ({ stdout } = await run('pocketsphinx_continuous', ['-infile', wavFile, '-time', 'yes', '-logfn', '/dev/null'], { timeout: 60 * 60_000, maxBuffer: 64 * 1024 * 1024 }));
+    ({ stdout } = await run('pocketsphinx_continuous', ['-infile', wavFile, '-time', 'yes', '-logfn', '/dev/null'], {
+      timeout: 60 * 60_000,
+      maxBuffer: 64 * 1024 * 1024,
+    }));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

@@ -8,6 +8,7 @@ import {
   CalendarRsvp,
   CalendarSync,
   CalendarUpdate,
+  ContactsSync,
   type ResultOf,
 } from '@memex/contracts';
 import { client, output } from '../context.js';
@@ -90,7 +91,7 @@ function written(result: { merged: boolean; seq: number }): string {
   return result.merged ? 'done (the event had changed at Google: re-read and merged)' : 'done';
 }
 
-/** `memex calendar` (day, week, month, agenda views), `freebusy`, `brief`, `sync`, and the writes to Google. */
+/** `memex calendar` (day, week, month, agenda views), `freebusy`, `brief`, `sync`, the writes to Google; `memex contacts sync`. */
 export function registerCalendar(program: Command): void {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const calendar = program
@@ -195,5 +196,15 @@ export function registerCalendar(program: Command): void {
         ...(options.attendee ? { attendees: options.attendee } : {}),
       });
       console.log(`created ${result.uid}`);
+    });
+  program
+    .command('contacts')
+    .description('Google contacts, mirrored as vCard items')
+    .command('sync [account]')
+    .description('sync the Google contacts now (all accounts, or one)')
+    .action(async (account: string | undefined) => {
+      const result = await client().call(ContactsSync, account ? { account } : {});
+      for (const a of result.accounts) console.log(`${a.account}: ${a.mode}, ${a.changed} changed`);
+      if (result.accounts.length === 0) console.log('no Google account with the contacts scope (memex accounts add google)');
     });
 }

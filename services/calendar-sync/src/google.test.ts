@@ -1,6 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CalendarCreate, CalendarDelete, CalendarList, CalendarRsvp, CalendarSync, CalendarUpdate, MemexError, type ResultOf } from '@memex/contracts';
+import { CalendarCreate, CalendarDelete, CalendarList, CalendarRsvp, CalendarSync, CalendarUpdate, Ingest, MemexError, type ResultOf } from '@memex/contracts';
+import { invitationMail } from './testing/generate.js';
 import { startGoogleCalendar, type GoogleHarness } from './testing/google.js';
 
 type Instances = ResultOf<typeof CalendarList>['instances'];
@@ -139,5 +140,15 @@ describe('calendar-sync: Google Calendar v3', () => {
     assert.equal(h.calendar.event('primary', 'review1')?.status, 'cancelled');
     assert.deepEqual((await list('2026-03-25T00:00:00Z', '2026-03-26T00:00:00Z')).map((i) => i.summary), []);
     assert.equal((await sync()).changed, 0, 'what the memex wrote is not read back as new');
+  });
+
+  it('an invitation in a mail for an event of the Google calendar shows as that one event, from both places', async () => {
+    const mail = invitationMail('REQUEST', ['UID:lunch1@google.com', 'SEQUENCE:0', 'DTSTART:20260320T120000Z', 'DTEND:20260320T130000Z', 'SUMMARY:Lunch with Bob'], 'lunch-invite');
+    const ingested = await h.call(Ingest, { items: [{ type: 'message/rfc822', data: Buffer.from(mail).toString('base64'), source: { kind: 'test' } }] });
+    seq = ingested.seq;
+    const lunch = (await list('2026-03-20T00:00:00Z', '2026-03-21T00:00:00Z')).filter((i) => i.uid === 'lunch1@google.com');
+    assert.equal(lunch.length, 1, 'one event');
+    assert.equal(lunch[0]!.items.length, 2, `from Google and from the mail: ${lunch[0]!.items.join(', ')}`);
+    assert.ok(lunch[0]!.items.some((i) => i.startsWith('google:')));
   });
 });

@@ -305,13 +305,14 @@ export function createMcpServer(client: MemexClient, version: string): McpServer
         key: z.string().optional(),
         before: z.string().optional().describe('ISO date-time'),
         after: z.string().optional().describe('ISO date-time'),
+        cursor: z.string().optional().describe('the "more" cursor of the previous page'),
         limit: z.number().int().min(1).max(200).optional(),
       },
       annotations: { readOnlyHint: true },
     },
     async (args) =>
       answer(async () => {
-        const { items, next_before } = await memex.call(Timeline, { ...args, limit: args.limit ?? 30 });
+        const { items, next_cursor } = await memex.call(Timeline, { ...args, limit: args.limit ?? 30 });
         return [
           ...(items.length
             ? items.map(
@@ -319,7 +320,7 @@ export function createMcpServer(client: MemexClient, version: string): McpServer
                   `${day(e.item.occurred_at)} ${e.item.id} [${e.item.kind}] ${quoteTitle(e.item.kind, e.item.title)}${e.rels.length ? ` (${e.rels.join(', ')})` : ''}`,
               )
             : ['no items']),
-          ...(next_before ? [`(more: before ${next_before})`] : []),
+          ...(next_cursor ? [`(more: cursor ${next_cursor})`] : []),
         ].join('\n');
       }),
   );

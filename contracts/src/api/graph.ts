@@ -164,14 +164,21 @@ export const Timeline = defineMethod({
   service: 'graph',
   kind: 'query',
   access: 'any',
-  summary: 'Items newest first, for a thing or for everything, page by page (pass next_before back as before).',
+  summary:
+    'Items newest first, for a thing or for everything, between dates, page by page (pass next_cursor back as cursor: no item is skipped or repeated, however many share a time).',
   params: Type.Object({
     ...EntityParams,
     before: Type.Optional(Timestamp),
     after: Type.Optional(Timestamp),
+    /** Where the previous page ended: its `next_cursor`. */
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     limit: Limit(500),
   }),
-  result: Type.Object({ items: Type.Array(TimelineEntry), next_before: NullableTimestamp }),
+  result: Type.Object({
+    items: Type.Array(TimelineEntry),
+    /** The next page's `cursor` (the last item's time and id), null on the last page. */
+    next_cursor: Type.Union([Type.String(), Type.Null()]),
+  }),
 });
 
 const EvidenceParam = Type.Object(

@@ -167,8 +167,9 @@ describe('graph service', { skip: sharedSkip('corpus/mail') }, () => {
 
     const page1 = await h.call(Timeline, { limit: 5 });
     assert.equal(page1.items.length, 5);
-    const page2 = await h.call(Timeline, { limit: 5, before: page1.next_before! });
-    assert.ok(page2.items.every((i) => i.item.occurred_at! < page1.items[4]!.item.occurred_at!));
+    const page2 = await h.call(Timeline, { limit: 5, cursor: page1.next_cursor! });
+    assert.ok(page2.items.every((i) => i.item.occurred_at! <= page1.items[4]!.item.occurred_at!));
+    assert.ok(!page2.items.some((i) => page1.items.some((j) => j.item.id === i.item.id)));
   });
 
   test('@-mentions: prefix on names, aliases and addresses, best first, within scope', async () => {

@@ -23,22 +23,75 @@ const FIELDS: [string, Participant['rel']][] = [
 
 const ADDRESS = /^[^@\s<>()]+@[^@\s<>()]+$/;
 
-/** Each distinct (rel, address) of a message once, in header order; malformed addresses are skipped. */
+/** Hosts that relay other people's mail under their own addresses (news gateways, group services). */
+export const GATEWAY_DOMAINS = ['gmane.org', 'gmane.io', 'googlegroups.com', 'groups.io', 'freelists.org'];
+
+/** A display name a list rewrote: "Ann Lee via dev-list" (DMARC From munging). */
+const VIA = /^(.+?)\s+via\s+\S.*$/i;
+
+type Entry = { name?: unknown; address?: unknown };
+
+const addressOf = (entry: Entry) => (typeof entry?.address === 'string' ? entry.address.trim().toLowerCase() : '');
+const nameOf = (entry: Entry) => (typeof entry?.name === 'string' ? entry.name : '');
+
+/**
+ * An address that is a mailing list's or a gateway's, not a person's: at a gateway's domain
+ * (gmane's munged `ann-Xyz@public.gmane.org`), or the list's own (List-Id `<dev.lists.example.org>`
+ * posts at dev@lists.example.org).
+ */
+export function isListAddress(address: string, mailingList: string | null): boolean {
+  const domain = registrableDomain(address.slice(address.lastIndexOf('@') + 1));
+  if (domain && GATEWAY_DOMAINS.includes(domain)) return true;
+  if (!mailingList) return false;
+  const dot = mailingList.indexOf('.');
+  return dot > 0 && address === `${mailingList.slice(0, dot)}@${mailingList.slice(dot + 1)}`;
+}
+
+/**
+ * Each distinct (rel, address) of a message once, in header order; malformed addresses are
+ * skipped. A list or gateway that rewrote the sender ("Ann via dev-list" <dev@lists…>, gmane's
+ * munged addresses) is not a person: the sender is the Reply-To's person under the name the list
+ * showed, or unknown. Nor is a list's address among the recipients.
+ */
 export function participantsOf(meta: Record<string, unknown>): Participant[] {
+  const mailingList = typeof meta.mailingList === 'string' ? meta.mailingList : null;
+  const replyTo = (Array.isArray(meta.replyTo) ? (meta.replyTo as Entry[]) : []).find((entry) => {
+    const address = addressOf(entry);
+    return ADDRESS.test(address) && !isListAddress(address, mailingList);
+  });
   const out: Participant[] = [];
   const seen = new Set<string>();
   for (const [field, rel] of FIELDS) {
     const list = meta[field];
     if (!Array.isArray(list)) continue;
-    for (const entry of list as { name?: unknown; address?: unknown }[]) {
-      const address = typeof entry?.address === 'string' ? entry.address.trim().toLowerCase() : '';
+    for (let entry of list as Entry[]) {
+      let name = nameOf(entry);
+      const via = VIA.exec(name);
+      if (isListAddress(addressOf(entry), mailingList) || (rel === 'sent' && via)) {
+        if (rel !== 'sent' || !replyTo) continue;
+        entry = replyTo;
+        name = via ? via[1]! : name || nameOf(replyTo);
+      }
+      const address = addressOf(entry);
       if (!ADDRESS.test(address)) continue;
       if (seen.has(`${rel} ${address}`)) continue;
       seen.add(`${rel} ${address}`);
-      out.push({ rel, address, name: cleanName(typeof entry.name === 'string' ? entry.name : '', address) });
+      out.push({ rel, address, name: cleanName(name, address) });
     }
   }
   return out;
+}
+
+/**
+ * When an item happened, or null when that is unknown: services/ingest says a message is undated
+ * with `dateSource: null` (and stamps the event with the import time), and a time more than a
+ * day after the event was recorded is a wrong clock, not a fact. Undated items are never recent.
+ */
+export function knownTime(event: { occurred_at: string; recorded_at: string; data: { meta?: unknown } }): string | null {
+  const meta = (event.data.meta ?? {}) as Record<string, unknown>;
+  if ('dateSource' in meta && meta.dateSource === null) return null;
+  if (Date.parse(event.occurred_at) > Date.parse(event.recorded_at) + 86_400_000) return null;
+  return event.occurred_at;
 }
 
 /** A display name worth keeping: quotes and stray brackets off, not an address, not empty. */
@@ -192,10 +245,10 @@ export function isFreeMail(domain: string): boolean {
   return anyTld.has(name);
 }
 
-/** The organization an address points at, or null (free mail, no real domain). */
+/** The organization an address points at, or null (free mail, a gateway, no real domain). */
 export function orgDomainOf(address: string): string | null {
   const host = address.slice(address.lastIndexOf('@') + 1);
   const domain = registrableDomain(host);
-  if (!domain || isFreeMail(domain)) return null;
+  if (!domain || isFreeMail(domain) || GATEWAY_DOMAINS.includes(domain)) return null;
   return domain;
 }

@@ -19,7 +19,7 @@ import {
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import { linkId, normalizeKey, parseRef, refString } from '../domain/keys.js';
 import { calendarEventsOf, cardAddresses, contactCardsOf, meetingPairs, participantsOfEvent } from '../domain/calendar.js';
-import { orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
+import { knownTime, orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
 import {
   countNames,
   createKeys,
@@ -275,13 +275,14 @@ export class GraphProjector {
     const participants = isMail && !spam ? participantsOf(meta) : [];
     const meetings = spam ? [] : calendarEventsOf(meta);
     const cards = spam ? [] : contactCardsOf(meta);
+    const at = knownTime(event);
     const item: ItemRow = {
       id: data.id,
       kind: data.kind,
       title: data.title,
       excerpt: '',
       vis,
-      occurredAt: event.occurred_at,
+      occurredAt: at,
       madeBy: makerOf(event.actor),
       threadKey: isMail && typeof meta.threadKey === 'string' ? meta.threadKey : null,
       participants: isMail ? participants : meetings.length > 0 || cards.length > 0 ? [] : null,
@@ -292,7 +293,7 @@ export class GraphProjector {
     for (const p of participants) {
       const person = `person:${p.address}`;
       if (p.name) names.add(nameKey(person, p.name), vis, 1);
-      links.push(this.mailLink(person, p.rel, itemRef, event.occurred_at, data.id));
+      links.push(this.mailLink(person, p.rel, itemRef, at, data.id));
       const domain = orgDomainOf(p.address);
       if (domain) {
         const org = `org:${domain}`;
@@ -301,7 +302,7 @@ export class GraphProjector {
           src: { key: person, kind: 'person' },
           rel: 'works_at',
           dst: { key: org, kind: 'org' },
-          validFrom: event.occurred_at,
+          validFrom: at,
           validTo: null,
           confidence: WORKS_AT_CONFIDENCE,
           basis: 'inferred',
@@ -322,7 +323,7 @@ export class GraphProjector {
           names.add(nameKey(person, card.fullName), vis, 1);
           item.participants!.push({ rel: 'listed', address, name: card.fullName });
         }
-        links.push(this.mailLink(person, 'appears_in', itemRef, event.occurred_at, data.id, CONTACTS_STRUCTURE_MAKER));
+        links.push(this.mailLink(person, 'appears_in', itemRef, at, data.id, CONTACTS_STRUCTURE_MAKER));
       }
     }
     return { item, names, links: dedupe(links) };
@@ -379,7 +380,7 @@ export class GraphProjector {
   }
 
   /** A person's observed link to an item that names them: a message (at its date), a contact card (from then on). */
-  private mailLink(person: string, rel: string, item: { item: string }, at: string, via: string, maker = MAIL_STRUCTURE_MAKER): LinkRow {
+  private mailLink(person: string, rel: string, item: { item: string }, at: string | null, via: string, maker = MAIL_STRUCTURE_MAKER): LinkRow {
     return {
       id: linkId(person, rel, refString(item), maker),
       src: { key: person, kind: 'person' },

@@ -1,6 +1,7 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from 'kysely';
 import { MemexError, type Scope } from '@memex/contracts';
 import { visibleTo } from '@memex/db';
+import type { Cursor } from '../domain/cursor.js';
 import { defaultName, normalizeKey } from '../domain/keys.js';
 import type { GraphDatabase } from '../projection/schema.js';
 
@@ -177,21 +178,35 @@ export function entityItems(entity: number): RawBuilder<{ item: string; rel: str
  */
 export function recentEntityItems(
   entity: number,
-  before: string | undefined,
+  bounds: { before?: string | undefined; cursor?: Cursor | undefined },
   window: number,
 ): RawBuilder<{ item: string; rel: string }> {
-  const bound = before ? sql`and l.valid_from < ${before}` : sql``;
+  // A link to an item starts when the item happened: its time and the item's id stand for the
+  // item's own (time, id), so a page's window starts right after the previous page's last item.
+  const bound = (item: string) =>
+    sql`${bounds.before ? sql`and l.valid_from < ${bounds.before}` : sql``} ${bounds.cursor ? afterCursor(bounds.cursor, 'l.valid_from', item) : sql``}`;
   return sql`(
     (select l.dst_item as item, l.rel from links l
-      where l.src_entity = ${entity} and l.dst_item is not null and l.status = 'active' ${bound}
-      order by l.valid_from desc nulls last limit ${window})
+      where l.src_entity = ${entity} and l.dst_item is not null and l.status = 'active' ${bound('l.dst_item')}
+      order by l.valid_from desc nulls last, l.dst_item desc limit ${window})
     union all
     (select l.src_item, l.rel from links l
-      where l.dst_entity = ${entity} and l.src_item is not null and l.status = 'active' ${bound}
-      order by l.valid_from desc nulls last limit ${window})
+      where l.dst_entity = ${entity} and l.src_item is not null and l.status = 'active' ${bound('l.src_item')}
+      order by l.valid_from desc nulls last, l.src_item desc limit ${window})
     union all
     (select ev.item, l.rel from links l join evidence ev on ev.link = l.id
       where ((l.src_entity = ${entity} and l.dst_entity is not null) or (l.dst_entity = ${entity} and l.src_entity is not null))
         and l.status = 'active'
       order by ev.item desc limit ${window}))`;
+}
+
+/**
+ * SQL: `and` the row comes after `cursor` in newest-first order, undated rows last: an older
+ * time, the same time and a smaller id, or no time at all (after any dated row).
+ */
+export function afterCursor(cursor: Cursor, time: string, id: string): RawBuilder<SqlBool> {
+  const [t, i] = [sql.ref(time), sql.ref(id)];
+  return cursor.at === null
+    ? sql<SqlBool>`and ${t} is null and ${i} < ${cursor.id}`
+    : sql<SqlBool>`and (${t} < ${cursor.at} or (${t} = ${cursor.at} and ${i} < ${cursor.id}) or ${t} is null)`;
 }

@@ -95,7 +95,7 @@ export class BriefService {
       const candidates = new Map<Section, Line[]>([
         ['fact', await this.facts(db, scope, ids, things)],
         ['commitment', await this.commitments(db, scope, ids)],
-        ['event', await this.events(db, scope, ids, things)],
+        ['event', await this.events(db, scope, ids, things, params.text ?? '')],
         ['note', await this.notes(db, scope, ids, params.text ?? '')],
         ['trail', await this.trails(db, scope, ids, params.text ?? '')],
       ]);
@@ -132,6 +132,8 @@ export class BriefService {
     const names = [
       ...labels.filter((l) => l.includes(':')).map((l) => l.slice(l.indexOf(':') + 1).toLowerCase()),
       ...[...text.matchAll(/\b\p{Lu}[\p{L}'-]+(?:\s+\p{Lu}[\p{L}'-]+){0,2}/gu)].map((m) => m[0].toLowerCase()),
+      // However it is typed: "ask acme about the pyramid launch" names acme and pyramid too.
+      ...textNames(text),
     ];
     if (names.length > 0) {
       // One thing per name, the one most in touch: a name in a message is a guess, not a key.
@@ -219,13 +221,25 @@ export class BriefService {
     });
   }
 
-  /** The newest items about the things (or overall), never spam. */
-  private async events(db: Db, scope: Scope, ids: number[], things: Map<number, Summary>): Promise<Line[]> {
+  /**
+   * The newest items about the things, then items whose titles hold the text's words (without
+   * things or text: the newest overall); never spam, never an undated item (its time is unknown,
+   * so it is not recent).
+   */
+  private async events(
+    db: Db,
+    scope: Scope,
+    ids: number[],
+    things: Map<number, Summary>,
+    text: string,
+  ): Promise<Line[]> {
     const per = ids.length > 0 ? Math.max(3, Math.ceil(12 / ids.length)) : 8;
     const out: Line[] = [];
     const seen = new Set<string>();
-    for (const id of ids.length > 0 ? ids : [null]) {
-      for (const entry of await timelineOf(db, scope, id, { limit: per, noSpam: true })) {
+    const titled = await itemsTitled(db, scope, text, 8);
+    const sources = ids.length > 0 || titled.length > 0 ? ids : [null];
+    for (const id of sources) {
+      for (const entry of await timelineOf(db, scope, id, { limit: per, noSpam: true, datedOnly: true })) {
         if (seen.has(entry.item.id)) continue;
         seen.add(entry.item.id);
         const who =
@@ -239,6 +253,11 @@ export class BriefService {
           ),
         );
       }
+    }
+    for (const item of titled) {
+      if (seen.has(item.id)) continue;
+      seen.add(item.id);
+      out.push(line('event', `${day(item.occurred_at)} ${item.kind} ${quoted(item.title)}`, [`item:${item.id}`], false));
     }
     return out;
   }
@@ -284,4 +303,47 @@ export class BriefService {
       ];
     });
   }
+}
+
+/** Lowercase words of the text, and runs of two and three, that could be names of things. */
+function textNames(text: string): string[] {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}'-]*/gu) ?? [];
+  const out = new Set<string>();
+  for (let i = 0; i < words.length && out.size < 200; i++) {
+    for (let n = 1; n <= 3 && i + n <= words.length; n++) {
+      const name = words.slice(i, i + n).join(' ');
+      if (name.length >= 3) out.add(name);
+    }
+  }
+  return [...out];
+}
+
+/**
+ * Dated, visible, non-spam mail threads, documents and papers whose titles hold the most of the
+ * text's words (English stop words aside), newest first among equals: what the text is about
+ * when it names no thing. Read off the title trigram indexes of those kinds.
+ */
+async function itemsTitled(
+  db: Db,
+  scope: Scope,
+  text: string,
+  limit: number,
+): Promise<Array<{ id: string; kind: string; title: string; occurred_at: string | null }>> {
+  if (!anyWord(text)) return [];
+  const words = (
+    await sql<{ word: string }>`select distinct lower(token) as word from ts_debug('english', ${text.slice(0, 2000)})
+      where alias in ('asciiword', 'word') and length(token) >= 3 and array_length(lexemes, 1) > 0 limit 30`.execute(db)
+  ).rows.map((r) => r.word);
+  if (words.length === 0) return [];
+  // Word tokens are letters only: nothing to escape. A constant pattern lets the trigram indexes serve it.
+  const pattern = `\\m(${words.join('|')})\\M`;
+  const rows = await sql<{ id: string; kind: string; title: string; occurred_at: Date | null }>`
+    select i.id, i.kind, i.title, i.occurred_at from items i
+    where lower(i.title) ~ ${pattern}
+      and ((i.kind = 'email' and i.thread_key is not null) or i.kind in ('paper', 'document'))
+      and i.occurred_at is not null and not i.spam and ${itemVisible(scope)}
+    order by (select count(*) from unnest(${words}::text[]) w where lower(i.title) ~ ('\\m' || w || '\\M')) desc,
+      i.occurred_at desc, i.id desc
+    limit ${limit}`.execute(db);
+  return rows.rows.map((r) => ({ ...r, occurred_at: r.occurred_at?.toISOString() ?? null }));
 }

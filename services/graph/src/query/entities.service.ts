@@ -12,8 +12,10 @@ import {
 } from '@memex/contracts';
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import { decodeCursor, encodeCursor, type Cursor } from '../domain/cursor.js';
 import { confirmedSql, rejectedSql } from '../projection/links.js';
 import {
+  afterCursor,
   entityItems,
   interactive,
   itemVisible,
@@ -120,14 +122,26 @@ export async function evidenceOf(db: Db, scope: Scope, links: string[]): Promise
   return out;
 }
 
-/** Items behind a thing, newest first, with how the thing takes part in each. */
+/**
+ * Items behind a thing (or everything), newest first, with how the thing takes part in each;
+ * after `cursor` when given. A thing's undated items come last; `datedOnly` leaves them out.
+ */
 export async function timelineOf(
   db: Db,
   scope: Scope,
   entity: number | null,
-  options: { before?: string | undefined; after?: string | undefined; limit: number; noSpam?: boolean },
+  options: {
+    before?: string | undefined;
+    after?: string | undefined;
+    cursor?: Cursor | undefined;
+    limit: number;
+    noSpam?: boolean;
+    datedOnly?: boolean;
+  },
 ): Promise<TimelineEntry[]> {
-  const bounds = sql`${options.before ? sql`and i.occurred_at < ${options.before}` : sql``} ${options.after ? sql`and i.occurred_at > ${options.after}` : sql``} ${options.noSpam ? sql`and not i.spam` : sql``}`;
+  const bounds = sql`${options.before ? sql`and i.occurred_at < ${options.before}` : sql``} ${options.after ? sql`and i.occurred_at > ${options.after}` : sql``}
+    ${options.cursor ? afterCursor(options.cursor, 'i.occurred_at', 'i.id') : sql``}
+    ${options.noSpam ? sql`and not i.spam` : sql``} ${options.datedOnly ? sql`and i.occurred_at is not null` : sql``}`;
   const rows =
     entity === null
       ? await sql<{ id: string; kind: string; title: string; occurred_at: Date | null; rels: string[] }>`
@@ -136,7 +150,7 @@ export async function timelineOf(
           order by i.occurred_at desc, i.id desc limit ${options.limit}`.execute(db)
       : await sql<{ id: string; kind: string; title: string; occurred_at: Date | null; rels: string[] }>`
           select i.id, i.kind, i.title, i.occurred_at, array_agg(distinct x.rel order by x.rel) as rels
-          from ${recentEntityItems(entity, options.before, options.limit * 4)} x join items i on i.id = x.item
+          from ${recentEntityItems(entity, options, options.limit * 4)} x join items i on i.id = x.item
           where ${itemVisible(scope)} ${bounds}
           group by i.id order by i.occurred_at desc nulls last, i.id desc limit ${options.limit}`.execute(db);
   return rows.rows.map((r) => ({
@@ -318,9 +332,17 @@ export class EntitiesService {
         ? null
         : (await resolveEntity(this.db, call.scope, params)).id;
     const limit = params.limit ?? 50;
-    const items = await timelineOf(this.db, call.scope, entity, { before: params.before, after: params.after, limit });
+    const items = await timelineOf(this.db, call.scope, entity, {
+      before: params.before,
+      after: params.after,
+      cursor: params.cursor === undefined ? undefined : decodeCursor(params.cursor),
+      limit,
+    });
     const last = items[items.length - 1];
-    return { items, next_before: items.length === limit && last ? last.item.occurred_at : null };
+    return {
+      items,
+      next_cursor: items.length === limit && last ? encodeCursor({ at: last.item.occurred_at, id: last.item.id }) : null,
+    };
   }
 }
 

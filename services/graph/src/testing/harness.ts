@@ -94,6 +94,8 @@ export interface MailOptions {
   id?: string;
   /** The date when the message has none. */
   fallbackDate?: string;
+  /** No date at all: as services/ingest publishes it, stamped with the import time, `dateSource: null`. */
+  undated?: boolean;
 }
 
 /**
@@ -123,7 +125,7 @@ export async function mailEvent(blobs: BlobStore, raw: Buffer, options: MailOpti
     labels: options.labels ?? [],
     kind: 'email',
     spam,
-    occurred_at: occurredAt,
+    ...(options.undated ? {} : { occurred_at: occurredAt }),
     data: {
       id,
       kind: 'email',
@@ -148,10 +150,18 @@ export async function mailEvent(blobs: BlobStore, raw: Buffer, options: MailOpti
         bcc: addresses(mail.bcc),
         replyTo: addresses(mail.replyTo),
         date,
+        ...(options.undated ? { dateSource: null } : {}),
+        mailingList: listId(mail.headerLines.find((line) => line.key === 'list-id')?.line),
         spam,
       },
     },
   };
+}
+
+/** List-Id as services/ingest keeps it: without angle brackets, lowercase. */
+function listId(line: string | undefined): string | null {
+  const match = line ? /<([^>]+)>/.exec(line) : null;
+  return match ? match[1]!.toLowerCase() : null;
 }
 
 /** A generated message in RFC 822 form. */

@@ -7,6 +7,7 @@ import { registerMail } from './commands/mail.js';
 import { registerRules } from './commands/rules.js';
 import { registerCalendar } from './commands/calendar.js';
 import { registerGraph } from './commands/graph.js';
+import { registerHead } from './commands/head.js';
 import { registerImport } from './commands/import.js';
 import { registerInsights } from './commands/insights.js';
 import { registerModels } from './commands/models.js';
@@ -35,6 +36,7 @@ registerSearch(program);
 registerModels(program);
 registerGraph(program);
 registerInsights(program);
+registerHead(program);
 registerMcp(program);
 
 try {

@@ -5,6 +5,7 @@ import { HeadCommands } from './commands/head.commands.js';
 import { TriggersCommands } from './commands/triggers.commands.js';
 import { HeadLinkService } from './link/head-link.service.js';
 import { TriggerEvaluator } from './link/trigger-evaluator.js';
+import { SessionKnowledge } from './link/session-knowledge.js';
 import { HeadProjector } from './projection/head.projector.js';
 import { TriggersQueries } from './queries/triggers.queries.js';
 
@@ -26,6 +27,7 @@ export class HeadModule {
         TriggersCommands,
         TriggersQueries,
         TriggerEvaluator,
+        SessionKnowledge,
         HeadProjector,
       ],
     };

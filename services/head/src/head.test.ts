@@ -5,8 +5,10 @@ import path from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import * as grpc from '@grpc/grpc-js';
 import {
+  EntityGet,
   HeadEnroll,
   HeadStatus,
+  ItemsGet,
   HeadUnenroll,
   Ingest,
   ItemIngested,
@@ -18,10 +20,12 @@ import { Bus, callMethod, EventPublisher, newId, readLog } from '@memex/bus';
 import { startService } from '@memex/runtime';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
 import { IngestModule } from '@memex/ingest';
+import { GraphModule } from '@memex/graph';
 import { HeadModule } from './head.module.js';
 import { CredentialsStore } from './domain/credentials.js';
 import { certificateSha256 } from './domain/pki.js';
 import { HEAD_METHODS, HeadConnection } from './link/head-api.js';
+import { memoryNoteId, SessionKnowledge } from './link/session-knowledge.js';
 import { FakeHead } from './testing/fake-head.js';
 
 interface World {
@@ -33,9 +37,10 @@ interface World {
   stop(): Promise<void>;
 }
 
-async function world(options: { ingest?: boolean } = {}): Promise<World> {
+async function world(options: { ingest?: boolean; graph?: boolean } = {}): Promise<World> {
   const env = await createTestEnv();
   const ingest = options.ingest ? await startService((c) => IngestModule.register(c), env.config) : undefined;
+  const graph = options.graph ? await startService((c) => GraphModule.register(c), env.config) : undefined;
   let head = await startService((c) => HeadModule.register(c), env.config);
   const bus = await Bus.connect(env.config.natsUrl, 'head-test');
   const w: World = {
@@ -51,6 +56,7 @@ async function world(options: { ingest?: boolean } = {}): Promise<World> {
     async stop() {
       await bus.close();
       await head.close();
+      await graph?.close();
       await ingest?.close();
       await env.stop();
     },
@@ -317,3 +323,113 @@ test('a trigger fires once per matching event within its scope, across a restart
     await fake.stop();
   }
 });
+
+test("a session's digest, output, web page and memory become items linked to the session, attributed to it", async () => {
+  const fake = new FakeHead();
+  await fake.start();
+  const w = await world({ ingest: true, graph: true });
+  try {
+    await w.call(HeadEnroll, { url: fake.enrollUrl, token: fake.newToken() });
+    await fake.linked();
+    const empty = { asked: [], decided: [], found: [], produced: [], files: [], hosts: [], repos: [] };
+    fake.digests = [
+      {
+        ...empty,
+        session: 's-42',
+        title: 'Fix the Acme invoice export',
+        labels: ['client:acme'],
+        started_at: '2026-11-30T09:00:00Z',
+        ended_at: '2026-11-30T10:00:00Z',
+        asked: ['Why does the invoice export drop VAT lines?'],
+        decided: ['Round per line, not per invoice'],
+        found: ['The exporter summed before rounding'],
+        produced: ['a patch to export.py'],
+        files: ['billing/export.py'],
+        repos: ['acme/billing'],
+        transcript_url: 'https://head.test/sessions/s-42',
+        outputs: [
+          {
+            name: 'export-fix.md',
+            content_type: 'text/markdown',
+            data: Buffer.from('# Export fix\n\nRound each VAT line.'),
+          },
+        ],
+        pages: [
+          {
+            url: 'https://docs.example/vat-rounding',
+            title: 'VAT rounding rules',
+            text: 'Round each line to the cent.',
+            read_at: '2026-11-30T09:30:00Z',
+          },
+        ],
+        memories: [{ action: 'remember', about: 'org:acme.example', text: 'Acme wants VAT rounded per line.' }],
+      },
+    ];
+    fake.turnEnded('s-42', ['client:acme']);
+    await waitUntil(async () => fake.asked.some((a) => a.method === 'sessions.digest'), 'the digest to be pulled', {
+      timeoutMs: 30_000,
+    });
+    await w.head.get(SessionKnowledge).settled();
+    const session = await waitForCard(w, 'session:s-42', 4);
+    const kinds = new Map<string, string>();
+    for (const entry of session.timeline) {
+      const item = await w.call(ItemsGet, { id: entry.item.id });
+      kinds.set(item.kind, item.title);
+    }
+    assert.equal(kinds.get('session_digest'), 'Fix the Acme invoice export');
+    assert.equal(kinds.get('web'), 'VAT rounding rules');
+    assert.equal(kinds.get('document'), 'Export fix');
+    assert.equal(kinds.get('note'), 'org:acme.example');
+    const note = await w.call(ItemsGet, { id: memoryNoteId('org:acme.example', 'Acme wants VAT rounded per line.') });
+    assert.equal(note.kind, 'note');
+
+    const writers = new Set<string>();
+    for await (const { event } of readLog(w.bus, { untilCaughtUp: true })) {
+      if (['item.ingested', 'note.put', 'link.added'].includes(event.type)) writers.add(event.actor.id);
+    }
+    assert.deepEqual([...writers], ['head:s-42'], 'every write is attributed to the session');
+
+    // forget undoes remember
+    fake.digests = [
+      {
+        ...fake.digests[0]!,
+        outputs: [],
+        pages: [],
+        memories: [{ action: 'forget', about: 'org:acme.example', text: 'Acme wants VAT rounded per line.' }],
+      },
+    ];
+    fake.turnEnded('s-42', ['client:acme']);
+    await waitUntil(
+      async () => fake.asked.filter((a) => a.method === 'sessions.digest').length === 2,
+      'the second digest',
+      { timeoutMs: 30_000 },
+    );
+    await w.head.get(SessionKnowledge).settled();
+    const forgotten = memoryNoteId('org:acme.example', 'Acme wants VAT rounded per line.');
+    await waitUntil(
+      () =>
+        w.call(ItemsGet, { id: forgotten }).then(
+          () => false,
+          (error: Error) => /no item/.test(error.message),
+        ),
+      'the forgotten memory to be gone',
+      { timeoutMs: 30_000 },
+    );
+  } finally {
+    await w.stop();
+    await fake.stop();
+  }
+});
+
+async function waitForCard(w: World, key: string, items: number): Promise<ResultOf<typeof EntityGet>> {
+  let card: ResultOf<typeof EntityGet> | undefined;
+  await waitUntil(
+    async () => {
+      card = await w.call(EntityGet, { key }).catch(() => undefined);
+      return (card?.timeline.length ?? 0) >= items;
+    },
+    `${key} with ${items} items`,
+    { timeoutMs: 30_000 },
+  );
+  return card!;
+}

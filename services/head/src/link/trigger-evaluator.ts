@@ -72,9 +72,12 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
   private async pass(): Promise<void> {
     const api = this.link.api ?? (await this.connected());
     if (!api) return;
-    await this.host.projector?.waitFor(await this.bus.lastSeq(), 30_000);
+    // Every trigger registered up to `seen` is in the read model once the projector is there;
+    // any later one is met in the log below, at its place.
+    const seen = await this.bus.lastSeq();
+    await this.host.projector?.waitFor(seen, 30_000);
     const triggers = new Map((await this.activeTriggers()).map((t) => [t.id, t]));
-    let cursor = await this.startSeq([...triggers.values()]);
+    let cursor = await this.startSeq([...triggers.values()], seen);
     let sinceSave = 0;
     for await (const { seq, event } of readLog(this.bus, { fromSeq: cursor + 1, signal: this.abort.signal })) {
       this.track(triggers, seq, event);
@@ -84,7 +87,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
         }
       }
       cursor = seq;
-      if (++sinceSave >= CURSOR_SAVE_EVERY || triggers.size === 0) {
+      if (++sinceSave >= CURSOR_SAVE_EVERY) {
         await this.saveCursor(cursor);
         sinceSave = 0;
       }
@@ -176,12 +179,13 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
 
   /**
    * Where to read from: the saved cursor, or else (a rebuilt schema) each trigger's registration
-   * or last fire, whichever is later, the earliest of them.
+   * or last fire, whichever is later, the earliest of them; with no trigger yet, where the read
+   * model was known complete.
    */
-  private async startSeq(triggers: ActiveTrigger[]): Promise<number> {
+  private async startSeq(triggers: ActiveTrigger[], seen: number): Promise<number> {
     const saved = await this.db.selectFrom('trigger_cursor').select('seq').where('id', '=', 1).executeTakeFirst();
     if (saved) return Number(saved.seq);
-    if (triggers.length === 0) return this.bus.lastSeq();
+    if (triggers.length === 0) return seen;
     const fires = await this.db
       .selectFrom('trigger_fires')
       .select(['trigger_id', sql<string>`max(event_seq)`.as('last')])

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { CalendarEvent, ContactCard, ContactPhoto } from '@memex/icalendar';
 import type { AvMeta, PhotoMeta } from './media/media-item.js';
+import type { SessionDigestMeta, WebPageMeta } from './agent/agent-work-handler.js';
 
 /** The item kinds of the data model (seed §4.1). Handlers produce a subset. */
 export type ItemKind =
@@ -263,7 +264,21 @@ export interface AvItem extends ParsedBase {
   meta: AvMeta;
 }
 
-export type ParsedItem = EmailItem | DocumentItem | AttachmentItem | PhotoItem | AvItem | CalendarItem | ContactItem;
+/** An agent's work (agent/agent-work-handler.ts): a session digest, or a web page a session read. */
+export interface AgentWorkItem extends ParsedBase {
+  kind: 'session_digest' | 'web';
+  meta: SessionDigestMeta | WebPageMeta;
+}
+
+export type ParsedItem =
+  | EmailItem
+  | DocumentItem
+  | AttachmentItem
+  | PhotoItem
+  | AvItem
+  | CalendarItem
+  | ContactItem
+  | AgentWorkItem;
 
 /**
  * The per-item rejection: `reason` is written for the person who sent the item

@@ -3,12 +3,13 @@ import { Value, type ValueError } from '@sinclair/typebox/value';
 import { RejectedItem, type IngestHandler, type ItemKind, type ParsedItem } from './handler.js';
 import { documentHandler } from './document/document-handler.js';
 import { mailHandler } from './mail/mail-handler.js';
+import { agentWorkHandler } from './agent/agent-work-handler.js';
 import { calendarHandler } from './calendar/calendar-handler.js';
 import { contactsHandler } from './contacts/contacts-handler.js';
 import { avHandler } from './media/av-handler.js';
 import { photoHandler } from './media/photo-handler.js';
-
 import { normaliseParsed } from './normalize.js';
+
 // TypeBox checks `format` only for formats registered here (the registry is process-wide).
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 if (!FormatRegistry.Has('date-time')) {
@@ -140,7 +141,7 @@ export function formatBytes(n: number): string {
   return `${(n / (1024 * 1024)).toFixed(1).replace(/\.0$/, '')} MB`;
 }
 
-/** The registry with every built-in handler: mail, documents and photos. */
+/** The registry with every built-in handler: mail, documents, photos, calendars and contacts. */
 export function createRegistry(): HandlerRegistry {
-  return new HandlerRegistry([mailHandler, documentHandler, photoHandler, avHandler, calendarHandler, contactsHandler]);
+  return new HandlerRegistry([mailHandler, documentHandler, photoHandler, avHandler, calendarHandler, contactsHandler, agentWorkHandler]);
 }

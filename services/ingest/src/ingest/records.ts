@@ -73,6 +73,8 @@ function eventMeta(item: ParsedItem, children: ItemRecord[]): Record<string, unk
     case 'video':
     case 'audio':
     case 'event':
+    case 'session_digest':
+    case 'web':
       return { ...item.meta, ...warnings };
     case 'contact':
       return {

@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import { Ingest, ItemsDelete, LinkAdd, NotesPut, OWNER_SCOPE, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { MethodRouter, type Principal } from '@memex/runtime';
+import { HeadLinkService } from './head-link.service.js';
+import type { HeadApi, SessionDigest } from './head-api.js';
+
+const SESSION_DIGEST_TYPE = 'application/vnd.memex.session-digest+json';
+const WEB_PAGE_TYPE = 'application/vnd.memex.web-page+json';
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * A note id (ULID-shaped) that the same memory always maps to, so `forget` finds what `remember`
+ * wrote. The first character stays below 8, as a ULID's must.
+ */
+export function memoryNoteId(about: string, text: string): string {
+  const digest = createHash('sha256').update(`${about}\n${text}`).digest();
+  let id = CROCKFORD[digest[0]! % 8]!;
+  for (let i = 1; id.length < 26; i++) id += CROCKFORD[digest[i]! % 32]!;
+  return id;
+}
+
+/**
+ * The agent's work becomes knowledge (seed §3.1): when a session's turn ends the memex pulls its
+ * digest from the head and writes a session_digest item, its published outputs, the web pages it
+ * read (web items, fenced for agents like mail) and its memory notes, each attributed to the
+ * session and linked to it; the session is linked to the things its labels name.
+ */
+@Injectable()
+export class SessionKnowledge implements OnApplicationBootstrap {
+  private readonly logger = new Logger('memex:session-knowledge');
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly link: HeadLinkService,
+    private readonly router: MethodRouter,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.link.events.on('turn-ended', ({ session }: { session: string }) => {
+      // One session at a time, in the order the head reported them.
+      this.queue = this.queue
+        .then(() => this.pull(session))
+        .catch((error: Error) => this.logger.warn(`could not take in session ${session}: ${error.message}`));
+    });
+  }
+
+  /** Resolves when every turn reported so far has been taken in (tests, shutdown). */
+  settled(): Promise<void> {
+    return this.queue;
+  }
+
+  private async pull(session: string): Promise<void> {
+    const api: HeadApi | undefined = this.link.api;
+    if (!api) throw new Error('the head link is down');
+    const { sessions } = await api.sessionsDigest({ since: '', session });
+    for (const digest of sessions) await this.takeIn(digest);
+  }
+
+  private async takeIn(digest: SessionDigest): Promise<void> {
+    const as: Principal = { scope: OWNER_SCOPE, caller: { kind: 'session', id: `head:${digest.session}` } };
+    const call = <M extends typeof Ingest | typeof NotesPut | typeof LinkAdd | typeof ItemsDelete>(
+      method: M,
+      params: ParamsOf<M>,
+    ) => this.router.call(method.name, params, as) as Promise<ResultOf<M>>;
+    // Sources named head, session… are the memex's own; the head's items are import:agent-session:<id>.
+    const source = { kind: 'agent-session', id: digest.session };
+    const { outputs, pages, memories, ...summary } = digest;
+    const { results } = await call(Ingest, {
+      items: [
+        {
+          type: SESSION_DIGEST_TYPE,
+          text: JSON.stringify(summary),
+          source,
+          external_id: `session:${digest.session}`,
+          labels: digest.labels,
+        },
+        ...outputs.map((output) => ({
+          type: output.content_type || 'application/octet-stream',
+          data: Buffer.from(output.data).toString('base64'),
+          source,
+          external_id: `output:${output.name}`,
+          attributes: { filename: output.name },
+          labels: digest.labels,
+        })),
+        ...pages.map((page) => ({
+          type: WEB_PAGE_TYPE,
+          text: JSON.stringify({ ...page, session: digest.session }),
+          source,
+          external_id: `web:${page.url}:${page.read_at}`,
+          labels: digest.labels,
+        })),
+      ],
+    });
+    for (const [i, result] of results.entries()) {
+      if (result.status === 'rejected')
+        this.logger.warn(`session ${digest.session}: item ${i} rejected: ${result.reason}`);
+    }
+    const sessionThing = `session:${digest.session}`;
+    const items = results.flatMap((r) => (r.id && r.status !== 'rejected' ? [r.id] : []));
+    for (const memory of memories) {
+      const id = memoryNoteId(memory.about, memory.text);
+      if (memory.action === 'forget') {
+        await call(ItemsDelete, { id }).catch(() => undefined); // forgetting what was never kept is done
+        continue;
+      }
+      await call(NotesPut, { id, title: memory.about, body: memory.text, labels: digest.labels });
+      items.push(id);
+    }
+    for (const id of items) {
+      await call(LinkAdd, { src: `item:${id}`, rel: 'part_of', dst: sessionThing, evidence: [{ item: id }] });
+    }
+    for (const label of digest.labels) {
+      await call(LinkAdd, { src: sessionThing, rel: 'about', dst: `label:${label}`, evidence: [{ item: items[0]! }] });
+    }
+  }
+}

@@ -203,6 +203,23 @@ export const ContactsSync = defineMethod({
   }),
 });
 
+export const ContactsUpdate = defineMethod({
+  name: 'memex.contacts.update',
+  service: 'calendar-sync',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    "Change a Google contact's name, phones or addresses at Google (with its etag); refused (conflict) when Google changed the same field meanwhile, merged otherwise.",
+  params: Type.Object({
+    account: Type.String({ minLength: 3 }),
+    resource_name: Type.String({ minLength: 1, description: 'the contact (people/c…), as its card’s UID says' }),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    phones: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
+    addresses: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { maxItems: 20 })),
+  }),
+  result: Written,
+});
+
 /** API methods of the calendar area. */
 export const calendarMethods: MethodDefinition[] = [
   CalendarList,
@@ -214,4 +231,5 @@ export const calendarMethods: MethodDefinition[] = [
   CalendarDelete,
   CalendarCreate,
   ContactsSync,
+  ContactsUpdate,
 ];

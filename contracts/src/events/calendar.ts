@@ -62,6 +62,13 @@ export const ContactSynced = defineEvent({
       resource_name: Type.String({ minLength: 1 }),
       etag: Type.String(),
       item_id: Type.Union([Type.String(), Type.Null()], { description: 'the vCard item; null when deleted' }),
+      /** The fields the memex writes back, as Google had them: what a later edit compares against on a conflict. */
+      fields: Type.Optional(
+        Type.Object(
+          { name: Type.String(), phones: Type.Array(Type.String()), addresses: Type.Array(Type.String()) },
+          { additionalProperties: false },
+        ),
+      ),
     },
     { additionalProperties: false },
   ),

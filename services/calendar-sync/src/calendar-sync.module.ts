@@ -8,6 +8,7 @@ import { CalendarQueries } from './queries/calendar.queries.js';
 import { GoogleCalendarSync } from './sync/google-calendar-sync.js';
 import { GoogleCalendarWrites } from './sync/google-calendar-writes.js';
 import { GoogleContactsSync } from './sync/google-contacts-sync.js';
+import { GoogleContactsWrites } from './sync/google-contacts-writes.js';
 import { SyncScheduler } from './sync/scheduler.js';
 
 /** Calendars (seed §6.4): Google Calendar, calendar files and invitations in mail, placed in time; free/busy; meeting briefs. */
@@ -17,7 +18,7 @@ export class CalendarSyncModule {
     return {
       module: CalendarSyncModule,
       imports: [MemexModule.forService({ service: 'calendar-sync', config, schema: 'calendar' })],
-      providers: [CalendarProjector, CalendarQueries, BriefQueries, GoogleCalendarSync, GoogleCalendarWrites, GoogleContactsSync, SyncScheduler, CalendarCommands],
+      providers: [CalendarProjector, CalendarQueries, BriefQueries, GoogleCalendarSync, GoogleCalendarWrites, GoogleContactsSync, GoogleContactsWrites, SyncScheduler, CalendarCommands],
     };
   }
 }

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { ContactsSync, MailAccounts } from '@memex/contracts';
+import { ContactsSync, ContactsUpdate, MailAccounts, MemexError } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
 import { startGoogleCalendar, type GoogleHarness } from './testing/google.js';
 
@@ -62,5 +62,25 @@ describe('calendar-sync: Google contacts (People v1)', () => {
     h.people.expireTokens();
     assert.deepEqual(await sync(), { account: ACCOUNT, mode: 'resync', changed: 0 });
     assert.equal((await items()).length, 1);
+  });
+
+  it('an edit in the memex goes to Google with the etag; a 412-like stale etag re-reads, merges other fields, refuses the same field', async () => {
+    const written = await h.call(ContactsUpdate, { account: ACCOUNT, resource_name: 'people/c1', phones: ['+1 555 0199'] });
+    seq = written.seq;
+    assert.equal(written.merged, false);
+    assert.deepEqual(h.people.person('people/c1')?.phoneNumbers?.map((p) => p.value), ['+1 555 0199']);
+    // Someone renames Ann at Google; the memex has not synced since.
+    h.people.edit('people/c1', { names: [{ displayName: 'Ann L.' }] });
+    await assert.rejects(
+      h.call(ContactsUpdate, { account: ACCOUNT, resource_name: 'people/c1', name: 'Ann Smith' }),
+      (e: unknown) => e instanceof MemexError && e.code === 'conflict' && /name: "Ann L\." there/.test(e.message),
+    );
+    assert.equal(h.people.person('people/c1')?.names?.[0]?.displayName, 'Ann L.', 'their rename stands');
+    const merged = await h.call(ContactsUpdate, { account: ACCOUNT, resource_name: 'people/c1', addresses: ['1 Main St, Springfield'] });
+    seq = merged.seq;
+    assert.equal(merged.merged, true);
+    const ann = h.people.person('people/c1')!;
+    assert.deepEqual([ann.names?.[0]?.displayName, ann.addresses?.[0]?.formattedValue], ['Ann L.', '1 Main St, Springfield']);
+    assert.deepEqual((await items()).map((i) => i.title), ['Ann L.'], 'the memex card is Google\'s again');
   });
 });

@@ -6,6 +6,7 @@ import {
   CalendarSync,
   CalendarUpdate,
   ContactsSync,
+  ContactsUpdate,
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
@@ -13,6 +14,7 @@ import { RpcMethod } from '@memex/runtime';
 import { GoogleCalendarSync } from '../sync/google-calendar-sync.js';
 import { GoogleCalendarWrites } from '../sync/google-calendar-writes.js';
 import { GoogleContactsSync } from '../sync/google-contacts-sync.js';
+import { GoogleContactsWrites } from '../sync/google-contacts-writes.js';
 
 /** memex.calendar.sync and memex.contacts.sync (now rather than at the next poll), and the writes to Google. */
 @Injectable()
@@ -21,7 +23,13 @@ export class CalendarCommands {
     private readonly sync: GoogleCalendarSync,
     private readonly writes: GoogleCalendarWrites,
     private readonly contacts: GoogleContactsSync,
+    private readonly contactWrites: GoogleContactsWrites,
   ) {}
+
+  @RpcMethod(ContactsUpdate)
+  updateContact({ account, resource_name, ...edit }: ParamsOf<typeof ContactsUpdate>): Promise<ResultOf<typeof ContactsUpdate>> {
+    return this.contactWrites.update(account, resource_name, edit);
+  }
 
   @RpcMethod(ContactsSync)
   async syncContacts(params: ParamsOf<typeof ContactsSync>): Promise<ResultOf<typeof ContactsSync>> {

@@ -1,4 +1,5 @@
 import type { people_v1 } from '@memex/google';
+import type { ContactFields } from '../projection/schema.js';
 
 /** The People API fields a contact is read with. */
 export const PERSON_FIELDS = 'names,emailAddresses,phoneNumbers,organizations,addresses,biographies,memberships,metadata';
@@ -36,4 +37,13 @@ export function vcardOf(person: people_v1.Schema$Person, groupNames: Map<string,
     '',
   ];
   return lines.join('\r\n');
+}
+
+/** The fields the memex writes back, as a contact has them. */
+export function contactFields(person: people_v1.Schema$Person): ContactFields {
+  return {
+    name: person.names?.[0]?.displayName ?? person.names?.[0]?.unstructuredName ?? '',
+    phones: (person.phoneNumbers ?? []).map((p) => p.value ?? '').filter(Boolean),
+    addresses: (person.addresses ?? []).map((a) => a.formattedValue ?? '').filter(Boolean),
+  };
 }

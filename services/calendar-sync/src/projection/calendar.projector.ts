@@ -138,10 +138,11 @@ export class CalendarProjector {
       await trx.deleteFrom('google_contacts').where('account', '=', account).where('resource_name', '=', resource_name).execute();
       return;
     }
+    const row = { etag, item_id, fields: event.data.fields ? (JSON.stringify(event.data.fields) as never) : null };
     await trx
       .insertInto('google_contacts')
-      .values({ account, resource_name, etag, item_id })
-      .onConflict((oc) => oc.columns(['account', 'resource_name']).doUpdateSet({ etag, item_id }))
+      .values({ account, resource_name, ...row })
+      .onConflict((oc) => oc.columns(['account', 'resource_name']).doUpdateSet(row))
       .execute();
   }
 

@@ -94,4 +94,10 @@ export const calendarMigrations: Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    name: '004_google_contact_fields',
+    async up(db) {
+      await sql`alter table google_contacts add column fields jsonb`.execute(db);
+    },
+  },
 ];

@@ -98,6 +98,14 @@ export interface GoogleContactsTable {
   resource_name: string;
   etag: string;
   item_id: string;
+  /** Name, phones and addresses as Google had them when last read (null for rows logged before they were kept). */
+  fields: ContactFields | null;
+}
+
+export interface ContactFields {
+  name: string;
+  phones: string[];
+  addresses: string[];
 }
 
 export interface CalendarDatabase {

@@ -4,7 +4,7 @@ import { AccountsToken, ContactsSyncProgressed, ContactSynced, Ingest, ItemsDele
 import { callMethod, callRpc, draftOf, EventPublisher, type Bus } from '@memex/bus';
 import { brokeredAuth, googleEndpoints, GOOGLE_SCOPES, httpStatus, peopleApi, withRetry, type people_v1 } from '@memex/google';
 import { BUS, DATABASE, ServiceHost } from '@memex/runtime';
-import { PERSON_FIELDS, vcardOf } from '../domain/google-contact.js';
+import { contactFields, PERSON_FIELDS, vcardOf } from '../domain/google-contact.js';
 import type { CalendarDatabase } from '../projection/schema.js';
 
 export interface ContactsSyncReport {
@@ -64,16 +64,8 @@ export class GoogleContactsSync {
   }
 
   private async syncAccount(account: string): Promise<ContactsSyncReport> {
-    const api = peopleApi(brokeredAuth(() => callMethod(this.bus, AccountsToken, { account, scope: 'contacts' })), googleEndpoints());
-    const groups = new Map<string, string>();
-    let pageToken: string | undefined;
-    do {
-      const page = await withRetry(() => api.contactGroups.list({ pageToken, pageSize: 1000 }));
-      for (const g of page.data.contactGroups ?? []) {
-        if (g.resourceName && g.groupType === 'USER_CONTACT_GROUP') groups.set(g.resourceName, g.formattedName ?? g.name ?? g.resourceName);
-      }
-      pageToken = page.data.nextPageToken ?? undefined;
-    } while (pageToken);
+    const api = this.api(account);
+    const groups = await this.groups(api);
     const state = await this.db.selectFrom('google_contact_accounts').select('sync_token').where('account', '=', account).executeTakeFirst();
     let mode: ContactsSyncReport['mode'] = state?.sync_token ? 'incremental' : 'first';
     let result: { changed: number; syncToken: string | null };
@@ -90,6 +82,25 @@ export class GoogleContactsSync {
       data: { account, sync_token: result.syncToken, mode, changed: result.changed },
     });
     return { account, mode, changed: result.changed, seq };
+  }
+
+  /** The People client for an account (access tokens from mail-sync). */
+  api(account: string): people_v1.People {
+    return peopleApi(brokeredAuth(() => callMethod(this.bus, AccountsToken, { account, scope: 'contacts' })), googleEndpoints());
+  }
+
+  /** The names of the account's own contact groups, by resource name. */
+  async groups(api: people_v1.People): Promise<Map<string, string>> {
+    const groups = new Map<string, string>();
+    let pageToken: string | undefined;
+    do {
+      const page = await withRetry(() => api.contactGroups.list({ pageToken, pageSize: 1000 }));
+      for (const g of page.data.contactGroups ?? []) {
+        if (g.resourceName && g.groupType === 'USER_CONTACT_GROUP') groups.set(g.resourceName, g.formattedName ?? g.name ?? g.resourceName);
+      }
+      pageToken = page.data.nextPageToken ?? undefined;
+    } while (pageToken);
+    return groups;
   }
 
   private async list(
@@ -129,7 +140,7 @@ export class GoogleContactsSync {
   }
 
   /** Each changed contact as a vCard item (created, or updated under the same external id). */
-  private async mirror(account: string, people: people_v1.Schema$Person[], groups: Map<string, string>): Promise<number> {
+  async mirror(account: string, people: people_v1.Schema$Person[], groups: Map<string, string>): Promise<number> {
     if (people.length === 0) return 0;
     const answer = await callRpc<ResultOf<typeof Ingest>>(
       this.bus,
@@ -156,7 +167,7 @@ export class GoogleContactsSync {
         draftOf(ContactSynced, {
           subject: `gcontact:${account}/${person.resourceName}`,
           actor: connector(account),
-          data: { account, resource_name: person.resourceName!, etag: person.etag ?? '', item_id: r.id },
+          data: { account, resource_name: person.resourceName!, etag: person.etag ?? '', item_id: r.id, fields: contactFields(person) },
         }),
       ];
     });

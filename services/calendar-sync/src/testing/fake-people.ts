@@ -18,6 +18,8 @@ export class FakePeople {
   constructor(server: FakeGoogleServer) {
     server.route('GET', /^\/v1\/contactGroups$/, () => this.contactGroups());
     server.route('GET', /^\/v1\/people\/me\/connections$/, (req) => this.connections(req));
+    server.route('GET', /^\/v1\/people\/(c[^/:]+)$/, (req) => this.get(`people/${req.params[0]}`));
+    server.route('PATCH', /^\/v1\/people\/(c[^/:]+):updateContact$/, (req) => this.update(req, `people/${req.params[0]}`));
   }
 
   addGroup(id: string, name: string): string {
@@ -33,6 +35,36 @@ export class FakePeople {
   remove(resourceName: string): void {
     const changedAt = ++this.changes;
     this.people.set(resourceName, { resourceName, etag: `%${changedAt}`, metadata: { deleted: true }, changedAt });
+  }
+
+  /** A change made at Google by someone else: the given fields replaced, a new etag. */
+  edit(resourceName: string, change: people_v1.Schema$Person): void {
+    const { changedAt: _, etag: __, ...current } = this.people.get(resourceName)!;
+    this.put({ ...current, ...change, resourceName });
+  }
+
+  person(resourceName: string): people_v1.Schema$Person | undefined {
+    return this.people.get(resourceName);
+  }
+
+  private get(resourceName: string): FakeResponse {
+    const person = this.people.get(resourceName);
+    if (!person || person.metadata?.deleted) return googleError(404, 'Requested entity was not found.', 'notFound');
+    const { changedAt: _, ...body } = person;
+    return { status: 200, body };
+  }
+
+  /** updateContact: the etag in the body must be the current one (400 FAILED_PRECONDITION otherwise). */
+  private update(req: FakeRequest, resourceName: string): FakeResponse {
+    const person = this.people.get(resourceName);
+    if (!person || person.metadata?.deleted) return googleError(404, 'Requested entity was not found.', 'notFound');
+    const body = req.body as people_v1.Schema$Person;
+    if (body.etag !== person.etag) return googleError(400, 'Request person.etag is different than the current person.etag. Clear local cache and get the latest person.', 'failedPrecondition');
+    const fields = (req.url.searchParams.get('updatePersonFields') ?? '').split(',') as Array<keyof people_v1.Schema$Person>;
+    const change = Object.fromEntries(fields.map((f) => [f, body[f]]));
+    if (change.names) change.names = (body.names ?? []).map((n) => ({ ...n, displayName: n.unstructuredName ?? n.displayName }));
+    this.edit(resourceName, change);
+    return this.get(resourceName);
   }
 
   expireTokens(): void {

@@ -9,6 +9,7 @@ import {
   CalendarSync,
   CalendarUpdate,
   ContactsSync,
+  ContactsUpdate,
   type ResultOf,
 } from '@memex/contracts';
 import { client, output } from '../context.js';
@@ -197,9 +198,24 @@ export function registerCalendar(program: Command): void {
       });
       console.log(`created ${result.uid}`);
     });
-  program
-    .command('contacts')
-    .description('Google contacts, mirrored as vCard items')
+  const contacts = program.command('contacts').description('Google contacts, mirrored as vCard items');
+  contacts
+    .command('edit <account> <resource-name>')
+    .description("change a Google contact's name, phones or addresses at Google")
+    .option('--name <text>', 'new name')
+    .option('--phone <number...>', 'the phone numbers (replace them all)')
+    .option('--address <text...>', 'the postal addresses (replace them all)')
+    .action(async (account: string, resourceName: string, options: { name?: string; phone?: string[]; address?: string[] }) => {
+      const result = await client().call(ContactsUpdate, {
+        account,
+        resource_name: resourceName,
+        ...(options.name ? { name: options.name } : {}),
+        ...(options.phone ? { phones: options.phone } : {}),
+        ...(options.address ? { addresses: options.address } : {}),
+      });
+      console.log(written(result));
+    });
+  contacts
     .command('sync [account]')
     .description('sync the Google contacts now (all accounts, or one)')
     .action(async (account: string | undefined) => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { MediaGet, MediaPlaces, MediaRendition, type ResultOf } from '@memex/contracts';
+import { MediaEvents, MediaGet, MediaPlaces, MediaRendition, type ResultOf } from '@memex/contracts';
 import { client, output } from '../context.js';
 import { importAction, withCommonOptions } from './import.js';
 
@@ -75,6 +75,31 @@ export function registerPhotos(program: Command): void {
                   `${String(p.photos).padStart(5)}  ${p.place.name}, ${p.place.admin1}, ${p.place.country}  ${p.first?.slice(0, 10) ?? ''}…${p.last?.slice(0, 10) ?? ''}`,
               )
               .join('\n'),
+      );
+    });
+  photos
+    .command('events')
+    .description('photos grouped into events, and trips away from home of a night or more')
+    .option('--from <date>', 'taken at or after (ISO date)')
+    .option('--to <date>', 'taken before (ISO date)')
+    .option('--json', 'print JSON')
+    .action(async (options: { from?: string; to?: string; json?: boolean }) => {
+      const iso = (d: string | undefined) => (d ? new Date(d).toISOString() : undefined);
+      const from = iso(options.from);
+      const to = iso(options.to);
+      const result = await client().call(MediaEvents, { ...(from ? { from } : {}), ...(to ? { to } : {}) });
+      output(Boolean(options.json), result, () =>
+        [
+          `home: ${result.home?.name ?? 'unknown (no photo has a place)'}`,
+          ...result.trips.map(
+            (t) =>
+              `trip  ${t.start.slice(0, 10)} → ${t.end.slice(0, 10)}  ${t.nights} night(s)  ${t.places.map((p) => p.name).join(', ')}  (${t.items.length} items)`,
+          ),
+          ...result.events.map(
+            (e) =>
+              `event ${e.start.slice(0, 16)} → ${e.end.slice(11, 16)}  ${e.place?.name ?? ''}  (${e.items.length} items)`,
+          ),
+        ].join('\n'),
       );
     });
 }

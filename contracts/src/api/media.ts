@@ -121,4 +121,40 @@ export const MediaMoments = defineMethod({
   }),
 });
 
-export const mediaMethods: MethodDefinition[] = [MediaGet, MediaRendition, MediaPlaces, MediaMoments];
+/** A place as events and trips name it. */
+const NamedPlace = Type.Object({ key: Type.String(), name: Type.String() });
+
+export const MediaEvents = defineMethod({
+  name: 'memex.media.events',
+  service: 'media',
+  kind: 'query',
+  access: 'any',
+  summary:
+    'Photos and videos grouped into events (a gap of over 4 hours or a move of over 5 km starts a new one) and trips (a run of them away from home, the most photographed place, over at least one night).',
+  params: Type.Object({
+    from: Type.Optional(Timestamp),
+    to: Type.Optional(Timestamp),
+  }),
+  result: Type.Object({
+    home: Type.Union([NamedPlace, Type.Null()]),
+    events: Type.Array(
+      Type.Object({
+        start: Timestamp,
+        end: Timestamp,
+        items: Type.Array(Type.String()),
+        place: Type.Union([NamedPlace, Type.Null()]),
+      }),
+    ),
+    trips: Type.Array(
+      Type.Object({
+        start: Timestamp,
+        end: Timestamp,
+        nights: Type.Integer({ minimum: 1 }),
+        places: Type.Array(NamedPlace),
+        items: Type.Array(Type.String()),
+      }),
+    ),
+  }),
+});
+
+export const mediaMethods: MethodDefinition[] = [MediaGet, MediaRendition, MediaPlaces, MediaMoments, MediaEvents];

@@ -2,7 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
-import { ItemsDelete, MediaGet, MediaPlaces, MediaRendition, MemexError } from '@memex/contracts';
+import { ItemsDelete, MediaEvents, MediaGet, MediaPlaces, MediaRendition, MemexError } from '@memex/contracts';
 import { ServiceHost } from '@memex/runtime';
 import { sharedFile, sharedSkip } from '@memex/testing';
 import { MAX_PLACE_KM } from './domain/places.js';
@@ -85,6 +85,18 @@ describe('media: photos from the shared corpus through ingest and the media pipe
       places.reduce((n, p) => n + p.photos, 0),
       6,
     );
+    // Events: the five Arezzo photos (half an hour of one afternoon) are one; the iPhone's is its own.
+    // Home is the most photographed place; no run away from it spans a night, so no trip.
+    const { home, events, trips } = await h.call(MediaEvents, {});
+    assert.equal(home?.name, 'Arezzo');
+    assert.deepEqual(
+      events.map((e) => [e.items.length, e.place?.name]),
+      [
+        [5, 'Arezzo'],
+        [1, 'Blue Springs'],
+      ],
+    );
+    assert.deepEqual(trips, []);
   });
 
   it('makes WebP thumbnails with the EXIF orientation applied: every turned copy of a photo looks like the upright one', async () => {

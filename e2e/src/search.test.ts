@@ -65,6 +65,11 @@ describe('search through the gateway', () => {
         meta: {
           from: [{ name: 'Ann Lee', address: 'ann@example.com' }],
           to: [{ name: 'Sam', address: 'sam@example.com' }],
+          cc: [],
+          bcc: [],
+          threadKey: 'm1@e2e',
+          spam: false,
+          flags: { read: false, starred: false },
         },
       },
     });

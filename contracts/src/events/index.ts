@@ -1,5 +1,6 @@
 export * from './envelope.js';
 export * from './items.js';
+export * from './meta.js';
 export * from './ingest.js';
 export * from './tokens.js';
 export * from './mail.js';

@@ -96,10 +96,12 @@ describe('pipelines tier 1', () => {
     const { id } = await ingest(publisher, blobs, {
       title: 'Board minutes',
       text: `${page1}\n\n${page2}`,
+      // As the PDF handler writes a document's meta: each page's range of the text.
       meta: {
+        format: 'pdf',
         pages: [
-          { page: 1, text: page1 },
-          { page: 2, text: page2 },
+          { page: 1, start: 0, end: page1.length },
+          { page: 2, start: page1.length + 2, end: page1.length + 2 + page2.length },
         ],
       },
       labels: ['work'],

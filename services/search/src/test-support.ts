@@ -1,6 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import {
   ItemDeleted,
+  type MailMeta,
   type MethodDefinition,
   NotePut,
   OWNER_SCOPE,
@@ -24,6 +25,11 @@ export interface TestItem {
   occurred_at?: string;
   source?: { kind: string; id: string };
   meta?: Record<string, unknown>;
+}
+
+/** An email's meta as the mail handler writes it (no people unless the item names them). */
+export function mailMeta(threadKey: string, spam: boolean): MailMeta {
+  return { from: [], to: [], cc: [], bcc: [], threadKey, spam, flags: { read: false, starred: false } };
 }
 
 /** Pipelines and search in this process against a fresh TestEnv, with helpers to feed and query them. */
@@ -88,7 +94,7 @@ export class SearchHarness {
           size,
           text_sha256: sha,
           text_length: item.text.length,
-          meta: { ...(item.meta ?? {}), ...(item.spam ? { spam: true } : {}) },
+          meta: kind === 'email' ? { ...mailMeta(id, item.spam ?? false), ...item.meta } : { ...item.meta },
         },
       };
     });

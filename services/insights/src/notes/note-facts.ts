@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import type { EventOf, ItemIngested, NotePut } from '@memex/contracts';
+import { markdownMetaOf, type EventOf, type ItemIngested, type NotePut } from '@memex/contracts';
 import { parseNoteMarkdown } from './markdown.js';
 
 /** A note as the insights read model keeps it: what detection reads, plus what scope checks need. */
@@ -103,33 +103,23 @@ function stringsOf(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** A Markdown document as a note (its meta carries the handler's front matter, links and tags); null for any other item. */
+/** A Markdown document as a note (the handler parsed its front matter, links and tags); null for any other item. */
 export function markdownDocumentFacts(
   event: EventOf<typeof ItemIngested>,
   previous?: PreviousVersion,
 ): NoteFacts | null {
   const { data } = event;
-  if (data.kind !== 'document' || !MARKDOWN_TYPES.has(data.content_type.split(';')[0]!.trim().toLowerCase()))
-    return null;
-  const meta = data.meta;
-  const frontMatter =
-    meta['frontMatter'] !== null && typeof meta['frontMatter'] === 'object' && !Array.isArray(meta['frontMatter'])
-      ? (meta['frontMatter'] as Record<string, unknown>)
-      : {};
-  const links = Array.isArray(meta['links'])
-    ? (meta['links'] as unknown[]).flatMap((link) =>
-        link !== null && typeof link === 'object' && typeof (link as { target?: unknown }).target === 'string'
-          ? [(link as { target: string }).target]
-          : [],
-      )
-    : [];
-  const filename = typeof meta['filename'] === 'string' ? path.basename(meta['filename']) : null;
+  const markdown = markdownMetaOf(data);
+  if (!markdown || !MARKDOWN_TYPES.has(data.content_type.split(';')[0]!.trim().toLowerCase())) return null;
+  const frontMatter = markdown.frontMatter ?? {};
+  const links = markdown.links.map((link) => link.target);
+  const filename = markdown.filename ? path.basename(markdown.filename) : null;
   return {
     id: data.id,
     kind: 'document',
     title: data.title,
     aliases: [...(filename ? [filename] : []), ...aliasesOf(frontMatter)],
-    tags: stringsOf(meta['tags']),
+    tags: markdown.tags,
     links: noteTargets(links),
     front_matter: frontMatter,
     // The bytes hold the front matter, links and tags; the title may come from outside them.

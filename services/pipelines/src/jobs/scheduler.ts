@@ -1,5 +1,13 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { ItemDeleted, ItemIngested, ModelActivated, ModelAdded, NotePut, type EventOf } from '@memex/contracts';
+import {
+  ItemDeleted,
+  ItemIngested,
+  mailMetaOf,
+  ModelActivated,
+  ModelAdded,
+  NotePut,
+  type EventOf,
+} from '@memex/contracts';
 import {
   consumeBatches,
   decodeEvent,
@@ -28,8 +36,7 @@ export function textJobId(job: TextJob): string {
  */
 export function priorityOf(event: EventOf<typeof ItemIngested> | EventOf<typeof NotePut>): Priority {
   if (event.type === 'note.put') return 'touched';
-  const meta = event.data.meta;
-  if ((meta.flags as { starred?: boolean } | undefined)?.starred) return 'new';
+  if (mailMetaOf(event.data)?.flags.starred) return 'new';
   const age = Date.parse(event.recorded_at) - Date.parse(event.occurred_at);
   if (age <= 7 * DAY_MS) return 'new';
   if (age <= 365 * DAY_MS) return 'recent';

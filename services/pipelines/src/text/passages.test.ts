@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pagesOf, splitPassages } from './passages.js';
+import { splitPassages } from './passages.js';
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
 
@@ -81,30 +81,21 @@ describe('splitPassages', () => {
   });
 
   test('PDF pages: passages stay within a page and carry its number', () => {
+    const texts = [sentencesText(30).join(' '), '', 'The appendix lists every sample. It is short.'];
+    const text = texts.filter(Boolean).join('\n\n');
+    // As the document handler writes them: each page's range of the text (an empty page is empty).
     const pages = [
-      { page: 1, text: sentencesText(30).join(' ') },
-      { page: 2, text: '' },
-      { page: 3, text: 'The appendix lists every sample. It is short.' },
+      { page: 1, start: 0, end: texts[0]!.length },
+      { page: 2, start: texts[0]!.length + 2, end: texts[0]!.length + 2 },
+      { page: 3, start: texts[0]!.length + 2, end: text.length },
     ];
-    const text = pages
-      .map((p) => p.text)
-      .filter(Boolean)
-      .join('\n\n');
     const passages = splitPassages(text, pages);
     assert.deepEqual([...new Set(passages.map((p) => p.page))], [1, 3]);
     const last = passages.at(-1)!;
     assert.equal(last.text, 'The appendix lists every sample. It is short.');
     assert.equal(last.page, 3);
     for (const p of passages) assert.equal(text.slice(p.start, p.end), p.text);
-    // Pages that do not add up to the text are ignored rather than trusted.
+    // Pages that do not fit the text are ignored rather than trusted.
     assert.equal(splitPassages('other text', pages)[0]!.page, undefined);
-  });
-
-  test('pagesOf reads a document’s or an attachment’s pages and rejects malformed ones', () => {
-    const pages = [{ page: 1, text: 'a' }];
-    assert.deepEqual(pagesOf({ pages }), pages);
-    assert.deepEqual(pagesOf({ document: { pages } }), pages);
-    assert.equal(pagesOf({ pages: [{ page: 'x' }] }), undefined);
-    assert.equal(pagesOf({}), undefined);
   });
 });

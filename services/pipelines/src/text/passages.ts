@@ -1,3 +1,4 @@
+import type { PageRange } from '@memex/contracts';
 /** Splitting an item's text into passages (tier 1): what gets embedded and returned as snippets. */
 
 /** Bump when the split changes: parts (and vectors of them) from another version are replaced. */
@@ -23,12 +24,6 @@ export interface PassageOptions {
 }
 
 export const DEFAULT_PASSAGE_OPTIONS: PassageOptions = { minWords: 150, maxWords: 300, overlapWords: 40 };
-
-/** A PDF page's text, numbered from 1 (item.ingested meta `pages`). */
-export interface PageText {
-  page: number;
-  text: string;
-}
 
 interface Span {
   start: number;
@@ -148,17 +143,16 @@ function overlapOf(current: Span[], fresh: number): number {
 }
 
 /**
- * The passages of an item's text, in order. With `pages` (a PDF), passages never cross a page
- * and carry its number; the text is then the pages' non-empty texts joined by blank lines, as
- * the document handler builds it.
+ * The passages of an item's text, in order. With `pages` (a PDF: each page's range of the text,
+ * as the document handler writes them), passages never cross a page and carry its number.
  */
 export function splitPassages(
   text: string,
-  pages?: PageText[],
+  pages?: PageRange[] | null,
   options: PassageOptions = DEFAULT_PASSAGE_OPTIONS,
 ): Passage[] {
   const ranges: Array<{ start: number; end: number; page?: number }> = [];
-  const located = pages ? locatePages(text, pages) : undefined;
+  const located = pages ? checkedPages(text, pages) : undefined;
   if (located) {
     for (const { page, start, end } of located) {
       for (const r of group(text, sentences(text, start, end), options)) ranges.push({ ...r, page });
@@ -176,31 +170,13 @@ export function splitPassages(
   }));
 }
 
-/** Each page's range in the joined text, or undefined when the text is not the pages joined. */
-function locatePages(text: string, pages: PageText[]): Array<{ page: number; start: number; end: number }> | undefined {
-  const located: Array<{ page: number; start: number; end: number }> = [];
+/** The pages' ranges that hold text, or undefined when they do not fit the text (then they are ignored rather than trusted). */
+function checkedPages(text: string, pages: PageRange[]): PageRange[] | undefined {
+  const located = pages.filter((p) => p.end > p.start);
   let offset = 0;
-  for (const { page, text: pageText } of pages) {
-    if (pageText === '') continue;
-    if (text.slice(offset, offset + pageText.length) !== pageText) return undefined;
-    located.push({ page, start: offset, end: offset + pageText.length });
-    offset += pageText.length + 2;
+  for (const { start, end } of located) {
+    if (start < offset || end > text.length) return undefined;
+    offset = end;
   }
-  return located.length > 0 && offset - 2 === text.length ? located : undefined;
-}
-
-/** Pages from an item's meta (a PDF document, or a PDF attachment's document), when present. */
-export function pagesOf(meta: Record<string, unknown>): PageText[] | undefined {
-  const direct = meta.pages;
-  const nested = (meta.document as Record<string, unknown> | null | undefined)?.pages;
-  const pages = Array.isArray(direct) ? direct : Array.isArray(nested) ? nested : undefined;
-  if (!pages) return undefined;
-  const valid = pages.filter(
-    (p): p is PageText =>
-      typeof p === 'object' &&
-      p !== null &&
-      Number.isInteger((p as PageText).page) &&
-      typeof (p as PageText).text === 'string',
-  );
-  return valid.length === pages.length ? valid : undefined;
+  return located.length > 0 ? located : undefined;
 }

@@ -2,12 +2,15 @@ import {
   EmbeddingComputed,
   encodeVector,
   isEventOf,
+  mailMetaOf,
+  pdfPagesOf,
   ItemIngested,
   NotePut,
   PartExtracted,
   type DataOf,
   type EventDefinition,
   type EventEnvelope,
+  type PageRange,
 } from '@memex/contracts';
 import { draftOf, eventAt, eventsOf, lastEventOf, type Bus, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
@@ -16,7 +19,7 @@ import { derivedId } from '../jobs/ids.js';
 import { eraseDerived, isDeleted } from '../jobs/log.js';
 import type { TextJob } from '../jobs/queue.js';
 import type { ModelRegistry } from '../models/registry.js';
-import { pagesOf, splitPassages, TEXT_PIPELINE, type Passage } from './passages.js';
+import { splitPassages, TEXT_PIPELINE, type Passage } from './passages.js';
 
 type PartsData = DataOf<typeof PartExtracted>;
 
@@ -39,7 +42,8 @@ interface Source {
   revision: number;
   title: string;
   text: () => Promise<string | undefined>;
-  meta: Record<string, unknown>;
+  /** A PDF's pages (ranges of its text), when it is one. */
+  pages: PageRange[] | null;
 }
 
 /**
@@ -72,7 +76,7 @@ export class TextTask {
     if (!passages) {
       const text = await source.text();
       if (text === undefined) return { parts: 0, vectors: 0, skipped: 'the text blob is gone' };
-      passages = splitPassages(text, pagesOf(source.meta));
+      passages = splitPassages(text, source.pages);
       drafts.push(...this.partEvents(source, passages));
     }
     let vectors = 0;
@@ -101,7 +105,7 @@ export class TextTask {
         revision: job.revision,
         title: data.title,
         text: async () => data.body,
-        meta: {},
+        pages: null,
       };
     }
     if (isEventOf(ItemIngested, event)) {
@@ -111,7 +115,7 @@ export class TextTask {
         itemId: data.id,
         revision: data.revision,
         title: data.title,
-        meta: data.meta,
+        pages: pdfPagesOf(data),
         text: async () => {
           const blob = await this.blobs.get(data.text_sha256).catch(() => undefined);
           return blob?.toString('utf8');
@@ -218,7 +222,7 @@ export class TextTask {
         actor: { kind: 'pipeline', id: TEXT_PIPELINE },
         labels: event.labels,
         kind: event.kind ?? ingested?.kind ?? 'note',
-        spam: event.spam ?? ingested?.meta.spam === true,
+        spam: event.spam ?? (ingested ? mailMetaOf(ingested)?.spam : undefined) ?? false,
         occurred_at: event.occurred_at,
         causation_id: event.id,
         ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { sql, type Transaction } from 'kysely';
 import {
   decodeVector,
+  mailMetaOf,
   EmbeddingComputed,
   ItemDeleted,
   ItemIngested,
@@ -10,6 +11,7 @@ import {
   NotePut,
   PartExtracted,
   type EventOf,
+  type MailMeta,
 } from '@memex/contracts';
 import { On, Projector, type AroundBatch } from '@memex/runtime';
 import { partTsv, titleTsv } from '../domain/text.js';
@@ -21,24 +23,13 @@ import { addWords, countsOf, flushWords, passageCounts, removeWords, stageWords 
 type Trx = Transaction<SearchDatabase>;
 type ItemRow = Omit<ItemsTable, 'has_text' | 'parts_revision' | 'parts_pipeline'>;
 
-interface Address {
-  name?: string;
-  address?: string;
-}
-
-/** `name <address>` lines, lowercased, from mail meta's address lists. */
-function people(meta: Record<string, unknown>, fields: string[]): string {
-  const lines: string[] = [];
-  for (const field of fields) {
-    const list = meta[field];
-    if (!Array.isArray(list)) continue;
-    for (const entry of list as Address[]) {
-      const name = typeof entry?.name === 'string' ? entry.name : '';
-      const address = typeof entry?.address === 'string' ? entry.address : '';
-      if (name || address) lines.push(`${name} <${address}>`.trim().toLowerCase());
-    }
-  }
-  return lines.join('\n');
+/** `name <address>` lines, lowercased, from an email's address lists. */
+function people(lists: MailMeta['from'][]): string {
+  return lists
+    .flat()
+    .filter(({ name, address }) => name || address)
+    .map(({ name, address }) => `${name} <${address}>`.trim().toLowerCase())
+    .join('\n');
 }
 
 /**
@@ -59,17 +50,18 @@ export class SearchProjector implements AroundBatch {
 
   @On(ItemIngested)
   async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>, seq: number): Promise<void> {
+    const mail = mailMetaOf(event.data);
     const { data } = event;
     await this.upsertItem(trx, {
       id: data.id,
       kind: data.kind,
       title: data.title,
       labels: [...event.labels].sort(),
-      spam: event.spam ?? data.meta.spam === true,
+      spam: event.spam ?? mail?.spam ?? false,
       source_kind: data.source.kind,
       source_id: data.source.id,
-      people_from: people(data.meta, ['from']),
-      people_to: people(data.meta, ['to', 'cc', 'bcc']),
+      people_from: mail ? people([mail.from]) : '',
+      people_to: mail ? people([mail.to, mail.cc, mail.bcc]) : '',
       occurred_at: new Date(event.occurred_at),
       revision: data.revision,
       seq,

@@ -48,7 +48,7 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
     const list = [
       message({
         From: '"Zed Shaw via Dev" <dev@lists.example.org>',
-        'Reply-To': 'Zed Shaw <zed@shaw.example>',
+        'Reply-To': 'Zed Shaw <zed@zedshaw.example>',
         'List-Id': 'Developers <dev.lists.example.org>',
         To: 'dev@lists.example.org',
         Subject: 'Release notes',
@@ -56,13 +56,13 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
       }),
       message({
         From: 'Zed Shaw <zed-Ab3dE9xQ@public.gmane.org>',
-        'Reply-To': 'zed@shaw.example',
+        'Reply-To': 'zed@zedshaw.example',
         To: 'dev-list@public.gmane.org',
         Subject: 'Re: Release notes',
         Date: 'Wed, 06 Dec 2023 10:00:00 +0000',
       }),
       message({
-        From: 'Zed Shaw <zed@shaw.example>',
+        From: 'Zed Shaw <zed@zedshaw.example>',
         To: 'me@home.example',
         Subject: 'Direct question',
         Date: 'Thu, 07 Dec 2023 10:00:00 +0000',
@@ -126,8 +126,8 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
     assert.deepEqual([friend.stats.first_at, friend.stats.last_at], [null, null]);
   });
 
-  test("a list's rewritten From is the person behind it, not the list nor the gateway", async () => {
-    const zed = await h.call(EntityGet, { key: 'person:zed@shaw.example' });
+  test("a list's rewritten From is the person behind it, not the list nor the gateway; a personal domain is no organization", async () => {
+    const zed = await h.call(EntityGet, { key: 'person:zed@zedshaw.example' });
     assert.equal(zed.entity.name, 'Zed Shaw');
     assert.deepEqual(
       zed.timeline.map((entry) => entry.item.title).sort(),
@@ -138,6 +138,8 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
       'person:zed-ab3de9xq@public.gmane.org',
       'org:gmane.org',
       'org:example.org',
+      // zedshaw.example is Zed Shaw's own domain, not where he works; acme.example has Ann and Raj.
+      'org:zedshaw.example',
     ]) {
       await assert.rejects(
         h.call(EntityGet, { key }),
@@ -145,5 +147,6 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
         `${key} should not exist`,
       );
     }
+    assert.ok((await h.call(EntityGet, { key: 'person:raj@acme.example' })).facts.some((f) => f.rel === 'works_at'));
   });
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anyWord, normalizeKey, parseRef } from './keys.js';
-import { isFreeMail, orgDomainOf, participantsOf, registrableDomain } from './mail.js';
+import { cleanName, isFreeMail, isPersonalDomain, orgDomainOf, participantsOf, registrableDomain } from './mail.js';
 
 test('organizations come from registrable domains, never from free mail', () => {
   assert.equal(orgDomainOf('ann@mail.cs.example.ac.uk'), 'example.ac.uk');
@@ -61,4 +61,29 @@ test('keys are normalized; refs name items or things', () => {
   assert.throws(() => parseRef('no key'), /not a key|neither a key/);
   assert.equal(anyWord('What about the renewal?'), 'what | about | the | renewal');
   assert.equal(anyWord('?!'), null);
+});
+
+test("a personal domain is its owner's own, not an organization; gateways are neither", () => {
+  const own = (address: string, name: string) =>
+    isPersonalDomain(orgDomainOf(address)!, { address, name: cleanName(name, address) });
+  assert.equal(own('zed@zedshaw.example', 'Zed Shaw'), true);
+  assert.equal(own('ann@annlee.example', 'Ann Lee'), true);
+  assert.equal(own('jo@jo.example', ''), true);
+  assert.equal(own('zoe@zoemuller.example', 'Zoë Müller'), true);
+  assert.equal(own('ann@acme.example', 'Ann Lee'), false);
+  assert.equal(own('zed@shaw.example', 'Zed Shaw'), false, 'a surname may be a family or a firm');
+  for (const gateway of ['zed-Ab3dE9xQ@public.gmane.org', 'dev@googlegroups.com']) assert.equal(orgDomainOf(gateway), null);
+});
+
+test('participants: a list-rewritten From is the Reply-To person, list addresses are nobody', () => {
+  const meta = {
+    from: [{ name: 'Zed Shaw via Dev', address: 'dev@lists.example.org' }],
+    replyTo: [{ name: 'Zed Shaw', address: 'zed@zedshaw.example' }],
+    to: [{ name: '', address: 'dev@lists.example.org' }],
+    mailingList: 'dev.lists.example.org',
+  };
+  assert.deepEqual(participantsOf(meta), [{ rel: 'sent', address: 'zed@zedshaw.example', name: 'Zed Shaw' }]);
+  // Rewritten, with nobody to stand for: no sender rather than the list as one.
+  assert.deepEqual(participantsOf({ ...meta, replyTo: [] }), []);
+  assert.deepEqual(participantsOf({ from: [{ name: 'Ann', address: 'ann-XyZ12@public.gmane.org' }] }), []);
 });

@@ -245,6 +245,22 @@ export function isFreeMail(domain: string): boolean {
   return anyTld.has(name);
 }
 
+/**
+ * A domain named after the one person writing from it, by their whole name or their whole local
+ * part (ann@annlee.example, jo@jo.example): their own, not an organization. The evidence is the
+ * address and its owner's name against the domain's name, so the answer does not depend on the
+ * order mail arrives in. A domain named after a surname alone (shaw.example) stays an
+ * organization: several people may share it (a family, a firm); a company named after its
+ * founder loses only the works_at links of that founder's own mail.
+ */
+export function isPersonalDomain(domain: string, participant: Pick<Participant, 'address' | 'name'>): boolean {
+  const label = domain.slice(0, domain.indexOf('.'));
+  const fold = (text: string) => text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+  const parts: string[] = fold(participant.name).match(/[\p{L}\p{N}]+/gu) ?? [];
+  const local = fold(participant.address.slice(0, participant.address.lastIndexOf('@'))).replace(/[^\p{L}\p{N}]/gu, '');
+  return label === local || (parts.length > 1 && label === parts.join(''));
+}
+
 /** The organization an address points at, or null (free mail, a gateway, no real domain). */
 export function orgDomainOf(address: string): string | null {
   const host = address.slice(address.lastIndexOf('@') + 1);

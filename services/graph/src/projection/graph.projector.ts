@@ -19,7 +19,7 @@ import {
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import { linkId, normalizeKey, parseRef, refString } from '../domain/keys.js';
 import { calendarEventsOf, cardAddresses, contactCardsOf, meetingPairs, participantsOfEvent } from '../domain/calendar.js';
-import { knownTime, orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
+import { isPersonalDomain, knownTime, orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
 import {
   countNames,
   createKeys,
@@ -295,7 +295,7 @@ export class GraphProjector {
       if (p.name) names.add(nameKey(person, p.name), vis, 1);
       links.push(this.mailLink(person, p.rel, itemRef, at, data.id));
       const domain = orgDomainOf(p.address);
-      if (domain) {
+      if (domain && !isPersonalDomain(domain, p)) {
         const org = `org:${domain}`;
         links.push({
           id: linkId(person, 'works_at', org, MAIL_STRUCTURE_MAKER),

@@ -1,9 +1,9 @@
-import { Controller, Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import { Controller, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { apiCatalog, buildOpenApi, MemexError } from '@memex/contracts';
-import { Sessions } from '../web/sessions.js';
+import type { Principal } from '@memex/runtime';
 import { Dispatcher } from '../dispatcher.js';
-import { toErrorBody } from './errors.js';
+import { AuthGuard, Caller } from './auth.guard.js';
 
 const openApi = buildOpenApi(apiCatalog, '0.1.0');
 
@@ -21,57 +21,39 @@ function requireJson(request: FastifyRequest): void {
   }
 }
 
+/** Every call is authenticated by AuthGuard; errors answer through the global ApiExceptionFilter. */
 @Controller()
 export class RpcController {
-  constructor(
-    @Inject(Sessions) private readonly sessions: Sessions,
-    @Inject(Dispatcher) private readonly dispatcher: Dispatcher,
-  ) {}
+  constructor(@Inject(Dispatcher) private readonly dispatcher: Dispatcher) {}
 
   /** `{"method", "params"}` → `{"result"}` or `{"error": {"code", "message"}}`. */
   @Post('api/v1/memex/rpc')
-  async rpc(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+  @HttpCode(200)
+  @UseGuards(AuthGuard)
+  async rpc(@Req() request: FastifyRequest, @Caller() principal: Principal): Promise<{ result: unknown }> {
+    requireJson(request);
     const body = request.body as { method?: unknown; params?: unknown } | undefined;
-    await this.answer(request, reply, () => {
-      requireJson(request);
-      if (!body || typeof body.method !== 'string') {
-        throw new MemexError('invalid_params', 'body must be {"method": "memex.…", "params": {…}}');
-      }
-      return { method: body.method, params: body.params ?? {} };
-    });
+    if (!body || typeof body.method !== 'string') {
+      throw new MemexError('invalid_params', 'body must be {"method": "memex.…", "params": {…}}');
+    }
+    return { result: await this.dispatcher.call(body.method, body.params ?? {}, principal) };
   }
 
   /** The same call with the method in the path and the params as the body. */
   @Post('api/v1/memex/:method')
+  @HttpCode(200)
+  @UseGuards(AuthGuard)
   async method(
     @Param('method') method: string,
     @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-  ): Promise<void> {
-    await this.answer(request, reply, () => {
-      requireJson(request);
-      return { method: `memex.${method}`, params: request.body ?? {} };
-    });
+    @Caller() principal: Principal,
+  ): Promise<{ result: unknown }> {
+    requireJson(request);
+    return { result: await this.dispatcher.call(`memex.${method}`, request.body ?? {}, principal) };
   }
 
   @Get('api/v1/openapi.json')
   openapi(): Record<string, unknown> {
     return openApi;
-  }
-
-  private async answer(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    parse: () => { method: string; params: unknown },
-  ): Promise<void> {
-    try {
-      const principal = await this.sessions.authenticate(request);
-      const { method, params } = parse();
-      const result = await this.dispatcher.call(method, params, principal);
-      await reply.code(200).send({ result });
-    } catch (error) {
-      const { status, body } = toErrorBody(error);
-      await reply.code(status).send(body);
-    }
   }
 }

@@ -4,6 +4,17 @@ import type { ColumnType, Generated, JSONColumnType } from 'kysely';
 type BigintId = ColumnType<string, number | string, number | string>;
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
 
+/** A link's ends (a thing by key and id, or an item) and relation: a link and a verdict on one. */
+interface LinkEnds {
+  src_key: string | null;
+  src_entity: BigintId | null;
+  src_item: string | null;
+  rel: string;
+  dst_key: string | null;
+  dst_entity: BigintId | null;
+  dst_item: string | null;
+}
+
 /**
  * The graph read model (schema `graph`), as migrations.ts creates it. Most statements are raw
  * SQL (recursive walks, multi-row upserts); this names the tables and columns they use.
@@ -42,15 +53,8 @@ export interface GraphDatabase {
   key_scope: { key: string; kind: string; labels: string[]; spam: boolean; n: number };
   mention_terms: { term: string; entity: BigintId };
   mention_prefixes: { prefix: string; exact: boolean; tier: number; entity: BigintId };
-  links: {
+  links: LinkEnds & {
     id: string;
-    src_key: string | null;
-    src_entity: BigintId | null;
-    src_item: string | null;
-    rel: string;
-    dst_key: string | null;
-    dst_entity: BigintId | null;
-    dst_item: string | null;
     valid_from: Timestamp | null;
     valid_to: Timestamp | null;
     confidence: number;
@@ -65,15 +69,8 @@ export interface GraphDatabase {
   /** `via`: the item whose reading produced this evidence, '' for a caller's. */
   evidence: { link: string; item: string; part: Generated<string>; quote: string | null; via: Generated<string> };
   /** The owner's word on a claim, whoever states it. */
-  verdicts: {
+  verdicts: LinkEnds & {
     claim: string;
-    src_key: string | null;
-    src_entity: BigintId | null;
-    src_item: string | null;
-    rel: string;
-    dst_key: string | null;
-    dst_entity: BigintId | null;
-    dst_item: string | null;
     verdict: 'confirmed' | 'rejected';
     decided_at: Timestamp;
   };

@@ -1,5 +1,14 @@
 import os from 'node:os';
-import { CalendarFreebusy, CalendarList, CalendarSync, Ingest, OWNER_SCOPE, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
+import {
+  CalendarFreebusy,
+  CalendarList,
+  CalendarSync,
+  Ingest,
+  OWNER_SCOPE,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
 import { Bus, callMethod } from '@memex/bus';
 import { CalendarSyncModule } from '@memex/calendar-sync';
 import { generatedCalendars, generatedGoogleEvents, startGoogleCalendar } from '@memex/calendar-sync/testing';
@@ -35,7 +44,9 @@ async function googleSync(): Promise<BenchResult[]> {
     const started = performance.now();
     const { seq, accounts } = await callMethod(h.bus, CalendarSync, {}, { scope: OWNER_SCOPE, timeoutMs: 10 * 60_000 });
     const synced = (performance.now() - started) / 1000;
-    await untilApplied(() => h.call(CalendarList, { from: '2025-01-01T00:00:00Z', to: '2025-01-02T00:00:00Z', min_seq: seq }));
+    await untilApplied(() =>
+      h.call(CalendarList, { from: '2025-01-01T00:00:00Z', to: '2025-01-02T00:00:00Z', min_seq: seq }),
+    );
     const seconds = (performance.now() - started) / 1000;
     return [
       {
@@ -87,7 +98,9 @@ async function importAndQuery(): Promise<BenchResult[]> {
       if (rejected) throw new Error(`a generated calendar was rejected: ${rejected.reason}`);
       seq = result.seq;
     }
-    const first = await untilApplied(() => call(CalendarList, { from: '2025-01-01T00:00:00Z', to: '2025-01-02T00:00:00Z', min_seq: seq }));
+    const first = await untilApplied(() =>
+      call(CalendarList, { from: '2025-01-01T00:00:00Z', to: '2025-01-02T00:00:00Z', min_seq: seq }),
+    );
     const importSeconds = (performance.now() - started) / 1000;
     const loadAfterImport = load();
 

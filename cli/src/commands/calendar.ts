@@ -45,9 +45,18 @@ function when(instance: Instance, zone: string): string {
     const last = new Date(`${instance.end_date ?? instance.start_date}T00:00:00Z`);
     last.setUTCDate(last.getUTCDate() - 1);
     const lastDay = last.toISOString().slice(0, 10);
-    return lastDay > (instance.start_date ?? '') ? `${instance.start_date} – ${lastDay}  all day` : `${instance.start_date}  all day`;
+    return lastDay > (instance.start_date ?? '')
+      ? `${instance.start_date} – ${lastDay}  all day`
+      : `${instance.start_date}  all day`;
   }
-  const format = new Intl.DateTimeFormat('sv-SE', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit' });
+  const format = new Intl.DateTimeFormat('sv-SE', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
   const start = format.format(new Date(instance.start));
   const end = format.format(new Date(instance.end));
   return `${start} – ${end.slice(0, 10) === start.slice(0, 10) ? end.slice(11) : end}`;
@@ -57,7 +66,11 @@ export function formatInstances(instances: Instance[], zone: string): string {
   if (instances.length === 0) return 'no events';
   return instances
     .map((i) => {
-      const flags = [i.status === 'tentative' ? 'tentative' : '', i.modified ? 'moved' : '', i.recurring ? 'repeats' : ''].filter(Boolean);
+      const flags = [
+        i.status === 'tentative' ? 'tentative' : '',
+        i.modified ? 'moved' : '',
+        i.recurring ? 'repeats' : '',
+      ].filter(Boolean);
       const people = i.attendees.map((a) => `${a.name || a.address} (${a.status})`).join(', ');
       return [
         `${when(i, zone)}  ${i.summary || '(no title)'}${flags.length ? `  [${flags.join(', ')}]` : ''}`,
@@ -106,10 +119,15 @@ export function registerCalendar(program: Command): void {
     .option('--zone <zone>', 'show times in this IANA zone', zone)
     .option('--json', 'print JSON')
     .action(async (options: CalendarOptions) => {
-      if (!['day', 'week', 'month', 'agenda'].includes(options.view)) throw new Error(`--view must be day, week, month or agenda, not ${options.view}`);
+      if (!['day', 'week', 'month', 'agenda'].includes(options.view))
+        throw new Error(`--view must be day, week, month or agenda, not ${options.view}`);
       const result = await client().call(CalendarList, rangeOf(options));
-      output(Boolean(options.json), result, () =>
-        formatInstances(result.instances, options.zone ?? zone) + (result.truncated ? '\n(more events: narrow the range)' : ''),
+      output(
+        Boolean(options.json),
+        result,
+        () =>
+          formatInstances(result.instances, options.zone ?? zone) +
+          (result.truncated ? '\n(more events: narrow the range)' : ''),
       );
     });
   calendar
@@ -120,13 +138,20 @@ export function registerCalendar(program: Command): void {
     .option('--zone <zone>', 'show times in this IANA zone', zone)
     .option('--json', 'print JSON')
     .action(async (options: { from?: string; to?: string; zone: string; json?: boolean }) => {
-      const range = options.from && options.to
-        ? { from: new Date(options.from).toISOString(), to: new Date(options.to).toISOString() }
-        : viewRange('week', new Date().toISOString().slice(0, 10));
+      const range =
+        options.from && options.to
+          ? { from: new Date(options.from).toISOString(), to: new Date(options.to).toISOString() }
+          : viewRange('week', new Date().toISOString().slice(0, 10));
       const { busy } = await client().call(CalendarFreebusy, range);
-      const format = new Intl.DateTimeFormat('sv-SE', { timeZone: options.zone, dateStyle: 'short', timeStyle: 'short' });
+      const format = new Intl.DateTimeFormat('sv-SE', {
+        timeZone: options.zone,
+        dateStyle: 'short',
+        timeStyle: 'short',
+      });
       output(Boolean(options.json), { busy }, () =>
-        busy.length === 0 ? 'free the whole time' : busy.map((b) => `busy ${format.format(new Date(b.start))} – ${format.format(new Date(b.end))}`).join('\n'),
+        busy.length === 0
+          ? 'free the whole time'
+          : busy.map((b) => `busy ${format.format(new Date(b.start))} – ${format.format(new Date(b.end))}`).join('\n'),
       );
     });
   calendar
@@ -136,22 +161,34 @@ export function registerCalendar(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (uid: string, options: { budget: string; json?: boolean }) => {
       const result = await client().call(CalendarBrief, { uid, budget_bytes: Number(options.budget) });
-      output(Boolean(options.json), result, () => `${result.summary}  ${result.start} – ${result.end}${result.location ? `  at ${result.location}` : ''}\n\n${result.brief.text}`);
+      output(
+        Boolean(options.json),
+        result,
+        () =>
+          `${result.summary}  ${result.start} – ${result.end}${result.location ? `  at ${result.location}` : ''}\n\n${result.brief.text}`,
+      );
     });
   calendar
     .command('sync [account]')
     .description('sync the Google calendars now (all accounts, or one)')
     .action(async (account: string | undefined) => {
       const result = await client().call(CalendarSync, account ? { account } : {});
-      for (const a of result.accounts) for (const c of a.calendars) console.log(`${a.account} ${c.calendar_id}: ${c.mode}, ${c.changed} changed`);
-      if (result.accounts.length === 0) console.log('no Google account with the calendar scope (memex accounts add google)');
+      for (const a of result.accounts)
+        for (const c of a.calendars) console.log(`${a.account} ${c.calendar_id}: ${c.mode}, ${c.changed} changed`);
+      if (result.accounts.length === 0)
+        console.log('no Google account with the calendar scope (memex accounts add google)');
     });
   calendar
     .command('rsvp <uid> <response>')
     .description('answer an invitation in a Google calendar: accepted, declined or tentative')
     .action(async (uid: string, response: string) => {
-      if (!['accepted', 'declined', 'tentative'].includes(response)) throw new Error(`the answer is accepted, declined or tentative, not ${response}`);
-      console.log(written(await client().call(CalendarRsvp, { uid, response: response as 'accepted' | 'declined' | 'tentative' })));
+      if (!['accepted', 'declined', 'tentative'].includes(response))
+        throw new Error(`the answer is accepted, declined or tentative, not ${response}`);
+      console.log(
+        written(
+          await client().call(CalendarRsvp, { uid, response: response as 'accepted' | 'declined' | 'tentative' }),
+        ),
+      );
     });
   calendar
     .command('move <uid>')
@@ -185,19 +222,30 @@ export function registerCalendar(program: Command): void {
     .option('--zone <zone>', 'IANA zone it is written in', zone)
     .option('--location <text>', 'place')
     .option('--attendee <address...>', 'invite these addresses')
-    .action(async (options: { account: string; summary: string; start: string; end: string; calendar: string; zone: string; location?: string; attendee?: string[] }) => {
-      const result = await client().call(CalendarCreate, {
-        account: options.account,
-        calendar_id: options.calendar,
-        summary: options.summary,
-        start: new Date(options.start).toISOString(),
-        end: new Date(options.end).toISOString(),
-        time_zone: options.zone,
-        ...(options.location ? { location: options.location } : {}),
-        ...(options.attendee ? { attendees: options.attendee } : {}),
-      });
-      console.log(`created ${result.uid}`);
-    });
+    .action(
+      async (options: {
+        account: string;
+        summary: string;
+        start: string;
+        end: string;
+        calendar: string;
+        zone: string;
+        location?: string;
+        attendee?: string[];
+      }) => {
+        const result = await client().call(CalendarCreate, {
+          account: options.account,
+          calendar_id: options.calendar,
+          summary: options.summary,
+          start: new Date(options.start).toISOString(),
+          end: new Date(options.end).toISOString(),
+          time_zone: options.zone,
+          ...(options.location ? { location: options.location } : {}),
+          ...(options.attendee ? { attendees: options.attendee } : {}),
+        });
+        console.log(`created ${result.uid}`);
+      },
+    );
   const contacts = program.command('contacts').description('Google contacts, mirrored as vCard items');
   contacts
     .command('edit <account> <resource-name>')
@@ -205,22 +253,29 @@ export function registerCalendar(program: Command): void {
     .option('--name <text>', 'new name')
     .option('--phone <number...>', 'the phone numbers (replace them all)')
     .option('--address <text...>', 'the postal addresses (replace them all)')
-    .action(async (account: string, resourceName: string, options: { name?: string; phone?: string[]; address?: string[] }) => {
-      const result = await client().call(ContactsUpdate, {
-        account,
-        resource_name: resourceName,
-        ...(options.name ? { name: options.name } : {}),
-        ...(options.phone ? { phones: options.phone } : {}),
-        ...(options.address ? { addresses: options.address } : {}),
-      });
-      console.log(written(result));
-    });
+    .action(
+      async (
+        account: string,
+        resourceName: string,
+        options: { name?: string; phone?: string[]; address?: string[] },
+      ) => {
+        const result = await client().call(ContactsUpdate, {
+          account,
+          resource_name: resourceName,
+          ...(options.name ? { name: options.name } : {}),
+          ...(options.phone ? { phones: options.phone } : {}),
+          ...(options.address ? { addresses: options.address } : {}),
+        });
+        console.log(written(result));
+      },
+    );
   contacts
     .command('sync [account]')
     .description('sync the Google contacts now (all accounts, or one)')
     .action(async (account: string | undefined) => {
       const result = await client().call(ContactsSync, account ? { account } : {});
       for (const a of result.accounts) console.log(`${a.account}: ${a.mode}, ${a.changed} changed`);
-      if (result.accounts.length === 0) console.log('no Google account with the contacts scope (memex accounts add google)');
+      if (result.accounts.length === 0)
+        console.log('no Google account with the contacts scope (memex accounts add google)');
     });
 }

@@ -20,16 +20,24 @@ export const CalendarAttendee = Type.Composite([
 
 /** One occurrence of an event in a range: a single event, or one instance of a recurring series. */
 export const CalendarInstance = Type.Object({
-  uid: Type.String({ description: 'the event (iCalendar UID): the same in a calendar file, an invitation and a synced calendar' }),
-  recurrence_id: Type.Union([Instant, Type.Null()], { description: "an instance of a series: its original start; null for a single event" }),
+  uid: Type.String({
+    description: 'the event (iCalendar UID): the same in a calendar file, an invitation and a synced calendar',
+  }),
+  recurrence_id: Type.Union([Instant, Type.Null()], {
+    description: 'an instance of a series: its original start; null for a single event',
+  }),
   summary: Type.String(),
   location: Type.String(),
   start: Instant,
   end: Instant,
   all_day: Type.Boolean(),
   start_date: Type.Union([Type.String(), Type.Null()], { description: 'all-day events: the first day (YYYY-MM-DD)' }),
-  end_date: Type.Union([Type.String(), Type.Null()], { description: 'all-day events: the day after the last (exclusive)' }),
-  time_zone: Type.Union([Type.String(), Type.Null()], { description: 'the zone it was written in (IANA name, or the file’s own)' }),
+  end_date: Type.Union([Type.String(), Type.Null()], {
+    description: 'all-day events: the day after the last (exclusive)',
+  }),
+  time_zone: Type.Union([Type.String(), Type.Null()], {
+    description: 'the zone it was written in (IANA name, or the file’s own)',
+  }),
   status: Type.Union([Type.Literal('confirmed'), Type.Literal('tentative')]),
   recurring: Type.Boolean(),
   /** A changed instance of a series (moved or edited). */
@@ -38,7 +46,8 @@ export const CalendarInstance = Type.Object({
   organizer: Type.Union([CalendarPerson, Type.Null()]),
   attendees: Type.Array(CalendarAttendee),
   items: Type.Array(Type.String(), {
-    description: 'where it came from: items (calendar files, invitations in mail) and Google events (`google:<account>/<calendar>/<event id>`)',
+    description:
+      'where it came from: items (calendar files, invitations in mail) and Google events (`google:<account>/<calendar>/<event id>`)',
   }),
 });
 
@@ -80,7 +89,9 @@ export const CalendarBrief = defineMethod({
     "A brief before a meeting (seed §6.4): the event, then memex.context.brief on its attendees and the event itself (their cards' key facts, recent threads with them, open commitments), within the caller's scope and the budget.",
   params: Type.Object({
     uid: Type.String({ minLength: 1, description: 'the event (its UID, as memex.calendar.list gives it)' }),
-    budget_bytes: Type.Optional(Type.Integer({ minimum: 64, maximum: 262_144, description: 'UTF-8 bytes of the brief; default 4096' })),
+    budget_bytes: Type.Optional(
+      Type.Integer({ minimum: 64, maximum: 262_144, description: 'UTF-8 bytes of the brief; default 4096' }),
+    ),
   }),
   result: Type.Object({
     summary: Type.String(),
@@ -118,7 +129,9 @@ export const CalendarSync = defineMethod({
 });
 
 const Written = Type.Object({
-  merged: Type.Boolean({ description: 'Google had a newer version (412): it was re-read and the change merged into it' }),
+  merged: Type.Boolean({
+    description: 'Google had a newer version (412): it was re-read and the change merged into it',
+  }),
   seq: Seq,
 });
 

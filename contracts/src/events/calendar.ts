@@ -12,7 +12,8 @@ export const CalendarEventSynced = defineEvent({
   type: 'calendar.event_synced',
   owner: 'calendar-sync',
   v: 1,
-  description: 'A Google Calendar event was read (new, changed, or deleted at Google); a changed instance of a series is its own event.',
+  description:
+    'A Google Calendar event was read (new, changed, or deleted at Google); a changed instance of a series is its own event.',
   data: Type.Object(
     {
       account: Account,
@@ -55,7 +56,8 @@ export const ContactSynced = defineEvent({
   type: 'contact.synced',
   owner: 'calendar-sync',
   v: 1,
-  description: 'A Google contact was mirrored as a vCard item (new or changed), or deleted at Google (and its item deleted).',
+  description:
+    'A Google contact was mirrored as a vCard item (new or changed), or deleted at Google (and its item deleted).',
   data: Type.Object(
     {
       account: Account,
@@ -79,7 +81,8 @@ export const ContactsSyncProgressed = defineEvent({
   type: 'contacts.sync_progressed',
   owner: 'calendar-sync',
   v: 1,
-  description: 'A Google account’s contacts were synced to the end: the next incremental sync starts from `sync_token`.',
+  description:
+    'A Google account’s contacts were synced to the end: the next incremental sync starts from `sync_token`.',
   data: Type.Object(
     {
       account: Account,

@@ -104,7 +104,9 @@ let windowsNames: Record<string, { iana: string[] }> | null = null;
 function windowsZone(tzid: string): string | null {
   if (!windowsNames) {
     const packageJson = createRequire(import.meta.url).resolve('node-ical/package.json');
-    windowsNames = JSON.parse(fs.readFileSync(path.join(path.dirname(packageJson), 'windowsZones.json'), 'utf8')) as Record<string, { iana: string[] }>;
+    windowsNames = JSON.parse(
+      fs.readFileSync(path.join(path.dirname(packageJson), 'windowsZones.json'), 'utf8'),
+    ) as Record<string, { iana: string[] }>;
   }
   return windowsNames[tzid.replace(/^"|"$/g, '')]?.iana[0] ?? null;
 }
@@ -131,7 +133,10 @@ function completeZones(root: ICAL.Component, extra: string[], warnings: string[]
     if (defined.has(tzid)) continue;
     const zone = zoneFor(tzid);
     if (zone) root.addSubcomponent(zone);
-    else warnings.push(`time zone ${JSON.stringify(tzid)} is neither defined in the file nor an IANA or Windows zone: its times are read as UTC`);
+    else
+      warnings.push(
+        `time zone ${JSON.stringify(tzid)} is neither defined in the file nor an IANA or Windows zone: its times are read as UTC`,
+      );
   }
 }
 
@@ -142,7 +147,11 @@ function text(component: ICAL.Component, name: string): string {
 
 function person(prop: ICAL.Property): CalendarPerson {
   const value = String(prop.getFirstValue() ?? '').trim();
-  const address = /^mailto:/i.test(value) ? value.slice(7).trim().toLowerCase() : value.includes('@') ? value.toLowerCase() : '';
+  const address = /^mailto:/i.test(value)
+    ? value.slice(7).trim().toLowerCase()
+    : value.includes('@')
+      ? value.toLowerCase()
+      : '';
   const cn = prop.getParameter('cn');
   return { name: typeof cn === 'string' ? cn.trim() : '', address };
 }
@@ -203,13 +212,19 @@ function seriesSource(root: ICAL.Component, vevent: ICAL.Component): string {
     if (typeof tzid === 'string') tzids.add(tzid);
   }
   for (const zone of root.getAllSubcomponents('vtimezone')) {
-    if (tzids.has(String(zone.getFirstPropertyValue('tzid')))) calendar.addSubcomponent(new ICAL.Component(structuredClone(zone.toJSON())));
+    if (tzids.has(String(zone.getFirstPropertyValue('tzid'))))
+      calendar.addSubcomponent(new ICAL.Component(structuredClone(zone.toJSON())));
   }
   calendar.addSubcomponent(new ICAL.Component(structuredClone(vevent.toJSON())));
   return calendar.toString();
 }
 
-function readEvent(root: ICAL.Component, vevent: ICAL.Component, defaultZone: ICAL.Timezone | null, index: number): CalendarEvent {
+function readEvent(
+  root: ICAL.Component,
+  vevent: ICAL.Component,
+  defaultZone: ICAL.Timezone | null,
+  index: number,
+): CalendarEvent {
   const where = `VEVENT ${index + 1}`;
   if (!vevent.hasProperty('dtstart')) throw new CalendarFormatError(`${where} has no DTSTART`);
   // RFC 5545 requires a UID, but exports without one exist: the same VEVENT text always gets the same one.
@@ -225,7 +240,9 @@ function readEvent(root: ICAL.Component, vevent: ICAL.Component, defaultZone: IC
   const status = text(vevent, 'status').toUpperCase();
   const transp = text(vevent, 'transp').toUpperCase();
   const recurring = event.isRecurring() && !event.isRecurrenceException();
-  const recurrenceId = vevent.hasProperty('recurrence-id') ? instant(event.recurrenceId, defaultZone).toISOString() : null;
+  const recurrenceId = vevent.hasProperty('recurrence-id')
+    ? instant(event.recurrenceId, defaultZone).toISOString()
+    : null;
   const organizer = vevent.getFirstProperty('organizer');
   const sequence = Number(vevent.getFirstPropertyValue('sequence') ?? 0);
   const rawUrl = text(vevent, 'url');
@@ -264,7 +281,9 @@ export function parseComponents(text: string, format: 'iCalendar' | 'vCard'): IC
     throw new CalendarFormatError(`not a readable ${format} file: ${why}`);
   }
   // One component parses to its jCal array, several to an array of them.
-  const list = (Array.isArray(parsed) && typeof parsed[0] === 'string' ? [parsed] : (parsed as unknown[])) as unknown[][];
+  const list = (
+    Array.isArray(parsed) && typeof parsed[0] === 'string' ? [parsed] : (parsed as unknown[])
+  ) as unknown[][];
   return list.map((jcal) => new ICAL.Component(jcal));
 }
 
@@ -279,7 +298,10 @@ function parseRoots(input: string): ICAL.Component[] {
   }
   const roots = parseComponents(body, 'iCalendar');
   const wrong = roots.find((r) => r.name !== 'vcalendar');
-  if (wrong) throw new CalendarFormatError(`not an iCalendar file: its top component is ${wrong.name.toUpperCase()}, not VCALENDAR`);
+  if (wrong)
+    throw new CalendarFormatError(
+      `not an iCalendar file: its top component is ${wrong.name.toUpperCase()}, not VCALENDAR`,
+    );
   return roots;
 }
 

@@ -43,7 +43,11 @@ export function expandSeries(source: string, from: Date, until: Date, limit = 10
     if (++seen > limit) return { occurrences, more: true, complete: start };
     const end = instant(period ? period.getEnd() : details.endDate, defaultZone);
     if (end > from || (end.getTime() === start.getTime() && start >= from)) {
-      occurrences.push({ recurrenceId: instant(at, defaultZone).toISOString(), start: start.toISOString(), end: end.toISOString() });
+      occurrences.push({
+        recurrenceId: instant(at, defaultZone).toISOString(),
+        start: start.toISOString(),
+        end: end.toISOString(),
+      });
     }
   }
   return { occurrences, more: false, complete: until };

@@ -20,7 +20,14 @@ export interface ContactCard {
   nicknames: string[];
   emails: Array<{ address: string; types: string[] }>;
   phones: Array<{ number: string; types: string[] }>;
-  addresses: Array<{ street: string; locality: string; region: string; postalCode: string; country: string; types: string[] }>;
+  addresses: Array<{
+    street: string;
+    locality: string;
+    region: string;
+    postalCode: string;
+    country: string;
+    types: string[];
+  }>;
   organization: string;
   title: string;
   birthday: string | null;
@@ -33,7 +40,13 @@ export interface ContactCard {
 }
 
 // vCard 2.1 writes parameters bare (`TEL;WORK;VOICE:`) and encodings of its own; ical.js reads 3.0/4.0.
-const ENCODINGS: Record<string, string> = { 'QUOTED-PRINTABLE': 'QUOTED-PRINTABLE', BASE64: 'b', B: 'b', '8BIT': '8BIT', '7BIT': '7BIT' };
+const ENCODINGS: Record<string, string> = {
+  'QUOTED-PRINTABLE': 'QUOTED-PRINTABLE',
+  BASE64: 'b',
+  B: 'b',
+  '8BIT': '8BIT',
+  '7BIT': '7BIT',
+};
 
 interface ContentLine {
   name: string;
@@ -60,7 +73,11 @@ function logicalLines(input: string): string[] {
   for (const raw of input.replace(/^\uFEFF/, '').split(/\r*\n|\r/)) {
     const last = out.length - 1;
     if (last >= 0 && /^[ \t]/.test(raw)) out[last] += raw.slice(1);
-    else if (last >= 0 && /ENCODING=QUOTED-PRINTABLE|;QUOTED-PRINTABLE[;:]/i.test(out[last]!.split(':', 1)[0]!) && out[last]!.endsWith('=')) {
+    else if (
+      last >= 0 &&
+      /ENCODING=QUOTED-PRINTABLE|;QUOTED-PRINTABLE[;:]/i.test(out[last]!.split(':', 1)[0]!) &&
+      out[last]!.endsWith('=')
+    ) {
       out[last] = out[last]!.slice(0, -1) + raw;
     } else out.push(raw);
   }
@@ -121,7 +138,9 @@ function parseCards(input: string): ICAL.Component[] {
   const lines = logicalLines(input);
   const first = lines.find((l) => l.trim() !== '') ?? '';
   if (!/^BEGIN:VCARD$/i.test(first.trim())) {
-    throw new CalendarFormatError(`not a vCard file: it starts with ${JSON.stringify(first.slice(0, 40))} instead of BEGIN:VCARD`);
+    throw new CalendarFormatError(
+      `not a vCard file: it starts with ${JSON.stringify(first.slice(0, 40))} instead of BEGIN:VCARD`,
+    );
   }
   const normalised = lines
     .filter((l) => l.trim() !== '')
@@ -148,7 +167,9 @@ function first(card: ICAL.Component, name: string): string {
 function structured(prop: ICAL.Property | null, size: number): string[] {
   if (!prop) return [];
   const value = prop.getFirstValue();
-  const parts = Array.isArray(value) ? value.map((v) => (Array.isArray(v) ? v.join(',') : String(v ?? ''))) : String(value ?? '').split(';');
+  const parts = Array.isArray(value)
+    ? value.map((v) => (Array.isArray(v) ? v.join(',') : String(v ?? '')))
+    : String(value ?? '').split(';');
   while (parts.length < size) parts.push('');
   return parts.map((p) => p.trim());
 }
@@ -160,7 +181,9 @@ function photo(prop: ICAL.Property): ContactPhoto {
   const mediaType = typed ? (typed.includes('/') ? typed.toLowerCase() : `image/${typed.toLowerCase()}`) : null;
   const dataUri = /^data:([^;,]*)(;base64)?,(.*)$/is.exec(raw);
   if (dataUri) {
-    const bytes = dataUri[2] ? Buffer.from(dataUri[3]!, 'base64') : Buffer.from(decodeURIComponent(dataUri[3]!), 'utf8');
+    const bytes = dataUri[2]
+      ? Buffer.from(dataUri[3]!, 'base64')
+      : Buffer.from(decodeURIComponent(dataUri[3]!), 'utf8');
     return { bytes, mediaType: dataUri[1] || mediaType, uri: null };
   }
   const encoding = String(prop.getParameter('encoding') ?? '').toLowerCase();
@@ -169,22 +192,40 @@ function photo(prop: ICAL.Property): ContactPhoto {
 }
 
 function readCard(card: ICAL.Component, index: number): ContactCard {
-  if (card.name !== 'vcard') throw new CalendarFormatError(`item ${index + 1} is ${card.name.toUpperCase()}, not VCARD`);
+  if (card.name !== 'vcard')
+    throw new CalendarFormatError(`item ${index + 1} is ${card.name.toUpperCase()}, not VCARD`);
   const version = first(card, 'version') || '3.0';
   const n = card.getFirstProperty('n');
   const [family = '', given = '', additional = '', prefix = '', suffix = ''] = structured(n, 5);
-  const emails = card.getAllProperties('email').map((p) => ({ address: first0(p).replace(/^mailto:/i, '').toLowerCase(), types: typesOf(p) })).filter((e) => e.address !== '');
+  const emails = card
+    .getAllProperties('email')
+    .map((p) => ({
+      address: first0(p)
+        .replace(/^mailto:/i, '')
+        .toLowerCase(),
+      types: typesOf(p),
+    }))
+    .filter((e) => e.address !== '');
   const fullName =
-    first(card, 'fn') || [prefix, given, additional, family, suffix].filter(Boolean).join(' ') || (emails[0]?.address ?? '');
+    first(card, 'fn') ||
+    [prefix, given, additional, family, suffix].filter(Boolean).join(' ') ||
+    (emails[0]?.address ?? '');
   if (!fullName) throw new CalendarFormatError(`card ${index + 1} has no name (FN or N) and no address`);
   return {
     uid: first(card, 'uid') || null,
     version,
     fullName,
     name: n ? { family, given, additional, prefix, suffix } : null,
-    nicknames: card.getAllProperties('nickname').flatMap(strings).map((s) => s.trim()).filter(Boolean),
+    nicknames: card
+      .getAllProperties('nickname')
+      .flatMap(strings)
+      .map((s) => s.trim())
+      .filter(Boolean),
     emails,
-    phones: card.getAllProperties('tel').map((p) => ({ number: first0(p).replace(/^tel:/i, ''), types: typesOf(p) })).filter((t) => t.number !== ''),
+    phones: card
+      .getAllProperties('tel')
+      .map((p) => ({ number: first0(p).replace(/^tel:/i, ''), types: typesOf(p) }))
+      .filter((t) => t.number !== ''),
     addresses: card.getAllProperties('adr').map((p) => {
       const [, , street = '', locality = '', region = '', postalCode = '', country = ''] = structured(p, 7);
       return { street, locality, region, postalCode, country, types: typesOf(p) };
@@ -193,9 +234,16 @@ function readCard(card: ICAL.Component, index: number): ContactCard {
     title: first(card, 'title'),
     birthday: first(card, 'bday') || null,
     note: first(card, 'note'),
-    categories: card.getAllProperties('categories').flatMap(strings).map((s) => s.trim()).filter(Boolean),
+    categories: card
+      .getAllProperties('categories')
+      .flatMap(strings)
+      .map((s) => s.trim())
+      .filter(Boolean),
     urls: card.getAllProperties('url').map(first0).filter(Boolean),
-    photos: card.getAllProperties('photo').map(photo).filter((p) => p.bytes !== null || p.uri !== null),
+    photos: card
+      .getAllProperties('photo')
+      .map(photo)
+      .filter((p) => p.bytes !== null || p.uri !== null),
     revision: first(card, 'rev') || null,
   };
 }

@@ -18,7 +18,17 @@ export class CalendarSyncModule {
     return {
       module: CalendarSyncModule,
       imports: [MemexModule.forService({ service: 'calendar-sync', config, schema: 'calendar' })],
-      providers: [CalendarProjector, CalendarQueries, BriefQueries, GoogleCalendarSync, GoogleCalendarWrites, GoogleContactsSync, GoogleContactsWrites, SyncScheduler, CalendarCommands],
+      providers: [
+        CalendarProjector,
+        CalendarQueries,
+        BriefQueries,
+        GoogleCalendarSync,
+        GoogleCalendarWrites,
+        GoogleContactsSync,
+        GoogleContactsWrites,
+        SyncScheduler,
+        CalendarCommands,
+      ],
     };
   }
 }

@@ -85,7 +85,13 @@ describe('calendar-sync: calendar files and invitations', () => {
       instances.map((i) => [i.start, i.end, i.summary, i.recurrence_id, i.modified]),
       [
         ['2026-03-16T08:00:00.000Z', '2026-03-16T09:00:00.000Z', 'Weekly sync', '2026-03-16T08:00:00.000Z', false],
-        ['2026-03-24T13:00:00.000Z', '2026-03-24T14:00:00.000Z', 'Weekly sync (moved)', '2026-03-23T08:00:00.000Z', true],
+        [
+          '2026-03-24T13:00:00.000Z',
+          '2026-03-24T14:00:00.000Z',
+          'Weekly sync (moved)',
+          '2026-03-23T08:00:00.000Z',
+          true,
+        ],
         ['2026-03-30T07:00:00.000Z', '2026-03-30T08:00:00.000Z', 'Weekly sync', '2026-03-30T07:00:00.000Z', false],
         ['2026-04-20T07:00:00.000Z', '2026-04-20T08:00:00.000Z', 'Weekly sync', '2026-04-20T07:00:00.000Z', false],
       ],
@@ -95,29 +101,53 @@ describe('calendar-sync: calendar files and invitations', () => {
 
   it('matches an invitation in a mail to the same event in a calendar file by UID, and a REPLY updates the attendee', async () => {
     const invite = await ingest('message/rfc822', invitationMail('REQUEST', REVIEW, 'invite-1'), 'invite-1');
-    let [review] = (await list('2026-03-18T00:00:00Z', '2026-03-19T00:00:00Z')).filter((i) => i.uid === 'review-42@example.com');
+    let [review] = (await list('2026-03-18T00:00:00Z', '2026-03-19T00:00:00Z')).filter(
+      (i) => i.uid === 'review-42@example.com',
+    );
     assert.ok(review, 'the invitation shows in the calendar');
     assert.equal(review.start, '2026-03-18T09:00:00.000Z');
     assert.equal(review.items.length, 1);
     assert.notEqual(review.items[0], invite, 'the calendar part (a child of the mail) is the item');
 
     const file = await ingest('text/calendar', ics('PUBLISH', [REVIEW]), 'review.ics');
-    const both = (await list('2026-03-18T00:00:00Z', '2026-03-19T00:00:00Z')).filter((i) => i.uid === 'review-42@example.com');
+    const both = (await list('2026-03-18T00:00:00Z', '2026-03-19T00:00:00Z')).filter(
+      (i) => i.uid === 'review-42@example.com',
+    );
     assert.equal(both.length, 1, 'one event, not two');
     assert.ok(both[0]!.items.includes(file) && both[0]!.items.length === 2, 'shown from both places');
 
     await ingest(
       'message/rfc822',
-      invitationMail('REPLY', ['UID:review-42@example.com', 'DTSTART;TZID=Europe/Paris:20260318T100000', 'ATTENDEE;CN=Bob;PARTSTAT=ACCEPTED:mailto:bob@example.com'], 'reply-1'),
+      invitationMail(
+        'REPLY',
+        [
+          'UID:review-42@example.com',
+          'DTSTART;TZID=Europe/Paris:20260318T100000',
+          'ATTENDEE;CN=Bob;PARTSTAT=ACCEPTED:mailto:bob@example.com',
+        ],
+        'reply-1',
+      ),
       'reply-1',
     );
-    [review] = (await list('2026-03-18T00:00:00Z', '2026-03-19T00:00:00Z')).filter((i) => i.uid === 'review-42@example.com');
-    assert.deepEqual(review?.attendees.map((a) => [a.address, a.status]), [['bob@example.com', 'accepted'], ['carol@example.com', 'needs-action']]);
+    [review] = (await list('2026-03-18T00:00:00Z', '2026-03-19T00:00:00Z')).filter(
+      (i) => i.uid === 'review-42@example.com',
+    );
+    assert.deepEqual(
+      review?.attendees.map((a) => [a.address, a.status]),
+      [
+        ['bob@example.com', 'accepted'],
+        ['carol@example.com', 'needs-action'],
+      ],
+    );
     assert.equal(review?.summary, 'Quarterly review', 'a reply changes only the answer');
   });
 
   it('gives merged busy time for a week, without cancelled instances', async () => {
-    const { busy } = await h.call(CalendarFreebusy, { from: '2026-03-16T00:00:00Z', to: '2026-03-23T00:00:00Z', min_seq: seq });
+    const { busy } = await h.call(CalendarFreebusy, {
+      from: '2026-03-16T00:00:00Z',
+      to: '2026-03-23T00:00:00Z',
+      min_seq: seq,
+    });
     assert.deepEqual(busy, [
       { start: '2026-03-16T08:00:00.000Z', end: '2026-03-16T09:00:00.000Z' },
       { start: '2026-03-18T09:00:00.000Z', end: '2026-03-18T10:00:00.000Z' },
@@ -125,49 +155,114 @@ describe('calendar-sync: calendar files and invitations', () => {
   });
 
   it('briefs a meeting from the graph: its attendees and what is known about them, within the budget', async () => {
-    const { brief, attendees, summary } = await h.call(CalendarBrief, { uid: 'review-42@example.com', budget_bytes: 2048, min_seq: seq });
+    const { brief, attendees, summary } = await h.call(CalendarBrief, {
+      uid: 'review-42@example.com',
+      budget_bytes: 2048,
+      min_seq: seq,
+    });
     assert.equal(summary, 'Quarterly review');
     assert.equal(attendees.length, 2);
     const things = brief.things.map((t) => t.key).sort();
     // The graph knows the meeting and its people from the invitation and the calendar file.
     assert.ok(things.includes('event:review-42@example.com'), things.join(', '));
-    assert.ok(['person:ada@example.com', 'person:bob@example.com', 'person:carol@example.com'].every((k) => things.includes(k)), things.join(', '));
+    assert.ok(
+      ['person:ada@example.com', 'person:bob@example.com', 'person:carol@example.com'].every((k) => things.includes(k)),
+      things.join(', '),
+    );
     assert.ok(brief.bytes <= 2048);
     await assert.rejects(h.call(CalendarBrief, { uid: 'nothing@example.com' }), /no event "nothing@example.com"/);
   });
 
   it('drops an event when a CANCEL with a later sequence arrives', async () => {
-    await ingest('message/rfc822', invitationMail('CANCEL', ['UID:review-42@example.com', 'SEQUENCE:2', 'DTSTART;TZID=Europe/Paris:20260318T100000', 'STATUS:CANCELLED'], 'cancel-1'), 'cancel-1');
-    const left = (await list('2026-03-18T00:00:00Z', '2026-03-19T00:00:00Z')).filter((i) => i.uid === 'review-42@example.com');
+    await ingest(
+      'message/rfc822',
+      invitationMail(
+        'CANCEL',
+        ['UID:review-42@example.com', 'SEQUENCE:2', 'DTSTART;TZID=Europe/Paris:20260318T100000', 'STATUS:CANCELLED'],
+        'cancel-1',
+      ),
+      'cancel-1',
+    );
+    const left = (await list('2026-03-18T00:00:00Z', '2026-03-19T00:00:00Z')).filter(
+      (i) => i.uid === 'review-42@example.com',
+    );
     assert.deepEqual(left, []);
   });
 
   it('expands a series past what the read model holds when a far window is asked', async () => {
-    await ingest('text/calendar', ics('PUBLISH', [['UID:standup@example.com', 'DTSTART;TZID=America/New_York:20260105T093000', 'DURATION:PT15M', 'RRULE:FREQ=WEEKLY;BYDAY=MO', 'SUMMARY:Standup']]), 'standup.ics');
-    const far = (await list('2040-07-01T00:00:00Z', '2040-07-10T00:00:00Z')).filter((i) => i.uid === 'standup@example.com');
+    await ingest(
+      'text/calendar',
+      ics('PUBLISH', [
+        [
+          'UID:standup@example.com',
+          'DTSTART;TZID=America/New_York:20260105T093000',
+          'DURATION:PT15M',
+          'RRULE:FREQ=WEEKLY;BYDAY=MO',
+          'SUMMARY:Standup',
+        ],
+      ]),
+      'standup.ics',
+    );
+    const far = (await list('2040-07-01T00:00:00Z', '2040-07-10T00:00:00Z')).filter(
+      (i) => i.uid === 'standup@example.com',
+    );
     // Mondays 2 and 9 July 2040, 09:30 EDT (UTC−4).
-    assert.deepEqual(far.map((i) => i.start), ['2040-07-02T13:30:00.000Z', '2040-07-09T13:30:00.000Z']);
-  });
-
-  it('forgets the events of a deleted item', async () => {
-    const id = await ingest('text/calendar', ics('PUBLISH', [['UID:lunch@example.com', 'DTSTART:20260320T120000Z', 'DTEND:20260320T130000Z', 'SUMMARY:Lunch']]), 'lunch.ics');
-    assert.equal((await list('2026-03-20T00:00:00Z', '2026-03-21T00:00:00Z')).filter((i) => i.uid === 'lunch@example.com').length, 1);
-    seq = (await h.call(ItemsDelete, { id })).seq;
-    assert.equal((await list('2026-03-20T00:00:00Z', '2026-03-21T00:00:00Z')).filter((i) => i.uid === 'lunch@example.com').length, 0);
-  });
-
-  it('shows an imported calendar file from the shared corpus with its RDATEs, EXDATEs and moved instances', { skip: sharedSkip('corpus/calendar') }, async () => {
-    await ingest('text/calendar', fs.readFileSync(sharedFile('corpus/calendar/ical.js/recur_instances.ics')), 'recur_instances.ics');
-    const instances = (await list('2012-10-01T00:00:00Z', '2013-01-01T00:00:00Z')).filter((i) => i.uid === '623c13c0-6c2b-45d6-a12b-c33ad61c4868');
-    // First Tuesdays at 10:00 Los Angeles (PDT then PST) and the RDATEs; 12-04 excluded; 10-02 moved to
-    // 15:00 PDT, the 11-05 RDATE moved to 11-06 20:00 PST (both by RECURRENCE-ID).
     assert.deepEqual(
-      instances.map((i) => [i.start, i.modified]),
-      [['2012-10-02T22:00:00.000Z', true], ['2012-11-06T18:00:00.000Z', false], ['2012-11-07T04:00:00.000Z', true], ['2012-11-10T18:00:00.000Z', false], ['2012-11-30T18:00:00.000Z', false]],
+      far.map((i) => i.start),
+      ['2040-07-02T13:30:00.000Z', '2040-07-09T13:30:00.000Z'],
     );
   });
 
+  it('forgets the events of a deleted item', async () => {
+    const id = await ingest(
+      'text/calendar',
+      ics('PUBLISH', [
+        ['UID:lunch@example.com', 'DTSTART:20260320T120000Z', 'DTEND:20260320T130000Z', 'SUMMARY:Lunch'],
+      ]),
+      'lunch.ics',
+    );
+    assert.equal(
+      (await list('2026-03-20T00:00:00Z', '2026-03-21T00:00:00Z')).filter((i) => i.uid === 'lunch@example.com').length,
+      1,
+    );
+    seq = (await h.call(ItemsDelete, { id })).seq;
+    assert.equal(
+      (await list('2026-03-20T00:00:00Z', '2026-03-21T00:00:00Z')).filter((i) => i.uid === 'lunch@example.com').length,
+      0,
+    );
+  });
+
+  it(
+    'shows an imported calendar file from the shared corpus with its RDATEs, EXDATEs and moved instances',
+    { skip: sharedSkip('corpus/calendar') },
+    async () => {
+      await ingest(
+        'text/calendar',
+        fs.readFileSync(sharedFile('corpus/calendar/ical.js/recur_instances.ics')),
+        'recur_instances.ics',
+      );
+      const instances = (await list('2012-10-01T00:00:00Z', '2013-01-01T00:00:00Z')).filter(
+        (i) => i.uid === '623c13c0-6c2b-45d6-a12b-c33ad61c4868',
+      );
+      // First Tuesdays at 10:00 Los Angeles (PDT then PST) and the RDATEs; 12-04 excluded; 10-02 moved to
+      // 15:00 PDT, the 11-05 RDATE moved to 11-06 20:00 PST (both by RECURRENCE-ID).
+      assert.deepEqual(
+        instances.map((i) => [i.start, i.modified]),
+        [
+          ['2012-10-02T22:00:00.000Z', true],
+          ['2012-11-06T18:00:00.000Z', false],
+          ['2012-11-07T04:00:00.000Z', true],
+          ['2012-11-10T18:00:00.000Z', false],
+          ['2012-11-30T18:00:00.000Z', false],
+        ],
+      );
+    },
+  );
+
   it('refuses a range that ends before it starts, saying so', async () => {
-    await assert.rejects(h.call(CalendarList, { from: '2026-03-02T00:00:00Z', to: '2026-03-01T00:00:00Z' }), /to .* must be after from/);
+    await assert.rejects(
+      h.call(CalendarList, { from: '2026-03-02T00:00:00Z', to: '2026-03-01T00:00:00Z' }),
+      /to .* must be after from/,
+    );
   });
 });

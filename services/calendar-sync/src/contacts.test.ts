@@ -20,17 +20,38 @@ describe('calendar-sync: Google contacts (People v1)', () => {
   const items = async () => {
     await h.call(MailAccounts, { min_seq: seq });
     return (
-      await sql<{ id: string; title: string; meta: { cards: Array<{ emails: Array<{ address: string }>; categories: string[] }> } }>`
-        select i.id, i.title, i.meta from ingest.items i where i.source_kind = 'contacts' and i.parent_id is null order by i.title`.execute(db)
-    ).rows.map((r) => ({ id: r.id, title: r.title, emails: r.meta.cards[0]!.emails.map((e) => e.address), categories: r.meta.cards[0]!.categories }));
+      await sql<{
+        id: string;
+        title: string;
+        meta: { cards: Array<{ emails: Array<{ address: string }>; categories: string[] }> };
+      }>`
+        select i.id, i.title, i.meta from ingest.items i where i.source_kind = 'contacts' and i.parent_id is null order by i.title`.execute(
+        db,
+      )
+    ).rows.map((r) => ({
+      id: r.id,
+      title: r.title,
+      emails: r.meta.cards[0]!.emails.map((e) => e.address),
+      categories: r.meta.cards[0]!.categories,
+    }));
   };
 
   before(async () => {
     h = await startGoogleCalendar();
     db = createDatabase<Record<string, never>>(h.env.config.databaseUrl, { schema: 'public' });
     const friends = h.people.addGroup('friends1', 'Friends');
-    h.people.put({ resourceName: 'people/c1', names: [{ displayName: 'Ann Lee', givenName: 'Ann', familyName: 'Lee' }], emailAddresses: [{ value: 'ann@example.com', type: 'home' }], phoneNumbers: [{ value: '+1 555 0100' }], memberships: [{ contactGroupMembership: { contactGroupResourceName: friends } }] });
-    h.people.put({ resourceName: 'people/c2', names: [{ displayName: 'Bob Stone' }], emailAddresses: [{ value: 'bob@example.com' }, { value: 'bob@work.example', type: 'work' }] });
+    h.people.put({
+      resourceName: 'people/c1',
+      names: [{ displayName: 'Ann Lee', givenName: 'Ann', familyName: 'Lee' }],
+      emailAddresses: [{ value: 'ann@example.com', type: 'home' }],
+      phoneNumbers: [{ value: '+1 555 0100' }],
+      memberships: [{ contactGroupMembership: { contactGroupResourceName: friends } }],
+    });
+    h.people.put({
+      resourceName: 'people/c2',
+      names: [{ displayName: 'Bob Stone' }],
+      emailAddresses: [{ value: 'bob@example.com' }, { value: 'bob@work.example', type: 'work' }],
+    });
     await h.connect(ACCOUNT);
   });
   after(async () => {
@@ -51,11 +72,18 @@ describe('calendar-sync: Google contacts (People v1)', () => {
 
   it('incremental with the sync token: an edit updates the same item, a deletion deletes it', async () => {
     const [ann] = await items();
-    h.people.put({ resourceName: 'people/c1', names: [{ displayName: 'Ann Lee-Smith' }], emailAddresses: [{ value: 'ann@example.com' }] });
+    h.people.put({
+      resourceName: 'people/c1',
+      names: [{ displayName: 'Ann Lee-Smith' }],
+      emailAddresses: [{ value: 'ann@example.com' }],
+    });
     h.people.remove('people/c2');
     assert.deepEqual(await sync(), { account: ACCOUNT, mode: 'incremental', changed: 2 });
     const after = await items();
-    assert.deepEqual(after.map((i) => [i.id, i.title]), [[ann!.id, 'Ann Lee-Smith']]);
+    assert.deepEqual(
+      after.map((i) => [i.id, i.title]),
+      [[ann!.id, 'Ann Lee-Smith']],
+    );
   });
 
   it('an expired sync token: everything listed again, nothing unchanged mirrored twice', async () => {
@@ -65,10 +93,17 @@ describe('calendar-sync: Google contacts (People v1)', () => {
   });
 
   it('an edit in the memex goes to Google with the etag; a 412-like stale etag re-reads, merges other fields, refuses the same field', async () => {
-    const written = await h.call(ContactsUpdate, { account: ACCOUNT, resource_name: 'people/c1', phones: ['+1 555 0199'] });
+    const written = await h.call(ContactsUpdate, {
+      account: ACCOUNT,
+      resource_name: 'people/c1',
+      phones: ['+1 555 0199'],
+    });
     seq = written.seq;
     assert.equal(written.merged, false);
-    assert.deepEqual(h.people.person('people/c1')?.phoneNumbers?.map((p) => p.value), ['+1 555 0199']);
+    assert.deepEqual(
+      h.people.person('people/c1')?.phoneNumbers?.map((p) => p.value),
+      ['+1 555 0199'],
+    );
     // Someone renames Ann at Google; the memex has not synced since.
     h.people.edit('people/c1', { names: [{ displayName: 'Ann L.' }] });
     await assert.rejects(
@@ -76,11 +111,22 @@ describe('calendar-sync: Google contacts (People v1)', () => {
       (e: unknown) => e instanceof MemexError && e.code === 'conflict' && /name: "Ann L\." there/.test(e.message),
     );
     assert.equal(h.people.person('people/c1')?.names?.[0]?.displayName, 'Ann L.', 'their rename stands');
-    const merged = await h.call(ContactsUpdate, { account: ACCOUNT, resource_name: 'people/c1', addresses: ['1 Main St, Springfield'] });
+    const merged = await h.call(ContactsUpdate, {
+      account: ACCOUNT,
+      resource_name: 'people/c1',
+      addresses: ['1 Main St, Springfield'],
+    });
     seq = merged.seq;
     assert.equal(merged.merged, true);
     const ann = h.people.person('people/c1')!;
-    assert.deepEqual([ann.names?.[0]?.displayName, ann.addresses?.[0]?.formattedValue], ['Ann L.', '1 Main St, Springfield']);
-    assert.deepEqual((await items()).map((i) => i.title), ['Ann L.'], 'the memex card is Google\'s again');
+    assert.deepEqual(
+      [ann.names?.[0]?.displayName, ann.addresses?.[0]?.formattedValue],
+      ['Ann L.', '1 Main St, Springfield'],
+    );
+    assert.deepEqual(
+      (await items()).map((i) => i.title),
+      ['Ann L.'],
+      "the memex card is Google's again",
+    );
   });
 });

@@ -1,6 +1,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { CalendarCreate, CalendarDelete, CalendarList, CalendarRsvp, CalendarSync, CalendarUpdate, Ingest, MemexError, type ResultOf } from '@memex/contracts';
+import {
+  CalendarCreate,
+  CalendarDelete,
+  CalendarList,
+  CalendarRsvp,
+  CalendarSync,
+  CalendarUpdate,
+  Ingest,
+  MemexError,
+  type ResultOf,
+} from '@memex/contracts';
 import { invitationMail } from './testing/generate.js';
 import { startGoogleCalendar, type GoogleHarness } from './testing/google.js';
 
@@ -15,7 +25,10 @@ const SERIES = {
   end: { dateTime: '2026-03-16T10:00:00+01:00', timeZone: 'Europe/Berlin' },
   recurrence: ['RRULE:FREQ=WEEKLY;COUNT=6'],
   organizer: { email: 'ada@example.com', displayName: 'Ada' },
-  attendees: [{ email: 'owner@example.com', responseStatus: 'accepted' }, { email: 'bob@example.com', displayName: 'Bob', responseStatus: 'needsAction' }],
+  attendees: [
+    { email: 'owner@example.com', responseStatus: 'accepted' },
+    { email: 'bob@example.com', displayName: 'Bob', responseStatus: 'needsAction' },
+  ],
 };
 
 describe('calendar-sync: Google Calendar v3', () => {
@@ -26,7 +39,8 @@ describe('calendar-sync: Google Calendar v3', () => {
     seq = Math.max(seq, result.seq);
     return result.accounts[0]!.calendars[0]!;
   };
-  const list = async (from: string, to: string): Promise<Instances> => (await h.call(CalendarList, { from, to, min_seq: seq })).instances;
+  const list = async (from: string, to: string): Promise<Instances> =>
+    (await h.call(CalendarList, { from, to, min_seq: seq })).instances;
 
   before(async () => {
     h = await startGoogleCalendar();
@@ -34,17 +48,32 @@ describe('calendar-sync: Google Calendar v3', () => {
     h.calendar.put('primary', SERIES);
     // The 23 March instance moved to Tuesday 14:00; the 6 April one cancelled.
     h.calendar.put('primary', {
-      id: 'weekly1_20260323T080000Z', recurringEventId: 'weekly1', iCalUID: 'weekly1@google.com', summary: 'Weekly sync (moved)',
+      id: 'weekly1_20260323T080000Z',
+      recurringEventId: 'weekly1',
+      iCalUID: 'weekly1@google.com',
+      summary: 'Weekly sync (moved)',
       originalStartTime: { dateTime: '2026-03-23T09:00:00+01:00', timeZone: 'Europe/Berlin' },
       start: { dateTime: '2026-03-24T14:00:00+01:00', timeZone: 'Europe/Berlin' },
       end: { dateTime: '2026-03-24T15:00:00+01:00', timeZone: 'Europe/Berlin' },
     });
     h.calendar.put('primary', {
-      id: 'weekly1_20260406T070000Z', recurringEventId: 'weekly1', status: 'cancelled',
+      id: 'weekly1_20260406T070000Z',
+      recurringEventId: 'weekly1',
+      status: 'cancelled',
       originalStartTime: { dateTime: '2026-04-06T09:00:00+02:00', timeZone: 'Europe/Berlin' },
     });
-    h.calendar.put('primary', { id: 'lunch1', summary: 'Lunch', start: { dateTime: '2026-03-20T12:00:00+01:00' }, end: { dateTime: '2026-03-20T13:00:00+01:00' } });
-    h.calendar.put('primary', { id: 'holiday1', summary: 'Holiday', start: { date: '2026-03-27' }, end: { date: '2026-03-28' } });
+    h.calendar.put('primary', {
+      id: 'lunch1',
+      summary: 'Lunch',
+      start: { dateTime: '2026-03-20T12:00:00+01:00' },
+      end: { dateTime: '2026-03-20T13:00:00+01:00' },
+    });
+    h.calendar.put('primary', {
+      id: 'holiday1',
+      summary: 'Holiday',
+      start: { date: '2026-03-27' },
+      end: { date: '2026-03-28' },
+    });
     await h.connect(ACCOUNT);
   });
   after(async () => h?.stop());
@@ -67,28 +96,53 @@ describe('calendar-sync: Google Calendar v3', () => {
       ],
     );
     assert.ok(instances[0]!.items[0]!.startsWith('google:owner@example.com/primary/'));
-    assert.deepEqual(instances[0]!.attendees.map((a) => [a.address, a.status]), [['owner@example.com', 'accepted'], ['bob@example.com', 'needs-action']]);
+    assert.deepEqual(
+      instances[0]!.attendees.map((a) => [a.address, a.status]),
+      [
+        ['owner@example.com', 'accepted'],
+        ['bob@example.com', 'needs-action'],
+      ],
+    );
   });
 
   it('incremental sync with the sync token: a change and a deletion at Google, nothing else republished', async () => {
-    h.calendar.put('primary', { id: 'lunch1', summary: 'Lunch with Bob', start: { dateTime: '2026-03-20T12:30:00+01:00' }, end: { dateTime: '2026-03-20T13:30:00+01:00' } });
+    h.calendar.put('primary', {
+      id: 'lunch1',
+      summary: 'Lunch with Bob',
+      start: { dateTime: '2026-03-20T12:30:00+01:00' },
+      end: { dateTime: '2026-03-20T13:30:00+01:00' },
+    });
     h.calendar.remove('primary', 'holiday1');
     const next = await sync();
     assert.deepEqual([next.mode, next.changed], ['incremental', 2]);
     assert.equal(h.calendar.syncTokensSeen.length, 1);
     const day = await list('2026-03-20T00:00:00Z', '2026-03-28T00:00:00Z');
-    assert.deepEqual(day.map((i) => [i.summary, i.start]), [['Lunch with Bob', '2026-03-20T11:30:00.000Z'], ['Weekly sync (moved)', '2026-03-24T13:00:00.000Z']]);
+    assert.deepEqual(
+      day.map((i) => [i.summary, i.start]),
+      [
+        ['Lunch with Bob', '2026-03-20T11:30:00.000Z'],
+        ['Weekly sync (moved)', '2026-03-24T13:00:00.000Z'],
+      ],
+    );
     assert.deepEqual([(await sync()).changed], [0], 'nothing changed, nothing published');
   });
 
   it('a 410 on the sync token: a full resync that publishes only what differs', async () => {
-    h.calendar.put('primary', { id: 'review1', summary: 'Review', start: { dateTime: '2026-03-25T10:00:00+01:00' }, end: { dateTime: '2026-03-25T11:00:00+01:00' } });
+    h.calendar.put('primary', {
+      id: 'review1',
+      summary: 'Review',
+      start: { dateTime: '2026-03-25T10:00:00+01:00' },
+      end: { dateTime: '2026-03-25T11:00:00+01:00' },
+    });
     h.calendar.expireTokens();
     const resync = await sync();
     // Only the new event: the unchanged ones keep their etag and are not published again.
     assert.deepEqual([resync.mode, resync.changed], ['resync', 1]);
     const week = await list('2026-03-23T00:00:00Z', '2026-03-30T00:00:00Z');
-    assert.deepEqual(week.map((i) => i.summary), ['Weekly sync (moved)', 'Review']);
+    assert.deepEqual(
+      week.map((i) => i.summary),
+      ['Weekly sync (moved)', 'Review'],
+    );
     assert.equal((await sync()).mode, 'incremental', 'the resync left a fresh token');
   });
 
@@ -97,9 +151,18 @@ describe('calendar-sync: Google Calendar v3', () => {
     seq = written;
     assert.equal(merged, false);
     const atGoogle = h.calendar.event('primary', 'weekly1')!;
-    assert.deepEqual(atGoogle.attendees?.map((a) => [a.email, a.responseStatus]), [['owner@example.com', 'declined'], ['bob@example.com', 'needsAction']]);
+    assert.deepEqual(
+      atGoogle.attendees?.map((a) => [a.email, a.responseStatus]),
+      [
+        ['owner@example.com', 'declined'],
+        ['bob@example.com', 'needsAction'],
+      ],
+    );
     const [first] = await list('2026-03-16T00:00:00Z', '2026-03-17T00:00:00Z');
-    assert.deepEqual(first?.attendees.map((a) => a.status), ['declined', 'needs-action']);
+    assert.deepEqual(
+      first?.attendees.map((a) => a.status),
+      ['declined', 'needs-action'],
+    );
     assert.equal((await sync()).changed, 0, 'the next sync finds the etag it wrote: nothing to publish');
   });
 
@@ -116,12 +179,22 @@ describe('calendar-sync: Google Calendar v3', () => {
   });
 
   it('a 412 on a move of a field someone else changed: reported, nothing overwritten; a change to another field merges', async () => {
-    h.calendar.edit('primary', 'lunch1', { start: { dateTime: '2026-03-20T13:00:00+01:00' }, end: { dateTime: '2026-03-20T14:00:00+01:00' } });
+    h.calendar.edit('primary', 'lunch1', {
+      start: { dateTime: '2026-03-20T13:00:00+01:00' },
+      end: { dateTime: '2026-03-20T14:00:00+01:00' },
+    });
     await assert.rejects(
       h.call(CalendarUpdate, { uid: 'lunch1@google.com', start: '2026-03-20T10:00:00Z', end: '2026-03-20T11:00:00Z' }),
-      (e: unknown) => e instanceof MemexError && e.code === 'conflict' && /changed at Google since the memex read it \(start/.test(e.message),
+      (e: unknown) =>
+        e instanceof MemexError &&
+        e.code === 'conflict' &&
+        /changed at Google since the memex read it \(start/.test(e.message),
     );
-    assert.equal(h.calendar.event('primary', 'lunch1')!.start?.dateTime, '2026-03-20T13:00:00+01:00', 'their move stands');
+    assert.equal(
+      h.calendar.event('primary', 'lunch1')!.start?.dateTime,
+      '2026-03-20T13:00:00+01:00',
+      'their move stands',
+    );
     const { merged } = await h.call(CalendarUpdate, { uid: 'lunch1@google.com', location: 'Canteen' });
     assert.equal(merged, true);
     const atGoogle = h.calendar.event('primary', 'lunch1')!;
@@ -129,24 +202,52 @@ describe('calendar-sync: Google Calendar v3', () => {
   });
 
   it('create, move and delete from the memex reach Google, and the next sync brings back nothing twice', async () => {
-    const created = await h.call(CalendarCreate, { account: ACCOUNT, summary: 'Dentist', start: '2026-03-26T08:00:00Z', end: '2026-03-26T09:00:00Z', time_zone: 'Europe/Berlin' });
+    const created = await h.call(CalendarCreate, {
+      account: ACCOUNT,
+      summary: 'Dentist',
+      start: '2026-03-26T08:00:00Z',
+      end: '2026-03-26T09:00:00Z',
+      time_zone: 'Europe/Berlin',
+    });
     seq = created.seq;
     assert.match(created.uid, /^new\d+@google\.com$/);
     assert.equal(h.calendar.event('primary', created.uid.replace('@google.com', ''))?.summary, 'Dentist');
-    seq = (await h.call(CalendarUpdate, { uid: created.uid, start: '2026-03-26T09:00:00Z', end: '2026-03-26T10:00:00Z' })).seq;
+    seq = (
+      await h.call(CalendarUpdate, { uid: created.uid, start: '2026-03-26T09:00:00Z', end: '2026-03-26T10:00:00Z' })
+    ).seq;
     const dentist = (await list('2026-03-26T00:00:00Z', '2026-03-27T00:00:00Z')).filter((i) => i.summary === 'Dentist');
-    assert.deepEqual(dentist.map((i) => [i.start, i.time_zone]), [['2026-03-26T09:00:00.000Z', 'Europe/Berlin']]);
+    assert.deepEqual(
+      dentist.map((i) => [i.start, i.time_zone]),
+      [['2026-03-26T09:00:00.000Z', 'Europe/Berlin']],
+    );
     seq = (await h.call(CalendarDelete, { uid: 'review1@google.com' })).seq;
     assert.equal(h.calendar.event('primary', 'review1')?.status, 'cancelled');
-    assert.deepEqual((await list('2026-03-25T00:00:00Z', '2026-03-26T00:00:00Z')).map((i) => i.summary), []);
+    assert.deepEqual(
+      (await list('2026-03-25T00:00:00Z', '2026-03-26T00:00:00Z')).map((i) => i.summary),
+      [],
+    );
     assert.equal((await sync()).changed, 0, 'what the memex wrote is not read back as new');
   });
 
   it('an invitation in a mail for an event of the Google calendar shows as that one event, from both places', async () => {
-    const mail = invitationMail('REQUEST', ['UID:lunch1@google.com', 'SEQUENCE:0', 'DTSTART:20260320T120000Z', 'DTEND:20260320T130000Z', 'SUMMARY:Lunch with Bob'], 'lunch-invite');
-    const ingested = await h.call(Ingest, { items: [{ type: 'message/rfc822', data: Buffer.from(mail).toString('base64'), source: { kind: 'test' } }] });
+    const mail = invitationMail(
+      'REQUEST',
+      [
+        'UID:lunch1@google.com',
+        'SEQUENCE:0',
+        'DTSTART:20260320T120000Z',
+        'DTEND:20260320T130000Z',
+        'SUMMARY:Lunch with Bob',
+      ],
+      'lunch-invite',
+    );
+    const ingested = await h.call(Ingest, {
+      items: [{ type: 'message/rfc822', data: Buffer.from(mail).toString('base64'), source: { kind: 'test' } }],
+    });
     seq = ingested.seq;
-    const lunch = (await list('2026-03-20T00:00:00Z', '2026-03-21T00:00:00Z')).filter((i) => i.uid === 'lunch1@google.com');
+    const lunch = (await list('2026-03-20T00:00:00Z', '2026-03-21T00:00:00Z')).filter(
+      (i) => i.uid === 'lunch1@google.com',
+    );
     assert.equal(lunch.length, 1, 'one event');
     assert.equal(lunch[0]!.items.length, 2, `from Google and from the mail: ${lunch[0]!.items.join(', ')}`);
     assert.ok(lunch[0]!.items.some((i) => i.startsWith('google:')));

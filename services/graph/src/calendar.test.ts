@@ -4,16 +4,37 @@ import { EntityGet, EntityNeighbors, MemexError, ReviewList } from '@memex/contr
 import { newId, type NamedDraft } from '@memex/bus';
 import { startGraph, type GraphHarness } from './testing/harness.js';
 
-const PERSON = (name: string, address: string, status = 'accepted') => ({ name, address, status, role: 'req-participant' });
+const PERSON = (name: string, address: string, status = 'accepted') => ({
+  name,
+  address,
+  status,
+  role: 'req-participant',
+});
 
 /** The item.ingested event services/ingest publishes for a calendar file (meta as its calendar handler writes it). */
 function calendarItem(id: string, events: Array<Record<string, unknown>>, method: string | null = null): NamedDraft {
-  return item(id, 'event', 'text/calendar', { format: 'icalendar', method, calendarName: null, timeZone: null, filename: null, otherComponents: {}, events });
+  return item(id, 'event', 'text/calendar', {
+    format: 'icalendar',
+    method,
+    calendarName: null,
+    timeZone: null,
+    filename: null,
+    otherComponents: {},
+    events,
+  });
 }
 
 /** The item.ingested event of a vCard file (meta as the contacts handler writes it). */
 function contactsItem(id: string, cards: Array<{ fullName: string; emails: string[] }>): NamedDraft {
-  return item(id, 'contact', 'text/vcard', { format: 'vcard', filename: null, cards: cards.map((c) => ({ fullName: c.fullName, emails: c.emails.map((address) => ({ address, types: [] })), phones: [] })) });
+  return item(id, 'contact', 'text/vcard', {
+    format: 'vcard',
+    filename: null,
+    cards: cards.map((c) => ({
+      fullName: c.fullName,
+      emails: c.emails.map((address) => ({ address, types: [] })),
+      phones: [],
+    })),
+  });
 }
 
 function item(id: string, kind: string, type: string, meta: Record<string, unknown>): NamedDraft {
@@ -26,8 +47,19 @@ function item(id: string, kind: string, type: string, meta: Record<string, unkno
     kind,
     occurred_at: '2026-03-18T09:00:00.000Z',
     data: {
-      id, kind, revision: 1, title: kind, source: { kind: 'import:test', id: '' }, external_id: null,
-      identity: `sha256:${id}`, origin: 'imported', content_type: type, content_sha256: sha, size: 1, text_sha256: sha, text_length: 0,
+      id,
+      kind,
+      revision: 1,
+      title: kind,
+      source: { kind: 'import:test', id: '' },
+      external_id: null,
+      identity: `sha256:${id}`,
+      origin: 'imported',
+      content_type: type,
+      content_sha256: sha,
+      size: 1,
+      text_sha256: sha,
+      text_length: 0,
       meta,
     },
   };
@@ -41,7 +73,11 @@ const REVIEW = {
   end: '2026-03-18T10:00:00.000Z',
   status: 'confirmed',
   organizer: { name: 'Ada Lovelace', address: 'ada@example.com' },
-  attendees: [PERSON('Bob', 'bob@example.com'), PERSON('Carol', 'carol@example.com'), PERSON('Dan', 'dan@example.com', 'declined')],
+  attendees: [
+    PERSON('Bob', 'bob@example.com'),
+    PERSON('Carol', 'carol@example.com'),
+    PERSON('Dan', 'dan@example.com', 'declined'),
+  ],
 };
 
 describe('graph: meetings from calendar items', () => {
@@ -58,7 +94,10 @@ describe('graph: meetings from calendar items', () => {
     assert.equal(card.entity.name, 'Quarterly review');
     const place = card.facts.find((f) => f.rel === 'located_at');
     assert.equal(place?.other && 'entity' in place.other && place.other.entity.key, 'place:room 4');
-    const attended = card.facts.filter((f) => f.rel === 'attended').map((f) => f.other && 'entity' in f.other && f.other.entity.key).sort();
+    const attended = card.facts
+      .filter((f) => f.rel === 'attended')
+      .map((f) => f.other && 'entity' in f.other && f.other.entity.key)
+      .sort();
     assert.deepEqual(attended, ['person:ada@example.com', 'person:bob@example.com', 'person:carol@example.com']);
     assert.ok(card.facts.every((f) => f.evidence.some((e) => 'item' in e && e.item === item)));
   });
@@ -66,16 +105,27 @@ describe('graph: meetings from calendar items', () => {
   test('people who meet get met_with links with the event as evidence, and the names the invitation gives', async () => {
     const bob = await h.call(EntityGet, { key: 'person:bob@example.com' });
     assert.equal(bob.entity.name, 'Bob');
-    const met = bob.facts.filter((f) => f.rel === 'met_with').map((f) => f.other && 'entity' in f.other && f.other.entity.key).sort();
+    const met = bob.facts
+      .filter((f) => f.rel === 'met_with')
+      .map((f) => f.other && 'entity' in f.other && f.other.entity.key)
+      .sort();
     assert.deepEqual(met, ['person:ada@example.com', 'person:carol@example.com']);
     const neighbors = await h.call(EntityNeighbors, { key: 'person:bob@example.com' });
     assert.ok(neighbors.neighbors.some((n) => n.entity.key === 'event:review-42@example.com'));
   });
 
   test('deleting the calendar item takes the event, its links and its names away', async () => {
-    await h.publish([{ type: 'item.deleted', subject: `item:${item}`, actor: { kind: 'user', id: 'owner' }, data: { id: item } }]);
-    await assert.rejects(h.call(EntityGet, { key: 'event:review-42@example.com' }), (e: unknown) => e instanceof MemexError && e.code === 'not_found');
-    await assert.rejects(h.call(EntityGet, { key: 'person:bob@example.com' }), (e: unknown) => e instanceof MemexError && e.code === 'not_found');
+    await h.publish([
+      { type: 'item.deleted', subject: `item:${item}`, actor: { kind: 'user', id: 'owner' }, data: { id: item } },
+    ]);
+    await assert.rejects(
+      h.call(EntityGet, { key: 'event:review-42@example.com' }),
+      (e: unknown) => e instanceof MemexError && e.code === 'not_found',
+    );
+    await assert.rejects(
+      h.call(EntityGet, { key: 'person:bob@example.com' }),
+      (e: unknown) => e instanceof MemexError && e.code === 'not_found',
+    );
   });
 });
 
@@ -83,7 +133,9 @@ describe('graph: people from contact cards', () => {
   let h: GraphHarness;
   before(async () => {
     h = await startGraph();
-    await h.publish([contactsItem(newId(), [{ fullName: 'Eve Example', emails: ['eve@example.com', 'Eve@Work.example'] }])]);
+    await h.publish([
+      contactsItem(newId(), [{ fullName: 'Eve Example', emails: ['eve@example.com', 'Eve@Work.example'] }]),
+    ]);
   });
   after(async () => h.stop());
 
@@ -91,7 +143,10 @@ describe('graph: people from contact cards', () => {
     for (const key of ['person:eve@example.com', 'person:eve@work.example']) {
       const card = await h.call(EntityGet, { key });
       assert.equal(card.entity.name, 'Eve Example');
-      assert.ok(card.timeline.some((t) => t.rels.includes('appears_in')), 'the card is on their timeline');
+      assert.ok(
+        card.timeline.some((t) => t.rels.includes('appears_in')),
+        'the card is on their timeline',
+      );
     }
     const { items } = await h.call(ReviewList, { kind: 'merge' });
     const merge = items.find((i) => i.entities.some((e) => e.key === 'person:eve@example.com'));

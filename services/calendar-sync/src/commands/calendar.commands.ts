@@ -27,14 +27,21 @@ export class CalendarCommands {
   ) {}
 
   @RpcMethod(ContactsUpdate)
-  updateContact({ account, resource_name, ...edit }: ParamsOf<typeof ContactsUpdate>): Promise<ResultOf<typeof ContactsUpdate>> {
+  updateContact({
+    account,
+    resource_name,
+    ...edit
+  }: ParamsOf<typeof ContactsUpdate>): Promise<ResultOf<typeof ContactsUpdate>> {
     return this.contactWrites.update(account, resource_name, edit);
   }
 
   @RpcMethod(ContactsSync)
   async syncContacts(params: ParamsOf<typeof ContactsSync>): Promise<ResultOf<typeof ContactsSync>> {
     const reports = await this.contacts.syncAll(params.account);
-    return { accounts: reports.map(({ account, mode, changed }) => ({ account, mode, changed })), seq: Math.max(0, ...reports.map((r) => r.seq)) };
+    return {
+      accounts: reports.map(({ account, mode, changed }) => ({ account, mode, changed })),
+      seq: Math.max(0, ...reports.map((r) => r.seq)),
+    };
   }
 
   @RpcMethod(CalendarSync)
@@ -64,6 +71,9 @@ export class CalendarCommands {
   @RpcMethod(CalendarCreate)
   create(params: ParamsOf<typeof CalendarCreate>): Promise<ResultOf<typeof CalendarCreate>> {
     const { account, calendar_id, time_zone, ...event } = params;
-    return this.writes.create(account, calendar_id ?? 'primary', { ...event, ...(time_zone ? { timeZone: time_zone } : {}) });
+    return this.writes.create(account, calendar_id ?? 'primary', {
+      ...event,
+      ...(time_zone ? { timeZone: time_zone } : {}),
+    });
   }
 }

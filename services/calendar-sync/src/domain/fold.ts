@@ -1,7 +1,10 @@
 import type { CalendarEvent } from '@memex/icalendar';
 import type { ComponentsTable, EventsTable } from '../projection/schema.js';
 
-export type Component = Pick<ComponentsTable, 'item_id' | 'rid' | 'method' | 'sequence' | 'data' | 'labels' | 'kind' | 'spam' | 'seq'>;
+export type Component = Pick<
+  ComponentsTable,
+  'item_id' | 'rid' | 'method' | 'sequence' | 'data' | 'labels' | 'kind' | 'spam' | 'seq'
+>;
 
 /** An event as its components add up to, before it is placed in time. */
 export interface FoldedEvent {

@@ -2,10 +2,14 @@ import type { people_v1 } from '@memex/google';
 import type { ContactFields } from '../projection/schema.js';
 
 /** The People API fields a contact is read with. */
-export const PERSON_FIELDS = 'names,emailAddresses,phoneNumbers,organizations,addresses,biographies,memberships,metadata';
+export const PERSON_FIELDS =
+  'names,emailAddresses,phoneNumbers,organizations,addresses,biographies,memberships,metadata';
 
 function text(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/\r?\n/g, '\\n').replace(/[,;]/g, (c) => `\\${c}`);
+  return value
+    .replace(/\\/g, '\\\\')
+    .replace(/\r?\n/g, '\\n')
+    .replace(/[,;]/g, (c) => `\\${c}`);
 }
 
 function typed(name: string, type: string | null | undefined, value: string): string {
@@ -30,8 +34,13 @@ export function vcardOf(person: people_v1.Schema$Person, groupNames: Map<string,
     `N:${[name?.familyName, name?.givenName, name?.middleName, name?.honorificPrefix, name?.honorificSuffix].map((p) => text(p ?? '')).join(';')}`,
     ...(person.emailAddresses ?? []).filter((e) => e.value).map((e) => typed('EMAIL', e.type, e.value!)),
     ...(person.phoneNumbers ?? []).filter((p) => p.value).map((p) => typed('TEL', p.type, p.value!)),
-    ...(person.organizations ?? []).slice(0, 1).flatMap((o) => [...(o.name ? [`ORG:${text(o.name)}`] : []), ...(o.title ? [`TITLE:${text(o.title)}`] : [])]),
-    ...(person.biographies ?? []).slice(0, 1).filter((b) => b.value).map((b) => `NOTE:${text(b.value!)}`),
+    ...(person.organizations ?? [])
+      .slice(0, 1)
+      .flatMap((o) => [...(o.name ? [`ORG:${text(o.name)}`] : []), ...(o.title ? [`TITLE:${text(o.title)}`] : [])]),
+    ...(person.biographies ?? [])
+      .slice(0, 1)
+      .filter((b) => b.value)
+      .map((b) => `NOTE:${text(b.value!)}`),
     ...(groups.length > 0 ? [`CATEGORIES:${groups.map(text).join(',')}`] : []),
     'END:VCARD',
     '',

@@ -13,7 +13,16 @@ const RESPONSES: Record<string, string> = {
 /** `20260316T090000` for an instant's wall-clock time in an IANA zone. */
 function wallClock(instant: Date, zone: string): string {
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
       .formatToParts(instant)
       .map((p) => [p.type, p.value]),
   );
@@ -34,14 +43,24 @@ function timeLine(name: string, time: GoogleTime | undefined, fallbackZone: stri
       // A zone Intl does not know: the instant in UTC is still right.
     }
   }
-  return `${name}:${instant.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '')}`;
+  return `${name}:${instant
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '')}`;
 }
 
 function text(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/\r?\n/g, '\\n').replace(/[,;]/g, (c) => `\\${c}`);
+  return value
+    .replace(/\\/g, '\\\\')
+    .replace(/\r?\n/g, '\\n')
+    .replace(/[,;]/g, (c) => `\\${c}`);
 }
 
-function person(name: string, entry: { email?: string | null; displayName?: string | null }, params: string[] = []): string {
+function person(
+  name: string,
+  entry: { email?: string | null; displayName?: string | null },
+  params: string[] = [],
+): string {
   const cn = entry.displayName ? [`CN="${entry.displayName.replace(/"/g, "'")}"`] : [];
   return `${[name, ...cn, ...params].join(';')}:mailto:${entry.email ?? ''}`;
 }
@@ -52,7 +71,11 @@ function person(name: string, entry: { email?: string | null; displayName?: stri
  * instance) and read back by the same ical.js reading as a calendar file, so a synced event and
  * an imported one are one thing. `masterUid` names the series when an instance omits its iCalUID.
  */
-export function fromGoogleEvent(event: calendar_v3.Schema$Event, calendarZone: string | null, masterUid?: string): CalendarEvent {
+export function fromGoogleEvent(
+  event: calendar_v3.Schema$Event,
+  calendarZone: string | null,
+  masterUid?: string,
+): CalendarEvent {
   const uid = event.iCalUID ?? masterUid ?? `${event.recurringEventId ?? event.id}@google.com`;
   const zone = event.start?.timeZone ?? calendarZone;
   const lines = [
@@ -72,7 +95,11 @@ export function fromGoogleEvent(event: calendar_v3.Schema$Event, calendarZone: s
     event.description ? `DESCRIPTION:${text(event.description)}` : null,
     event.transparency === 'transparent' ? 'TRANSP:TRANSPARENT' : null,
     event.organizer?.email ? person('ORGANIZER', event.organizer) : null,
-    ...(event.attendees ?? []).filter((a) => a.email).map((a) => person('ATTENDEE', a, [`PARTSTAT=${RESPONSES[a.responseStatus ?? 'needsAction'] ?? 'NEEDS-ACTION'}`])),
+    ...(event.attendees ?? [])
+      .filter((a) => a.email)
+      .map((a) =>
+        person('ATTENDEE', a, [`PARTSTAT=${RESPONSES[a.responseStatus ?? 'needsAction'] ?? 'NEEDS-ACTION'}`]),
+      ),
     event.htmlLink ? `URL:${event.htmlLink}` : null,
     'END:VEVENT',
     'END:VCALENDAR',

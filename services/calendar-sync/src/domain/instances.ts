@@ -35,12 +35,17 @@ function placed(rid: string, event: FoldedEvent, start: Date, end: Date): Placed
  * do not produce (moved from an RDATE that is gone) still shown. Cancelled ones are left out.
  * `expandedUntil` is set when the series goes on: its instances are complete up to there.
  */
-export function placeInstances(events: FoldedEvent[], from: Date, until: Date): { instances: PlacedInstance[]; expandedUntil: Date | null } {
+export function placeInstances(
+  events: FoldedEvent[],
+  from: Date,
+  until: Date,
+): { instances: PlacedInstance[]; expandedUntil: Date | null } {
   const master = events.find((e) => e.rid === '');
   const changed = new Map(events.filter((e) => e.rid !== '').map((e) => [e.rid, e]));
   const instances: PlacedInstance[] = [];
   let expandedUntil: Date | null = null;
-  const overlaps = (start: Date, end: Date) => start < until && (end > from || (end.getTime() === start.getTime() && start >= from));
+  const overlaps = (start: Date, end: Date) =>
+    start < until && (end > from || (end.getTime() === start.getTime() && start >= from));
   if (master && master.data.status !== 'cancelled') {
     if (master.data.source) {
       const expansion = expandSeries(master.data.source, from, until, MAX_STORED_INSTANCES);

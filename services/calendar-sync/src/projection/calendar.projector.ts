@@ -73,7 +73,11 @@ export class CalendarProjector {
       recorded_at: new Date(event.recorded_at),
       seq,
     }));
-    for (let i = 0; i < rows.length; i += 1000) await trx.insertInto('components').values(rows.slice(i, i + 1000)).execute();
+    for (let i = 0; i < rows.length; i += 1000)
+      await trx
+        .insertInto('components')
+        .values(rows.slice(i, i + 1000))
+        .execute();
     await this.refresh(trx, [...new Set([...before, ...rows.map((r) => r.uid)])]);
   }
 
@@ -92,28 +96,57 @@ export class CalendarProjector {
     const sources = [...last.keys()];
     const before = await trx.deleteFrom('components').where('item_id', 'in', sources).returning('uid').execute();
     const kept = [...last.entries()].filter(([, { event }]) => !event.data.deleted && event.data.event);
-    const gone = [...last.values()].filter(({ event }) => event.data.deleted || !event.data.event).map(({ event }) => event.data);
+    const gone = [...last.values()]
+      .filter(({ event }) => event.data.deleted || !event.data.event)
+      .map(({ event }) => event.data);
     for (const d of gone) {
-      await trx.deleteFrom('google_events').where('account', '=', d.account).where('calendar_id', '=', d.calendar_id).where('google_id', '=', d.google_id).execute();
+      await trx
+        .deleteFrom('google_events')
+        .where('account', '=', d.account)
+        .where('calendar_id', '=', d.calendar_id)
+        .where('google_id', '=', d.google_id)
+        .execute();
     }
     const rows = kept.map(([source, { event, seq }]) => {
       const data = event.data.event as unknown as CalendarEvent;
       return {
         component: {
-          item_id: source, position: 0, uid: data.uid, rid: data.recurrenceId ?? '', method: '', sequence: data.sequence,
-          data: JSON.stringify(data) as unknown as CalendarEvent, labels: [] as string[], kind: 'event', spam: false,
-          recorded_at: new Date(event.recorded_at), seq,
+          item_id: source,
+          position: 0,
+          uid: data.uid,
+          rid: data.recurrenceId ?? '',
+          method: '',
+          sequence: data.sequence,
+          data: JSON.stringify(data) as unknown as CalendarEvent,
+          labels: [] as string[],
+          kind: 'event',
+          spam: false,
+          recorded_at: new Date(event.recorded_at),
+          seq,
         },
-        held: { account: event.data.account, calendar_id: event.data.calendar_id, google_id: event.data.google_id, etag: event.data.etag, uid: data.uid },
+        held: {
+          account: event.data.account,
+          calendar_id: event.data.calendar_id,
+          google_id: event.data.google_id,
+          etag: event.data.etag,
+          uid: data.uid,
+        },
       };
     });
     for (let i = 0; i < rows.length; i += 1000) {
       const chunk = rows.slice(i, i + 1000);
-      await trx.insertInto('components').values(chunk.map((r) => r.component)).execute();
+      await trx
+        .insertInto('components')
+        .values(chunk.map((r) => r.component))
+        .execute();
       await trx
         .insertInto('google_events')
         .values(chunk.map((r) => r.held))
-        .onConflict((oc) => oc.columns(['account', 'calendar_id', 'google_id']).doUpdateSet((eb) => ({ etag: eb.ref('excluded.etag'), uid: eb.ref('excluded.uid') })))
+        .onConflict((oc) =>
+          oc
+            .columns(['account', 'calendar_id', 'google_id'])
+            .doUpdateSet((eb) => ({ etag: eb.ref('excluded.etag'), uid: eb.ref('excluded.uid') })),
+        )
         .execute();
     }
     const uids = [...new Set([...before.map((r) => r.uid), ...rows.map((r) => r.held.uid)])];
@@ -135,7 +168,11 @@ export class CalendarProjector {
   async contactSynced(trx: Trx, event: EventOf<typeof ContactSynced>): Promise<void> {
     const { account, resource_name, etag, item_id } = event.data;
     if (item_id === null) {
-      await trx.deleteFrom('google_contacts').where('account', '=', account).where('resource_name', '=', resource_name).execute();
+      await trx
+        .deleteFrom('google_contacts')
+        .where('account', '=', account)
+        .where('resource_name', '=', resource_name)
+        .execute();
       return;
     }
     const row = { etag, item_id, fields: event.data.fields ? (JSON.stringify(event.data.fields) as never) : null };
@@ -150,13 +187,21 @@ export class CalendarProjector {
   async contactsProgressed(trx: Trx, event: EventOf<typeof ContactsSyncProgressed>): Promise<void> {
     const { account, sync_token } = event.data;
     const row = { sync_token, synced_at: new Date(event.occurred_at) };
-    await trx.insertInto('google_contact_accounts').values({ account, ...row }).onConflict((oc) => oc.column('account').doUpdateSet(row)).execute();
+    await trx
+      .insertInto('google_contact_accounts')
+      .values({ account, ...row })
+      .onConflict((oc) => oc.column('account').doUpdateSet(row))
+      .execute();
   }
 
   @On(AccountConnected)
   async accountConnected(trx: Trx, event: EventOf<typeof AccountConnected>): Promise<void> {
     const { account, scopes } = event.data;
-    await trx.insertInto('google_accounts').values({ account, scopes }).onConflict((oc) => oc.column('account').doUpdateSet({ scopes })).execute();
+    await trx
+      .insertInto('google_accounts')
+      .values({ account, scopes })
+      .onConflict((oc) => oc.column('account').doUpdateSet({ scopes }))
+      .execute();
   }
 
   /** The account's calendars stop syncing; what was synced stays, like its mail. */
@@ -201,15 +246,35 @@ export class CalendarProjector {
       const { instances, expandedUntil } = placeInstances(folded, FOREVER_AGO, horizon);
       for (const event of folded) eventRows.push(eventRow(uid, event, event.rid === '' ? expandedUntil : null));
       for (const i of instances) {
-        instanceRows.push({ uid, rid: i.rid, event_rid: i.eventRid, span: spanOf(i.start, i.end), start: i.start, end: i.end, busy: i.busy });
+        instanceRows.push({
+          uid,
+          rid: i.rid,
+          event_rid: i.eventRid,
+          span: spanOf(i.start, i.end),
+          start: i.start,
+          end: i.end,
+          busy: i.busy,
+        });
       }
     }
     for (let i = 0; i < eventRows.length; i += 1000) {
-      const chunk = eventRows.slice(i, i + 1000).map((r) => ({ ...r, organizer: r.organizer ? JSON.stringify(r.organizer) : null, attendees: JSON.stringify(r.attendees) }));
-      await trx.insertInto('events').values(chunk as never).execute();
+      const chunk = eventRows
+        .slice(i, i + 1000)
+        .map((r) => ({
+          ...r,
+          organizer: r.organizer ? JSON.stringify(r.organizer) : null,
+          attendees: JSON.stringify(r.attendees),
+        }));
+      await trx
+        .insertInto('events')
+        .values(chunk as never)
+        .execute();
     }
     for (let i = 0; i < instanceRows.length; i += 2000) {
-      await trx.insertInto('instances').values(instanceRows.slice(i, i + 2000).map((r) => ({ ...r, span: sql`${r.span}::tstzrange` as never }))).execute();
+      await trx
+        .insertInto('instances')
+        .values(instanceRows.slice(i, i + 2000).map((r) => ({ ...r, span: sql`${r.span}::tstzrange` as never })))
+        .execute();
     }
   }
 }

@@ -45,7 +45,9 @@ export const calendarMigrations: Migration[] = [
         primary key (uid, rid)
       )`.execute(db);
       // Series that a window past their expanded instances must expand on the fly.
-      await sql`create index events_open_series on events (expanded_until) where expanded_until is not null`.execute(db);
+      await sql`create index events_open_series on events (expanded_until) where expanded_until is not null`.execute(
+        db,
+      );
       await sql`create table instances (
         uid text not null,
         rid text not null,
@@ -84,7 +86,9 @@ export const calendarMigrations: Migration[] = [
   {
     name: '003_google_contacts',
     async up(db) {
-      await sql`create table google_contact_accounts (account text primary key, sync_token text, synced_at timestamptz not null)`.execute(db);
+      await sql`create table google_contact_accounts (account text primary key, sync_token text, synced_at timestamptz not null)`.execute(
+        db,
+      );
       await sql`create table google_contacts (
         account text not null,
         resource_name text not null,

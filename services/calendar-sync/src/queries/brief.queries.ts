@@ -24,14 +24,23 @@ export class BriefQueries {
       .where(visibleTo(call.scope))
       .executeTakeFirst();
     if (!event) throw new MemexError('not_found', `no event ${JSON.stringify(params.uid)} in the calendar`);
-    const people = [...new Set([event.organizer?.address, ...event.attendees.filter((a) => a.status !== 'declined').map((a) => a.address)])]
-      .filter((address): address is string => Boolean(address));
+    const people = [
+      ...new Set([
+        event.organizer?.address,
+        ...event.attendees.filter((a) => a.status !== 'declined').map((a) => a.address),
+      ]),
+    ].filter((address): address is string => Boolean(address));
     // The graph resolves `person:<address>` and `event:<UID>` labels to its things; the caller's scope goes along.
     const brief = await callMethod(
       this.bus,
       ContextBrief,
       // min_seq goes along: the graph waits for the same writes the calendar waited for.
-      { labels: [...people.map((a) => `person:${a}`), `event:${event.uid}`], text: event.summary, budget_bytes: params.budget_bytes, min_seq: params.min_seq },
+      {
+        labels: [...people.map((a) => `person:${a}`), `event:${event.uid}`],
+        text: event.summary,
+        budget_bytes: params.budget_bytes,
+        min_seq: params.min_seq,
+      },
       { scope: call.scope },
     );
     return {

@@ -27,7 +27,12 @@ function range(params: { from: string; to: string }): { from: Date; to: Date } {
 /** The day an instant falls on in a zone (all-day instances of a series), or in UTC when the zone is not one Intl knows. */
 function dayIn(instant: Date, zone: string | null): string {
   try {
-    return new Intl.DateTimeFormat('en-CA', { timeZone: zone ?? 'UTC', year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+    return new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone ?? 'UTC',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).format(instant);
   } catch {
     return instant.toISOString().slice(0, 10);
   }
@@ -83,10 +88,16 @@ export class CalendarQueries {
   }
 
   @RpcMethod(CalendarFreebusy)
-  async freebusy(params: ParamsOf<typeof CalendarFreebusy>, call: CallContext): Promise<ResultOf<typeof CalendarFreebusy>> {
+  async freebusy(
+    params: ParamsOf<typeof CalendarFreebusy>,
+    call: CallContext,
+  ): Promise<ResultOf<typeof CalendarFreebusy>> {
     const { from, to } = range(params);
     const busy = (await this.overlapping(from, to, call.scope, Number.MAX_SAFE_INTEGER, true))
-      .map((i) => ({ start: Math.max(Date.parse(i.start), from.getTime()), end: Math.min(Date.parse(i.end), to.getTime()) }))
+      .map((i) => ({
+        start: Math.max(Date.parse(i.start), from.getTime()),
+        end: Math.min(Date.parse(i.end), to.getTime()),
+      }))
       .filter((i) => i.end > i.start)
       .sort((a, b) => a.start - b.start);
     const merged: Array<{ start: number; end: number }> = [];
@@ -95,7 +106,9 @@ export class CalendarQueries {
       if (last && interval.start <= last.end) last.end = Math.max(last.end, interval.end);
       else merged.push({ ...interval });
     }
-    return { busy: merged.map((i) => ({ start: new Date(i.start).toISOString(), end: new Date(i.end).toISOString() })) };
+    return {
+      busy: merged.map((i) => ({ start: new Date(i.start).toISOString(), end: new Date(i.end).toISOString() })),
+    };
   }
 
   /**
@@ -109,7 +122,9 @@ export class CalendarQueries {
       .innerJoin('events as e', (join) => join.onRef('e.uid', '=', 'i.uid').onRef('e.rid', '=', 'i.event_rid'))
       .selectAll('e')
       .select(['i.rid as instance_rid', 'i.start as instance_start', 'i.end as instance_end'])
-      .where(sql<boolean>`i.span && tstzrange(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, '[)')`)
+      .where(
+        sql<boolean>`i.span && tstzrange(${from.toISOString()}::timestamptz, ${to.toISOString()}::timestamptz, '[)')`,
+      )
       .where(visible)
       .orderBy('i.start')
       .limit(limit);
@@ -125,7 +140,12 @@ export class CalendarQueries {
       .execute();
     for (const series of open) {
       if (busyOnly && series.transparent) continue;
-      const changed = await this.db.selectFrom('events').selectAll().where('uid', '=', series.uid).where('rid', '<>', '').execute();
+      const changed = await this.db
+        .selectFrom('events')
+        .selectAll()
+        .where('uid', '=', series.uid)
+        .where('rid', '<>', '')
+        .execute();
       const byRid = new Map([series, ...changed].map((row) => [row.rid, row]));
       const since = series.expanded_until! > from ? series.expanded_until! : from;
       const { instances } = placeInstances([series, ...changed].map(foldedFromRow), since, to);

@@ -2,7 +2,15 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { AccountsToken, CalendarEventSynced, CalendarSyncProgressed, type Actor } from '@memex/contracts';
 import { callMethod, draftOf, EventPublisher, type Bus } from '@memex/bus';
-import { brokeredAuth, calendarApi, googleEndpoints, GOOGLE_SCOPES, httpStatus, withRetry, type calendar_v3 } from '@memex/google';
+import {
+  brokeredAuth,
+  calendarApi,
+  googleEndpoints,
+  GOOGLE_SCOPES,
+  httpStatus,
+  withRetry,
+  type calendar_v3,
+} from '@memex/google';
 import { BUS, DATABASE, ServiceHost } from '@memex/runtime';
 import { fromGoogleEvent } from '../domain/google-event.js';
 import type { CalendarDatabase } from '../projection/schema.js';
@@ -110,7 +118,14 @@ export class GoogleCalendarSync {
     const { seq } = await this.publisher.publish(CalendarSyncProgressed, {
       subject: `gcal:${account}/${calendarId}`,
       actor: actorOf(account),
-      data: { account, calendar_id: calendarId, summary: calendar.summary ?? calendarId, sync_token: result.syncToken, mode, changed: result.changed },
+      data: {
+        account,
+        calendar_id: calendarId,
+        summary: calendar.summary ?? calendarId,
+        sync_token: result.syncToken,
+        mode,
+        changed: result.changed,
+      },
     });
     return { calendar_id: calendarId, mode, changed: result.changed, seq };
   }
@@ -142,7 +157,14 @@ export class GoogleCalendarSync {
     let nextSyncToken: string | null = null;
     do {
       const page = await withRetry(() =>
-        api.events.list({ calendarId, syncToken: syncToken ?? undefined, pageToken, showDeleted: true, singleEvents: false, maxResults: PAGE_SIZE }),
+        api.events.list({
+          calendarId,
+          syncToken: syncToken ?? undefined,
+          pageToken,
+          showDeleted: true,
+          singleEvents: false,
+          maxResults: PAGE_SIZE,
+        }),
       );
       const items = page.data.items ?? [];
       const uids = new Map<string, string>();
@@ -154,7 +176,9 @@ export class GoogleCalendarSync {
         const known = held.get(item.id);
         const gone = item.status === 'cancelled' && !item.recurringEventId;
         if (gone ? !known : known?.etag === item.etag) continue;
-        const masterUid = item.recurringEventId ? (uids.get(item.recurringEventId) ?? held.get(item.recurringEventId)?.uid) : undefined;
+        const masterUid = item.recurringEventId
+          ? (uids.get(item.recurringEventId) ?? held.get(item.recurringEventId)?.uid)
+          : undefined;
         drafts.push(
           draftOf(CalendarEventSynced, {
             subject: `gcal:${account}/${calendarId}/${item.id}`,
@@ -165,7 +189,14 @@ export class GoogleCalendarSync {
               google_id: item.id,
               etag: item.etag ?? '',
               deleted: gone,
-              ...(gone ? {} : { event: fromGoogleEvent(item, calendar.timeZone ?? null, masterUid) as unknown as Record<string, unknown> }),
+              ...(gone
+                ? {}
+                : {
+                    event: fromGoogleEvent(item, calendar.timeZone ?? null, masterUid) as unknown as Record<
+                      string,
+                      unknown
+                    >,
+                  }),
             },
           }),
         );

@@ -50,7 +50,9 @@ function fieldsOf(change: EventChange): Field[] {
 /** Which of `fields` Google's current version changed since the memex read `base`. */
 function changedAtGoogle(fields: Field[], base: CalendarEvent, current: CalendarEvent): Field[] {
   const same = (field: keyof EventChange) =>
-    field === 'start' || field === 'end' ? Date.parse(base[field]) === Date.parse(current[field]) : base[field] === current[field];
+    field === 'start' || field === 'end'
+      ? Date.parse(base[field]) === Date.parse(current[field])
+      : base[field] === current[field];
   return fields.filter((field) => !same(field));
 }
 
@@ -71,7 +73,10 @@ export class GoogleCalendarWrites {
   ) {}
 
   private api(account: string): calendar_v3.Calendar {
-    return calendarApi(brokeredAuth(() => callMethod(this.bus, AccountsToken, { account, scope: 'calendar' })), googleEndpoints());
+    return calendarApi(
+      brokeredAuth(() => callMethod(this.bus, AccountsToken, { account, scope: 'calendar' })),
+      googleEndpoints(),
+    );
   }
 
   /** The Google event (the single event or the series) with this UID. */
@@ -92,14 +97,27 @@ export class GoogleCalendarWrites {
         `no Google event with UID ${JSON.stringify(uid)}: only events synced from a Google calendar can be changed at Google (calendar files and invitations stay as they are)`,
       );
     }
-    return { account: row.account, calendarId: row.calendar_id, googleId: row.google_id, etag: row.etag, data: row.data };
+    return {
+      account: row.account,
+      calendarId: row.calendar_id,
+      googleId: row.google_id,
+      etag: row.etag,
+      data: row.data,
+    };
   }
 
   private async record(account: string, calendarId: string, event: GoogleEvent, zone: string | null): Promise<number> {
     const { seq } = await this.publisher.publish(CalendarEventSynced, {
       subject: `gcal:${account}/${calendarId}/${event.id}`,
       actor: { kind: 'user', id: 'owner' },
-      data: { account, calendar_id: calendarId, google_id: event.id!, etag: event.etag ?? '', deleted: false, event: fromGoogleEvent(event, zone) as unknown as Record<string, unknown> },
+      data: {
+        account,
+        calendar_id: calendarId,
+        google_id: event.id!,
+        etag: event.etag ?? '',
+        deleted: false,
+        event: fromGoogleEvent(event, zone) as unknown as Record<string, unknown>,
+      },
     });
     return seq;
   }
@@ -116,7 +134,8 @@ export class GoogleCalendarWrites {
       if (httpStatus(error) !== 412) throw error;
     }
     const api = this.api(held.account);
-    const current = (await withRetry(() => api.events.get({ calendarId: held.calendarId, eventId: held.googleId }))).data;
+    const current = (await withRetry(() => api.events.get({ calendarId: held.calendarId, eventId: held.googleId })))
+      .data;
     merge(current);
     return { result: await withRetry(() => write(current.etag ?? '', current)), merged: true };
   }
@@ -127,19 +146,34 @@ export class GoogleCalendarWrites {
     const answer = (attendees: GoogleEvent['attendees']) => {
       const list = attendees ?? [];
       if (!list.some((a) => a.email?.toLowerCase() === held.account)) {
-        throw new MemexError('invalid_params', `${held.account} is not an attendee of ${JSON.stringify(held.data.summary)}`);
+        throw new MemexError(
+          'invalid_params',
+          `${held.account} is not an attendee of ${JSON.stringify(held.data.summary)}`,
+        );
       }
-      return list.map((a) => (a.email?.toLowerCase() === held.account ? { ...a, responseStatus: RESPONSES[response] } : a));
+      return list.map((a) =>
+        a.email?.toLowerCase() === held.account ? { ...a, responseStatus: RESPONSES[response] } : a,
+      );
     };
     const ours = held.data.attendees.map((a) => ({
       email: a.address,
       ...(a.name ? { displayName: a.name } : {}),
-      responseStatus: ({ 'needs-action': 'needsAction', delegated: 'needsAction' } as Record<string, string>)[a.status] ?? a.status,
+      responseStatus:
+        ({ 'needs-action': 'needsAction', delegated: 'needsAction' } as Record<string, string>)[a.status] ?? a.status,
     }));
     const { result, merged } = await this.withEtag(
       held,
       async (etag, current) =>
-        (await api.events.patch({ calendarId: held.calendarId, eventId: held.googleId, requestBody: { attendees: answer(current?.attendees ?? ours) } }, { headers: { 'If-Match': etag } })).data,
+        (
+          await api.events.patch(
+            {
+              calendarId: held.calendarId,
+              eventId: held.googleId,
+              requestBody: { attendees: answer(current?.attendees ?? ours) },
+            },
+            { headers: { 'If-Match': etag } },
+          )
+        ).data,
       () => undefined, // An answer is the owner's alone: it merges into any newer version.
     );
     return { seq: await this.record(held.account, held.calendarId, result, held.data.timeZone), merged };
@@ -151,7 +185,12 @@ export class GoogleCalendarWrites {
     const { result, merged } = await this.withEtag(
       held,
       async (etag) =>
-        (await api.events.patch({ calendarId: held.calendarId, eventId: held.googleId, requestBody: patchOf(change, held.data.timeZone) }, { headers: { 'If-Match': etag } })).data,
+        (
+          await api.events.patch(
+            { calendarId: held.calendarId, eventId: held.googleId, requestBody: patchOf(change, held.data.timeZone) },
+            { headers: { 'If-Match': etag } },
+          )
+        ).data,
       (current) => this.refuseConflicts(held, fieldsOf(change), current),
     );
     return { seq: await this.record(held.account, held.calendarId, result, held.data.timeZone), merged };
@@ -162,7 +201,8 @@ export class GoogleCalendarWrites {
     const api = this.api(held.account);
     const { merged } = await this.withEtag(
       held,
-      async (etag) => api.events.delete({ calendarId: held.calendarId, eventId: held.googleId }, { headers: { 'If-Match': etag } }),
+      async (etag) =>
+        api.events.delete({ calendarId: held.calendarId, eventId: held.googleId }, { headers: { 'If-Match': etag } }),
       // Deleting what someone changed meanwhile would throw their change away unseen.
       (current) => this.refuseConflicts(held, ALL_FIELDS, current),
     );
@@ -174,7 +214,12 @@ export class GoogleCalendarWrites {
     return { seq, merged };
   }
 
-  async create(account: string, calendarId: string, event: Required<Pick<EventChange, 'summary' | 'start' | 'end'>> & EventChange & { timeZone?: string; attendees?: string[] }): Promise<{ seq: number; uid: string }> {
+  async create(
+    account: string,
+    calendarId: string,
+    event: Required<Pick<EventChange, 'summary' | 'start' | 'end'>> &
+      EventChange & { timeZone?: string; attendees?: string[] },
+  ): Promise<{ seq: number; uid: string }> {
     const api = this.api(account);
     const requestBody: GoogleEvent = {
       ...patchOf(event, event.timeZone ?? null),
@@ -188,10 +233,19 @@ export class GoogleCalendarWrites {
   private refuseConflicts(held: Held, fields: Field[], current: GoogleEvent): void {
     const now = fromGoogleEvent(current, held.data.timeZone, held.data.uid);
     const conflicts = changedAtGoogle(fields, held.data, now);
-    if (now.status === 'cancelled') throw new MemexError('conflict', `${JSON.stringify(held.data.summary)} was deleted at Google meanwhile: nothing was changed`);
+    if (now.status === 'cancelled')
+      throw new MemexError(
+        'conflict',
+        `${JSON.stringify(held.data.summary)} was deleted at Google meanwhile: nothing was changed`,
+      );
     if (conflicts.length > 0) {
-      const said = conflicts.map((f) => `${f}: ${JSON.stringify(now[f])} at Google, ${JSON.stringify(held.data[f])} when the memex read it`).join('; ');
-      throw new MemexError('conflict', `${JSON.stringify(held.data.summary)} changed at Google since the memex read it (${said}); nothing was overwritten: sync and try again`);
+      const said = conflicts
+        .map((f) => `${f}: ${JSON.stringify(now[f])} at Google, ${JSON.stringify(held.data[f])} when the memex read it`)
+        .join('; ');
+      throw new MemexError(
+        'conflict',
+        `${JSON.stringify(held.data.summary)} changed at Google since the memex read it (${said}); nothing was overwritten: sync and try again`,
+      );
     }
   }
 }

@@ -1,8 +1,27 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import { AccountsToken, ContactsSyncProgressed, ContactSynced, Ingest, ItemsDelete, MemexError, OWNER_SCOPE, rpcSubject, type Actor, type ResultOf } from '@memex/contracts';
+import {
+  AccountsToken,
+  ContactsSyncProgressed,
+  ContactSynced,
+  Ingest,
+  ItemsDelete,
+  MemexError,
+  OWNER_SCOPE,
+  rpcSubject,
+  type Actor,
+  type ResultOf,
+} from '@memex/contracts';
 import { callMethod, callRpc, draftOf, EventPublisher, type Bus } from '@memex/bus';
-import { brokeredAuth, googleEndpoints, GOOGLE_SCOPES, httpStatus, peopleApi, withRetry, type people_v1 } from '@memex/google';
+import {
+  brokeredAuth,
+  googleEndpoints,
+  GOOGLE_SCOPES,
+  httpStatus,
+  peopleApi,
+  withRetry,
+  type people_v1,
+} from '@memex/google';
 import { BUS, DATABASE, ServiceHost } from '@memex/runtime';
 import { contactFields, PERSON_FIELDS, vcardOf } from '../domain/google-contact.js';
 import type { CalendarDatabase } from '../projection/schema.js';
@@ -66,7 +85,11 @@ export class GoogleContactsSync {
   private async syncAccount(account: string): Promise<ContactsSyncReport> {
     const api = this.api(account);
     const groups = await this.groups(api);
-    const state = await this.db.selectFrom('google_contact_accounts').select('sync_token').where('account', '=', account).executeTakeFirst();
+    const state = await this.db
+      .selectFrom('google_contact_accounts')
+      .select('sync_token')
+      .where('account', '=', account)
+      .executeTakeFirst();
     let mode: ContactsSyncReport['mode'] = state?.sync_token ? 'incremental' : 'first';
     let result: { changed: number; syncToken: string | null };
     try {
@@ -86,7 +109,10 @@ export class GoogleContactsSync {
 
   /** The People client for an account (access tokens from mail-sync). */
   api(account: string): people_v1.People {
-    return peopleApi(brokeredAuth(() => callMethod(this.bus, AccountsToken, { account, scope: 'contacts' })), googleEndpoints());
+    return peopleApi(
+      brokeredAuth(() => callMethod(this.bus, AccountsToken, { account, scope: 'contacts' })),
+      googleEndpoints(),
+    );
   }
 
   /** The names of the account's own contact groups, by resource name. */
@@ -96,7 +122,8 @@ export class GoogleContactsSync {
     do {
       const page = await withRetry(() => api.contactGroups.list({ pageToken, pageSize: 1000 }));
       for (const g of page.data.contactGroups ?? []) {
-        if (g.resourceName && g.groupType === 'USER_CONTACT_GROUP') groups.set(g.resourceName, g.formattedName ?? g.name ?? g.resourceName);
+        if (g.resourceName && g.groupType === 'USER_CONTACT_GROUP')
+          groups.set(g.resourceName, g.formattedName ?? g.name ?? g.resourceName);
       }
       pageToken = page.data.nextPageToken ?? undefined;
     } while (pageToken);
@@ -110,7 +137,13 @@ export class GoogleContactsSync {
     syncToken: string | null,
   ): Promise<{ changed: number; syncToken: string | null }> {
     const held = new Map(
-      (await this.db.selectFrom('google_contacts').select(['resource_name', 'etag', 'item_id']).where('account', '=', account).execute()).map((r) => [r.resource_name, r]),
+      (
+        await this.db
+          .selectFrom('google_contacts')
+          .select(['resource_name', 'etag', 'item_id'])
+          .where('account', '=', account)
+          .execute()
+      ).map((r) => [r.resource_name, r]),
     );
     const seen = new Set<string>();
     let changed = 0;
@@ -118,7 +151,14 @@ export class GoogleContactsSync {
     let nextSyncToken: string | null = null;
     do {
       const page = await withRetry(() =>
-        api.people.connections.list({ resourceName: 'people/me', personFields: PERSON_FIELDS, pageSize: 1000, pageToken, requestSyncToken: true, syncToken: syncToken ?? undefined }),
+        api.people.connections.list({
+          resourceName: 'people/me',
+          personFields: PERSON_FIELDS,
+          pageSize: 1000,
+          pageToken,
+          requestSyncToken: true,
+          syncToken: syncToken ?? undefined,
+        }),
       );
       const changes: people_v1.Schema$Person[] = [];
       for (const person of page.data.connections ?? []) {
@@ -134,7 +174,8 @@ export class GoogleContactsSync {
       nextSyncToken = page.data.nextSyncToken ?? null;
     } while (pageToken);
     if (syncToken === null) {
-      for (const [resourceName, known] of held) if (!seen.has(resourceName)) changed += await this.remove(account, resourceName, known.item_id);
+      for (const [resourceName, known] of held)
+        if (!seen.has(resourceName)) changed += await this.remove(account, resourceName, known.item_id);
     }
     return { changed, syncToken: nextSyncToken };
   }
@@ -167,7 +208,13 @@ export class GoogleContactsSync {
         draftOf(ContactSynced, {
           subject: `gcontact:${account}/${person.resourceName}`,
           actor: connector(account),
-          data: { account, resource_name: person.resourceName!, etag: person.etag ?? '', item_id: r.id, fields: contactFields(person) },
+          data: {
+            account,
+            resource_name: person.resourceName!,
+            etag: person.etag ?? '',
+            item_id: r.id,
+            fields: contactFields(person),
+          },
         }),
       ];
     });
@@ -177,7 +224,12 @@ export class GoogleContactsSync {
 
   private async remove(account: string, resourceName: string, itemId: string): Promise<number> {
     try {
-      await callRpc(this.bus, rpcSubject(ItemsDelete), { method: ItemsDelete.name, params: { id: itemId }, scope: OWNER_SCOPE, caller: connector(account) }, 60_000);
+      await callRpc(
+        this.bus,
+        rpcSubject(ItemsDelete),
+        { method: ItemsDelete.name, params: { id: itemId }, scope: OWNER_SCOPE, caller: connector(account) },
+        60_000,
+      );
     } catch (error) {
       if (!(error instanceof MemexError && error.code === 'not_found')) throw error;
     }

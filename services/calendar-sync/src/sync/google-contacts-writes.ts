@@ -59,12 +59,24 @@ export class GoogleContactsWrites {
       .where('account', '=', account)
       .where('resource_name', '=', resourceName)
       .executeTakeFirst();
-    if (!held) throw new MemexError('not_found', `no Google contact ${resourceName} of ${account} in the memex (memex contacts sync first)`);
+    if (!held)
+      throw new MemexError(
+        'not_found',
+        `no Google contact ${resourceName} of ${account} in the memex (memex contacts sync first)`,
+      );
     const { fields, body } = bodyOf(edit);
-    if (fields.length === 0) throw new MemexError('invalid_params', 'nothing to change: give a name, phones or addresses');
+    if (fields.length === 0)
+      throw new MemexError('invalid_params', 'nothing to change: give a name, phones or addresses');
     const api = this.contacts.api(account);
     const write = (etag: string) =>
-      withRetry(() => api.people.updateContact({ resourceName, updatePersonFields: fields.join(','), personFields: PERSON_FIELDS, requestBody: { ...body, etag } }));
+      withRetry(() =>
+        api.people.updateContact({
+          resourceName,
+          updatePersonFields: fields.join(','),
+          personFields: PERSON_FIELDS,
+          requestBody: { ...body, etag },
+        }),
+      );
     let merged = false;
     let answer: people_v1.Schema$Person;
     try {
@@ -74,7 +86,9 @@ export class GoogleContactsWrites {
       const current = (await withRetry(() => api.people.get({ resourceName, personFields: PERSON_FIELDS }))).data;
       const now = contactFields(current);
       const base = held.fields;
-      const changed = (Object.keys(edit) as Array<keyof ContactFields>).filter((f) => edit[f] !== undefined && (!base || JSON.stringify(base[f]) !== JSON.stringify(now[f])));
+      const changed = (Object.keys(edit) as Array<keyof ContactFields>).filter(
+        (f) => edit[f] !== undefined && (!base || JSON.stringify(base[f]) !== JSON.stringify(now[f])),
+      );
       if (changed.length > 0) {
         throw new MemexError(
           'conflict',

@@ -23,7 +23,9 @@ export class SyncScheduler implements OnApplicationBootstrap, OnApplicationShutd
   }
 
   private async poll(): Promise<void> {
-    await this.calendars.syncAll().catch((error: unknown) => this.logger.warn(`calendar sync failed: ${String(error)}`));
+    await this.calendars
+      .syncAll()
+      .catch((error: unknown) => this.logger.warn(`calendar sync failed: ${String(error)}`));
     await this.contacts.syncAll().catch((error: unknown) => this.logger.warn(`contacts sync failed: ${String(error)}`));
   }
 }

@@ -57,7 +57,14 @@ export class FakeCalendar {
   put(calendarId: string, event: calendar_v3.Schema$Event & { id: string }): void {
     const calendar = this.calendar(calendarId);
     const changedAt = ++this.changes;
-    calendar.events.set(event.id, { iCalUID: `${event.recurringEventId ?? event.id}@google.com`, status: 'confirmed', ...event, etag: `"${changedAt}"`, updated: new Date().toISOString(), changedAt });
+    calendar.events.set(event.id, {
+      iCalUID: `${event.recurringEventId ?? event.id}@google.com`,
+      status: 'confirmed',
+      ...event,
+      etag: `"${changedAt}"`,
+      updated: new Date().toISOString(),
+      changedAt,
+    });
   }
 
   /** Deletes an event at Google: it stays as `status: cancelled` for the incremental syncs. */
@@ -81,7 +88,8 @@ export class FakeCalendar {
   private found(req: FakeRequest): { calendar: FakeCalendarData; event: FakeEvent } | FakeResponse {
     const calendar = this.calendars.get(req.params[0]!);
     const event = calendar?.events.get(req.params[1]!);
-    if (!calendar || !event || (event.status === 'cancelled' && !event.recurringEventId)) return googleError(404, 'Not Found', 'notFound');
+    if (!calendar || !event || (event.status === 'cancelled' && !event.recurringEventId))
+      return googleError(404, 'Not Found', 'notFound');
     return { calendar, event };
   }
 
@@ -131,7 +139,13 @@ export class FakeCalendar {
       status: 200,
       body: {
         kind: 'calendar#calendarList',
-        items: [...this.calendars.values()].map((c) => ({ kind: 'calendar#calendarListEntry', id: c.id, summary: c.summary, timeZone: c.timeZone, accessRole: 'owner' })),
+        items: [...this.calendars.values()].map((c) => ({
+          kind: 'calendar#calendarListEntry',
+          id: c.id,
+          summary: c.summary,
+          timeZone: c.timeZone,
+          accessRole: 'owner',
+        })),
       },
     };
   }
@@ -165,7 +179,9 @@ export class FakeCalendar {
         summary: calendar.summary,
         timeZone: calendar.timeZone,
         items: page.map(({ changedAt: _, ...event }) => ({ kind: 'calendar#event', ...event })),
-        ...(more ? { nextPageToken: String(offset + size) } : { nextSyncToken: `st-${this.generation}-${this.changes}` }),
+        ...(more
+          ? { nextPageToken: String(offset + size) }
+          : { nextSyncToken: `st-${this.generation}-${this.changes}` }),
       },
     };
   }

@@ -19,7 +19,9 @@ export class FakePeople {
     server.route('GET', /^\/v1\/contactGroups$/, () => this.contactGroups());
     server.route('GET', /^\/v1\/people\/me\/connections$/, (req) => this.connections(req));
     server.route('GET', /^\/v1\/people\/(c[^/:]+)$/, (req) => this.get(`people/${req.params[0]}`));
-    server.route('PATCH', /^\/v1\/people\/(c[^/:]+):updateContact$/, (req) => this.update(req, `people/${req.params[0]}`));
+    server.route('PATCH', /^\/v1\/people\/(c[^/:]+):updateContact$/, (req) =>
+      this.update(req, `people/${req.params[0]}`),
+    );
   }
 
   addGroup(id: string, name: string): string {
@@ -59,10 +61,18 @@ export class FakePeople {
     const person = this.people.get(resourceName);
     if (!person || person.metadata?.deleted) return googleError(404, 'Requested entity was not found.', 'notFound');
     const body = req.body as people_v1.Schema$Person;
-    if (body.etag !== person.etag) return googleError(400, 'Request person.etag is different than the current person.etag. Clear local cache and get the latest person.', 'failedPrecondition');
-    const fields = (req.url.searchParams.get('updatePersonFields') ?? '').split(',') as Array<keyof people_v1.Schema$Person>;
+    if (body.etag !== person.etag)
+      return googleError(
+        400,
+        'Request person.etag is different than the current person.etag. Clear local cache and get the latest person.',
+        'failedPrecondition',
+      );
+    const fields = (req.url.searchParams.get('updatePersonFields') ?? '').split(',') as Array<
+      keyof people_v1.Schema$Person
+    >;
     const change = Object.fromEntries(fields.map((f) => [f, body[f]]));
-    if (change.names) change.names = (body.names ?? []).map((n) => ({ ...n, displayName: n.unstructuredName ?? n.displayName }));
+    if (change.names)
+      change.names = (body.names ?? []).map((n) => ({ ...n, displayName: n.unstructuredName ?? n.displayName }));
     this.edit(resourceName, change);
     return this.get(resourceName);
   }
@@ -76,8 +86,18 @@ export class FakePeople {
       status: 200,
       body: {
         contactGroups: [
-          { resourceName: 'contactGroups/myContacts', groupType: 'SYSTEM_CONTACT_GROUP', name: 'myContacts', formattedName: 'My Contacts' },
-          ...[...this.groups].map(([resourceName, name]) => ({ resourceName, groupType: 'USER_CONTACT_GROUP', name, formattedName: name })),
+          {
+            resourceName: 'contactGroups/myContacts',
+            groupType: 'SYSTEM_CONTACT_GROUP',
+            name: 'myContacts',
+            formattedName: 'My Contacts',
+          },
+          ...[...this.groups].map(([resourceName, name]) => ({
+            resourceName,
+            groupType: 'USER_CONTACT_GROUP',
+            name,
+            formattedName: name,
+          })),
         ],
         totalItems: this.groups.size + 1,
       },
@@ -90,10 +110,17 @@ export class FakePeople {
     let since = 0;
     if (token) {
       const [, generation, seq] = /^ps-(\d+)-(\d+)$/.exec(token) ?? [];
-      if (Number(generation) !== this.generation) return googleError(400, 'Sync token is expired. Clear local cache and retry call without the sync token.', 'EXPIRED_SYNC_TOKEN');
+      if (Number(generation) !== this.generation)
+        return googleError(
+          400,
+          'Sync token is expired. Clear local cache and retry call without the sync token.',
+          'EXPIRED_SYNC_TOKEN',
+        );
       since = Number(seq);
     }
-    const all = [...this.people.values()].filter((p) => p.changedAt > since && (token || !p.metadata?.deleted)).sort((a, b) => a.changedAt - b.changedAt);
+    const all = [...this.people.values()]
+      .filter((p) => p.changedAt > since && (token || !p.metadata?.deleted))
+      .sort((a, b) => a.changedAt - b.changedAt);
     const offset = Number(q.get('pageToken') ?? 0);
     const size = Number(q.get('pageSize') ?? 100);
     const more = offset + size < all.length;
@@ -102,7 +129,11 @@ export class FakePeople {
       body: {
         connections: all.slice(offset, offset + size).map(({ changedAt: _, ...p }) => p),
         totalPeople: all.length,
-        ...(more ? { nextPageToken: String(offset + size) } : q.get('requestSyncToken') === 'true' ? { nextSyncToken: `ps-${this.generation}-${this.changes}` } : {}),
+        ...(more
+          ? { nextPageToken: String(offset + size) }
+          : q.get('requestSyncToken') === 'true'
+            ? { nextSyncToken: `ps-${this.generation}-${this.changes}` }
+            : {}),
       },
     };
   }

@@ -2,9 +2,19 @@
 
 /** A VCALENDAR with one VEVENT per list of content lines (DTSTAMP added where missing). */
 export function ics(method: string | null, events: string[][]): string {
-  const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//memex//test//EN', ...(method ? [`METHOD:${method}`] : [])];
+  const lines = [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//memex//test//EN',
+    ...(method ? [`METHOD:${method}`] : []),
+  ];
   for (const event of events) {
-    lines.push('BEGIN:VEVENT', ...(event.some((l) => l.startsWith('DTSTAMP')) ? [] : ['DTSTAMP:20260301T120000Z']), ...event, 'END:VEVENT');
+    lines.push(
+      'BEGIN:VEVENT',
+      ...(event.some((l) => l.startsWith('DTSTAMP')) ? [] : ['DTSTAMP:20260301T120000Z']),
+      ...event,
+      'END:VEVENT',
+    );
   }
   lines.push('END:VCALENDAR', '');
   return lines.join('\r\n');
@@ -36,7 +46,13 @@ export function invitationMail(method: 'REQUEST' | 'REPLY' | 'CANCEL', event: st
 }
 
 const ZONES = ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'America/Los_Angeles', 'Europe/London'];
-const RULES = ['FREQ=WEEKLY', 'FREQ=DAILY;COUNT=200', 'FREQ=WEEKLY;BYDAY=MO,WE,FR', 'FREQ=MONTHLY;BYDAY=1TU', 'FREQ=WEEKLY;INTERVAL=2;COUNT=60'];
+const RULES = [
+  'FREQ=WEEKLY',
+  'FREQ=DAILY;COUNT=200',
+  'FREQ=WEEKLY;BYDAY=MO,WE,FR',
+  'FREQ=MONTHLY;BYDAY=1TU',
+  'FREQ=WEEKLY;INTERVAL=2;COUNT=60',
+];
 
 function stamp(date: Date): string {
   return date.toISOString().replace(/[-:]/g, '').slice(0, 15);
@@ -52,7 +68,9 @@ export function generatedCalendars(events: number, series: number, perFile: numb
   const origin = Date.UTC(2025, 0, 1);
   for (let n = 0; n < events; n++) {
     const zone = ZONES[n % ZONES.length]!;
-    const start = new Date(origin + Math.floor(random() * 730) * 86_400_000 + (8 + Math.floor(random() * 10)) * 3_600_000);
+    const start = new Date(
+      origin + Math.floor(random() * 730) * 86_400_000 + (8 + Math.floor(random() * 10)) * 3_600_000,
+    );
     const end = new Date(start.getTime() + (1 + Math.floor(random() * 4)) * 30 * 60_000);
     const lines = [
       `UID:gen-${n}@bench.example`,
@@ -76,14 +94,26 @@ export function generatedCalendars(events: number, series: number, perFile: numb
  * The same mix as `generatedCalendars` as Calendar v3 events (for the fake Google): `series` of
  * them recurring, each tenth series with an EXDATE.
  */
-export function generatedGoogleEvents(events: number, series: number, random: () => number): Array<Record<string, unknown> & { id: string }> {
+export function generatedGoogleEvents(
+  events: number,
+  series: number,
+  random: () => number,
+): Array<Record<string, unknown> & { id: string }> {
   const origin = Date.UTC(2025, 0, 1);
   const out: Array<Record<string, unknown> & { id: string }> = [];
   for (let n = 0; n < events; n++) {
     const timeZone = ZONES[n % ZONES.length]!;
-    const start = new Date(origin + Math.floor(random() * 730) * 86_400_000 + (8 + Math.floor(random() * 10)) * 3_600_000);
+    const start = new Date(
+      origin + Math.floor(random() * 730) * 86_400_000 + (8 + Math.floor(random() * 10)) * 3_600_000,
+    );
     const end = new Date(start.getTime() + (1 + Math.floor(random() * 4)) * 30 * 60_000);
-    const recurrence = n < series ? [`RRULE:${RULES[n % RULES.length]}`, ...(n % 10 === 0 ? [`EXDATE:${stamp(new Date(start.getTime() + 7 * 86_400_000))}Z`] : [])] : undefined;
+    const recurrence =
+      n < series
+        ? [
+            `RRULE:${RULES[n % RULES.length]}`,
+            ...(n % 10 === 0 ? [`EXDATE:${stamp(new Date(start.getTime() + 7 * 86_400_000))}Z`] : []),
+          ]
+        : undefined;
     out.push({
       id: `g${n}`,
       summary: `Event ${n}`,

@@ -1,5 +1,13 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import { AccountsAdd, AccountsList, CalendarList, OWNER_SCOPE, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
+import {
+  AccountsAdd,
+  AccountsList,
+  CalendarList,
+  OWNER_SCOPE,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
 import { Bus, callMethod } from '@memex/bus';
 import { endpointsEnv, GOOGLE_SCOPES } from '@memex/google';
 import { FakeGmail, FakeGoogleServer } from '@memex/google/testing';
@@ -26,7 +34,12 @@ export interface GoogleHarness {
 
 /** The environment calendar-sync runs under against the fake: its endpoints, no polling (tests sync by command). */
 export function calendarSyncEnv(google: FakeGoogleServer): Record<string, string> {
-  return { ...endpointsEnv(google.endpoints), MEMEX_CALENDAR_POLL_MS: '0', MEMEX_GMAIL_POLL_MS: '3600000', MEMEX_GOOGLE_RETRY_BASE_MS: '5' };
+  return {
+    ...endpointsEnv(google.endpoints),
+    MEMEX_CALENDAR_POLL_MS: '0',
+    MEMEX_GMAIL_POLL_MS: '3600000',
+    MEMEX_GOOGLE_RETRY_BASE_MS: '5',
+  };
 }
 
 export async function startGoogleCalendar(options: { calendarSync?: boolean } = {}): Promise<GoogleHarness> {
@@ -38,7 +51,10 @@ export async function startGoogleCalendar(options: { calendarSync?: boolean } = 
   const env = await createTestEnv();
   const ingest = await startService((config) => IngestModule.register(config), env.config);
   const mailSync = await startService((config) => MailSyncModule.register(config), env.config);
-  const calendarSync = options.calendarSync === false ? undefined : await startService((config) => CalendarSyncModule.register(config), env.config);
+  const calendarSync =
+    options.calendarSync === false
+      ? undefined
+      : await startService((config) => CalendarSyncModule.register(config), env.config);
   const bus = await Bus.connect(env.config.natsUrl, 'calendar-google-test');
   const call: GoogleHarness['call'] = (method, params) => callMethod(bus, method, params, { scope: OWNER_SCOPE });
   return {
@@ -51,10 +67,16 @@ export async function startGoogleCalendar(options: { calendarSync?: boolean } = 
     call,
     async connect(account) {
       const refreshToken = google.issueRefreshToken(account, Object.values(GOOGLE_SCOPES));
-      const { seq } = await call(AccountsAdd, { provider: 'google', client_id: google.clientId, client_secret: google.clientSecret, refresh_token: refreshToken });
+      const { seq } = await call(AccountsAdd, {
+        provider: 'google',
+        client_id: google.clientId,
+        client_secret: google.clientSecret,
+        refresh_token: refreshToken,
+      });
       // Both read models know the account before a sync asks for it.
       await call(AccountsList, { min_seq: seq });
-      if (calendarSync) await call(CalendarList, { from: '2000-01-01T00:00:00Z', to: '2000-01-02T00:00:00Z', min_seq: seq });
+      if (calendarSync)
+        await call(CalendarList, { from: '2000-01-01T00:00:00Z', to: '2000-01-02T00:00:00Z', min_seq: seq });
     },
     async stop() {
       await bus.close();

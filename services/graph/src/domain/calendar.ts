@@ -29,9 +29,9 @@ const ADDRESS = /^[^@\s<>()]+@[^@\s<>()]+$/;
 
 /** The events an item carries, or none: cancelled events and answers (REPLY) make no meeting. */
 export function calendarEventsOf(meta: Record<string, unknown>): CalendarEventFacts[] {
-  const calendar = (meta['format'] === 'icalendar' ? meta : meta['parsedAs'] === 'calendar' ? meta['calendar'] : null) as
-    | { method?: string | null; events?: CalendarEventFacts[] }
-    | null;
+  const calendar = (
+    meta['format'] === 'icalendar' ? meta : meta['parsedAs'] === 'calendar' ? meta['calendar'] : null
+  ) as { method?: string | null; events?: CalendarEventFacts[] } | null;
   if (!calendar || !Array.isArray(calendar.events)) return [];
   if (calendar.method === 'REPLY' || calendar.method === 'CANCEL') return [];
   return calendar.events.filter((e) => e.status !== 'cancelled' && typeof e.uid === 'string' && e.uid !== '');
@@ -53,7 +53,8 @@ export function meetingPairs(people: CalendarPerson[]): Array<[string, string]> 
   if (people.length > MAX_MEETING_SIZE) return [];
   const addresses = people.map((p) => p.address).sort();
   const pairs: Array<[string, string]> = [];
-  for (let i = 0; i < addresses.length; i++) for (let j = i + 1; j < addresses.length; j++) pairs.push([addresses[i]!, addresses[j]!]);
+  for (let i = 0; i < addresses.length; i++)
+    for (let j = i + 1; j < addresses.length; j++) pairs.push([addresses[i]!, addresses[j]!]);
   return pairs;
 }
 
@@ -71,5 +72,15 @@ export function contactCardsOf(meta: Record<string, unknown>): ContactCardFacts[
 
 /** A card's distinct, well-formed addresses, lowercase. */
 export function cardAddresses(card: ContactCardFacts): string[] {
-  return [...new Set(card.emails.map((e) => String(e.address ?? '').trim().toLowerCase()).filter((a) => ADDRESS.test(a)))];
+  return [
+    ...new Set(
+      card.emails
+        .map((e) =>
+          String(e.address ?? '')
+            .trim()
+            .toLowerCase(),
+        )
+        .filter((a) => ADDRESS.test(a)),
+    ),
+  ];
 }

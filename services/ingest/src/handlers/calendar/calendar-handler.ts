@@ -7,8 +7,15 @@ export const CALENDAR_LIMIT_BYTES = 50 * 1024 * 1024;
 
 export const calendarAttributesSchema = Type.Object(
   {
-    filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name; the title when the calendar names none." })),
-    modified: Type.Optional(Type.String({ format: 'date-time', description: "When the file was last changed (memex import folder sends it; the events carry their own dates)." })),
+    filename: Type.Optional(
+      Type.String({ minLength: 1, description: "The file's name; the title when the calendar names none." }),
+    ),
+    modified: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the file was last changed (memex import folder sends it; the events carry their own dates).',
+      }),
+    ),
     title: Type.Optional(Type.String({ minLength: 1, description: 'A title that overrides the calendar name.' })),
   },
   { additionalProperties: false },
@@ -19,7 +26,9 @@ type CalendarAttributes = Static<typeof calendarAttributesSchema>;
 function searchText(events: CalendarEvent[]): string {
   return events
     .map((e) => {
-      const people = [e.organizer, ...e.attendees].filter((p) => p !== null).map((p) => [p.name, p.address].filter(Boolean).join(' '));
+      const people = [e.organizer, ...e.attendees]
+        .filter((p) => p !== null)
+        .map((p) => [p.name, p.address].filter(Boolean).join(' '));
       return [e.summary, e.location, e.description, people.join(', ')].filter(Boolean).join('\n');
     })
     .join('\n\n');
@@ -39,7 +48,11 @@ function titleOf(meta: CalendarMeta, attributes: CalendarAttributes): string {
  * every VEVENT with instants, zone, recurrence and attendees in its meta; calendar-sync builds the
  * calendar from it and matches invitations to their events by UID.
  */
-export async function parseCalendar(input: { bytes: Buffer; type: string; attributes: Record<string, unknown> }): Promise<CalendarItem> {
+export async function parseCalendar(input: {
+  bytes: Buffer;
+  type: string;
+  attributes: Record<string, unknown>;
+}): Promise<CalendarItem> {
   const attributes = input.attributes as CalendarAttributes;
   const { text } = decodeText(input.bytes, charsetParam(input.type));
   let calendar;

@@ -62,7 +62,6 @@ function localDate(date: Date): string {
   return `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, '0')}-${String(date.getDate()).padStart(2, '0')}`;
 }
 
-
 /** node-ical's events, masters and changed instances alike. */
 function independentReading(text: string): NodeIcalEvent[] {
   const out: NodeIcalEvent[] = [];
@@ -79,10 +78,15 @@ function independentReading(text: string): NodeIcalEvent[] {
 function counterpart(theirs: NodeIcalEvent[], ours: CalendarEvent): NodeIcalEvent | undefined {
   return theirs.find((t) => {
     if (t.uid && t.uid !== ours.uid) return false;
-    if (!ours.recurrenceId) return !t.recurrenceid && (t.uid ? true : +new Date(t.start) === +new Date(ours.start) || ours.allDay);
-    return t.recurrenceid !== undefined && (ours.allDay
-      ? localDate(new Date(t.recurrenceid)) === ours.recurrenceId.slice(0, 10) || +new Date(t.recurrenceid) === +new Date(ours.recurrenceId)
-      : +new Date(t.recurrenceid) === +new Date(ours.recurrenceId));
+    if (!ours.recurrenceId)
+      return !t.recurrenceid && (t.uid ? true : +new Date(t.start) === +new Date(ours.start) || ours.allDay);
+    return (
+      t.recurrenceid !== undefined &&
+      (ours.allDay
+        ? localDate(new Date(t.recurrenceid)) === ours.recurrenceId.slice(0, 10) ||
+          +new Date(t.recurrenceid) === +new Date(ours.recurrenceId)
+        : +new Date(t.recurrenceid) === +new Date(ours.recurrenceId))
+    );
   });
 }
 
@@ -121,41 +125,107 @@ describe('calendar: the shared corpus', { skip }, () => {
 });
 
 /** Values worked out by hand from each file's text and the zone's offset on that day. */
-const HAND_CHECKED: Array<{ file: string; uid: string; recurrenceId?: string; start: string; end: string; zone: string | null }> = [
+const HAND_CHECKED: Array<{
+  file: string;
+  uid: string;
+  recurrenceId?: string;
+  start: string;
+  end: string;
+  zone: string | null;
+}> = [
   // 19:00–21:00 in Phoenix (UTC−7 all year, no DST).
-  { file: 'node-ical/meetup-timed-tz.ics', uid: 'event_nsmxnyppbfc@meetup.com', start: '2011-11-10T02:00:00.000Z', end: '2011-11-10T04:00:00.000Z', zone: 'America/Phoenix' },
+  {
+    file: 'node-ical/meetup-timed-tz.ics',
+    uid: 'event_nsmxnyppbfc@meetup.com',
+    start: '2011-11-10T02:00:00.000Z',
+    end: '2011-11-10T04:00:00.000Z',
+    zone: 'America/Phoenix',
+  },
   // A moved instance at 14:00 in Kyiv in August (EEST, UTC+3).
-  { file: 'node-ical/google-calendar-kiev-tz.ics', uid: '6m2q7kb2l02798oagemrcgm6pk@google.com', recurrenceId: '2016-08-26T11:00:00.000Z', start: '2016-08-26T11:00:00.000Z', end: '2016-08-26T12:00:00.000Z', zone: 'Europe/Kiev' },
+  {
+    file: 'node-ical/google-calendar-kiev-tz.ics',
+    uid: '6m2q7kb2l02798oagemrcgm6pk@google.com',
+    recurrenceId: '2016-08-26T11:00:00.000Z',
+    start: '2016-08-26T11:00:00.000Z',
+    end: '2016-08-26T12:00:00.000Z',
+    zone: 'Europe/Kiev',
+  },
   // Exchange's own zone, UTC+7: 09:00–12:00.
-  { file: 'node-ical/exchange-custom-tz.ics', uid: "040000008200E00074C5B7101A82E00800000000C9AB6E5A6AFED401000000000000000010000000C55132227F0F0948A7D58F6190A3AEF9", start: '2019-04-30T02:00:00.000Z', end: '2019-04-30T05:00:00.000Z', zone: '(UTC+07:00) Bangkok, Hanoi, Jakarta' },
+  {
+    file: 'node-ical/exchange-custom-tz.ics',
+    uid: '040000008200E00074C5B7101A82E00800000000C9AB6E5A6AFED401000000000000000010000000C55132227F0F0948A7D58F6190A3AEF9',
+    start: '2019-04-30T02:00:00.000Z',
+    end: '2019-04-30T05:00:00.000Z',
+    zone: '(UTC+07:00) Bangkok, Hanoi, Jakarta',
+  },
   // 15:00 in London on 23 October 2024 (BST, UTC+1).
-  { file: 'icalendar-py/alarm_thunderbird_future.ics', uid: 'b9a23b47-f109-4e7a-908c-75e925b27def', start: '2024-10-23T14:00:00.000Z', end: '2024-10-23T15:00:00.000Z', zone: 'Europe/London' },
+  {
+    file: 'icalendar-py/alarm_thunderbird_future.ics',
+    uid: 'b9a23b47-f109-4e7a-908c-75e925b27def',
+    start: '2024-10-23T14:00:00.000Z',
+    end: '2024-10-23T15:00:00.000Z',
+    zone: 'Europe/London',
+  },
   // The file's own Fiji zone: UTC+12 in August 2014 (no DST then); no DTEND, so no duration.
-  { file: 'icalendar-py/pacific_fiji.ics', uid: 'noend123', start: '2014-08-28T20:00:00.000Z', end: '2014-08-28T20:00:00.000Z', zone: 'custom_Pacific/Fiji' },
+  {
+    file: 'icalendar-py/pacific_fiji.ics',
+    uid: 'noend123',
+    start: '2014-08-28T20:00:00.000Z',
+    end: '2014-08-28T20:00:00.000Z',
+    zone: 'custom_Pacific/Fiji',
+  },
   // A floating time (no zone, no calendar zone) is read as UTC; a DTSTART alone lasts no time.
-  { file: 'icalendar-py/broken_ical.ics', uid: 'abc', start: '2014-04-09T09:30:00.000Z', end: '2014-04-09T09:30:00.000Z', zone: null },
+  {
+    file: 'icalendar-py/broken_ical.ics',
+    uid: 'abc',
+    start: '2014-04-09T09:30:00.000Z',
+    end: '2014-04-09T09:30:00.000Z',
+    zone: null,
+  },
   // No VTIMEZONE in the file: America/Los_Angeles comes from the IANA database (PDT, UTC−7).
-  { file: 'node-ical/daily-count-exdate-recurrence-id.ics', uid: '0000001', start: '2015-07-06T19:00:00.000Z', end: '2015-07-06T20:00:00.000Z', zone: 'America/Los_Angeles' },
+  {
+    file: 'node-ical/daily-count-exdate-recurrence-id.ics',
+    uid: '0000001',
+    start: '2015-07-06T19:00:00.000Z',
+    end: '2015-07-06T20:00:00.000Z',
+    zone: 'America/Los_Angeles',
+  },
   // A Windows display name for a zone, without VTIMEZONE: US Eastern, EDT (UTC−4) in July.
-  { file: 'node-ical/windows-quoted-tz-rrule.ics', uid: '0000001', start: '2015-07-06T16:00:00.000Z', end: '2015-07-06T20:00:00.000Z', zone: '(UTC-05:00) Eastern Time (US and Canada)' },
+  {
+    file: 'node-ical/windows-quoted-tz-rrule.ics',
+    uid: '0000001',
+    start: '2015-07-06T16:00:00.000Z',
+    end: '2015-07-06T20:00:00.000Z',
+    zone: '(UTC-05:00) Eastern Time (US and Canada)',
+  },
 ];
 
 describe('calendar: hand-checked instants', { skip }, () => {
   for (const check of HAND_CHECKED) {
     it(`${check.file}: ${check.start} – ${check.end}`, async () => {
       const item = await parseIcs(fs.readFileSync(sharedFile(`${CORPUS}/${check.file}`)));
-      const event = item.meta.events.find((e) => e.uid === check.uid && e.recurrenceId === (check.recurrenceId ?? null));
+      const event = item.meta.events.find(
+        (e) => e.uid === check.uid && e.recurrenceId === (check.recurrenceId ?? null),
+      );
       assert.ok(event, `no event ${check.uid}`);
-      assert.deepEqual({ start: event.start, end: event.end, zone: event.timeZone }, { start: check.start, end: check.end, zone: check.zone });
+      assert.deepEqual(
+        { start: event.start, end: event.end, zone: event.timeZone },
+        { start: check.start, end: check.end, zone: check.zone },
+      );
     });
   }
 
   it('keeps an all-day event as days across the October DST change in Berlin', async () => {
-    const item = await parseIcs(fs.readFileSync(sharedFile(`${CORPUS}/node-ical/whole_day_moved_over_dst_change_berlin.ics`)));
+    const item = await parseIcs(
+      fs.readFileSync(sharedFile(`${CORPUS}/node-ical/whole_day_moved_over_dst_change_berlin.ics`)),
+    );
     const [series, moved] = item.meta.events;
     assert.deepEqual([series?.startDate, series?.endDate, series?.allDay], ['2024-10-27', '2024-10-28', true]);
     assert.deepEqual(series?.recurrence?.rules, ['RRULE:FREQ=DAILY;WKST=SU;COUNT=3']);
-    assert.deepEqual([moved?.recurrenceId, moved?.startDate, moved?.endDate], ['2024-10-28T00:00:00.000Z', '2024-10-30', '2024-10-31']);
+    assert.deepEqual(
+      [moved?.recurrenceId, moved?.startDate, moved?.endDate],
+      ['2024-10-28T00:00:00.000Z', '2024-10-30', '2024-10-31'],
+    );
   });
 });
 
@@ -183,7 +253,10 @@ const INVITE = [
 describe('calendar: invitations in mail', () => {
   it('reads the text/calendar part of a message as the invitation, with its method, zone and attendees', async () => {
     const mail: EmailItem = await parseEmail(
-      withAttachment('You are invited.', { headers: ['Content-Type: text/calendar; method=REQUEST; charset=utf-8'], body: INVITE }),
+      withAttachment('You are invited.', {
+        headers: ['Content-Type: text/calendar; method=REQUEST; charset=utf-8'],
+        body: INVITE,
+      }),
     );
     const part = mail.children?.find((c) => c.kind === 'attachment' && c.meta.parsedAs === 'calendar');
     assert.ok(part && part.kind === 'attachment' && part.meta.calendar, 'no calendar part');
@@ -191,14 +264,25 @@ describe('calendar: invitations in mail', () => {
     assert.equal(calendar.method, 'REQUEST');
     const [event] = calendar.events;
     // 10:00 in Paris on 30 March 2026 is already summer time (UTC+2): the change was on the 29th.
-    assert.deepEqual([event?.uid, event?.start, event?.end, event?.timeZone], ['review-42@example.com', '2026-03-30T08:00:00.000Z', '2026-03-30T09:00:00.000Z', 'Europe/Paris']);
+    assert.deepEqual(
+      [event?.uid, event?.start, event?.end, event?.timeZone],
+      ['review-42@example.com', '2026-03-30T08:00:00.000Z', '2026-03-30T09:00:00.000Z', 'Europe/Paris'],
+    );
     assert.deepEqual(event?.organizer, { name: 'Ada Lovelace', address: 'ada@example.com' });
-    assert.deepEqual(event?.attendees.map((a) => [a.address, a.status]), [['bob@example.com', 'needs-action'], ['carol@example.com', 'accepted']]);
+    assert.deepEqual(
+      event?.attendees.map((a) => [a.address, a.status]),
+      [
+        ['bob@example.com', 'needs-action'],
+        ['carol@example.com', 'accepted'],
+      ],
+    );
     assert.match(part.text, /Quarterly review/);
   });
 
   it('keeps a broken calendar part as an attachment and says why it is unreadable', async () => {
-    const mail = await parseEmail(withAttachment('Hi', { headers: ['Content-Type: text/calendar'], body: 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n' }));
+    const mail = await parseEmail(
+      withAttachment('Hi', { headers: ['Content-Type: text/calendar'], body: 'BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n' }),
+    );
     const part = mail.children?.[0];
     assert.ok(part?.kind === 'attachment');
     assert.equal(part.meta.parsedAs, null);

@@ -14,8 +14,15 @@ export const CONTACTS_LIMIT_BYTES = 50 * 1024 * 1024;
 export const contactsAttributesSchema = Type.Object(
   {
     filename: Type.Optional(Type.String({ minLength: 1, description: "The file's name." })),
-    modified: Type.Optional(Type.String({ format: 'date-time', description: "When the file was last changed (memex import folder sends it)." })),
-    title: Type.Optional(Type.String({ minLength: 1, description: 'A title for the item (default: the name on the card).' })),
+    modified: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description: 'When the file was last changed (memex import folder sends it).',
+      }),
+    ),
+    title: Type.Optional(
+      Type.String({ minLength: 1, description: 'A title for the item (default: the name on the card).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -44,7 +51,11 @@ function searchText(cards: ContactCard[]): string {
  * `photo` attachment child, so its bytes are a blob like any other; the card keeps the child's
  * position. Cards are matched to people by address and phone downstream.
  */
-export async function parseContacts(input: { bytes: Buffer; type: string; attributes: Record<string, unknown> }): Promise<ContactItem> {
+export async function parseContacts(input: {
+  bytes: Buffer;
+  type: string;
+  attributes: Record<string, unknown>;
+}): Promise<ContactItem> {
   const attributes = input.attributes as ContactsAttributes;
   let cards: ContactCard[];
   try {
@@ -71,8 +82,15 @@ export async function parseContacts(input: { bytes: Buffer; type: string; attrib
           warnings: [],
           contentBytes: bytes,
           meta: {
-            filename: null, contentType, size: bytes.length, contentId: null, inline: false,
-            parsedAs: null, document: null, email: null, unreadable: null,
+            filename: null,
+            contentType,
+            size: bytes.length,
+            contentId: null,
+            inline: false,
+            parsedAs: null,
+            document: null,
+            email: null,
+            unreadable: null,
           },
         });
         return { mediaType, uri, child: children.length - 1 };
@@ -83,7 +101,9 @@ export async function parseContacts(input: { bytes: Buffer; type: string; attrib
   return {
     kind: 'contact',
     identity: `sha256:${sha256Hex(input.bytes)}`,
-    title: attributes.title ?? (cards.length === 1 ? first.fullName : `${first.fullName} and ${cards.length - 1} more contacts`),
+    title:
+      attributes.title ??
+      (cards.length === 1 ? first.fullName : `${first.fullName} and ${cards.length - 1} more contacts`),
     text: searchText(cards),
     occurredAt: attributes.modified ?? null,
     warnings: [],
@@ -96,7 +116,8 @@ export const contactsHandler: IngestHandler = {
   name: 'contacts',
   types: ['text/vcard', 'text/x-vcard', 'text/directory'],
   attributesSchema: contactsAttributesSchema,
-  identityRule: 'Content hash (sha256 of the bytes). The same source and external_id with new content updates the item.',
+  identityRule:
+    'Content hash (sha256 of the bytes). The same source and external_id with new content updates the item.',
   limitBytes: CONTACTS_LIMIT_BYTES,
   produces: ['contact', 'attachment'],
   updatable: true,

@@ -78,15 +78,27 @@ describe('contacts: values read by hand from the files', { skip }, () => {
 
   it('vCard 3.0 (RFC 2426 example): lowercase BEGIN, typed addresses, several cards', async () => {
     const cards = (await parseVcf(read('ez-vcard/rfc2426-example.vcf'))).meta.cards;
-    assert.deepEqual(cards.map((c) => c.fullName), ['Frank Dawson', 'Tim Howes']);
-    assert.deepEqual(cards[0]?.emails.map((e) => e.address), ['frank_dawson@lotus.com', 'fdawson@earthlink.net']);
+    assert.deepEqual(
+      cards.map((c) => c.fullName),
+      ['Frank Dawson', 'Tim Howes'],
+    );
+    assert.deepEqual(
+      cards[0]?.emails.map((e) => e.address),
+      ['frank_dawson@lotus.com', 'fdawson@earthlink.net'],
+    );
     assert.equal(cards[0]?.organization, 'Lotus Development Corporation');
   });
 
   it('vCard 4.0 (RFC 6350 example): tel URIs and structured names', async () => {
     const [card] = (await parseVcf(read('ez-vcard/rfc6350-example.vcf'))).meta.cards;
     assert.equal(card?.fullName, 'Simon Perreault');
-    assert.deepEqual(card?.name, { family: 'Perreault', given: 'Simon', additional: '', prefix: '', suffix: 'ing. jr,M.Sc.' });
+    assert.deepEqual(card?.name, {
+      family: 'Perreault',
+      given: 'Simon',
+      additional: '',
+      prefix: '',
+      suffix: 'ing. jr,M.Sc.',
+    });
     assert.equal(card?.phones[0]?.number, '+1-418-656-9254;ext=102');
   });
 
@@ -101,7 +113,10 @@ describe('contacts: values read by hand from the files', { skip }, () => {
 
 describe('contacts: bad input', () => {
   it('rejects a file that is not a vCard, naming what it starts with', async () => {
-    assert.match((await rejection(parseVcf('BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n'))).reason, /not a vCard file: it starts with "BEGIN:VCALENDAR"/);
+    assert.match(
+      (await rejection(parseVcf('BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n'))).reason,
+      /not a vCard file: it starts with "BEGIN:VCALENDAR"/,
+    );
   });
 
   it('rejects a card with no name and no address', async () => {

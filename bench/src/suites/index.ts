@@ -14,4 +14,5 @@ export const suites: Record<string, () => Promise<Suite>> = {
   calendar: async () => (await import('./calendar.js')).run,
   'mail-sync': async () => (await import('./mail-sync.js')).run,
   media: async () => (await import('./media.js')).run,
+  head: async () => (await import('./head.js')).run,
 };

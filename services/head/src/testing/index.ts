@@ -1,0 +1,2 @@
+/** Test and benchmark helpers (`@memex/head/testing`): never imported by the service itself. */
+export * from './fake-head.js';

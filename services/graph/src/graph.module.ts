@@ -5,10 +5,10 @@ import { Consistent } from './commands/consistent.js';
 import { LinksService } from './commands/links.service.js';
 import { TrailsService } from './commands/trails.service.js';
 import { GraphProjector } from './projection/graph.projector.js';
-import { BriefService } from './query/brief.service.js';
-import { EntitiesService } from './query/entities.service.js';
-import { MentionService } from './query/mention.service.js';
-import { ReviewService } from './query/review.service.js';
+import { BriefService } from './queries/brief.service.js';
+import { EntitiesService } from './queries/entities.service.js';
+import { MentionService } from './queries/mention.service.js';
+import { ReviewService } from './queries/review.service.js';
 
 /** The graph service: things, links with evidence, identity and review, trails, briefs and mentions. */
 @Module({})

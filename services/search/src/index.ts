@@ -1,2 +1,2 @@
 export { SearchModule } from './search.module.js';
-export { parseQuery, type ParsedQuery } from './query/parse.js';
+export { parseQuery, type ParsedQuery } from './queries/parse.js';

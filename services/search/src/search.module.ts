@@ -1,8 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
-import { SearchProjector } from './projector/search.projector.js';
-import { SearchService } from './query/search.service.js';
+import { SearchProjector } from './projection/search.projector.js';
+import { SearchService } from './queries/search.service.js';
 
 /** The search service: its projector (schema `search`) and hybrid search over it. */
 @Module({})

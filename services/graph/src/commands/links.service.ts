@@ -22,7 +22,7 @@ import { EventPublisher, newId } from '@memex/bus';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { linkId, parseRef, refString } from '../domain/keys.js';
 import { makerOf } from '../projection/entities.js';
-import { itemVisible, linkVisible, resolveEntity, type Db } from '../query/access.js';
+import { itemVisible, linkVisible, resolveEntity, type Db } from '../queries/access.js';
 import { Consistent } from './consistent.js';
 
 /**

@@ -17,7 +17,7 @@ import {
 import { EventPublisher, newId } from '@memex/bus';
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
-import { entityVisible, itemVisible, resolveEntity, summaries, type Db } from '../query/access.js';
+import { entityVisible, itemVisible, resolveEntity, summaries, type Db } from '../queries/access.js';
 import { anyWord } from '../domain/keys.js';
 import { Consistent } from './consistent.js';
 import { storedRef } from './links.service.js';

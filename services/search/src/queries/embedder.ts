@@ -1,5 +1,5 @@
 import { BUILTIN_SPEC, defaultProvider, loadProvider, type EmbeddingProvider } from '@memex/embeddings';
-import type { SpaceRow } from '../projector/vectors.js';
+import type { SpaceRow } from '../projection/vectors.js';
 
 /**
  * Embeds queries in the space search answers from, with the same model the workers used (loaded

@@ -15,7 +15,7 @@ import { visibleTo } from '@memex/db';
 import { defaultProvider, GLOVE_SIF_SPACE, isZeroVector } from '@memex/embeddings';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
-import { vectorLiteral, vectorTables, type SpaceRow } from '../projector/vectors.js';
+import { vectorLiteral, vectorTables, type SpaceRow } from '../projection/vectors.js';
 import { fieldMatches, TEXT_CONFIG } from '../domain/text.js';
 import { QueryEmbedder } from './embedder.js';
 import { allOf, filterConditions } from './filters.js';

@@ -93,13 +93,14 @@ describe('memex.ingest (service over NATS)', () => {
     assert.deepEqual((await h.call(Ingest, { items: [doc('# Plan\nSecond draft.', 'plan.md')] })).results, [{ status: 'duplicate', id }]);
   });
 
-  test('items.content hands out a safe base name to save under, and the file name as it arrived', async () => {
+  test('items.content and a title made from a file name give a safe base name; items.content keeps the original', async () => {
     const original = '../../../../root/.ssh/authorized_keys\u0007';
     const created = await h.call(Ingest, {
       items: [{ type: 'text/plain', text: 'ssh-ed25519 AAAA', source: { kind: 'folder', id: 'odd' }, attributes: { filename: original } }],
     });
     const id = created.results[0]!.id!;
-    await h.call(ItemsGet, { id, min_seq: created.seq });
+    const item = await h.call(ItemsGet, { id, min_seq: created.seq });
+    assert.equal(item.title, 'authorized_keys_', 'a title made from the file name is its safe base name');
     const content = await h.call(ItemsContent, { id });
     assert.equal(content.filename, 'authorized_keys_');
     assert.equal(content.original_filename, original);

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { typeOfFileName } from '@memex/contracts';
+import { safeFileName, typeOfFileName } from '@memex/contracts';
 import {
   RejectedItem,
   type DocumentItem,
@@ -137,7 +137,8 @@ export async function parseDocument({ bytes, type, attributes }: HandlerInput): 
   return {
     kind: 'document',
     identity: `sha256:${sha256Hex(bytes)}`,
-    title: attrs.title ?? result.title ?? attrs.filename ?? firstLine(result.text) ?? '(untitled)',
+    // A title made from a file name is its safe base name; meta.filename keeps the name as it arrived.
+    title: attrs.title ?? result.title ?? safeFileName(attrs.filename) ?? firstLine(result.text) ?? '(untitled)',
     text: result.text,
     occurredAt:
       plausibleDate(result.occurredAt) ?? plausibleDate(attrs.modified ? new Date(attrs.modified).toISOString() : null),

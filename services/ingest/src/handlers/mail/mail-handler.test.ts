@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { importedMailAccount, isSpamFolder } from './mail-handler.js';
 import { decideOutcome } from '../outcome.js';
 import { mailHandler } from './mail-handler.js';
-import { CORPUS_SKIP, fixture, message, pdf } from '../testing/build.js';
+import { CORPUS_SKIP, fixture, message, pdf, withAttachment } from '../testing/build.js';
 import { parseEmail } from '../testing/parse.js';
 import type { AttachmentItem } from '../handler.js';
 
@@ -123,6 +123,21 @@ describe('mail: multipart/alternative with attachments', () => {
     assert.equal(attachment.meta.filename, 'broken.pdf');
     assert.equal(attachment.text, '');
     assert.match(attachment.meta.unreadable ?? '', /^not a PDF/);
+  });
+
+  it('titles an attachment by the safe base name of its file name, keeping the name as it arrived', async () => {
+    const item = await parseEmail(
+      withAttachment('See attached.', {
+        headers: [
+          'Content-Type: text/plain',
+          'Content-Disposition: attachment; filename="../../../../root/.ssh/authorized_keys"',
+        ],
+        body: 'ssh-ed25519 AAAA',
+      }),
+    );
+    const attachment = item.children?.[0] as AttachmentItem;
+    assert.equal(attachment.title, 'authorized_keys');
+    assert.equal(attachment.meta.filename, '../../../../root/.ssh/authorized_keys');
   });
 
   it('reads a PDF attachment of a real message', { skip: CORPUS_SKIP }, async () => {

@@ -1,5 +1,6 @@
 import { simpleParser, type AddressObject, type Attachment, type EmailAddress, type ParsedMail } from 'mailparser';
 import { Type } from '@sinclair/typebox';
+import { safeFileName } from '@memex/contracts';
 import {
   RejectedItem,
   type Address,
@@ -338,7 +339,7 @@ async function parseAttachment(
   const item: AttachmentItem = {
     kind: 'attachment',
     identity: `sha256:${sha256Hex(bytes)}`,
-    title: filename ?? `attachment ${index + 1} (${contentType})`,
+    title: safeFileName(filename) ?? `attachment ${index + 1} (${contentType})`,
     text: '',
     occurredAt,
     warnings: [],

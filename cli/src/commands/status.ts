@@ -19,7 +19,7 @@ const count = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString(
 
 const MEANING: Record<string, string> = {
   ok: 'ok',
-  degraded: 'degraded: some events failed to project (a read model misses data), or a service needs you (below)',
+  degraded: 'degraded: some events failed to project, so a read model misses data',
   starting: 'starting: not every service answers yet',
 };
 
@@ -30,7 +30,7 @@ const MEANING: Record<string, string> = {
 export function statusText(url: string, health: Health, backlog?: ResultOf<typeof JobsStatus>): string {
   const width = Math.max(...health.services.map((s) => s.service.length));
   const lines = [
-    `memex at ${url}: ${MEANING[health.status] ?? health.status}`,
+    `memex at ${url}: ${health.status === 'degraded' && !health.failures ? 'degraded: a service needs you (below)' : (MEANING[health.status] ?? health.status)}`,
     `log: ${health.log.last_seq === null ? 'not reachable' : count(health.log.last_seq, 'event')}`,
     ...health.services.map((s) => {
       const failed = s.projector?.failures ?? 0;

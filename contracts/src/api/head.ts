@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Type } from '@sinclair/typebox';
 import { TriggerAction, TriggerFilter, TriggerOn } from '../events/head.js';
+import { MailSummary } from './mail.js';
 import { defineMethod, Seq, type MethodDefinition } from './method.js';
 
 export const HeadEnroll = defineMethod({
@@ -112,6 +113,20 @@ export const TriggersRemove = defineMethod({
   result: Type.Object({ seq: Seq }),
 });
 
+export const Inbox = defineMethod({
+  name: 'memex.inbox',
+  service: 'head',
+  kind: 'query',
+  access: 'any',
+  summary:
+    'What waits for the person, for the head’s inbox (seed §3.2): conversations whose last message is to me and unanswered, and those I wrote last without an answer for `waiting_days`, within the caller’s scope (mail needs the label mail). Commitments due join when commitments exist.',
+  params: Type.Object({
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 20 })),
+    waiting_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650, default: 3 })),
+  }),
+  result: Type.Object({ needs_reply: Type.Array(MailSummary), waiting: Type.Array(MailSummary) }),
+});
+
 export const headMethods: MethodDefinition[] = [
   HeadEnroll,
   HeadStatus,
@@ -119,6 +134,7 @@ export const headMethods: MethodDefinition[] = [
   TriggersAdd,
   TriggersList,
   TriggersRemove,
+  Inbox,
 ];
 
 /** contracts/api/head.proto: the link's frames and the five head methods (docs/head.md). */

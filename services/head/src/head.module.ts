@@ -7,6 +7,7 @@ import { HeadLinkService } from './link/head-link.service.js';
 import { TriggerEvaluator } from './link/trigger-evaluator.js';
 import { SessionKnowledge } from './link/session-knowledge.js';
 import { HeadProjector } from './projection/head.projector.js';
+import { InboxQueries } from './queries/inbox.queries.js';
 import { TriggersQueries } from './queries/triggers.queries.js';
 
 /**
@@ -26,6 +27,7 @@ export class HeadModule {
         HeadCommands,
         TriggersCommands,
         TriggersQueries,
+        InboxQueries,
         TriggerEvaluator,
         SessionKnowledge,
         HeadProjector,

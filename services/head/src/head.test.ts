@@ -363,6 +363,16 @@ test("a session's digest, output, web page and memory become items linked to the
           },
         ],
         memories: [{ action: 'remember', about: 'org:acme.example', text: 'Acme wants VAT rounded per line.' }],
+        decisions: [
+          {
+            kind: 'approval',
+            policy: 'ask-before-push',
+            workflow: '',
+            host: 'web1',
+            detail: 'push the export fix',
+            at: '2026-11-30T09:50:00Z',
+          },
+        ],
       },
     ];
     fake.turnEnded('s-42', ['client:acme']);
@@ -382,6 +392,12 @@ test("a session's digest, output, web page and memory become items linked to the
     assert.equal(kinds.get('note'), 'org:acme.example');
     const note = await w.call(ItemsGet, { id: memoryNoteId('org:acme.example', 'Acme wants VAT rounded per line.') });
     assert.equal(note.kind, 'note');
+    const facts = session.facts
+      .map((f) => `${f.rel} ${'entity' in f.other ? f.other.entity.key : f.other.item.id}`)
+      .sort();
+    for (const fact of ['about label:client:acme', 'decided policy:ask-before-push', 'involved host:web1']) {
+      assert.ok(facts.includes(fact), `${fact} in ${facts.join(', ')}`);
+    }
 
     const writers = new Set<string>();
     for await (const { event } of readLog(w.bus, { untilCaughtUp: true })) {

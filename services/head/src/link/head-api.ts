@@ -44,6 +44,7 @@ export interface SessionDigest {
   outputs: { name: string; content_type: string; data: Buffer }[];
   pages: { url: string; title: string; text: string; read_at: string }[];
   memories: { action: string; about: string; text: string }[];
+  decisions: { kind: string; policy: string; workflow: string; host: string; detail: string; at: string }[];
 }
 
 /**

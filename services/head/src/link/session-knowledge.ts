@@ -65,7 +65,7 @@ export class SessionKnowledge implements OnApplicationBootstrap {
     ) => this.router.call(method.name, params, as) as Promise<ResultOf<M>>;
     // Sources named head, session… are the memex's own; the head's items are import:agent-session:<id>.
     const source = { kind: 'agent-session', id: digest.session };
-    const { outputs, pages, memories, ...summary } = digest;
+    const { outputs, pages, memories, decisions, ...summary } = digest;
     const { results } = await call(Ingest, {
       items: [
         {
@@ -110,8 +110,37 @@ export class SessionKnowledge implements OnApplicationBootstrap {
     for (const id of items) {
       await call(LinkAdd, { src: `item:${id}`, rel: 'part_of', dst: sessionThing, evidence: [{ item: id }] });
     }
+    const evidence = [{ item: items[0]! }];
     for (const label of digest.labels) {
-      await call(LinkAdd, { src: sessionThing, rel: 'about', dst: `label:${label}`, evidence: [{ item: items[0]! }] });
+      await call(LinkAdd, { src: sessionThing, rel: 'about', dst: `label:${label}`, evidence });
+    }
+    // Approvals, denials and workflow results: the session linked to the policy or workflow and
+    // the host, with what was decided quoted from the digest.
+    for (const decision of decisions) {
+      const quote = `${decision.kind}: ${decision.detail}`.slice(0, 2000);
+      const at = Date.parse(decision.at);
+      const when = Number.isNaN(at) ? {} : { valid_from: new Date(at).toISOString() };
+      const target = decision.workflow
+        ? `workflow:${decision.workflow}`
+        : decision.policy
+          ? `policy:${decision.policy}`
+          : undefined;
+      if (target)
+        await call(LinkAdd, {
+          src: sessionThing,
+          rel: 'decided',
+          dst: target,
+          evidence: [{ item: items[0]!, quote }],
+          ...when,
+        });
+      if (decision.host)
+        await call(LinkAdd, {
+          src: sessionThing,
+          rel: 'involved',
+          dst: `host:${decision.host}`,
+          evidence: [{ item: items[0]!, quote }],
+          ...when,
+        });
     }
   }
 }

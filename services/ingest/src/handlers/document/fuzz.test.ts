@@ -5,6 +5,9 @@ import { docx, pdf } from '../testing/build.js';
 import { mutations } from '../testing/mutate.js';
 import { parsedOrCleanlyRejected } from '../testing/parse.js';
 
+// Mutated PDFs lose their text layer; reading their pages by OCR is not what this checks, and is slow.
+process.env['MEMEX_OCR'] = 'off';
+
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 /** One document of each format, with the syntax each reader makes decisions on. */

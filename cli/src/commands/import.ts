@@ -69,6 +69,6 @@ export function registerImport(program: Command): void {
     .action((file: string, options: CommonOptions) => importAction('mbox', file, options));
   withCommonOptions(group.command('maildir <dir>').description('a Maildir (or Maildir++ tree): folders become labels, flags read/starred'))
     .action((dir: string, options: CommonOptions) => importAction('maildir', dir, options));
-  withCommonOptions(group.command('folder <dir>').description('documents in a folder tree (PDF, DOCX, Markdown, text, HTML, rST), by extension'))
+  withCommonOptions(group.command('folder <dir>').description('documents, photos, calendars and contacts in a folder tree (PDF, DOCX, Markdown, text, HTML, rST, JPEG, HEIC, RAW…, .ics, .vcf), by extension'))
     .action((dir: string, options: CommonOptions) => importAction('folder', dir, options));
 }

@@ -9,11 +9,6 @@ export interface ProjectorOptions {
   /** Also the Postgres schema it owns and the name `memex replay <name>` takes. */
   name: string;
   migrations: Migration[];
-  /**
-   * @deprecated A projector with `@On` handlers is subscribed to exactly the types they name.
-   * Kept for projectors that still implement `apply` themselves (one NATS subject filter).
-   */
-  filter?: string;
 }
 
 /**

@@ -84,11 +84,10 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
       if (handlers.types.length > 0 && !projector) {
         throw new Error(`${instance.constructor.name} has event handlers but is not a @Projector`);
       }
-      if (projector && handlers.types.length > 0) {
-        this.addProjector(projector, handlers, typeFilters(handlers.types, this.bus.takesSeveralFilters));
-      } else if (projector) {
-        this.addProjector(projector, instance as unknown as Projection);
+      if (projector && handlers.types.length === 0) {
+        throw new Error(`${instance.constructor.name} is a @Projector without @On or @OnBatch handlers`);
       }
+      if (projector) this.addProjector(projector, handlers, typeFilters(handlers.types, this.bus.takesSeveralFilters));
     }
     const prefix = `memex.rpc.${this.options.service}`;
     this.serve(`${prefix}.health`, queue, () => this.health());

@@ -83,7 +83,7 @@ export class ProjectionRunner {
     readonly options: ProjectorOptions,
     private readonly projection: Projection,
     /** The consumer's subject filters (see `typeFilters`); default every event. */
-    private readonly filters: readonly string[] = [options.filter ?? `${EVENT_SUBJECT_ROOT}.>`],
+    private readonly filters: readonly string[] = [`${EVENT_SUBJECT_ROOT}.>`],
   ) {
     assertSchemaName(options.name);
     this.events.setMaxListeners(0);

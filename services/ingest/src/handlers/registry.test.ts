@@ -57,7 +57,7 @@ describe('registry: types', () => {
     const list = registry.list();
     assert.deepEqual(
       list.map((h) => h.name),
-      ['mail', 'document', 'photo', 'video-audio', 'calendar', 'contacts'],
+      ['mail', 'document', 'photo', 'video-audio', 'calendar', 'contacts', 'agent-work'],
     );
     const [mail, docs] = list;
     assert.ok(mail && docs);

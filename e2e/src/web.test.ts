@@ -200,6 +200,7 @@ describe('the web UI in headless Chromium', { skip }, () => {
     const asset = await page.request.get(`${stack.url}${script}`, { headers: { 'accept-encoding': 'gzip' } });
     assert.equal(asset.headers()['cache-control'], 'public, max-age=31536000, immutable');
     assert.equal(asset.headers()['content-encoding'], 'gzip');
+    assert.equal((await page.request.get(`${stack.url}/assets/..%2f..%2fpackage.json`)).status(), 404);
     await page.getByLabel('Token').fill('mxa_not-a-token');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'invalid or revoked token' }).waitFor();

@@ -68,18 +68,23 @@ export function SearchPage({ session }: { session: Session }) {
     if (filters.to) params.to = filters.to;
     if (filters.source) params.sources = [filters.source];
     if (filters.label) params.labels = [filters.label];
+    // A newer keystroke abandons this round's request, so fast typing does not queue searches.
+    const abandon = new AbortController();
     const timer = setTimeout(() => {
-      call('memex.search', params).then(
+      call('memex.search', params, abandon.signal).then(
         (answer) => {
           if (mine !== round.current) return;
           setResult({ for: text, answer });
           setError('');
           setSelected(-1);
         },
-        (e: Error) => mine === round.current && setError(e.message),
+        (e: Error) => mine === round.current && !abandon.signal.aborted && setError(e.message),
       );
     }, TYPING_PAUSE_MS);
-    return () => clearTimeout(timer);
+    return () => {
+      clearTimeout(timer);
+      abandon.abort();
+    };
   }, [q, mode, filters]);
 
   // Completion of `from:`/`to:` with people the graph knows.

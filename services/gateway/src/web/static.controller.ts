@@ -54,6 +54,7 @@ const compressed = new Map<string, Buffer>();
 export class StaticController {
   @Get('*')
   async serve(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
+    // Fastify has already refused a malformed escape (400), so this decodes.
     const url = decodeURIComponent(request.url.split('?')[0]!);
     if (url.startsWith('/api/')) {
       const { status, body } = toErrorBody(

@@ -1,7 +1,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { ContactsSync, ContactsUpdate, MailAccounts, MemexError } from '@memex/contracts';
+import { ContactsCreate, ContactsSync, ContactsUpdate, MailAccounts, MemexError } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
 import { startGoogleCalendar, type GoogleHarness } from './testing/google.js';
 
@@ -128,5 +128,22 @@ describe('calendar-sync: Google contacts (People v1)', () => {
       ['Ann L.'],
       "the memex card is Google's again",
     );
+  });
+
+  it('a contact the owner confirms is created at Google in the group "memex" and mirrored at once', async () => {
+    const created = await h.call(ContactsCreate, {
+      account: ACCOUNT,
+      name: 'Carol Diaz',
+      emails: ['carol@example.com'],
+    });
+    seq = created.seq;
+    const carol = h.people.person(created.resource_name)!;
+    assert.deepEqual(
+      carol.emailAddresses?.map((e) => e.value),
+      ['carol@example.com'],
+    );
+    const carolItem = (await items()).find((i) => i.title === 'Carol Diaz');
+    assert.deepEqual(carolItem?.categories, ['memex']);
+    assert.equal((await sync()).changed, 0, 'the next sync finds the etag it mirrored');
   });
 });

@@ -5,6 +5,7 @@ import {
   CalendarRsvp,
   CalendarSync,
   CalendarUpdate,
+  ContactsCreate,
   ContactsSync,
   ContactsUpdate,
   type ParamsOf,
@@ -25,6 +26,15 @@ export class CalendarCommands {
     private readonly contacts: GoogleContactsSync,
     private readonly contactWrites: GoogleContactsWrites,
   ) {}
+
+  @RpcMethod(ContactsCreate)
+  async createContact({
+    account,
+    ...contact
+  }: ParamsOf<typeof ContactsCreate>): Promise<ResultOf<typeof ContactsCreate>> {
+    const { resourceName, seq } = await this.contactWrites.create(account, contact);
+    return { resource_name: resourceName, seq };
+  }
 
   @RpcMethod(ContactsUpdate)
   updateContact({

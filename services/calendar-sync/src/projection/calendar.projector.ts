@@ -258,13 +258,11 @@ export class CalendarProjector {
       }
     }
     for (let i = 0; i < eventRows.length; i += 1000) {
-      const chunk = eventRows
-        .slice(i, i + 1000)
-        .map((r) => ({
-          ...r,
-          organizer: r.organizer ? JSON.stringify(r.organizer) : null,
-          attendees: JSON.stringify(r.attendees),
-        }));
+      const chunk = eventRows.slice(i, i + 1000).map((r) => ({
+        ...r,
+        organizer: r.organizer ? JSON.stringify(r.organizer) : null,
+        attendees: JSON.stringify(r.attendees),
+      }));
       await trx
         .insertInto('events')
         .values(chunk as never)

@@ -10,6 +10,9 @@ import { GoogleContactsSync } from './google-contacts-sync.js';
 
 export type ContactEdit = Partial<ContactFields>;
 
+/** The contact group of the contacts the memex created. */
+export const MEMEX_GROUP = 'memex';
+
 /** The request body fields and People's `updatePersonFields` for an edit. */
 function bodyOf(edit: ContactEdit): { fields: string[]; body: people_v1.Schema$Person } {
   const fields: string[] = [];
@@ -50,6 +53,41 @@ export class GoogleContactsWrites {
     private readonly host: ServiceHost,
     private readonly contacts: GoogleContactsSync,
   ) {}
+
+  /**
+   * A new Google contact (a person known from mail, once the owner confirms it), in the contact
+   * group "memex" so the contacts the memex made stay separable (seed §6.5); mirrored at once.
+   */
+  async create(
+    account: string,
+    contact: { name: string; emails: string[]; phones?: string[] },
+  ): Promise<{ resourceName: string; seq: number }> {
+    const api = this.contacts.api(account);
+    const groups = await this.contacts.groups(api);
+    let group = [...groups].find(([, name]) => name === MEMEX_GROUP)?.[0];
+    if (!group) {
+      const created = await withRetry(() =>
+        api.contactGroups.create({ requestBody: { contactGroup: { name: MEMEX_GROUP } } }),
+      );
+      group = created.data.resourceName!;
+      groups.set(group, MEMEX_GROUP);
+    }
+    const person = (
+      await withRetry(() =>
+        api.people.createContact({
+          personFields: PERSON_FIELDS,
+          requestBody: {
+            names: [{ unstructuredName: contact.name }],
+            emailAddresses: contact.emails.map((value) => ({ value })),
+            phoneNumbers: (contact.phones ?? []).map((value) => ({ value })),
+            memberships: [{ contactGroupMembership: { contactGroupResourceName: group } }],
+          },
+        }),
+      )
+    ).data;
+    await this.contacts.mirror(account, [person], groups);
+    return { resourceName: person.resourceName!, seq: await this.bus.lastSeq() };
+  }
 
   async update(account: string, resourceName: string, edit: ContactEdit): Promise<{ seq: number; merged: boolean }> {
     await this.host.projector?.waitFor(await this.bus.lastSeq(), 60_000);

@@ -19,6 +19,23 @@ export class FakePeople {
     server.route('GET', /^\/v1\/contactGroups$/, () => this.contactGroups());
     server.route('GET', /^\/v1\/people\/me\/connections$/, (req) => this.connections(req));
     server.route('GET', /^\/v1\/people\/(c[^/:]+)$/, (req) => this.get(`people/${req.params[0]}`));
+    server.route('POST', /^\/v1\/people:createContact$/, (req) => {
+      const resourceName = `people/c${1000 + this.changes}`;
+      this.put({
+        ...(req.body as people_v1.Schema$Person),
+        names: ((req.body as people_v1.Schema$Person).names ?? []).map((n) => ({
+          ...n,
+          displayName: n.unstructuredName ?? n.displayName,
+        })),
+        resourceName,
+      });
+      return this.get(resourceName);
+    });
+    server.route('POST', /^\/v1\/contactGroups$/, (req) => {
+      const name = (req.body as { contactGroup?: { name?: string } }).contactGroup?.name ?? '';
+      const resourceName = this.addGroup(`g${this.groups.size + 1}`, name);
+      return { status: 200, body: { resourceName, name, formattedName: name, groupType: 'USER_CONTACT_GROUP' } };
+    });
     server.route('PATCH', /^\/v1\/people\/(c[^/:]+):updateContact$/, (req) =>
       this.update(req, `people/${req.params[0]}`),
     );

@@ -6,11 +6,12 @@ import {
   type DynamicModule,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
-import type { Bus } from '@memex/bus';
+import { EventPublisher, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, MemexModule } from '@memex/runtime';
 import { JobQueue } from './jobs/queue.js';
 import { Scheduler } from './jobs/scheduler.js';
+import { upgradeBuiltinSpace } from './models/builtin-upgrade.js';
 import { ModelRegistry } from './models/registry.js';
 import { ModelsService } from './models/models.service.js';
 import { WorkerPool, workersFromEnv } from './workers/pool.js';
@@ -28,6 +29,7 @@ class PipelinesRunner implements OnApplicationBootstrap, BeforeApplicationShutdo
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
+    private readonly publisher: EventPublisher,
     private readonly queue: JobQueue,
     private readonly models: ModelRegistry,
     private readonly scheduler: Scheduler,
@@ -37,6 +39,7 @@ class PipelinesRunner implements OnApplicationBootstrap, BeforeApplicationShutdo
   async onApplicationBootstrap(): Promise<void> {
     await this.queue.ensure();
     await this.models.load(this.bus);
+    await upgradeBuiltinSpace(this.bus, this.publisher, this.models);
     this.following = this.models.follow(this.bus, this.abort.signal).catch((error) => {
       if (!this.abort.signal.aborted) console.error('pipelines: following models failed:', error);
     });

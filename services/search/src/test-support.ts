@@ -32,6 +32,10 @@ export function mailMeta(threadKey: string, spam: boolean): MailMeta {
   return { from: [], to: [], cc: [], bcc: [], threadKey, spam, flags: { read: false, starred: false } };
 }
 
+function startPipelines(env: TestEnv, workers = 1): Promise<INestApplicationContext> {
+  return startService((config) => PipelinesModule.register(config, { workers }), env.config);
+}
+
 /** Pipelines and search in this process against a fresh TestEnv, with helpers to feed and query them. */
 export class SearchHarness {
   private constructor(
@@ -39,25 +43,29 @@ export class SearchHarness {
     readonly bus: Bus,
     readonly publisher: EventPublisher,
     readonly blobs: BlobStore,
-    private readonly apps: INestApplicationContext[],
+    readonly searchApp: INestApplicationContext,
+    private pipelines: INestApplicationContext | undefined,
   ) {}
 
-  static async start(options: { workers?: number; env?: TestEnv } = {}): Promise<SearchHarness> {
+  /** `withoutPipelines`: search only, until `startPipelines` (a log written before pipelines runs). */
+  static async start(
+    options: { workers?: number; env?: TestEnv; withoutPipelines?: boolean } = {},
+  ): Promise<SearchHarness> {
     const env = options.env ?? (await createTestEnv());
-    const pipelines = await startService(
-      (config) => PipelinesModule.register(config, { workers: options.workers ?? 1 }),
-      env.config,
-    );
+    const pipelines = options.withoutPipelines ? undefined : await startPipelines(env, options.workers);
     const search = await startService((config) => SearchModule.register(config), env.config);
     const bus = await Bus.connect(env.config.natsUrl, 'search-test');
-    return new SearchHarness(env, bus, new EventPublisher(bus), new BlobStore(env.config.blobsDir), [
-      pipelines,
-      search,
-    ]);
+    return new SearchHarness(env, bus, new EventPublisher(bus), new BlobStore(env.config.blobsDir), search, pipelines);
   }
 
-  get searchApp(): INestApplicationContext {
-    return this.apps[1]!;
+  /** Starts the pipelines service (again, after `stopPipelines`). */
+  async startPipelines(workers?: number): Promise<void> {
+    this.pipelines ??= await startPipelines(this.env, workers);
+  }
+
+  async stopPipelines(): Promise<void> {
+    await this.pipelines?.close();
+    this.pipelines = undefined;
   }
 
   /** Publishes an item.ingested as the ingest service does: the text in a blob first. */
@@ -145,7 +153,8 @@ export class SearchHarness {
   }
 
   async stop(): Promise<void> {
-    for (const app of this.apps.reverse()) await app.close();
+    await this.searchApp.close();
+    await this.stopPipelines();
     await this.bus.close();
     await this.env.stop();
   }

@@ -29,11 +29,14 @@ export class ModelRegistry {
   private readonly models = new Map<string, ModelInfo>([[BUILTIN_MODEL.space, BUILTIN_MODEL]]);
   private readonly providers = new Map<string, Promise<EmbeddingProvider>>();
   private chosenSpace = BUILTIN_MODEL.space;
+  /** Spaces a `model.added` names (the built-in space may have none). */
+  private readonly logged = new Set<string>();
 
   private position = 0;
   private readonly routes = new EventRoutes()
     .on(ModelAdded, ({ data }) => {
       this.models.set(data.space, data);
+      this.logged.add(data.space);
       this.chosenSpace = data.space;
     })
     .on(ModelActivated, ({ data }) => {
@@ -71,6 +74,11 @@ export class ModelRegistry {
 
   get(space: string): ModelInfo | undefined {
     return this.models.get(space);
+  }
+
+  /** Whether the log holds a `model.added` for the space. */
+  isLogged(space: string): boolean {
+    return this.logged.has(space);
   }
 
   spaces(): string[] {

@@ -25,7 +25,12 @@ describe('a projector failure is never silent', () => {
     await stack.stop();
   });
 
-  const health = async () => (await (await fetch(`${stack.url}/healthz`)).json()) as { status: string; failures: number; services: Array<{ service: string; projector?: { failures: number } }> };
+  const health = async () =>
+    (await (await fetch(`${stack.url}/healthz`)).json()) as {
+      status: string;
+      failures: number;
+      services: Array<{ service: string; projector?: { failures: number } }>;
+    };
 
   test('healthz is degraded, /metrics and memex.admin.failures name the event; a retry after the fix applies it', async () => {
     assert.equal((await health()).status, 'ok');
@@ -39,21 +44,37 @@ describe('a projector failure is never silent', () => {
       spam: false,
       labels: [],
       data: {
-        id, kind: 'document', revision: 1, title: 'Lost text', source: { kind: 'import:folder', id: 'x' }, external_id: 'lost.txt',
-        identity: `sha256:${textSha}`, origin: 'imported', content_type: 'text/plain', content_sha256: textSha, size: text.length,
-        text_sha256: textSha, text_length: text.length, meta: {},
+        id,
+        kind: 'document',
+        revision: 1,
+        title: 'Lost text',
+        source: { kind: 'import:folder', id: 'x' },
+        external_id: 'lost.txt',
+        identity: `sha256:${textSha}`,
+        origin: 'imported',
+        content_type: 'text/plain',
+        content_sha256: textSha,
+        size: text.length,
+        text_sha256: textSha,
+        text_length: text.length,
+        meta: {},
       },
     });
     await waitUntil(async () => (await health()).failures === 1, 'the failure in healthz', { timeoutMs: 20_000 });
     const body = await health();
     assert.equal(body.status, 'degraded');
     assert.equal(body.services.find((s) => s.service === 'ingest')?.projector?.failures, 1);
-    const metrics = await (await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${stack.ownerToken}` } })).text();
+    const metrics = await (
+      await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${stack.ownerToken}` } })
+    ).text();
     assert.match(metrics, /memex_projector_failures\{projector="ingest"\} 1/);
 
     const { failures } = await stack.owner.call(AdminFailures, {});
     assert.equal(failures.length, 1);
-    assert.deepEqual([failures[0]!.projector, failures[0]!.seq, failures[0]!.event_type, failures[0]!.subject], ['ingest', seq, 'item.ingested', `item:${id}`]);
+    assert.deepEqual(
+      [failures[0]!.projector, failures[0]!.seq, failures[0]!.event_type, failures[0]!.subject],
+      ['ingest', seq, 'item.ingested', `item:${id}`],
+    );
     assert.match(failures[0]!.error, /ENOENT|no such file/);
 
     // The fix: the blob is back. The retry applies the event; everything is green again.

@@ -6,7 +6,8 @@ type Failure = ResultOf<typeof AdminFailures>['failures'][number];
 
 function projectorOption(value: string | undefined): ServiceName | undefined {
   if (value === undefined) return undefined;
-  if (!(ServiceNames as readonly string[]).includes(value)) throw new Error(`unknown projector "${value}": one of ${ServiceNames.join(', ')}`);
+  if (!(ServiceNames as readonly string[]).includes(value))
+    throw new Error(`unknown projector "${value}": one of ${ServiceNames.join(', ')}`);
   return value as ServiceName;
 }
 
@@ -28,7 +29,10 @@ export function registerFailures(program: Command): void {
       output(Boolean(options.json), result, () =>
         result.failures.length === 0
           ? 'no failed events'
-          : [`${result.failures.length} failed event(s); after a fix, run: memex failures retry`, ...result.failures.map(describe)].join('\n'),
+          : [
+              `${result.failures.length} failed event(s); after a fix, run: memex failures retry`,
+              ...result.failures.map(describe),
+            ].join('\n'),
       );
       if (result.failures.length > 0) process.exitCode = 1;
     });
@@ -45,15 +49,24 @@ export function registerFailures(program: Command): void {
         if (!Number.isInteger(n) || n < 1) throw new Error(`--seq ${s}: a log sequence is a positive integer`);
         return n;
       });
-      const result = await client().call(AdminFailuresRetry, { ...(projector ? { projector } : {}), ...(seqs ? { seqs } : {}) });
+      const result = await client().call(AdminFailuresRetry, {
+        ...(projector ? { projector } : {}),
+        ...(seqs ? { seqs } : {}),
+      });
       const still = result.results.flatMap((r) => r.failing);
-      output(Boolean(options.json), result, () =>
-        [
-          ...result.results
-            .filter((r) => r.retried > 0)
-            .map((r) => `${r.projector}: retried ${r.retried}, applied ${r.fixed.length}, gone from the log ${r.gone.length}, still failing ${r.failing.length}`),
-          ...(still.length > 0 ? ['still failing:', ...still.map(describe)] : []),
-        ].join('\n') || 'no failed events',
+      output(
+        Boolean(options.json),
+        result,
+        () =>
+          [
+            ...result.results
+              .filter((r) => r.retried > 0)
+              .map(
+                (r) =>
+                  `${r.projector}: retried ${r.retried}, applied ${r.fixed.length}, gone from the log ${r.gone.length}, still failing ${r.failing.length}`,
+              ),
+            ...(still.length > 0 ? ['still failing:', ...still.map(describe)] : []),
+          ].join('\n') || 'no failed events',
       );
       if (still.length > 0) process.exitCode = 1;
     });

@@ -24,8 +24,16 @@ function assertAccounted(summary: Summary, files: number): void {
   const { created, updated, duplicate, rejected, skipped } = summary.run;
   assert.equal(summary.counted, files, 'every file is counted');
   assert.equal(summary.counted, summary.earlier + created + updated + duplicate + rejected + skipped);
-  assert.equal(summary.rejected.reduce((n, r) => n + r.count, 0), rejected, 'every rejection has a reason');
-  assert.equal(summary.skipped.reduce((n, r) => n + r.count, 0), skipped, 'every skip has a reason');
+  assert.equal(
+    summary.rejected.reduce((n, r) => n + r.count, 0),
+    rejected,
+    'every rejection has a reason',
+  );
+  assert.equal(
+    summary.skipped.reduce((n, r) => n + r.count, 0),
+    skipped,
+    'every skip has a reason',
+  );
 }
 
 describe('memex import: every file accounted for', () => {
@@ -36,7 +44,19 @@ describe('memex import: every file accounted for', () => {
   after(async () => stack.stop());
 
   const run = (kind: ImportKind, target: string, source: string) =>
-    runImport({ kind, target, source, home: stack.env.home, client: stack.owner, labels: [], batchItems: 50, batchBytes: 4 << 20, inFlight: 2, retries: 0, restart: false });
+    runImport({
+      kind,
+      target,
+      source,
+      home: stack.env.home,
+      client: stack.owner,
+      labels: [],
+      batchItems: 50,
+      batchBytes: 4 << 20,
+      inFlight: 2,
+      retries: 0,
+      restart: false,
+    });
 
   test('a folder: .eml files import (a Junk/ one as spam), .msg and unknown types are skipped with a reason, a rejected file is sent again next run', async () => {
     const root = path.join(stack.env.home, 'folder');
@@ -71,8 +91,15 @@ describe('memex import: every file accounted for', () => {
     write(root, { 'Junk/s.eml': eml('s', 'Win') });
     const { summary } = await run('folder', root, 'f2');
     assert.equal(summary.run.created, 1);
-    const { messages } = await stack.owner.call(MailList, { view: 'spam', account: 'import:folder:f2', min_seq: await lastSeq(stack) });
-    assert.deepEqual(messages.map((m) => [m.subject, m.spam, m.labels]), [['Win', true, ['Junk']]]);
+    const { messages } = await stack.owner.call(MailList, {
+      view: 'spam',
+      account: 'import:folder:f2',
+      min_seq: await lastSeq(stack),
+    });
+    assert.deepEqual(
+      messages.map((m) => [m.subject, m.spam, m.labels]),
+      [['Win', true, ['Junk']]],
+    );
   });
 
   test('a Maildir: files outside cur/new, nested plain folders, metadata and tmp/ are all counted', async () => {

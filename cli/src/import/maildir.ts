@@ -59,7 +59,11 @@ export async function listMaildir(root: string): Promise<{ messages: MaildirMess
     const entries = await fs.readdir(dir, { withFileTypes: true });
     const relative = path.relative(root, dir);
     const folder = folderName(relative);
-    const keyOf = (...parts: string[]) => path.join(relative, ...parts).split(path.sep).join('/');
+    const keyOf = (...parts: string[]) =>
+      path
+        .join(relative, ...parts)
+        .split(path.sep)
+        .join('/');
     const add = (file: string, name: string, sub: 'new' | 'cur' | null) => {
       const { unique, flags } = parseMaildirName(name);
       messages.push({
@@ -91,7 +95,9 @@ export async function listMaildir(root: string): Promise<{ messages: MaildirMess
         add(full, entry.name, null);
       }
     }
-    const folders = entries.filter((e) => e.isDirectory() && !['new', 'cur', 'tmp'].includes(e.name)).map((e) => e.name);
+    const folders = entries
+      .filter((e) => e.isDirectory() && !['new', 'cur', 'tmp'].includes(e.name))
+      .map((e) => e.name);
     for (const name of folders.sort()) await visit(path.join(dir, name));
   };
   await visit(root);

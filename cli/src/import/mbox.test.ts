@@ -28,7 +28,10 @@ test('splits on From lines, unescapes >From (mboxrd), drops the separating blank
   const file = tempFile(mbox);
   const messages = await all(file);
   assert.equal(messages.length, 2);
-  assert.equal(messages[0]!.bytes.toString(), 'Subject: one\n\nHello\nFrom the start\n>From deeper\nFrom me, not a separator (no blank line before)\n');
+  assert.equal(
+    messages[0]!.bytes.toString(),
+    'Subject: one\n\nHello\nFrom the start\n>From deeper\nFrom me, not a separator (no blank line before)\n',
+  );
   assert.equal(messages[0]!.received, '1996-01-03T01:05:34.000Z');
   assert.equal(messages[1]!.bytes.toString(), 'Subject: two\n\nBye\n');
   assert.equal(messages[1]!.offset, mbox.indexOf('From bob'));
@@ -36,7 +39,10 @@ test('splits on From lines, unescapes >From (mboxrd), drops the separating blank
   assert.equal(messages[1]!.end, Buffer.byteLength(mbox));
   // Resuming at a message's offset reads from there.
   const resumed = await all(file, messages[1]!.offset);
-  assert.deepEqual(resumed.map((m) => m.bytes.toString()), ['Subject: two\n\nBye\n']);
+  assert.deepEqual(
+    resumed.map((m) => m.bytes.toString()),
+    ['Subject: two\n\nBye\n'],
+  );
 });
 
 test('a separator with a date splits even without the blank line; CRLF files and 8-bit bytes pass through', async () => {
@@ -64,12 +70,21 @@ test('messages across chunk boundaries come out whole, in order', async () => {
   }
   const messages = await all(tempFile(mbox));
   assert.ok(Buffer.byteLength(mbox) > 3 << 20, 'spans several 1 MB chunks');
-  assert.deepEqual(messages.map((m) => m.bytes.toString()), bodies);
+  assert.deepEqual(
+    messages.map((m) => m.bytes.toString()),
+    bodies,
+  );
 });
 
 test('a file that is not an mbox is refused naming why; so is a resume offset that is not a From line', async () => {
-  await assert.rejects(all(tempFile('Subject: hi\n\nno separator\n')), /is not an mbox.*does not start with a "From " line/);
-  await assert.rejects(all(tempFile('From a@b Sat Jan  3 01:05:34 1996\nSubject: hi\n\nbody\n'), 5), /no "From " line at byte 5/);
+  await assert.rejects(
+    all(tempFile('Subject: hi\n\nno separator\n')),
+    /is not an mbox.*does not start with a "From " line/,
+  );
+  await assert.rejects(
+    all(tempFile('From a@b Sat Jan  3 01:05:34 1996\nSubject: hi\n\nbody\n'), 5),
+    /no "From " line at byte 5/,
+  );
 });
 
 test('separator dates: asctime with or without seconds and zone; anything else is none', () => {
@@ -80,8 +95,15 @@ test('separator dates: asctime with or without seconds and zone; anything else i
 });
 
 test('a byte-order mark before the first From line is not a reason to refuse the file (MimeKit: unmunged.mbox)', async () => {
-  const messages = await all(tempFile('\ufeffFrom a@b Sat Jan  3 01:05:34 1996\nSubject: one\n\nbody\n\nFrom c@d Sat Jan  3 01:05:35 1996\nSubject: two\n\nx\n'));
-  assert.deepEqual(messages.map((m) => m.bytes.toString()), ['Subject: one\n\nbody\n', 'Subject: two\n\nx\n']);
+  const messages = await all(
+    tempFile(
+      '\ufeffFrom a@b Sat Jan  3 01:05:34 1996\nSubject: one\n\nbody\n\nFrom c@d Sat Jan  3 01:05:35 1996\nSubject: two\n\nx\n',
+    ),
+  );
+  assert.deepEqual(
+    messages.map((m) => m.bytes.toString()),
+    ['Subject: one\n\nbody\n', 'Subject: two\n\nx\n'],
+  );
   assert.equal(messages[0]!.offset, 0);
 });
 

@@ -15,7 +15,8 @@ export interface MboxMessage {
 const FROM = Buffer.from('From ');
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 /** `From sender Sat Jan  3 01:05:34 1996` (asctime), optionally with a zone before the year. */
-const SEPARATOR_DATE = /^From \S+\s+[A-Za-z]{3}\s+([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:\S+\s+)?(\d{4})\s*$/;
+const SEPARATOR_DATE =
+  /^From \S+\s+[A-Za-z]{3}\s+([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:\S+\s+)?(\d{4})\s*$/;
 
 /** A header field's first line (`Name: value`): what follows a separator, and almost never a body's `From ` line. */
 const HEADER_LINE = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
@@ -28,7 +29,11 @@ function startsWithFrom(line: Buffer): boolean {
 }
 
 function isBlank(line: Buffer): boolean {
-  return line.length === 0 || (line.length === 1 && line[0] === 0x0a) || (line.length === 2 && line[0] === 0x0d && line[1] === 0x0a);
+  return (
+    line.length === 0 ||
+    (line.length === 1 && line[0] === 0x0a) ||
+    (line.length === 2 && line[0] === 0x0d && line[1] === 0x0a)
+  );
 }
 
 /** A `>From `, `>>From `… line (mboxrd-escaped): one `>` comes off. */
@@ -106,13 +111,17 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
 
   const body = (bytes: Buffer, offset: number) => {
     if (!message) {
-      const where = offset === 0 ? 'it does not start with a "From " line' : `there is no "From " line at byte ${offset}`;
+      const where =
+        offset === 0 ? 'it does not start with a "From " line' : `there is no "From " line at byte ${offset}`;
       throw new Error(`${file} is not an mbox (or not at this position): ${where}`);
     }
     message.lines.push(isEscapedFrom(bytes) ? bytes.subarray(1) : bytes);
   };
 
-  for await (const chunk of createReadStream(file, { start: fromOffset, highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
+  for await (const chunk of createReadStream(file, {
+    start: fromOffset,
+    highWaterMark: 1 << 20,
+  }) as AsyncIterable<Buffer>) {
     const buffer = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
     let at = 0;
     for (let newline = buffer.indexOf(0x0a, at); newline >= 0; newline = buffer.indexOf(0x0a, at)) {

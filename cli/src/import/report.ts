@@ -44,7 +44,9 @@ class ReasonCount {
   }
 
   list(): Reasons {
-    return [...this.reasons].map(([reason, { count, examples }]) => ({ reason, count, examples })).sort((a, b) => b.count - a.count);
+    return [...this.reasons]
+      .map(([reason, { count, examples }]) => ({ reason, count, examples }))
+      .sort((a, b) => b.count - a.count);
   }
 }
 
@@ -150,12 +152,18 @@ export function formatSummary(summary: Summary, interrupted: boolean): string {
   const all = summary.all_runs;
   const total = (t: typeof all) => t.created + t.updated + t.duplicate + t.rejected + t.skipped;
   if (total(all) !== total(summary.run)) {
-    lines.push(`  all runs on this source: created ${all.created}, updated ${all.updated}, duplicate ${all.duplicate}, rejected ${all.rejected}, skipped ${all.skipped}`);
+    lines.push(
+      `  all runs on this source: created ${all.created}, updated ${all.updated}, duplicate ${all.duplicate}, rejected ${all.rejected}, skipped ${all.skipped}`,
+    );
   }
-  for (const [what, reasons] of [['rejected', summary.rejected], ['skipped', summary.skipped]] as const) {
+  for (const [what, reasons] of [
+    ['rejected', summary.rejected],
+    ['skipped', summary.skipped],
+  ] as const) {
     if (reasons.length === 0) continue;
     lines.push(`  ${what}:`);
-    for (const { reason, count, examples } of reasons) lines.push(`    ${count}× ${reason}  (e.g. ${examples.join(', ')})`);
+    for (const { reason, count, examples } of reasons)
+      lines.push(`    ${count}× ${reason}  (e.g. ${examples.join(', ')})`);
   }
   if (interrupted) lines.push('  run the same command again to continue where it stopped');
   return lines.join('\n');

@@ -67,7 +67,12 @@ function mboxFeed(options: ImportOptions, state: ImportState, size: number): Fee
           ...(options.folder ? { folder: options.folder } : {}),
           ...(message.received ? { received: message.received } : {}),
         };
-        await uploader.add({ key, position: message.end, bytes: message.bytes.length, item: item(options, 'message/rfc822', message.bytes, key, attributes) });
+        await uploader.add({
+          key,
+          position: message.end,
+          bytes: message.bytes.length,
+          item: item(options, 'message/rfc822', message.bytes, key, attributes),
+        });
       }
     },
     commit(batch) {
@@ -125,7 +130,13 @@ function folderAttributes(file: FolderFile): Record<string, unknown> {
   return { modified: file.modified, ...(folder !== '.' ? { folder } : {}) };
 }
 
-function item(options: ImportOptions, type: string, bytes: Buffer, externalId: string, attributes: Record<string, unknown>): Item {
+function item(
+  options: ImportOptions,
+  type: string,
+  bytes: Buffer,
+  externalId: string,
+  attributes: Record<string, unknown>,
+): Item {
   return {
     type,
     data: bytes.toString('base64'),
@@ -140,26 +151,36 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
   switch (options.kind) {
     case 'mbox': {
       const size = (await fs.stat(options.target)).size;
-      if (size < state.offset) throw new Error(`${options.target} is shorter than when it was imported (${state.offset} bytes done): use --restart`);
+      if (size < state.offset)
+        throw new Error(
+          `${options.target} is shorter than when it was imported (${state.offset} bytes done): use --restart`,
+        );
       return mboxFeed(options, state, size);
     }
     case 'maildir': {
       const { messages, skipped } = await listMaildir(options.target);
-      return filesFeed(stateFile, { files: messages, skipped }, (m) => m.key, (m, bytes) =>
-        item(options, 'message/rfc822', bytes, m.key, {
-          folder: m.folder,
-          read: m.read,
-          starred: m.starred,
-          ...(m.received ? { received: m.received } : {}),
-        }),
+      return filesFeed(
+        stateFile,
+        { files: messages, skipped },
+        (m) => m.key,
+        (m, bytes) =>
+          item(options, 'message/rfc822', bytes, m.key, {
+            folder: m.folder,
+            read: m.read,
+            starred: m.starred,
+            ...(m.received ? { received: m.received } : {}),
+          }),
       );
     }
     case 'folder': {
       // The server's registry says which types it takes.
       const { handlers } = await options.client.call(Types, {});
       const accepted = new Set(handlers.flatMap((h) => h.types));
-      return filesFeed(stateFile, await listFolder(options.target, accepted), (f) => f.version, (f, bytes) =>
-        item(options, f.type, bytes, f.key, folderAttributes(f)),
+      return filesFeed(
+        stateFile,
+        await listFolder(options.target, accepted),
+        (f) => f.version,
+        (f, bytes) => item(options, f.type, bytes, f.key, folderAttributes(f)),
       );
     }
     case 'photos': {
@@ -173,8 +194,16 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
         const found = await readSidecars(dir, names, (message) => options.progress?.write(`${message}\n`));
         for (const [name, attributes] of found) sidecars.set(path.join(dir, name), attributes);
       }
-      return filesFeed(stateFile, listed, (f) => f.version, (f, bytes) =>
-        item(options, f.type, bytes, f.key, { filename: path.basename(f.file), modified: f.modified, ...sidecars.get(f.file) }),
+      return filesFeed(
+        stateFile,
+        listed,
+        (f) => f.version,
+        (f, bytes) =>
+          item(options, f.type, bytes, f.key, {
+            filename: path.basename(f.file),
+            modified: f.modified,
+            ...sidecars.get(f.file),
+          }),
       );
     }
   }

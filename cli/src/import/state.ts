@@ -58,7 +58,9 @@ export class StateFile {
       state = JSON.parse(fs.readFileSync(this.jsonPath, 'utf8')) as ImportState;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return fresh;
-      throw new Error(`cannot read the import state ${this.jsonPath}: ${(error as Error).message} (run with --restart to start over)`);
+      throw new Error(
+        `cannot read the import state ${this.jsonPath}: ${(error as Error).message} (run with --restart to start over)`,
+      );
     }
     state.totals = { ...noTotals(), ...state.totals }; // state files from before `skipped`
     if (state.target !== target) {

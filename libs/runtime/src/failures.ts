@@ -63,13 +63,18 @@ export class FailureTable {
       .insertInto('projector_failures')
       .values({ seq: logged.seq, event_type: logged.event.type, subject: logged.event.subject, error: message })
       .onConflict((oc) =>
-        oc.column('seq').doUpdateSet({ error: message, failed_at: sql`now()`, attempts: sql`projector_failures.attempts + 1` }),
+        oc
+          .column('seq')
+          .doUpdateSet({ error: message, failed_at: sql`now()`, attempts: sql`projector_failures.attempts + 1` }),
       )
       .execute();
   }
 
   async count(db: Kysely<any>): Promise<number> {
-    const row = await db.selectFrom('projector_failures').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const row = await db
+      .selectFrom('projector_failures')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
@@ -94,7 +99,13 @@ export class FailureTable {
     let query = db.selectFrom('projector_failures').select('seq').orderBy('seq');
     if (seqs) query = query.where('seq', 'in', seqs.length > 0 ? seqs : [-1]);
     const pending = (await query.execute()).map((row) => Number(row.seq));
-    const result: RetryResult = { projector: this.projector, retried: pending.length, fixed: [], gone: [], failing: [] };
+    const result: RetryResult = {
+      projector: this.projector,
+      retried: pending.length,
+      fixed: [],
+      gone: [],
+      failing: [],
+    };
     for (const seq of pending) {
       const logged = await this.read(seq);
       if (!logged) {

@@ -68,7 +68,8 @@ export class MethodRouter {
       const { projector } = params as { projector: ServiceName };
       return callRpc(this.bus, `memex.rpc.${projector}.admin.replay`, request, REPLAY_TIMEOUT_MS);
     }
-    if (method === AdminFailures || method === AdminFailuresRetry) return this.failures(method === AdminFailures, params, request);
+    if (method === AdminFailures || method === AdminFailuresRetry)
+      return this.failures(method === AdminFailures, params, request);
     return callRpc(this.bus, rpcSubject(method), request, this.config.rpcTimeoutMs);
   }
 

@@ -15,7 +15,10 @@ import { isPlausibleDate } from './normalize.js';
  */
 describe('NUL characters never reach an event', () => {
   it('a Markdown file: removed from the text and the front matter, with a warning', async () => {
-    const item = await parseDoc('text/markdown', '---\ntitle: "Pla\0n"\n---\n# Head\0ing\n\nBody\0\0 text [[Li\0nk]]\n');
+    const item = await parseDoc(
+      'text/markdown',
+      '---\ntitle: "Pla\0n"\n---\n# Head\0ing\n\nBody\0\0 text [[Li\0nk]]\n',
+    );
     assert.doesNotMatch(JSON.stringify(item), /\\u0000/);
     assert.equal(item.title, 'Plan');
     assert.match(item.text, /Body text/);
@@ -23,7 +26,16 @@ describe('NUL characters never reach an event', () => {
   });
 
   it('a mail body (a NUL in the header section still means binary data, not a message)', async () => {
-    const item = await parseEmail(message([['From', 'a@x.org'], ['Subject', 'Hello'], ['Message-ID', '<nul@x>']], 'one\0two\r\n'));
+    const item = await parseEmail(
+      message(
+        [
+          ['From', 'a@x.org'],
+          ['Subject', 'Hello'],
+          ['Message-ID', '<nul@x>'],
+        ],
+        'one\0two\r\n',
+      ),
+    );
     assert.match(item.text, /onetwo/);
     assert.match(item.warnings.join('\n'), /NUL characters/);
     assert.doesNotMatch(JSON.stringify(item), /\\u0000/);
@@ -56,7 +68,11 @@ describe('implausible dates are unknown, not facts', () => {
   });
 
   it('a mail dated the Unix epoch with nothing else is undated; with the file time it is dated by the file', async () => {
-    const bytes = message([['From', 'a@x.org'], ['Date', 'Thu, 01 Jan 1970 00:00:00 +0000'], ['Message-ID', '<epoch@x>']]);
+    const bytes = message([
+      ['From', 'a@x.org'],
+      ['Date', 'Thu, 01 Jan 1970 00:00:00 +0000'],
+      ['Message-ID', '<epoch@x>'],
+    ]);
     const undated = await parseEmail(bytes);
     assert.equal(undated.occurredAt, null);
     assert.equal(undated.meta.dateSource, null);
@@ -67,7 +83,11 @@ describe('implausible dates are unknown, not facts', () => {
 
   it('an implausible Received date is passed over, and an mbox From-line date comes next', async () => {
     const item = await parseEmail(
-      message([['Received', received('Mon, 1 Jan 2999 00:00:00 +0000')], ['From', 'a@x.org'], ['Message-ID', '<r@x>']]),
+      message([
+        ['Received', received('Mon, 1 Jan 2999 00:00:00 +0000')],
+        ['From', 'a@x.org'],
+        ['Message-ID', '<r@x>'],
+      ]),
       { received: '2004-02-03T04:05:06Z' },
     );
     assert.equal(item.occurredAt, '2004-02-03T04:05:06.000Z');

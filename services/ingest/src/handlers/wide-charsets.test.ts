@@ -21,7 +21,15 @@ describe('charsets', () => {
 
   it('a UTF-7 text part and a UTF-7 encoded word are decoded (they came out as Fr+APY-sche)', async () => {
     const item = await parseEmail(
-      message([['From', 'a@x.org'], ['Subject', '=?UTF-7?Q?Fr+APY-sche?='], ['Message-ID', '<u7@x>'], ['Content-Type', 'text/plain; charset=UTF-7']], 'Fr+APY-sche und Gr+APw-+AN8-e\r\n'),
+      message(
+        [
+          ['From', 'a@x.org'],
+          ['Subject', '=?UTF-7?Q?Fr+APY-sche?='],
+          ['Message-ID', '<u7@x>'],
+          ['Content-Type', 'text/plain; charset=UTF-7'],
+        ],
+        'Fr+APY-sche und Gr+APw-+AN8-e\r\n',
+      ),
     );
     assert.equal(item.title, 'Frösche');
     assert.equal(item.text.trim(), 'Frösche und Grüße');
@@ -43,18 +51,26 @@ describe('charsets', () => {
   }
 
   it('an HTML page whose <meta> says gb2312 while its bytes are UTF-8 is read as UTF-8', async () => {
-    const page = '<html><head><meta charset="gb2312"><title>山田さんの日記</title></head><body><p>今日は晴れ。Straße und Café.</p></body></html>';
+    const page =
+      '<html><head><meta charset="gb2312"><title>山田さんの日記</title></head><body><p>今日は晴れ。Straße und Café.</p></body></html>';
     const item = await parseDoc('text/html', Buffer.from(page, 'utf8'));
     assert.equal(item.title, '山田さんの日記');
     assert.match(item.text, /今日は晴れ。Straße und Café\./);
     assert.match(item.warnings.join('\n'), /says gb2312 but the bytes are UTF-8/);
     // A page really in gb2312 is still read as gb2312.
-    const real = Buffer.concat([Buffer.from('<html><head><meta charset="gb2312"><title>'), Buffer.from([0xc4, 0xe3, 0xba, 0xc3]), Buffer.from('</title></head><body>x</body></html>')]);
+    const real = Buffer.concat([
+      Buffer.from('<html><head><meta charset="gb2312"><title>'),
+      Buffer.from([0xc4, 0xe3, 0xba, 0xc3]),
+      Buffer.from('</title></head><body>x</body></html>'),
+    ]);
     assert.equal((await parseDoc('text/html', real)).title, '你好');
   });
 
   it('an HTML title keeps no <script> as literal text', async () => {
-    const item = await parseDoc('text/html', '<html><head><title>Offers<script>alert("x")</script> today</title></head><body><p>b</p></body></html>');
+    const item = await parseDoc(
+      'text/html',
+      '<html><head><title>Offers<script>alert("x")</script> today</title></head><body><p>b</p></body></html>',
+    );
     assert.equal(item.title, 'Offers today');
   });
 });

@@ -179,14 +179,19 @@ export class ItemStore {
    */
   private async storeBeside(item: PreparedItem, ownerId: string, known: Known, actor: Actor): Promise<StoreOutcome> {
     const parsed = item.parsed as EmailItem;
-    const apart = sha256Hex(JSON.stringify([parsed.meta.date, parsed.meta.subject, parsed.meta.from.map((a) => a.address)])).slice(0, 16);
+    const apart = sha256Hex(
+      JSON.stringify([parsed.meta.date, parsed.meta.subject, parsed.meta.from.map((a) => a.address)]),
+    ).slice(0, 16);
     const beside: PreparedItem = {
       ...item,
       parsed: {
         ...parsed,
         identity: `${parsed.identity}#${apart}`,
         meta: { ...parsed.meta, sharedMessageId: true },
-        warnings: [...parsed.warnings, `its Message-ID <${parsed.meta.messageId}> is also the id of a different message (item ${ownerId}): both are kept`],
+        warnings: [
+          ...parsed.warnings,
+          `its Message-ID <${parsed.meta.messageId}> is also the id of a different message (item ${ownerId}): both are kept`,
+        ],
       },
     };
     return this.store(beside, keysOf(beside), known, actor);

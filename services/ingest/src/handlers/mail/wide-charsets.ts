@@ -23,7 +23,9 @@ export function decodeUtf7(text: string): string {
         bytes.push((value >> bits) & 0xff);
       }
     }
-    return Buffer.from(bytes.length % 2 ? bytes.slice(0, -1) : bytes).swap16().toString('utf16le');
+    return Buffer.from(bytes.length % 2 ? bytes.slice(0, -1) : bytes)
+      .swap16()
+      .toString('utf16le');
   });
 }
 
@@ -33,7 +35,9 @@ export function decodeUtf7Words(value: string): string {
     const ascii =
       encoding.toUpperCase() === 'B'
         ? Buffer.from(data, 'base64').toString('latin1')
-        : data.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+        : data
+            .replace(/_/g, ' ')
+            .replace(/=([0-9A-Fa-f]{2})/g, (_h, hex: string) => String.fromCharCode(parseInt(hex, 16)));
     return decodeUtf7(ascii);
   });
 }

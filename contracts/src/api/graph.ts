@@ -130,8 +130,15 @@ export const Graph = defineMethod({
   kind: 'query',
   access: 'any',
   summary:
-    "A thing's neighbourhood and the links among the neighbours, for a radial drawing (closer and larger: more in common).",
-  params: Type.Object({ ...EntityParams, limit: Limit(200) }),
+    "A thing's neighbourhood and the links among the neighbours, for a radial drawing (closer and larger: more in common); with from/to, only items that happened in that time and links of that time count.",
+  params: Type.Object({
+    ...EntityParams,
+    limit: Limit(200),
+    /** From this time on (inclusive). */
+    from: Type.Optional(Timestamp),
+    /** Up to this time (exclusive). */
+    to: Type.Optional(Timestamp),
+  }),
   result: Type.Object({
     center: EntitySummary,
     nodes: Type.Array(Type.Object({ entity: EntitySummary, weight: Type.Number(), shared_items: Type.Integer() })),
@@ -350,6 +357,21 @@ export const TrailsComment = defineMethod({
   result: Type.Object({ seq: Seq }),
 });
 
+export const TrailsMove = defineMethod({
+  name: 'memex.trails.move',
+  service: 'graph',
+  kind: 'command',
+  access: 'any',
+  summary:
+    'Move a step of a trail to a position (1 is first) among the steps the caller sees (steps it may not see are neither counted nor movable by it).',
+  params: Type.Object({
+    trail_id: Type.String({ pattern: ULID_PATTERN }),
+    step_id: Type.String({ pattern: ULID_PATTERN }),
+    to: Type.Integer({ minimum: 1, maximum: 100_000 }),
+  }),
+  result: Type.Object({ seq: Seq }),
+});
+
 export const TrailsList = defineMethod({
   name: 'memex.trails.list',
   service: 'graph',
@@ -451,6 +473,7 @@ export const graphMethods: MethodDefinition[] = [
   TrailsCreate,
   TrailsAppend,
   TrailsComment,
+  TrailsMove,
   TrailsList,
   TrailsGet,
   ContextBrief,

@@ -213,6 +213,26 @@ export const TrailCommented = defineEvent({
   ),
 });
 
+/**
+ * A step moved within its trail: placed right after another step, or first. The place is named by
+ * a step, not a number, so it means the same to every scope and on every replay (the caller's
+ * position among the steps it sees is turned into this by the command).
+ */
+export const TrailReordered = defineEvent({
+  type: 'trail.reordered',
+  owner: 'graph',
+  v: 1,
+  description: 'A step was moved: right after `after_step_id`, or first when that is null. Subject trail:<id>.',
+  data: Type.Object(
+    {
+      trail_id: Type.String({ pattern: ULID_PATTERN }),
+      step_id: Type.String({ pattern: ULID_PATTERN }),
+      after_step_id: Type.Union([Type.String({ pattern: ULID_PATTERN }), Type.Null()]),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by the graph area. Add each definition here and to this list. */
 export const graphEvents: EventDefinition[] = [
   LinkAdded,
@@ -225,4 +245,5 @@ export const graphEvents: EventDefinition[] = [
   TrailCreated,
   TrailAppended,
   TrailCommented,
+  TrailReordered,
 ];

@@ -21,6 +21,7 @@ import {
   TrailsCreate,
   TrailsGet,
   TrailsList,
+  TrailsMove,
 } from '@memex/contracts';
 import { EVENTS_STREAM, eventSubject } from '@memex/bus';
 import { DATABASE, HandlerProjection, ProjectionRunner, ServiceHost } from '@memex/runtime';
@@ -448,6 +449,108 @@ describe('graph service', { skip: sharedSkip('corpus/mail') }, () => {
     assert.deepEqual(
       (await h.call(TrailsGet, { trail_id: trail.trail_id }, acme)).steps_list.map((s) => s.ordinal),
       [3],
+    );
+  });
+
+  test('trails: a step moves among the steps the caller sees; hidden steps are neither moved nor counted', async () => {
+    const notes = await Promise.all(['A', 'B', 'C'].map((n) => noteEvent(`Step ${n}`, { labels: ['client:acme'] })));
+    await h.publish(notes);
+    const [a, b, c] = notes.map((n) => `item:${(n.data as { id: string }).id}`) as [string, string, string];
+    const trail = await h.call(TrailsCreate, { name: 'Reordered', labels: ['client:acme'] });
+    const steps: Record<string, string> = {};
+    for (const [name, target] of [
+      ['A', a],
+      ['M', `item:${mailIds[0]}`],
+      ['B', b],
+      ['C', c],
+    ] as const)
+      steps[name] = (await h.call(TrailsAppend, { trail_id: trail.trail_id, target })).step_id;
+    const names = Object.fromEntries(Object.entries(steps).map(([name, id]) => [id, name]));
+    const acme = agent(['client:acme']);
+    const order = async (seq: number, scope?: ReturnType<typeof agent>) =>
+      (await h.call(TrailsGet, { trail_id: trail.trail_id, min_seq: seq }, scope)).steps_list
+        .map((s) => names[s.step_id])
+        .join('');
+
+    // The agent (no mail) sees A B C: C to first, then A to third. The mail step keeps its place
+    // after the step it followed among what the agent moved around.
+    let { seq } = await h.call(TrailsMove, { trail_id: trail.trail_id, step_id: steps.C!, to: 1 }, acme);
+    assert.equal(await order(seq, acme), 'CAB');
+    assert.equal(await order(seq), 'CAMB');
+    ({ seq } = await h.call(TrailsMove, { trail_id: trail.trail_id, step_id: steps.A!, to: 3 }, acme));
+    assert.equal(await order(seq, acme), 'CBA');
+    assert.equal(await order(seq), 'CMBA');
+    // A step it cannot see is absent to it; a place past its own count is refused by name.
+    await notFound(h.call(TrailsMove, { trail_id: trail.trail_id, step_id: steps.M!, to: 1 }, acme));
+    await assert.rejects(
+      h.call(TrailsMove, { trail_id: trail.trail_id, step_id: steps.A!, to: 4 }, acme),
+      (error: MemexError) =>
+        error.code === 'invalid_params' && /past the end: the trail has 3 steps/.test(error.message),
+    );
+    await notFound(
+      h.call(TrailsMove, { trail_id: trail.trail_id, step_id: steps.A!, to: 1 }, agent(['client:globex'])),
+    );
+    // The owner sees all four and moves the mail step last; ordinals are 1..n again.
+    ({ seq } = await h.call(TrailsMove, { trail_id: trail.trail_id, step_id: steps.M!, to: 4 }));
+    assert.equal(await order(seq), 'CBAM');
+    const got = await h.call(TrailsGet, { trail_id: trail.trail_id });
+    assert.deepEqual(
+      got.steps_list.map((s) => s.ordinal),
+      [1, 2, 3, 4],
+    );
+    const count = async (scope?: ReturnType<typeof agent>) =>
+      (await h.call(TrailsList, {}, scope)).trails.find((t) => t.trail_id === trail.trail_id)?.steps;
+    assert.deepEqual([await count(), await count(acme)], [4, 3]);
+  });
+
+  test('the radial graph within a time: only items and links of that time count', async () => {
+    const mail = (to: string, date: string, id: string) =>
+      mailEvent(
+        h.blobs,
+        message({
+          From: 'Ada Time <ada@time.example>',
+          To: to,
+          Subject: `Hello ${id}`,
+          Date: date,
+          'Message-ID': `<${id}@time.example>`,
+        }),
+      );
+    await h.publish([
+      await mail('Bob Early <bob@early.example>', 'Mon, 1 Jan 2001 10:00:00 +0000', 'early'),
+      await mail('Cy Late <cy@late.example>', 'Fri, 1 Jan 2010 10:00:00 +0000', 'late'),
+    ]);
+    // The owner's word without evidence has only its stated validity for a time.
+    const knows = await h.call(LinkAdd, {
+      src: 'person:ada@time.example',
+      rel: 'knows',
+      dst: 'person:dee@valid.example',
+      valid_from: '1999-01-01T00:00:00.000Z',
+      valid_to: '2000-06-01T00:00:00.000Z',
+    });
+    await h.applied(knows.seq);
+    const keys = async (range: { from?: string; to?: string }) =>
+      (await h.call(Graph, { key: 'person:ada@time.example', ...range })).nodes
+        .map((n) => n.entity.key)
+        .filter((k) => k.startsWith('person:'))
+        .sort();
+    assert.deepEqual(await keys({}), [
+      'person:bob@early.example',
+      'person:cy@late.example',
+      'person:dee@valid.example',
+    ]);
+    assert.deepEqual(await keys({ to: '2005-01-01T00:00:00.000Z' }), [
+      'person:bob@early.example',
+      'person:dee@valid.example',
+    ]);
+    assert.deepEqual(await keys({ from: '2005-01-01T00:00:00.000Z' }), ['person:cy@late.example']);
+    assert.deepEqual(await keys({ from: '2000-01-01T00:00:00.000Z', to: '2001-01-01T00:00:00.000Z' }), [
+      'person:dee@valid.example',
+    ]);
+    const late = await h.call(Graph, { key: 'person:ada@time.example', from: '2005-01-01T00:00:00.000Z' });
+    assert.ok(late.nodes.every((n) => n.shared_items <= 1) && late.edges.every((e) => e.shared_items <= 1));
+    await assert.rejects(
+      h.call(Graph, { key: 'person:ada@time.example', from: '2010-01-01T00:00:00Z', to: '2001-01-01T00:00:00Z' }),
+      (error: MemexError) => error.code === 'invalid_params' && /must be before/.test(error.message),
     );
   });
 

@@ -8,11 +8,13 @@ import {
   TrailAppended,
   TrailCommented,
   TrailCreated,
+  TrailReordered,
   TrailsAppend,
   TrailsComment,
   TrailsCreate,
   TrailsGet,
   TrailsList,
+  TrailsMove,
 } from '@memex/contracts';
 import { EventPublisher, newId } from '@memex/bus';
 import { visibleTo } from '@memex/db';
@@ -111,6 +113,37 @@ export class TrailsService {
         ...(params.step_id ? { step_id: params.step_id } : {}),
         comment: params.comment,
       },
+    });
+    return { seq };
+  }
+
+  /**
+   * `to` counts among the steps the caller sees, and the event names the visible step the moved
+   * one goes after: a scope never learns of, or disturbs the relative order of, steps it cannot see.
+   */
+  @RpcMethod(TrailsMove)
+  async move(params: ParamsOf<typeof TrailsMove>, call: CallContext): Promise<ResultOf<typeof TrailsMove>> {
+    const [labels, seen] = await this.consistent.read(async () => {
+      const found = await this.visibleTrail(call.scope, params.trail_id);
+      const steps = await sql<{ step_id: string }>`select s.step_id from trail_steps s
+        where s.trail_id = ${params.trail_id} and ${stepVisible(call.scope)} order by s.ordinal`.execute(this.db);
+      const ids = steps.rows.map((r) => r.step_id);
+      if (!ids.includes(params.step_id))
+        throw new MemexError('not_found', `trail ${params.trail_id} has no step ${params.step_id}`);
+      return [found, ids] as const;
+    });
+    if (params.to > seen.length)
+      throw new MemexError(
+        'invalid_params',
+        `to ${params.to} is past the end: the trail has ${seen.length} step${seen.length === 1 ? '' : 's'}`,
+      );
+    const others = seen.filter((id) => id !== params.step_id);
+    const { seq } = await this.publisher.publish(TrailReordered, {
+      subject: `trail:${params.trail_id}`,
+      actor: call.caller,
+      labels,
+      kind: 'note',
+      data: { trail_id: params.trail_id, step_id: params.step_id, after_step_id: others[params.to - 2] ?? null },
     });
     return { seq };
   }

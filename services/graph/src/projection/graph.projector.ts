@@ -14,11 +14,18 @@ import {
   TrailAppended,
   TrailCommented,
   TrailCreated,
+  TrailReordered,
   type EventOf,
 } from '@memex/contracts';
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import { linkId, normalizeKey, parseRef, refString } from '../domain/keys.js';
-import { calendarEventsOf, cardAddresses, contactCardsOf, meetingPairs, participantsOfEvent } from '../domain/calendar.js';
+import {
+  calendarEventsOf,
+  cardAddresses,
+  contactCardsOf,
+  meetingPairs,
+  participantsOfEvent,
+} from '../domain/calendar.js';
 import { isPersonalDomain, knownTime, orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
 import {
   countNames,
@@ -380,7 +387,14 @@ export class GraphProjector {
   }
 
   /** A person's observed link to an item that names them: a message (at its date), a contact card (from then on). */
-  private mailLink(person: string, rel: string, item: { item: string }, at: string | null, via: string, maker = MAIL_STRUCTURE_MAKER): LinkRow {
+  private mailLink(
+    person: string,
+    rel: string,
+    item: { item: string },
+    at: string | null,
+    via: string,
+    maker = MAIL_STRUCTURE_MAKER,
+  ): LinkRow {
     return {
       id: linkId(person, rel, refString(item), maker),
       src: { key: person, kind: 'person' },
@@ -588,6 +602,29 @@ export class GraphProjector {
       values (${event.id}, ${trail_id}, ${comment}, ${makerOf(event.actor)}, ${event.occurred_at}) on conflict (id) do nothing`.execute(
       trx,
     );
+  }
+
+  /**
+   * The step goes right after `after_step_id` (first when null) and the trail is numbered 1..n
+   * again. A step gone by then (its item deleted) leaves the order as it is.
+   */
+  @On(TrailReordered)
+  async trailReordered(trx: Trx, event: EventOf<typeof TrailReordered>): Promise<void> {
+    const { trail_id, step_id, after_step_id } = event.data;
+    const order = (
+      await sql<{
+        step_id: string;
+      }>`select step_id from trail_steps where trail_id = ${trail_id} order by ordinal`.execute(trx)
+    ).rows.map((r) => r.step_id);
+    if (!order.includes(step_id) || (after_step_id !== null && !order.includes(after_step_id))) return;
+    const rest = order.filter((id) => id !== step_id);
+    rest.splice(after_step_id === null ? 0 : rest.indexOf(after_step_id) + 1, 0, step_id);
+    // (trail_id, ordinal) is unique and checked row by row: out of the way first, then into place.
+    await sql`update trail_steps set ordinal = -ordinal where trail_id = ${trail_id}`.execute(trx);
+    await sql`
+      update trail_steps s set ordinal = n.ordinal
+      from unnest(${rest}::text[]) with ordinality as n(step_id, ordinal)
+      where s.trail_id = ${trail_id} and s.step_id = n.step_id`.execute(trx);
   }
 }
 

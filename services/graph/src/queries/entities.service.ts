@@ -1,9 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import {
   EntityGet,
   EntityNeighbors,
   Graph,
+  MemexError,
   Months,
   Timeline,
   type ParamsOf,
@@ -159,16 +160,56 @@ export async function timelineOf(
   }));
 }
 
+/** A time the neighbourhood is read in: from inclusive, to exclusive; either may be open. */
+interface TimeRange {
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+function bounded(range: TimeRange): boolean {
+  return range.from !== undefined || range.to !== undefined;
+}
+
+/** SQL: the time `at` falls in the range (an unknown time never does once there is a range). */
+function inRange(range: TimeRange, at: RawBuilder<unknown>) {
+  if (!bounded(range)) return sql<boolean>`true`;
+  return sql<boolean>`(${at} is not null ${range.from ? sql`and ${at} >= ${range.from}` : sql``} ${range.to ? sql`and ${at} < ${range.to}` : sql``})`;
+}
+
+/**
+ * SQL: link `l` belongs to the range: its stated validity overlaps it (open-ended when valid_to is
+ * null), or one of the items it rests on happened in it. Without either it has no time and does
+ * not count once there is a range.
+ */
+function linkInRange(range: TimeRange, l = 'l') {
+  if (!bounded(range)) return sql<boolean>`true`;
+  const from = sql.ref(`${l}.valid_from`);
+  const to = sql.ref(`${l}.valid_to`);
+  return sql<boolean>`((${from} is not null ${range.to ? sql`and ${from} < ${range.to}` : sql``}
+      ${range.from ? sql`and coalesce(${to}, 'infinity'::timestamptz) >= ${range.from}` : sql``})
+    or exists (select 1 from evidence rev join items ri on ri.id = rev.item
+      where rev.link = ${sql.ref(`${l}.id`)} and ${inRange(range, sql`ri.occurred_at`)}))`;
+}
+
 interface NeighborRow {
   entity: number;
   shared: number;
   rels: string[] | null;
 }
 
-/** Things sharing items with `entity` (among its newest items) and things linked to it directly. */
-async function neighborRows(db: Db, scope: Scope, entity: number): Promise<{ rows: NeighborRow[]; items: string[] }> {
+/**
+ * Things sharing items with `entity` (among its newest items) and things linked to it directly,
+ * counting only items and links of `range`.
+ */
+async function neighborRows(
+  db: Db,
+  scope: Scope,
+  entity: number,
+  range: TimeRange,
+): Promise<{ rows: NeighborRow[]; items: string[] }> {
   const mine = await sql<{ item: string }>`
-    select x.item from ${entityItems(entity)} x join items i on i.id = x.item where ${itemVisible(scope)}
+    select x.item from ${entityItems(entity)} x join items i on i.id = x.item
+    where ${itemVisible(scope)} and ${inRange(range, sql`i.occurred_at`)}
     group by x.item order by x.item desc limit ${NEIGHBORHOOD_ITEMS}`.execute(db);
   const items = mine.rows.map((r) => r.item);
   const rows = await sql<NeighborRow>`
@@ -182,7 +223,7 @@ async function neighborRows(db: Db, scope: Scope, entity: number): Promise<{ row
       select case when l.src_entity = ${entity} then l.dst_entity else l.src_entity end as entity, array_agg(distinct l.rel) as rels
       from links l
       where ((l.src_entity = ${entity} and l.dst_entity is not null) or (l.dst_entity = ${entity} and l.src_entity is not null))
-        and l.status = 'active' and not ${rejectedSql(sql.ref('l'))} and ${linkVisible(scope)}
+        and l.status = 'active' and not ${rejectedSql(sql.ref('l'))} and ${linkVisible(scope)} and ${linkInRange(range)}
       group by 1)
     select coalesce(s.entity, d.entity) as entity, coalesce(s.shared, 0) as shared, d.rels
     from shared s full join direct d on d.entity = s.entity
@@ -194,8 +235,14 @@ function weightOf(row: NeighborRow): number {
   return row.shared + DIRECT_LINK_WEIGHT * (row.rels?.length ?? 0);
 }
 
-async function rankedNeighbors(db: Db, scope: Scope, entity: number, limit: number, kinds?: string[]) {
-  const { rows, items } = await neighborRows(db, scope, entity);
+async function rankedNeighbors(
+  db: Db,
+  scope: Scope,
+  entity: number,
+  options: { limit: number; kinds?: string[] | undefined; range?: TimeRange },
+) {
+  const { limit, kinds } = options;
+  const { rows, items } = await neighborRows(db, scope, entity, options.range ?? {});
   const names = await summaries(
     db,
     scope,
@@ -267,17 +314,20 @@ export class EntitiesService {
     return interactive(this.db, async (db) => {
       const { id } = await resolveEntity(db, call.scope, params);
       const center = (await summaries(db, call.scope, [id])).get(id)!;
-      const { ranked } = await rankedNeighbors(db, call.scope, id, params.limit ?? 50, params.kinds);
+      const { ranked } = await rankedNeighbors(db, call.scope, id, { limit: params.limit ?? 50, kinds: params.kinds });
       return { entity: center, neighbors: ranked };
     });
   }
 
   @RpcMethod(Graph)
   async graph(params: ParamsOf<typeof Graph>, call: CallContext): Promise<ResultOf<typeof Graph>> {
+    const range = { from: params.from, to: params.to };
+    if (range.from && range.to && Date.parse(range.from) >= Date.parse(range.to))
+      throw new MemexError('invalid_params', `from (${range.from}) must be before to (${range.to})`);
     return interactive(this.db, async (db) => {
       const { id } = await resolveEntity(db, call.scope, params);
       const center = (await summaries(db, call.scope, [id])).get(id)!;
-      const { ranked, items } = await rankedNeighbors(db, call.scope, id, params.limit ?? 30);
+      const { ranked, items } = await rankedNeighbors(db, call.scope, id, { limit: params.limit ?? 30, range });
       const nodes = ranked.map((n) => n.entity.id);
       const coShared = await sql<{ a: number; b: number; shared: number }>`
       with parts as (
@@ -289,7 +339,7 @@ export class EntitiesService {
       const direct = await sql<{ a: number; b: number; rels: string[] }>`
       select least(l.src_entity, l.dst_entity) as a, greatest(l.src_entity, l.dst_entity) as b, array_agg(distinct l.rel) as rels
       from links l where l.src_entity = any(${nodes}::bigint[]) and l.dst_entity = any(${nodes}::bigint[]) and l.src_entity <> l.dst_entity
-        and l.status = 'active' and not ${rejectedSql(sql.ref('l'))} and ${linkVisible(call.scope)}
+        and l.status = 'active' and not ${rejectedSql(sql.ref('l'))} and ${linkVisible(call.scope)} and ${linkInRange(range)}
       group by 1, 2`.execute(db);
       const edges = new Map<string, { src: number; dst: number; shared_items: number; rels: string[] }>();
       const edge = (a: number, b: number) => {
@@ -341,7 +391,8 @@ export class EntitiesService {
     const last = items[items.length - 1];
     return {
       items,
-      next_cursor: items.length === limit && last ? encodeCursor({ at: last.item.occurred_at, id: last.item.id }) : null,
+      next_cursor:
+        items.length === limit && last ? encodeCursor({ at: last.item.occurred_at, id: last.item.id }) : null,
     };
   }
 }

@@ -3,7 +3,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import Ocr from '@gutenye/ocr-node';
 import sharp from 'sharp';
 import { withOnnxProvider, type OnnxProvider } from '@memex/embeddings';
 
@@ -39,10 +38,14 @@ export function ocrEnabled(): boolean {
 
 /** The text in an image (EXIF orientation applied first), read by PP-OCRv4 on CUDA where it loads, else the CPU. */
 export async function recognizeText(image: Buffer): Promise<RecognizedText> {
-  engine ??= withOnnxProvider((onnxOptions) => Ocr.create({ onnxOptions })).then(({ value, provider }) => ({
-    ocr: value,
-    provider,
-  }));
+  // Loaded on first use: the OCR library brings opencv.js, which installs process-wide
+  // uncaughtException/unhandledRejection handlers of its own; only processes that read text need it.
+  engine ??= import('@gutenye/ocr-node').then(({ default: Ocr }) =>
+    withOnnxProvider((onnxOptions) => Ocr.create({ onnxOptions })).then(({ value, provider }) => ({
+      ocr: value,
+      provider,
+    })),
+  );
   const { ocr, provider } = await engine;
   const upright = await sharp(image, { failOn: 'none' })
     .rotate()

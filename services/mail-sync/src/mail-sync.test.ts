@@ -132,6 +132,8 @@ test('Gmail two-way: first sync of 2,000 messages through a 429 storm, imported 
     const inGmail = box.messages.get(await gmailIdOf(target.id))!;
     assert.deepEqual([...inGmail.labelIds].sort(), ['STARRED', box.labelId('Projects')].sort());
     assert.ok(box.messages.get(await gmailIdOf(trashed.id))!.labelIds.has('TRASH'));
+    // The mirrors read directly below hold everything logged so far.
+    await h.call(AccountsList, { min_seq: await h.bus.lastSeq() });
     const modifyCalls = h.google.calls.filter((c) => /modify|trash/.test(c)).length;
     const before = await mailSyncDb(h)
       .selectFrom('gmail_messages')
@@ -139,6 +141,7 @@ test('Gmail two-way: first sync of 2,000 messages through a 429 storm, imported 
       .executeTakeFirstOrThrow();
     await syncNow(h);
     await syncNow(h);
+    await h.call(AccountsList, { min_seq: await h.bus.lastSeq() });
     const after = await mailSyncDb(h)
       .selectFrom('gmail_messages')
       .select(sql<number>`max(seq)::int`.as('seq'))
@@ -172,6 +175,7 @@ test('Gmail two-way: first sync of 2,000 messages through a 429 storm, imported 
     // Expired history: a full resync that changes only what differs.
     box.modify(await gmailIdOf(find(50).id), ['STARRED'], []);
     box.expireHistory();
+    await h.call(AccountsList, { min_seq: await h.bus.lastSeq() });
     const resyncFrom = (
       await mailSyncDb(h)
         .selectFrom('gmail_messages')
@@ -180,6 +184,7 @@ test('Gmail two-way: first sync of 2,000 messages through a 429 storm, imported 
     ).seq;
     const ingestsBefore = h.google.calls.filter((c) => c.startsWith('GET') && /\/messages\/[0-9a-f]+$/.test(c)).length;
     await syncNow(h);
+    await h.call(AccountsList, { min_seq: await h.bus.lastSeq() });
     const changed = await mailSyncDb(h)
       .selectFrom('gmail_messages')
       .select('gmail_id')

@@ -78,7 +78,11 @@ export class GmailSync {
     const row = await this.db.selectFrom('accounts').selectAll().where('account', '=', account).executeTakeFirst();
     if (!row || row.status !== 'active') return;
     try {
-      await this.push(account);
+      if (await this.push(account)) {
+        // The pull compares Gmail's labels with the mirrors: they must hold what was just pushed,
+        // or Gmail's record of our own change would look like a change made there (an echo).
+        await this.caughtUp();
+      }
       await this.pull(row);
     } catch (error) {
       if (!(error instanceof GrantRevokedError)) throw error;
@@ -98,14 +102,14 @@ export class GmailSync {
   }
 
   /** Memex changes to mirrored messages, oldest first, written to Gmail; each logged as the state it produced. */
-  private async push(account: string): Promise<void> {
+  private async push(account: string): Promise<boolean> {
     const pushes = await this.db
       .selectFrom('pushes')
       .selectAll()
       .where('account', '=', account)
       .orderBy('seq')
       .execute();
-    if (pushes.length === 0) return;
+    if (pushes.length === 0) return false;
     const mirrors = await this.db
       .selectFrom('gmail_messages')
       .selectAll()
@@ -162,6 +166,7 @@ export class GmailSync {
         ),
       );
     }
+    return true;
   }
 
   private async pull(row: Account): Promise<void> {

@@ -14,6 +14,7 @@ import {
   TrailsCreate,
   TrailsGet,
   TrailsList,
+  TrailsMove,
 } from '@memex/contracts';
 import { client, output } from '../context.js';
 
@@ -175,6 +176,25 @@ export function registerGraph(program: Command): void {
       });
     });
   trail
+    .command('move <trail> <step> <to>')
+    .description('move a step (its id, or its number as `trail show` prints it) to position <to> (1 is first)')
+    .action(async (trailId: string, step: string, to: string) => {
+      const position = (text: string, what: string) => {
+        if (!/^[1-9]\d*$/.test(text))
+          throw new Error(`${what} must be a position (1, 2, …), not ${JSON.stringify(text)}`);
+        return Number(text);
+      };
+      let stepId = step;
+      if (/^\d+$/.test(step)) {
+        const { steps_list } = await client().call(TrailsGet, { trail_id: trailId });
+        const found = steps_list[position(step, 'step') - 1];
+        if (!found) throw new Error(`trail ${trailId} has ${steps_list.length} steps, no step ${step}`);
+        stepId = found.step_id;
+      }
+      await client().call(TrailsMove, { trail_id: trailId, step_id: stepId, to: position(to, 'to') });
+      console.log(`moved ${stepId} to ${to}`);
+    });
+  trail
     .command('list')
     .option('--key <key>', 'only trails through this thing')
     .option('--json', 'print JSON')
@@ -196,8 +216,8 @@ export function registerGraph(program: Command): void {
         [
           `${t.name}${t.description ? ` — ${t.description}` : ''}`,
           ...t.steps_list.map(
-            (s) =>
-              `  ${s.ordinal}. ${'entity' in s.target ? `${s.target.entity.name} (${s.target.entity.key})` : `${s.target.item.title} (item:${s.target.item.id})`}${s.comment ? ` — ${s.comment}` : ''}`,
+            (s, i) =>
+              `  ${i + 1}. ${'entity' in s.target ? `${s.target.entity.name} (${s.target.entity.key})` : `${s.target.item.title} (item:${s.target.item.id})`}${s.comment ? ` — ${s.comment}` : ''}`,
           ),
           ...t.comments.map((c) => `  » ${c.comment} (${c.made_by})`),
         ].join('\n'),

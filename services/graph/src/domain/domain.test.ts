@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { anyWord, normalizeKey, parseRef } from './keys.js';
-import { cleanName, isFreeMail, isPersonalDomain, orgDomainOf, participantsOf, registrableDomain } from './mail.js';
+import {
+  cleanName,
+  isFreeMail,
+  isPersonalDomain,
+  knownTime,
+  orgDomainOf,
+  participantsOf,
+  registrableDomain,
+} from './mail.js';
 
 test('organizations come from registrable domains, never from free mail', () => {
   assert.equal(orgDomainOf('ann@mail.cs.example.ac.uk'), 'example.ac.uk');
@@ -72,7 +80,8 @@ test("a personal domain is its owner's own, not an organization; gateways are ne
   assert.equal(own('zoe@zoemuller.example', 'Zoë Müller'), true);
   assert.equal(own('ann@acme.example', 'Ann Lee'), false);
   assert.equal(own('zed@shaw.example', 'Zed Shaw'), false, 'a surname may be a family or a firm');
-  for (const gateway of ['zed-Ab3dE9xQ@public.gmane.org', 'dev@googlegroups.com']) assert.equal(orgDomainOf(gateway), null);
+  for (const gateway of ['zed-Ab3dE9xQ@public.gmane.org', 'dev@googlegroups.com'])
+    assert.equal(orgDomainOf(gateway), null);
 });
 
 test('participants: a list-rewritten From is the Reply-To person, list addresses are nobody', () => {
@@ -86,4 +95,17 @@ test('participants: a list-rewritten From is the Reply-To person, list addresses
   // Rewritten, with nobody to stand for: no sender rather than the list as one.
   assert.deepEqual(participantsOf({ ...meta, replyTo: [] }), []);
   assert.deepEqual(participantsOf({ from: [{ name: 'Ann', address: 'ann-XyZ12@public.gmane.org' }] }), []);
+});
+
+test('a time is known unless ingest says the item is undated, or the clock that stamped it ran ahead', () => {
+  const at = (occurred_at: string, meta: Record<string, unknown>) => ({
+    occurred_at,
+    recorded_at: '2026-12-01T00:00:00Z',
+    data: { meta },
+  });
+  assert.equal(knownTime(at('2021-03-02T10:00:00Z', { dateSource: 'header' })), '2021-03-02T10:00:00Z');
+  assert.equal(knownTime(at('2026-12-01T00:00:00Z', { dateSource: null })), null);
+  // A document with no date of its own: the envelope carries the import time, the meta says undated.
+  assert.equal(knownTime(at('2026-12-01T00:00:00Z', { format: 'pdf', undated: true })), null);
+  assert.equal(knownTime(at('3609-01-01T00:00:00Z', {})), null);
 });

@@ -87,9 +87,14 @@ export function participantsOf(meta: Record<string, unknown>): Participant[] {
  * with `dateSource: null` (and stamps the event with the import time), and a time more than a
  * day after the event was recorded is a wrong clock, not a fact. Undated items are never recent.
  */
-export function knownTime(event: { occurred_at: string; recorded_at: string; data: { meta?: unknown } }): string | null {
+export function knownTime(event: {
+  occurred_at: string;
+  recorded_at: string;
+  data: { meta?: unknown };
+}): string | null {
   const meta = (event.data.meta ?? {}) as Record<string, unknown>;
-  if ('dateSource' in meta && meta.dateSource === null) return null;
+  // Ingest marks any item with no plausible date of its own `undated` (mail also says dateSource null).
+  if (meta.undated === true || ('dateSource' in meta && meta.dateSource === null)) return null;
   if (Date.parse(event.occurred_at) > Date.parse(event.recorded_at) + 86_400_000) return null;
   return event.occurred_at;
 }

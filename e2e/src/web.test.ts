@@ -316,7 +316,7 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await facts.locator('li', { hasText: 'knows' }).getByText('Dave Moss').waitFor();
   });
 
-  test('the graph explorer: neighbours drawn, a click on Expand adds that thing’s neighbours, filters hide kinds', async () => {
+  test('the graph explorer: neighbours drawn, a click on Expand adds that thing’s neighbours, filters hide kinds and times', async () => {
     await page.goto(`${stack.url}/graph/${encodeURIComponent('person:ann@acme-corp.example')}`);
     const list = page.getByRole('list', { name: 'Things in the graph' });
     await list.getByText('Bob Stone').waitFor();
@@ -334,9 +334,17 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await check('graph');
     await page.getByRole('group', { name: 'Things' }).getByLabel('org').uncheck();
     assert.equal(await list.getByText('acme-corp.example').count(), 0);
+    // A time: Ann's mail with Bob is of 4 March, so from the 5th Bob is not her neighbour, and a
+    // range holding the 4th brings him back (the server counts only items and links of that time).
+    await page.locator('#graph-from').fill('2025-03-05');
+    await list.getByText('Bob Stone').waitFor({ state: 'detached' });
+    await page.locator('#graph-from').fill('2025-03-01');
+    await page.locator('#graph-to').fill('2025-03-04');
+    await list.getByText('Bob Stone').waitFor();
+    await page.getByRole('button', { name: 'Any time' }).click();
   });
 
-  test('a trail: created, a thing appended with a comment, commentary, shared as Markdown', async () => {
+  test('a trail: created, a thing appended with a comment, steps moved (by click and key), commentary, shared as Markdown', async () => {
     await page.goto(`${stack.url}/trails`);
     await page.locator('#trail-name').fill('The warehouse renewal');
     await page.getByRole('button', { name: 'Start a trail' }).click();
@@ -348,6 +356,14 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await page.locator('#step-target').fill(ids.renewal!);
     await page.getByRole('button', { name: 'Append' }).click();
     await page.locator('.steps li').nth(1).getByText('Warehouse renewal').waitFor();
+    // Reordered: the renewal up by a click, then back down from the keyboard (the focus follows the step).
+    await page.getByRole('button', { name: 'Move Warehouse renewal up' }).click();
+    await page.locator('.steps li').first().getByText('Warehouse renewal').waitFor();
+    await page.waitForFunction(
+      () => document.activeElement?.getAttribute('aria-label') === 'Move Warehouse renewal down',
+    );
+    await page.keyboard.press('Enter');
+    await page.locator('.steps li').first().getByText('Ann Lee').waitFor();
     await page.locator('#trail-comment').fill('Signed in March.');
     await page.getByRole('form', { name: 'Comment on the trail' }).getByRole('button', { name: 'Comment' }).click();
     await page.getByRole('region', { name: 'Commentary' }).getByText('Signed in March.').waitFor();

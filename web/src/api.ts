@@ -40,6 +40,7 @@ import type {
   TrailsCreate,
   TrailsGet,
   TrailsList,
+  TrailsMove,
 } from '@memex/contracts';
 
 /** Every method the UI calls, by its public name. */
@@ -69,6 +70,7 @@ interface Methods {
   'memex.trails.create': typeof TrailsCreate;
   'memex.trails.append': typeof TrailsAppend;
   'memex.trails.comment': typeof TrailsComment;
+  'memex.trails.move': typeof TrailsMove;
   'memex.signals.list': typeof SignalsList;
   'memex.signals.triage': typeof SignalsTriage;
   'memex.inferences.list': typeof InferencesList;

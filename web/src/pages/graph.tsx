@@ -1,6 +1,7 @@
 // The graph explorer: a thing's neighbourhood drawn with cytoscape.js; clicking a node (or its
 // Expand button in the list beside it) adds that node's neighbourhood; filters by thing kind and
-// link kind. The list is the same graph for keyboards and screen readers.
+// link kind, and by time (the server counts only items and links of that time, so changing it
+// draws the neighbourhood again). The list is the same graph for keyboards and screen readers.
 import cytoscape, { type Core, type ElementDefinition } from 'cytoscape';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { call, type Result } from '../api';
@@ -32,6 +33,18 @@ const KIND_COLOURS: Record<string, string> = {
 };
 const NEIGHBOURS_PER_EXPAND = 40;
 
+/** The time filter's days as memex.graph's range: from the first day's start to the last day's end. */
+function rangeOf(fromDay: string, toDay: string): { from?: string; to?: string } {
+  const range: { from?: string; to?: string } = {};
+  if (fromDay) range.from = `${fromDay}T00:00:00.000Z`;
+  if (toDay) {
+    const next = new Date(`${toDay}T00:00:00.000Z`);
+    next.setUTCDate(next.getUTCDate() + 1);
+    range.to = next.toISOString();
+  }
+  return range;
+}
+
 export function GraphPage({ entityKey }: { entityKey: string }) {
   const [nodes, setNodes] = useState(new Map<number, Node>());
   const [edges, setEdges] = useState(new Map<string, Edge>());
@@ -39,6 +52,9 @@ export function GraphPage({ entityKey }: { entityKey: string }) {
   const [hiddenKinds, setHiddenKinds] = useState<string[]>([]);
   const [hiddenRels, setHiddenRels] = useState<string[]>([]);
   const [centre, setCentre] = useState<Node | null>(null);
+  const [fromDay, setFromDay] = useState('');
+  const [toDay, setToDay] = useState('');
+  const range = useMemo(() => rangeOf(fromDay, toDay), [fromDay, toDay]);
 
   const add = (answer: Neighbourhood) => {
     setNodes((old) => {
@@ -63,20 +79,26 @@ export function GraphPage({ entityKey }: { entityKey: string }) {
   };
 
   const expand = (key: string) =>
-    call('memex.graph', { key, limit: NEIGHBOURS_PER_EXPAND }).then(add, (e: Error) => setError(e.message));
+    call('memex.graph', { key, limit: NEIGHBOURS_PER_EXPAND, ...range }).then(add, (e: Error) => setError(e.message));
 
   useEffect(() => {
     setNodes(new Map());
     setEdges(new Map());
+    setError('');
     if (!entityKey) return;
-    call('memex.graph', { key: entityKey, limit: NEIGHBOURS_PER_EXPAND }).then(
+    let live = true;
+    call('memex.graph', { key: entityKey, limit: NEIGHBOURS_PER_EXPAND, ...range }).then(
       (answer) => {
+        if (!live) return;
         setCentre({ ...answer.center, weight: 1, expanded: true });
         add(answer);
       },
-      (e: Error) => setError(e.message),
+      (e: Error) => live && setError(e.message),
     );
-  }, [entityKey]);
+    return () => {
+      live = false;
+    };
+  }, [entityKey, range]);
 
   const kinds = useMemo(() => [...new Set([...nodes.values()].map((n) => n.kind))].sort(), [nodes]);
   const rels = useMemo(() => [...new Set([...edges.values()].flatMap((e) => e.rels))].sort(), [edges]);
@@ -130,6 +152,28 @@ export function GraphPage({ entityKey }: { entityKey: string }) {
             ))}
           </fieldset>
         )}
+        <fieldset>
+          <legend>Time</legend>
+          <label>
+            From{' '}
+            <input type="date" id="graph-from" value={fromDay} onChange={(e) => setFromDay(e.currentTarget.value)} />
+          </label>{' '}
+          <label>
+            To <input type="date" id="graph-to" value={toDay} onChange={(e) => setToDay(e.currentTarget.value)} />
+          </label>
+          {(fromDay || toDay) && (
+            <button
+              type="button"
+              class="link"
+              onClick={() => {
+                setFromDay('');
+                setToDay('');
+              }}
+            >
+              Any time
+            </button>
+          )}
+        </fieldset>
         <p class="muted" data-testid="graph-size">
           {visible.length} things, {shownEdges.length} connections
         </p>

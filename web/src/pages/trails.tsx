@@ -1,12 +1,19 @@
-// Trails: paths through items and things with commentary. Create, append, comment, and share
-// as Markdown; any item or thing page can add itself to a trail (AddToTrail).
-import { useState } from 'preact/hooks';
+// Trails: paths through items and things with commentary. Create, append, comment, reorder (move
+// up/down), and share as Markdown; any item or thing page can add itself to a trail (AddToTrail).
+import { useEffect, useState } from 'preact/hooks';
 import { call, type Result } from '../api';
 import { navigate, paths } from '../router';
 import { EndLink, formatDate, Loading, Page, Status, useAction, useLoad } from '../ui';
 import { ThingInput } from './thing-input';
 
 type Trail = Result<'memex.trails.get'>;
+type Step = Trail['steps_list'][number];
+
+/** What a step is called: its thing's name or its item's title. */
+function stepLabel(step: Step): string {
+  const end = step.target;
+  return 'entity' in end ? end.entity.name : end.item.title || end.item.id;
+}
 
 export function TrailsPage() {
   const trails = useLoad(() => call('memex.trails.list', { limit: 100 }), []);
@@ -62,11 +69,8 @@ export function trailMarkdown(trail: Trail): string {
   if (trail.description) lines.push(trail.description, '');
   trail.steps_list.forEach((step, i) => {
     const end = step.target;
-    const [label, href] =
-      'entity' in end
-        ? [end.entity.name, paths.thing(end.entity.key)]
-        : [end.item.title || end.item.id, paths.item(end.item.id)];
-    lines.push(`${i + 1}. [${label}](${origin}${href})${step.comment ? ` — ${step.comment}` : ''}`);
+    const href = 'entity' in end ? paths.thing(end.entity.key) : paths.item(end.item.id);
+    lines.push(`${i + 1}. [${stepLabel(step)}](${origin}${href})${step.comment ? ` — ${step.comment}` : ''}`);
   });
   if (trail.comments.length) {
     lines.push('', '## Commentary', '');
@@ -108,6 +112,22 @@ export function TrailPage({ trailId }: { trailId: string }) {
       await after(seq);
     }, 'Comment added.');
   };
+  // After a move the focus follows the step (to the same button, or the other one at an end),
+  // so Up, Up, Up walks a step to the top from the keyboard.
+  const [moved, setMoved] = useState<{ stepId: string; direction: 'up' | 'down' } | null>(null);
+  useEffect(() => {
+    if (!moved || !trail.data || state.busy) return;
+    const button = (direction: string) =>
+      document.getElementById(`move-${direction}-${moved.stepId}`) as HTMLButtonElement | null;
+    const same = button(moved.direction);
+    (same && !same.disabled ? same : button(moved.direction === 'up' ? 'down' : 'up'))?.focus();
+    setMoved(null);
+  }, [trail.data, moved, state.busy]);
+  const move = (stepId: string, to: number, direction: 'up' | 'down') =>
+    act(async () => {
+      await after((await call('memex.trails.move', { trail_id: trailId, step_id: stepId, to })).seq);
+      setMoved({ stepId, direction });
+    }, 'Moved.');
   const commentStep = (stepId: string, text: string) =>
     act(
       async () =>
@@ -144,9 +164,29 @@ export function TrailPage({ trailId }: { trailId: string }) {
             </div>
           )}
           <ol class="steps">
-            {t.steps_list.map((step) => (
+            {t.steps_list.map((step, i) => (
               <li key={step.step_id}>
-                <EndLink end={step.target} />
+                <EndLink end={step.target} />{' '}
+                <button
+                  type="button"
+                  class="link"
+                  id={`move-up-${step.step_id}`}
+                  aria-label={`Move ${stepLabel(step)} up`}
+                  disabled={i === 0 || state.busy}
+                  onClick={() => void move(step.step_id, i, 'up')}
+                >
+                  ↑ Up
+                </button>{' '}
+                <button
+                  type="button"
+                  class="link"
+                  id={`move-down-${step.step_id}`}
+                  aria-label={`Move ${stepLabel(step)} down`}
+                  disabled={i === t.steps_list.length - 1 || state.busy}
+                  onClick={() => void move(step.step_id, i + 2, 'down')}
+                >
+                  ↓ Down
+                </button>
                 <StepComment text={step.comment ?? ''} onSave={(text) => commentStep(step.step_id, text)} />
               </li>
             ))}

@@ -472,8 +472,8 @@ describe('graph service', { skip: sharedSkip('corpus/mail') }, () => {
         .map((s) => names[s.step_id])
         .join('');
 
-    // The agent (no mail) sees A B C: C to first, then A to third. The mail step keeps its place
-    // after the step it followed among what the agent moved around.
+    // The agent (no mail) sees A B C: C to first, then A to third. Only the moved step changes
+    // place; the mail step M, hidden from it, keeps its own.
     let { seq } = await h.call(TrailsMove, { trail_id: trail.trail_id, step_id: steps.C!, to: 1 }, acme);
     assert.equal(await order(seq, acme), 'CAB');
     assert.equal(await order(seq), 'CAMB');

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { defineEvent, ULID_PATTERN, type EventDefinition } from './envelope.js';
 
 /** A model id plus version, e.g. `glove-100d-sif@2`, `model2vec:potion-base-8M@1a2b3c4d`. */
@@ -126,8 +126,88 @@ export const ModelActivated = defineEvent({
   data: Type.Object({ space: Space }, { additionalProperties: false }),
 });
 
+/** What tier 0 finds in text without a model (seed §5). */
+export const MentionKind = Type.Union(
+  ['date', 'money', 'url', 'phone', 'doi', 'arxiv', 'isbn', 'address'].map((k) => Type.Literal(k)),
+);
+
+/** Character offsets [start, end) into the item's text: the evidence of what was read there. */
+const TextSpan = { start: Type.Integer({ minimum: 0 }), end: Type.Integer({ minimum: 0 }) };
+
+export const Mention = Type.Object(
+  {
+    kind: MentionKind,
+    /** The text as written. */
+    text: Type.String({ maxLength: 2000 }),
+    /**
+     * The value in one spelling: a date as ISO 8601 (a day alone as YYYY-MM-DD; a time carries a
+     * zone only when the text gives one), money as
+     * `<ISO 4217> <amount>`, a phone in E.164, a DOI lowercased, an arXiv id without `arXiv:`, an
+     * ISBN as 13 digits, a URL and an address as written.
+     */
+    value: Type.String({ maxLength: 2000 }),
+    ...TextSpan,
+  },
+  { additionalProperties: false },
+);
+export type Mention = Static<typeof Mention>;
+
+/** A mail's signature block (seed §4.3): who the sender says they are, each field with its span. */
+export const SignatureBlock = Type.Object(
+  {
+    /** The sender's address (the From header): whose facts these are. */
+    sender: Type.String(),
+    ...TextSpan,
+    fields: Type.Array(
+      Type.Object(
+        {
+          field: Type.Union(['name', 'title', 'company', 'phone'].map((k) => Type.Literal(k))),
+          /** As written; a phone's value is E.164. */
+          text: Type.String({ maxLength: 500 }),
+          value: Type.String({ maxLength: 500 }),
+          ...TextSpan,
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SignatureBlock = Static<typeof SignatureBlock>;
+
+/**
+ * Tier 0 read an item's text with rules, no model: dates, money, URLs, phones, DOIs, arXiv ids,
+ * ISBNs, postal addresses, and a mail's signature block. Subject item:<id>; the envelope carries
+ * the item's scope. A later event for the item replaces an earlier one.
+ */
+export const StructureExtracted = defineEvent({
+  type: 'structure.extracted',
+  owner: 'pipelines',
+  v: 1,
+  description: "What tier 0 read in an item's text without a model (dates, amounts, identifiers, a signature), with spans.",
+  data: Type.Object(
+    {
+      item_id: Type.String({ pattern: ULID_PATTERN }),
+      revision: Type.Integer({ minimum: 1 }),
+      /** The task and its rules' version, e.g. `structure@1`. */
+      made_by: Pipeline,
+      mentions: Type.Array(Mention),
+      /** More mentions were found than one event carries (the first ones are kept). */
+      truncated: Type.Boolean(),
+      signature: Type.Optional(SignatureBlock),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by the pipelines area. Add each definition here and to this list. */
-export const pipelinesEvents: EventDefinition[] = [PartExtracted, EmbeddingComputed, ModelAdded, ModelActivated];
+export const pipelinesEvents: EventDefinition[] = [
+  PartExtracted,
+  EmbeddingComputed,
+  ModelAdded,
+  ModelActivated,
+  StructureExtracted,
+];
 
 /** A vector as the events carry it: base64 of little-endian float32. */
 export function encodeVector(vector: Float32Array): string {

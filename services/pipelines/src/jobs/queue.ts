@@ -22,7 +22,9 @@ export type TextJob = {
   all_spaces?: boolean;
 };
 export type BackfillJob = { task: 'backfill'; space: string; until_seq: number };
-export type Job = TextJob | BackfillJob;
+/** Tier 0 (rules, no model) on one item; it rides the same queue and priorities as tier 1. */
+export type StructureJob = { task: 'structure'; item_id: string; revision: number; source_seq: number };
+export type Job = TextJob | BackfillJob | StructureJob;
 
 const TIER = 't1';
 

@@ -123,6 +123,11 @@ export class Scheduler {
       all_spaces: true,
     };
     await this.queue.enqueue(job, priorityOf(event), textJobId(job));
+    await this.queue.enqueue(
+      { task: 'structure', item_id: itemId, revision, source_seq: seq },
+      priorityOf(event),
+      `structure|${itemId}|${revision}`,
+    );
   }
 
   async stop(): Promise<void> {

@@ -1,21 +1,14 @@
 import {
   EmbeddingComputed,
   encodeVector,
-  isEventOf,
-  mailMetaOf,
-  pdfPagesOf,
-  ItemIngested,
-  NotePut,
   PartExtracted,
   type DataOf,
   type EventDefinition,
-  type EventEnvelope,
-  type PageRange,
 } from '@memex/contracts';
-import { draftOf, eventAt, eventsOf, lastEventOf, type Bus, type EventPublisher } from '@memex/bus';
+import { eventsOf, lastEventOf, type Bus, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { isZeroVector, l2normalize, type EmbeddingProvider } from '@memex/embeddings';
-import { derivedId } from '../jobs/ids.js';
+import { derivedDraft, readSource, type Source } from '../jobs/source.js';
 import { eraseDerived, isDeleted } from '../jobs/log.js';
 import type { TextJob } from '../jobs/queue.js';
 import type { ModelRegistry } from '../models/registry.js';
@@ -34,17 +27,6 @@ interface Derived<E extends EventDefinition> {
 export const MAX_EVENT_BYTES = 900_000;
 /** Texts per provider call, so a long document reports progress between calls. */
 const EMBED_BATCH = 256;
-
-/** What tier 1 needs of the event an item came in with. */
-interface Source {
-  event: EventEnvelope;
-  itemId: string;
-  revision: number;
-  title: string;
-  text: () => Promise<string | undefined>;
-  /** A PDF's pages (ranges of its text), when it is one. */
-  pages: PageRange[] | null;
-}
 
 /**
  * One `text` job: the item's passages (split from its text, or read back from the log when an
@@ -69,7 +51,7 @@ export class TextTask {
     touch: () => void,
     attempt = 1,
   ): Promise<{ parts: number; vectors: number; skipped?: string }> {
-    const source = await this.source(job);
+    const source = await readSource(this.bus, this.blobs, job);
     if (!source) return { parts: 0, vectors: 0, skipped: 'the item or its event is gone' };
     const drafts: Derived<typeof PartExtracted | typeof EmbeddingComputed>[] = [];
     let passages = job.all_spaces && attempt === 1 ? undefined : await this.publishedPassages(job);
@@ -91,38 +73,6 @@ export class TextTask {
     // Deleted while we worked: take back what we just wrote.
     if (await isDeleted(this.bus, job.item_id)) await eraseDerived(this.bus, job.item_id);
     return { parts: passages.length, vectors };
-  }
-
-  private async source(job: TextJob): Promise<Source | undefined> {
-    const event = await eventAt(this.bus, job.source_seq);
-    // A deleted item's events are erased from the log (and what we publish is checked again after).
-    if (!event || event.subject !== `item:${job.item_id}`) return undefined;
-    if (isEventOf(NotePut, event)) {
-      const data = event.data;
-      return {
-        event,
-        itemId: data.id,
-        revision: job.revision,
-        title: data.title,
-        text: async () => data.body,
-        pages: null,
-      };
-    }
-    if (isEventOf(ItemIngested, event)) {
-      const data = event.data;
-      return {
-        event,
-        itemId: data.id,
-        revision: data.revision,
-        title: data.title,
-        pages: pdfPagesOf(data),
-        text: async () => {
-          const blob = await this.blobs.get(data.text_sha256).catch(() => undefined);
-          return blob?.toString('utf8');
-        },
-      };
-    }
-    throw new Error(`job for ${job.item_id} points at seq ${job.source_seq}, a ${event.type} event`);
   }
 
   /** The passages a previous run published for this revision, if all its pieces are in the log. */
@@ -208,28 +158,14 @@ export class TextTask {
     }));
   }
 
-  /** Derived events carry the item's scope (labels, kind, spam), since they reveal its content. */
+  /** One pipelined publish of the job's events. */
   private async publish(
     source: Source,
     events: Derived<typeof PartExtracted | typeof EmbeddingComputed>[],
   ): Promise<void> {
-    const { event } = source;
-    const ingested = isEventOf(ItemIngested, event) ? event.data : undefined;
-    const drafts = events.map(({ key, definition, data }) =>
-      draftOf(definition, {
-        id: derivedId(event.id, key),
-        subject: event.subject,
-        actor: { kind: 'pipeline', id: TEXT_PIPELINE },
-        labels: event.labels,
-        kind: event.kind ?? ingested?.kind ?? 'note',
-        spam: event.spam ?? (ingested ? mailMetaOf(ingested)?.spam : undefined) ?? false,
-        occurred_at: event.occurred_at,
-        causation_id: event.id,
-        ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),
-        data,
-      }),
+    await this.publisher.publishAll(
+      events.map(({ key, definition, data }) => derivedDraft(source, definition, key, data, TEXT_PIPELINE)),
     );
-    await this.publisher.publishAll(drafts);
   }
 }
 

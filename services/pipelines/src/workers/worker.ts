@@ -3,6 +3,7 @@ import { Bus, EventPublisher } from '@memex/bus';
 import { ModelRegistry } from '../models/registry.js';
 import { TextTask } from '../text/text-task.js';
 import { BackfillTask } from '../jobs/backfill-task.js';
+import { StructureTask } from '../structure/structure-task.js';
 import { JobQueue, MAX_ATTEMPTS, type Job, type TakenJob } from '../jobs/queue.js';
 
 /** What a worker needs: NATS and the blobs directory, nothing else (it can run on another machine). */
@@ -22,6 +23,7 @@ export class Worker {
   private stopped = false;
   private readonly text: TextTask;
   private readonly backfill: BackfillTask;
+  private readonly structure: StructureTask;
 
   constructor(
     private readonly queue: JobQueue,
@@ -33,6 +35,7 @@ export class Worker {
   ) {
     this.text = new TextTask(bus, publisher, blobs, models);
     this.backfill = new BackfillTask(bus, queue);
+    this.structure = new StructureTask(bus, publisher, blobs);
   }
 
   async run(): Promise<void> {
@@ -70,6 +73,10 @@ export class Worker {
       await this.backfill.run(job, touch);
       return;
     }
+    if (job.task === 'structure') {
+      await this.structure.run(job);
+      return;
+    }
     const spaces = job.all_spaces ? [...new Set([...job.spaces, ...this.models.spaces()])] : job.spaces;
     await this.text.run({ ...job, spaces }, touch, attempt);
   }
@@ -81,7 +88,8 @@ export class Worker {
 }
 
 function describe(job: Job): string {
-  return job.task === 'backfill' ? `backfill of ${job.space}` : `text job for item ${job.item_id} r${job.revision}`;
+  if (job.task === 'backfill') return `backfill of ${job.space}`;
+  return `${job.task} job for item ${job.item_id} r${job.revision}`;
 }
 
 /** Connects and runs one worker until `stop`. */

@@ -1,0 +1,84 @@
+import {
+  isEventOf,
+  mailMetaOf,
+  pdfPagesOf,
+  ItemIngested,
+  NotePut,
+  type DataOf,
+  type EventDefinition,
+  type EventEnvelope,
+  type PageRange,
+} from '@memex/contracts';
+import { draftOf, eventAt, type Bus } from '@memex/bus';
+import type { BlobStore } from '@memex/blobs';
+import { derivedId } from './ids.js';
+
+/** What a job about one item needs of the event the item came in with. */
+export interface Source {
+  event: EventEnvelope;
+  itemId: string;
+  revision: number;
+  title: string;
+  text: () => Promise<string | undefined>;
+  /** A PDF's pages (ranges of its text), when it is one. */
+  pages: PageRange[] | null;
+  /** The item.ingested data, when it came in that way (a note has none). */
+  ingested?: DataOf<typeof ItemIngested>;
+}
+
+/** The item a job points at (by its source event's sequence), or undefined when it is gone. */
+export async function readSource(
+  bus: Bus,
+  blobs: BlobStore,
+  job: { item_id: string; source_seq: number; revision: number },
+): Promise<Source | undefined> {
+  const event = await eventAt(bus, job.source_seq);
+  // A deleted item's events are erased from the log (and what we publish is checked again after).
+  if (!event || event.subject !== `item:${job.item_id}`) return undefined;
+  if (isEventOf(NotePut, event)) {
+    const data = event.data;
+    return { event, itemId: data.id, revision: job.revision, title: data.title, text: async () => data.body, pages: null };
+  }
+  if (isEventOf(ItemIngested, event)) {
+    const data = event.data;
+    return {
+      event,
+      itemId: data.id,
+      revision: data.revision,
+      title: data.title,
+      pages: pdfPagesOf(data),
+      ingested: data,
+      text: async () => {
+        const blob = await blobs.get(data.text_sha256).catch(() => undefined);
+        return blob?.toString('utf8');
+      },
+    };
+  }
+  throw new Error(`job for ${job.item_id} points at seq ${job.source_seq}, a ${event.type} event`);
+}
+
+/**
+ * An event derived from the item, with an id from the source event and `key` (the same work
+ * publishes the same ids) and the item's scope (labels, kind, spam), since it reveals its content.
+ */
+export function derivedDraft<E extends EventDefinition>(
+  source: Source,
+  definition: E,
+  key: string,
+  data: DataOf<E>,
+  pipeline: string,
+) {
+  const { event, ingested } = source;
+  return draftOf(definition, {
+    id: derivedId(event.id, key),
+    subject: event.subject,
+    actor: { kind: 'pipeline', id: pipeline },
+    labels: event.labels,
+    kind: event.kind ?? ingested?.kind ?? 'note',
+    spam: event.spam ?? (ingested ? mailMetaOf(ingested)?.spam : undefined) ?? false,
+    occurred_at: event.occurred_at,
+    causation_id: event.id,
+    ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),
+    data,
+  });
+}

@@ -1,26 +1,34 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
 import {
   agentScope,
   apiCatalog,
   DEFAULT_SCOPE_RULES,
+  grpcMethodName,
   Ingest,
   isVisible,
   ItemsGet,
+  MemexError,
   NotesPut,
+  PROTO_PATH,
   Search,
   TokensCreate,
   type MethodDefinition,
 } from '@memex/contracts';
-import { startStack, type TestStack } from './stack.js';
+import { fromStruct, GrpcServer, toStruct, type ProtoStruct } from '@memex/gateway';
+import { photographedSign } from '@memex/media/testing';
+import { SERVICE_MODULES, startStack, type TestStack } from './stack.js';
 
 /**
  * The scope matrix, generated from the contracts catalog: every method, called with agent tokens
  * of several label sets, with params that name what each token may not see (its id, a thing known
  * only from it, words only it holds). No answer, error or event on the stream may carry a trace of
  * it, and an error about something hidden must read as the same error about something absent.
- * A method added to the catalog is covered the day it is added. Calls go over HTTP; gRPC answers
- * through the same router (surfaces.test checks it keeps the same auth) and is not called here.
+ * A method added to the catalog is covered the day it is added. Every service runs, so no method
+ * answers "unavailable"; each probe goes over HTTP and again over gRPC, and both event streams
+ * (SSE and gRPC Subscribe) are read from the start of the log.
  */
 
 interface Secret {
@@ -87,11 +95,52 @@ function valueFor(
   }
 }
 
+type GrpcClient = grpc.Client & Record<string, (...args: unknown[]) => unknown>;
+
+/** The gateway's gRPC face: unary calls with the token in the metadata, params and results as Structs. */
+function grpcClient(stack: TestStack): GrpcClient {
+  const definition = protoLoader.loadSync(PROTO_PATH, { keepCase: true, longs: Number, defaults: true, oneofs: true });
+  const Memex = (grpc.loadPackageDefinition(definition) as any).memex.v1.Memex;
+  return new Memex(`127.0.0.1:${stack.gateway.get(GrpcServer).port}`, grpc.credentials.createInsecure());
+}
+
+function bearer(token: string): grpc.Metadata {
+  const metadata = new grpc.Metadata();
+  metadata.set('authorization', `Bearer ${token}`);
+  return metadata;
+}
+
+function grpcCall(client: GrpcClient, method: string, params: unknown, token: string): Promise<unknown> {
+  return new Promise((resolve, reject) =>
+    client[grpcMethodName(method)]!.call(
+      client,
+      toStruct(params as Record<string, unknown>),
+      bearer(token),
+      (error: grpc.ServiceError | null, value?: ProtoStruct) => (error ? reject(error) : resolve(fromStruct(value!))),
+    ),
+  );
+}
+
+/** What a stream sends within `ms`: the SSE body, or gRPC Subscribe's events. */
+async function readFor(
+  ms: number,
+  start: (signal: AbortSignal, onText: (text: string) => void) => void,
+): Promise<string> {
+  const controller = new AbortController();
+  let text = '';
+  start(controller.signal, (chunk) => (text += chunk));
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  controller.abort();
+  return text;
+}
+
 describe('scope matrix: every catalog method, several agent label sets, nothing outside the scope', () => {
   let stack: TestStack;
   const secrets: Secret[] = [];
   before(async () => {
-    stack = await startStack(['ingest', 'pipelines', 'search', 'graph', 'insights']);
+    // The photo's pixels are not the subject here (set before ingest's parse workers start).
+    process.env['MEMEX_OCR'] = 'off';
+    stack = await startStack(Object.keys(SERVICE_MODULES));
     const mail = `From: Zelda Hiddenperson <zelda@hidden.example>\nTo: Me <me@example.com>\nSubject: zqxmail budget\nDate: Tue, 02 Mar 2021 10:00:00 +0000\nMessage-ID: <zqx-1@hidden.example>\n\nThe zqxmail budget is 41.\n`;
     const ingested = await stack.owner.call(Ingest, {
       items: [
@@ -110,6 +159,50 @@ describe('scope matrix: every catalog method, several agent label sets, nothing 
       { id: mailId!, markers: [mailId!, 'zqxmail', 'zelda', 'Hiddenperson'], kind: 'email', labels: [] },
       { id: pageId!, markers: [pageId!, 'zqxacme'], kind: 'document', labels: ['client:acme'] },
     );
+    // A photo, a contact card (no agent rule shows contacts) and a calendar event of a client's.
+    const card = `BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Quentin Zqxcard\r\nEMAIL:quentin@zqxcard.example\r\nEND:VCARD\r\n`;
+    const invite = [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//memex//matrix//EN',
+      'BEGIN:VEVENT',
+      'UID:zqxevent-1@matrix.example',
+      'DTSTAMP:20210301T090000Z',
+      'DTSTART:20210302T100000Z',
+      'DTEND:20210302T110000Z',
+      'SUMMARY:zqxevent budget review',
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n');
+    const more = await stack.owner.call(Ingest, {
+      items: [
+        {
+          type: 'image/jpeg',
+          data: (await photographedSign(['matrix'])).toString('base64'),
+          source: { kind: 'folder', id: 'matrix' },
+          external_id: 'zqxphoto',
+          attributes: { filename: 'zqxphoto.jpg' },
+        },
+        { type: 'text/vcard', text: card, source: { kind: 'folder', id: 'matrix' }, external_id: 'zqxcard' },
+        {
+          type: 'text/calendar',
+          text: invite,
+          source: { kind: 'folder', id: 'matrix' },
+          external_id: 'zqxevent',
+          labels: ['client:acme'],
+        },
+      ],
+    });
+    const [photoId, cardId, eventId] = more.results.map((r) => {
+      assert.ok(r.id, `ingested: ${JSON.stringify(r)}`);
+      return r.id;
+    });
+    secrets.push(
+      { id: photoId!, markers: [photoId!, 'zqxphoto'], kind: 'photo', labels: [] },
+      { id: cardId!, markers: [cardId!, 'zqxcard', 'Quentin'], kind: 'contact', labels: [] },
+      { id: eventId!, markers: [eventId!, 'zqxevent'], kind: 'event', labels: ['client:acme'] },
+    );
     const note = await stack.owner.call(NotesPut, { body: 'zqxnote budget plans', labels: ['client:secret'] });
     secrets.push({ id: note.id, markers: [note.id, 'zqxnote'], kind: 'note', labels: ['client:secret'] });
     await stack.owner.call(NotesPut, { body: 'An open budget note everyone may read.' });
@@ -124,7 +217,10 @@ describe('scope matrix: every catalog method, several agent label sets, nothing 
     const methods = apiCatalog.list();
     assert.ok(methods.length > 30, `${methods.length} methods in the catalog`);
     const leaks: string[] = [];
+    const unavailable = new Set<string>();
+    const viaGrpc = grpcClient(stack);
     let calls = 0;
+    let grpcAnswers = 0;
     for (const labels of TOKENS) {
       const created = await stack.owner.call(TokensCreate, { labels });
       const agent = stack.clientFor(created.token);
@@ -141,7 +237,18 @@ describe('scope matrix: every catalog method, several agent label sets, nothing 
         try {
           return { ok: true, text: JSON.stringify(await agent.call(method, params as never)) };
         } catch (error) {
+          if (error instanceof MemexError && error.code === 'unavailable') unavailable.add(method.name);
           return { ok: false, text: error instanceof Error ? error.message : String(error) };
+        }
+      };
+      const overGrpc = async (method: MethodDefinition, params: unknown) => {
+        calls++;
+        try {
+          const result = JSON.stringify(await grpcCall(viaGrpc, method.name, params, created.token));
+          grpcAnswers++;
+          return result;
+        } catch (error) {
+          return (error as grpc.ServiceError).details ?? String(error);
         }
       };
       for (const secret of hidden) {
@@ -155,6 +262,10 @@ describe('scope matrix: every catalog method, several agent label sets, nothing 
           const where = `${method.name} as [${labels.join(',')}] about hidden ${secret.kind}`;
           const found = leaked(got.text, JSON.stringify(params));
           if (found.length) leaks.push(`${where}: ${found.join(', ')} in ${got.text.slice(0, 300)}`);
+          const gotViaGrpc = await overGrpc(method, params);
+          const foundViaGrpc = leaked(gotViaGrpc, JSON.stringify(params));
+          if (foundViaGrpc.length)
+            leaks.push(`${where} over gRPC: ${foundViaGrpc.join(', ')} in ${gotViaGrpc.slice(0, 300)}`);
           // An error about the hidden thing must be the error about an absent one (named alike).
           const other = await answer(method, valueFor(method.params as unknown as JsonSchema, '', absent, writes));
           const normalize = (text: string, ref: typeof refs) =>
@@ -165,31 +276,41 @@ describe('scope matrix: every catalog method, several agent label sets, nothing 
           }
         }
       }
-      // The event stream, from the start of the log.
-      const controller = new AbortController();
-      const stream = await fetch(`${stack.url}/api/v1/memex/events?from_seq=1`, {
-        headers: { authorization: `Bearer ${created.token}` },
-        signal: controller.signal,
+      // The event streams, from the start of the log.
+      const sse = await readFor(1500, (signal, onText) => {
+        void fetch(`${stack.url}/api/v1/memex/events?from_seq=1`, {
+          headers: { authorization: `Bearer ${created.token}` },
+          signal,
+        })
+          .then(async (stream) => {
+            for await (const chunk of stream.body!) onText(Buffer.from(chunk).toString());
+          })
+          .catch(() => undefined); // aborted: the stream was read for long enough
       });
-      let sse = '';
-      const reader = stream.body!.getReader();
-      const stop = setTimeout(() => controller.abort(), 1500);
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          sse += Buffer.from(value).toString();
-        }
-      } catch {
-        // aborted: the stream was read for long enough
-      } finally {
-        clearTimeout(stop);
+      assert.match(sse, /^data: /m, 'the SSE stream sent events');
+      const subscribed = await readFor(1500, (signal, onText) => {
+        const stream = viaGrpc.Subscribe!(
+          { from_seq: 1, types: [] },
+          bearer(created.token),
+        ) as grpc.ClientReadableStream<{
+          json: string;
+        }>;
+        stream.on('data', (event) => onText(`${event.json}\n`)).on('error', () => undefined);
+        signal.addEventListener('abort', () => stream.cancel());
+      });
+      assert.ok(subscribed.length > 0, 'gRPC Subscribe sent events');
+      for (const [name, text] of [
+        ['SSE', sse],
+        ['gRPC Subscribe', subscribed],
+      ] as const) {
+        const found = leaked(text);
+        if (found.length) leaks.push(`${name} stream as [${labels.join(',')}]: ${found.join(', ')}`);
       }
-      assert.match(sse, /^data: /m, 'the stream sent events');
-      const found = leaked(sse);
-      if (found.length) leaks.push(`events stream as [${labels.join(',')}]: ${found.join(', ')}`);
     }
-    assert.ok(calls > methods.length * 4, `${calls} calls`);
+    viaGrpc.close();
+    assert.ok(calls > methods.length * 8, `${calls} calls`);
+    assert.ok(grpcAnswers > methods.length, `${grpcAnswers} answers over gRPC of ${calls} calls`);
+    assert.deepEqual([...unavailable], [], 'every method is answered by a running service');
     assert.deepEqual(leaks, []);
   });
 });

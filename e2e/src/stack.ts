@@ -8,6 +8,10 @@ import { PipelinesModule } from '@memex/pipelines';
 import { SearchModule } from '@memex/search';
 import { GraphModule } from '@memex/graph';
 import { InsightsModule } from '@memex/insights';
+import { HeadModule } from '@memex/head';
+import { MailSyncModule } from '@memex/mail-sync';
+import { CalendarSyncModule } from '@memex/calendar-sync';
+import { MediaModule } from '@memex/media';
 import type { MemexConfig } from '@memex/config';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 
@@ -29,6 +33,10 @@ export const SERVICE_MODULES: Record<string, ServiceModuleFactory> = {
   search: (config) => SearchModule.register(config),
   graph: (config) => GraphModule.register(config),
   insights: (config) => InsightsModule.register(config),
+  head: (config) => HeadModule.register(config),
+  'mail-sync': (config) => MailSyncModule.register(config),
+  'calendar-sync': (config) => CalendarSyncModule.register(config),
+  media: (config) => MediaModule.register(config),
 };
 
 /** A gateway plus the named services against a fresh TestEnv, in this process. */

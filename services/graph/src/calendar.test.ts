@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EntityGet, EntityNeighbors, MemexError, ReviewList } from '@memex/contracts';
 import { newId, type NamedDraft } from '@memex/bus';
-import { startGraph, type GraphHarness } from './testing/harness.js';
+import { itemEvent, startGraph, type GraphHarness } from './testing/harness.js';
 
 const PERSON = (name: string, address: string, status = 'accepted') => ({
   name,
@@ -13,7 +13,7 @@ const PERSON = (name: string, address: string, status = 'accepted') => ({
 
 /** The item.ingested event services/ingest publishes for a calendar file (meta as its calendar handler writes it). */
 function calendarItem(id: string, events: Array<Record<string, unknown>>, method: string | null = null): NamedDraft {
-  return item(id, 'event', 'text/calendar', {
+  return itemEvent(id, 'event', 'text/calendar', {
     format: 'icalendar',
     method,
     calendarName: null,
@@ -26,7 +26,7 @@ function calendarItem(id: string, events: Array<Record<string, unknown>>, method
 
 /** The item.ingested event of a vCard file (meta as the contacts handler writes it). */
 function contactsItem(id: string, cards: Array<{ fullName: string; emails: string[] }>): NamedDraft {
-  return item(id, 'contact', 'text/vcard', {
+  return itemEvent(id, 'contact', 'text/vcard', {
     format: 'vcard',
     filename: null,
     cards: cards.map((c) => ({
@@ -35,34 +35,6 @@ function contactsItem(id: string, cards: Array<{ fullName: string; emails: strin
       phones: [],
     })),
   });
-}
-
-function item(id: string, kind: string, type: string, meta: Record<string, unknown>): NamedDraft {
-  const sha = '0'.repeat(64);
-  return {
-    type: 'item.ingested',
-    subject: `item:${id}`,
-    actor: { kind: 'import', id: 'test' },
-    labels: [],
-    kind,
-    occurred_at: '2026-03-18T09:00:00.000Z',
-    data: {
-      id,
-      kind,
-      revision: 1,
-      title: kind,
-      source: { kind: 'import:test', id: '' },
-      external_id: null,
-      identity: `sha256:${id}`,
-      origin: 'imported',
-      content_type: type,
-      content_sha256: sha,
-      size: 1,
-      text_sha256: sha,
-      text_length: 0,
-      meta,
-    },
-  };
 }
 
 const REVIEW = {

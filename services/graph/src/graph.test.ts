@@ -27,7 +27,16 @@ import { EVENTS_STREAM, eventSubject } from '@memex/bus';
 import { DATABASE, HandlerProjection, ProjectionRunner, ServiceHost } from '@memex/runtime';
 import { sharedFile, sharedSkip } from '@memex/testing';
 import { GraphProjector } from './projection/graph.projector.js';
-import { agent, mailEvent, message, noteEvent, splitMbox, startGraph, type GraphHarness } from './testing/harness.js';
+import {
+  agent,
+  mailEvent,
+  message,
+  noteEvent,
+  snapshot,
+  splitMbox,
+  startGraph,
+  type GraphHarness,
+} from './testing/harness.js';
 
 /** A real-world file from the shared corpus's mail folder, read in place. */
 const fixture = (name: string) => fs.readFileSync(sharedFile(`corpus/mail/${name}`));
@@ -51,26 +60,6 @@ function archive(): Buffer[] {
 }
 
 /** Every row of every graph table, sorted: for row-for-row comparisons. */
-async function snapshot(url: string, schema = 'graph'): Promise<Record<string, string[]>> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const tables = await client.query<{ table_name: string }>(
-      `select table_name from information_schema.tables where table_schema = $1 and table_name not in ('schema_migrations', 'projector_checkpoint') order by 1`,
-      [schema],
-    );
-    const out: Record<string, string[]> = {};
-    for (const { table_name } of tables.rows) {
-      out[table_name] = (await client.query(`select * from "${schema}"."${table_name}"`)).rows
-        .map((r) => JSON.stringify(r))
-        .sort();
-    }
-    return out;
-  } finally {
-    await client.end();
-  }
-}
-
 async function notFound(promise: Promise<unknown>): Promise<void> {
   await assert.rejects(promise, (error: MemexError) => error.code === 'not_found');
 }

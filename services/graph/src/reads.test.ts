@@ -103,7 +103,10 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
 
   test('a brief with text and no labels is about the text', async () => {
     const brief = await h.call(ContextBrief, { labels: [], text: 'where are we with the pyramid launch at acme?' });
-    assert.ok(brief.things.some((thing) => thing.key === 'org:acme.example'), JSON.stringify(brief.things));
+    assert.ok(
+      brief.things.some((thing) => thing.key === 'org:acme.example'),
+      JSON.stringify(brief.things),
+    );
     assert.ok(
       brief.lines.some((line) => line.section === 'event' && line.refs.includes(`item:${pyramid}`)),
       brief.text,
@@ -129,10 +132,11 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
   test("a list's rewritten From is the person behind it, not the list nor the gateway; a personal domain is no organization", async () => {
     const zed = await h.call(EntityGet, { key: 'person:zed@zedshaw.example' });
     assert.equal(zed.entity.name, 'Zed Shaw');
-    assert.deepEqual(
-      zed.timeline.map((entry) => entry.item.title).sort(),
-      ['Direct question', 'Re: Release notes', 'Release notes'],
-    );
+    assert.deepEqual(zed.timeline.map((entry) => entry.item.title).sort(), [
+      'Direct question',
+      'Re: Release notes',
+      'Release notes',
+    ]);
     for (const key of [
       'person:dev@lists.example.org',
       'person:zed-ab3de9xq@public.gmane.org',

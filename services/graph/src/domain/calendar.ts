@@ -1,6 +1,7 @@
 /**
  * What the graph reads from an item that carries a calendar (services/ingest's calendar handler:
- * a calendar file's `meta.events`, or an invitation part's `meta.calendar.events`): each event is a
+ * a calendar file's `meta.events`, or an invitation part's `meta.calendar.events`) and from a
+ * Google Calendar event calendar-sync read (the same CalendarEvent form): each event is a
  * thing `event:<UID>` with its time and place, its organizer and attendees join the people of the
  * same address, and people who meet get a `met_with` link with the event's item as evidence.
  */
@@ -34,7 +35,31 @@ export function calendarEventsOf(meta: Record<string, unknown>): CalendarEventFa
   ) as { method?: string | null; events?: CalendarEventFacts[] } | null;
   if (!calendar || !Array.isArray(calendar.events)) return [];
   if (calendar.method === 'REPLY' || calendar.method === 'CANCEL') return [];
-  return calendar.events.filter((e) => e.status !== 'cancelled' && typeof e.uid === 'string' && e.uid !== '');
+  return calendar.events.filter(isMeeting);
+}
+
+/** An event that took or takes place: not cancelled, with a UID to name its thing. */
+export function isMeeting(event: CalendarEventFacts): boolean {
+  return event.status !== 'cancelled' && typeof event.uid === 'string' && event.uid !== '';
+}
+
+/** A synced event's CalendarEvent (calendar.event_synced's `event`) when it is a meeting, else null. */
+export function syncedMeetingOf(event: Record<string, unknown> | undefined): CalendarEventFacts | null {
+  if (!event) return null;
+  const text = (name: string) => typeof event[name] === 'string';
+  const wellFormed =
+    ['uid', 'summary', 'location', 'start', 'end', 'status'].every(text) && Array.isArray(event['attendees']);
+  const facts = event as unknown as CalendarEventFacts;
+  return wellFormed && isMeeting(facts) ? facts : null;
+}
+
+/**
+ * What a Google Calendar event the graph learns from `calendar.event_synced` stands as in its
+ * evidence: it is no memex item, so the graph keeps it under the source id calendar-sync gives it
+ * (`google:<account>/<calendar>/<id>`, its `googleSource`), of kind `event`.
+ */
+export function syncedEventSource(account: string, calendarId: string, googleId: string): string {
+  return `google:${account}/${calendarId}/${googleId}`;
 }
 
 /** Who took part: the organizer and every attendee who did not decline, each address once. */

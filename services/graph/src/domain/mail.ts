@@ -5,12 +5,15 @@
  */
 
 export interface Participant {
-  /** How a message names its people; `attended` for the people and the event of a calendar item, `listed` for a contact card's. */
-  rel: 'sent' | 'received' | 'cc' | 'bcc' | 'attended' | 'listed';
+  /**
+   * How a message names its people; `attended` for the people and the event of a calendar item,
+   * `listed` for a contact card's, `located_at` for the place of a photo or video.
+   */
+  rel: 'sent' | 'received' | 'cc' | 'bcc' | 'attended' | 'listed' | 'located_at';
   address: string;
   /** The display name as written, '' when none (or when it only repeats the address). */
   name: string;
-  /** The thing named when it is not the person of `address` (a calendar item's `event:<UID>`). */
+  /** The thing named when it is not the person of `address` (a calendar item's `event:<UID>`, a photo's place). */
   key?: string;
 }
 

@@ -222,6 +222,17 @@ interface EntityState {
   attrs: Record<string, unknown>;
   keys: string[] | null;
   names: { name: string; n: number }[] | null;
+  /** What the media pipeline said of the place keys it owns (`places`), by key. */
+  places: PlaceAttrs[] | null;
+}
+
+/** A GeoNames place's attrs: ISO country code, admin1 code, its centre. */
+export interface PlaceAttrs {
+  geonames_id: number;
+  country: string;
+  admin1: string;
+  latitude: number;
+  longitude: number;
 }
 
 /**
@@ -237,7 +248,9 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
       (select array_agg(k.key order by k.key) from entity_keys k where k.entity = e.id) as keys,
       (select jsonb_agg(jsonb_build_object('name', x.name, 'n', x.n) order by x.n desc, x.name)
          from (select kn.name, sum(kn.n)::int as n from key_names kn join entity_keys k on k.key = kn.key
-               where k.entity = e.id group by kn.name) x) as names
+               where k.entity = e.id group by kn.name) x) as names,
+      (select jsonb_agg(to_jsonb(p) - 'key' order by p.key) from places p join entity_keys k on k.key = p.key
+         where k.entity = e.id) as places
     from entities e where e.id = any(${[...new Set(ids)]}::bigint[])`.execute(trx);
   // Things without keys (merged away) lose their terms; the others get new ones if they changed.
   const emptied: number[] = [];
@@ -252,7 +265,7 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
     const names = (state.names ?? []).map((n) => n.name);
     const name = names[0] ?? defaultName(state.key);
     const aliases = names.slice(1);
-    const attrs = attrsOf(state.kind, state.keys);
+    const attrs = attrsOf(state.kind, state.keys, state.places ?? []);
     const unchanged =
       name === state.name &&
       JSON.stringify(aliases) === JSON.stringify(state.aliases) &&
@@ -282,10 +295,12 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
 }
 
 /** Keys sorted, so attrs are the same whatever order the keys arrived in. */
-function attrsOf(kind: string, keys: string[]): Record<string, unknown> {
+function attrsOf(kind: string, keys: string[], places: PlaceAttrs[]): Record<string, unknown> {
   const values = (prefix: string) => keys.filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
   if (kind === 'person') return { addresses: values('person:') };
   if (kind === 'org') return { domains: values('org:') };
+  // A place merged with others shows the first GeoNames place's (in key order).
+  if (kind === 'place' && places[0]) return { ...places[0] };
   return {};
 }
 
@@ -404,6 +419,7 @@ export async function prune(trx: Trx, keys: string[]): Promise<void> {
   const deadKeys = dead.map((r) => r.key);
   await sql`delete from entity_keys where key = any(${deadKeys}::text[])`.execute(trx);
   await sql`delete from key_names where key = any(${deadKeys}::text[])`.execute(trx);
+  await sql`delete from places where key = any(${deadKeys}::text[])`.execute(trx);
   await sql`delete from verdicts where src_key = any(${deadKeys}::text[]) or dst_key = any(${deadKeys}::text[])`.execute(
     trx,
   );

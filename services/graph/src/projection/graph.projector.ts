@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import {
+  CalendarEventSynced,
   EntityMerged,
   EntitySplitEvent,
   ItemDeleted,
@@ -10,21 +11,27 @@ import {
   LinkRetracted,
   LinksInferred,
   NotePut,
+  PhotoAnalyzed,
   ReviewDismissed,
   TrailAppended,
   TrailCommented,
   TrailCreated,
   TrailReordered,
+  VideoAnalyzed,
   type EventOf,
+  type Place,
 } from '@memex/contracts';
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
-import { linkId, normalizeKey, parseRef, refString } from '../domain/keys.js';
+import { linkId, normalizeKey, parseRef, pipelineOf, refString } from '../domain/keys.js';
 import {
   calendarEventsOf,
   cardAddresses,
   contactCardsOf,
   meetingPairs,
   participantsOfEvent,
+  syncedEventSource,
+  syncedMeetingOf,
+  type CalendarEventFacts,
 } from '../domain/calendar.js';
 import { isPersonalDomain, knownTime, orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
 import {
@@ -178,7 +185,11 @@ export class GraphProjector {
 
   private async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>): Promise<void> {
     if (await this.isDeleted(trx, event.data.id)) return;
-    const ingest = this.ingestOf(event);
+    await this.applyIngest(trx, this.ingestOf(event));
+  }
+
+  /** Writes the item; when it is new, the names and links read from it. */
+  private async applyIngest(trx: Trx, ingest: Ingest): Promise<void> {
     const fresh = await this.putItem(trx, ingest.item);
     // A message never changes (seed §4.5), so its people and links are read once. Spam makes none.
     if (!fresh || ingest.links.length === 0) return;
@@ -337,12 +348,43 @@ export class GraphProjector {
   }
 
   /**
+   * A Google Calendar event (calendar-sync's reading) is a meeting as one in a calendar item is
+   * (`meetingLinks`), resting on the synced event itself under its source id (`syncedEventSource`):
+   * a change replaces what its earlier version said; a deletion at Google or a cancellation takes
+   * it away. The same UID in an .ics file or an invitation is the same `event:<UID>` thing.
+   */
+  @On(CalendarEventSynced)
+  async calendarEventSynced(trx: Trx, event: EventOf<typeof CalendarEventSynced>): Promise<void> {
+    const { account, calendar_id, google_id, deleted } = event.data;
+    const source = syncedEventSource(account, calendar_id, google_id);
+    await this.forgetItem(trx, source);
+    const meeting = deleted ? null : syncedMeetingOf(event.data.event);
+    if (!meeting) return;
+    const vis: Vis = { kind: 'event', labels: [...event.labels].sort(), spam: false };
+    const item: ItemRow = {
+      id: source,
+      kind: 'event',
+      title: meeting.summary,
+      excerpt: '',
+      vis,
+      occurredAt: meeting.start,
+      madeBy: makerOf(event.actor),
+      threadKey: null,
+      participants: [],
+    };
+    const names = new KeyCounts();
+    const links: LinkRow[] = [];
+    this.meetingLinks(meeting, source, vis, names, links, item.participants!);
+    await this.applyIngest(trx, { item, names, links: dedupe(links) });
+  }
+
+  /**
    * A calendar event as a thing: its people attended it (from start to end), it took place where
    * it says, and its people met with each other; the item is the evidence. The names it gives are
    * kept in the item's participants, so that deleting the item takes them back.
    */
   private meetingLinks(
-    meeting: ReturnType<typeof calendarEventsOf>[number],
+    meeting: CalendarEventFacts,
     itemId: string,
     vis: Vis,
     names: KeyCounts,
@@ -428,10 +470,15 @@ export class GraphProjector {
     });
   }
 
-  /** Everything that rests on the item goes: evidence, links left bare, names it gave, trail steps. */
+  /** The item is gone for good: what rests on it goes, and a replay of its earlier events makes nothing. */
   @On(ItemDeleted)
   async itemDeleted(trx: Trx, { data: { id } }: EventOf<typeof ItemDeleted>): Promise<void> {
     await sql`insert into tombstones (id) values (${id}) on conflict do nothing`.execute(trx);
+    await this.forgetItem(trx, id);
+  }
+
+  /** Everything that rests on the item goes: evidence, links left bare, names it gave, trail steps. */
+  private async forgetItem(trx: Trx, id: string): Promise<void> {
     const item = (
       await sql<{
         kind: string;
@@ -463,6 +510,83 @@ export class GraphProjector {
     await sql`delete from verdicts where src_item = ${id} or dst_item = ${id}`.execute(trx);
     await sql`delete from items where id = ${id}`.execute(trx);
     await prune(trx, [...touched].sort());
+  }
+
+  @On(PhotoAnalyzed)
+  async photoAnalyzed(trx: Trx, { data }: EventOf<typeof PhotoAnalyzed>): Promise<void> {
+    await this.locate(trx, data.item_id, data.pipeline, data.place);
+  }
+
+  @On(VideoAnalyzed)
+  async videoAnalyzed(trx: Trx, { data }: EventOf<typeof VideoAnalyzed>): Promise<void> {
+    await this.locate(trx, data.item_id, data.pipeline, data.place);
+  }
+
+  /**
+   * A photo or video was taken at a GeoNames place (the media pipeline's reading of its GPS
+   * position): the item is `located_at` the `place:geonames:<id>` thing (its name, and its country
+   * and admin area as attrs) at its capture time, the item as evidence. What the pipeline said of
+   * the item before (an earlier analysis) is replaced; the item's deletion takes it back.
+   */
+  private async locate(trx: Trx, itemId: string, pipeline: string, place: Place | null): Promise<void> {
+    if (await this.isDeleted(trx, itemId)) return;
+    const item = (
+      await sql<{
+        kind: string;
+        labels: string[];
+        spam: boolean;
+        occurred_at: Date | null;
+        participants: Participant[] | null;
+      }>`
+        select kind, labels, spam, occurred_at, participants from items where id = ${itemId}`.execute(trx)
+    ).rows[0];
+    if (!item) return;
+    const vis: Vis = { kind: item.kind, labels: item.labels, spam: item.spam };
+    const earlier = (
+      await sql<{
+        id: string;
+      }>`select id from links where src_item = ${itemId} and pipeline = ${pipelineOf(pipeline)}`.execute(trx)
+    ).rows.map((r) => r.id);
+    const touched = await dropLinks(trx, earlier);
+    const names = new KeyCounts();
+    const named = (item.participants ?? []).filter((p) => {
+      if (p.rel !== 'located_at') return true;
+      if (p.name) names.add(nameKey(p.key!, p.name), vis, -1);
+      return false;
+    });
+    const links: LinkRow[] = [];
+    if (place) {
+      const key = normalizeKey(place.key);
+      const { geonames_id, country, admin1, latitude, longitude } = place;
+      await sql`
+        insert into places (key, geonames_id, country, admin1, latitude, longitude)
+        values (${key}, ${geonames_id}, ${country}, ${admin1}, ${latitude}, ${longitude})
+        on conflict (key) do update set geonames_id = excluded.geonames_id, country = excluded.country,
+          admin1 = excluded.admin1, latitude = excluded.latitude, longitude = excluded.longitude`.execute(trx);
+      await ensureKeys(trx, [key]);
+      names.add(nameKey(key, place.name), vis, 1);
+      named.push({ rel: 'located_at', address: '', name: place.name, key });
+      const at = item.occurred_at?.toISOString() ?? null;
+      const src = { item: itemId };
+      links.push({
+        id: linkId(refString(src), 'located_at', key, pipeline),
+        src,
+        rel: 'located_at',
+        dst: { key, kind: 'place' },
+        validFrom: at,
+        validTo: at,
+        confidence: 1,
+        basis: 'observed',
+        madeBy: pipeline,
+        vis: null,
+        evidence: [{ item: itemId, part: '', quote: null }],
+        via: itemId,
+      });
+    }
+    await sql`update items set participants = ${JSON.stringify(named)}::jsonb where id = ${itemId}`.execute(trx);
+    await nameKeys(trx, names);
+    await writeLinks(trx, links);
+    await prune(trx, touched.sort());
   }
 
   @On(LinkAdded)

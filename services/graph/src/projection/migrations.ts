@@ -212,4 +212,15 @@ export const graphMigrations: Migration[] = [
         where kind = 'email' and thread_key is not null`.execute(db);
     },
   },
+  {
+    name: '007_places',
+    async up(db) {
+      // What the media pipeline says of a GeoNames place (photo.analyzed, video.analyzed): its
+      // country and admin area, shown as the place's attrs; it goes when its key is pruned.
+      await sql`create table places (
+        key text primary key, geonames_id integer not null, country text not null, admin1 text not null,
+        latitude double precision not null, longitude double precision not null
+      )`.execute(db);
+    },
+  },
 ];

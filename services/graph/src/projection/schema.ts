@@ -34,6 +34,15 @@ export interface GraphDatabase {
     participants: JSONColumnType<unknown[]> | null;
   };
   tombstones: { id: string };
+  /** GeoNames places as the media pipeline names them: a place thing's attrs. */
+  places: {
+    key: string;
+    geonames_id: number;
+    country: string;
+    admin1: string;
+    latitude: number;
+    longitude: number;
+  };
   /** Items per month per visibility class, so memex.months never scans items. */
   month_counts: { month: ColumnType<Date, string, string>; kind: string; labels: string[]; spam: boolean; n: number };
   entities: {

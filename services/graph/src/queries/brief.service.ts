@@ -257,7 +257,9 @@ export class BriefService {
     for (const item of titled) {
       if (seen.has(item.id)) continue;
       seen.add(item.id);
-      out.push(line('event', `${day(item.occurred_at)} ${item.kind} ${quoted(item.title)}`, [`item:${item.id}`], false));
+      out.push(
+        line('event', `${day(item.occurred_at)} ${item.kind} ${quoted(item.title)}`, [`item:${item.id}`], false),
+      );
     }
     return out;
   }

@@ -1,4 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
+import pg from 'pg';
 import { simpleParser, type AddressObject, type EmailAddress } from 'mailparser';
 import {
   agentScope,
@@ -194,5 +195,61 @@ export async function noteEvent(
     labels: options.labels ?? [],
     kind: 'note',
     data: { id, title: body.split('\n', 1)[0]!.slice(0, 120), body },
+  };
+}
+
+/** Every table of the graph's schema, rows sorted: what a replay must reproduce. */
+export async function snapshot(url: string, schema = 'graph'): Promise<Record<string, string[]>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const tables = await client.query<{ table_name: string }>(
+      `select table_name from information_schema.tables where table_schema = $1 and table_name not in ('schema_migrations', 'projector_checkpoint') order by 1`,
+      [schema],
+    );
+    const out: Record<string, string[]> = {};
+    for (const { table_name } of tables.rows) {
+      out[table_name] = (await client.query(`select * from "${schema}"."${table_name}"`)).rows
+        .map((r) => JSON.stringify(r))
+        .sort();
+    }
+    return out;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The item.ingested event services/ingest publishes for an item of this kind, type and meta. */
+export function itemEvent(
+  id: string,
+  kind: string,
+  type: string,
+  meta: Record<string, unknown>,
+  occurredAt = '2026-03-18T09:00:00.000Z',
+): NamedDraft {
+  const sha = '0'.repeat(64);
+  return {
+    type: 'item.ingested',
+    subject: `item:${id}`,
+    actor: { kind: 'import', id: 'test' },
+    labels: [],
+    kind,
+    occurred_at: occurredAt,
+    data: {
+      id,
+      kind,
+      revision: 1,
+      title: kind,
+      source: { kind: 'import:test', id: '' },
+      external_id: null,
+      identity: `sha256:${id}`,
+      origin: 'imported',
+      content_type: type,
+      content_sha256: sha,
+      size: 1,
+      text_sha256: sha,
+      text_length: 0,
+      meta,
+    },
   };
 }

@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EntityGet, EntityNeighbors, MemexError, ReviewList } from '@memex/contracts';
 import { newId, type NamedDraft } from '@memex/bus';
-import { itemEvent, startGraph, type GraphHarness } from './testing/harness.js';
+import { ServiceHost } from '@memex/runtime';
+import { itemEvent, snapshot, startGraph, type GraphHarness } from './testing/harness.js';
 
 const PERSON = (name: string, address: string, status = 'accepted') => ({
   name,
@@ -123,5 +124,165 @@ describe('graph: people from contact cards', () => {
     const { items } = await h.call(ReviewList, { kind: 'merge' });
     const merge = items.find((i) => i.entities.some((e) => e.key === 'person:eve@example.com'));
     assert.deepEqual(merge?.entities.map((e) => e.key).sort(), ['person:eve@example.com', 'person:eve@work.example']);
+  });
+});
+
+/** A CalendarEvent as calendar-sync's fromGoogleEvent reads one (the fields the graph uses, and the rest as Google gives them). */
+function googleEvent(uid: string, summary: string, attendees: ReturnType<typeof PERSON>[]): Record<string, unknown> {
+  return {
+    uid,
+    recurrenceId: null,
+    sequence: 0,
+    status: 'confirmed',
+    summary,
+    description: '',
+    location: 'Harbour Café',
+    start: '2026-04-02T12:00:00.000Z',
+    end: '2026-04-02T13:00:00.000Z',
+    allDay: false,
+    startDate: null,
+    endDate: null,
+    timeZone: 'Europe/Berlin',
+    recurrence: null,
+    source: null,
+    organizer: { name: 'Ada Lovelace', address: 'ada@example.com' },
+    attendees,
+    transparent: false,
+    url: null,
+  };
+}
+
+/** What calendar-sync publishes for a Google event it read (or found deleted at Google). */
+function synced(googleId: string, event: Record<string, unknown> | null, etag = '"1"'): NamedDraft {
+  const account = 'owner@example.com';
+  return {
+    type: 'calendar.event_synced',
+    subject: `gcal:${account}/primary/${googleId}`,
+    actor: { kind: 'connector', id: `google:${account}` },
+    labels: [],
+    data: {
+      account,
+      calendar_id: 'primary',
+      google_id: googleId,
+      etag,
+      deleted: event === null,
+      ...(event ? { event } : {}),
+    },
+  };
+}
+
+describe('graph: meetings from Google Calendar (calendar-sync)', () => {
+  let h: GraphHarness;
+  const invitation = newId();
+  const source = 'google:owner@example.com/primary/';
+  const attendedBy = async (key: string) =>
+    (await h.call(EntityGet, { key })).facts
+      .filter((f) => f.rel === 'attended')
+      .map((f) => f.other && 'entity' in f.other && f.other.entity.key)
+      .sort();
+  before(async () => {
+    h = await startGraph();
+    await h.publish([
+      // The same meeting as an .ics file and in Google; and one only Google has.
+      calendarItem(invitation, [REVIEW]),
+      synced(
+        'rev42',
+        googleEvent(REVIEW.uid, 'Quarterly review', [
+          PERSON('Bob', 'bob@example.com'),
+          PERSON('Erin', 'erin@example.com'),
+        ]),
+      ),
+      synced(
+        'lunch1',
+        googleEvent('lunch-1@google.com', 'Lunch', [
+          PERSON('Frank', 'frank@example.com'),
+          PERSON('Grace', 'grace@example.com'),
+        ]),
+      ),
+    ]);
+  });
+  after(async () => h.stop());
+
+  test('a synced event is an event:<UID> thing like an imported one: attendees, place, met_with, the synced event as evidence', async () => {
+    const lunch = await h.call(EntityGet, { key: 'event:lunch-1@google.com' });
+    assert.equal(lunch.entity.name, 'Lunch');
+    assert.deepEqual(await attendedBy('event:lunch-1@google.com'), [
+      'person:ada@example.com',
+      'person:frank@example.com',
+      'person:grace@example.com',
+    ]);
+    assert.ok(
+      lunch.facts.some(
+        (f) => f.rel === 'located_at' && f.other && 'entity' in f.other && f.other.entity.key === 'place:harbour café',
+      ),
+    );
+    assert.ok(lunch.facts.every((f) => f.evidence.some((e) => e.item === `${source}lunch1`)));
+    const frank = await h.call(EntityGet, { key: 'person:frank@example.com' });
+    assert.equal(frank.entity.name, 'Frank');
+    const met = frank.facts.find(
+      (f) =>
+        f.rel === 'met_with' && f.other && 'entity' in f.other && f.other.entity.key === 'person:grace@example.com',
+    );
+    assert.deepEqual(
+      met?.evidence.map((e) => e.item),
+      [`${source}lunch1`],
+    );
+
+    // The meeting both the .ics file and Google know is one thing with both as evidence; Google's attendee joins it.
+    assert.deepEqual(await attendedBy('event:review-42@example.com'), [
+      'person:ada@example.com',
+      'person:bob@example.com',
+      'person:carol@example.com',
+      'person:erin@example.com',
+    ]);
+    const review = await h.call(EntityGet, { key: 'event:review-42@example.com' });
+    const bob = review.facts.find(
+      (f) => f.rel === 'attended' && f.other && 'entity' in f.other && f.other.entity.key === 'person:bob@example.com',
+    );
+    assert.deepEqual(bob?.evidence.map((e) => e.item).sort(), [`${source}rev42`, invitation].sort());
+  });
+
+  test('a change at Google replaces what the event said, a deletion takes it away, and a replay rebuilds the same rows', async () => {
+    // Grace declined and the lunch moved: she no longer attended it, and nothing else knows her.
+    let seq = await h.publish([
+      synced(
+        'lunch1',
+        googleEvent('lunch-1@google.com', 'Team lunch', [
+          PERSON('Frank', 'frank@example.com'),
+          PERSON('Grace', 'grace@example.com', 'declined'),
+        ]),
+        '"2"',
+      ),
+    ]);
+    const lunch = await h.call(EntityGet, { key: 'event:lunch-1@google.com', min_seq: seq });
+    assert.equal(lunch.entity.name, 'Team lunch');
+    assert.deepEqual(await attendedBy('event:lunch-1@google.com'), [
+      'person:ada@example.com',
+      'person:frank@example.com',
+    ]);
+    await assert.rejects(
+      h.call(EntityGet, { key: 'person:grace@example.com' }),
+      (e: unknown) => e instanceof MemexError && e.code === 'not_found',
+    );
+
+    // Deleted at Google: the lunch and Frank go; the review stays on the .ics file's word, without Erin.
+    seq = await h.publish([synced('lunch1', null), synced('rev42', null)]);
+    await assert.rejects(
+      h.call(EntityGet, { key: 'event:lunch-1@google.com', min_seq: seq }),
+      (e: unknown) => e instanceof MemexError && e.code === 'not_found',
+    );
+    await assert.rejects(
+      h.call(EntityGet, { key: 'person:frank@example.com' }),
+      (e: unknown) => e instanceof MemexError && e.code === 'not_found',
+    );
+    assert.deepEqual(await attendedBy('event:review-42@example.com'), [
+      'person:ada@example.com',
+      'person:bob@example.com',
+      'person:carol@example.com',
+    ]);
+
+    const live = await snapshot(h.env.config.databaseUrl);
+    await h.app.get(ServiceHost).projector!.rebuild(h.env.config.databaseUrl);
+    assert.deepEqual(await snapshot(h.env.config.databaseUrl), live);
   });
 });

@@ -477,9 +477,9 @@ export class GraphProjector {
     await this.forgetItem(trx, id);
   }
 
-  /** Everything that rests on the item goes: evidence, links left bare, names it gave, trail steps. */
-  private async forgetItem(trx: Trx, id: string): Promise<void> {
-    const item = (
+  /** The graph's copy of an item: how it is seen, when, and the names it gave. */
+  private async storedItem(trx: Trx, id: string) {
+    return (
       await sql<{
         kind: string;
         labels: string[];
@@ -489,6 +489,11 @@ export class GraphProjector {
       }>`
         select kind, labels, spam, occurred_at, participants from items where id = ${id}`.execute(trx)
     ).rows[0];
+  }
+
+  /** Everything that rests on the item goes: evidence, links left bare, names it gave, trail steps. */
+  private async forgetItem(trx: Trx, id: string): Promise<void> {
+    const item = await this.storedItem(trx, id);
     const touched = new Set<string>();
     for (const key of await dropEvidence(trx, { via: id })) touched.add(key);
     for (const key of await dropEvidence(trx, { item: id })) touched.add(key);
@@ -530,16 +535,7 @@ export class GraphProjector {
    */
   private async locate(trx: Trx, itemId: string, pipeline: string, place: Place | null): Promise<void> {
     if (await this.isDeleted(trx, itemId)) return;
-    const item = (
-      await sql<{
-        kind: string;
-        labels: string[];
-        spam: boolean;
-        occurred_at: Date | null;
-        participants: Participant[] | null;
-      }>`
-        select kind, labels, spam, occurred_at, participants from items where id = ${itemId}`.execute(trx)
-    ).rows[0];
+    const item = await this.storedItem(trx, itemId);
     if (!item) return;
     const vis: Vis = { kind: item.kind, labels: item.labels, spam: item.spam };
     const earlier = (

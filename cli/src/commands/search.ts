@@ -3,8 +3,10 @@ import { Search, Similar, type SearchHit, type SearchMode } from '@memex/contrac
 import { client, output } from '../context.js';
 
 const MODES: SearchMode[] = ['hybrid', 'keyword', 'meaning'];
-/** The most hits one memex.search answers. */
-const MOST = Search.params.properties.limit.maximum!;
+/** The most hits one memex.search answers: a larger --limit reads page after page. */
+const PAGE = Search.params.properties.limit.maximum!;
+/** The deepest hit search pages to. */
+const MOST = Search.params.properties.offset.maximum! + PAGE;
 
 /** `**term**` as bold on a terminal, plain otherwise. */
 function emphasize(text: string): string {
@@ -52,12 +54,23 @@ export function registerSearch(program: Command): void {
         ?.split(',')
         .map((k) => k.trim())
         .filter(Boolean);
-      const result = await client().call(Search, {
-        q: query,
-        mode: options.mode as SearchMode,
-        limit,
-        ...(kinds?.length ? { kinds } : {}),
-      });
+      const page = (offset: number) =>
+        client().call(Search, {
+          q: query,
+          mode: options.mode as SearchMode,
+          limit: Math.min(PAGE, limit - offset),
+          ...(offset ? { offset } : {}),
+          ...(kinds?.length ? { kinds } : {}),
+        });
+      const result = await page(0);
+      // Later pages rank deeper, so an item can move across a page boundary: shown once.
+      const shownIds = new Set(result.hits.map((hit) => hit.id));
+      while (result.next_offset !== null && result.next_offset < limit) {
+        const next = await page(result.next_offset);
+        result.hits.push(...next.hits.filter((hit) => !shownIds.has(hit.id)));
+        next.hits.forEach((hit) => shownIds.add(hit.id));
+        Object.assign(result, { next_offset: next.next_offset, total: next.total, total_exact: next.total_exact });
+      }
       output(Boolean(options.json), result, () => {
         const notes = result.query.expansions.map((e) => `${e.how}: ${e.word} → ${e.matches.join(', ')}`);
         const groups = Object.entries(result.groups).map(([kind, hits]) => `${kind} ${hits.length}`);
@@ -68,7 +81,7 @@ export function registerSearch(program: Command): void {
           ...(groups.length > 1 ? [`by kind: ${groups.join(', ')}`] : []),
           `${found}, ${result.hits.length} shown` +
             (asked > MOST
-              ? ` (--limit ${asked} capped at ${MOST}, the most one search answers: narrow it with kind:, from:, after:…)`
+              ? ` (--limit ${asked} capped at ${MOST}, the deepest search pages to: narrow it with kind:, from:, after:…)`
               : ''),
         ].join('\n');
       });

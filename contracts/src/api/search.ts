@@ -60,9 +60,13 @@ export const Search = defineMethod({
     /** ...and before (exclusive): from 2020 to 2021 is the year 2020. */
     to: Type.Optional(Time),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    /** Hits to skip: the next page starts at the answer's `next_offset` (the first 1,000 hits page). */
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 900 })),
   }),
   result: Type.Object({
     hits: Type.Array(SearchHit),
+    /** Where the next page starts, or null when these are the last hits. */
+    next_offset: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
     /** The best hits of each kind among all candidates (up to 5 each), so a kind crowded out of `hits` still shows. */
     groups: Type.Record(Type.String(), Type.Array(SearchHit)),
     /** How the query was read: its words, phrases, exclusions, filters, and the corrections made. */

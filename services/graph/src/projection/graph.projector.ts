@@ -13,6 +13,7 @@ import {
   NotePut,
   PhotoAnalyzed,
   ReviewDismissed,
+  StructureExtracted,
   TrailAppended,
   TrailCommented,
   TrailCreated,
@@ -55,6 +56,7 @@ import {
 } from './entities.js';
 import { checkEvidence, dropEvidence, dropLinks, recordVerdict, writeLinks, type LinkRow } from './links.js';
 import { graphMigrations } from './migrations.js';
+import { applyStructure } from './signatures.js';
 
 /** Who made the links read from mail headers: the structure tier, version 1 of these rules. */
 export const MAIL_STRUCTURE_MAKER = 'ingest@1';
@@ -684,6 +686,12 @@ export class GraphProjector {
     }
     await writeLinks(trx, dedupe(rows));
     await prune(trx, touched.sort());
+  }
+
+  /** Tier 0's signature facts on the sender's person (`applyStructure`). */
+  @On(StructureExtracted)
+  async structureExtracted(trx: Trx, event: EventOf<typeof StructureExtracted>): Promise<void> {
+    await applyStructure(trx, event);
   }
 
   @On(TrailCreated)

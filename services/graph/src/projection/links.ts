@@ -172,12 +172,15 @@ async function removeEvidence(
  */
 export async function dropEvidence(
   trx: Trx,
-  where: { item?: string; via?: string; pipeline?: string },
+  where: { item?: string; via?: string; pipeline?: string; basis?: 'observed' | 'inferred' },
 ): Promise<string[]> {
   const conditions = [
     ...(where.item !== undefined ? [sql`ev.item = ${where.item}`] : []),
     ...(where.via !== undefined ? [sql`ev.via = ${where.via}`] : []),
-    ...(where.pipeline !== undefined ? [sql`l.pipeline = ${where.pipeline} and l.basis = 'inferred'`] : []),
+    // A pipeline's own links: its inferences, or (tier 0's rules) what it observed in the text.
+    ...(where.pipeline !== undefined
+      ? [sql`l.pipeline = ${where.pipeline} and l.basis = ${where.basis ?? 'inferred'}`]
+      : []),
   ];
   const removed = await removeEvidence(trx, sql.join(conditions, sql` and `));
   if (removed.length === 0) return [];

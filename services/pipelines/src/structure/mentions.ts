@@ -131,13 +131,20 @@ function parseAmount(amount: string): number {
  * `region`, international ones (`+…`, `00…`) anywhere.
  */
 export function phonesIn(text: string, region: CountryCode = 'US'): Mention[] {
-  return findPhoneNumbersInText(text, { defaultCountry: region }).map((found) => ({
-    kind: 'phone',
-    text: text.slice(found.startsAt, found.endsAt),
-    value: found.number.number,
-    start: found.startsAt,
-    end: found.endsAt,
-  }));
+  // `00` is the international prefix in most of the world (the region's own may differ): read it
+  // as `+`, two characters for two so the offsets stay.
+  const international = text.replace(/(?<![\d+])00(?=[1-9])/g, ' +');
+  return findPhoneNumbersInText(international, { defaultCountry: region }).map((found) => {
+    // A number written `00…` starts at its first zero.
+    const start = text[found.startsAt] === '0' ? found.startsAt - 1 : found.startsAt;
+    return {
+      kind: 'phone',
+      text: text.slice(start, found.endsAt),
+      value: found.number.number,
+      start,
+      end: found.endsAt,
+    };
+  });
 }
 
 /** English in all its casual forms ("next Friday", "3pm tomorrow") and formal dates in other common languages. */
@@ -173,6 +180,8 @@ function zone(minutes: number): string {
 
 const STREET = String.raw`(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?|Way|Court|Ct\.?|Place|Pl\.?|Square|Sq\.?|Parkway|Pkwy\.?)`;
 const CAP = String.raw`[A-Z][\p{L}.'-]*`;
+/** A town's name: capitalized words, no sentence punctuation. */
+const TOWN = String.raw`\p{Lu}[\p{L}'-]*(?: \p{Lu}[\p{L}'-]*)?`;
 /** US/Canada style: `1600 Amphitheatre Parkway, Mountain View, CA 94043`. */
 const US_ADDRESS = new RegExp(
   String.raw`\b\d{1,6}(?: ${CAP})+ ${STREET}(?:,? (?:Suite|Ste\.?|Apt\.?|Unit|#) ?[\w-]+)?,?\s+${CAP}(?: ${CAP})*,? [A-Z]{2} \d{5}(?:-\d{4})?\b`,
@@ -180,7 +189,7 @@ const US_ADDRESS = new RegExp(
 );
 /** Continental style: `Unter den Linden 77, 10117 Berlin`, `Hauptstraße 5a, 8001 Zürich`. */
 const EU_ADDRESS = new RegExp(
-  String.raw`(?<![\p{L}])${CAP}(?: [\p{L}.'-]+){0,3} \d{1,4}[a-z]?,?\s+(?:[A-Z]{1,2}-)?\d{4,5} ${CAP}(?: ${CAP})?`,
+  String.raw`(?<![\p{L}])${CAP}(?: [\p{L}.'-]+){0,3} \d{1,4}[a-z]?,?\s+(?:[A-Z]{1,2}-)?\d{4,5} ${TOWN}`,
   'gu',
 );
 /** UK style ending in a postcode: `10 Downing Street, London SW1A 2AA`. */

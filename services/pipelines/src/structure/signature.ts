@@ -113,10 +113,11 @@ function looksLikeName(line: string): boolean {
 }
 
 function splitTitle(line: string): [string, string | undefined] {
-  const match = /^(.+?)(?:\s*[,|•·–—]\s*|\s+at\s+|\s+@\s+|\s+bei\s+|\s+chez\s+)(.+)$/.exec(line);
-  if (!match) return [line, undefined];
-  const [, title, company] = match;
-  // "Head of Research, Acme Labs" splits at the comma; "Director, Sales and Marketing" stays whole.
-  if (!TITLE_WORDS.test(title!) || (TITLE_WORDS.test(company!) && !COMPANY_WORDS.test(company!))) return [line, undefined];
-  return [title!.trim(), company!.trim()];
+  // "Title at Company" and "Title | Company" say which part is which; after a comma or a dash the
+  // rest is a company only if it is named like one ("Director, Sales and Marketing" is one title).
+  const explicit = /^(.+?)(?:\s*[|•·]\s*|\s+at\s+|\s+@\s+|\s+bei\s+|\s+chez\s+)(.+)$/.exec(line);
+  const comma = /^(.+?)\s*[,–—]\s*(.+)$/.exec(line);
+  const match = explicit ?? (comma && COMPANY_WORDS.test(comma[2]!) ? comma : null);
+  if (!match || !TITLE_WORDS.test(match[1]!)) return [line, undefined];
+  return [match[1]!.trim(), match[2]!.trim()];
 }

@@ -161,7 +161,10 @@ export function datesIn(text: string, reference: Date): Mention[] {
       // A time is local to the writer unless the text gives its zone: no zone is made up.
       const offset = at.isCertain('timezoneOffset') ? zone(at.get('timezoneOffset') ?? 0) : '';
       const value = at.isCertain('hour') ? `${day}T${pad(at.get('hour'), 0)}:${pad(at.get('minute'), 0)}${offset}` : day;
-      out.push({ kind: 'date', text: result.text, value, start: result.index, end: result.index + result.text.length });
+      // Parsers keep a leading preposition ("on 1 October", "am 3. Juni"); the span is the date.
+      const lead = /^(?:on|at|by|am|le|el|il|op|em)\s+/i.exec(result.text)?.[0].length ?? 0;
+      const written = result.text.slice(lead);
+      out.push({ kind: 'date', text: written, value, start: result.index + lead, end: result.index + result.text.length });
     }
   }
   return out;
@@ -213,7 +216,8 @@ export function addressesIn(text: string): Mention[] {
 
 /**
  * Every mention in the text, in order. Where two of one kind overlap (two date parsers, two
- * address shapes) the first and longest is kept; different kinds may overlap (a DOI inside a URL).
+ * address shapes) the first and longest is kept; different kinds may overlap (a DOI inside a URL),
+ * except a date inside a phone number.
  */
 export function mentionsIn(text: string, reference: Date, region?: CountryCode): Mention[] {
   const all = [
@@ -226,10 +230,13 @@ export function mentionsIn(text: string, reference: Date, region?: CountryCode):
     ...isbnsIn(text),
     ...addressesIn(text),
   ].sort((a, b) => a.start - b.start || b.end - a.end);
+  const phones = all.filter((m) => m.kind === 'phone');
   const lastEnd = new Map<string, number>();
   const out: Mention[] = [];
   for (const mention of all) {
     if ((lastEnd.get(mention.kind) ?? -1) > mention.start) continue;
+    // Digits of a phone number read as a date ("3-1234" in +81 3-1234-5678) are not one.
+    if (mention.kind === 'date' && phones.some((p) => p.start <= mention.start && mention.end <= p.end)) continue;
     lastEnd.set(mention.kind, mention.end);
     out.push(mention);
   }

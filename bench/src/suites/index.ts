@@ -15,4 +15,5 @@ export const suites: Record<string, () => Promise<Suite>> = {
   'mail-sync': async () => (await import('./mail-sync.js')).run,
   media: async () => (await import('./media.js')).run,
   head: async () => (await import('./head.js')).run,
+  understanding: async () => (await import('./understanding.js')).run,
 };

@@ -27,7 +27,11 @@ function message(i: number): string {
     `Shipping goes to ${100 + (i % 800)} Market Street, San Francisco, CA 94105 as usual; the book is ISBN 978-0-306-40615-7.`,
     `Let me know if next Tuesday at 3pm works for a review. Otherwise the week of 12 May 2025 is open.`,
     `We also have budget left over (about € 2.400,50) for the workshop in Berlin on 3. Juni 2025.`,
-    ...Array.from({ length: 6 }, (_, k) => `Point ${k + 1}: nothing here but ordinary words about the project, its goals, its risks and the people doing it.`),
+    ...Array.from(
+      { length: 6 },
+      (_, k) =>
+        `Point ${k + 1}: nothing here but ordinary words about the project, its goals, its risks and the people doing it.`,
+    ),
     ``,
     i % 2 === 0 ? 'Best regards,' : '-- ',
     name,

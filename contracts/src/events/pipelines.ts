@@ -184,7 +184,8 @@ export const StructureExtracted = defineEvent({
   type: 'structure.extracted',
   owner: 'pipelines',
   v: 1,
-  description: "What tier 0 read in an item's text without a model (dates, amounts, identifiers, a signature), with spans.",
+  description:
+    "What tier 0 read in an item's text without a model (dates, amounts, identifiers, a signature), with spans.",
   data: Type.Object(
     {
       item_id: Type.String({ pattern: ULID_PATTERN }),

@@ -92,7 +92,11 @@ describe('signature facts (tier 0 → graph)', () => {
         actor: { kind: 'pipeline', id: 'structure@2' },
         labels: [],
         kind: 'email',
-        data: { ...data, made_by: 'structure@2', signature: { ...signature, fields: signature.fields.filter((f) => f.field !== 'phone') } },
+        data: {
+          ...data,
+          made_by: 'structure@2',
+          signature: { ...signature, fields: signature.fields.filter((f) => f.field !== 'phone') },
+        },
       },
     ]);
     await h.applied(next);

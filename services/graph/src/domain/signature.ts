@@ -25,9 +25,19 @@ export function signatureFacts(block: SignatureBlock): SignatureFact[] {
   for (const f of block.fields) {
     const span = { quote: f.text, start: f.start, end: f.end };
     if (f.field === 'company')
-      facts.push({ rel: 'works_at', dst: { key: normalizeKey(`org:${f.value}`), kind: 'org' }, name: f.value, ...span });
+      facts.push({
+        rel: 'works_at',
+        dst: { key: normalizeKey(`org:${f.value}`), kind: 'org' },
+        name: f.value,
+        ...span,
+      });
     else if (f.field === 'title')
-      facts.push({ rel: 'has_title', dst: { key: normalizeKey(`title:${f.value}`), kind: 'title' }, name: f.value, ...span });
+      facts.push({
+        rel: 'has_title',
+        dst: { key: normalizeKey(`title:${f.value}`), kind: 'title' },
+        name: f.value,
+        ...span,
+      });
     else if (f.field === 'phone')
       facts.push({ rel: 'has_phone', dst: { key: `phone:${f.value}`, kind: 'phone' }, name: f.text, ...span });
   }

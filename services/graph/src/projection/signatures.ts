@@ -16,7 +16,13 @@ import { dropEvidence, writeLinks, type LinkRow } from './links.js';
 export async function applyStructure(trx: Trx, event: EventOf<typeof StructureExtracted>): Promise<void> {
   const { item_id: itemId, made_by: madeBy, signature } = event.data;
   const item = (
-    await sql<{ kind: string; labels: string[]; spam: boolean; occurred_at: Date | null; participants: Participant[] | null }>`
+    await sql<{
+      kind: string;
+      labels: string[];
+      spam: boolean;
+      occurred_at: Date | null;
+      participants: Participant[] | null;
+    }>`
       select kind, labels, spam, occurred_at, participants from items where id = ${itemId}`.execute(trx)
   ).rows[0];
   // A deleted item (or one the graph never kept) gets nothing.
@@ -44,7 +50,9 @@ export async function applyStructure(trx: Trx, event: EventOf<typeof StructureEx
     const name = nameOf(signature);
     const named: Participant[] = [
       ...(name ? [{ rel: 'listed' as const, address: signature.sender, name, key: person.key }] : []),
-      ...facts.filter((f) => f.rel === 'works_at').map((f) => ({ rel: 'listed' as const, address: signature.sender, name: f.name, key: f.dst.key })),
+      ...facts
+        .filter((f) => f.rel === 'works_at')
+        .map((f) => ({ rel: 'listed' as const, address: signature.sender, name: f.name, key: f.dst.key })),
     ];
     await giveNames(trx, itemId, item, named);
   }
@@ -65,5 +73,7 @@ async function giveNames(
   const counts = new KeyCounts();
   for (const n of fresh) counts.add(nameKey(n.key!, n.name), vis, 1);
   await nameKeys(trx, counts);
-  await sql`update items set participants = ${JSON.stringify([...had, ...fresh])}::jsonb where id = ${itemId}`.execute(trx);
+  await sql`update items set participants = ${JSON.stringify([...had, ...fresh])}::jsonb where id = ${itemId}`.execute(
+    trx,
+  );
 }

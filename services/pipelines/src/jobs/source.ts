@@ -37,7 +37,14 @@ export async function readSource(
   if (!event || event.subject !== `item:${job.item_id}`) return undefined;
   if (isEventOf(NotePut, event)) {
     const data = event.data;
-    return { event, itemId: data.id, revision: job.revision, title: data.title, text: async () => data.body, pages: null };
+    return {
+      event,
+      itemId: data.id,
+      revision: job.revision,
+      title: data.title,
+      text: async () => data.body,
+      pages: null,
+    };
   }
   if (isEventOf(ItemIngested, event)) {
     const data = event.data;

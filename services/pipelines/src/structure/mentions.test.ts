@@ -44,22 +44,29 @@ describe('tier-0 extractors', () => {
   });
 
   test('money: symbols before and codes after, thousands separators of both conventions, scales', () => {
-    const text = 'Total $1,250.00, or € 3.400,50 in Berlin, £80, CHF 1\'200, 1.5 million USD, 300 euros and US$ 99.';
-    assert.deepEqual(found(text, moneyIn(text)).sort(), [
-      ['$1,250.00', 'USD 1250'],
-      ['1.5 million USD', 'USD 1500000'],
-      ['300 euros', 'EUR 300'],
-      ['CHF 1\'200', 'CHF 1200'],
-      ['US$ 99', 'USD 99'],
-      ['£80', 'GBP 80'],
-      ['€ 3.400,50', 'EUR 3400.5'],
-    ].sort());
+    const text = "Total $1,250.00, or € 3.400,50 in Berlin, £80, CHF 1'200, 1.5 million USD, 300 euros and US$ 99.";
+    assert.deepEqual(
+      found(text, moneyIn(text)).sort(),
+      [
+        ['$1,250.00', 'USD 1250'],
+        ['1.5 million USD', 'USD 1500000'],
+        ['300 euros', 'EUR 300'],
+        ["CHF 1'200", 'CHF 1200'],
+        ['US$ 99', 'USD 99'],
+        ['£80', 'GBP 80'],
+        ['€ 3.400,50', 'EUR 3400.5'],
+      ].sort(),
+    );
   });
 
   test('URLs: sentence punctuation and an unmatched bracket are cut, balanced brackets kept', () => {
-    const text = 'See https://en.wikipedia.org/wiki/Ada_(programming_language). Or (www.example.org/a?b=1), and http://x.example/p, too.';
+    const text =
+      'See https://en.wikipedia.org/wiki/Ada_(programming_language). Or (www.example.org/a?b=1), and http://x.example/p, too.';
     assert.deepEqual(found(text, urlsIn(text)), [
-      ['https://en.wikipedia.org/wiki/Ada_(programming_language)', 'https://en.wikipedia.org/wiki/Ada_(programming_language)'],
+      [
+        'https://en.wikipedia.org/wiki/Ada_(programming_language)',
+        'https://en.wikipedia.org/wiki/Ada_(programming_language)',
+      ],
       ['www.example.org/a?b=1', 'www.example.org/a?b=1'],
       ['http://x.example/p', 'http://x.example/p'],
     ]);
@@ -68,26 +75,37 @@ describe('tier-0 extractors', () => {
   test('phones: international numbers in several conventions, national ones in the default region, no dates or ids', () => {
     const text =
       'Call +44 20 7946 0958, +49 30 901820, 0033 1 42 68 53 00 or (650) 253-0000. Order 2025-04-01, invoice 12345678.';
-    assert.deepEqual(found(text, phonesIn(text)).map(([, v]) => v), ['+442079460958', '+4930901820', '+33142685300', '+16502530000']);
+    assert.deepEqual(
+      found(text, phonesIn(text)).map(([, v]) => v),
+      ['+442079460958', '+4930901820', '+33142685300', '+16502530000'],
+    );
   });
 
   test('DOIs with odd characters (SICI parentheses and angle brackets), case folded, trailing period cut', () => {
     const text =
       'doi:10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-0. See also https://doi.org/10.1038/nphys1170 and (10.1145/3386569.3392408).';
     assert.deepEqual(found(text, doisIn(text)), [
-      ['10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-0', '10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-0'],
+      [
+        '10.1002/(SICI)1097-4571(199806)49:8<693::AID-ASI4>3.0.CO;2-0',
+        '10.1002/(sici)1097-4571(199806)49:8<693::aid-asi4>3.0.co;2-0',
+      ],
       ['10.1038/nphys1170', '10.1038/nphys1170'],
       ['10.1145/3386569.3392408', '10.1145/3386569.3392408'],
     ]);
   });
 
   test('arXiv ids: new style with version, old style, abs URLs; a bare decimal is not one', () => {
-    const text = 'arXiv:2101.00001v2, arXiv: hep-th/9901001, https://arxiv.org/abs/1706.03762 and the ratio 1706.03762.';
-    assert.deepEqual(found(text, arxivIdsIn(text)).map(([t]) => t), ['2101.00001v2', 'hep-th/9901001', '1706.03762']);
+    const text =
+      'arXiv:2101.00001v2, arXiv: hep-th/9901001, https://arxiv.org/abs/1706.03762 and the ratio 1706.03762.';
+    assert.deepEqual(
+      found(text, arxivIdsIn(text)).map(([t]) => t),
+      ['2101.00001v2', 'hep-th/9901001', '1706.03762'],
+    );
   });
 
   test('ISBNs: -10 and -13 with valid check digits, as 13 digits; a wrong check digit or a phone is not one', () => {
-    const text = 'ISBN 0-306-40615-2, ISBN-13: 978-0-306-40615-7, also 978-3-16-148410-0; not ISBN 0-306-40615-3 nor 650-253-0000.';
+    const text =
+      'ISBN 0-306-40615-2, ISBN-13: 978-0-306-40615-7, also 978-3-16-148410-0; not ISBN 0-306-40615-3 nor 650-253-0000.';
     assert.deepEqual(found(text, isbnsIn(text)), [
       ['0-306-40615-2', '9780306406157'],
       ['978-0-306-40615-7', '9780306406157'],
@@ -98,11 +116,14 @@ describe('tier-0 extractors', () => {
   test('addresses: US, continental and UK shapes', () => {
     const text =
       'Ship to 1600 Amphitheatre Parkway, Mountain View, CA 94043 or to Unter den Linden 77, 10117 Berlin. The office is 10 Downing Street, London SW1A 2AA.';
-    assert.deepEqual(found(text, addressesIn(text)).map(([t]) => t), [
-      '1600 Amphitheatre Parkway, Mountain View, CA 94043',
-      'Unter den Linden 77, 10117 Berlin',
-      '10 Downing Street, London SW1A 2AA',
-    ]);
+    assert.deepEqual(
+      found(text, addressesIn(text)).map(([t]) => t),
+      [
+        '1600 Amphitheatre Parkway, Mountain View, CA 94043',
+        'Unter den Linden 77, 10117 Berlin',
+        '10 Downing Street, London SW1A 2AA',
+      ],
+    );
   });
 
   test('mentionsIn: in text order; overlapping readings of one kind are one mention', () => {

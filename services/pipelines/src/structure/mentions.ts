@@ -15,7 +15,8 @@ function trimTrailing(text: string): string {
     ['[', ']'],
     ['<', '>'],
   ] as const) {
-    while (out.endsWith(close) && count(out, open) < count(out, close)) out = out.slice(0, -1).replace(/[.,;:!?]+$/, '');
+    while (out.endsWith(close) && count(out, open) < count(out, close))
+      out = out.slice(0, -1).replace(/[.,;:!?]+$/, '');
   }
   return out;
 }
@@ -51,7 +52,8 @@ export function doisIn(text: string): Mention[] {
 
 /** `arXiv:2101.00001v2`, `arxiv.org/abs/…`, and old-style `hep-th/9901001` after an arXiv prefix. */
 export function arxivIdsIn(text: string): Mention[] {
-  const pattern = /(?:\barXiv:\s?|arxiv\.org\/(?:abs|pdf)\/)(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?\/\d{7}(?:v\d+)?)/gi;
+  const pattern =
+    /(?:\barXiv:\s?|arxiv\.org\/(?:abs|pdf)\/)(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?\/\d{7}(?:v\d+)?)/gi;
   return matches(text, pattern, 1).map(({ text: id, start }) => ({
     kind: 'arxiv',
     text: id,
@@ -95,7 +97,17 @@ function isbn13Check(twelve: string): string {
   return String((10 - (sum % 10)) % 10);
 }
 
-const SYMBOLS: Record<string, string> = { $: 'USD', US$: 'USD', C$: 'CAD', A$: 'AUD', '€': 'EUR', '£': 'GBP', '¥': 'JPY', '₹': 'INR', 'CHF': 'CHF' };
+const SYMBOLS: Record<string, string> = {
+  $: 'USD',
+  US$: 'USD',
+  C$: 'CAD',
+  A$: 'AUD',
+  '€': 'EUR',
+  '£': 'GBP',
+  '¥': 'JPY',
+  '₹': 'INR',
+  CHF: 'CHF',
+};
 const WORDS: Record<string, string> = { dollars: 'USD', euros: 'EUR', euro: 'EUR', pounds: 'GBP', francs: 'CHF' };
 const CODES = 'USD|EUR|GBP|CHF|JPY|CAD|AUD|INR|CNY|SEK|NOK|DKK';
 const AMOUNT = String.raw`\d{1,3}(?:[,.' ]\d{3})+(?:[.,]\d{1,2})?|\d+(?:[.,]\d{1,2})?`;
@@ -116,7 +128,13 @@ function money(written: string, start: number, currency: string, amount: string,
   const factor = { k: 1e3, m: 1e6, million: 1e6, bn: 1e9, billion: 1e9 }[scale?.toLowerCase() ?? ''] ?? 1;
   const value = parseAmount(amount) * factor;
   const trimmed = written.trimEnd();
-  return { kind: 'money', text: trimmed, value: `${code} ${Number(value.toFixed(2))}`, start, end: start + trimmed.length };
+  return {
+    kind: 'money',
+    text: trimmed,
+    value: `${code} ${Number(value.toFixed(2))}`,
+    start,
+    end: start + trimmed.length,
+  };
 }
 
 /** `1,234.56` and `1.234,56` and `1'234` alike: the last separator followed by 1–2 digits is the decimal point. */
@@ -148,7 +166,15 @@ export function phonesIn(text: string, region: CountryCode = 'US'): Mention[] {
 }
 
 /** English in all its casual forms ("next Friday", "3pm tomorrow") and formal dates in other common languages. */
-const DATE_PARSERS = [chrono.casual, chrono.de.strict, chrono.fr.strict, chrono.es.strict, chrono.it.strict, chrono.nl.strict, chrono.pt.strict];
+const DATE_PARSERS = [
+  chrono.casual,
+  chrono.de.strict,
+  chrono.fr.strict,
+  chrono.es.strict,
+  chrono.it.strict,
+  chrono.nl.strict,
+  chrono.pt.strict,
+];
 
 /** Dates and times, resolved against `reference` (when the item happened): "by Friday" is a day. */
 export function datesIn(text: string, reference: Date): Mention[] {
@@ -160,11 +186,19 @@ export function datesIn(text: string, reference: Date): Mention[] {
       const day = `${String(at.get('year')).padStart(4, '0')}-${pad(at.get('month'))}-${pad(at.get('day'))}`;
       // A time is local to the writer unless the text gives its zone: no zone is made up.
       const offset = at.isCertain('timezoneOffset') ? zone(at.get('timezoneOffset') ?? 0) : '';
-      const value = at.isCertain('hour') ? `${day}T${pad(at.get('hour'), 0)}:${pad(at.get('minute'), 0)}${offset}` : day;
+      const value = at.isCertain('hour')
+        ? `${day}T${pad(at.get('hour'), 0)}:${pad(at.get('minute'), 0)}${offset}`
+        : day;
       // Parsers keep a leading preposition ("on 1 October", "am 3. Juni"); the span is the date.
       const lead = /^(?:on|at|by|am|le|el|il|op|em)\s+/i.exec(result.text)?.[0].length ?? 0;
       const written = result.text.slice(lead);
-      out.push({ kind: 'date', text: written, value, start: result.index + lead, end: result.index + result.text.length });
+      out.push({
+        kind: 'date',
+        text: written,
+        value,
+        start: result.index + lead,
+        end: result.index + result.text.length,
+      });
     }
   }
   return out;

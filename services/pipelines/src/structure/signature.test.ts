@@ -8,7 +8,10 @@ function fields(text: string, sender = 'someone@example.org'): string[] {
   if (!block) return [];
   assert.equal(block.sender, sender);
   for (const f of block.fields) assert.equal(text.slice(f.start, f.end), f.text, `span of ${f.field}`);
-  assert.ok(block.fields.every((f) => f.start >= block.start && f.end <= block.end), 'fields lie inside the block');
+  assert.ok(
+    block.fields.every((f) => f.start >= block.start && f.end <= block.end),
+    'fields lie inside the block',
+  );
   return block.fields.map((f) => `${f.field}: ${f.value}`);
 }
 
@@ -56,8 +59,20 @@ describe('signature blocks', () => {
   });
 
   test('other languages\' closings, "Title at Company", a name with particles', () => {
-    const text = ['Anbei die Unterlagen.', '', 'Mit freundlichen Grüßen', 'Jan van der Berg', 'Product Manager at Stark GmbH', '+49 30 901820'].join('\n');
-    assert.deepEqual(fields(text), ['name: Jan van der Berg', 'title: Product Manager', 'company: Stark GmbH', 'phone: +4930901820']);
+    const text = [
+      'Anbei die Unterlagen.',
+      '',
+      'Mit freundlichen Grüßen',
+      'Jan van der Berg',
+      'Product Manager at Stark GmbH',
+      '+49 30 901820',
+    ].join('\n');
+    assert.deepEqual(fields(text), [
+      'name: Jan van der Berg',
+      'title: Product Manager',
+      'company: Stark GmbH',
+      'phone: +4930901820',
+    ]);
   });
 
   test('no signature: a closing word inside a sentence, or a message without one', () => {
@@ -68,7 +83,13 @@ describe('signature blocks', () => {
   });
 
   test('a title that is all title ("Director, Sales and Marketing") stays whole; a university is a company', () => {
-    const text = ['Regards,', 'Priya Natarajan', 'Director, Sales and Marketing', 'Stanford University', '(650) 723-2300'].join('\n');
+    const text = [
+      'Regards,',
+      'Priya Natarajan',
+      'Director, Sales and Marketing',
+      'Stanford University',
+      '(650) 723-2300',
+    ].join('\n');
     assert.deepEqual(fields(text), [
       'name: Priya Natarajan',
       'title: Director, Sales and Marketing',

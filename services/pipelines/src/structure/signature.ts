@@ -8,7 +8,8 @@ type Field = SignatureBlock['fields'][number];
 const VALEDICTION =
   /^(?:best(?: regards| wishes)?|regards|kind regards|warm regards|many thanks|thanks(?: again)?|thank you|cheers|sincerely(?: yours)?|yours(?: sincerely| truly)?|all the best|mit freundlichen grüßen|viele grüße|beste grüße|cordialement|bien à vous|saludos|un saludo|cordiali saluti|met vriendelijke groet)[,.!]?$/i;
 /** Where quoted mail starts: what follows is someone else's text. */
-const QUOTE_START = /^(?:>|On .{4,200} wrote:$|Am .{4,200} schrieb .*:$|Le .{4,200} a écrit\s?:$|-----\s?Original Message\s?-----|From: .+)/;
+const QUOTE_START =
+  /^(?:>|On .{4,200} wrote:$|Am .{4,200} schrieb .*:$|Le .{4,200} a écrit\s?:$|-----\s?Original Message\s?-----|From: .+)/;
 const TITLE_WORDS =
   /\b(?:engineer|manager|director|professor|prof\.|lecturer|ceo|cto|cfo|coo|founder|co-founder|head of|vp|vice president|president|lead|scientist|researcher|analyst|consultant|designer|developer|officer|partner|associate|counsel|attorney|coordinator|student|ph\.?d\.? candidate|postdoc|fellow|editor|architect|administrator|assistant|specialist|chair|dean|librarian|owner|principal|executive|geschäftsführer|leiter|ingénieur|directeur)\b/i;
 const COMPANY_WORDS =
@@ -42,7 +43,13 @@ export function signatureIn(text: string, sender: string, region?: CountryCode):
     const phones = phonesIn(line.text, region);
     if (phones.length > 0) {
       for (const phone of phones)
-        fields.push({ field: 'phone', text: phone.text, value: phone.value, start: line.start + phone.start, end: line.start + phone.end });
+        fields.push({
+          field: 'phone',
+          text: phone.text,
+          value: phone.value,
+          start: line.start + phone.start,
+          end: line.start + phone.end,
+        });
       continue;
     }
     if (NOT_NAME.test(line.text) && !TITLE_WORDS.test(line.text) && !COMPANY_WORDS.test(line.text)) continue;
@@ -61,7 +68,11 @@ export function signatureIn(text: string, sender: string, region?: CountryCode):
       }
       continue;
     }
-    if (!sawCompany && (COMPANY_WORDS.test(line.text) || (sawName && fields.some((f) => f.field === 'title'))) && !/[@]|https?:|www\./.test(line.text)) {
+    if (
+      !sawCompany &&
+      (COMPANY_WORDS.test(line.text) || (sawName && fields.some((f) => f.field === 'title'))) &&
+      !/[@]|https?:|www\./.test(line.text)
+    ) {
       field('company', line, line.text);
       sawCompany = true;
     }
@@ -90,13 +101,17 @@ function ownLines(text: string): Line[] {
 /** The signature's non-empty lines (at most 8), or undefined. */
 function blockOf(lines: Line[]): Line[] | undefined {
   let from = -1;
-  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.text === '--' || lines[i]!.text === '-- ') {
-    from = i + 1;
-    break;
-  }
+  for (let i = lines.length - 1; i >= 0; i--)
+    if (lines[i]!.text === '--' || lines[i]!.text === '-- ') {
+      from = i + 1;
+      break;
+    }
   if (from < 0) {
     // The last closing line among the message's last 15 non-empty lines.
-    const tail = lines.map((l, i) => ({ l, i })).filter(({ l }) => l.text !== '').slice(-15);
+    const tail = lines
+      .map((l, i) => ({ l, i }))
+      .filter(({ l }) => l.text !== '')
+      .slice(-15);
     const closing = tail.reverse().find(({ l }) => VALEDICTION.test(l.text));
     if (!closing) return undefined;
     from = closing.i + 1;

@@ -1,10 +1,4 @@
-import {
-  EmbeddingComputed,
-  encodeVector,
-  PartExtracted,
-  type DataOf,
-  type EventDefinition,
-} from '@memex/contracts';
+import { EmbeddingComputed, encodeVector, PartExtracted, type DataOf, type EventDefinition } from '@memex/contracts';
 import { eventsOf, lastEventOf, type Bus, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { isZeroVector, l2normalize, type EmbeddingProvider } from '@memex/embeddings';

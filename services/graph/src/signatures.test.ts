@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { INestApplicationContext } from '@nestjs/common';
-import { EntityGet, StructureExtracted } from '@memex/contracts';
+import { EntityGet, ItemDeleted, StructureExtracted } from '@memex/contracts';
 import { lastEventOf } from '@memex/bus';
 import { PipelinesModule } from '@memex/pipelines';
 import { startService } from '@memex/runtime';
@@ -49,7 +49,7 @@ describe('signature facts (tier 0 → graph)', () => {
     await h?.stop();
   });
 
-  test("an ingested mail's signature puts the sender's title, company and phone on their card, with spans as evidence", async () => {
+  test("an ingested mail's signature puts the sender's title, company and phone on their card, with spans as evidence; a re-run replaces them, a deletion takes them", async () => {
     const draft = await mailEvent(h.blobs, Buffer.from(MAIL));
     // The flags services/ingest writes (the harness leaves them out): the pipelines read mail meta checked.
     (draft.data as { meta: Record<string, unknown> }).meta.flags = { read: false, starred: false };
@@ -108,5 +108,19 @@ describe('signature facts (tier 0 → graph)', () => {
     assert.deepEqual(rels, ['has_title structure@2', 'works_at structure@2']);
     // The header's facts (sent, works_at the domain's org) are another maker's and stay.
     assert.ok(after.facts.some((f) => f.made_by === 'ingest@1' && f.rel === 'works_at'));
+
+    // Deleting the message takes its signature's facts (and the company it alone named) with it.
+    await h.publish([
+      {
+        type: ItemDeleted.type,
+        subject: `item:${itemId}`,
+        actor: { kind: 'user', id: 'owner' },
+        labels: [],
+        data: { id: itemId },
+      },
+    ]);
+    const gone = await h.call(EntityGet, { key: 'person:jane@acme.example' }).catch(() => undefined);
+    assert.equal(gone?.facts.filter((f) => f.made_by.startsWith('structure@')).length ?? 0, 0);
+    await assert.rejects(h.call(EntityGet, { key: 'org:acme robotics inc.' }));
   });
 });

@@ -64,15 +64,20 @@ export async function readSource(
   throw new Error(`job for ${job.item_id} points at seq ${job.source_seq}, a ${event.type} event`);
 }
 
+/** An event derived from an item; `key` makes its id (the same work publishes the same ids). */
+export interface Derived<E extends EventDefinition> {
+  definition: E;
+  key: string;
+  data: DataOf<E>;
+}
+
 /**
- * An event derived from the item, with an id from the source event and `key` (the same work
- * publishes the same ids) and the item's scope (labels, kind, spam), since it reveals its content.
+ * The draft of an event derived from the item: its id from the source event and the key, and the
+ * item's scope (labels, kind, spam), since it reveals the item's content.
  */
 export function derivedDraft<E extends EventDefinition>(
   source: Source,
-  definition: E,
-  key: string,
-  data: DataOf<E>,
+  { definition, key, data }: Derived<E>,
   pipeline: string,
 ) {
   const { event, ingested } = source;

@@ -33,15 +33,17 @@ export class StructureTask {
     await this.publisher.publishAll([
       derivedDraft(
         source,
-        StructureExtracted,
-        `structure|${source.revision}|${STRUCTURE_PIPELINE}`,
         {
-          item_id: source.itemId,
-          revision: source.revision,
-          made_by: STRUCTURE_PIPELINE,
-          mentions,
-          truncated,
-          ...(signature ? { signature } : {}),
+          definition: StructureExtracted,
+          key: `structure|${source.revision}|${STRUCTURE_PIPELINE}`,
+          data: {
+            item_id: source.itemId,
+            revision: source.revision,
+            made_by: STRUCTURE_PIPELINE,
+            mentions,
+            truncated,
+            ...(signature ? { signature } : {}),
+          },
         },
         STRUCTURE_PIPELINE,
       ),

@@ -1,21 +1,14 @@
-import { EmbeddingComputed, encodeVector, PartExtracted, type DataOf, type EventDefinition } from '@memex/contracts';
+import { EmbeddingComputed, encodeVector, PartExtracted, type DataOf } from '@memex/contracts';
 import { eventsOf, lastEventOf, type Bus, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { isZeroVector, l2normalize, type EmbeddingProvider } from '@memex/embeddings';
-import { derivedDraft, readSource, type Source } from '../jobs/source.js';
+import { derivedDraft, readSource, type Derived, type Source } from '../jobs/source.js';
 import { eraseDerived, isDeleted } from '../jobs/log.js';
 import type { TextJob } from '../jobs/queue.js';
 import type { ModelRegistry } from '../models/registry.js';
 import { splitPassages, TEXT_PIPELINE, type Passage } from './passages.js';
 
 type PartsData = DataOf<typeof PartExtracted>;
-
-/** An event tier 1 derives from an item; `key` makes its id (the same work publishes the same ids). */
-interface Derived<E extends EventDefinition> {
-  definition: E;
-  key: string;
-  data: DataOf<E>;
-}
 
 /** Room for the envelope under the log's 1 MB message limit. */
 export const MAX_EVENT_BYTES = 900_000;
@@ -157,9 +150,7 @@ export class TextTask {
     source: Source,
     events: Derived<typeof PartExtracted | typeof EmbeddingComputed>[],
   ): Promise<void> {
-    await this.publisher.publishAll(
-      events.map(({ key, definition, data }) => derivedDraft(source, definition, key, data, TEXT_PIPELINE)),
-    );
+    await this.publisher.publishAll(events.map((derived) => derivedDraft(source, derived, TEXT_PIPELINE)));
   }
 }
 

@@ -691,7 +691,7 @@ export class GraphProjector {
   /** Tier 0's signature facts on the sender's person (`applyStructure`). */
   @On(StructureExtracted)
   async structureExtracted(trx: Trx, event: EventOf<typeof StructureExtracted>): Promise<void> {
-    await applyStructure(trx, event);
+    await applyStructure(trx, event, await this.storedItem(trx, event.data.item_id));
   }
 
   @On(TrailCreated)

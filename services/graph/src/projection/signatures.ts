@@ -13,18 +13,21 @@ import { dropEvidence, writeLinks, type LinkRow } from './links.js';
  * version of the rules takes back facts the old one got wrong. The names it gives are kept in the
  * item's participants (as a card lists them), so deleting the item takes them back.
  */
-export async function applyStructure(trx: Trx, event: EventOf<typeof StructureExtracted>): Promise<void> {
+/** What the graph keeps of an item that this needs (the projector's `storedItem`). */
+export interface StoredItem {
+  kind: string;
+  labels: string[];
+  spam: boolean;
+  occurred_at: Date | null;
+  participants: Participant[] | null;
+}
+
+export async function applyStructure(
+  trx: Trx,
+  event: EventOf<typeof StructureExtracted>,
+  item: StoredItem | undefined,
+): Promise<void> {
   const { item_id: itemId, made_by: madeBy, signature } = event.data;
-  const item = (
-    await sql<{
-      kind: string;
-      labels: string[];
-      spam: boolean;
-      occurred_at: Date | null;
-      participants: Participant[] | null;
-    }>`
-      select kind, labels, spam, occurred_at, participants from items where id = ${itemId}`.execute(trx)
-  ).rows[0];
   // A deleted item (or one the graph never kept) gets nothing.
   if (!item) return;
   const touched = await dropEvidence(trx, { via: itemId, pipeline: pipelineOf(madeBy), basis: 'observed' });
@@ -60,12 +63,7 @@ export async function applyStructure(trx: Trx, event: EventOf<typeof StructureEx
 }
 
 /** Names the item gives that it did not give before (a replayed or re-run event names once). */
-async function giveNames(
-  trx: Trx,
-  itemId: string,
-  item: { kind: string; labels: string[]; spam: boolean; participants: Participant[] | null },
-  named: Participant[],
-): Promise<void> {
+async function giveNames(trx: Trx, itemId: string, item: StoredItem, named: Participant[]): Promise<void> {
   const had = item.participants ?? [];
   const fresh = named.filter((n) => !had.some((p) => p.key === n.key && p.name === n.name));
   if (fresh.length === 0) return;

@@ -1,17 +1,15 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { configEnv, REPO_ROOT } from '@memex/config';
 import { ensureOwnerToken, startGateway } from '@memex/gateway';
 import { generateMessages, writeMbox } from '@memex/ingest/testing';
-import { Bus, readLog } from '@memex/bus';
 import { MemexClient } from '@memex/client';
 import { MailAccounts } from '@memex/contracts';
 import { freePort, makeServerTempDir, ProcessSupervisor, startPostgres, type PostgresHandle } from '@memex/stack';
 import { createTestEnv, servicesReady, waitUntil, type TestEnv } from '@memex/testing';
+import { importedSoFar, importMbox, publishedEmails, type ImportTarget } from './mbox-import.js';
 
 /**
  * The real servers failing under a running import, services run as `npm start` runs them (ingest
@@ -20,7 +18,6 @@ import { createTestEnv, servicesReady, waitUntil, type TestEnv } from '@memex/te
  * summary is true, and /healthz never said ok while Postgres was down.
  */
 const MESSAGES = 2_000;
-const cli = path.join(REPO_ROOT, 'cli', 'bin', 'memex.js');
 
 let postgres: PostgresHandle;
 let postgresDir: string;
@@ -29,7 +26,7 @@ let env: TestEnv;
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 let url: string;
 let token: string;
-let mbox: string;
+let target: ImportTarget;
 
 function startOwnPostgres(): Promise<PostgresHandle> {
   return startPostgres({ dataDir: postgresDir, port: postgresPort, database: 'postgres', detached: false });
@@ -48,51 +45,14 @@ before(async () => {
   const address = gateway.getHttpServer().address();
   url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   token = ensureOwnerToken(env.config.home);
-  mbox = path.join(env.home, 'archive.mbox');
-  await writeMbox(mbox, generateMessages({ messages: MESSAGES, seed: 11 }));
+  target = { url, token, home: env.home, mbox: path.join(env.home, 'archive.mbox') };
+  await writeMbox(target.mbox, generateMessages({ messages: MESSAGES, seed: 11 }));
 });
 after(async () => {
   await gateway?.close();
   await env?.stop();
   await postgres?.stop();
 });
-
-/** `memex import mbox` as a user runs it; resolves with its exit code and its JSON summary. */
-function importMbox(): Promise<{ code: number | null; summary: Record<string, unknown> }> {
-  const child = spawn(
-    process.execPath,
-    [cli, 'import', 'mbox', mbox, '--source', 'archive', '--json', '--retries', '10'],
-    {
-      env: { ...process.env, MEMEX_URL: url, MEMEX_TOKEN: token, MEMEX_HOME: env.home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) =>
-    child.once('exit', (code) => {
-      try {
-        resolve({ code, summary: JSON.parse(out) as Record<string, unknown> });
-      } catch {
-        reject(new Error(`memex import printed no summary (exit ${code}): ${out}\n${err}`));
-      }
-    }),
-  );
-}
-
-/** Messages the server has answered for so far, from the import's own progress file. */
-function importedSoFar(): number {
-  try {
-    const state = JSON.parse(readFileSync(path.join(env.home, 'imports', 'mbox-archive.json'), 'utf8')) as {
-      totals: { created: number };
-    };
-    return state.totals.created;
-  } catch {
-    return 0; // not written yet
-  }
-}
 
 /** /healthz's status, sampled with when the request was sent and answered. */
 interface Sample {
@@ -137,8 +97,8 @@ test(`NATS restarted, then Postgres, while ${MESSAGES} messages are imported: ea
   try {
     await servicesReady(url, ['ingest']);
     let ended = false;
-    const first = importMbox().finally(() => (ended = true));
-    await waitUntil(async () => ended || importedSoFar() >= MESSAGES / 4, 'a quarter of the import', {
+    const first = importMbox(target, 10).done.finally(() => (ended = true));
+    await waitUntil(async () => ended || importedSoFar(env.home) >= MESSAGES / 4, 'a quarter of the import', {
       timeoutMs: 300_000,
     });
     assert.ok(!ended, 'the import was still running when NATS restarted');
@@ -146,7 +106,7 @@ test(`NATS restarted, then Postgres, while ${MESSAGES} messages are imported: ea
     await env.restartNats();
     const natsRecovery = await recovery(natsDown);
 
-    await waitUntil(async () => ended || importedSoFar() >= MESSAGES / 2, 'half of the import', {
+    await waitUntil(async () => ended || importedSoFar(env.home) >= MESSAGES / 2, 'half of the import', {
       timeoutMs: 300_000,
     });
     const postgresDown = Date.now();
@@ -160,7 +120,7 @@ test(`NATS restarted, then Postgres, while ${MESSAGES} messages are imported: ea
     let run = await first;
     const runs = [run.summary];
     for (let i = 0; i < 3 && run.code !== 0; i++) {
-      run = await importMbox();
+      run = await importMbox(target, 10).done;
       runs.push(run.summary);
     }
     assert.equal(run.code, 0, JSON.stringify(runs));
@@ -168,18 +128,7 @@ test(`NATS restarted, then Postgres, while ${MESSAGES} messages are imported: ea
     assert.equal(all['rejected'], 0, JSON.stringify(all));
 
     // Exactly one item per message, each published once, and the mail read model agrees.
-    const bus = await Bus.connect(env.config.natsUrl, 'faults-check');
-    const published = new Map<string, number>();
-    let lastSeq: number;
-    try {
-      lastSeq = await bus.lastSeq();
-      for await (const { event } of readLog(bus, { filter: 'memex.evt.item.ingested.>', untilCaughtUp: true })) {
-        const data = event.data as { id: string; kind: string };
-        if (data.kind === 'email') published.set(data.id, (published.get(data.id) ?? 0) + 1);
-      }
-    } finally {
-      await bus.close();
-    }
+    const { published, lastSeq } = await publishedEmails(env.config.natsUrl);
     assert.equal(published.size, MESSAGES);
     assert.deepEqual([...new Set(published.values())], [1]);
     // Every message counted once. A batch whose answer a fault lost is answered `duplicate` when

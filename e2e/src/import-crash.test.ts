@@ -1,25 +1,21 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { MailAccounts, MailList } from '@memex/contracts';
 import { MemexClient } from '@memex/client';
-import { REPO_ROOT } from '@memex/config';
 import { ensureOwnerToken, startGateway } from '@memex/gateway';
 import { generateMessages, writeMbox } from '@memex/ingest/testing';
-import { Bus, readLog } from '@memex/bus';
 import { createTestEnv, servicesReady, spawnService, waitUntil, type TestEnv } from '@memex/testing';
+import { importedSoFar, importMbox, publishedEmails, type ImportTarget } from './mbox-import.js';
 
 const MESSAGES = 10_000;
-const cli = path.join(REPO_ROOT, 'cli', 'bin', 'memex.js');
 
 let env: TestEnv;
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 let url: string;
 let token: string;
-let mbox: string;
+let target: ImportTarget;
 before(async () => {
   // A request caught by the kill fails within seconds instead of the default 30.
   env = await createTestEnv({ services: ['gateway', 'ingest'], rpcTimeoutMs: 15_000 });
@@ -27,46 +23,13 @@ before(async () => {
   const address = gateway.getHttpServer().address();
   url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   token = ensureOwnerToken(env.config.home);
-  mbox = path.join(env.home, 'archive.mbox');
-  await writeMbox(mbox, generateMessages({ messages: MESSAGES, seed: 7 }));
+  target = { url, token, home: env.home, mbox: path.join(env.home, 'archive.mbox') };
+  await writeMbox(target.mbox, generateMessages({ messages: MESSAGES, seed: 7 }));
 });
 after(async () => {
   await gateway.close();
   await env.stop();
 });
-
-function startIngest(): ChildProcess {
-  return spawnService(env.config, 'ingest');
-}
-
-/** `memex import mbox` as a user runs it; resolves with its exit code and its JSON summary. */
-function importMbox(retries: number): {
-  child: ChildProcess;
-  done: Promise<{ code: number | null; summary: Record<string, unknown> }>;
-} {
-  const child = spawn(
-    process.execPath,
-    [cli, 'import', 'mbox', mbox, '--source', 'archive', '--json', '--retries', String(retries)],
-    {
-      env: { ...process.env, MEMEX_URL: url, MEMEX_TOKEN: token, MEMEX_HOME: env.home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const done = new Promise<{ code: number | null; summary: Record<string, unknown> }>((resolve, reject) =>
-    child.once('exit', (code) => {
-      try {
-        resolve({ code, summary: JSON.parse(out) as Record<string, unknown> });
-      } catch {
-        reject(new Error(`memex import printed no summary (exit ${code}): ${out}\n${err}`));
-      }
-    }),
-  );
-  return { child, done };
-}
 
 async function query<T>(sql: string): Promise<T[]> {
   const client = new pg.Client({ connectionString: env.config.databaseUrl });
@@ -80,29 +43,17 @@ async function query<T>(sql: string): Promise<T[]> {
   }
 }
 
-/** Messages the server has answered for so far, from the import's own progress file. */
-function importedSoFar(): number {
-  try {
-    const state = JSON.parse(readFileSync(path.join(env.home, 'imports', 'mbox-archive.json'), 'utf8')) as {
-      totals: { created: number };
-    };
-    return state.totals.created;
-  } catch {
-    return 0; // not written yet
-  }
-}
-
 test(`SIGKILL of the ingest service in the middle of importing ${MESSAGES} messages, then a rerun: each exactly once`, async () => {
-  let service = startIngest();
+  let service = spawnService(env.config, 'ingest');
   try {
     await servicesReady(url, ['ingest']);
-    const first = importMbox(0);
+    const first = importMbox(target, 0);
     let exited = false;
     void first.done.finally(() => (exited = true)).catch(() => undefined);
     await waitUntil(
       async () => {
         if (exited) throw new Error(`the import ended before the kill: ${JSON.stringify((await first.done).summary)}`);
-        return importedSoFar() >= MESSAGES / 4;
+        return importedSoFar(env.home) >= MESSAGES / 4;
       },
       'a quarter of the import',
       { timeoutMs: 300_000 },
@@ -113,27 +64,16 @@ test(`SIGKILL of the ingest service in the middle of importing ${MESSAGES} messa
     assert.equal(interrupted.code, 1, 'the import reports that it stopped');
     assert.ok(typeof interrupted.summary['error'] === 'string');
 
-    service = startIngest();
+    service = spawnService(env.config, 'ingest');
     await servicesReady(url, ['ingest']);
-    const rerun = await importMbox(5).done;
+    const rerun = await importMbox(target, 5).done;
     assert.equal(rerun.code, 0, JSON.stringify(rerun.summary));
     const all = rerun.summary['all_runs'] as Record<string, number>;
     assert.equal(all['rejected'], 0);
 
     // Exactly one item per message, each published once, and the mail views agree.
     const client = new MemexClient({ url, token });
-    const bus = await Bus.connect(env.config.natsUrl, 'crash-check');
-    const published = new Map<string, number>();
-    let lastSeq: number;
-    try {
-      lastSeq = await bus.lastSeq();
-      for await (const { event } of readLog(bus, { filter: 'memex.evt.item.ingested.>', untilCaughtUp: true })) {
-        const data = event.data as { id: string; kind: string };
-        if (data.kind === 'email') published.set(data.id, (published.get(data.id) ?? 0) + 1);
-      }
-    } finally {
-      await bus.close();
-    }
+    const { published, lastSeq } = await publishedEmails(env.config.natsUrl);
     assert.equal(published.size, MESSAGES);
     assert.deepEqual([...new Set(published.values())], [1]);
     const { accounts } = await client.call(MailAccounts, { min_seq: lastSeq });

@@ -118,18 +118,49 @@ export class ProjectionRunner {
   private async tryLead(): Promise<void> {
     if (this.stopped) return;
     const client = new pg.Client({ connectionString: this.databaseUrl, application_name: `memex-lead-${this.name}` });
+    // Postgres going away ends the session that held the lock: stop applying and lead again once
+    // it is back (an unhandled 'error' here would take the whole service down).
+    client.on('error', (error) => this.lostLead(client, error));
     await client.connect();
     const { rows } = await client.query<{ ok: boolean }>('select pg_try_advisory_lock(hashtext($1)) as ok', [
       `projector:${this.name}`,
     ]);
     if (!rows[0]?.ok) {
       await client.end();
-      this.leaderRetry = setTimeout(() => void this.tryLead().catch(reportError(this.name)), 2000);
+      this.later(() => this.tryLead());
       return;
     }
-    client.on('error', reportError(this.name));
     this.leaderClient = client;
-    await this.consume();
+    try {
+      await this.consume();
+    } catch (error) {
+      // Give the lock back, or the next try (another session) could never take it.
+      this.leaderClient = undefined;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private lostLead(client: pg.Client, error: Error): void {
+    reportError(this.name)(error);
+    if (this.leaderClient !== client) return;
+    this.leaderClient = undefined;
+    this.messages?.stop();
+    void client.end().catch(() => undefined);
+    this.later(() => this.tryLead());
+  }
+
+  /** Runs a step of (re)starting in a second, and again after each failure, until it succeeds or the runner stops. */
+  private later(step: () => Promise<void>): void {
+    if (this.stopped) return;
+    this.leaderRetry = setTimeout(
+      () =>
+        void step().catch((error) => {
+          reportError(this.name)(error);
+          this.later(step);
+        }),
+      1000,
+    );
   }
 
   /** (Re)creates the durable consumer at the checkpoint, the only position that counts. */
@@ -154,7 +185,8 @@ export class ProjectionRunner {
         // Postgres or NATS went away mid-batch: nothing was committed past the checkpoint, so
         // start over from it once things are back.
         reportError(this.name)(error);
-        if (!this.stopped) setTimeout(() => void this.consume().catch(reportError(this.name)), 1000);
+        // Only the leader consumes: a lost lead (lostLead) leads again instead.
+        if (this.leaderClient) this.later(() => this.consume());
       },
     );
   }

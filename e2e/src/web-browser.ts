@@ -3,13 +3,23 @@
 // launching it, signing in, the axe-core accessibility check and screenshots. The web tests and
 // `npm run bench -- web` share these.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
-/** Where the tests write screenshots of the main pages (linked from the README). */
-export const SCREENSHOTS = fileURLToPath(new URL('../../web/screenshots/', import.meta.url));
+/**
+ * Where the tests write screenshots of the main pages. The committed set the README links is in
+ * web/screenshots, refreshed by `MEMEX_SCREENSHOTS=web/screenshots`; by default a run writes them
+ * beside its other output, so a test run leaves the checkout as it found it.
+ */
+export const SCREENSHOTS = path.resolve(
+  process.env.MEMEX_SCREENSHOTS
+    ? path.resolve(fileURLToPath(new URL('../../', import.meta.url)), process.env.MEMEX_SCREENSHOTS)
+    : path.join(os.tmpdir(), 'memex-screenshots'),
+);
 export const WEB_DIST_INDEX = fileURLToPath(new URL('../../web/dist/index.html', import.meta.url));
 
 export const DESKTOP = { width: 1280, height: 860 };
@@ -94,5 +104,5 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: `${SCREENSHOTS}${name}.png`, fullPage: false });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: false });
 }

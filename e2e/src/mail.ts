@@ -16,6 +16,18 @@ export function fixtureMail(path: string): Buffer {
 }
 
 /** An item of message/rfc822 for memex.ingest. */
-export function mailItem(bytes: Buffer, source: string, externalId: string, attributes: Record<string, unknown> = {}, kind = 'mbox'): IngestItem {
-  return { type: 'message/rfc822', data: bytes.toString('base64'), source: { kind, id: source }, external_id: externalId, attributes };
+export function mailItem(
+  bytes: Buffer,
+  source: string,
+  externalId: string,
+  attributes: Record<string, unknown> = {},
+  kind = 'mbox',
+): IngestItem {
+  return {
+    type: 'message/rfc822',
+    data: bytes.toString('base64'),
+    source: { kind, id: source },
+    external_id: externalId,
+    attributes,
+  };
 }

@@ -474,9 +474,9 @@ export async function run(): Promise<BenchResult[]> {
   // Words only (the table also holds punctuation and numbers), in frequency order, from the
   // 10,000 most frequent (the generated corpus stays what it was before the table grew).
   const table = await builtinGloveTablePath();
-  const words = parseGloveTable(fs.readFileSync(table), table).words.slice(0, 10_000).filter((w) =>
-    /^[a-z]{2,}$/.test(w),
-  );
+  const words = parseGloveTable(fs.readFileSync(table), table)
+    .words.slice(0, 10_000)
+    .filter((w) => /^[a-z]{2,}$/.test(w));
   const generator = new TextGenerator(words);
   const results = [...(await relevance()), await embeddingRate(generator)];
   console.log(`relevance and embedding rate done in ${Math.round(process.uptime())} s`);

@@ -35,7 +35,10 @@ export async function importAction(kind: ImportKind, target: string, options: Co
     source: options.source,
     home: loadConfig().home,
     client: client(),
-    labels: options.labels.split(',').map((l) => l.trim()).filter(Boolean),
+    labels: options.labels
+      .split(',')
+      .map((l) => l.trim())
+      .filter(Boolean),
     ...(options.folder ? { folder: options.folder } : {}),
     batchItems: options.batch,
     batchBytes: Math.round(options.batchMb * 1024 * 1024),
@@ -44,31 +47,51 @@ export async function importAction(kind: ImportKind, target: string, options: Co
     restart: Boolean(options.restart),
     progress: process.stderr,
   });
-  console.log(options.json ? JSON.stringify({ ...summary, ...(error ? { error: String((error as Error).message ?? error) } : {}) }, null, 2) : formatSummary(summary, error !== undefined));
+  console.log(
+    options.json
+      ? JSON.stringify({ ...summary, ...(error ? { error: String((error as Error).message ?? error) } : {}) }, null, 2)
+      : formatSummary(summary, error !== undefined),
+  );
   if (error !== undefined) throw error;
 }
 
 export function withCommonOptions(command: Command): Command {
   return command
-    .requiredOption('--source <id>', 'the source id: items come in as import:<kind>:<id> (also the mail account name), and its progress is kept under it')
+    .requiredOption(
+      '--source <id>',
+      'the source id: items come in as import:<kind>:<id> (also the mail account name), and its progress is kept under it',
+    )
     .option('--labels <labels>', 'comma-separated scope labels for every item (which agent sessions may see them)', '')
     .option('--batch <n>', 'items per request', positive, 200)
     .option('--batch-mb <mb>', 'megabytes of item data per request at most', positive, 4)
     .option('--in-flight <n>', 'requests sent before the first is answered', positive, 3)
     .option('--retries <n>', 'times a request is sent again while the memex is unreachable', wholeOrZero, 5)
-    .option('--restart', 'forget the progress of earlier runs on this source and send everything again (duplicates are harmless)')
+    .option(
+      '--restart',
+      'forget the progress of earlier runs on this source and send everything again (duplicates are harmless)',
+    )
     .option('--json', 'print the summary as JSON');
 }
 
 export function registerImport(program: Command): void {
   const group = program
     .command('import')
-    .description('import an archive through memex.ingest: streamed, batched, resumable (run again to continue after an interruption)');
+    .description(
+      'import an archive through memex.ingest: streamed, batched, resumable (run again to continue after an interruption)',
+    );
   withCommonOptions(group.command('mbox <file>').description('an mbox file (mboxrd/mboxo), of any size'))
     .option('--folder <name>', 'the folder the messages were in (a label; Spam or Junk marks them spam)')
     .action((file: string, options: CommonOptions) => importAction('mbox', file, options));
-  withCommonOptions(group.command('maildir <dir>').description('a Maildir (or Maildir++ tree): folders become labels, flags read/starred'))
-    .action((dir: string, options: CommonOptions) => importAction('maildir', dir, options));
-  withCommonOptions(group.command('folder <dir>').description('documents, photos, calendars and contacts in a folder tree (PDF, DOCX, Markdown, text, HTML, rST, JPEG, HEIC, RAW…, .ics, .vcf), by extension'))
-    .action((dir: string, options: CommonOptions) => importAction('folder', dir, options));
+  withCommonOptions(
+    group
+      .command('maildir <dir>')
+      .description('a Maildir (or Maildir++ tree): folders become labels, flags read/starred'),
+  ).action((dir: string, options: CommonOptions) => importAction('maildir', dir, options));
+  withCommonOptions(
+    group
+      .command('folder <dir>')
+      .description(
+        'documents, photos, calendars and contacts in a folder tree (PDF, DOCX, Markdown, text, HTML, rST, JPEG, HEIC, RAW…, .ics, .vcf), by extension',
+      ),
+  ).action((dir: string, options: CommonOptions) => importAction('folder', dir, options));
 }

@@ -78,7 +78,14 @@ describe('memex mcp over stdio', () => {
     });
     mailId = ingested.results[0]!.id!;
     const page = await stack.owner.call(Ingest, {
-      items: [{ type: 'text/html', text: PAGE, source: { kind: 'folder', id: 'saved-pages' }, attributes: { filename: 'zebras.html' } }],
+      items: [
+        {
+          type: 'text/html',
+          text: PAGE,
+          source: { kind: 'folder', id: 'saved-pages' },
+          attributes: { filename: 'zebras.html' },
+        },
+      ],
     });
     pageId = page.results[0]!.id!;
     // Search is filled by pipelines in the background: wait until both are found.

@@ -433,7 +433,8 @@ export function createMcpServer(client: MemexClient, version: string): McpServer
   server.registerTool(
     'memex_freebusy',
     {
-      description: "Busy intervals of the user's calendars in a range, for finding a time to propose (free is everything else).",
+      description:
+        "Busy intervals of the user's calendars in a range, for finding a time to propose (free is everything else).",
       inputSchema: { from: z.string().describe('ISO 8601 instant'), to: z.string().describe('ISO 8601 instant') },
       annotations: { readOnlyHint: true },
     },

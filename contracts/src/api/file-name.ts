@@ -8,7 +8,6 @@
 export function safeFileName(name: string | null | undefined): string | null {
   if (!name) return null;
   const base = name.split(/[/\\]/).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
   let safe = base.replace(/[\u0000-\u001f\u007f<>:"|?*]/g, '_').replace(/^[.\s]+|[.\s]+$/g, '');
   if (/^(con|prn|aux|nul|com\d|lpt\d)(\.|$)/i.test(safe)) safe = `_${safe}`;
   if (safe.length > 200) {

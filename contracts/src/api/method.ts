@@ -1,7 +1,18 @@
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 
 /** The services that exist today (mail-sync, calendar-sync and media come with their issues). */
-export const ServiceNames = ['gateway', 'ingest', 'pipelines', 'search', 'graph', 'insights', 'head', 'mail-sync', 'media', 'calendar-sync'] as const;
+export const ServiceNames = [
+  'gateway',
+  'ingest',
+  'pipelines',
+  'search',
+  'graph',
+  'insights',
+  'head',
+  'mail-sync',
+  'media',
+  'calendar-sync',
+] as const;
 export type ServiceName = (typeof ServiceNames)[number];
 
 /** Every query accepts it: wait (bounded) until the read model has applied this log sequence. */

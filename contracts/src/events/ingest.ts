@@ -12,7 +12,8 @@ export const IdentityClaimed = defineEvent({
   type: 'identity.claimed',
   owner: 'ingest',
   v: 1,
-  description: 'An identity (source + external_id, or a handler identity) names an item; the first claim of a subject wins.',
+  description:
+    'An identity (source + external_id, or a handler identity) names an item; the first claim of a subject wins.',
   data: Type.Object(
     {
       item_id: Type.String({ pattern: ULID_PATTERN }),

@@ -12,7 +12,8 @@ export const MailFlagsChanged = defineEvent({
   type: 'mail.flags_changed',
   owner: 'ingest',
   v: 1,
-  description: 'A message was marked read/unread, starred, labelled, archived or trashed (only the changed fields are present).',
+  description:
+    'A message was marked read/unread, starred, labelled, archived or trashed (only the changed fields are present).',
   data: Type.Object(
     {
       id: Type.String({ pattern: ULID_PATTERN }),

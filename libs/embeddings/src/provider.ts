@@ -1,5 +1,5 @@
 /** The kinds of embedding provider this library can build. */
-export type ProviderKind = "glove-sif" | "model2vec" | "onnx" | "http";
+export type ProviderKind = 'glove-sif' | 'model2vec' | 'onnx' | 'http';
 
 /** What `describe()` returns: enough to list a model and tell spaces apart. */
 export interface ProviderDescription {
@@ -47,8 +47,7 @@ export function l2normalize(v: Float32Array): Float32Array {
 
 /** Dot product, which is the cosine similarity for the normalized vectors providers return. */
 export function dot(a: Float32Array, b: Float32Array): number {
-  if (a.length !== b.length)
-    throw new Error(`dot: length mismatch ${a.length} vs ${b.length}`);
+  if (a.length !== b.length) throw new Error(`dot: length mismatch ${a.length} vs ${b.length}`);
   let s = 0;
   for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
   return s;
@@ -63,7 +62,6 @@ export function isZeroVector(v: Float32Array): boolean {
 export function chunks<T>(items: readonly T[], size: number): T[][] {
   if (!(size >= 1)) throw new Error(`batch size must be >= 1, got ${size}`);
   const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size)
-    out.push(items.slice(i, i + size));
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
   return out;
 }

@@ -1,12 +1,7 @@
 /** Loading a Hugging Face `tokenizer.json` with the pure-JS @huggingface/tokenizers. */
-import path from "node:path";
-import { Tokenizer } from "@huggingface/tokenizers";
-import {
-  asRecord,
-  ModelLoadError,
-  readJson,
-  readJsonIfExists,
-} from "./files.js";
+import path from 'node:path';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { asRecord, ModelLoadError, readJson, readJsonIfExists } from './files.js';
 
 /**
  * The part of @huggingface/tokenizers' Tokenizer we use. Declared here because the package's
@@ -37,31 +32,21 @@ export interface LoadedTokenizer {
 
 /** Loads `dir/tokenizer.json` (+ optional `tokenizer_config.json`), naming the file on failure. */
 export async function loadTokenizer(dir: string): Promise<LoadedTokenizer> {
-  const file = path.join(dir, "tokenizer.json");
+  const file = path.join(dir, 'tokenizer.json');
   const json = asRecord(await readJson(file));
-  const config = asRecord(
-    await readJsonIfExists(path.join(dir, "tokenizer_config.json")),
-  );
+  const config = asRecord(await readJsonIfExists(path.join(dir, 'tokenizer_config.json')));
   let tokenizer: HfTokenizer;
   try {
     tokenizer = new Tokenizer(json, config) as HfTokenizer;
   } catch (err) {
-    throw new ModelLoadError(
-      `${file} is not a usable tokenizer: ${(err as Error).message}`,
-      file,
-    );
+    throw new ModelLoadError(`${file} is not a usable tokenizer: ${(err as Error).message}`, file);
   }
   const specialIds = new Set<number>();
-  for (const [id, token] of tokenizer.get_added_tokens_decoder())
-    if (token.special) specialIds.add(id);
+  for (const [id, token] of tokenizer.get_added_tokens_decoder()) if (token.special) specialIds.add(id);
   const padToken = asRecord(json.padding).pad_id;
   const padId =
-    typeof padToken === "number"
-      ? padToken
-      : (tokenizer.token_to_id("[PAD]") ?? tokenizer.token_to_id("<pad>") ?? 0);
-  const lengths = [...tokenizer.get_vocab(false).keys()]
-    .map((t) => t.length)
-    .sort((a, b) => a - b);
+    typeof padToken === 'number' ? padToken : (tokenizer.token_to_id('[PAD]') ?? tokenizer.token_to_id('<pad>') ?? 0);
+  const lengths = [...tokenizer.get_vocab(false).keys()].map((t) => t.length).sort((a, b) => a - b);
   return {
     tokenizer,
     unkId: tokenizer.model?.unk_token_id,
@@ -76,11 +61,7 @@ export async function loadTokenizer(dir: string): Promise<LoadedTokenizer> {
  * 1 MB document only needs its first few thousand characters when the model reads 512
  * tokens, and tokenizing all of it would dominate the cost.
  */
-export function preTruncate(
-  text: string,
-  maxTokens: number,
-  medianTokenChars: number,
-): string {
+export function preTruncate(text: string, maxTokens: number, medianTokenChars: number): string {
   const maxChars = maxTokens * medianTokenChars * 2;
   return text.length > maxChars ? text.slice(0, maxChars) : text;
 }

@@ -34,7 +34,8 @@ function testFiles() {
 const embeddingsCache = process.env.MEMEX_EMBEDDINGS_CACHE || path.join(os.tmpdir(), 'memex-test-embeddings');
 const started = Date.now();
 await builtinGloveTablePath(embeddingsCache);
-if (Date.now() - started > 1000) console.log(`built-in embedding table ready in ${embeddingsCache} (${Date.now() - started} ms)`);
+if (Date.now() - started > 1000)
+  console.log(`built-in embedding table ready in ${embeddingsCache} (${Date.now() - started} ms)`);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-test-pg-'));
 fs.chmodSync(dataDir, 0o755);
 const postgres = await startPostgres({
@@ -51,7 +52,10 @@ try {
   const child = spawn(
     process.execPath,
     ['--test', '--test-concurrency=2', '--test-timeout=300000', '--test-reporter=spec', ...files],
-    { stdio: 'inherit', env: { ...process.env, MEMEX_TEST_PG_URL: postgres.url, MEMEX_EMBEDDINGS_CACHE: embeddingsCache } },
+    {
+      stdio: 'inherit',
+      env: { ...process.env, MEMEX_TEST_PG_URL: postgres.url, MEMEX_EMBEDDINGS_CACHE: embeddingsCache },
+    },
   );
   code = await new Promise((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal ? 1 : 0))));
 } finally {

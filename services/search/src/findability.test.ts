@@ -90,7 +90,11 @@ describe('search: people, accents, CJK, fusion, the meaning floor', () => {
     // Both hold 京 (東京, 北京): a single character matches either.
     assert.deepEqual(new Set(found(await search({ q: '京', mode: 'keyword' }))), new Set([ids.yamada, ids.beijing]));
     assert.deepEqual(found(await search({ q: '大阪', mode: 'keyword' })), []);
-    assert.deepEqual(found(await search({ q: '田山', mode: 'keyword' })), [], 'bigrams in order, not a bag of characters');
+    assert.deepEqual(
+      found(await search({ q: '田山', mode: 'keyword' })),
+      [],
+      'bigrams in order, not a bag of characters',
+    );
   });
 
   test('hybrid: the only item holding a rare word outranks items only near in meaning', async () => {

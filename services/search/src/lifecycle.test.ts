@@ -94,47 +94,51 @@ describe('search lifecycle', () => {
     assert.deepEqual(await answers(), before);
   });
 
-  test('a new model fills in the background while search answers from the old space, then takes over', { skip: sharedSkip('models/model2vec-test-fixture') }, async () => {
-    await rest();
-    const added = await h.call(ModelsAdd, { path: MODEL2VEC, name: 'm2v-test' });
-    assert.match(added.space, /^model2vec:m2v-test@/);
-    const filling = await h.call(Search, { q: 'river flood', min_seq: added.seq });
-    assert.equal(filling.space, GLOVE_SIF_SPACE, 'still the old space while the new one is empty');
-    const listed = await h.call(ModelsList, {});
-    assert.deepEqual(
-      listed.models.map((m) => [m.space, m.state, m.embedded_items]),
-      [
-        [GLOVE_SIF_SPACE, 'active', 5],
-        [added.space, 'filling', 0],
-      ],
-    );
-    await assert.rejects(h.call(ModelsAdd, { path: MODEL2VEC, name: 'm2v-test' }), /already registered/);
-    await assert.rejects(h.call(ModelsAdd, { path: 'relative/folder' }), /must be absolute/);
+  test(
+    'a new model fills in the background while search answers from the old space, then takes over',
+    { skip: sharedSkip('models/model2vec-test-fixture') },
+    async () => {
+      await rest();
+      const added = await h.call(ModelsAdd, { path: MODEL2VEC, name: 'm2v-test' });
+      assert.match(added.space, /^model2vec:m2v-test@/);
+      const filling = await h.call(Search, { q: 'river flood', min_seq: added.seq });
+      assert.equal(filling.space, GLOVE_SIF_SPACE, 'still the old space while the new one is empty');
+      const listed = await h.call(ModelsList, {});
+      assert.deepEqual(
+        listed.models.map((m) => [m.space, m.state, m.embedded_items]),
+        [
+          [GLOVE_SIF_SPACE, 'active', 5],
+          [added.space, 'filling', 0],
+        ],
+      );
+      await assert.rejects(h.call(ModelsAdd, { path: MODEL2VEC, name: 'm2v-test' }), /already registered/);
+      await assert.rejects(h.call(ModelsAdd, { path: 'relative/folder' }), /must be absolute/);
 
-    await work();
-    await h.settle();
-    const switched = await h.call(ModelsList, {});
-    assert.equal(switched.active, added.space);
-    assert.deepEqual(
-      switched.models.map((m) => [m.state, m.embedded_items]),
-      [
-        ['ready', 5],
-        ['active', 5],
-      ],
-    );
-    const answer = await h.call(Search, { q: 'river flood', mode: 'meaning' });
-    assert.equal(answer.space, added.space);
-    assert.ok(answer.hits.length > 0);
+      await work();
+      await h.settle();
+      const switched = await h.call(ModelsList, {});
+      assert.equal(switched.active, added.space);
+      assert.deepEqual(
+        switched.models.map((m) => [m.state, m.embedded_items]),
+        [
+          ['ready', 5],
+          ['active', 5],
+        ],
+      );
+      const answer = await h.call(Search, { q: 'river flood', mode: 'meaning' });
+      assert.equal(answer.space, added.space);
+      assert.ok(answer.hits.length > 0);
 
-    // New items go into every space; choosing a complete space switches at once.
-    await h.note('Later', 'Sandbags are stacked along the river.');
-    await h.settle();
-    const used = await h.call(ModelsUse, { space: GLOVE_SIF_SPACE });
-    assert.equal((await h.call(ModelsList, { min_seq: used.seq })).active, GLOVE_SIF_SPACE);
-    assert.deepEqual(
-      (await h.call(ModelsList, {})).models.map((m) => m.embedded_items),
-      [6, 6],
-    );
-    await assert.rejects(h.call(ModelsUse, { space: 'nope@1' }), /no embedding space nope@1/);
-  });
+      // New items go into every space; choosing a complete space switches at once.
+      await h.note('Later', 'Sandbags are stacked along the river.');
+      await h.settle();
+      const used = await h.call(ModelsUse, { space: GLOVE_SIF_SPACE });
+      assert.equal((await h.call(ModelsList, { min_seq: used.seq })).active, GLOVE_SIF_SPACE);
+      assert.deepEqual(
+        (await h.call(ModelsList, {})).models.map((m) => m.embedded_items),
+        [6, 6],
+      );
+      await assert.rejects(h.call(ModelsUse, { space: 'nope@1' }), /no embedding space nope@1/);
+    },
+  );
 });

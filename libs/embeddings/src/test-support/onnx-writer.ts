@@ -88,10 +88,7 @@ function writeValueInfo(w: ProtoWriter, v: OnnxValue): void {
   w.string(1, v.name).message(2, (type) =>
     type.message(1, (tensor) =>
       tensor.int(1, ELEM_TYPE[v.type]).message(2, (shape) => {
-        for (const d of v.shape)
-          shape.message(1, (dim) =>
-            typeof d === "number" ? dim.int(1, d) : dim.string(2, d),
-          );
+        for (const d of v.shape) shape.message(1, (dim) => (typeof d === 'number' ? dim.int(1, d) : dim.string(2, d)));
       }),
     ),
   );
@@ -101,7 +98,7 @@ function writeValueInfo(w: ProtoWriter, v: OnnxValue): void {
 export function encodeOnnxModel(graph: OnnxGraph): Uint8Array {
   const model = new ProtoWriter();
   model.int(1, 8); // ir_version
-  model.string(2, "memex-embeddings-test"); // producer_name
+  model.string(2, 'memex-embeddings-test'); // producer_name
   model.message(7, (g) => {
     graph.nodes.forEach((node, i) => {
       g.message(1, (n) => {
@@ -121,32 +118,18 @@ export function encodeOnnxModel(graph: OnnxGraph): Uint8Array {
         }
       });
     });
-    g.string(2, "test-graph");
+    g.string(2, 'test-graph');
     for (const init of graph.initializers) {
       g.message(5, (t) => {
         for (const d of init.dims) t.int(1, d);
-        t.int(
-          2,
-          init.values instanceof Float32Array
-            ? ELEM_TYPE.float
-            : ELEM_TYPE.int64,
-        );
+        t.int(2, init.values instanceof Float32Array ? ELEM_TYPE.float : ELEM_TYPE.int64);
         t.string(8, init.name);
-        t.bytes(
-          9,
-          new Uint8Array(
-            init.values.buffer,
-            init.values.byteOffset,
-            init.values.byteLength,
-          ),
-        );
+        t.bytes(9, new Uint8Array(init.values.buffer, init.values.byteOffset, init.values.byteLength));
       });
     }
-    for (const input of graph.inputs)
-      g.message(11, (v) => writeValueInfo(v, input));
-    for (const output of graph.outputs)
-      g.message(12, (v) => writeValueInfo(v, output));
+    for (const input of graph.inputs) g.message(11, (v) => writeValueInfo(v, input));
+    for (const output of graph.outputs) g.message(12, (v) => writeValueInfo(v, output));
   });
-  model.message(8, (op) => op.string(1, "").int(2, graph.opset ?? 13)); // opset_import
+  model.message(8, (op) => op.string(1, '').int(2, graph.opset ?? 13)); // opset_import
   return model.finish();
 }

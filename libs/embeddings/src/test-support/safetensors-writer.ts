@@ -1,5 +1,5 @@
 /** Writes safetensors files for tests, independently of the reader under test. */
-import { writeFile } from "node:fs/promises";
+import { writeFile } from 'node:fs/promises';
 
 export interface TensorToWrite {
   name: string;
@@ -9,7 +9,7 @@ export interface TensorToWrite {
 }
 
 export function encodeSafetensors(tensors: TensorToWrite[]): Uint8Array {
-  const header: Record<string, unknown> = { __metadata__: { format: "pt" } };
+  const header: Record<string, unknown> = { __metadata__: { format: 'pt' } };
   let offset = 0;
   for (const t of tensors) {
     header[t.name] = {
@@ -20,25 +20,19 @@ export function encodeSafetensors(tensors: TensorToWrite[]): Uint8Array {
     offset += t.data.byteLength;
   }
   let json = JSON.stringify(header);
-  json += " ".repeat((8 - (json.length % 8)) % 8); // the format pads the header with spaces
-  const headerBytes = Buffer.from(json, "utf8");
+  json += ' '.repeat((8 - (json.length % 8)) % 8); // the format pads the header with spaces
+  const headerBytes = Buffer.from(json, 'utf8');
   const out = Buffer.alloc(8 + headerBytes.length + offset);
   out.writeBigUInt64LE(BigInt(headerBytes.length), 0);
   headerBytes.copy(out, 8);
   let at = 8 + headerBytes.length;
   for (const t of tensors) {
-    Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength).copy(
-      out,
-      at,
-    );
+    Buffer.from(t.data.buffer, t.data.byteOffset, t.data.byteLength).copy(out, at);
     at += t.data.byteLength;
   }
   return out;
 }
 
-export async function writeSafetensors(
-  file: string,
-  tensors: TensorToWrite[],
-): Promise<void> {
+export async function writeSafetensors(file: string, tensors: TensorToWrite[]): Promise<void> {
   await writeFile(file, encodeSafetensors(tensors));
 }

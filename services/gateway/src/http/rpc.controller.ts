@@ -1,5 +1,5 @@
 import { Controller, Get, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { apiCatalog, buildOpenApi, MemexError } from '@memex/contracts';
 import type { Principal } from '@memex/runtime';
 import { Dispatcher } from '../dispatcher.js';

@@ -271,14 +271,7 @@ export interface AgentWorkItem extends ParsedBase {
 }
 
 export type ParsedItem =
-  | EmailItem
-  | DocumentItem
-  | AttachmentItem
-  | PhotoItem
-  | AvItem
-  | CalendarItem
-  | ContactItem
-  | AgentWorkItem;
+  EmailItem | DocumentItem | AttachmentItem | PhotoItem | AvItem | CalendarItem | ContactItem | AgentWorkItem;
 
 /**
  * The per-item rejection: `reason` is written for the person who sent the item

@@ -18,5 +18,15 @@ export {
   parseDocument,
   DOCUMENT_LIMIT_BYTES,
 } from './document/document-handler.js';
-export { calendarHandler, calendarAttributesSchema, parseCalendar, CALENDAR_LIMIT_BYTES } from './calendar/calendar-handler.js';
-export { contactsHandler, contactsAttributesSchema, parseContacts, CONTACTS_LIMIT_BYTES } from './contacts/contacts-handler.js';
+export {
+  calendarHandler,
+  calendarAttributesSchema,
+  parseCalendar,
+  CALENDAR_LIMIT_BYTES,
+} from './calendar/calendar-handler.js';
+export {
+  contactsHandler,
+  contactsAttributesSchema,
+  parseContacts,
+  CONTACTS_LIMIT_BYTES,
+} from './contacts/contacts-handler.js';

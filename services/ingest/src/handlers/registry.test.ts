@@ -67,7 +67,13 @@ describe('registry: types', () => {
     assert.equal(mail.updatable, false);
     assert.match(mail.identity, /Message-ID/);
     assert.equal(mail.attributes['additionalProperties'], false);
-    assert.deepEqual(Object.keys(mail.attributes['properties'] as object), ['folder', 'read', 'starred', 'received', 'modified']);
+    assert.deepEqual(Object.keys(mail.attributes['properties'] as object), [
+      'folder',
+      'read',
+      'starred',
+      'received',
+      'modified',
+    ]);
     assert.ok(
       docs.types.includes('application/pdf') &&
         docs.types.includes('text/x-rst') &&

@@ -143,5 +143,13 @@ export function formatBytes(n: number): string {
 
 /** The registry with every built-in handler: mail, documents, photos, calendars and contacts. */
 export function createRegistry(): HandlerRegistry {
-  return new HandlerRegistry([mailHandler, documentHandler, photoHandler, avHandler, calendarHandler, contactsHandler, agentWorkHandler]);
+  return new HandlerRegistry([
+    mailHandler,
+    documentHandler,
+    photoHandler,
+    avHandler,
+    calendarHandler,
+    contactsHandler,
+    agentWorkHandler,
+  ]);
 }

@@ -83,20 +83,31 @@ describe('memex.ingest (service over NATS)', () => {
     const created = await h.call(Ingest, { items: [doc('# Plan\nFirst draft.', 'plan.md')] });
     const id = created.results[0]!.id!;
     assert.equal(created.results[0]!.status, 'created');
-    assert.deepEqual((await h.call(Ingest, { items: [doc('# Plan\nFirst draft.', 'copy.md', 'elsewhere')] })).results, [{ status: 'duplicate', id }]);
+    assert.deepEqual((await h.call(Ingest, { items: [doc('# Plan\nFirst draft.', 'copy.md', 'elsewhere')] })).results, [
+      { status: 'duplicate', id },
+    ]);
     const updated = await h.call(Ingest, { items: [doc('# Plan\nSecond draft.', 'plan.md')] });
     assert.deepEqual(updated.results, [{ status: 'updated', id }]);
     const item = await h.call(ItemsGet, { id, min_seq: updated.seq });
     assert.equal(item.revision, 2);
     assert.match(item.text, /Second draft/);
     // Sending the update again changes nothing.
-    assert.deepEqual((await h.call(Ingest, { items: [doc('# Plan\nSecond draft.', 'plan.md')] })).results, [{ status: 'duplicate', id }]);
+    assert.deepEqual((await h.call(Ingest, { items: [doc('# Plan\nSecond draft.', 'plan.md')] })).results, [
+      { status: 'duplicate', id },
+    ]);
   });
 
   test('items.content and a title made from a file name give a safe base name; items.content keeps the original', async () => {
     const original = '../../../../root/.ssh/authorized_keys\u0007';
     const created = await h.call(Ingest, {
-      items: [{ type: 'text/plain', text: 'ssh-ed25519 AAAA', source: { kind: 'folder', id: 'odd' }, attributes: { filename: original } }],
+      items: [
+        {
+          type: 'text/plain',
+          text: 'ssh-ed25519 AAAA',
+          source: { kind: 'folder', id: 'odd' },
+          attributes: { filename: original },
+        },
+      ],
     });
     const id = created.results[0]!.id!;
     const item = await h.call(ItemsGet, { id, min_seq: created.seq });
@@ -118,7 +129,10 @@ describe('memex.ingest (service over NATS)', () => {
       h.call(Ingest, { items: [...numbers].reverse().map((n) => mailItem(n, 'c', `c/${n}`)) }),
     ]);
     const ids = numbers.map((_, i) => a.results[i]!.id);
-    assert.deepEqual(b.results.map((r) => r.id), ids);
+    assert.deepEqual(
+      b.results.map((r) => r.id),
+      ids,
+    );
     assert.deepEqual(c.results.map((r) => r.id).reverse(), ids);
     const created = [...a.results, ...b.results, ...c.results].filter((r) => r.status === 'created').length;
     assert.equal(created, numbers.length - 1); // message 100 was created by the first call
@@ -134,7 +148,10 @@ describe('memex.ingest (service over NATS)', () => {
     const service = h.app.get(IngestService);
     const big = 'A'.repeat(Math.ceil((41 * 1024 * 1024 * 4) / 3));
     await assert.rejects(
-      service.ingest({ items: [{ type: 'text/plain', data: big, source: { kind: 'folder' } }] }, { scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } }),
+      service.ingest(
+        { items: [{ type: 'text/plain', data: big, source: { kind: 'folder' } }] },
+        { scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } },
+      ),
       (error: MemexError) => error.code === 'too_large' && /41 MB of item data.*at most 40 MB/.test(error.message),
     );
   });

@@ -84,7 +84,9 @@ export class IngestService implements OnApplicationShutdown {
         const itemKeys = keys[i]!;
         const queueKeys = itemKeys.source ? [itemKeys.source, itemKeys.content] : [itemKeys.content];
         try {
-          const outcome = await this.queue.run(queueKeys, () => this.store.store(item, itemKeys, known, actor, plans[i]));
+          const outcome = await this.queue.run(queueKeys, () =>
+            this.store.store(item, itemKeys, known, actor, plans[i]),
+          );
           seq = Math.max(seq, outcome.seq ?? 0);
           results[item.index] = this.result(outcome, item);
         } catch (error) {
@@ -105,13 +107,15 @@ export class IngestService implements OnApplicationShutdown {
   }
 
   private result(outcome: StoreOutcome, item: PreparedItem): Result {
-    const warnings = outcome.status !== 'duplicate' && item.parsed.warnings.length > 0 ? { warnings: item.parsed.warnings } : {};
+    const warnings =
+      outcome.status !== 'duplicate' && item.parsed.warnings.length > 0 ? { warnings: item.parsed.warnings } : {};
     return { status: outcome.status, id: outcome.id, ...warnings };
   }
 
   private rejected(error: unknown, index: number): Result {
     if (!(error instanceof RejectedItem)) throw error;
-    if (error.unexpected) this.logger.error(`item ${index}: ${error.reason}`, (error.cause as Error | undefined)?.stack);
+    if (error.unexpected)
+      this.logger.error(`item ${index}: ${error.reason}`, (error.cause as Error | undefined)?.stack);
     return { status: 'rejected', reason: error.reason };
   }
 
@@ -120,7 +124,9 @@ export class IngestService implements OnApplicationShutdown {
     const ids = results.flatMap((r) => (r.id ? [r.id] : []));
     if (ids.length === 0) return;
     const visible = new Set(
-      (await this.db.selectFrom('items').select('id').where('id', 'in', ids).where(visibleTo(scope)).execute()).map((r) => r.id),
+      (await this.db.selectFrom('items').select('id').where('id', 'in', ids).where(visibleTo(scope)).execute()).map(
+        (r) => r.id,
+      ),
     );
     for (const result of results) {
       if (result.status === 'duplicate' && result.id && !visible.has(result.id)) delete result.id;

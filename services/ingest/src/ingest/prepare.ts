@@ -1,14 +1,32 @@
 import { INGEST_REQUEST_LIMIT_BYTES, MemexError, type Actor, type Scope } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
 import type { IngestItem } from '@memex/contracts';
-import { baseType, formatBytes, RejectedItem, type HandlerRegistry, type IngestHandler, type ParsedItem } from '../handlers/index.js';
+import {
+  baseType,
+  formatBytes,
+  RejectedItem,
+  type HandlerRegistry,
+  type IngestHandler,
+  type ParsedItem,
+} from '../handlers/index.js';
 import type { ItemReader } from './parse.js';
 
 export type IngestItemParams = Static<typeof IngestItem>;
 
 /** Namespaces of the memex's own sources and connectors: a client can never write into them (seed §4.5). */
 const RESERVED_KINDS = new Set([
-  'import', 'memex', 'notes', 'gmail', 'google', 'calendar', 'contacts', 'people', 'mirrored', 'connector', 'head', 'session',
+  'import',
+  'memex',
+  'notes',
+  'gmail',
+  'google',
+  'calendar',
+  'contacts',
+  'people',
+  'mirrored',
+  'connector',
+  'head',
+  'session',
 ]);
 const SOURCE_KIND = /^[a-z][a-z0-9_-]{0,63}$/;
 const SOURCE_ID = /^[A-Za-z0-9][A-Za-z0-9._@+-]{0,199}$/;
@@ -45,10 +63,14 @@ export function importSource(source: IngestItemParams['source'], caller?: Actor)
   const kind = source.kind;
   if (caller?.kind === 'connector' && CONNECTOR_KINDS.has(kind) && source.id) return { kind, id: source.id };
   if (kind.startsWith('import')) {
-    throw new RejectedItem(`source.kind ${JSON.stringify(kind)}: give the bare kind (e.g. "mbox"); the server names the source import:<kind>[:<id>]`);
+    throw new RejectedItem(
+      `source.kind ${JSON.stringify(kind)}: give the bare kind (e.g. "mbox"); the server names the source import:<kind>[:<id>]`,
+    );
   }
   if (!SOURCE_KIND.test(kind)) {
-    throw new RejectedItem(`source.kind ${JSON.stringify(kind)} must be lowercase letters, digits, - or _ (e.g. "mbox", "maildir", "folder")`);
+    throw new RejectedItem(
+      `source.kind ${JSON.stringify(kind)} must be lowercase letters, digits, - or _ (e.g. "mbox", "maildir", "folder")`,
+    );
   }
   if (RESERVED_KINDS.has(kind)) {
     throw new RejectedItem(
@@ -57,7 +79,9 @@ export function importSource(source: IngestItemParams['source'], caller?: Actor)
   }
   const id = source.id ?? '';
   if (id !== '' && !SOURCE_ID.test(id)) {
-    throw new RejectedItem(`source.id ${JSON.stringify(id)} must be up to 200 letters, digits, . _ @ + or - (no spaces)`);
+    throw new RejectedItem(
+      `source.id ${JSON.stringify(id)} must be up to 200 letters, digits, . _ @ + or - (no spaces)`,
+    );
   }
   return { kind: `import:${kind}`, id };
 }
@@ -66,11 +90,15 @@ export function importSource(source: IngestItemParams['source'], caller?: Actor)
 export function itemLabels(requested: string[] | undefined, scope: Scope): string[] {
   if (scope.kind === 'agent') {
     const outside = (requested ?? []).filter((label) => !scope.labels.includes(label));
-    if (outside.length > 0) throw new RejectedItem(`label ${JSON.stringify(outside[0])} is outside the caller's scope (${scope.labels.join(', ') || 'no labels'})`);
+    if (outside.length > 0)
+      throw new RejectedItem(
+        `label ${JSON.stringify(outside[0])} is outside the caller's scope (${scope.labels.join(', ') || 'no labels'})`,
+      );
   }
   const labels = requested ?? (scope.kind === 'agent' ? scope.labels : []);
   const bad = labels.find((label) => !LABEL.test(label));
-  if (bad !== undefined) throw new RejectedItem(`label ${JSON.stringify(bad)} must be 1 to 200 characters without spaces, commas or NUL`);
+  if (bad !== undefined)
+    throw new RejectedItem(`label ${JSON.stringify(bad)} must be 1 to 200 characters without spaces, commas or NUL`);
   return [...new Set(labels)].sort();
 }
 
@@ -116,6 +144,11 @@ export async function prepareItem(
   // Postgres text cannot hold U+0000: left in, the identity lookup of the whole batch would fail.
   if (externalId?.includes('\0')) throw new RejectedItem('external_id contains a NUL character (U+0000)');
   const handler = registry.forType(item.type);
-  const { bytes, type, parsed } = await reader.read({ type: item.type, data: item.data, text: item.text, attributes: item.attributes });
+  const { bytes, type, parsed } = await reader.read({
+    type: item.type,
+    data: item.data,
+    text: item.text,
+    attributes: item.attributes,
+  });
   return { index, handler, contentType: baseType(type), bytes, parsed, source, externalId, labels };
 }

@@ -82,14 +82,24 @@ function eventMeta(item: ParsedItem, children: ItemRecord[]): Record<string, unk
         // A photo names its item (its blob) now that the child has an id.
         cards: item.meta.cards.map((card) => ({
           ...card,
-          photos: card.photos.map(({ child, ...photo }) => ({ ...photo, item: child === null ? null : (children[child]?.id ?? null) })),
+          photos: card.photos.map(({ child, ...photo }) => ({
+            ...photo,
+            item: child === null ? null : (children[child]?.id ?? null),
+          })),
         })),
         ...warnings,
       };
   }
 }
 
-function record(id: string, parentId: string | null, item: ParsedItem, content: Buffer, contentType: string, children: ItemRecord[]): ItemRecord {
+function record(
+  id: string,
+  parentId: string | null,
+  item: ParsedItem,
+  content: Buffer,
+  contentType: string,
+  children: ItemRecord[],
+): ItemRecord {
   const text = Buffer.from(item.text, 'utf8');
   return {
     id,
@@ -116,7 +126,13 @@ function record(id: string, parentId: string | null, item: ParsedItem, content: 
 export function itemRecords(prepared: PreparedItem, id: string): ItemRecord[] {
   const out: ItemRecord[] = [];
   let position = 0;
-  const visit = (item: ParsedItem, itemId: string, parentId: string | null, content: Buffer, contentType: string): ItemRecord => {
+  const visit = (
+    item: ParsedItem,
+    itemId: string,
+    parentId: string | null,
+    content: Buffer,
+    contentType: string,
+  ): ItemRecord => {
     const direct: ItemRecord[] = [];
     for (const child of item.children ?? []) {
       const bytes = child.contentBytes ?? Buffer.alloc(0);

@@ -90,7 +90,11 @@ export class ItemsProjector {
     // A later message of this run may have joined an earlier one's thread to another: the keys
     // are read once all are in.
     const keys = new Map(
-      own.length === 0 ? [] : (await trx.selectFrom('thread_ids').select(['id', 'thread_key']).where('id', 'in', own).execute()).map((r) => [r.id, r.thread_key]),
+      own.length === 0
+        ? []
+        : (await trx.selectFrom('thread_ids').select(['id', 'thread_key']).where('id', 'in', own).execute()).map(
+            (r) => [r.id, r.thread_key],
+          ),
     );
     messages.forEach((row, i) => (row.thread_key = keys.get(own[i]!)!));
     if (messages.length > 0) {

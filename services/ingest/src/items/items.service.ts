@@ -66,7 +66,8 @@ export class ItemsService {
       throw new MemexError('not_found', `item ${params.id} has no original bytes (only ingested items have)`);
     }
     const handle = await fs.open(this.blobs.pathOf(row.content_sha256), 'r').catch((error: NodeJS.ErrnoException) => {
-      if (error.code === 'ENOENT') throw new MemexError('not_found', `the bytes of item ${params.id} are missing from the blob store`);
+      if (error.code === 'ENOENT')
+        throw new MemexError('not_found', `the bytes of item ${params.id} are missing from the blob store`);
       throw error;
     });
     try {

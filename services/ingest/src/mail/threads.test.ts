@@ -123,14 +123,12 @@ describe(
       ];
       let seq = 0;
       for (let i = 0; i < messages.length; i += 100) {
-        const batch = messages
-          .slice(i, i + 100)
-          .map((bytes, j) => ({
-            type: 'message/rfc822',
-            data: b64(bytes),
-            source: { kind: 'mbox', id: 'threads' },
-            external_id: `m${i + j}`,
-          }));
+        const batch = messages.slice(i, i + 100).map((bytes, j) => ({
+          type: 'message/rfc822',
+          data: b64(bytes),
+          source: { kind: 'mbox', id: 'threads' },
+          external_id: `m${i + j}`,
+        }));
         const answer = await h.call(Ingest, { items: batch });
         assert.deepEqual(
           answer.results.filter((r) => r.status === 'rejected'),

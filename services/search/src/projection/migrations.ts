@@ -115,7 +115,9 @@ export const searchMigrations: Migration[] = [
       await sql`alter text search configuration memex
         alter mapping for hword, hword_part, word with unaccent, english_stem`.execute(db);
       // Han, kana (full and half width) and Hangul.
-      const cjk = sql.lit('[\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff66-\\uff9f\\uac00-\\ud7af]+');
+      const cjk = sql.lit(
+        '[\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff66-\\uff9f\\uac00-\\ud7af]+',
+      );
       // Each CJK run's overlapping bigrams in order (a query's bigrams match as a phrase), then,
       // apart from them, its single characters (a one-character query).
       await sql`create function cjk_grams(t text, unigrams boolean default true) returns text
@@ -141,7 +143,9 @@ export const searchMigrations: Migration[] = [
           select case when w ~ ${cjk} then phraseto_tsquery('memex', cjk_grams(w, false))
                       else plainto_tsquery('memex', w) end
         $$`.execute(db);
-      await sql`update items set title_tsv = ${titleTsv(sql.ref('title'), sql.ref('people_from'), sql.ref('people_to'))}`.execute(db);
+      await sql`update items set title_tsv = ${titleTsv(sql.ref('title'), sql.ref('people_from'), sql.ref('people_to'))}`.execute(
+        db,
+      );
       await sql`update parts p set tsv = ${partTsv(sql.ref('i.title'), sql.ref('p.text'), sql.ref('i.people_from'), sql.ref('i.people_to'))}
         from items i where i.id = p.item_id`.execute(db);
     },

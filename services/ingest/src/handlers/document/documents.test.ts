@@ -226,11 +226,18 @@ describe('documents: HTML', () => {
     );
   });
 
-  it('reads a page with stray elements between </head> and <body> (no <html> either)', { skip: CORPUS_SKIP }, async () => {
-    const item = await parseDoc('text/html', fixture('docs/html/unstructured/example-steelJIS-datasheet-utf-16.html'));
-    assert.match(item.title, /^SNB22-3 - SteelJIS/);
-    assert.match(item.text, /JIS G 4108 : Alloy steel bars for special application bolting materials/);
-  });
+  it(
+    'reads a page with stray elements between </head> and <body> (no <html> either)',
+    { skip: CORPUS_SKIP },
+    async () => {
+      const item = await parseDoc(
+        'text/html',
+        fixture('docs/html/unstructured/example-steelJIS-datasheet-utf-16.html'),
+      );
+      assert.match(item.title, /^SNB22-3 - SteelJIS/);
+      assert.match(item.text, /JIS G 4108 : Alloy steel bars for special application bolting materials/);
+    },
+  );
 
   it('reads a page whose <html> tag has an unclosed quote (found by fuzzing)', async () => {
     const item = await parseDoc(

@@ -58,7 +58,8 @@ export function parseHtml(bytes: Buffer, declaredCharset: string | null, url: st
   // A page saved or converted to UTF-8 keeps its old <meta charset> (gb2312, iso-8859-1…): bytes
   // that are valid UTF-8 with non-ASCII in them are UTF-8 whatever the meta says (another
   // multibyte charset is valid UTF-8 by accident only in a few bytes).
-  const metaLies = meta !== null && !/^utf-?8$/i.test(meta) && /[\x80-\xff]/.test(bytes.toString('latin1')) && isValidUtf8(bytes);
+  const metaLies =
+    meta !== null && !/^utf-?8$/i.test(meta) && /[\x80-\xff]/.test(bytes.toString('latin1')) && isValidUtf8(bytes);
   const decoded = decodeText(bytes, declaredCharset ?? (metaLies ? 'utf-8' : meta));
   const { charset } = decoded;
   const html = wellFormedDocument(decoded.text);

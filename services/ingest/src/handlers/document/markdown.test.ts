@@ -52,15 +52,26 @@ describe('markdown', () => {
     });
     assert.equal(title, 'Trip planning');
     assert.equal(occurredAt, '2024-03-05T00:00:00.000Z');
-    assert.ok(text.startsWith('title: Trip planning\ndate: 2024-03-05\ntags: travel, #Japan\naliases: Kyoto trip\n\n# Kyoto in spring'));
+    assert.ok(
+      text.startsWith(
+        'title: Trip planning\ndate: 2024-03-05\ntags: travel, #Japan\naliases: Kyoto trip\n\n# Kyoto in spring',
+      ),
+    );
     assert.doesNotMatch(text, /^---/m);
   });
 
   it('takes [[links]] in front matter values as links, quoted or not (Obsidian properties)', async () => {
-    const { fields } = await parse('---\nup: "[[Home]]"\nrelated:\n  - "[[Alpha|a]]"\n  - [[Beta]]\nstatus: draft\n---\nBody [[Gamma]]\n');
+    const { fields } = await parse(
+      '---\nup: "[[Home]]"\nrelated:\n  - "[[Alpha|a]]"\n  - [[Beta]]\nstatus: draft\n---\nBody [[Gamma]]\n',
+    );
     assert.deepEqual(
       fields.links.map((l) => [l.target, l.alias]),
-      [['Home', null], ['Alpha', 'a'], ['Beta', null], ['Gamma', null]],
+      [
+        ['Home', null],
+        ['Alpha', 'a'],
+        ['Beta', null],
+        ['Gamma', null],
+      ],
     );
   });
 

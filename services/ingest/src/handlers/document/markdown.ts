@@ -115,7 +115,10 @@ function frontMatterText(front: Record<string, unknown> | null): string {
     if (value instanceof Date) lines.push(`${key}: ${value.toISOString().slice(0, 10)}`);
     else if (Array.isArray(value)) {
       const flat = value.flat(Infinity).filter((v) => typeof v !== 'object' || v instanceof Date);
-      if (flat.length > 0) lines.push(`${key}: ${flat.map((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : String(v))).join(', ')}`);
+      if (flat.length > 0)
+        lines.push(
+          `${key}: ${flat.map((v) => (v instanceof Date ? v.toISOString().slice(0, 10) : String(v))).join(', ')}`,
+        );
       for (const v of value) if (v && typeof v === 'object' && !Array.isArray(v) && !(v instanceof Date)) visit(key, v);
     } else if (typeof value === 'object') for (const [k, v] of Object.entries(value)) visit(`${key}.${k}`, v);
     else lines.push(`${key}: ${String(value)}`);
@@ -133,7 +136,8 @@ function frontMatterLinks(front: Record<string, unknown> | null): WikiLink[] {
   const visit = (value: unknown): void => {
     if (typeof value === 'string') links.push(...wikiLinks(value));
     else if (Array.isArray(value)) {
-      const inner: unknown = value.length === 1 && Array.isArray(value[0]) && value[0].length === 1 ? value[0][0] : undefined;
+      const inner: unknown =
+        value.length === 1 && Array.isArray(value[0]) && value[0].length === 1 ? value[0][0] : undefined;
       if (typeof inner === 'string') links.push(...wikiLinks(`[[${inner}]]`));
       else value.forEach(visit);
     } else if (value && typeof value === 'object' && !(value instanceof Date)) Object.values(value).forEach(visit);

@@ -121,9 +121,14 @@ export async function parsePdf(bytes: Buffer, timeoutMs = PDF_TIMEOUT_MS): Promi
     if (scanned?.pages.some((text) => text !== '')) {
       pages = pages.map((p, i) => ({ page: p.page, text: scanned.pages[i] ?? '' }));
       const more = pages.length > MAX_OCR_PAGES ? ` (the first ${MAX_OCR_PAGES} of ${pages.length} pages)` : '';
-      warnings.push(`the PDF has no text layer (a scan): its text was read by OCR${more}, ${OCR_ENGINE} on ${scanned.provider}`);
+      warnings.push(
+        `the PDF has no text layer (a scan): its text was read by OCR${more}, ${OCR_ENGINE} on ${scanned.provider}`,
+      );
     } else if (scanned) warnings.push('the PDF has no text layer, and OCR found no text on its pages');
-    else warnings.push('the PDF has no text layer (a scan?); its text needs OCR (pdftoppm, from poppler-utils, renders its pages)');
+    else
+      warnings.push(
+        'the PDF has no text layer (a scan?); its text needs OCR (pdftoppm, from poppler-utils, renders its pages)',
+      );
   }
   return {
     title: pdfTitle(info['Title']),

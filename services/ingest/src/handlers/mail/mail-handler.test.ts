@@ -147,14 +147,18 @@ describe('mail: multipart/alternative with attachments', () => {
     assert.equal(attachment.text, 'Test.');
   });
 
-  it('parses a forwarded message (message/rfc822) as mail, with its own attachments', { skip: CORPUS_SKIP }, async () => {
-    const item = await parseEmail(fixture('mail/mikel-mail/attachment_emails/attachment_message_rfc822.eml'));
-    const forwarded = item.children?.[0] as AttachmentItem;
-    assert.equal(forwarded.meta.parsedAs, 'email');
-    assert.equal(forwarded.meta.email?.subject, 'Another PDF');
-    assert.match(forwarded.text, /Just attaching another PDF/);
-    assert.equal((forwarded.children?.[0] as AttachmentItem).meta.filename, 'broken.pdf');
-  });
+  it(
+    'parses a forwarded message (message/rfc822) as mail, with its own attachments',
+    { skip: CORPUS_SKIP },
+    async () => {
+      const item = await parseEmail(fixture('mail/mikel-mail/attachment_emails/attachment_message_rfc822.eml'));
+      const forwarded = item.children?.[0] as AttachmentItem;
+      assert.equal(forwarded.meta.parsedAs, 'email');
+      assert.equal(forwarded.meta.email?.subject, 'Another PDF');
+      assert.match(forwarded.text, /Just attaching another PDF/);
+      assert.equal((forwarded.children?.[0] as AttachmentItem).meta.filename, 'broken.pdf');
+    },
+  );
 });
 
 describe('mail: text', () => {
@@ -286,7 +290,18 @@ describe('mail: folders, flags, spam, account', () => {
 
   it('marks a message in a Spam or Junk folder as spam', async () => {
     // Subfolders of Spam/Junk, Maildir++ `.Junk` names, Yahoo's "Bulk Mail" (before: only the last segment, exactly).
-    for (const folder of ['Spam', 'junk', '[Gmail]/Spam', 'INBOX.Junk', 'Junk E-mail', 'Junk Email', 'Spam/2009', '.Junk', 'INBOX/Junk/old', 'Bulk Mail']) {
+    for (const folder of [
+      'Spam',
+      'junk',
+      '[Gmail]/Spam',
+      'INBOX.Junk',
+      'Junk E-mail',
+      'Junk Email',
+      'Spam/2009',
+      '.Junk',
+      'INBOX/Junk/old',
+      'Bulk Mail',
+    ]) {
       const item = await parseEmail(raw, { folder });
       assert.equal(item.meta.spam, true, folder);
       assert.equal(item.meta.spamReason, `folder "${folder}"`);
@@ -312,8 +327,14 @@ describe('mail: folders, flags, spam, account', () => {
     assert.equal(clean.meta.spam, false);
   });
 
-  it("marks a message SpamAssassin scored as spam upstream (X-Spam-Status: Yes, without X-Spam-Flag)", async () => {
-    const status = (value: string) => parseEmail(message([['From', 'a@example.com'], ['X-Spam-Status', value]]));
+  it('marks a message SpamAssassin scored as spam upstream (X-Spam-Status: Yes, without X-Spam-Flag)', async () => {
+    const status = (value: string) =>
+      parseEmail(
+        message([
+          ['From', 'a@example.com'],
+          ['X-Spam-Status', value],
+        ]),
+      );
     const spam = await status('Yes, score=7.1 required=5.0 tests=HTML_MESSAGE,MIME_HTML_ONLY');
     assert.equal(spam.meta.spam, true);
     assert.equal(spam.meta.spamReason, 'X-Spam-Status: Yes');

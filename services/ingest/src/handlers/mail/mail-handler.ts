@@ -131,7 +131,9 @@ function addresses(field: AddressObject | AddressObject[] | undefined): Address[
  * "Bulk Mail", "Spam/2009"): any segment of its path names it.
  */
 export function isSpamFolder(folder: string): boolean {
-  return folder.split(/[/\\.]/).some((segment) => /^(spam|junk|bulk)([ _-]?(e-?mail|mail|folder))?$/i.test(segment.trim()));
+  return folder
+    .split(/[/\\.]/)
+    .some((segment) => /^(spam|junk|bulk)([ _-]?(e-?mail|mail|folder))?$/i.test(segment.trim()));
 }
 
 /**
@@ -253,7 +255,9 @@ function withUtf7WordsDecoded(bytes: Buffer, root: MimeNode): Buffer {
  * is the UTF-7 itself): decoded here. True when there was one.
  */
 function decodeUtf7Parts(mail: ParsedMail, root: MimeNode): boolean {
-  const utf7 = [...walk(root)].some((node) => node.children.length === 0 && /^utf-?7$/i.test(node.params.get('charset') ?? ''));
+  const utf7 = [...walk(root)].some(
+    (node) => node.children.length === 0 && /^utf-?7$/i.test(node.params.get('charset') ?? ''),
+  );
   if (!utf7) return false;
   if (mail.text) mail.text = decodeUtf7(mail.text);
   if (typeof mail.html === 'string') mail.html = decodeUtf7(mail.html);
@@ -271,7 +275,10 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   const received = plausibleDate(attributes.received ? new Date(attributes.received).toISOString() : null);
   const modified = plausibleDate(attributes.modified ? new Date(attributes.modified).toISOString() : null);
   const occurredAt = date ?? relayed ?? received ?? modified;
-  if (written && !date) warnings.push(`the Date header (${written}) is implausible: ${occurredAt ? 'dated by when it was received' : 'undated'}`);
+  if (written && !date)
+    warnings.push(
+      `the Date header (${written}) is implausible: ${occurredAt ? 'dated by when it was received' : 'undated'}`,
+    );
   const messageId = normaliseMessageId(headerValue(root.headers, 'message-id'));
   const references = parseIdList(headerValue(root.headers, 'references'));
   const inReplyTo = parseIdList(headerValue(root.headers, 'in-reply-to'))[0] ?? null;

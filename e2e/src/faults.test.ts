@@ -168,6 +168,8 @@ test(`NATS restarted, then Postgres, while ${MESSAGES} messages are imported: ea
         `healthz while Postgres was down: ${[...new Set(whileDown.map((s) => s.status))].join(', ')}; ` +
         `import runs: ${runs.length}, summary ${JSON.stringify(all)}`,
     );
+    // The service rides out both restarts: a dropped Postgres connection must not end it.
+    assert.equal(supervisor.status()[0]?.restarts ?? 0, 0, 'ingest exited and was restarted by the supervisor');
   } finally {
     sampling = false;
     await sampler;

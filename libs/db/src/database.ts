@@ -35,6 +35,12 @@ export function createDatabase<DB>(url: string, options: DatabaseOptions): Kysel
     options: `-c search_path=${schema},public -c jit=off`,
   });
   pool.on('error', (error) => console.error(`postgres pool (${schema}):`, error.message));
+  // A connection kysely holds (a transaction between two statements) that Postgres drops emits
+  // 'error' on its client, where the pool listens only while the client is idle: unheard, it
+  // would end the process. The statement in flight fails on its own and the caller retries.
+  pool.on('connect', (client) =>
+    client.on('error', (error) => console.error(`postgres connection (${schema}):`, error.message)),
+  );
   return new Kysely<DB>({ dialect: new PostgresDialect({ pool }), log: traceQuery });
 }
 

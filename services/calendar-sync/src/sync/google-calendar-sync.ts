@@ -14,6 +14,7 @@ import {
 import { BUS, DATABASE, ServiceHost } from '@memex/runtime';
 import { fromGoogleEvent } from '../domain/google-event.js';
 import type { CalendarDatabase } from '../projection/schema.js';
+import { AccountRuns } from './account-runs.js';
 
 /** Events published per batch: a page of events.list at most. */
 const PAGE_SIZE = 250;
@@ -40,36 +41,20 @@ function actorOf(account: string): Actor {
  */
 @Injectable()
 export class GoogleCalendarSync {
-  private running: Promise<unknown> | null = null;
+  private readonly runs: AccountRuns<CalendarSyncReport>;
 
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<CalendarDatabase>,
     @Inject(BUS) private readonly bus: Bus,
     private readonly publisher: EventPublisher,
     private readonly host: ServiceHost,
-  ) {}
+  ) {
+    this.runs = new AccountRuns(db, host, GOOGLE_SCOPES.calendar, (account) => this.syncAccount(account));
+  }
 
   /** Syncs every account with the calendar scope (or one); one run at a time. */
-  async syncAll(only?: string): Promise<CalendarSyncReport[]> {
-    while (this.running) await this.running.catch(() => undefined);
-    const run = (async () => {
-      // The sync reads its own state (accounts, tokens, etags) from the read model: first let it catch up with the log.
-      await this.host.projector?.caughtUp(120_000);
-      const accounts = await this.db.selectFrom('google_accounts').select(['account', 'scopes']).execute();
-      const reports: CalendarSyncReport[] = [];
-      for (const { account, scopes } of accounts) {
-        if (only && account !== only) continue;
-        if (!scopes.includes(GOOGLE_SCOPES.calendar)) continue;
-        reports.push(await this.syncAccount(account));
-      }
-      return reports;
-    })();
-    this.running = run;
-    try {
-      return await run;
-    } finally {
-      this.running = null;
-    }
+  syncAll(only?: string): Promise<CalendarSyncReport[]> {
+    return this.runs.run(only);
   }
 
   private async syncAccount(account: string): Promise<CalendarSyncReport> {

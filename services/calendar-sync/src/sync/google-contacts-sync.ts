@@ -25,6 +25,7 @@ import {
 import { BUS, DATABASE, ServiceHost } from '@memex/runtime';
 import { contactFields, PERSON_FIELDS, vcardOf } from '../domain/google-contact.js';
 import type { CalendarDatabase } from '../projection/schema.js';
+import { AccountRuns } from './account-runs.js';
 
 export interface ContactsSyncReport {
   account: string;
@@ -53,33 +54,20 @@ function expiredToken(error: unknown): boolean {
  */
 @Injectable()
 export class GoogleContactsSync {
-  private running: Promise<unknown> | null = null;
+  private readonly runs: AccountRuns<ContactsSyncReport>;
 
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<CalendarDatabase>,
     @Inject(BUS) private readonly bus: Bus,
     private readonly publisher: EventPublisher,
     private readonly host: ServiceHost,
-  ) {}
+  ) {
+    this.runs = new AccountRuns(db, host, GOOGLE_SCOPES.contacts, (account) => this.syncAccount(account));
+  }
 
-  async syncAll(only?: string): Promise<ContactsSyncReport[]> {
-    while (this.running) await this.running.catch(() => undefined);
-    const run = (async () => {
-      await this.host.projector?.waitFor(await this.bus.lastSeq(), 120_000);
-      const accounts = await this.db.selectFrom('google_accounts').select(['account', 'scopes']).execute();
-      const reports: ContactsSyncReport[] = [];
-      for (const { account, scopes } of accounts) {
-        if ((only && account !== only) || !scopes.includes(GOOGLE_SCOPES.contacts)) continue;
-        reports.push(await this.syncAccount(account));
-      }
-      return reports;
-    })();
-    this.running = run;
-    try {
-      return await run;
-    } finally {
-      this.running = null;
-    }
+  /** Syncs every account with the contacts scope (or one); one run at a time. */
+  syncAll(only?: string): Promise<ContactsSyncReport[]> {
+    return this.runs.run(only);
   }
 
   private async syncAccount(account: string): Promise<ContactsSyncReport> {

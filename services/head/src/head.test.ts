@@ -16,8 +16,8 @@ import {
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
-import { Bus, callMethod, EventPublisher, newId, readLog } from '@memex/bus';
-import { startService } from '@memex/runtime';
+import { Bus, callMethod, callRpc, EventPublisher, newId, readLog } from '@memex/bus';
+import { startService, type ServiceHealth } from '@memex/runtime';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
 import { IngestModule } from '@memex/ingest';
 import { GraphModule } from '@memex/graph';
@@ -62,6 +62,17 @@ async function world(options: { ingest?: boolean; graph?: boolean } = {}): Promi
     },
   };
   return w;
+}
+
+/** What the head service's health reports wrong, one problem a line. */
+async function healthProblems(w: World): Promise<string> {
+  const health = await callRpc<ServiceHealth>(
+    w.bus,
+    'memex.rpc.head.health',
+    { method: 'health', params: {}, scope: { kind: 'owner' }, caller: { kind: 'system', id: 'test' } },
+    5000,
+  );
+  return (health.problems ?? []).join('\n');
 }
 
 async function connected(w: World): Promise<ResultOf<typeof HeadStatus>> {
@@ -160,6 +171,7 @@ test('the link comes back after the head restarts, and a revoked certificate is 
       },
     );
     assert.notEqual((await w.call(HeadStatus, {})).state, 'connected');
+    assert.match(await healthProblems(w), /head link \w+: .*revoked/);
   } finally {
     await w.stop();
     await fake.stop();
@@ -410,7 +422,8 @@ test("a session's digest, output, web page and memory become items linked to the
       {
         ...fake.digests[0]!,
         outputs: [],
-        pages: [],
+        // A page the head recorded badly: rejected, and the memex says so in its health.
+        pages: [{ url: 'not a url', title: 'broken', text: 'x', read_at: '2026-11-30T09:40:00Z' }],
         memories: [{ action: 'forget', about: 'org:acme.example', text: 'Acme wants VAT rounded per line.' }],
       },
     ];
@@ -421,6 +434,7 @@ test("a session's digest, output, web page and memory become items linked to the
       { timeoutMs: 30_000 },
     );
     await w.head.get(SessionKnowledge).settled();
+    assert.match(await healthProblems(w), /session s-42: item 1 rejected: .*not a URL/);
     const forgotten = memoryNoteId('org:acme.example', 'Acme wants VAT rounded per line.');
     await waitUntil(
       () =>

@@ -12,7 +12,7 @@ import {
   type ScopeRule,
 } from '@memex/contracts';
 import type { MemexConfig } from '@memex/config';
-import { CONFIG, loadScopeRules, MethodRouter, type Principal } from '@memex/runtime';
+import { CONFIG, loadScopeRules, MethodRouter, type HealthProblems, type Principal } from '@memex/runtime';
 import { CredentialsStore, type HeadCredentials } from '../domain/credentials.js';
 import { certificateFacts } from '../domain/pki.js';
 import { HeadConnection, type CallFrame, type HeadApi, type HeadFrame, type MemexFrame } from './head-api.js';
@@ -32,7 +32,7 @@ type LinkState = ResultOf<typeof HeadStatus>['state'];
  * Reconnects with jittered exponential backoff, heartbeats both ways.
  */
 @Injectable()
-export class HeadLinkService implements OnApplicationBootstrap, OnApplicationShutdown {
+export class HeadLinkService implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('memex:head-link');
   private readonly store: CredentialsStore;
   private readonly rules: ScopeRule[];
@@ -104,6 +104,13 @@ export class HeadLinkService implements OnApplicationBootstrap, OnApplicationShu
       calls_relayed: this.callsRelayed,
       last_heartbeat: this.lastHeartbeat?.toISOString() ?? null,
     };
+  }
+
+  /** An enrolled memex whose link is down says why in its health (a revoked certificate, a head away). */
+  async healthProblems(): Promise<string[]> {
+    return this.state !== 'connected' && this.state !== 'not_enrolled' && this.lastError
+      ? [`head link ${this.state}: ${this.lastError}`]
+      : [];
   }
 
   private dial(credentials: HeadCredentials): void {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { Ingest, ItemsDelete, LinkAdd, NotesPut, OWNER_SCOPE, type ParamsOf, type ResultOf } from '@memex/contracts';
-import { MethodRouter, type Principal } from '@memex/runtime';
+import { MethodRouter, type HealthProblems, type Principal } from '@memex/runtime';
 import { HeadLinkService } from './head-link.service.js';
 import type { HeadApi, SessionDigest } from './head-api.js';
 
@@ -27,9 +27,11 @@ export function memoryNoteId(about: string, text: string): string {
  * session and linked to it; the session is linked to the things its labels name.
  */
 @Injectable()
-export class SessionKnowledge implements OnApplicationBootstrap {
+export class SessionKnowledge implements OnApplicationBootstrap, HealthProblems {
   private readonly logger = new Logger('memex:session-knowledge');
   private queue: Promise<void> = Promise.resolve();
+  /** What of each session's work could not be taken in, until a later turn of it goes in whole. */
+  private readonly failed = new Map<string, string[]>();
 
   constructor(
     private readonly link: HeadLinkService,
@@ -41,8 +43,17 @@ export class SessionKnowledge implements OnApplicationBootstrap {
       // One session at a time, in the order the head reported them.
       this.queue = this.queue
         .then(() => this.pull(session))
-        .catch((error: Error) => this.logger.warn(`could not take in session ${session}: ${error.message}`));
+        .catch((error: Error) => this.fail(session, [`could not take in its turn: ${error.message}`]));
     });
+  }
+
+  async healthProblems(): Promise<string[]> {
+    return [...this.failed].flatMap(([session, reasons]) => reasons.map((reason) => `session ${session}: ${reason}`));
+  }
+
+  private fail(session: string, reasons: string[]): void {
+    for (const reason of reasons) this.logger.warn(`session ${session}: ${reason}`);
+    this.failed.set(session, reasons);
   }
 
   /** Resolves when every turn reported so far has been taken in (tests, shutdown). */
@@ -92,10 +103,11 @@ export class SessionKnowledge implements OnApplicationBootstrap {
         })),
       ],
     });
-    for (const [i, result] of results.entries()) {
-      if (result.status === 'rejected')
-        this.logger.warn(`session ${digest.session}: item ${i} rejected: ${result.reason}`);
-    }
+    const rejected = results.flatMap((result, i) =>
+      result.status === 'rejected' ? [`item ${i} rejected: ${result.reason}`] : [],
+    );
+    if (rejected.length > 0) this.fail(digest.session, rejected);
+    else this.failed.delete(digest.session);
     const sessionThing = `session:${digest.session}`;
     const items = results.flatMap((r) => (r.id && r.status !== 'rejected' ? [r.id] : []));
     for (const memory of memories) {

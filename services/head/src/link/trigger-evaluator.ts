@@ -12,7 +12,7 @@ import {
 } from '@memex/contracts';
 import { EventPublisher, readLog, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { BUS, CONFIG, DATABASE, loadScopeRules, ServiceHost } from '@memex/runtime';
+import { BUS, CONFIG, DATABASE, loadScopeRules, ServiceHost, type HealthProblems } from '@memex/runtime';
 import { fires, type ActiveTrigger } from '../domain/triggers.js';
 import type { HeadDatabase } from '../projection/schema.js';
 import { HeadLinkService } from './head-link.service.js';
@@ -29,12 +29,14 @@ const RETRY_MS = 1000;
  * head is away.
  */
 @Injectable()
-export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationShutdown {
+export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('memex:triggers');
   private readonly rules: ScopeRule[];
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
   private readonly firedHere = new Set<string>();
+  /** Why evaluation stopped, until a trigger fires again. */
+  private paused: string | undefined;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
@@ -62,7 +64,8 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
         await this.pass();
       } catch (error) {
         if (this.abort.signal.aborted) return;
-        this.logger.warn(`trigger evaluation paused: ${(error as Error).message}`);
+        this.paused = (error as Error).message;
+        this.logger.warn(`trigger evaluation paused: ${this.paused}`);
         await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
       }
     }
@@ -151,6 +154,11 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
       data: { trigger_id: trigger.id, event_id: event.id, event_seq: seq, ...(runId ? { run_id: runId } : {}) },
     });
     this.firedHere.add(dedupeKey);
+    this.paused = undefined;
+  }
+
+  async healthProblems(): Promise<string[]> {
+    return this.paused ? [`triggers paused: ${this.paused}`] : [];
   }
 
   private async firedBefore(triggerId: string, eventId: string): Promise<boolean> {

@@ -13,6 +13,9 @@ import { itemEvents } from './items.js';
 import { mailEvents } from './mail.js';
 import { mediaEvents } from './media.js';
 import { pipelinesEvents } from './pipelines.js';
+import { paperEvents } from './papers.js';
+import { commitmentEvents } from './commitments.js';
+import { tier0Events } from './tier0.js';
 import { tokenEvents } from './tokens.js';
 
 /** Every event type the memex knows; each area lists its own in its file. */
@@ -23,6 +26,9 @@ export const eventCatalog = new EventRegistry().register(
   ...mailEvents,
   ...mediaEvents,
   ...pipelinesEvents,
+  ...paperEvents,
+  ...commitmentEvents,
+  ...tier0Events,
   ...graphEvents,
   ...insightsEvents,
   ...headEvents,

@@ -13,6 +13,7 @@ import { ItemsGet, NotesPut } from './items.js';
 import { mailMethods } from './mail.js';
 import { mediaMethods } from './media.js';
 import { searchMethods } from './search.js';
+import { understandingMethods } from './understanding.js';
 import { TokensCreate, TokensList, TokensRevoke } from './tokens.js';
 
 /** Every API method, by name. The gateway routes, validates and documents from this list. */
@@ -49,6 +50,7 @@ export const apiCatalog = new MethodCatalog([
   ...calendarMethods,
   ...mediaMethods,
   ...searchMethods,
+  ...understandingMethods,
   ...graphMethods,
   ...insightsMethods,
   ...headMethods,

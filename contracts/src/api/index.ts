@@ -8,6 +8,7 @@ export * from './mail.js';
 export * from './calendar.js';
 export * from './media.js';
 export * from './search.js';
+export * from './understanding.js';
 export * from './graph.js';
 export * from './insights.js';
 export * from './head.js';

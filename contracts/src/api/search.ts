@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defineMethod, Seq, type MethodDefinition } from './method.js';
 import { ModelKind, Space } from '../events/pipelines.js';
+import { Budget, ChatCapability, Usage } from '../events/understanding.js';
 
 export const SearchMode = Type.Union([Type.Literal('hybrid'), Type.Literal('keyword'), Type.Literal('meaning')]);
 export type SearchMode = Static<typeof SearchMode>;
@@ -118,8 +119,20 @@ export const ModelsAdd = defineMethod({
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9._-]+$' })),
     model: Type.Optional(Type.String({ minLength: 1, description: 'model name, for URLs' })),
     protocol: Type.Optional(Type.Union([Type.Literal('openai'), Type.Literal('ollama')])),
+    /** Given: a chat model for tiers 2 and 3 (an http(s) URL), not an embedding model. */
+    tasks: Type.Optional(Type.Array(ChatCapability, { minItems: 1 })),
+    version: Type.Optional(Type.String({ minLength: 1, description: 'a chat model’s version (default 1)' })),
+    kinds: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'item kinds routed to the chat model' })),
+    budget: Type.Optional(Budget),
+    cost_per_1k_tokens: Type.Optional(Type.Number({ minimum: 0 })),
   }),
-  result: Type.Object({ space: Space, kind: ModelKind, dims: Type.Integer(), seq: Seq }),
+  result: Type.Object({
+    /** For a chat model: NAME@VERSION. */
+    space: Space,
+    kind: Type.Union([ModelKind, Type.Literal('chat')]),
+    dims: Type.Integer(),
+    seq: Seq,
+  }),
 });
 
 export const ModelsUse = defineMethod({
@@ -169,6 +182,30 @@ export const JobsStatus = defineMethod({
   result: Type.Object({
     queues: Type.Array(Type.Object({ priority: Type.String(), waiting: Type.Integer(), in_progress: Type.Integer() })),
     workers: Type.Integer({ description: 'workers of the answering pipelines process' }),
+    /** Tier 2 (chat models): its backlog, today's spend and each model's budget, and re-runs. */
+    tier2: Type.Optional(
+      Type.Object({
+        waiting: Type.Integer(),
+        in_progress: Type.Integer(),
+        done: Type.Integer(),
+        failed: Type.Integer(),
+        last_failure: Type.Union([Type.String(), Type.Null()]),
+        models: Type.Array(
+          Type.Object({
+            model: Type.String(),
+            tasks: Type.Array(Type.String()),
+            spent_today: Usage,
+            budget: Budget,
+            /** Set while a spent budget (or the endpoint's 429) holds the model's jobs back. */
+            paused_until: Type.Union([Type.String(), Type.Null()]),
+            paused_because: Type.Union([Type.String(), Type.Null()]),
+          }),
+        ),
+        reruns: Type.Array(
+          Type.Object({ rerun_id: Type.String(), model: Type.String(), jobs: Type.Integer(), done: Type.Integer(), failed: Type.Integer() }),
+        ),
+      }),
+    ),
   }),
 });
 

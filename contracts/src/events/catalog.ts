@@ -13,6 +13,7 @@ import { itemEvents } from './items.js';
 import { mailEvents } from './mail.js';
 import { mediaEvents } from './media.js';
 import { pipelinesEvents } from './pipelines.js';
+import { understandingEvents } from './understanding.js';
 import { paperEvents } from './papers.js';
 import { commitmentEvents } from './commitments.js';
 import { tier0Events } from './tier0.js';
@@ -26,6 +27,7 @@ export const eventCatalog = new EventRegistry().register(
   ...mailEvents,
   ...mediaEvents,
   ...pipelinesEvents,
+  ...understandingEvents,
   ...paperEvents,
   ...commitmentEvents,
   ...tier0Events,

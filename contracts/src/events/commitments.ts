@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { defineEvent, ULID_PATTERN, type EventDefinition } from './envelope.js';
+import { Usage } from './understanding.js';
 
 /** A person in a commitment: the mail address (lowercased) when known, and the name as written. */
 export const CommitmentParty = Type.Object(
@@ -59,6 +60,9 @@ export const CommitmentExtracted = defineEvent({
       /** `<task>@<version>` for rules, `<task>@<model>@<version>#<prompt hash>` or similar for a model. */
       made_by: Type.String({ minLength: 3, maxLength: 300 }),
       commitments: Type.Array(Commitment),
+      /** A model's spend on it (tier 2; counted against the model's budget), and the re-run that asked. */
+      usage: Type.Optional(Usage),
+      rerun_id: Type.Optional(Type.String({ maxLength: 64 })),
     },
     { additionalProperties: false },
   ),

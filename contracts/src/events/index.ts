@@ -7,6 +7,7 @@ export * from './mail.js';
 export * from './calendar.js';
 export * from './media.js';
 export * from './pipelines.js';
+export * from './understanding.js';
 export * from './papers.js';
 export * from './commitments.js';
 export * from './tier0.js';

@@ -6,6 +6,7 @@ import { accountMethods } from './accounts.js';
 import { outgoingMethods } from './outgoing.js';
 import { ruleMethods } from './rules.js';
 import { proposalMethods } from './proposals.js';
+import { sourceMethods } from './sources.js';
 import { calendarMethods } from './calendar.js';
 import { ingestMethods } from './ingest.js';
 import { insightsMethods } from './insights.js';
@@ -58,4 +59,5 @@ export const apiCatalog = new MethodCatalog([
   ...outgoingMethods,
   ...ruleMethods,
   ...proposalMethods,
+  ...sourceMethods,
 ]);

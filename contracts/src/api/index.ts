@@ -16,6 +16,7 @@ export * from './accounts.js';
 export * from './outgoing.js';
 export * from './rules.js';
 export * from './proposals.js';
+export * from './sources.js';
 export * from './catalog.js';
 export * from './openapi.js';
 export * from './proto.js';

@@ -18,6 +18,12 @@ export const IngestItem = Type.Object(
     }),
     data: Type.Optional(Type.String({ description: 'The item’s bytes in its standard format, base64.' })),
     text: Type.Optional(Type.String({ description: 'Instead of data: the content as text (sent as UTF-8).' })),
+    location: Type.Optional(
+      Type.String({
+        description:
+          'Instead of data or text, for a file read in place: where its bytes live (file:/abs/path on the memex host, worker:<name>:/abs/path). The memex reads it for extraction and stores only derived data, never a copy; memex.items.content reads it from there. A new location with the same content updates the item (a moved file). Owner only.',
+      }),
+    ),
     source: Type.Object(
       {
         kind: Type.String({

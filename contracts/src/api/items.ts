@@ -23,6 +23,23 @@ export const Item = Type.Object({
     description: 'the original bytes’ type (memex.items.content)',
   }),
   size: Type.Union([Type.Integer(), Type.Null()]),
+  location: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], {
+      description: 'where the original bytes live when the memex keeps no copy (file:/…, worker:<name>:/…)',
+    }),
+  ),
+  unreachable: Type.Optional(
+    Type.Union(
+      [
+        Type.Object({
+          since: Type.String({ format: 'date-time' }),
+          why: Type.String(),
+        }),
+        Type.Null(),
+      ],
+      { description: 'set while the location cannot be read (a volume unmounted, a worker away); the item is kept' },
+    ),
+  ),
   revision: Type.Integer({ minimum: 1 }),
   parent_id: Type.Union([Type.String(), Type.Null()], {
     description: 'the item this one came out of (an attachment’s message)',

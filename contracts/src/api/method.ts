@@ -12,6 +12,7 @@ export const ServiceNames = [
   'mail-sync',
   'media',
   'calendar-sync',
+  'sources',
 ] as const;
 export type ServiceName = (typeof ServiceNames)[number];
 

@@ -5,6 +5,7 @@ import { gmailEvents } from './gmail.js';
 import { outgoingEvents } from './outgoing.js';
 import { ruleEvents } from './rules.js';
 import { proposalEvents } from './proposals.js';
+import { sourceEvents } from './sources.js';
 import { graphEvents } from './graph.js';
 import { ingestEvents } from './ingest.js';
 import { headEvents } from './head.js';
@@ -31,6 +32,7 @@ export const eventCatalog = new EventRegistry().register(
   ...paperEvents,
   ...commitmentEvents,
   ...tier0Events,
+  ...sourceEvents,
   ...graphEvents,
   ...insightsEvents,
   ...headEvents,

@@ -19,4 +19,5 @@ export * from './gmail.js';
 export * from './outgoing.js';
 export * from './rules.js';
 export * from './proposals.js';
+export * from './sources.js';
 export * from './catalog.js';

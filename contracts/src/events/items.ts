@@ -34,8 +34,14 @@ export const ItemIngested = defineEvent({
       /** `imported` through memex.ingest, `mirrored` by a connector that writes changes back. */
       origin: Type.Union([Type.Literal('imported'), Type.Literal('mirrored')]),
       content_type: Type.String(),
+      /** The original bytes' hash; they are in the blob store unless the item has a location. */
       content_sha256: Sha256,
       size: Type.Integer({ minimum: 0 }),
+      /**
+       * Where the original bytes live when the memex keeps no copy (seed §4.1 location_ref:
+       * file:/abs/path, worker:<name>:/abs/path); absent for items whose bytes are blobs.
+       */
+      location: Type.Optional(Type.String()),
       text_sha256: Sha256,
       text_length: Type.Integer({ minimum: 0 }),
       /** The item this one came out of (an attachment's message). */

@@ -4,10 +4,10 @@ import { defineEvent, type EventDefinition } from './envelope.js';
 /**
  * Tier 0's rules reached a new version (logged once per version, by the first pipelines process
  * that runs it): every item logged before it is read again with the new rules, in the background.
- * Subject tier0:<version>.
+ * Subject structure:<version>. (Named after tier 0's output, structure.extracted: event types are letters only.)
  */
 export const Tier0Upgraded = defineEvent({
-  type: 'tier0.upgraded',
+  type: 'structure.upgraded',
   owner: 'pipelines',
   v: 1,
   description: "Tier 0's rules reached a new version; items logged before it are read again in the background.",

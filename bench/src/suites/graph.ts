@@ -18,7 +18,7 @@ import { ServiceHost, startService } from '@memex/runtime';
 import { findPostgresBinaries } from '@memex/stack';
 import { createTestEnv, seededRandom } from '@memex/testing';
 import { createDatabase } from '@memex/db';
-import { GraphModule, hashId, linkId, mentionTerms, writePrefixes } from '@memex/graph';
+import { GraphModule, hashId, linkId, mentionTerms, writePrefixes, type GraphDatabase } from '@memex/graph';
 import { percentile, type BenchResult } from '../result.js';
 
 const PROJECTION_EVENTS = 2000;
@@ -416,7 +416,7 @@ export async function loadGraph(databaseUrl: string): Promise<string> {
     }
     await client.query(`insert into graph.month_counts (month, kind, labels, spam, n)
       select date_trunc('month', occurred_at at time zone 'UTC')::date, kind, labels, spam, count(*) from graph.items group by 1, 2, 3, 4`);
-    const db = createDatabase<any>(databaseUrl, { schema: 'graph', max: 1 });
+    const db = createDatabase<GraphDatabase>(databaseUrl, { schema: 'graph', max: 1 });
     await writePrefixes(db).finally(() => db.destroy());
     for (const index of indexes.rows) await client.query(index.indexdef);
     await client.query('analyze');

@@ -217,7 +217,7 @@ async function pipelineScale(target: number, generator: TextGenerator): Promise<
       for (let i = 0; i < prepared.length; i += 500) await h.ingestPrepared(prepared.slice(i, i + 500));
       await h.settle(4 * 60 * 60_000);
     });
-    const db = createDatabase<any>(h.env.config.databaseUrl, { schema: 'search', max: 2 });
+    const db = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 2 });
     try {
       const { rows } = await sql<{ n: number }>`select count(*)::int as n from parts`.execute(db);
       const passages = rows[0]!.n;
@@ -332,7 +332,7 @@ async function bulkScale(target: number, generator: TextGenerator): Promise<Benc
     for (const index of indexes) await client.query(index.indexdef);
     await client.query('analyze');
     const loaded = (performance.now() - loading) / 1000;
-    const db = createDatabase<any>(h.env.config.databaseUrl, { schema: 'search', max: 2 });
+    const db = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 2 });
     try {
       const measured = await measure(h, db, generator, label);
       const how = `${passages} passages of ${items} items bulk-loaded (split and embedded in ${Math.round(generated)} s; copied and indexed in ${Math.round(loaded)} s)`;
@@ -350,7 +350,7 @@ async function bulkScale(target: number, generator: TextGenerator): Promise<Benc
 /** Ingest-to-searchable lag, latency per mode (beside notmuch when a Maildir of the same mail is given), ANN recall. */
 async function measure(
   h: SearchHarness,
-  db: ReturnType<typeof createDatabase<any>>,
+  db: ReturnType<typeof createDatabase<unknown>>,
   generator: TextGenerator,
   label: string,
   maildir?: string,
@@ -412,7 +412,7 @@ async function measure(
 
 /** HNSW top 10 (as search runs it) against the exact top 10 by a full scan, over the passage vectors. */
 async function annRecall(
-  db: ReturnType<typeof createDatabase<any>>,
+  db: ReturnType<typeof createDatabase<unknown>>,
   generator: TextGenerator,
   label: string,
 ): Promise<BenchResult> {

@@ -12,7 +12,7 @@ before(async () => {
 after(async () => env.stop());
 
 test('a database resolves names in its schema, runs each migration once, and plans without JIT', async () => {
-  const db = createDatabase<any>(env.config.databaseUrl, { schema: 'things' });
+  const db = createDatabase<{ things: { name: string } }>(env.config.databaseUrl, { schema: 'things' });
   try {
     let runs = 0;
     const migrations: Migration[] = [

@@ -1,6 +1,7 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import type { EventEnvelope } from '@memex/contracts';
 import { decodeJson, EVENTS_STREAM, type Bus, type LoggedEvent } from '@memex/bus';
+import type { BookkeepingDb, BookkeepingTrx } from './bookkeeping.js';
 import type { Projection } from './projection.js';
 
 /** An event a projector could not apply: recorded, skipped, shown, and retried after a fix. */
@@ -42,7 +43,7 @@ export class FailureTable {
   ) {}
 
   /** The table, with the columns added after its first version. */
-  async ensure(db: Kysely<any>, schema: string): Promise<void> {
+  async ensure(db: BookkeepingDb, schema: string): Promise<void> {
     await db.schema
       .createTable(`${schema}.projector_failures`)
       .ifNotExists()
@@ -56,7 +57,7 @@ export class FailureTable {
       add column if not exists attempts integer not null default 1`.execute(db);
   }
 
-  async record(trx: Transaction<any>, logged: LoggedEvent, error: unknown): Promise<void> {
+  async record(trx: BookkeepingTrx, logged: LoggedEvent, error: unknown): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     console.error(`projector ${this.projector}: event ${logged.seq} (${logged.event.type}) failed: ${message}`);
     await trx
@@ -65,12 +66,16 @@ export class FailureTable {
       .onConflict((oc) =>
         oc
           .column('seq')
-          .doUpdateSet({ error: message, failed_at: sql`now()`, attempts: sql`projector_failures.attempts + 1` }),
+          .doUpdateSet({
+            error: message,
+            failed_at: sql<Date>`now()`,
+            attempts: sql<number>`projector_failures.attempts + 1`,
+          }),
       )
       .execute();
   }
 
-  async count(db: Kysely<any>): Promise<number> {
+  async count(db: BookkeepingDb): Promise<number> {
     const row = await db
       .selectFrom('projector_failures')
       .select((eb) => eb.fn.countAll<string>().as('n'))
@@ -78,7 +83,7 @@ export class FailureTable {
     return Number(row.n);
   }
 
-  async list(db: Kysely<any>, limit: number): Promise<ProjectorFailure[]> {
+  async list(db: BookkeepingDb, limit: number): Promise<ProjectorFailure[]> {
     const rows = await db.selectFrom('projector_failures').selectAll().orderBy('seq').limit(limit).execute();
     return rows.map((row) => ({
       projector: this.projector,
@@ -95,7 +100,7 @@ export class FailureTable {
    * Applies recorded failures again, each in its own transaction, reading the event from the log:
    * a success removes its failure, a new failure updates the reason. `seqs` limits it to those.
    */
-  async retry(db: Kysely<any>, projection: Projection, seqs?: number[]): Promise<RetryResult> {
+  async retry(db: BookkeepingDb, projection: Projection, seqs?: number[]): Promise<RetryResult> {
     let query = db.selectFrom('projector_failures').select('seq').orderBy('seq');
     if (seqs) query = query.where('seq', 'in', seqs.length > 0 ? seqs : [-1]);
     const pending = (await query.execute()).map((row) => Number(row.seq));

@@ -13,6 +13,7 @@ import { ServiceHost } from './host.js';
 import { MemexModule } from './memex.module.js';
 import { startService } from './bootstrap.js';
 import { ProjectionRunner } from './projection.js';
+import { bookkeepingOf } from './bookkeeping.js';
 
 const migrations: Migration[] = [
   {
@@ -167,7 +168,7 @@ test('an event of an old version still projects, through its upcaster', async ()
   const runner = new ProjectionRunner(
     bus,
     env.config.databaseUrl,
-    db,
+    bookkeepingOf(db),
     { name: 'names_probe', migrations },
     projection,
     ['memex.evt.probe.named.>'],

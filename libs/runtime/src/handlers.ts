@@ -1,15 +1,15 @@
-import type { Transaction } from 'kysely';
 import { eventCatalog, type EventEnvelope, type EventRegistry } from '@memex/contracts';
 import { assertHandleable, EventRoutes, type LoggedEvent } from '@memex/bus';
 import { EventHandler, type EventHandlerMark } from './decorators.js';
+import type { BookkeepingTrx } from './bookkeeping.js';
 import type { Projection } from './projection.js';
 
-type Trx = Transaction<any>;
+type Trx = BookkeepingTrx;
 type Run = { seq: number; event: EventEnvelope }[];
 
-/** A projector may wrap each batch (search stages its word counts once per batch). */
-export interface AroundBatch {
-  aroundBatch(trx: Trx, apply: () => Promise<void>): Promise<void>;
+/** A projector may wrap each batch (search stages its word counts once per batch); `Trx` is its own schema's. */
+export interface AroundBatch<ServiceTrx> {
+  aroundBatch(trx: ServiceTrx, apply: () => Promise<void>): Promise<void>;
 }
 
 /**
@@ -70,7 +70,7 @@ export class HandlerProjection implements Projection {
   }
 
   async applyBatch(trx: Trx, batch: LoggedEvent[]): Promise<void> {
-    const around = (this.projector as Partial<AroundBatch>).aroundBatch;
+    const around = (this.projector as Partial<AroundBatch<Trx>>).aroundBatch;
     if (around) await around.call(this.projector, trx, () => this.route(trx, batch));
     else await this.route(trx, batch);
   }

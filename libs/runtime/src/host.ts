@@ -11,12 +11,13 @@ import {
 } from '@memex/contracts';
 import { serveRpc, typeFilters, type Bus, type RpcRequest } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import type { Kysely } from 'kysely';
 import { Projector, RpcMethod, type ProjectorOptions } from './decorators.js';
 import { HandlerProjection } from './handlers.js';
 import { ProjectionRunner, type Projection } from './projection.js';
+import type { BookkeepingDb } from './bookkeeping.js';
 import { CONFIG, DATABASE, SERVICE } from './tokens.js';
 import { BUS } from './providers.js';
+import { REPLAY_HEARTBEAT_MS } from './router.js';
 
 export interface ServiceOptions {
   service: ServiceName;
@@ -56,7 +57,7 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
     @Inject(BUS) private readonly bus: Bus,
     @Inject(CONFIG) private readonly config: MemexConfig,
     @Inject(SERVICE) private readonly options: ServiceOptions,
-    @Inject(DATABASE) private readonly db: Kysely<any> | null,
+    @Inject(DATABASE) private readonly db: BookkeepingDb | null,
   ) {
     this.logger = new Logger(`memex:${options.service}`);
   }
@@ -95,7 +96,7 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
       if (request.scope.kind !== 'owner') throw new MemexError('forbidden', 'replay needs the owner token');
       if (!this.runner) throw new MemexError('not_found', `the ${this.options.service} service has no projector`);
       return this.runner.rebuild(this.config.databaseUrl);
-    });
+    }, { heartbeatMs: REPLAY_HEARTBEAT_MS });
     this.serve(`${prefix}.admin.failures`, queue, async (request) => {
       const runner = this.ownerRunner(request);
       return { failures: runner ? await runner.failures() : [] };
@@ -126,8 +127,13 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
     this.runner = new ProjectionRunner(this.bus, this.config.databaseUrl, this.db, options, projection, filters);
   }
 
-  private serve(subject: string, queue: string, handler: (request: RpcRequest) => Promise<unknown>): void {
-    this.subscriptions.push(serveRpc(this.bus, subject, queue, handler));
+  private serve(
+    subject: string,
+    queue: string,
+    handler: (request: RpcRequest) => Promise<unknown>,
+    options?: { heartbeatMs?: number },
+  ): void {
+    this.subscriptions.push(serveRpc(this.bus, subject, queue, handler, options));
   }
 
   /** Access, params and read-your-writes, checked the same way for every method. */

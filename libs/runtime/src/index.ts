@@ -1,6 +1,7 @@
 export * from './tokens.js';
 export * from './decorators.js';
 export * from './call.js';
+export * from './bookkeeping.js';
 export * from './projection.js';
 export * from './handlers.js';
 export * from './failures.js';

@@ -1,10 +1,11 @@
 import { after, before, test } from 'node:test';
 import { NotePut } from '@memex/contracts';
 import assert from 'node:assert/strict';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import { Bus, EventPublisher, newId, type LoggedEvent } from '@memex/bus';
 import { createDatabase, type Migration } from '@memex/db';
 import { createTestEnv, type TestEnv } from '@memex/testing';
+import { bookkeepingOf, type BookkeepingTables, type BookkeepingTrx } from './bookkeeping.js';
 import { ProjectionRunner, type Projection } from './projection.js';
 
 const migrations: Migration[] = [
@@ -20,21 +21,25 @@ const migrations: Migration[] = [
   },
 ];
 
+type SeenTables = {
+  seen: { id: string; seq: number };
+};
+
 /** Records every note; refuses bodies saying "poison", as a projection bug would (until `fixed`). */
 class SeenProjection implements Projection {
   fixed = false;
-  async apply(trx: Transaction<any>, { seq, event }: LoggedEvent): Promise<void> {
+  async apply(trx: BookkeepingTrx, { seq, event }: LoggedEvent): Promise<void> {
     if (event.type !== 'note.put') return;
     const data = event.data as { id: string; body: string };
     if (data.body === 'poison' && !this.fixed) throw new Error('cannot digest this one');
-    await trx.insertInto('seen').values({ id: data.id, seq }).execute();
+    await trx.withTables<SeenTables>().insertInto('seen').values({ id: data.id, seq }).execute();
   }
 }
 
 let env: TestEnv;
 let bus: Bus;
 let publisher: EventPublisher;
-let db: Kysely<any>;
+let db: Kysely<SeenTables & BookkeepingTables>;
 before(async () => {
   env = await createTestEnv();
   bus = await Bus.connect(env.config.natsUrl, 'projection-test');
@@ -62,7 +67,7 @@ test('one bad event is recorded and skipped; the rest of its batch is applied', 
   const runner = new ProjectionRunner(
     bus,
     env.config.databaseUrl,
-    db,
+    bookkeepingOf(db),
     { name: 'seen_test', migrations },
     new SeenProjection(),
   );
@@ -88,7 +93,7 @@ test('one bad event is recorded and skipped; the rest of its batch is applied', 
 
 test('a failed event is listed with its subject and reason, counted, and applied by a retry after the fix', async () => {
   const projection = new SeenProjection();
-  const runner = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, projection);
+  const runner = new ProjectionRunner(bus, env.config.databaseUrl, bookkeepingOf(db), { name: 'seen_test', migrations }, projection);
   await runner.start();
   try {
     const before = (await runner.failures()).length;
@@ -123,14 +128,14 @@ test('only one replica projects; the other follows the checkpoint for min_seq', 
   const leader = new ProjectionRunner(
     bus,
     env.config.databaseUrl,
-    db,
+    bookkeepingOf(db),
     { name: 'seen_test', migrations },
     new SeenProjection(),
   );
   const follower = new ProjectionRunner(
     bus,
     env.config.databaseUrl,
-    db,
+    bookkeepingOf(db),
     { name: 'seen_test', migrations },
     new SeenProjection(),
   );
@@ -152,7 +157,7 @@ test('only one replica projects; the other follows the checkpoint for min_seq', 
 test('rebuild reproduces the read model and the live projector goes on after the switch', async () => {
   // The projection as fixed in the retry test above, whose retry applied the poison events.
   const projection = Object.assign(new SeenProjection(), { fixed: true });
-  const runner = new ProjectionRunner(bus, env.config.databaseUrl, db, { name: 'seen_test', migrations }, projection);
+  const runner = new ProjectionRunner(bus, env.config.databaseUrl, bookkeepingOf(db), { name: 'seen_test', migrations }, projection);
   await runner.start();
   try {
     for (let i = 0; i < 20; i++) await note(`n${i}`);

@@ -1,6 +1,6 @@
 import { EventEmitter, once } from 'node:events';
 import pg from 'pg';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql } from 'kysely';
 import { context, trace } from '@opentelemetry/api';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { MemexError } from '@memex/contracts';
@@ -17,17 +17,18 @@ import {
 } from '@memex/bus';
 import { assertSchemaName, createDatabase, migrate } from '@memex/db';
 import { eventsApplied } from '@memex/telemetry';
+import type { BookkeepingDb, BookkeepingTables, BookkeepingTrx } from './bookkeeping.js';
 import type { ProjectorOptions } from './decorators.js';
 import { FailureTable, type ProjectorFailure, type RetryResult } from './failures.js';
 
 /** A read model builder. `apply` must be deterministic: every row derives from events only. */
 export interface Projection {
-  apply(trx: Transaction<any>, logged: LoggedEvent): Promise<void>;
+  apply(trx: BookkeepingTrx, logged: LoggedEvent): Promise<void>;
   /**
    * Optional bulk path (multi-row SQL) for a batch, with exactly the effect of `apply` on each
    * event in order. If it throws, the batch is redone event by event with `apply`.
    */
-  applyBatch?(trx: Transaction<any>, batch: LoggedEvent[]): Promise<void>;
+  applyBatch?(trx: BookkeepingTrx, batch: LoggedEvent[]): Promise<void>;
 }
 
 export interface ReplayResult {
@@ -42,7 +43,7 @@ const BATCH = 500;
 const tracer = trace.getTracer('memex-projection');
 
 /** Checkpoint and failure tables that every projected schema has beside its own. */
-async function ensureBookkeeping(db: Kysely<any>, schema: string, failures: FailureTable): Promise<void> {
+async function ensureBookkeeping(db: BookkeepingDb, schema: string, failures: FailureTable): Promise<void> {
   await db.schema
     .createTable(`${schema}.projector_checkpoint`)
     .ifNotExists()
@@ -52,7 +53,7 @@ async function ensureBookkeeping(db: Kysely<any>, schema: string, failures: Fail
   await failures.ensure(db, schema);
 }
 
-async function readCheckpoint(db: Kysely<any>, name: string): Promise<number> {
+async function readCheckpoint(db: BookkeepingDb, name: string): Promise<number> {
   const row = await db
     .selectFrom('projector_checkpoint')
     .select('seq')
@@ -79,7 +80,7 @@ export class ProjectionRunner {
   constructor(
     private readonly bus: Bus,
     private readonly databaseUrl: string,
-    private readonly db: Kysely<any>,
+    private readonly db: BookkeepingDb,
     readonly options: ProjectorOptions,
     private readonly projection: Projection,
     /** The consumer's subject filters (see `typeFilters`); default every event. */
@@ -192,7 +193,7 @@ export class ProjectionRunner {
   }
 
   /** Applies a batch in one transaction; on failure, event by event so one bad event can't stall the rest. */
-  private async applyBatch(db: Kysely<any>, batch: LoggedEvent[], live = true): Promise<void> {
+  private async applyBatch(db: BookkeepingDb, batch: LoggedEvent[], live = true): Promise<void> {
     const fresh = batch.filter((logged) => logged.seq > (live ? this.position : 0));
     if (fresh.length === 0) return;
     const last = fresh[fresh.length - 1]!.seq;
@@ -239,7 +240,7 @@ export class ProjectionRunner {
     eventsApplied.inc({ projector: this.name }, fresh.length);
   }
 
-  private async saveCheckpoint(trx: Transaction<any>, seq: number): Promise<void> {
+  private async saveCheckpoint(trx: BookkeepingTrx, seq: number): Promise<void> {
     await trx
       .insertInto('projector_checkpoint')
       .values({ projector: this.name, seq })
@@ -317,7 +318,7 @@ export class ProjectionRunner {
     const next = `${this.name}_next`;
     const started = performance.now();
     await this.db.schema.dropSchema(next).ifExists().cascade().execute();
-    const nextDb = createDatabase<any>(databaseUrl, { schema: next, max: 2 });
+    const nextDb = createDatabase<BookkeepingTables>(databaseUrl, { schema: next, max: 2 });
     let events = 0;
     try {
       await migrate(nextDb, next, this.options.migrations);
@@ -365,7 +366,7 @@ export class ProjectionRunner {
   }
 
   /** The rebuild's apply: the same projection, writing its checkpoint under the live name. */
-  private async applyBatchInto(db: Kysely<any>, batch: LoggedEvent[]): Promise<void> {
+  private async applyBatchInto(db: BookkeepingDb, batch: LoggedEvent[]): Promise<void> {
     await this.applyBatch(db, batch, false);
   }
 

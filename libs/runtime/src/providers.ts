@@ -1,10 +1,10 @@
 import { Inject, Injectable, type OnApplicationShutdown, type Provider } from '@nestjs/common';
-import type { Kysely } from 'kysely';
 import { BlobStore } from '@memex/blobs';
 import { Bus, EventPublisher } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import type { ServiceName } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
+import type { BookkeepingDb, BookkeepingTables } from './bookkeeping.js';
 import { CONFIG, DATABASE } from './tokens.js';
 
 export const BUS = Symbol('memex:bus');
@@ -14,7 +14,7 @@ export const BUS = Symbol('memex:bus');
 export class ConnectionCloser implements OnApplicationShutdown {
   constructor(
     @Inject(BUS) private readonly bus: Bus,
-    @Inject(DATABASE) private readonly db: Kysely<any> | null,
+    @Inject(DATABASE) private readonly db: BookkeepingDb | null,
   ) {}
 
   async onApplicationShutdown(): Promise<void> {
@@ -39,7 +39,7 @@ export function connectionProviders(service: ServiceName, config: MemexConfig, s
     { provide: BlobStore, useValue: new BlobStore(config.blobsDir) },
     {
       provide: DATABASE,
-      useValue: schema ? createDatabase(config.databaseUrl, { schema, applicationName: `memex-${service}` }) : null,
+      useValue: schema ? createDatabase<BookkeepingTables>(config.databaseUrl, { schema, applicationName: `memex-${service}` }) : null,
     },
     ConnectionCloser,
   ];

@@ -15,7 +15,7 @@ const MODEL2VEC = path.join(sharedRoot, 'models/model2vec-test-fixture');
 
 /** A digest of every row of every table of the schema (what a replay must reproduce exactly). */
 async function digest(databaseUrl: string): Promise<Record<string, string>> {
-  const db = createDatabase<any>(databaseUrl, { schema: 'search', max: 1 });
+  const db = createDatabase<unknown>(databaseUrl, { schema: 'search', max: 1 });
   try {
     const { rows: tables } = await sql<{ name: string }>`select table_name as name from information_schema.tables
       where table_schema = 'search' and table_name <> 'schema_migrations' order by 1`.execute(db);

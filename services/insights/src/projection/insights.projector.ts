@@ -44,7 +44,7 @@ interface Dirty {
  */
 @Injectable()
 @Projector({ name: 'insights', migrations: insightsMigrations })
-export class InsightsProjector implements AroundBatch {
+export class InsightsProjector implements AroundBatch<Trx> {
   private readonly logger = new Logger('insights:projector');
 
   private readonly batchDirty = new AsyncLocalStorage<Dirty>();

@@ -83,7 +83,7 @@ export const searchMigrations: Migration[] = [
         .addColumn('active', 'text')
         .addColumn('text_items', 'integer', (c) => c.notNull())
         .execute();
-      await db.insertInto('state').values({ id: 1, chosen: null, active: null, text_items: 0 }).execute();
+      await sql`insert into state (id, chosen, active, text_items) values (1, null, null, 0)`.execute(db);
       await db.schema
         .createTable('tombstones')
         .addColumn('id', 'text', (c) => c.primaryKey())

@@ -40,7 +40,7 @@ function people(lists: MailMeta['from'][]): string {
  */
 @Injectable()
 @Projector({ name: 'search', migrations: searchMigrations })
-export class SearchProjector implements AroundBatch {
+export class SearchProjector implements AroundBatch<Trx> {
   /** Event by event, with the vocabulary's counts changed once for the whole batch. */
   async aroundBatch(trx: Trx, apply: () => Promise<void>): Promise<void> {
     await stageWords(trx);

@@ -127,6 +127,26 @@ export const Inbox = defineMethod({
   result: Type.Object({ needs_reply: Type.Array(MailSummary), waiting: Type.Array(MailSummary) }),
 });
 
+/**
+ * Internal (not in the gateway's catalog, so neither a client nor the head's relayed calls reach
+ * it): a short-lived secret the head holds for a name ("model:openai", "imap:fastmail"), asked
+ * over the link with `credentials.get`. Answers `not_found` when no head is enrolled or the head
+ * has no such credential, `unavailable` while the enrolled link is down. Read it through
+ * `@memex/credentials`, never directly; the memex never stores what it answers.
+ */
+export const HeadCredentialsGet = defineMethod({
+  name: 'memex.head.credentials',
+  service: 'head',
+  kind: 'query',
+  access: 'owner',
+  summary: 'A short-lived credential from the enrolled head (credentials.get). Internal.',
+  params: Type.Object({ name: Type.String({ minLength: 1, maxLength: 200 }) }),
+  result: Type.Object({
+    secret: Type.String(),
+    expires_at_ms: Type.Integer({ description: 'ms since the epoch' }),
+  }),
+});
+
 export const headMethods: MethodDefinition[] = [
   HeadEnroll,
   HeadStatus,

@@ -7,6 +7,7 @@ import { HeadLinkService } from './link/head-link.service.js';
 import { TriggerEvaluator } from './link/trigger-evaluator.js';
 import { SessionKnowledge } from './link/session-knowledge.js';
 import { HeadProjector } from './projection/head.projector.js';
+import { CredentialsQueries } from './queries/credentials.queries.js';
 import { InboxQueries } from './queries/inbox.queries.js';
 import { TriggersQueries } from './queries/triggers.queries.js';
 
@@ -28,6 +29,7 @@ export class HeadModule {
         TriggersCommands,
         TriggersQueries,
         InboxQueries,
+        CredentialsQueries,
         TriggerEvaluator,
         SessionKnowledge,
         HeadProjector,

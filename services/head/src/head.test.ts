@@ -233,7 +233,7 @@ test('the memex can ask the head only its five methods; anything else is refused
       ]);
       assert.equal(HEAD_METHODS.length, 5);
       const credential = await connection.api.credentialsGet({ name: 'openai' });
-      assert.match(credential.secret, /^short-lived-openai$/);
+      assert.match(credential.secret, /^short-lived-openai-[0-9a-f]{12}$/);
       const refused = await new Promise<grpc.ServiceError>((resolve) =>
         connection.client.makeUnaryRequest(
           '/memex.head.v1.Head/SettingsChange',

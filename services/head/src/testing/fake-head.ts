@@ -44,6 +44,8 @@ export class FakeHead {
   readonly links: { subject: string; at: Date }[] = [];
   private readonly startedRuns = new Map<string, string>();
   digests: SessionDigest[] = [];
+  /** Names credentials.get answers NOT_FOUND for (it makes up a secret for any other). */
+  readonly withheldCredentials = new Set<string>();
 
   constructor() {
     this.ca = makeCa();
@@ -136,7 +138,11 @@ export class FakeHead {
       (call: grpc.ServerUnaryCall<Record<string, unknown>, unknown>, callback: grpc.sendUnaryData<unknown>) => {
         if (guard(call, (error) => callback(error)) !== undefined) return;
         this.asked.push({ method, request: call.request });
-        callback(null, answer(call.request));
+        try {
+          callback(null, answer(call.request));
+        } catch (error) {
+          callback(error as grpc.ServiceError);
+        }
       };
     server.addService(Head.service, {
       Link: (call: grpc.ServerDuplexStream<MemexFrame, HeadFrame>) => {
@@ -164,10 +170,17 @@ export class FakeHead {
       }),
       TemplatesRun: unary('templates.run', () => ({ session: `s-${this.asked.length}`, duplicate: false })),
       Notify: unary('notify', () => ({ duplicate: false })),
-      CredentialsGet: unary('credentials.get', (request) => ({
-        secret: `short-lived-${String(request.name)}`,
-        expires_at_ms: Date.now() + 60_000,
-      })),
+      CredentialsGet: unary('credentials.get', (request) => {
+        const name = String(request.name);
+        if (this.withheldCredentials.has(name)) {
+          throw Object.assign(new Error(`no credential ${name}`), {
+            code: grpc.status.NOT_FOUND,
+            details: `no credential ${name}`,
+            metadata: new grpc.Metadata(),
+          });
+        }
+        return { secret: `short-lived-${name}-${randomBytes(6).toString('hex')}`, expires_at_ms: Date.now() + 60_000 };
+      }),
       SessionsDigest: unary('sessions.digest', (request) => ({
         sessions: this.digests.filter((d) => !request.session || d.session === request.session),
       })),

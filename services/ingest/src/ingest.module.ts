@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
+import { Locations, memexLocations } from '@memex/locations';
 import { MemexModule } from '@memex/runtime';
 import { IngestService } from './ingest/ingest.service.js';
 import { DeletionService } from './items/deletion.service.js';
@@ -15,7 +16,15 @@ export class IngestModule {
     return {
       module: IngestModule,
       imports: [MemexModule.forService({ service: 'ingest', config, schema: 'ingest' })],
-      providers: [ItemsProjector, ItemsService, NotesService, IngestService, DeletionService, MailService],
+      providers: [
+        { provide: Locations, useFactory: memexLocations },
+        ItemsProjector,
+        ItemsService,
+        NotesService,
+        IngestService,
+        DeletionService,
+        MailService,
+      ],
     };
   }
 }

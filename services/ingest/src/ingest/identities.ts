@@ -31,6 +31,8 @@ export interface StoredItem {
   revision: number;
   /** Log sequence of that event (for expected-last-subject-sequence on an update). */
   seq: number;
+  /** Where its bytes live (in-place files), or null. */
+  location: string | null;
 }
 
 export type ItemIngestedEvent = EventOf<typeof ItemIngested>;
@@ -80,7 +82,7 @@ export class IdentityLog {
       .map((item) => sql`(${item.source.kind}, ${item.source.id}, ${item.externalId})`);
     const rows = await this.db
       .selectFrom('items')
-      .select(['id', 'identity', 'revision', 'seq', 'source_kind', 'source_id', 'external_id', 'added_at'])
+      .select(['id', 'identity', 'revision', 'seq', 'source_kind', 'source_id', 'external_id', 'added_at', 'location'])
       .where('parent_id', 'is', null)
       .where((eb) =>
         eb.or([
@@ -97,7 +99,7 @@ export class IdentityLog {
       claims.set(contentKeyHash(row.identity), claim);
       if (row.external_id !== null)
         claims.set(sourceKeyHash({ kind: row.source_kind, id: row.source_id }, row.external_id), claim);
-      stored.set(row.id, { identity: row.identity, revision: row.revision, seq: row.seq });
+      stored.set(row.id, { identity: row.identity, revision: row.revision, seq: row.seq, location: row.location });
     }
     return { claims, items: stored };
   }
@@ -141,7 +143,9 @@ export class IdentityLog {
   /** The stored state of an item from the log, or null when it has no `item.ingested` yet. */
   async stored(itemId: string): Promise<StoredItem | null> {
     const last = await this.lastIngested(itemId);
-    return last ? { identity: last.event.data.identity, revision: last.event.data.revision, seq: last.seq } : null;
+    if (!last) return null;
+    const { identity, revision, location } = last.event.data;
+    return { identity, revision, seq: last.seq, location: location ?? null };
   }
 
   /**

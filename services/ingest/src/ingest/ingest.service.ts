@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import {
   Ingest,
   INGEST_REQUEST_LIMIT_BYTES,
+  MemexError,
   Types,
   type Actor,
   type IngestResult,
@@ -14,6 +15,7 @@ import type { Static } from '@sinclair/typebox';
 import { EventPublisher, type Bus } from '@memex/bus';
 import { BlobStore } from '@memex/blobs';
 import { visibleTo } from '@memex/db';
+import { Locations } from '@memex/locations';
 import { BUS, DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { createRegistry, RejectedItem } from '../handlers/index.js';
 import type { IngestDatabase } from '../items/schema.js';
@@ -43,6 +45,7 @@ export class IngestService implements OnApplicationShutdown {
     publisher: EventPublisher,
     blobs: BlobStore,
     @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
+    private readonly locations: Locations,
   ) {
     this.identities = new IdentityLog(bus, publisher, db);
     this.store = new ItemStore(this.identities, publisher, blobs);
@@ -67,7 +70,7 @@ export class IngestService implements OnApplicationShutdown {
     const results: Result[] = new Array(params.items.length);
     const prepared = await mapLimit(params.items, PARSE_CONCURRENCY, async (item, index) => {
       try {
-        return await prepareItem(this.reader, this.registry, item, index, call.scope, call.caller);
+        return await prepareItem(this.reader, this.registry, this.locations, item, index, call.scope, call.caller);
       } catch (error) {
         results[index] = this.rejected(error, index);
         return null;

@@ -5,6 +5,7 @@ import { ItemsGet, OWNER_SCOPE, type EventDefinition, type ParamsOf, type Ingest
 import { EventPublisher, readLog, type Bus, type DraftOf, type Published } from '@memex/bus';
 import { BlobStore } from '@memex/blobs';
 import { DATABASE } from '@memex/runtime';
+import { memexLocations } from '@memex/locations';
 import { createRegistry } from '../handlers/index.js';
 import { message } from '../handlers/testing/build.js';
 import type { IngestDatabase } from '../items/schema.js';
@@ -70,7 +71,7 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
     graceMs: number,
   ): Promise<StoreOutcome> {
     const registry = createRegistry();
-    const prepared = await prepareItem(inlineReader(registry), registry, item, 0, OWNER_SCOPE);
+    const prepared = await prepareItem(inlineReader(registry), registry, memexLocations(), item, 0, OWNER_SCOPE);
     const keys = keysOf(prepared);
     const known = await identities.known([{ ...prepared, identity: prepared.parsed.identity }]);
     const log = new IdentityLog(h.bus, withPublisher, h.app.get<Kysely<IngestDatabase>>(DATABASE));

@@ -143,7 +143,9 @@ export class ItemStore {
         ? { bySourceId: { id: owner.itemId, identity: stored.identity }, byIdentity: null }
         : { bySourceId: null, byIdentity: { id: owner.itemId } },
     );
-    if (outcome.result === 'updated') return this.update(item, keys, owner.itemId, actor);
+    // A file read in place that moved keeps its item: the same content at a new location is an update.
+    const moved = via === 'source' && item.location !== stored.location;
+    if (outcome.result === 'updated' || moved) return this.update(item, keys, owner.itemId, actor);
     if (via === 'content' && item.parsed.kind === 'email') {
       const last = await this.identities.lastIngested(owner.itemId);
       if (last && sharesIdOnly(item.parsed.meta, last.event)) return this.storeBeside(item, owner.itemId, known, actor);
@@ -240,7 +242,7 @@ export class ItemStore {
     // Attachments first, the item last: once the item is in the log, all of it is.
     await Promise.all(plan.drafts.slice(0, -1).map((draft) => this.publishFirst(draft)));
     const seq = await this.publishFirst(parent);
-    const stored = { identity: item.parsed.identity, revision: 1, seq: seq ?? 0 };
+    const stored = { identity: item.parsed.identity, revision: 1, seq: seq ?? 0, location: item.location };
     known.items.set(plan.id, stored);
     const claim = { itemId: plan.id, claimedAt: Date.now() };
     known.claims.set(keys.content, claim);
@@ -254,7 +256,8 @@ export class ItemStore {
       const last = await this.identities.lastIngested(id);
       if (!last)
         throw new MemexError('conflict', `item ${id} was deleted while it was being updated; send the item again`);
-      if (last.event.data.identity === item.parsed.identity) return { status: 'duplicate', id };
+      if (last.event.data.identity === item.parsed.identity && (last.event.data.location ?? null) === item.location)
+        return { status: 'duplicate', id };
       const plan = await this.written(this.plan(item, id, last.event.data.revision + 1, actor));
       if (plan.drafts.length !== 1)
         throw new Error(`handler ${item.handler.name} is updatable but produced attachments`);
@@ -302,6 +305,7 @@ export class ItemStore {
           content_type: record.contentType,
           content_sha256: record.contentSha256,
           size: record.content.length,
+          ...(record.location !== null ? { location: record.location } : {}),
           text_sha256: record.textSha256,
           text_length: record.textLength,
           ...(record.parentId ? { parent_id: record.parentId } : {}),
@@ -319,11 +323,11 @@ export class ItemStore {
     return { id, records, drafts };
   }
 
-  /** Blobs are written before any event names them. */
+  /** Blobs are written before any event names them; an in-place file's own bytes never are. */
   private async writeBlobs(plans: Plan[]): Promise<void> {
     const blobs = new Map<string, Buffer>();
     for (const record of plans.flatMap((plan) => plan.records)) {
-      blobs.set(record.contentSha256, record.content);
+      if (record.location === null) blobs.set(record.contentSha256, record.content);
       blobs.set(record.textSha256, record.text);
     }
     await this.blobs.putAll(blobs);

@@ -7,6 +7,8 @@ export interface ParseRequest {
   type: string;
   data?: string | undefined;
   text?: string | undefined;
+  /** The bytes themselves, read from the item's location (in-place files). */
+  bytes?: Uint8Array | undefined;
   attributes?: unknown;
 }
 
@@ -19,11 +21,11 @@ export interface ReadItem {
 
 type Answer = ReadItem | { rejected: { reason: string; unexpected: boolean } };
 
-/** The item's bytes from `data` (base64) or `text` (UTF-8), with the type to parse them as. */
+/** The item's bytes from `data` (base64), `text` (UTF-8) or its location, with the type to parse them as. */
 function itemBytes(request: ParseRequest): { bytes: Buffer; type: string } {
-  if ((request.data === undefined) === (request.text === undefined)) {
-    throw new RejectedItem('give exactly one of data (base64) or text');
-  }
+  const given = [request.data, request.text, request.bytes].filter((one) => one !== undefined).length;
+  if (given !== 1) throw new RejectedItem('give exactly one of data (base64), text or location');
+  if (request.bytes !== undefined) return { bytes: asBuffer(request.bytes), type: request.type };
   if (request.data !== undefined) return { bytes: decodeItemData(request.data), type: request.type };
   // Text travels as UTF-8 whatever charset the type named.
   const type = baseType(request.type).startsWith('text/') ? `${baseType(request.type)}; charset=utf-8` : request.type;

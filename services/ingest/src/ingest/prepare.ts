@@ -1,6 +1,7 @@
 import { INGEST_REQUEST_LIMIT_BYTES, MemexError, type Actor, type Scope } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
 import type { IngestItem } from '@memex/contracts';
+import { InvalidLocation, LocationUnreachable, TooLarge, type Locations } from '@memex/locations';
 import {
   baseType,
   formatBytes,
@@ -52,6 +53,8 @@ export interface PreparedItem {
   /** The request's type without parameters. */
   contentType: string;
   bytes: Buffer;
+  /** Where the bytes live when the memex keeps no copy of them (in-place files); null for blobs. */
+  location: string | null;
   parsed: ParsedItem;
   source: ItemSource;
   externalId: string | null;
@@ -108,6 +111,7 @@ export function requestDataBytes(items: IngestItemParams[]): number {
   for (const item of items) {
     if (item.data !== undefined) total += Math.floor((item.data.length * 3) / 4);
     if (item.text !== undefined) total += Buffer.byteLength(item.text, 'utf8');
+    // A location carries no bytes in the request: the memex reads them itself.
   }
   return total;
 }
@@ -130,6 +134,7 @@ export function checkRequestSize(items: IngestItemParams[]): void {
 export async function prepareItem(
   reader: ItemReader,
   registry: HandlerRegistry,
+  locations: Locations,
   item: IngestItemParams,
   index: number,
   scope: Scope,
@@ -144,11 +149,33 @@ export async function prepareItem(
   // Postgres text cannot hold U+0000: left in, the identity lookup of the whole batch would fail.
   if (externalId?.includes('\0')) throw new RejectedItem('external_id contains a NUL character (U+0000)');
   const handler = registry.forType(item.type);
+  const location = item.location ?? null;
+  const located = location === null ? undefined : await readLocation(locations, location, handler.limitBytes, scope);
   const { bytes, type, parsed } = await reader.read({
     type: item.type,
     data: item.data,
     text: item.text,
+    bytes: located,
     attributes: item.attributes,
   });
-  return { index, handler, contentType: baseType(type), bytes, parsed, source, externalId, labels };
+  return { index, handler, contentType: baseType(type), bytes, location, parsed, source, externalId, labels };
+}
+
+/**
+ * The bytes of an in-place file, for extraction only. Reading the memex host's files is the
+ * owner's privilege: an agent could otherwise ingest any file the service can read.
+ */
+async function readLocation(locations: Locations, location: string, limitBytes: number, scope: Scope): Promise<Buffer> {
+  if (scope.kind !== 'owner') throw new RejectedItem('location: only the owner may ingest files in place');
+  try {
+    return await locations.readAll(location, limitBytes);
+  } catch (error) {
+    if (error instanceof InvalidLocation) throw new RejectedItem(error.message);
+    if (error instanceof LocationUnreachable) throw new RejectedItem(`could not read ${location}: ${error.why}`);
+    if (error instanceof TooLarge)
+      throw new RejectedItem(
+        `${location} is ${formatBytes(error.size)}; this handler takes at most ${formatBytes(error.limitBytes)}`,
+      );
+    throw error;
+  }
 }

@@ -13,6 +13,8 @@ export interface ItemRecord {
   contentType: string;
   content: Buffer;
   contentSha256: string;
+  /** Where the content lives when it is not stored as a blob (the top-level item of an in-place file). */
+  location: string | null;
   text: Buffer;
   textSha256: string;
   textLength: number;
@@ -110,6 +112,7 @@ function record(
     contentType,
     content,
     contentSha256: sha256(content),
+    location: null,
     text,
     textSha256: sha256(text),
     textLength: item.text.length,
@@ -143,7 +146,8 @@ export function itemRecords(prepared: PreparedItem, id: string): ItemRecord[] {
     out.push(own);
     return own;
   };
-  visit(prepared.parsed, id, null, prepared.bytes, prepared.contentType);
+  const top = visit(prepared.parsed, id, null, prepared.bytes, prepared.contentType);
+  top.location = prepared.location;
   return out;
 }
 

@@ -5,6 +5,8 @@ import {
   GmailMessageSynced,
   ItemDeleted,
   ItemIngested,
+  LocationReachable,
+  LocationUnreachable,
   MailFlagsChanged,
   NotePut,
   type EventOf,
@@ -141,6 +143,30 @@ export class ItemsProjector {
       .execute();
   }
 
+  /**
+   * The sources service saw a folder (or a worker) go away: its items are kept and say since when
+   * they cannot be read. The first report counts; a later one for the same items changes nothing.
+   */
+  @On(LocationUnreachable)
+  async unreachable(trx: Trx, event: EventOf<typeof LocationUnreachable>, seq: number): Promise<void> {
+    await trx
+      .updateTable('items')
+      .set({ unreachable_since: new Date(event.occurred_at), unreachable_why: event.data.why, seq })
+      .where(locatedUnder(event.data.prefix))
+      .where('unreachable_since', 'is', null)
+      .execute();
+  }
+
+  @On(LocationReachable)
+  async reachable(trx: Trx, event: EventOf<typeof LocationReachable>, seq: number): Promise<void> {
+    await trx
+      .updateTable('items')
+      .set({ unreachable_since: null, unreachable_why: null, seq })
+      .where(locatedUnder(event.data.prefix))
+      .where('unreachable_since', 'is not', null)
+      .execute();
+  }
+
   /** The item and its attachments leave every table; events about them that come later are ignored. */
   @On(ItemDeleted)
   async itemDeleted(trx: Trx, event: EventOf<typeof ItemDeleted>, seq: number): Promise<void> {
@@ -187,6 +213,10 @@ const ITEM_REVISED = [
   'size',
   'revision',
   'parent_id',
+  'location',
+  // New content was read, so the location answered.
+  'unreachable_since',
+  'unreachable_why',
 ] as const;
 
 /** `col = excluded.col` for each column: the row being inserted wins. */
@@ -248,5 +278,15 @@ function itemRow({ seq, event }: Logged<ItemIngestedEvent>, text: string): ItemR
     size: data.size,
     revision: data.revision,
     parent_id: data.parent_id ?? null,
+    location: data.location ?? null,
+    unreachable_since: null,
+    unreachable_why: null,
   };
+}
+
+/** Items whose location is `prefix`, or lies under it when it ends with `/` (libs/locations isWithin). */
+function locatedUnder(prefix: string) {
+  if (!prefix.endsWith('/')) return sql<boolean>`location = ${prefix}`;
+  const pattern = prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
+  return sql<boolean>`location like ${pattern}`;
 }

@@ -12,6 +12,7 @@ import {
 } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { visibleTo } from '@memex/db';
+import { Locations, LocationUnreachable } from '@memex/locations';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { IngestDatabase } from './schema.js';
 
@@ -20,6 +21,7 @@ export class ItemsService {
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
     private readonly blobs: BlobStore,
+    private readonly locations: Locations,
   ) {}
 
   @RpcMethod(ItemsGet)
@@ -47,6 +49,10 @@ export class ItemsService {
       origin: row.origin as 'imported' | 'mirrored' | null,
       content_type: row.content_type,
       size: row.size,
+      location: row.location,
+      unreachable: row.unreachable_since
+        ? { since: row.unreachable_since.toISOString(), why: row.unreachable_why ?? '' }
+        : null,
       revision: row.revision,
       parent_id: row.parent_id,
     };
@@ -57,13 +63,48 @@ export class ItemsService {
   async content(params: ParamsOf<typeof ItemsContent>, call: CallContext): Promise<ResultOf<typeof ItemsContent>> {
     const row = await this.db
       .selectFrom('items')
-      .select(['id', 'content_type', 'content_sha256', 'meta'])
+      .select(['id', 'content_type', 'content_sha256', 'meta', 'location', 'unreachable_since', 'unreachable_why'])
       .where('id', '=', params.id)
       .where(visibleTo(call.scope))
       .executeTakeFirst();
     if (!row) throw new MemexError('not_found', `no item ${params.id}`);
     if (!row.content_sha256 || !row.content_type) {
       throw new MemexError('not_found', `item ${params.id} has no original bytes (only ingested items have)`);
+    }
+    const filename = typeof row.meta['filename'] === 'string' ? row.meta['filename'] : null;
+    const range = (size: number, offset: number, bytes: Buffer) => {
+      const end = offset + bytes.length;
+      return {
+        id: row.id,
+        content_type: row.content_type!,
+        filename: safeFileName(filename),
+        original_filename: filename,
+        size,
+        offset,
+        data: bytes.toString('base64'),
+        next_offset: end < size ? end : null,
+      };
+    };
+    if (row.location !== null) {
+      try {
+        const { size } = await this.locations.stat(row.location);
+        const offset = Math.min(params.offset ?? 0, size);
+        return range(
+          size,
+          offset,
+          await this.locations.read(
+            row.location,
+            offset,
+            Math.min(params.length ?? CONTENT_CHUNK_BYTES, size - offset),
+          ),
+        );
+      } catch (error) {
+        if (!(error instanceof LocationUnreachable)) throw error;
+        const since = row.unreachable_since
+          ? ` (unreachable since ${row.unreachable_since.toISOString()}: ${row.unreachable_why})`
+          : '';
+        throw new MemexError('unavailable', `item ${params.id} is read in place and ${error.message}${since}`);
+      }
     }
     const handle = await fs.open(this.blobs.pathOf(row.content_sha256), 'r').catch((error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT')
@@ -75,18 +116,7 @@ export class ItemsService {
       const offset = Math.min(params.offset ?? 0, size);
       const buffer = Buffer.alloc(Math.min(params.length ?? CONTENT_CHUNK_BYTES, size - offset));
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, offset);
-      const end = offset + bytesRead;
-      const filename = typeof row.meta['filename'] === 'string' ? row.meta['filename'] : null;
-      return {
-        id: row.id,
-        content_type: row.content_type,
-        filename: safeFileName(filename),
-        original_filename: filename,
-        size,
-        offset,
-        data: buffer.subarray(0, bytesRead).toString('base64'),
-        next_offset: end < size ? end : null,
-      };
+      return range(size, offset, buffer.subarray(0, bytesRead));
     } finally {
       await handle.close();
     }

@@ -121,4 +121,20 @@ export const ingestMigrations: Migration[] = [
       await db.schema.createIndex('thread_ids_key').on('thread_ids').column('thread_key').execute();
     },
   },
+  {
+    // Items read in place (docs/sources.md): where their bytes live and whether they can be read.
+    name: '005_item_locations',
+    async up(db) {
+      await db.schema
+        .alterTable('items')
+        .addColumn('location', 'text')
+        .addColumn('unreachable_since', 'timestamptz')
+        .addColumn('unreachable_why', 'text')
+        .execute();
+      // location.unreachable marks every item under a folder: a prefix scan (text_pattern_ops).
+      await sql`create index items_location on items (location text_pattern_ops) where location is not null`.execute(
+        db,
+      );
+    },
+  },
 ];

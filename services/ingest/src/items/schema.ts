@@ -31,6 +31,11 @@ export interface ItemsTable {
   size: number | null;
   revision: Generated<number>;
   parent_id: string | null;
+  /** Where the original bytes live when they are not a blob (seed §4.1 location_ref). */
+  location: Generated<string | null>;
+  /** Set while the location cannot be read (location.unreachable), cleared when it can again. */
+  unreachable_since: Generated<Date | null>;
+  unreachable_why: Generated<string | null>;
 }
 
 /** Deleted items: events about them that arrive later are ignored. */

@@ -11,6 +11,7 @@ import type {
 import { extractKeyframes } from '../domain/keyframes.js';
 import type { PlaceIndex } from '../domain/places.js';
 import { makeRenditions, NoRendition } from '../domain/renditions.js';
+import { originalBytes } from './original.js';
 
 /** The pipeline and version that made an analysis (`photo.analyzed`'s `pipeline`). */
 export const MEDIA_PIPELINE = 'media@1';
@@ -26,7 +27,7 @@ export async function analyzePhoto(
   places: PlaceIndex,
 ): Promise<DataOf<typeof PhotoAnalyzed> | null> {
   const { data } = event;
-  const bytes = await blobs.get(data.content_sha256).catch(() => null);
+  const bytes = await originalBytes(data, blobs);
   if (!bytes) return null;
   const renditions: Rendition[] = [];
   let problem: string | null = null;
@@ -59,7 +60,7 @@ export async function analyzeVideo(
   places: PlaceIndex,
 ): Promise<DataOf<typeof VideoAnalyzed> | null> {
   const { data } = event;
-  const bytes = await blobs.get(data.content_sha256).catch(() => null);
+  const bytes = await originalBytes(data, blobs);
   if (!bytes) return null;
   const keyframes: Keyframe[] = [];
   let problem: string | null = null;

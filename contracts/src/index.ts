@@ -2,5 +2,6 @@ export * from './errors.js';
 export * from './validation.js';
 export * from './scope.js';
 export * from './files.js';
+export * from './query.js';
 export * from './events/index.js';
 export * from './api/index.js';

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemexError } from '@memex/contracts';
-import { meaningText, parseDate, parseQuery } from './parse.js';
+import { MemexError } from './errors.js';
+import { formatQuery, meaningText, parseDate, parseQuery } from './query.js';
 
 describe('parseQuery', () => {
   test('words, phrases, exclusions, prefixes and filters', () => {
@@ -28,6 +28,13 @@ describe('parseQuery', () => {
     const parsed = parseQuery('(budget), e-mail re:meeting 3.5% "single"');
     assert.deepEqual(parsed.words, ['budget', 'e-mail', 're:meeting', '3.5', 'single']);
     assert.deepEqual(parsed.phrases, []);
+  });
+
+  test('formatQuery writes a parsed query back so it parses the same', () => {
+    const parsed = parseQuery('Budget "quarterly review" -draft -"old plan" invoi* from:ann to:"Bob Lee" label:work');
+    assert.deepEqual(parseQuery(formatQuery(parsed)), parsed);
+    const withoutLabel = formatQuery({ ...parsed, filters: { ...parsed.filters, label: [] } });
+    assert.equal(withoutLabel, 'budget invoi* "quarterly review" -draft -"old plan" from:ann to:"Bob Lee"');
   });
 
   test('an unclosed quote runs to the end; empty pieces are ignored', () => {

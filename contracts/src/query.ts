@@ -1,4 +1,6 @@
-import { MemexError } from '@memex/contracts';
+import { MemexError } from './errors.js';
+
+// The query language of memex.search, here because mail rules (mail-sync) are written in it too.
 
 /** The query syntax's filters (`from:ann`, `kind:email`, `before:2021-03`...). */
 export const FILTER_FIELDS = ['from', 'to', 'kind', 'before', 'after', 'label', 'source'] as const;
@@ -63,6 +65,18 @@ export function parseQuery(q: string): ParsedQuery {
   parsed.words = parsed.words.filter(Boolean);
   parsed.prefixes = parsed.prefixes.filter(Boolean);
   return parsed;
+}
+
+/** A parsed query written back in the syntax (parseQuery of it gives the same), e.g. after dropping a filter. */
+export function formatQuery(parsed: ParsedQuery): string {
+  const quote = (value: string) => (/[\s"]/.test(value) || value === '' ? `"${value.replace(/"/g, '')}"` : value);
+  return [
+    ...parsed.words.map(quote),
+    ...parsed.prefixes.map((p) => `${p}*`),
+    ...parsed.phrases.map((p) => `"${p.replace(/"/g, '')}"`),
+    ...parsed.excluded.map((e) => `-${quote(e)}`),
+    ...FILTER_FIELDS.flatMap((field) => parsed.filters[field].map((value) => `${field}:${quote(value)}`)),
+  ].join(' ');
 }
 
 /** The free text of a query (words, prefixes and phrases), for the meaning signal. */

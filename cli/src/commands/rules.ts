@@ -36,7 +36,11 @@ export function registerRules(program: Command): void {
       'mail rules: new synced mail matching a query is labelled, archived, starred, marked read or forwarded, once',
     );
   withActions(
-    rules.command('add <query>').description('add a rule (query: from:, to:, label:, subject words, -exclusions)'),
+    rules
+      .command('add <query>')
+      .description(
+        'add a rule (the query is search syntax: words, "phrases", from:, to:, label:, before:, after:, -word)',
+      ),
   )
     .option('--name <name>', 'a name to recognise it by')
     .option('--dry-run', 'only show what it would do to existing mail')

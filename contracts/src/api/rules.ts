@@ -18,7 +18,7 @@ export const RulesAdd = defineMethod({
   kind: 'command',
   access: 'owner',
   summary:
-    'Add a mail rule: new synced mail matching the query (from:, to:, label:, subject words, -exclusions) is labelled, archived, starred, marked read or forwarded, once, rules in order.',
+    'Add a mail rule: new synced mail matching the query (memex.search’s syntax: words, "phrases", prefix*, -exclusions, from:, to:, label:, kind:, source:, before:, after:) is labelled, archived, starred, marked read or forwarded, once, rules in order.',
   params: Type.Object({
     query: Type.String({ minLength: 1, maxLength: 1000 }),
     actions: RuleActions,
@@ -53,7 +53,7 @@ export const RulesTest = defineMethod({
   kind: 'query',
   access: 'owner',
   summary:
-    'Dry run: the existing messages a query would match (newest first), and what the actions would change; nothing is changed.',
+    'Dry run: the existing messages a query would match (found through memex.search, judged as new mail would be; newest first), and what the actions would change; nothing is changed.',
   params: Type.Object({
     query: Type.String({ minLength: 1, maxLength: 1000 }),
     actions: Type.Optional(RuleActions),

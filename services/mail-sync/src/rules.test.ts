@@ -13,8 +13,8 @@ async function message(h: MailSyncHarness, n: number) {
   return messages.find((m) => m.subject.startsWith(`Message ${n} `))!;
 }
 
-test('rules: a dry run shows what a rule would do to existing mail; new mail gets each matching rule once, in order, in the memex and in Gmail', async () => {
-  const h = await startMailSync();
+test('rules: a dry run through search shows what a rule would do to existing mail; new mail gets each matching rule once, in order, in the memex and in Gmail', async () => {
+  const h = await startMailSync({ search: true });
   try {
     fillMailbox(h.gmail, ACCOUNT, 20);
     const box = h.gmail.mailbox(ACCOUNT);
@@ -27,12 +27,18 @@ test('rules: a dry run shows what a rule would do to existing mail; new mail get
       dry.matches.map((m) => [m.subject.split(' about')[0], m.would_change]),
       [['Message 3', ['label +Vendors', 'archive']]],
     );
-    assert.equal(dry.scanned, 20);
+    assert.equal(dry.scanned, 1, 'search found the candidates');
     assert.equal((await message(h, 3)).inbox, true, 'a dry run changes nothing');
+    const invoices = await h.call(RulesTest, { query: '"about invoice" from:sender17@' });
+    assert.deepEqual(
+      invoices.matches.map((m) => m.subject),
+      ['Message 17 about invoice'],
+      'a phrase and a filter as search reads them',
+    );
 
     await h.call(RulesAdd, { ...vendors, name: 'vendors' });
     await h.call(RulesAdd, {
-      query: 'invoice -from:nobody',
+      query: '"about invoice" -"about garden"',
       actions: { star: true, forward_to: 'books@example.net' },
       name: 'invoices',
     });

@@ -1,2 +1,1 @@
 export { SearchModule } from './search.module.js';
-export { parseQuery, type ParsedQuery } from './queries/parse.js';

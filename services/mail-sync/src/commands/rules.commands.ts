@@ -26,11 +26,7 @@ export class RulesCommands {
 
   @RpcMethod(RulesAdd)
   async add(params: ParamsOf<typeof RulesAdd>, call: CallContext): Promise<ResultOf<typeof RulesAdd>> {
-    try {
-      parseRule(params.query);
-    } catch (error) {
-      throw new MemexError('invalid_params', `params.query: ${(error as Error).message}`);
-    }
+    parseRule(params.query);
     const { add_labels, archive, star, mark_read, forward_to } = params.actions;
     if (!add_labels?.length && !archive && !star && !mark_read && !forward_to) {
       throw new MemexError(

@@ -1,12 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import {
-  MailList,
-  MemexError,
+  formatQuery,
+  MailThread,
   OWNER_SCOPE,
   RulesList,
   RulesTest,
   rpcSubject,
+  Search,
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
@@ -16,8 +17,8 @@ import { BUS, CONFIG, DATABASE, RpcMethod } from '@memex/runtime';
 import { matches, parseRule, wouldChange } from '../domain/rules.js';
 import type { MailSyncDatabase } from '../projection/schema.js';
 
-/** How many existing messages a dry run reads at most (newest first). */
-const DRY_RUN_SCAN = 20_000;
+/** How many of search's candidates a dry run looks at most (search pages its first 1,000 hits). */
+const DRY_RUN_SCAN = 1_000;
 
 /** memex.rules.list and the dry run, memex.rules.test. */
 @Injectable()
@@ -34,48 +35,55 @@ export class RulesQueries {
     return { rules: rules.map(({ seq: _seq, ...rule }) => rule) };
   }
 
-  /** Reads the mail views newest first (up to 20,000 messages) and answers what would match; changes nothing. */
+  /**
+   * The rule's query goes to memex.search (mail only) for candidates; each is then judged by the
+   * same matcher new mail meets, so the dry run shows exactly what the rule would act on. `label:`
+   * is left to the matcher: in a rule it names a mail label, in search an item's label.
+   */
   @RpcMethod(RulesTest)
   async test(params: ParamsOf<typeof RulesTest>): Promise<ResultOf<typeof RulesTest>> {
-    let terms: ReturnType<typeof parseRule>;
-    try {
-      terms = parseRule(params.query);
-    } catch (error) {
-      throw new MemexError('invalid_params', `params.query: ${(error as Error).message}`);
-    }
+    const rule = parseRule(params.query);
+    const q = formatQuery({ ...rule.parsed, filters: { ...rule.parsed.filters, label: [] } });
     const limit = params.limit ?? 50;
     const found: ResultOf<typeof RulesTest>['matches'] = [];
     let scanned = 0;
-    let cursor: string | null = null;
-    // Everything logged so far is in the views read (read-your-writes).
+    let offset: number | null = 0;
+    // Everything logged so far is in the read models asked (read-your-writes).
     const minSeq = await this.bus.lastSeq();
-    do {
-      const page: ResultOf<typeof MailList> = await callRpc<ResultOf<typeof MailList>>(
-        this.bus,
-        rpcSubject(MailList),
-        {
-          method: MailList.name,
-          params: { view: 'all', limit: 500, min_seq: minSeq, ...(cursor ? { cursor } : {}) },
-          scope: OWNER_SCOPE,
-          caller: { kind: 'system', id: 'mail-sync' },
-        },
-        this.config.rpcTimeoutMs,
-      );
-      for (const message of page.messages) {
+    while (offset !== null && found.length < limit && scanned < DRY_RUN_SCAN) {
+      const page: ResultOf<typeof Search> = await this.ask(Search, {
+        q,
+        mode: 'keyword',
+        kinds: ['email'],
+        limit: 100,
+        offset,
+        min_seq: minSeq,
+      });
+      for (const hit of page.hits) {
         scanned++;
-        if (found.length < limit && matches(terms, message)) {
-          const from = message.from[0];
+        const thread = await this.ask(MailThread, { id: hit.id, min_seq: minSeq });
+        const message = thread.messages.find((m) => m.id === hit.id);
+        if (found.length < limit && message && matches(rule, message)) {
           found.push({
             id: message.id,
             subject: message.subject,
-            from: from ? from.address : '',
+            from: message.from[0]?.address ?? '',
             date: message.date,
             would_change: params.actions ? wouldChange(params.actions, message) : [],
           });
         }
       }
-      cursor = page.next_cursor;
-    } while (cursor && found.length < limit && scanned < DRY_RUN_SCAN);
-    return { matches: found, scanned };
+      offset = page.next_offset;
+    }
+    return { matches: found.sort((a, b) => b.date.localeCompare(a.date)), scanned };
+  }
+
+  private ask<M extends typeof Search | typeof MailThread>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    return callRpc<ResultOf<M>>(
+      this.bus,
+      rpcSubject(method),
+      { method: method.name, params, scope: OWNER_SCOPE, caller: { kind: 'system', id: 'mail-sync' } },
+      this.config.rpcTimeoutMs,
+    );
   }
 }

@@ -49,6 +49,7 @@ export class RuleEngine {
           .execute()
       ).map((r) => `${r.rule_id}/${r.item_id}`),
     );
+    const parsed = new Map(rules.map((rule) => [rule.id, parseRule(rule.query)]));
     const minSeq = await this.bus.lastSeq();
     for (const itemId of itemIds) {
       const thread = await this.ask(MailThread, { id: itemId, min_seq: minSeq });
@@ -56,7 +57,7 @@ export class RuleEngine {
       // Rules act on mail received: the user's own (a rule's forward among them) would loop.
       if (!message || message.labels.includes('SENT') || message.labels.includes('DRAFT')) continue;
       for (const rule of rules) {
-        if (done.has(`${rule.id}/${itemId}`) || !matches(parseRule(rule.query), message)) continue;
+        if (done.has(`${rule.id}/${itemId}`) || !matches(parsed.get(rule.id)!, message)) continue;
         const actor: Actor = { kind: 'system', id: `rule:${rule.id}` };
         const { add_labels, archive, star, mark_read, forward_to } = rule.actions;
         const flags = {

@@ -11,17 +11,19 @@ import { Bus, callMethod, callRpc } from '@memex/bus';
 import { endpointsEnv, GOOGLE_SCOPES } from '@memex/google';
 import { FakeGmail, FakeGoogleServer } from '@memex/google/testing';
 import { IngestModule } from '@memex/ingest';
+import { SearchModule } from '@memex/search';
 import { startService, type ServiceHealth } from '@memex/runtime';
 import { createTestEnv, seededRandom, waitUntil, type TestEnv } from '@memex/testing';
 import { MailSyncModule } from '../mail-sync.module.js';
 
-/** A fake Google, ingest, and (unless `mailSync: false`) mail-sync in this process on a fresh TestEnv. */
+/** A fake Google, ingest, (with `search: true`) search, and (unless `mailSync: false`) mail-sync in this process on a fresh TestEnv. */
 export interface MailSyncHarness {
   env: TestEnv;
   bus: Bus;
   google: FakeGoogleServer;
   gmail: FakeGmail;
   ingest: INestApplicationContext;
+  search: INestApplicationContext | undefined;
   /** Replaceable: a test restarts mail-sync by closing it and starting another. */
   mailSync: INestApplicationContext | undefined;
   call<M extends MethodDefinition>(method: M, params: ParamsOf<M>, scope?: Scope): Promise<ResultOf<M>>;
@@ -43,13 +45,16 @@ export function mailSyncEnv(google: FakeGoogleServer, pollMs: number): Record<st
   };
 }
 
-export async function startMailSync(options: { pollMs?: number; mailSync?: boolean } = {}): Promise<MailSyncHarness> {
+export async function startMailSync(
+  options: { pollMs?: number; mailSync?: boolean; search?: boolean } = {},
+): Promise<MailSyncHarness> {
   const google = await new FakeGoogleServer().start();
   const gmail = new FakeGmail(google);
   Object.assign(process.env, mailSyncEnv(google, options.pollMs ?? 3_600_000));
   // A busy machine (2 cores shared by everyone) can keep a read model more than 10 s behind.
   const env = await createTestEnv({ minSeqTimeoutMs: 120_000 });
   const ingest = await startService((config) => IngestModule.register(config), env.config);
+  const search = options.search ? await startService((config) => SearchModule.register(config), env.config) : undefined;
   const mailSync =
     options.mailSync === false
       ? undefined
@@ -63,6 +68,7 @@ export async function startMailSync(options: { pollMs?: number; mailSync?: boole
     google,
     gmail,
     ingest,
+    search,
     mailSync,
     call,
     async connect(account) {
@@ -78,6 +84,7 @@ export async function startMailSync(options: { pollMs?: number; mailSync?: boole
     async stop() {
       await bus.close();
       await harness.mailSync?.close();
+      await search?.close();
       await ingest.close();
       await env.stop();
       await google.stop();

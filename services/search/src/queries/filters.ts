@@ -1,7 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { ParamsOf, Search } from '@memex/contracts';
+import { parseDate, type ParamsOf, type ParsedQuery, type Search } from '@memex/contracts';
 import { escapeLike } from './keyword.js';
-import { parseDate, type ParsedQuery } from './parse.js';
 
 type Condition = RawBuilder<unknown>;
 

@@ -1,9 +1,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
-import type { Scope } from '@memex/contracts';
+import type { ParsedQuery, Scope } from '@memex/contracts';
 import { visibleTo } from '@memex/db';
 import { TEXT_CONFIG, wordQuery } from '../domain/text.js';
 import type { SearchDatabase } from '../schema.js';
-import type { ParsedQuery } from './parse.js';
 
 export interface Expansion {
   word: string;

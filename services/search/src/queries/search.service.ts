@@ -1,8 +1,10 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import {
+  meaningText,
   MemexError,
   ModelsList,
+  parseQuery,
   Search,
   Similar,
   type ParamsOf,
@@ -20,7 +22,6 @@ import { fieldMatches, TEXT_CONFIG } from '../domain/text.js';
 import { QueryEmbedder } from './embedder.js';
 import { allOf, filterConditions } from './filters.js';
 import { keywordQuery, type KeywordQuery } from './keyword.js';
-import { meaningText, parseQuery } from './parse.js';
 
 /** Candidates each signal contributes before fusion (more when a page reaches deeper). */
 const CANDIDATES = 100;

@@ -101,8 +101,33 @@ function rangeOf(options: CalendarOptions): { from: string; to: string } {
   return viewRange(options.view, options.day ?? new Date().toISOString().slice(0, 10), Number(options.days));
 }
 
-function written(result: { merged: boolean; seq: number }): string {
-  return result.merged ? 'done (the event had changed at Google: re-read and merged)' : 'done';
+function written(result: { merged: boolean; seq: number; uid?: string }, uid?: string): string {
+  const split =
+    result.uid && result.uid !== uid ? `; the instances from there on are the new series ${result.uid}` : '';
+  return `${result.merged ? 'done (the event had changed at Google: re-read and merged)' : 'done'}${split}`;
+}
+
+interface InstanceOptions {
+  instance?: string;
+  following?: boolean;
+}
+
+/** --instance/--following as memex.calendar.update/delete take them (one instance of a series, or it and all after). */
+function instanceTarget(options: InstanceOptions): { recurrence_id?: string; following?: boolean } {
+  if (options.following && !options.instance) throw new Error('--following needs --instance: where the series splits');
+  return options.instance
+    ? { recurrence_id: new Date(options.instance).toISOString(), ...(options.following ? { following: true } : {}) }
+    : {};
+}
+
+/** The options that pick part of a recurring series. */
+function withInstanceOptions(command: Command): Command {
+  return command
+    .option(
+      '--instance <original-start>',
+      'only this instance of a recurring series (its original start, as `memex calendar --json` shows recurrence_id)',
+    )
+    .option('--following', 'with --instance: that instance and every later one (the series is split)');
 }
 
 /** `memex calendar` (day, week, month, agenda views), `freebusy`, `brief`, `sync`, the writes to Google; `memex contacts sync`. */
@@ -190,27 +215,36 @@ export function registerCalendar(program: Command): void {
         ),
       );
     });
-  calendar
-    .command('move <uid>')
-    .description('move a Google Calendar event (refused if someone moved it meanwhile)')
-    .requiredOption('--start <time>', 'new start (ISO 8601)')
-    .requiredOption('--end <time>', 'new end (ISO 8601)')
-    .action(async (uid: string, options: { start: string; end: string }) => {
-      const change = { start: new Date(options.start).toISOString(), end: new Date(options.end).toISOString() };
-      console.log(written(await client().call(CalendarUpdate, { uid, ...change })));
-    });
-  calendar
-    .command('edit <uid>')
-    .description('change the title or place of a Google Calendar event')
-    .option('--summary <text>', 'new title')
-    .option('--location <text>', 'new place')
-    .action(async (uid: string, options: { summary?: string; location?: string }) => {
-      console.log(written(await client().call(CalendarUpdate, { uid, ...options })));
-    });
-  calendar
-    .command('delete <uid>')
-    .description('delete a Google Calendar event (refused if it changed at Google meanwhile)')
-    .action(async (uid: string) => console.log(written(await client().call(CalendarDelete, { uid }))));
+  withInstanceOptions(
+    calendar
+      .command('move <uid>')
+      .description('move a Google Calendar event, a series, or part of one (refused if someone moved it meanwhile)')
+      .requiredOption('--start <time>', 'new start (ISO 8601)')
+      .requiredOption('--end <time>', 'new end (ISO 8601)'),
+  ).action(async (uid: string, options: { start: string; end: string } & InstanceOptions) => {
+    const change = { start: new Date(options.start).toISOString(), end: new Date(options.end).toISOString() };
+    console.log(written(await client().call(CalendarUpdate, { uid, ...instanceTarget(options), ...change }), uid));
+  });
+  withInstanceOptions(
+    calendar
+      .command('edit <uid>')
+      .description('change the title or place of a Google Calendar event, a series, or part of one')
+      .option('--summary <text>', 'new title')
+      .option('--location <text>', 'new place'),
+  ).action(async (uid: string, options: { summary?: string; location?: string } & InstanceOptions) => {
+    const { summary, location } = options;
+    const change = { ...(summary !== undefined ? { summary } : {}), ...(location !== undefined ? { location } : {}) };
+    console.log(written(await client().call(CalendarUpdate, { uid, ...instanceTarget(options), ...change }), uid));
+  });
+  withInstanceOptions(
+    calendar
+      .command('delete <uid>')
+      .description(
+        'delete a Google Calendar event, one instance of a series, or it and all after (refused if it changed at Google meanwhile)',
+      ),
+  ).action(async (uid: string, options: InstanceOptions) =>
+    console.log(written(await client().call(CalendarDelete, { uid, ...instanceTarget(options) }))),
+  );
   calendar
     .command('create')
     .description('create an event in a Google calendar')

@@ -156,15 +156,34 @@ const EventFields = {
   end: Type.Optional(Instant),
 };
 
+/** Which part of a recurring series a change is for: the whole series (neither), one instance, or it and all after it. */
+const InstanceTarget = {
+  recurrence_id: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'one instance of a recurring series: its original start, as memex.calendar.list gives it',
+    }),
+  ),
+  following: Type.Optional(
+    Type.Boolean({
+      description:
+        'with recurrence_id: that instance and every later one — the series is split (its rule ends before the instance, a new series with the change starts there)',
+    }),
+  ),
+};
+
 export const CalendarUpdate = defineMethod({
   name: 'memex.calendar.update',
   service: 'calendar-sync',
   kind: 'command',
   access: 'owner',
   summary:
-    'Move or edit a Google Calendar event (the series, for a recurring one). Written with its etag: when Google changed the same fields meanwhile, nothing is overwritten and the conflict is reported (error conflict); other fields merge.',
-  params: Type.Object({ uid: Type.String({ minLength: 1 }), ...EventFields }),
-  result: Written,
+    'Move or edit a Google Calendar event: a single event, a whole series, one instance of a series (recurrence_id), or an instance and all after it (following: the series is split). Written with etags: when Google changed the same fields meanwhile, nothing is overwritten and the conflict is reported (error conflict); other fields merge.',
+  params: Type.Object({ uid: Type.String({ minLength: 1 }), ...InstanceTarget, ...EventFields }),
+  result: Type.Object({
+    ...Written.properties,
+    uid: Type.String({ description: 'the event changed: the new series’ UID when the series was split' }),
+  }),
 });
 
 export const CalendarDelete = defineMethod({
@@ -172,8 +191,9 @@ export const CalendarDelete = defineMethod({
   service: 'calendar-sync',
   kind: 'command',
   access: 'owner',
-  summary: 'Delete a Google Calendar event; refused (conflict) when it changed at Google since the memex read it.',
-  params: Type.Object({ uid: Type.String({ minLength: 1 }) }),
+  summary:
+    'Delete a Google Calendar event, one instance of a series (recurrence_id), or an instance and all after it (following: the series ends before it); refused (conflict) when it changed at Google since the memex read it.',
+  params: Type.Object({ uid: Type.String({ minLength: 1 }), ...InstanceTarget }),
   result: Written,
 });
 

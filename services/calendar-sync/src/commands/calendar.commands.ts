@@ -8,14 +8,22 @@ import {
   ContactsCreate,
   ContactsSync,
   ContactsUpdate,
+  MemexError,
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
 import { RpcMethod } from '@memex/runtime';
 import { GoogleCalendarSync } from '../sync/google-calendar-sync.js';
-import { GoogleCalendarWrites } from '../sync/google-calendar-writes.js';
+import { GoogleCalendarWrites, type InstanceTarget } from '../sync/google-calendar-writes.js';
 import { GoogleContactsSync } from '../sync/google-contacts-sync.js';
 import { GoogleContactsWrites } from '../sync/google-contacts-writes.js';
+
+function instanceTarget(recurrenceId: string | undefined, following: boolean | undefined): InstanceTarget | undefined {
+  if (following && !recurrenceId) {
+    throw new MemexError('invalid_params', 'following needs recurrence_id: the instance the series splits at');
+  }
+  return recurrenceId ? { recurrenceId, following: following ?? false } : undefined;
+}
 
 /** memex.calendar.sync and memex.contacts.sync (now rather than at the next poll), and the writes to Google. */
 @Injectable()
@@ -69,13 +77,18 @@ export class CalendarCommands {
   }
 
   @RpcMethod(CalendarUpdate)
-  update({ uid, ...change }: ParamsOf<typeof CalendarUpdate>): Promise<ResultOf<typeof CalendarUpdate>> {
-    return this.writes.update(uid, change);
+  update({
+    uid,
+    recurrence_id,
+    following,
+    ...change
+  }: ParamsOf<typeof CalendarUpdate>): Promise<ResultOf<typeof CalendarUpdate>> {
+    return this.writes.update(uid, change, instanceTarget(recurrence_id, following));
   }
 
   @RpcMethod(CalendarDelete)
-  delete(params: ParamsOf<typeof CalendarDelete>): Promise<ResultOf<typeof CalendarDelete>> {
-    return this.writes.delete(params.uid);
+  delete({ uid, recurrence_id, following }: ParamsOf<typeof CalendarDelete>): Promise<ResultOf<typeof CalendarDelete>> {
+    return this.writes.delete(uid, instanceTarget(recurrence_id, following));
   }
 
   @RpcMethod(CalendarCreate)

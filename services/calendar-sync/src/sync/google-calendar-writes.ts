@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { AccountsToken, CalendarEventSynced, MemexError } from '@memex/contracts';
 import { callMethod, type Bus, EventPublisher } from '@memex/bus';
 import { brokeredAuth, calendarApi, googleEndpoints, httpStatus, withRetry, type calendar_v3 } from '@memex/google';
-import type { CalendarEvent } from '@memex/icalendar';
+import { CalendarFormatError, splitSeries, type CalendarEvent } from '@memex/icalendar';
 import { BUS, DATABASE, ServiceHost } from '@memex/runtime';
 import { fromGoogleEvent } from '../domain/google-event.js';
 import { googleSource } from '../projection/calendar.projector.js';
@@ -27,11 +27,22 @@ export interface EventChange {
   end?: string;
 }
 
+/** One instance of a recurring series (its original start), or it and every later one. */
+export interface InstanceTarget {
+  recurrenceId: string;
+  following: boolean;
+}
+
 const RESPONSES = { accepted: 'accepted', declined: 'declined', tentative: 'tentative' } as const;
+
+/** An instant as Calendar v3 writes a time, in the event's own zone. */
+function googleTime(iso: string, zone: string | null): calendar_v3.Schema$EventDateTime {
+  return { dateTime: new Date(iso).toISOString(), ...(zone ? { timeZone: zone } : {}) };
+}
 
 /** The fields of a change as Calendar v3 writes them (times in the event's own zone). */
 function patchOf(change: EventChange, zone: string | null): GoogleEvent {
-  const time = (iso: string) => ({ dateTime: new Date(iso).toISOString(), ...(zone ? { timeZone: zone } : {}) });
+  const time = (iso: string) => googleTime(iso, zone);
   return {
     ...(change.summary !== undefined ? { summary: change.summary } : {}),
     ...(change.location !== undefined ? { location: change.location } : {}),
@@ -81,6 +92,18 @@ export class GoogleCalendarWrites {
 
   /** The Google event (the single event or the series) with this UID. */
   private async held(uid: string): Promise<Held> {
+    const held = await this.heldComponent(uid, '');
+    if (!held) {
+      throw new MemexError(
+        'not_found',
+        `no Google event with UID ${JSON.stringify(uid)}: only events synced from a Google calendar can be changed at Google (calendar files and invitations stay as they are)`,
+      );
+    }
+    return held;
+  }
+
+  /** What the memex holds of a Google event: the series or single event (`rid` ''), or a changed instance of a series. */
+  private async heldComponent(uid: string, rid: string): Promise<Held | undefined> {
     // What the memex holds must include every write logged so far (a create just before a move).
     await this.host.projector?.waitFor(await this.bus.lastSeq(), 60_000);
     const rows = await this.db
@@ -88,15 +111,10 @@ export class GoogleCalendarWrites {
       .innerJoin('components as c', (join) => join.onRef('c.uid', '=', 'g.uid'))
       .select(['g.account', 'g.calendar_id', 'g.google_id', 'g.etag', 'c.item_id', 'c.rid', 'c.data'])
       .where('g.uid', '=', uid)
-      .where('c.rid', '=', '')
+      .where('c.rid', '=', rid)
       .execute();
     const row = rows.find((r) => r.item_id === googleSource(r.account, r.calendar_id, r.google_id));
-    if (!row) {
-      throw new MemexError(
-        'not_found',
-        `no Google event with UID ${JSON.stringify(uid)}: only events synced from a Google calendar can be changed at Google (calendar files and invitations stay as they are)`,
-      );
-    }
+    if (!row) return undefined;
     return {
       account: row.account,
       calendarId: row.calendar_id,
@@ -179,8 +197,15 @@ export class GoogleCalendarWrites {
     return { seq: await this.record(held.account, held.calendarId, result, held.data.timeZone), merged };
   }
 
-  async update(uid: string, change: EventChange): Promise<{ seq: number; merged: boolean }> {
-    const held = await this.held(uid);
+  /** The series, a single event, one instance (`target`), or an instance and all after it (the series split). */
+  async update(
+    uid: string,
+    change: EventChange,
+    target?: InstanceTarget,
+  ): Promise<{ seq: number; merged: boolean; uid: string }> {
+    const series = await this.held(uid);
+    if (target?.following) return this.split(series, target.recurrenceId, change);
+    const held = target ? await this.heldInstance(series, target.recurrenceId) : series;
     const api = this.api(held.account);
     const { result, merged } = await this.withEtag(
       held,
@@ -193,11 +218,14 @@ export class GoogleCalendarWrites {
         ).data,
       (current) => this.refuseConflicts(held, fieldsOf(change), current),
     );
-    return { seq: await this.record(held.account, held.calendarId, result, held.data.timeZone), merged };
+    return { seq: await this.record(held.account, held.calendarId, result, held.data.timeZone), merged, uid };
   }
 
-  async delete(uid: string): Promise<{ seq: number; merged: boolean }> {
-    const held = await this.held(uid);
+  /** An event, one instance of a series (`target`: Google keeps it, cancelled), or an instance and all after it (the series ends before it). */
+  async delete(uid: string, target?: InstanceTarget): Promise<{ seq: number; merged: boolean }> {
+    const series = await this.held(uid);
+    if (target?.following) return this.split(series, target.recurrenceId, null);
+    const held = target ? await this.heldInstance(series, target.recurrenceId) : series;
     const api = this.api(held.account);
     const { merged } = await this.withEtag(
       held,
@@ -206,6 +234,12 @@ export class GoogleCalendarWrites {
       // Deleting what someone changed meanwhile would throw their change away unseen.
       (current) => this.refuseConflicts(held, ALL_FIELDS, current),
     );
+    if (target) {
+      // A deleted instance is a cancelled exception of its series: record it as Google now has it.
+      const cancelled = (await withRetry(() => api.events.get({ calendarId: held.calendarId, eventId: held.googleId })))
+        .data;
+      return { seq: await this.record(held.account, held.calendarId, cancelled, held.data.timeZone), merged };
+    }
     const { seq } = await this.publisher.publish(CalendarEventSynced, {
       subject: `gcal:${held.account}/${held.calendarId}/${held.googleId}`,
       actor: { kind: 'user', id: 'owner' },
@@ -228,6 +262,158 @@ export class GoogleCalendarWrites {
     const created = (await withRetry(() => api.events.insert({ calendarId, requestBody }))).data;
     const seq = await this.record(account, calendarId, created, event.timeZone ?? null);
     return { seq, uid: created.iCalUID ?? `${created.id}@google.com` };
+  }
+
+  /**
+   * An instance of a series as the memex knows it: a changed instance it holds (with its etag),
+   * or else the instance where the series' rule puts it, written with the series' etag — if
+   * Google changed the instance or the series since, the 412 re-reads the instance and merges or
+   * refuses field by field as for any event.
+   */
+  private async heldInstance(series: Held, recurrenceId: string): Promise<Held> {
+    const rid = new Date(recurrenceId).toISOString();
+    const changed = await this.heldComponent(series.data.uid, rid);
+    if (changed && changed.data.status !== 'cancelled') return changed;
+    const event = await this.instanceAtGoogle(series, recurrenceId);
+    const length = Date.parse(series.data.end) - Date.parse(series.data.start);
+    return {
+      ...series,
+      googleId: event.id!,
+      data: {
+        ...series.data,
+        recurrenceId: rid,
+        recurrence: null,
+        source: null,
+        start: rid,
+        end: new Date(Date.parse(rid) + length).toISOString(),
+      },
+    };
+  }
+
+  /** The instance of a series that originally starts at `recurrenceId`, as Google has it now (changed or as its rule places it). */
+  private async instanceAtGoogle(series: Held, recurrenceId: string): Promise<GoogleEvent> {
+    const summary = JSON.stringify(series.data.summary);
+    if (!series.data.recurrence) {
+      throw new MemexError('invalid_params', `${summary} is not a recurring series: leave recurrence_id out`);
+    }
+    const api = this.api(series.account);
+    const { data } = await withRetry(() =>
+      api.events.instances({
+        calendarId: series.calendarId,
+        eventId: series.googleId,
+        originalStart: new Date(recurrenceId).toISOString(),
+        maxResults: 1,
+      }),
+    );
+    const event = data.items?.[0];
+    if (!event?.id || event.status === 'cancelled') {
+      throw new MemexError(
+        'not_found',
+        `${summary} has no instance that starts at ${recurrenceId} (recurrence_id is an instance's original start, as memex.calendar.list gives it)`,
+      );
+    }
+    return event;
+  }
+
+  /**
+   * "This and following" as Google's own clients do it (Calendar v3 has no call for it): the
+   * series' RRULE gets an UNTIL just before the instance (with the series' etag), then a new
+   * series with the change starts at the instance and runs the rest of the rule. `change` null
+   * deletes from the instance on (only the first step). If creating the new series fails the
+   * old rule is put back, so no instance is lost.
+   */
+  private async split(
+    held: Held,
+    recurrenceId: string,
+    change: EventChange | null,
+  ): Promise<{ seq: number; merged: boolean; uid: string }> {
+    const instance = await this.instanceAtGoogle(held, recurrenceId);
+    const api = this.api(held.account);
+    const { calendarId } = held;
+    const zone = held.data.timeZone;
+    const series = (await withRetry(() => api.events.get({ calendarId, eventId: held.googleId }))).data;
+    const merged = series.etag !== held.etag;
+    if (merged) {
+      // The series' times and rule decide where it splits: they must be what the memex read.
+      this.refuseConflicts(held, ['start', 'end', ...(change ? fieldsOf(change) : [])], series);
+      const rules = (lines: string[] | null | undefined) => JSON.stringify([...(lines ?? [])].sort());
+      const heldLines = held.data.recurrence
+        ? [...held.data.recurrence.rules, ...held.data.recurrence.rdates, ...held.data.recurrence.exdates]
+        : [];
+      if (rules(series.recurrence) !== rules(heldLines)) {
+        throw new MemexError(
+          'conflict',
+          `the recurrence of ${JSON.stringify(held.data.summary)} changed at Google since the memex read it; nothing was changed: sync and try again`,
+        );
+      }
+    }
+    const allDay = Boolean(series.start?.date);
+    if (allDay && (change?.start || change?.end)) {
+      throw new MemexError(
+        'invalid_params',
+        'moving an all-day series from one instance on is not supported: change its summary or location, or move the whole series',
+      );
+    }
+    let lines: { before: string[]; after: string[] };
+    try {
+      const splitDay = instance.originalStartTime?.date ?? null;
+      lines = splitSeries(held.data.source!, series.recurrence ?? [], new Date(recurrenceId), splitDay);
+    } catch (error) {
+      if (error instanceof CalendarFormatError) throw new MemexError('invalid_params', error.reason);
+      throw error;
+    }
+    let truncated: GoogleEvent;
+    try {
+      truncated = (
+        await withRetry(() =>
+          api.events.patch(
+            { calendarId, eventId: held.googleId, requestBody: { recurrence: lines.before } },
+            { headers: { 'If-Match': series.etag ?? '' } },
+          ),
+        )
+      ).data;
+    } catch (error) {
+      if (httpStatus(error) !== 412) throw error;
+      throw new MemexError(
+        'conflict',
+        `${JSON.stringify(held.data.summary)} changed at Google just now; nothing was changed: sync and try again`,
+      );
+    }
+    if (!change)
+      return { seq: await this.record(held.account, calendarId, truncated, zone), merged, uid: held.data.uid };
+
+    const seriesLength = Date.parse(held.data.end) - Date.parse(held.data.start);
+    const start = change.start ?? recurrenceId;
+    const end = change.end ?? new Date(Date.parse(start) + seriesLength).toISOString();
+    const days = (date: string, n: number) =>
+      new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    const requestBody: GoogleEvent = {
+      summary: change.summary ?? series.summary,
+      location: change.location ?? series.location,
+      description: series.description,
+      transparency: series.transparency,
+      attendees: series.attendees,
+      start: allDay ? { date: instance.originalStartTime!.date } : googleTime(start, zone),
+      end: allDay
+        ? { date: days(instance.originalStartTime!.date!, Math.round(seriesLength / 86_400_000)) }
+        : googleTime(end, zone),
+      recurrence: lines.after,
+    };
+    let created: GoogleEvent;
+    try {
+      created = (await withRetry(() => api.events.insert({ calendarId, requestBody }))).data;
+    } catch (error) {
+      await withRetry(() =>
+        api.events.patch(
+          { calendarId, eventId: held.googleId, requestBody: { recurrence: series.recurrence } },
+          { headers: { 'If-Match': truncated.etag ?? '' } },
+        ),
+      );
+      throw error;
+    }
+    await this.record(held.account, calendarId, truncated, zone);
+    const seq = await this.record(held.account, calendarId, created, zone);
+    return { seq, merged, uid: created.iCalUID ?? `${created.id}@google.com` };
   }
 
   private refuseConflicts(held: Held, fields: Field[], current: GoogleEvent): void {

@@ -1,5 +1,7 @@
 import { googleError, type FakeGoogleServer, type FakeRequest, type FakeResponse } from '@memex/google/testing';
 import type { calendar_v3 } from '@memex/google';
+import { expandSeries } from '@memex/icalendar';
+import { fromGoogleEvent } from '../domain/google-event.js';
 
 type FakeEvent = calendar_v3.Schema$Event & { id: string; changedAt: number };
 
@@ -28,6 +30,9 @@ export class FakeCalendar {
   constructor(server: FakeGoogleServer) {
     server.route('GET', /^\/calendar\/v3\/users\/me\/calendarList$/, () => this.calendarList());
     server.route('GET', /^\/calendar\/v3\/calendars\/([^/]+)\/events\/([^/]+)$/, (req) => this.getEvent(req));
+    server.route('GET', /^\/calendar\/v3\/calendars\/([^/]+)\/events\/([^/]+)\/instances$/, (req) =>
+      this.instances(req),
+    );
     server.route('PATCH', /^\/calendar\/v3\/calendars\/([^/]+)\/events\/([^/]+)$/, (req) => this.patchEvent(req));
     server.route('DELETE', /^\/calendar\/v3\/calendars\/([^/]+)\/events\/([^/]+)$/, (req) => this.deleteEvent(req));
     server.route('POST', /^\/calendar\/v3\/calendars\/([^/]+)\/events$/, (req) => this.insertEvent(req));
@@ -87,10 +92,56 @@ export class FakeCalendar {
 
   private found(req: FakeRequest): { calendar: FakeCalendarData; event: FakeEvent } | FakeResponse {
     const calendar = this.calendars.get(req.params[0]!);
-    const event = calendar?.events.get(req.params[1]!);
+    const id = req.params[1]!;
+    const event = calendar && (calendar.events.get(id) ?? this.ruleInstance(calendar, id));
     if (!calendar || !event || (event.status === 'cancelled' && !event.recurringEventId))
       return googleError(404, 'Not Found', 'notFound');
     return { calendar, event };
+  }
+
+  /**
+   * An instance of a series that no exception changed yet, as Google names it (`<series>_<UTC
+   * start>`): only if the series' rule places one there (read by ical.js), with the series'
+   * fields and etag. Writing to it makes it an exception, as at Google.
+   */
+  private ruleInstance(calendar: FakeCalendarData, id: string): FakeEvent | undefined {
+    const [, seriesId, stamp] = /^(.+)_(\d{8}T\d{6}Z)$/.exec(id) ?? [];
+    const series = seriesId ? calendar.events.get(seriesId) : undefined;
+    if (!series?.recurrence || series.status === 'cancelled') return undefined;
+    const at = new Date(stamp!.replace(/^(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)Z$/, '$1-$2-$3T$4:$5:$6Z'));
+    const { source } = fromGoogleEvent(series, calendar.timeZone);
+    const occurrence = expandSeries(source!, at, new Date(at.getTime() + 1000)).occurrences.find(
+      (o) => Date.parse(o.recurrenceId) === at.getTime(),
+    );
+    if (!occurrence) return undefined;
+    const zone = series.start?.timeZone ?? calendar.timeZone;
+    const { recurrence: _, ...fields } = series;
+    return {
+      ...fields,
+      id,
+      recurringEventId: series.id,
+      originalStartTime: { dateTime: at.toISOString(), timeZone: zone },
+      start: { dateTime: occurrence.start, timeZone: zone },
+      end: { dateTime: occurrence.end, timeZone: zone },
+    };
+  }
+
+  /** events.instances with originalStart (the one way the memex asks it): that instance, changed or as the rule has it. */
+  private instances(req: FakeRequest): FakeResponse {
+    const calendar = this.calendars.get(req.params[0]!);
+    const series = calendar?.events.get(req.params[1]!);
+    if (!calendar || !series || series.status === 'cancelled') return googleError(404, 'Not Found', 'notFound');
+    const originalStart = req.url.searchParams.get('originalStart');
+    if (!originalStart)
+      return googleError(400, 'the fake answers events.instances only with originalStart', 'badRequest');
+    const stamp = new Date(originalStart)
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d{3}/, '');
+    const id = `${series.id}_${stamp}`;
+    const instance = calendar.events.get(id) ?? this.ruleInstance(calendar, id);
+    const shown = instance && (instance.status !== 'cancelled' || req.url.searchParams.get('showDeleted') === 'true');
+    return { status: 200, body: { kind: 'calendar#events', items: shown ? [this.public(instance)] : [] } };
   }
 
   /** If-Match as Google checks it: a stale etag answers 412 and changes nothing. */
@@ -113,7 +164,8 @@ export class FakeCalendar {
     if ('status' in found) return found;
     const stale = this.stale(req, found.event);
     if (stale) return stale;
-    this.edit(found.calendar.id, found.event.id, req.body as calendar_v3.Schema$Event);
+    const { changedAt: _, etag: __, ...current } = found.event;
+    this.put(found.calendar.id, { ...current, ...(req.body as calendar_v3.Schema$Event), id: found.event.id });
     return { status: 200, body: this.public(found.calendar.events.get(found.event.id)!) };
   }
 
@@ -122,7 +174,10 @@ export class FakeCalendar {
     if ('status' in found) return found;
     const stale = this.stale(req, found.event);
     if (stale) return stale;
-    this.remove(found.calendar.id, found.event.id);
+    const { changedAt: _, etag: __, ...current } = found.event;
+    // An instance of a series stays, cancelled, so the series leaves it out.
+    if (current.recurringEventId) this.put(found.calendar.id, { ...current, status: 'cancelled' });
+    else this.remove(found.calendar.id, found.event.id);
     return { status: 204 };
   }
 

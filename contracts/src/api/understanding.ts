@@ -15,7 +15,9 @@ export const Rerun = defineMethod({
     model: Type.String({ minLength: 3, description: 'NAME@VERSION of a registered chat model' }),
     kind: Type.Optional(Type.String({ minLength: 1, description: 'only items of this kind (email, document…)' })),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'only items that happened from then on' })),
-    tasks: Type.Optional(Type.Array(UnderstandingTask, { minItems: 1, description: "default: every task the model serves" })),
+    tasks: Type.Optional(
+      Type.Array(UnderstandingTask, { minItems: 1, description: 'default: every task the model serves' }),
+    ),
     dry_run: Type.Optional(Type.Boolean()),
   }),
   result: Type.Object({
@@ -46,7 +48,9 @@ export const Summarize = defineMethod({
     "Tier 3: what the memex knows about a thing (a topic, project, person), written by a chat model from the thing's brief; every sentence cites the items it rests on. Never used as evidence.",
   params: Type.Object({
     thing: Type.String({ minLength: 3, description: 'a key: topic:…, project:…, person:…' }),
-    budget_bytes: Type.Optional(Type.Integer({ minimum: 256, maximum: 65_536, description: 'of the brief the model reads; default 8192' })),
+    budget_bytes: Type.Optional(
+      Type.Integer({ minimum: 256, maximum: 65_536, description: 'of the brief the model reads; default 8192' }),
+    ),
   }),
   result: Type.Object({
     thing: Type.String(),
@@ -73,7 +77,8 @@ export const CommitmentsList = defineMethod({
   service: 'graph',
   kind: 'query',
   access: 'any',
-  summary: 'Commitments read in mail and documents (who promised what to whom, by when), due first, within the caller’s scope.',
+  summary:
+    'Commitments read in mail and documents (who promised what to whom, by when), due first, within the caller’s scope.',
   params: Type.Object({
     status: Type.Optional(CommitmentStatus),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),

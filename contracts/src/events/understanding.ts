@@ -199,7 +199,6 @@ export const SynthesisMade = defineEvent({
   ),
 });
 
-
 /**
  * `t2-topics@gpt-4o-mini/2#1a2b…`: a model's maker as the `made_by` string links and
  * `commitment.extracted` carry. Before the @ is the task (a re-run replaces that task's earlier

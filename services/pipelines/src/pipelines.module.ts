@@ -6,6 +6,7 @@ import {
   type DynamicModule,
   type OnApplicationBootstrap,
 } from '@nestjs/common';
+import { BlobStore } from '@memex/blobs';
 import { EventPublisher, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, MemexModule } from '@memex/runtime';
@@ -15,10 +16,18 @@ import { upgradeBuiltinSpace } from './models/builtin-upgrade.js';
 import { ModelRegistry } from './models/registry.js';
 import { ModelsService } from './models/models.service.js';
 import { WorkerPool, workersFromEnv } from './workers/pool.js';
+import { Budgets } from './understanding/budgets.js';
+import { Lanes } from './understanding/lanes.js';
+import { tier2ConcurrencyFromEnv, UnderstandingRunner } from './understanding/runner.js';
+import { RerunService } from './understanding/rerun.service.js';
 
 export interface PipelinesOptions {
   /** Worker threads in this process (default MEMEX_PIPELINE_WORKERS, else 2). */
   workers?: number;
+  /** Tier-2 requests in flight per chat model (default MEMEX_TIER2_CONCURRENCY, else 4). */
+  tier2Concurrency?: number;
+  /** The clock budgets' windows turn by (tests move it a day on). */
+  clock?: () => number;
 }
 
 /** Starts the scheduler and the worker threads after the connections are up; stops them before they close. */
@@ -34,6 +43,7 @@ class PipelinesRunner implements OnApplicationBootstrap, BeforeApplicationShutdo
     private readonly models: ModelRegistry,
     private readonly scheduler: Scheduler,
     private readonly pool: WorkerPool,
+    private readonly understanding: UnderstandingRunner,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -45,9 +55,11 @@ class PipelinesRunner implements OnApplicationBootstrap, BeforeApplicationShutdo
     });
     await this.scheduler.start();
     await this.pool.start();
+    await this.understanding.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    await this.understanding.stop();
     await this.pool.stop();
     await this.scheduler.stop();
     this.abort.abort();
@@ -71,11 +83,36 @@ export class PipelinesModule {
       providers: [
         { provide: JobQueue, useFactory: (bus: Bus) => new JobQueue(bus), inject: [BUS] },
         ModelRegistry,
+        { provide: Lanes, useFactory: (bus: Bus) => new Lanes(bus), inject: [BUS] },
+        { provide: Budgets, useFactory: () => new Budgets(options.clock) },
         {
           provide: Scheduler,
-          useFactory: (bus: Bus, queue: JobQueue, models: ModelRegistry) => new Scheduler(bus, queue, models),
-          inject: [BUS, JobQueue, ModelRegistry],
+          useFactory: (bus: Bus, queue: JobQueue, models: ModelRegistry, lanes: Lanes) =>
+            new Scheduler(bus, queue, models, lanes),
+          inject: [BUS, JobQueue, ModelRegistry, Lanes],
         },
+        {
+          provide: UnderstandingRunner,
+          useFactory: (
+            bus: Bus,
+            publisher: EventPublisher,
+            cfg: MemexConfig,
+            models: ModelRegistry,
+            lanes: Lanes,
+            budgets: Budgets,
+          ) =>
+            new UnderstandingRunner(
+              bus,
+              publisher,
+              new BlobStore(cfg.blobsDir),
+              models,
+              lanes,
+              budgets,
+              options.tier2Concurrency ?? tier2ConcurrencyFromEnv(),
+            ),
+          inject: [BUS, EventPublisher, CONFIG, ModelRegistry, Lanes, Budgets],
+        },
+        RerunService,
         {
           provide: WorkerPool,
           useFactory: (cfg: MemexConfig) => new WorkerPool(workers, { natsUrl: cfg.natsUrl, blobsDir: cfg.blobsDir }),

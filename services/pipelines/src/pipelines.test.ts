@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { INestApplicationContext } from '@nestjs/common';
-import { decodeVector, type EventEnvelope, ItemDeleted, ItemIngested, NotePut } from '@memex/contracts';
+import { decodeVector, type EventEnvelope, ItemDeleted, ItemIngested, NotePut, noteMarkdownOf } from '@memex/contracts';
 import { BlobStore, sha256 } from '@memex/blobs';
 import { Bus, EventPublisher, newId, readLog, typeFilter } from '@memex/bus';
 import { dot, GLOVE_SIF_SPACE } from '@memex/embeddings';
@@ -9,64 +9,9 @@ import { startService } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { JobQueue, PRIORITIES, type TextJob } from './jobs/queue.js';
 import { PipelinesModule } from './pipelines.module.js';
+import { eventsOf, ingest } from './testing/items.js';
 
 const owner = { kind: 'user' as const, id: 'owner' };
-
-/** Events of a type about an item, waiting until `count` are there. */
-async function eventsOf(bus: Bus, type: string, itemId: string, count: number): Promise<EventEnvelope[]> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const found: EventEnvelope[] = [];
-    for await (const { event } of readLog(bus, { filter: typeFilter(type), untilCaughtUp: true })) {
-      if (event.subject === `item:${itemId}`) found.push(event);
-    }
-    if (found.length >= count) return found;
-    if (Date.now() > deadline) throw new Error(`expected ${count} ${type} events for ${itemId}, found ${found.length}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** Publishes an item.ingested the way ingest does: the text in a blob first. */
-async function ingest(
-  publisher: EventPublisher,
-  blobs: BlobStore,
-  item: {
-    title: string;
-    text: string;
-    kind?: string;
-    labels?: string[];
-    meta?: Record<string, unknown>;
-    occurred_at?: string;
-  },
-): Promise<{ id: string; seq: number }> {
-  const id = newId();
-  const text = Buffer.from(item.text);
-  const textSha = await blobs.put(text);
-  const { seq } = await publisher.publish(ItemIngested, {
-    subject: `item:${id}`,
-    actor: { kind: 'import', id: 'test' },
-    kind: item.kind ?? 'document',
-    labels: item.labels ?? [],
-    ...(item.occurred_at ? { occurred_at: item.occurred_at } : {}),
-    data: {
-      id,
-      kind: item.kind ?? 'document',
-      revision: 1,
-      title: item.title,
-      source: { kind: 'test', id: 'fixtures' },
-      external_id: null,
-      identity: `sha256:${sha256(text)}`,
-      origin: 'imported',
-      content_type: 'text/plain',
-      content_sha256: textSha,
-      size: text.length,
-      text_sha256: textSha,
-      text_length: item.text.length,
-      meta: item.meta ?? {},
-    },
-  });
-  return { id, seq };
-}
 
 describe('pipelines tier 1', () => {
   let env: TestEnv;
@@ -141,7 +86,12 @@ describe('pipelines tier 1', () => {
       subject: `item:${id}`,
       actor: owner,
       kind: 'note',
-      data: { id, title: 'Garden', body: 'Plant the tomatoes after the last frost.' },
+      data: {
+        id,
+        title: 'Garden',
+        body: 'Plant the tomatoes after the last frost.',
+        markdown: noteMarkdownOf('Plant the tomatoes after the last frost.'),
+      },
     });
     await eventsOf(bus, 'embedding.computed', id, 1);
     // The note's tier-0 job runs beside the text job: let it finish too before counting the log.

@@ -14,26 +14,11 @@ export class BackfillTask {
   ) {}
 
   async run(job: BackfillJob, touch: () => void): Promise<{ queued: number }> {
-    const latest = new Map<string, Omit<TextJob, 'task' | 'spaces'>>();
-    const until = { untilCaughtUp: true };
-    for await (const { seq, event } of readEventsOf(this.bus, ItemIngested, until)) {
-      if (seq > job.until_seq) break;
-      latest.set(event.data.id, { item_id: event.data.id, revision: event.data.revision, source_seq: seq });
-    }
-    for await (const { seq, event } of readEventsOf(this.bus, NotePut, until)) {
-      if (seq > job.until_seq) break;
-      // Notes have no revision number: each put is newer than the last, so its sequence serves.
-      latest.set(event.data.id, { item_id: event.data.id, revision: seq, source_seq: seq });
-    }
-    for await (const { seq, event } of readEventsOf(this.bus, ItemDeleted, until)) {
-      if (seq > job.until_seq) break;
-      latest.delete(event.data.id);
-    }
-    const items = [...latest.values()];
+    const items = await latestItems(this.bus, job.until_seq);
     for (let i = 0; i < items.length; i += 500) {
       await Promise.all(
-        items.slice(i, i + 500).map((item) => {
-          const text: TextJob = { task: 'text', ...item, spaces: [job.space] };
+        items.slice(i, i + 500).map(({ item_id, revision, source_seq }) => {
+          const text: TextJob = { task: 'text', item_id, revision, source_seq, spaces: [job.space] };
           return this.queue.enqueue(text, 'background', textJobId(text));
         }),
       );
@@ -41,4 +26,43 @@ export class BackfillTask {
     }
     return { queued: items.length };
   }
+}
+
+/** An item as the log last gave it: what a job about it starts from. */
+export interface LatestItem {
+  item_id: string;
+  revision: number;
+  source_seq: number;
+  kind: string;
+  occurred_at: string;
+  /** Characters of its text (for estimates). */
+  text_length: number;
+}
+
+/** Every item the log holds up to `untilSeq` (its latest version; deleted items left out). */
+export async function latestItems(bus: Bus, untilSeq = Number.MAX_SAFE_INTEGER): Promise<LatestItem[]> {
+  const latest = new Map<string, LatestItem>();
+  const until = { untilCaughtUp: true };
+  for await (const { seq, event } of readEventsOf(bus, ItemIngested, until)) {
+    if (seq > untilSeq) break;
+    const { id, revision, kind, text_length } = event.data;
+    latest.set(id, { item_id: id, revision, source_seq: seq, kind, occurred_at: event.occurred_at, text_length });
+  }
+  for await (const { seq, event } of readEventsOf(bus, NotePut, until)) {
+    if (seq > untilSeq) break;
+    // Notes have no revision number: each put is newer than the last, so its sequence serves.
+    latest.set(event.data.id, {
+      item_id: event.data.id,
+      revision: seq,
+      source_seq: seq,
+      kind: 'note',
+      occurred_at: event.occurred_at,
+      text_length: event.data.body.length,
+    });
+  }
+  for await (const { seq, event } of readEventsOf(bus, ItemDeleted, until)) {
+    if (seq > untilSeq) break;
+    latest.delete(event.data.id);
+  }
+  return [...latest.values()];
 }

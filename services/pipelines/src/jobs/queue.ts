@@ -24,17 +24,35 @@ export type TextJob = {
 export type BackfillJob = { task: 'backfill'; space: string; until_seq: number };
 /** Tier 0 (rules, no model) on one item; it rides the same queue and priorities as tier 1. */
 export type StructureJob = { task: 'structure'; item_id: string; revision: number; source_seq: number };
-export type Job = TextJob | BackfillJob | StructureJob;
+/**
+ * Tier 2 on one item with one chat model: each task is one request and one output event. A
+ * re-run's jobs name it, so its progress can be counted.
+ */
+export type UnderstandJob = {
+  task: 'understand';
+  item_id: string;
+  revision: number;
+  source_seq: number;
+  tasks: string[];
+  /** NAME@VERSION of the chat model. */
+  model: string;
+  rerun_id?: string;
+};
+export type Job = TextJob | BackfillJob | StructureJob | UnderstandJob;
 
-const TIER = 't1';
+/**
+ * Jobs travel in lanes: `t1` for tiers 0 and 1, `t2.<model>` for each chat model, so a model
+ * whose budget is spent stops being taken from while every other lane goes on.
+ */
+export const TIER1_LANE = 't1';
 
-/** `memex.job.<tier>.<task>.<priority>` (DESIGN.md §3). */
-export function jobSubject(task: Job['task'], priority: Priority): string {
-  return `${JOB_SUBJECT_ROOT}.${TIER}.${task}.${priority}`;
+/** `memex.job.<lane>.<task>.<priority>` (DESIGN.md §3). */
+export function jobSubject(lane: string, task: Job['task'], priority: Priority): string {
+  return `${JOB_SUBJECT_ROOT}.${lane}.${task}.${priority}`;
 }
 
-function durableName(priority: Priority): string {
-  return `pipelines_${TIER}_${priority}`;
+function durableName(lane: string, priority: Priority): string {
+  return `pipelines_${lane.replace(/[^A-Za-z0-9_-]/g, '_')}_${priority}`;
 }
 
 /** A long job is redelivered to another worker if not acked (or touched) within this time. */
@@ -66,15 +84,18 @@ export class JobQueue {
   private doorbell: Subscription | undefined;
   private readonly waiters = new Set<() => void>();
 
-  constructor(private readonly bus: Bus) {}
+  constructor(
+    private readonly bus: Bus,
+    readonly lane = TIER1_LANE,
+  ) {}
 
   /** Creates the consumers (idempotent; safe from every process). */
   async ensure(): Promise<void> {
     for (const priority of PRIORITIES) {
       const config: Partial<ConsumerConfig> = {
-        durable_name: durableName(priority),
+        durable_name: durableName(this.lane, priority),
         ack_policy: AckPolicy.Explicit,
-        filter_subject: `${JOB_SUBJECT_ROOT}.${TIER}.*.${priority}`,
+        filter_subject: `${JOB_SUBJECT_ROOT}.${this.lane}.*.${priority}`,
         ack_wait: ACK_WAIT_MS * 1_000_000,
         max_ack_pending: -1,
       };
@@ -92,14 +113,17 @@ export class JobQueue {
 
   /** Queues a job; the same `id` within the queue's dedupe window is queued once. */
   async enqueue(job: Job, priority: Priority, id: string): Promise<void> {
-    await this.bus.js.publish(jobSubject(job.task, priority), encodeJson(job), { msgID: id, timeout: 10_000 });
+    await this.bus.js.publish(jobSubject(this.lane, job.task, priority), encodeJson(job), {
+      msgID: id,
+      timeout: 10_000,
+    });
   }
 
   /** Waiting and unacknowledged jobs per priority. */
   async backlog(): Promise<Array<{ priority: Priority; waiting: number; in_progress: number }>> {
     return Promise.all(
       PRIORITIES.map(async (priority) => {
-        const info = await this.bus.jsm.consumers.info(JOBS_STREAM, durableName(priority));
+        const info = await this.bus.jsm.consumers.info(JOBS_STREAM, durableName(this.lane, priority));
         return { priority, waiting: info.num_pending, in_progress: info.num_ack_pending };
       }),
     );
@@ -111,7 +135,7 @@ export class JobQueue {
    * rings when work arrives.
    */
   async take(idleMs: number, batch = 1): Promise<TakenJob[]> {
-    this.doorbell ??= this.bus.nc.subscribe(`${JOB_SUBJECT_ROOT}.${TIER}.>`, {
+    this.doorbell ??= this.bus.nc.subscribe(`${JOB_SUBJECT_ROOT}.${this.lane}.>`, {
       callback: () => {
         for (const wake of this.waiters) wake();
       },
@@ -150,7 +174,7 @@ export class JobQueue {
     const inbox = createInbox();
     const subscription = this.bus.nc.subscribe(inbox, { max: batch + 1, timeout: 10_000 });
     this.bus.nc.publish(
-      `$JS.API.CONSUMER.MSG.NEXT.${JOBS_STREAM}.${durableName(priority)}`,
+      `$JS.API.CONSUMER.MSG.NEXT.${JOBS_STREAM}.${durableName(this.lane, priority)}`,
       encodeJson({ batch, no_wait: true }),
       {
         reply: inbox,

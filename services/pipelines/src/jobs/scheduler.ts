@@ -1,5 +1,6 @@
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import {
+  ChatModelAdded,
   ItemDeleted,
   ItemIngested,
   mailMetaOf,
@@ -17,9 +18,11 @@ import {
   EVENTS_STREAM,
   type Bus,
 } from '@memex/bus';
-import type { ModelRegistry } from '../models/registry.js';
+import { chatModelId, type ModelRegistry } from '../models/registry.js';
+import type { Lanes } from '../understanding/lanes.js';
+import { TASK_NAMES, TASKS, taskFits, type TaskName } from '../understanding/tasks.js';
 import { eraseDerived } from './log.js';
-import type { JobQueue, Priority, TextJob } from './queue.js';
+import type { JobQueue, Priority, TextJob, UnderstandJob } from './queue.js';
 
 const DURABLE = 'pipelines_scheduler';
 const BATCH = 256;
@@ -64,6 +67,7 @@ export class Scheduler {
       );
     })
     .on(ModelActivated, (event) => this.models.apply(event))
+    .on(ChatModelAdded, (event) => this.models.apply(event))
     .on(NotePut, (event, seq) =>
       // Notes have no revision number: each put is newer than the last, so its sequence serves.
       this.enqueueText(event, event.data.id, seq, seq),
@@ -75,6 +79,7 @@ export class Scheduler {
     private readonly bus: Bus,
     private readonly queue: JobQueue,
     private readonly models: ModelRegistry,
+    private readonly lanes: Lanes,
   ) {}
 
   async start(): Promise<void> {
@@ -128,6 +133,33 @@ export class Scheduler {
       priorityOf(event),
       `structure|${itemId}|${revision}`,
     );
+    const kind = event.type === 'item.ingested' ? event.data.kind : 'note';
+    await this.enqueueUnderstand(kind, itemId, revision, seq, priorityOf(event));
+  }
+
+  /**
+   * Tier 2: the item's tasks, each routed to the chat model registered for its capability and
+   * the item's kind (seed §5), one job per model. Nothing when no chat model is registered.
+   */
+  private async enqueueUnderstand(
+    kind: string,
+    itemId: string,
+    revision: number,
+    seq: number,
+    priority: Priority,
+  ): Promise<void> {
+    const byModel = new Map<string, TaskName[]>();
+    for (const task of TASK_NAMES) {
+      if (!taskFits(task, kind)) continue;
+      const model = this.models.routeChat(TASKS[task].capability, kind);
+      if (!model) continue;
+      const id = chatModelId(model);
+      byModel.set(id, [...(byModel.get(id) ?? []), task]);
+    }
+    for (const [model, tasks] of byModel) {
+      const job: UnderstandJob = { task: 'understand', item_id: itemId, revision, source_seq: seq, tasks, model };
+      await (await this.lanes.queue(model)).enqueue(job, priority, `understand|${itemId}|${revision}|${model}`);
+    }
   }
 
   async stop(): Promise<void> {

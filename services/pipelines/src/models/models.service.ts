@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Injectable } from '@nestjs/common';
 import {
+  ChatModelAdded,
   JobsStatus,
   MemexError,
   ModelActivated,
@@ -15,7 +16,8 @@ import { BUILTIN_SPEC, loadProvider, type EmbeddingProvider } from '@memex/embed
 import { RpcMethod, type CallContext } from '@memex/runtime';
 import { JobQueue } from '../jobs/queue.js';
 import { WorkerPool } from '../workers/pool.js';
-import { ModelRegistry } from './registry.js';
+import { UnderstandingRunner } from '../understanding/runner.js';
+import { chatModelId, ModelRegistry } from './registry.js';
 
 /** `memex models add|use` and the job backlog: the commands of the pipelines area. */
 @Injectable()
@@ -25,11 +27,13 @@ export class ModelsService {
     private readonly models: ModelRegistry,
     private readonly queue: JobQueue,
     private readonly pool: WorkerPool,
+    private readonly understanding: UnderstandingRunner,
   ) {}
 
   /** Loads the model once (so a bad path or an unreachable server fails here, not in the workers) and logs it. */
   @RpcMethod(ModelsAdd)
   async add(params: ParamsOf<typeof ModelsAdd>, call: CallContext): Promise<ResultOf<typeof ModelsAdd>> {
+    if (params.tasks) return this.addChat(params, call);
     const spec = params.path;
     if (spec !== BUILTIN_SPEC && !/^https?:\/\//i.test(spec) && !path.isAbsolute(spec)) {
       throw new MemexError(
@@ -76,6 +80,40 @@ export class ModelsService {
     }
   }
 
+  /**
+   * A chat model for tiers 2 and 3. Not called here (a first request costs money and may be
+   * rate limited): a wrong URL shows as the tier's failures in `memex jobs`.
+   */
+  private async addChat(params: ParamsOf<typeof ModelsAdd>, call: CallContext): Promise<ResultOf<typeof ModelsAdd>> {
+    if (!/^https?:\/\//i.test(params.path))
+      throw new MemexError('invalid_params', `a chat model is an http(s) URL, got "${params.path}"`);
+    if (!params.model) throw new MemexError('invalid_params', 'a chat model needs --model (the name the endpoint knows)');
+    const name = params.name ?? params.model.replace(/[^A-Za-z0-9._:-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
+    const version = params.version ?? '1';
+    if (!/^[A-Za-z0-9][A-Za-z0-9._:+-]*$/.test(version))
+      throw new MemexError('invalid_params', `version "${version}" may hold letters, digits and . _ : + - only`);
+    const id = chatModelId({ name, version });
+    if (this.models.chat(id))
+      throw new MemexError('conflict', `chat model ${id} is already registered; give a new --version to change it`);
+    const { seq } = await this.publisher.publish(ChatModelAdded, {
+      subject: `chat_model:${id}`,
+      actor: call.caller,
+      expectFirst: true,
+      data: {
+        name,
+        version,
+        url: params.path,
+        protocol: params.protocol ?? 'openai',
+        model: params.model,
+        tasks: [...new Set(params.tasks)],
+        kinds: params.kinds ?? [],
+        budget: params.budget ?? {},
+        cost_per_1k_tokens: params.cost_per_1k_tokens ?? 0,
+      },
+    });
+    return { space: id, kind: 'chat', dims: 0, seq };
+  }
+
   @RpcMethod(ModelsUse)
   async use(params: ParamsOf<typeof ModelsUse>, call: CallContext): Promise<ResultOf<typeof ModelsUse>> {
     if (!this.models.get(params.space)) {
@@ -94,6 +132,10 @@ export class ModelsService {
 
   @RpcMethod(JobsStatus)
   async status(): Promise<ResultOf<typeof JobsStatus>> {
-    return { queues: await this.queue.backlog(), workers: this.pool.workers };
+    return {
+      queues: await this.queue.backlog(),
+      workers: this.pool.workers,
+      tier2: await this.understanding.status(),
+    };
   }
 }

@@ -1,4 +1,11 @@
-import { ModelActivated, ModelAdded, type DataOf, type EventEnvelope } from '@memex/contracts';
+import {
+  ChatModelAdded,
+  ModelActivated,
+  ModelAdded,
+  type ChatCapability,
+  type DataOf,
+  type EventEnvelope,
+} from '@memex/contracts';
 import { EventRoutes, readLog, typeFilter, type Bus } from '@memex/bus';
 import {
   BUILTIN_SPEC,
@@ -10,6 +17,12 @@ import {
 } from '@memex/embeddings';
 
 export type ModelInfo = DataOf<typeof ModelAdded>;
+export type ChatModelInfo = DataOf<typeof ChatModelAdded>;
+
+/** A chat model as the CLI names it: NAME@VERSION. */
+export function chatModelId(model: Pick<ChatModelInfo, 'name' | 'version'>): string {
+  return `${model.name}@${model.version}`;
+}
 
 /** The built-in space exists without an event: every memex can embed offline from the start. */
 export const BUILTIN_MODEL: ModelInfo = {
@@ -41,7 +54,15 @@ export class ModelRegistry {
     })
     .on(ModelActivated, ({ data }) => {
       this.chosenSpace = data.space;
+    })
+    .on(ChatModelAdded, ({ data }) => {
+      // Re-registered: it moves to the end, where routing looks first.
+      const id = chatModelId(data);
+      this.chatModels.delete(id);
+      this.chatModels.set(id, data);
     });
+  /** Chat models by NAME@VERSION, in the order they were registered. */
+  private readonly chatModels = new Map<string, ChatModelInfo>();
 
   /** Reads every model event in the log so far. */
   async load(bus: Bus): Promise<void> {
@@ -83,6 +104,21 @@ export class ModelRegistry {
 
   spaces(): string[] {
     return [...this.models.keys()];
+  }
+
+  chat(id: string): ChatModelInfo | undefined {
+    return this.chatModels.get(id);
+  }
+
+  chats(): ChatModelInfo[] {
+    return [...this.chatModels.values()];
+  }
+
+  /** Seed §5's routing: the latest chat model registered for the capability and the item's kind. */
+  routeChat(capability: ChatCapability, kind: string): ChatModelInfo | undefined {
+    return this.chats()
+      .reverse()
+      .find((m) => m.tasks.includes(capability) && (m.kinds.length === 0 || m.kinds.includes(kind)));
   }
 
   get chosen(): string {

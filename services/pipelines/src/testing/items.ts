@@ -1,0 +1,60 @@
+import type { EventEnvelope } from '@memex/contracts';
+import { ItemIngested } from '@memex/contracts';
+import { BlobStore, sha256 } from '@memex/blobs';
+import { Bus, EventPublisher, newId, readLog, typeFilter } from '@memex/bus';
+
+/** Events of a type about an item, waiting until `count` are there. */
+export async function eventsOf(bus: Bus, type: string, itemId: string, count: number): Promise<EventEnvelope[]> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const found: EventEnvelope[] = [];
+    for await (const { event } of readLog(bus, { filter: typeFilter(type), untilCaughtUp: true })) {
+      if (event.subject === `item:${itemId}`) found.push(event);
+    }
+    if (found.length >= count) return found;
+    if (Date.now() > deadline) throw new Error(`expected ${count} ${type} events for ${itemId}, found ${found.length}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Publishes an item.ingested the way ingest does: the text in a blob first. */
+export async function ingest(
+  publisher: EventPublisher,
+  blobs: BlobStore,
+  item: {
+    title: string;
+    text: string;
+    kind?: string;
+    labels?: string[];
+    meta?: Record<string, unknown>;
+    occurred_at?: string;
+  },
+): Promise<{ id: string; seq: number }> {
+  const id = newId();
+  const text = Buffer.from(item.text);
+  const textSha = await blobs.put(text);
+  const { seq } = await publisher.publish(ItemIngested, {
+    subject: `item:${id}`,
+    actor: { kind: 'import', id: 'test' },
+    kind: item.kind ?? 'document',
+    labels: item.labels ?? [],
+    ...(item.occurred_at ? { occurred_at: item.occurred_at } : {}),
+    data: {
+      id,
+      kind: item.kind ?? 'document',
+      revision: 1,
+      title: item.title,
+      source: { kind: 'test', id: 'fixtures' },
+      external_id: null,
+      identity: `sha256:${sha256(text)}`,
+      origin: 'imported',
+      content_type: 'text/plain',
+      content_sha256: textSha,
+      size: text.length,
+      text_sha256: textSha,
+      text_length: item.text.length,
+      meta: item.meta ?? {},
+    },
+  });
+  return { id, seq };
+}

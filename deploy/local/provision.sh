@@ -209,6 +209,10 @@ if [ "$WITH_BROWSER" = 1 ] && ! have chromium; then apt_install chromium; fi
 if [ "$WITH_MEDIA" = 1 ] && ! have notmuch; then apt_install notmuch; fi
 # dovecot: mail-sync's IMAP tests run their own unprivileged IMAP server (skipped without it).
 if [ "$WITH_MEDIA" = 1 ] && ! have dovecot; then apt_install dovecot-imapd; fi
+# The faces test set: public-domain portraits (NASA's, the U.S. Navy's) and no-face images that
+# scikit-image and matplotlib ship as sample data (media's faces test; skipped without them).
+if [ "$WITH_MEDIA" = 1 ] && [ ! -f /usr/lib/python3/dist-packages/skimage/data/astronaut.png ]; then apt_install python3-skimage; fi
+if [ "$WITH_MEDIA" = 1 ] && [ ! -f /usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg ]; then apt_install python-matplotlib-data; fi
 
 if [ "$DRY_RUN" = 1 ] && [ -z "$bindir" ]; then
   # Not installed yet: plan for the version the distribution would install.

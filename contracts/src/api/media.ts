@@ -55,6 +55,10 @@ export const PhotoView = Type.Object({
   /** A video's frames at its scene changes. */
   keyframes: Type.Array(Keyframe),
   place: Type.Union([Place, Type.Null()]),
+  /** How many faces the face model found (memex.faces.list shows them); null while it has not looked. */
+  faces: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  /** The named people whose faces are in it. */
+  people: Type.Array(Type.Object({ key: Type.String(), name: Type.String(), faces: Type.Integer() })),
 });
 
 export const MediaGet = defineMethod({
@@ -157,4 +161,121 @@ export const MediaEvents = defineMethod({
   }),
 });
 
-export const mediaMethods: MethodDefinition[] = [MediaGet, MediaRendition, MediaPlaces, MediaMoments, MediaEvents];
+const FaceId = Type.String({ pattern: '^[0-9A-HJKMNP-TV-Z]{26}:[0-9]+$' });
+const ClusterId = Type.String({ pattern: '^fc_[0-9A-HJKMNP-TV-Z]{26}_[0-9]+$' });
+
+export const FaceView = Type.Object({
+  face_id: FaceId,
+  item_id: Type.String(),
+  /** left, top, width, height as fractions of the upright image. */
+  box: Type.Array(Type.Number()),
+  score: Type.Number(),
+  /** The second of the video keyframe it is on; null on a photo. */
+  frame_at: Type.Union([Type.Number(), Type.Null()]),
+  model: Type.String(),
+  cluster_id: Type.Union([ClusterId, Type.Null()]),
+  /** The cluster's person when it is named. */
+  person: Type.Union([Type.Object({ key: Type.String(), name: Type.String() }), Type.Null()]),
+  /** Placed by a user's correction (moved), which the model never overrides. */
+  corrected: Type.Boolean(),
+});
+
+export const FacesClusters = defineMethod({
+  name: 'memex.faces.clusters',
+  service: 'media',
+  kind: 'query',
+  access: 'any',
+  summary:
+    'Face clusters (faces of one person, grouped as photos arrive), largest first, with their name and graph person once named, and how many faces wait unclustered.',
+  params: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })) }),
+  result: Type.Object({
+    clusters: Type.Array(
+      Type.Object({
+        cluster_id: ClusterId,
+        name: Type.Union([Type.String(), Type.Null()]),
+        person_key: Type.Union([Type.String(), Type.Null()]),
+        faces: Type.Integer(),
+        items: Type.Integer(),
+        /** A face to show for it (the most confident). */
+        cover_face_id: FaceId,
+      }),
+    ),
+    unclustered: Type.Integer(),
+  }),
+});
+
+export const FacesList = defineMethod({
+  name: 'memex.faces.list',
+  service: 'media',
+  kind: 'query',
+  access: 'any',
+  summary: 'The faces of a cluster, or of a photo or video, within the caller’s scope.',
+  params: Type.Object({
+    cluster_id: Type.Optional(ClusterId),
+    item_id: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000 })),
+  }),
+  result: Type.Object({ faces: Type.Array(FaceView) }),
+});
+
+export const FacesCrop = defineMethod({
+  name: 'memex.faces.crop',
+  service: 'media',
+  kind: 'query',
+  access: 'any',
+  summary: 'A face’s thumbnail as WebP bytes (base64).',
+  params: Type.Object({ face_id: FaceId }),
+  result: Type.Object({ content_type: Type.Literal('image/webp'), data: Type.String({ contentEncoding: 'base64' }) }),
+});
+
+const CorrectionResult = Type.Object({ seq: Type.Integer({ minimum: 1 }) });
+
+export const FacesName = defineMethod({
+  name: 'memex.faces.name',
+  service: 'media',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Name a face cluster: its photos then show that person in the graph (person_key joins an existing person; without it the name makes the key).',
+  params: Type.Object({
+    cluster_id: ClusterId,
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    person_key: Type.Optional(Type.String({ pattern: '^person:.+$', maxLength: 300 })),
+  }),
+  result: CorrectionResult,
+});
+
+export const FacesMove = defineMethod({
+  name: 'memex.faces.move',
+  service: 'media',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Move a face into another cluster, or out of any (to_cluster null: not this person); the model never moves it back.',
+  params: Type.Object({ face_id: FaceId, to_cluster: Type.Union([ClusterId, Type.Null()]) }),
+  result: CorrectionResult,
+});
+
+export const FacesMerge = defineMethod({
+  name: 'memex.faces.merge',
+  service: 'media',
+  kind: 'command',
+  access: 'owner',
+  summary: 'Merge a face cluster into another: its faces, and those that would join it later, are the other’s.',
+  params: Type.Object({ from: ClusterId, into: ClusterId }),
+  result: CorrectionResult,
+});
+
+export const mediaMethods: MethodDefinition[] = [
+  MediaGet,
+  MediaRendition,
+  MediaPlaces,
+  MediaMoments,
+  MediaEvents,
+  FacesClusters,
+  FacesList,
+  FacesCrop,
+  FacesName,
+  FacesMove,
+  FacesMerge,
+];

@@ -96,5 +96,133 @@ export const VideoAnalyzed = defineEvent({
   ),
 });
 
+/** A face the face model found in a photo or a video's keyframe. */
+export const Face = Type.Object(
+  {
+    /** `<item id>:<n>`: the n-th face of the item, in reading order (frames by time, then left to right). */
+    face_id: Type.String({ pattern: '^[0-9A-HJKMNP-TV-Z]{26}:[0-9]+$' }),
+    /** Where it is, as fractions of the upright image: left, top, width, height. */
+    box: Type.Tuple([Type.Number(), Type.Number(), Type.Number(), Type.Number()]),
+    /** The detector's confidence, 0..1. */
+    score: Type.Number({ minimum: 0, maximum: 1 }),
+    /** The video keyframe (its second) it was found on; null on a photo. */
+    frame_at: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]),
+    /** The face's thumbnail (WebP), stored as a blob. */
+    crop_sha256: Sha256,
+    /** The face embedding (base64 of little-endian float32, `encodeVector`), `dims` long. */
+    embedding: Type.String({ contentEncoding: 'base64' }),
+  },
+  { additionalProperties: false },
+);
+export type Face = Static<typeof Face>;
+
+/**
+ * The face model read a photo or a video's keyframes: every face with its box, crop and embedding
+ * (an empty list when there is none). Subject item:<id>. A later reading of the same revision
+ * replaces an earlier one; a user's corrections (faces.*) outrank it.
+ */
+export const FacesDetected = defineEvent({
+  type: 'faces.detected',
+  owner: 'media',
+  v: 1,
+  description:
+    "The faces in a photo or a video's keyframes (box, crop, embedding), by the face model. Subject item:<id>.",
+  data: Type.Object(
+    {
+      item_id: Type.String({ pattern: ULID_PATTERN }),
+      revision: Type.Integer({ minimum: 1 }),
+      /** The face model (`human/blazeface+faceres`, `insightface:<folder name>`): embeddings of different models never meet. */
+      model: Type.String({ minLength: 1 }),
+      /** The embedding length. */
+      dims: Type.Integer({ minimum: 1, maximum: 4096 }),
+      faces: Type.Array(Face, { maxItems: 500 }),
+      /** Why the faces could not be looked for (an image that does not decode), else null. */
+      problem: Type.Union([Type.String(), Type.Null()]),
+    },
+    { additionalProperties: false },
+  ),
+});
+
+const ClusterId = Type.String({ pattern: '^fc_[0-9A-HJKMNP-TV-Z]{26}_[0-9]+$' });
+
+/**
+ * The user named a face cluster: its faces are this person. `person_key` is the graph person it
+ * joins (`person:…`), made from the name when the user gave none. Subject face_cluster:<id>.
+ */
+export const FaceClusterNamed = defineEvent({
+  type: 'faces.cluster_named',
+  owner: 'media',
+  v: 1,
+  description: 'A user named a face cluster: its faces are this graph person. Subject face_cluster:<id>.',
+  data: Type.Object(
+    {
+      cluster_id: ClusterId,
+      name: Type.String({ minLength: 1, maxLength: 200 }),
+      person_key: Type.String({ pattern: '^person:.+$' }),
+    },
+    { additionalProperties: false },
+  ),
+});
+
+/**
+ * The user moved a face out of its cluster: into another one, or (`to_cluster` null) alone as
+ * "not this person". The face keeps that place whatever the model later says. Subject item:<id>
+ * (the item's deletion takes the correction with its faces).
+ */
+export const FaceMoved = defineEvent({
+  type: 'faces.face_moved',
+  owner: 'media',
+  v: 1,
+  description: "A user moved a face into another cluster or out of any. Subject item:<the face's item>.",
+  data: Type.Object(
+    {
+      face_id: Type.String({ pattern: '^[0-9A-HJKMNP-TV-Z]{26}:[0-9]+$' }),
+      to_cluster: Type.Union([ClusterId, Type.Null()]),
+    },
+    { additionalProperties: false },
+  ),
+});
+
+/** The user merged two face clusters: `from`'s faces, and faces joining it later, are `into`'s. Subject face_cluster:<from>. */
+export const FaceClustersMerged = defineEvent({
+  type: 'faces.clusters_merged',
+  owner: 'media',
+  v: 1,
+  description: 'A user merged one face cluster into another. Subject face_cluster:<from>.',
+  data: Type.Object({ from: ClusterId, into: ClusterId }, { additionalProperties: false }),
+});
+
+/**
+ * The named people seen in a photo or video, as its faces' clusters say now: sent when that
+ * changes (a face detected in a named cluster, a naming, a move, a merge). The graph links the
+ * item to each person with the item as evidence, replacing what the previous one said. Subject item:<id>.
+ */
+export const PeopleSeen = defineEvent({
+  type: 'faces.people_seen',
+  owner: 'media',
+  v: 1,
+  description: 'The named people whose faces are in a photo or video, replacing the previous list. Subject item:<id>.',
+  data: Type.Object(
+    {
+      item_id: Type.String({ pattern: ULID_PATTERN }),
+      people: Type.Array(
+        Type.Object(
+          { key: Type.String({ pattern: '^person:.+$' }), name: Type.String(), faces: Type.Integer({ minimum: 1 }) },
+          { additionalProperties: false },
+        ),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by the media service. Add each definition here and to this list. */
-export const mediaEvents: EventDefinition[] = [PhotoAnalyzed, VideoAnalyzed];
+export const mediaEvents: EventDefinition[] = [
+  PhotoAnalyzed,
+  VideoAnalyzed,
+  FacesDetected,
+  FaceClusterNamed,
+  FaceMoved,
+  FaceClustersMerged,
+  PeopleSeen,
+];

@@ -9,10 +9,17 @@ import type { MemexConfig } from '@memex/config';
 import { BlobStore } from '@memex/blobs';
 import { EventPublisher, type Bus } from '@memex/bus';
 import { BUS, MemexModule } from '@memex/runtime';
+import { FaceCorrections } from './commands/faces.service.js';
+import { PeopleSync } from './commands/people.js';
+import { loadFaceModel, type FaceModel } from './domain/faces/index.js';
 import { PlaceIndex } from './domain/places.js';
 import { mediaWorkersFromEnv, PhotoJobs } from './jobs/photo-jobs.js';
 import { MediaProjector } from './projection/media.projector.js';
+import { FacesQueries } from './queries/faces.service.js';
 import { PhotosService } from './queries/photos.service.js';
+
+/** The face model this process runs (null when MEMEX_FACE_MODEL=off). */
+const FACE_MODEL = Symbol('FACE_MODEL');
 
 export interface MediaOptions {
   /** Photos analysed at once in this process (default MEMEX_MEDIA_WORKERS, else 2). */
@@ -46,14 +53,24 @@ export class MediaModule {
       imports: [MemexModule.forService({ service: 'media', config, schema: 'media' })],
       providers: [
         { provide: PlaceIndex, useFactory: () => PlaceIndex.load() },
+        { provide: FACE_MODEL, useFactory: () => loadFaceModel() },
         {
           provide: PhotoJobs,
-          useFactory: (bus: Bus, publisher: EventPublisher, blobs: BlobStore, places: PlaceIndex) =>
-            new PhotoJobs(bus, publisher, blobs, places, workers),
-          inject: [BUS, EventPublisher, BlobStore, PlaceIndex],
+          useFactory: (
+            bus: Bus,
+            publisher: EventPublisher,
+            blobs: BlobStore,
+            places: PlaceIndex,
+            faces: FaceModel | null,
+            people: PeopleSync,
+          ) => new PhotoJobs(bus, publisher, blobs, places, workers, faces, people),
+          inject: [BUS, EventPublisher, BlobStore, PlaceIndex, FACE_MODEL, PeopleSync],
         },
         MediaProjector,
         PhotosService,
+        FacesQueries,
+        PeopleSync,
+        FaceCorrections,
         MediaRunner,
       ],
     };

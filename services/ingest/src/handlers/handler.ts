@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { CalendarEvent, ContactCard, ContactPhoto } from '@memex/icalendar';
+import type { WikiLink } from '@memex/markdown';
 import type { AvMeta, PhotoMeta } from './media/media-item.js';
 import type { SessionDigestMeta, WebPageMeta } from './agent/agent-work-handler.js';
 
@@ -100,14 +101,6 @@ export interface MailMeta {
 export interface PdfPage {
   page: number;
   text: string;
-}
-
-/** A [[wiki link]] in Markdown: `[[target#heading|alias]]`, `![[embed]]`. */
-export interface WikiLink {
-  target: string;
-  heading: string | null;
-  alias: string | null;
-  embed: boolean;
 }
 
 interface DocumentMetaBase {

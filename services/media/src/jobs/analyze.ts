@@ -2,12 +2,15 @@ import type { BlobStore } from '@memex/blobs';
 import type {
   DataOf,
   EventOf,
+  FacesDetected,
   ItemIngested,
   Keyframe,
   PhotoAnalyzed,
   Rendition,
   VideoAnalyzed,
 } from '@memex/contracts';
+import type { FaceModel } from '../domain/faces/face-model.js';
+import { findFaces, type FaceSource } from '../domain/faces/find-faces.js';
 import { extractKeyframes } from '../domain/keyframes.js';
 import type { PlaceIndex } from '../domain/places.js';
 import { makeRenditions, NoRendition } from '../domain/renditions.js';
@@ -78,5 +81,38 @@ export async function analyzeVideo(
     keyframes,
     keyframe_problem: problem,
     place: gps ? places.nearest(gps.latitude, gps.longitude) : null,
+  };
+}
+
+/**
+ * The faces in a photo's upright preview (the largest rendition) or in a video's keyframes, read
+ * back from the blobs the analysis just stored. A photo without renditions has the reason.
+ */
+export async function analyzeFaces(
+  analysis: DataOf<typeof PhotoAnalyzed> | DataOf<typeof VideoAnalyzed>,
+  model: FaceModel,
+  blobs: BlobStore,
+): Promise<DataOf<typeof FacesDetected>> {
+  const images =
+    'renditions' in analysis
+      ? [...analysis.renditions]
+          .sort((a, b) => b.width - a.width)
+          .slice(0, 1)
+          .map((r) => ({ sha256: r.sha256, frameAt: null }))
+      : analysis.keyframes.map((k) => ({ sha256: k.sha256, frameAt: k.at }));
+  const sources: FaceSource[] = [];
+  for (const { sha256, frameAt } of images) sources.push({ image: await blobs.get(sha256), frameAt });
+  const problem =
+    images.length === 0
+      ? (('renditions' in analysis ? analysis.rendition_problem : analysis.keyframe_problem) ??
+        'there was no image to look in')
+      : null;
+  return {
+    item_id: analysis.item_id,
+    revision: analysis.revision,
+    model: model.name,
+    dims: model.dims,
+    faces: await findFaces(analysis.item_id, sources, model, blobs),
+    problem,
   };
 }

@@ -1,10 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { isEventOf, ItemIngested, PhotoAnalyzed, VideoAnalyzed, type EventOf } from '@memex/contracts';
+import { FacesDetected, isEventOf, ItemIngested, PhotoAnalyzed, VideoAnalyzed, type EventOf } from '@memex/contracts';
 import type { BlobStore } from '@memex/blobs';
 import { decodeEvent, ensureDurable, EVENTS_STREAM, typeFilter, type Bus, type EventPublisher } from '@memex/bus';
+import type { PeopleSync } from '../commands/people.js';
+import type { FaceModel } from '../domain/faces/face-model.js';
 import type { PlaceIndex } from '../domain/places.js';
-import { analyzePhoto, analyzeVideo, MEDIA_PIPELINE } from './analyze.js';
+import { analyzeFaces, analyzePhoto, analyzeVideo, MEDIA_PIPELINE } from './analyze.js';
 
 /** The durable consumer every media process shares: each photo goes to one of them. */
 const DURABLE = 'media_photos';
@@ -39,6 +41,9 @@ export class PhotoJobs {
     private readonly blobs: BlobStore,
     private readonly places: PlaceIndex,
     private readonly concurrency: number,
+    /** Null when faces are off (MEMEX_FACE_MODEL=off). */
+    private readonly faces: FaceModel | null,
+    private readonly people: PeopleSync,
   ) {}
 
   async start(): Promise<void> {
@@ -90,7 +95,7 @@ export class PhotoJobs {
     }
   }
 
-  /** A photo's renditions and place, or a video's keyframes and place, published once stored. */
+  /** A photo's renditions and place, or a video's keyframes and place, then their faces, each published once stored. */
   private async analyze(event: EventOf<typeof ItemIngested>): Promise<void> {
     const draft = {
       subject: `item:${event.data.id}`,
@@ -101,13 +106,19 @@ export class PhotoJobs {
       occurred_at: event.occurred_at,
       causation_id: event.id,
     };
+    let analysis;
     if (event.data.kind === 'video') {
-      const data = await analyzeVideo(event, this.blobs, this.places);
-      if (data) await this.publisher.publish(VideoAnalyzed, { ...draft, data });
+      analysis = await analyzeVideo(event, this.blobs, this.places);
+      if (analysis) await this.publisher.publish(VideoAnalyzed, { ...draft, data: analysis });
     } else {
-      const data = await analyzePhoto(event, this.blobs, this.places);
-      if (data) await this.publisher.publish(PhotoAnalyzed, { ...draft, data });
+      analysis = await analyzePhoto(event, this.blobs, this.places);
+      if (analysis) await this.publisher.publish(PhotoAnalyzed, { ...draft, data: analysis });
     }
+    if (!analysis || !this.faces) return;
+    const faces = await analyzeFaces(analysis, this.faces, this.blobs);
+    const { seq } = await this.publisher.publish(FacesDetected, { ...draft, data: faces });
+    // A face that joined a named cluster puts that person in the photo, in the graph too.
+    if (faces.faces.length > 0) await this.people.afterApplied(seq, [faces.item_id], draft.actor);
   }
 
   async stop(): Promise<void> {

@@ -1,10 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { Transaction, Updateable } from 'kysely';
 import {
+  FaceClusterNamed,
+  FaceClustersMerged,
+  FaceMoved,
+  FacesDetected,
   ItemDeleted,
   ItemIngested,
+  PeopleSeen,
   PhotoAnalyzed,
   VideoAnalyzed,
+  decodeVector,
   type EventOf,
   type Keyframe,
   type Place,
@@ -12,6 +18,7 @@ import {
 } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { On, Projector } from '@memex/runtime';
+import { currentCluster, faceClusteringFromEnv, placeFace } from './face-clusters.js';
 import { mediaMigrations } from './migrations.js';
 import type { ItemsTable, MediaDatabase } from './schema.js';
 
@@ -35,6 +42,8 @@ interface Gps {
 @Injectable()
 @Projector({ name: 'media', migrations: mediaMigrations })
 export class MediaProjector {
+  private readonly clustering = faceClusteringFromEnv();
+
   constructor(private readonly blobs: BlobStore) {}
 
   @On(ItemIngested)
@@ -122,6 +131,105 @@ export class MediaProjector {
       .execute();
   }
 
+  /**
+   * The faces of the revision the item is at replace those an earlier reading found (their crops
+   * deleted unless the new reading made the same bytes); each is then placed, in reading order,
+   * so a replay clusters exactly as the live run did.
+   */
+  @On(FacesDetected)
+  async facesDetected(trx: Trx, { data }: EventOf<typeof FacesDetected>, seq: number): Promise<void> {
+    const crops = new Set(data.faces.map((face) => face.crop_sha256));
+    const item = await trx
+      .selectFrom('items')
+      .select('revision')
+      .where('item_id', '=', data.item_id)
+      .executeTakeFirst();
+    if (!item) {
+      if (await this.deleted(trx, data.item_id)) await this.deleteBlobs(crops);
+      return;
+    }
+    if (data.revision !== item.revision) return;
+    await trx.updateTable('items').set({ faces_revision: data.revision }).where('item_id', '=', data.item_id).execute();
+    const earlier = await trx
+      .deleteFrom('faces')
+      .where('item_id', '=', data.item_id)
+      .returning('crop_sha256')
+      .execute();
+    await this.deleteBlobs(earlier.map((face) => face.crop_sha256).filter((sha) => !crops.has(sha)));
+    for (const face of data.faces) {
+      await trx
+        .insertInto('faces')
+        .values({
+          face_id: face.face_id,
+          item_id: data.item_id,
+          model: data.model,
+          box: JSON.stringify(face.box),
+          score: face.score,
+          frame_at: face.frame_at,
+          crop_sha256: face.crop_sha256,
+          embedding: `[${decodeVector(face.embedding, data.dims).join(',')}]`,
+          cluster_id: null,
+          seq,
+        })
+        .execute();
+      await placeFace(trx, face.face_id, this.clustering);
+    }
+  }
+
+  @On(FaceClusterNamed)
+  async faceClusterNamed(trx: Trx, { data }: EventOf<typeof FaceClusterNamed>): Promise<void> {
+    await trx
+      .updateTable('face_clusters')
+      .set({ name: data.name, person_key: data.person_key })
+      .where('cluster_id', '=', await currentCluster(trx, data.cluster_id))
+      .execute();
+  }
+
+  /** A user's move is kept (a later reading of the photo puts the face back where the user said) and applied now. */
+  @On(FaceMoved)
+  async faceMoved(trx: Trx, { data }: EventOf<typeof FaceMoved>): Promise<void> {
+    const itemId = data.face_id.split(':')[0]!;
+    if (await this.deleted(trx, itemId)) return;
+    await trx
+      .insertInto('face_moves')
+      .values({ face_id: data.face_id, item_id: itemId, to_cluster: data.to_cluster })
+      .onConflict((oc) => oc.column('face_id').doUpdateSet({ to_cluster: data.to_cluster }))
+      .execute();
+    const to = data.to_cluster ? await currentCluster(trx, data.to_cluster) : null;
+    await trx.updateTable('faces').set({ cluster_id: to }).where('face_id', '=', data.face_id).execute();
+  }
+
+  /** `from`'s faces go to `into`; later faces that would join `from` find `into` through merged_into. `into` keeps its name, or takes `from`'s. */
+  @On(FaceClustersMerged)
+  async faceClustersMerged(trx: Trx, { data }: EventOf<typeof FaceClustersMerged>): Promise<void> {
+    const from = await currentCluster(trx, data.from);
+    const into = await currentCluster(trx, data.into);
+    if (from === into) return;
+    const named = await trx
+      .selectFrom('face_clusters')
+      .select(['name', 'person_key'])
+      .where('cluster_id', '=', from)
+      .executeTakeFirst();
+    await trx.updateTable('face_clusters').set({ merged_into: into }).where('cluster_id', '=', from).execute();
+    if (named?.name)
+      await trx
+        .updateTable('face_clusters')
+        .set({ name: named.name, person_key: named.person_key })
+        .where('cluster_id', '=', into)
+        .where('name', 'is', null)
+        .execute();
+    await trx.updateTable('faces').set({ cluster_id: into }).where('cluster_id', '=', from).execute();
+  }
+
+  @On(PeopleSeen)
+  async peopleSeen(trx: Trx, { data }: EventOf<typeof PeopleSeen>): Promise<void> {
+    await trx
+      .updateTable('items')
+      .set({ people: JSON.stringify(data.people) })
+      .where('item_id', '=', data.item_id)
+      .execute();
+  }
+
   @On(ItemDeleted)
   async itemDeleted(trx: Trx, event: EventOf<typeof ItemDeleted>): Promise<void> {
     const id = event.data.id;
@@ -136,6 +244,10 @@ export class MediaProjector {
       .onConflict((oc) => oc.doNothing())
       .execute();
     if (gone) await this.removeBlobs([...gone.renditions, ...gone.keyframes]);
+    // Its faces, their crops and embeddings, and the user's moves of them go with it.
+    const faces = await trx.deleteFrom('faces').where('item_id', '=', id).returning('crop_sha256').execute();
+    await this.deleteBlobs(faces.map((face) => face.crop_sha256));
+    await trx.deleteFrom('face_moves').where('item_id', '=', id).execute();
   }
 
   private async deleted(trx: Trx, id: string): Promise<boolean> {
@@ -145,6 +257,10 @@ export class MediaProjector {
   }
 
   private async removeBlobs(images: Array<Rendition | Keyframe>): Promise<void> {
-    for (const image of images) await this.blobs.delete(image.sha256);
+    await this.deleteBlobs(images.map((image) => image.sha256));
+  }
+
+  private async deleteBlobs(shas: Iterable<string>): Promise<void> {
+    for (const sha of shas) await this.blobs.delete(sha);
   }
 }

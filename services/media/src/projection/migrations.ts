@@ -37,4 +37,35 @@ export const mediaMigrations: Migration[] = [
       await sql`alter table items add column keyframes jsonb not null default '[]'`.execute(db);
     },
   },
+  {
+    // Faces (any model's embedding length: an unsized vector, compared only within one model),
+    // their clusters, the user's moves, and the named people each item was last said to show.
+    name: '003_faces',
+    async up(db) {
+      await sql`create table faces (
+        face_id text primary key,
+        item_id text not null,
+        model text not null,
+        box jsonb not null,
+        score real not null,
+        frame_at real,
+        crop_sha256 text not null,
+        embedding vector not null,
+        cluster_id text,
+        seq bigint not null
+      )`.execute(db);
+      await sql`create index faces_item on faces (item_id)`.execute(db);
+      await sql`create index faces_cluster on faces (cluster_id)`.execute(db);
+      await sql`create table face_clusters (
+        cluster_id text primary key,
+        model text not null,
+        name text,
+        person_key text,
+        merged_into text
+      )`.execute(db);
+      await sql`create table face_moves (face_id text primary key, item_id text not null, to_cluster text)`.execute(db);
+      await sql`alter table items add column people jsonb not null default '[]'`.execute(db);
+      await sql`alter table items add column faces_revision integer`.execute(db);
+    },
+  },
 ];

@@ -22,7 +22,42 @@ export interface ItemsTable {
   keyframes: ColumnType<Keyframe[], string, string>;
   place: ColumnType<Place | null, string | null, string | null>;
   place_key: string | null;
+  /** The revision faces.detected last described, or null while faces were not looked for. */
+  faces_revision: ColumnType<number | null, number | null | undefined, number | null>;
+  /** The named people faces.people_seen last said the item shows. */
+  people: ColumnType<Array<{ key: string; name: string; faces: number }>, string | undefined, string>;
   seq: number;
+}
+
+/** A face the model found in a photo or a video's keyframe, and the cluster it is in. */
+export interface FacesTable {
+  face_id: string;
+  item_id: string;
+  model: string;
+  box: ColumnType<number[], string, string>;
+  score: number;
+  frame_at: number | null;
+  crop_sha256: string;
+  /** pgvector's text form in and out (`[0.1,0.2,…]`), unit length. */
+  embedding: string;
+  cluster_id: string | null;
+  seq: number;
+}
+
+/** A face cluster: named by the user (a graph person) or not yet; merged into another or not. */
+export interface FaceClustersTable {
+  cluster_id: string;
+  model: string;
+  name: string | null;
+  person_key: string | null;
+  merged_into: string | null;
+}
+
+/** A user's move of a face: into a cluster, or (null) out of any. The model never overrides it. */
+export interface FaceMovesTable {
+  face_id: string;
+  item_id: string;
+  to_cluster: string | null;
 }
 
 /** Items deleted: what arrives about them later (a late analysis) is ignored. */
@@ -33,4 +68,7 @@ export interface TombstonesTable {
 export interface MediaDatabase {
   items: ItemsTable;
   tombstones: TombstonesTable;
+  faces: FacesTable;
+  face_clusters: FaceClustersTable;
+  face_moves: FaceMovesTable;
 }

@@ -50,6 +50,17 @@ export class PhotosService {
       rendition_problem: analyzed ? row.rendition_problem : null,
       keyframes: analyzed ? row.keyframes : [],
       place: analyzed ? row.place : null,
+      faces:
+        row.faces_revision === row.revision
+          ? (
+              await this.db
+                .selectFrom('faces')
+                .select(sql<number>`count(*)::int`.as('n'))
+                .where('item_id', '=', row.item_id)
+                .executeTakeFirstOrThrow()
+            ).n
+          : null,
+      people: row.people,
     };
   }
 

@@ -32,10 +32,13 @@ export const HeadUnenrolled = defineEvent({
 });
 
 /**
- * What a trigger watches for (seed §3.2): live mail (a connector's mirrored message) and any new
- * item. commitment.due and entity.changed come when commitments and thing-change events exist.
+ * What a trigger watches for (seed §3.2): live mail (a connector's mirrored message), any new
+ * item, and a thing whose links changed (entity.changed: a link added or inferred to or from it,
+ * or a merge into it).
  */
-export const TriggerOn = Type.Union((['mail.received', 'item.added'] as const).map((k) => Type.Literal(k)));
+export const TriggerOn = Type.Union(
+  (['mail.received', 'item.added', 'entity.changed'] as const).map((k) => Type.Literal(k)),
+);
 
 export const TriggerFilter = Type.Object(
   {
@@ -43,7 +46,15 @@ export const TriggerFilter = Type.Object(
     to: Type.Optional(Type.String({ description: 'mail.received: a recipient address or @domain' })),
     labels: Type.Optional(Type.Array(Type.String(), { description: 'every one of these labels' })),
     source: Type.Optional(Type.String({ description: 'item.added: the item’s source kind (mbox, gmail, …)' })),
-    kind: Type.Optional(Type.String({ description: 'item.added: the item kind (email, document, …)' })),
+    kind: Type.Optional(
+      Type.String({
+        description:
+          'item.added: the item kind (email, document, …); entity.changed: the thing’s kind (person, org, …)',
+      }),
+    ),
+    thing: Type.Optional(
+      Type.String({ description: 'entity.changed: the thing’s key (person:ann@example.com, topic:memex, …)' }),
+    ),
     words: Type.Optional(Type.String({ description: 'words the title must contain (case-insensitive)' })),
   },
   { additionalProperties: false },

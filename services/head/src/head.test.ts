@@ -6,12 +6,15 @@ import type { INestApplicationContext } from '@nestjs/common';
 import * as grpc from '@grpc/grpc-js';
 import {
   EntityGet,
+  EntityMerged,
   HeadEnroll,
   HeadStatus,
   ItemsGet,
   HeadUnenroll,
   Ingest,
   ItemIngested,
+  LinkAdded,
+  LinksInferred,
   type MethodDefinition,
   type ParamsOf,
   type ResultOf,
@@ -330,6 +333,103 @@ test('a trigger fires once per matching event within its scope, across a restart
       listed.triggers.map((t) => [t.id, t.fired]),
       [[added.id, 3]],
     );
+  } finally {
+    await w.stop();
+    await fake.stop();
+  }
+});
+
+test('entity.changed fires for the things a link, an inference or a merge changes, by key or kind, within the trigger’s scope', async () => {
+  const fake = new FakeHead();
+  await fake.start();
+  const w = await world();
+  const tool = new EventPublisher(w.bus);
+  const link = (src: string, dst: string) =>
+    tool.publish(LinkAdded, {
+      subject: `link:${newId()}`,
+      actor: { kind: 'user', id: 'owner' },
+      data: {
+        link_id: newId(),
+        src,
+        rel: 'works_at',
+        dst,
+        confidence: 1,
+        evidence: [],
+        basis: 'observed',
+        made_by: 'user',
+      },
+    });
+  try {
+    await w.call(HeadEnroll, { url: fake.enrollUrl, token: fake.newToken() });
+    await fake.linked();
+    const owner = { owner: true };
+    await fake.call(
+      'memex.triggers.add',
+      {
+        name: 'ann',
+        on: 'entity.changed',
+        filter: { thing: 'person:ann@example.com' },
+        action: { workflow: 'ann-changed' },
+      },
+      owner,
+    );
+    await fake.call(
+      'memex.triggers.add',
+      { name: 'orgs', on: 'entity.changed', filter: { kind: 'org' }, action: { notify: 'org' } },
+      owner,
+    );
+    await fake.call(
+      'memex.triggers.add',
+      { name: 'topics', on: 'entity.changed', filter: { kind: 'topic' }, action: { workflow: 'topic-watch' } },
+      { labels: ['research'], session: 'watcher' },
+    );
+    await assert.rejects(
+      fake.call(
+        'memex.triggers.add',
+        { name: 'x', on: 'entity.changed', filter: { from: 'a@b.c' }, action: { notify: 'x' } },
+        owner,
+      ),
+      /a trigger on entity.changed cannot filter on from/,
+    );
+
+    await link('person:ann@example.com', 'org:acme.example');
+    await link('person:bob@example.com', 'person:cy@example.com');
+    // The owner's link about a topic reveals no item: a session's trigger never sees it.
+    await link('topic:salaries', 'person:bob@example.com');
+    const note = newId();
+    await tool.publish(LinksInferred, {
+      subject: `item:${note}`,
+      actor: { kind: 'pipeline', id: 'understand' },
+      kind: 'note',
+      labels: ['research'],
+      data: {
+        made_by: 'understand@1',
+        item_id: note,
+        links: [{ src: `item:${note}`, rel: 'about', dst: 'topic:memex', confidence: 0.8 }],
+      },
+    });
+    await tool.publish(EntityMerged, {
+      subject: 'entity:person:ann@example.com',
+      actor: { kind: 'user', id: 'owner' },
+      data: { merge_id: newId(), from: 'person:ann@old.example', into: 'person:ann@example.com' },
+    });
+    const starts = () => fake.asked.filter((a) => a.method === 'workflows.start');
+    const notes = () => fake.asked.filter((a) => a.method === 'notify');
+    await waitUntil(async () => starts().length === 3 && notes().length === 1, 'three starts and a notification', {
+      timeoutMs: 30_000,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.deepEqual(
+      starts().map((s) => [s.request.name, (JSON.parse(String(s.request.input_json)) as { things: string[] }).things]),
+      [
+        ['ann-changed', ['person:ann@example.com', 'org:acme.example']],
+        ['topic-watch', ['topic:memex']],
+        ['ann-changed', ['person:ann@old.example', 'person:ann@example.com']],
+      ],
+    );
+    assert.deepEqual(starts()[1]!.request.labels, ['research']);
+    assert.equal(notes().length, 1);
+    assert.equal(notes()[0]!.request.message, 'changed: person:ann@example.com, org:acme.example');
   } finally {
     await w.stop();
     await fake.stop();

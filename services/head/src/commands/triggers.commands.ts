@@ -12,6 +12,7 @@ import {
   type Scope,
 } from '@memex/contracts';
 import { BUS, DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import { misplacedFilters } from '../domain/triggers.js';
 import type { HeadDatabase } from '../projection/schema.js';
 
 /** The labels a trigger fires within: the caller's, or null for the owner's. */
@@ -29,6 +30,10 @@ export class TriggersCommands {
 
   @RpcMethod(TriggersAdd)
   async add(params: ParamsOf<typeof TriggersAdd>, call: CallContext): Promise<ResultOf<typeof TriggersAdd>> {
+    const misplaced = misplacedFilters(params.on, params.filter ?? {});
+    if (misplaced.length > 0) {
+      throw new MemexError('invalid_params', `a trigger on ${params.on} cannot filter on ${misplaced.join(', ')}`);
+    }
     const id = newId();
     const { seq } = await this.publisher.publish(TriggerRegistered, {
       subject: `trigger:${id}`,

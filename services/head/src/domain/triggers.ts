@@ -1,8 +1,11 @@
 import {
   agentScope,
+  EntityMerged,
   isEventOf,
   isVisible,
   ItemIngested,
+  LinkAdded,
+  LinksInferred,
   OWNER_SCOPE,
   type EventEnvelope,
   type Scope,
@@ -69,12 +72,57 @@ function addressMatches(pattern: string, addresses: string[]): boolean {
 }
 
 /**
+ * The things whose links an event changes, by key (items are not things): a link added, links a
+ * pipeline inferred from an item, a merge. A retraction or confirmation names only a link id,
+ * and the graph's own readings of items (meetings, signatures, cards) are not events of their
+ * own, so neither fires entity.changed.
+ */
+export function thingsChanged(event: EventEnvelope): string[] {
+  const refs = isEventOf(LinkAdded, event)
+    ? [event.data.src, event.data.dst]
+    : isEventOf(LinksInferred, event)
+      ? event.data.links.flatMap((link) => [link.src, link.dst])
+      : isEventOf(EntityMerged, event)
+        ? [event.data.from, event.data.into]
+        : [];
+  return [...new Set(refs.filter((ref) => !ref.startsWith('item:')))];
+}
+
+const ITEM_FILTERS = ['from', 'to', 'source', 'words'] as const;
+
+/** Filters a trigger of this kind cannot apply (named in the refusal rather than ignored). */
+export function misplacedFilters(on: Static<typeof TriggerOn>, filter: Static<typeof TriggerFilter>): string[] {
+  const wrong = on === 'entity.changed' ? ITEM_FILTERS : (['thing'] as const);
+  return wrong.filter((name) => filter[name] !== undefined);
+}
+
+/** entity.changed: a thing the filter names (by key, or kind) among those the event changed, seen within the scope. */
+function thingFires(trigger: ActiveTrigger, event: EventEnvelope, rules: ScopeRule[]): boolean {
+  const { filter } = trigger;
+  const things = thingsChanged(event).filter(
+    (key) => (!filter.thing || key === filter.thing) && (!filter.kind || key.startsWith(`${filter.kind}:`)),
+  );
+  if (things.length === 0) return false;
+  // A graph event reveals what its kind and labels say; one without a kind reaches only the owner.
+  if (
+    !isVisible(triggerScope(trigger, rules), {
+      kind: event.kind ?? '',
+      labels: event.labels,
+      spam: event.spam ?? false,
+    })
+  )
+    return false;
+  return !filter.labels || filter.labels.every((label) => event.labels.includes(label));
+}
+
+/**
  * Whether an event fires a trigger: of the trigger's kind, after it was registered, visible
  * within its scope, and passing every filter it sets. mail.received is live mail only (a
  * connector's mirrored message, never an archive import: seed §4.5).
  */
 export function fires(trigger: ActiveTrigger, seq: number, event: EventEnvelope, rules: ScopeRule[]): boolean {
   if (seq <= trigger.fromSeq) return false;
+  if (trigger.on === 'entity.changed') return thingFires(trigger, event, rules);
   const item = itemFacts(event);
   if (!item || item.revision !== 1) return false;
   if (trigger.on === 'mail.received' && !(item.kind === 'email' && item.origin === 'mirrored')) return false;

@@ -13,7 +13,7 @@ import {
 import { EventPublisher, readLog, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, loadScopeRules, ServiceHost, type HealthProblems } from '@memex/runtime';
-import { fires, type ActiveTrigger } from '../domain/triggers.js';
+import { fires, thingsChanged, type ActiveTrigger } from '../domain/triggers.js';
 import type { HeadDatabase } from '../projection/schema.js';
 import { HeadLinkService } from './head-link.service.js';
 import type { HeadApi } from './head-api.js';
@@ -118,8 +118,9 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
   private async fire(api: HeadApi, trigger: ActiveTrigger, seq: number, event: EventEnvelope): Promise<void> {
     const dedupeKey = `${trigger.id}:${event.id}`;
     const labels = trigger.scopeLabels ?? [];
-    // fires() only passes item.ingested events.
+    // fires() passes item.ingested events, and graph events for entity.changed.
     const item = isEventOf(ItemIngested, event) ? event.data : undefined;
+    const things = trigger.on === 'entity.changed' ? thingsChanged(event) : undefined;
     const subject = {
       trigger: trigger.name,
       event: event.type,
@@ -127,6 +128,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
       item: item?.id,
       kind: item?.kind,
       title: item?.title,
+      ...(things ? { things } : {}),
     };
     let runId: string | undefined;
     if ('workflow' in trigger.action) {
@@ -142,7 +144,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
       await api.notify({
         event: trigger.action.notify,
         title: trigger.name,
-        message: item?.title ?? event.type,
+        message: item?.title ?? (things ? `changed: ${things.join(', ')}` : event.type),
         labels,
         dedupe_key: dedupeKey,
       });

@@ -3,6 +3,7 @@ import {
   EmbeddingComputed,
   encodeVector,
   NotePut,
+  noteMarkdownOf,
   SignalsList,
   type MethodDefinition,
   type ParamsOf,
@@ -28,15 +29,16 @@ async function feed(publisher: EventPublisher, notes: EngineNote[]): Promise<num
   for (let i = 0; i < notes.length; i += BATCH) {
     const batch = notes.slice(i, i + BATCH);
     const puts = await publisher.publishAll(
-      batch.map((note) =>
-        draftOf(NotePut, {
+      batch.map((note) => {
+        const body = toMarkdown(note, (l) => titles.get(l) ?? l);
+        return draftOf(NotePut, {
           subject: `item:${ids.get(note.id)}`,
           actor: { kind: 'user', id: 'owner' },
           kind: 'note',
           occurred_at: note.createdAt.toISOString(),
-          data: { id: ids.get(note.id)!, title: note.title, body: toMarkdown(note, (l) => titles.get(l) ?? l) },
-        }),
-      ),
+          data: { id: ids.get(note.id)!, title: note.title, body, markdown: noteMarkdownOf(body) },
+        });
+      }),
     );
     const vectors = await publisher.publishAll(
       batch.map((note, j) =>

@@ -1,4 +1,4 @@
-import { NotePut } from '@memex/contracts';
+import { NotePut, noteMarkdownOf } from '@memex/contracts';
 import { Bus, draftOf, encodeJson, EventPublisher, newId, type DraftOf } from '@memex/bus';
 import { IngestModule } from '@memex/ingest';
 import { ServiceHost, startService } from '@memex/runtime';
@@ -10,12 +10,13 @@ const BATCH = 1000;
 
 function noteDraft(i: number): DraftOf<typeof NotePut> {
   const id = newId();
+  const body = `Benchmark note ${i}: a short remark of about the size people write.`;
   return {
     subject: `item:${id}`,
     actor: { kind: 'user', id: 'owner' },
     kind: 'note',
     labels: [],
-    data: { id, title: `note ${i}`, body: `Benchmark note ${i}: a short remark of about the size people write.` },
+    data: { id, title: `note ${i}`, body, markdown: noteMarkdownOf(body) },
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { MailCancel, MailCompose, MailOutgoing } from '@memex/contracts';
+import { MailCancel, MailCompose, MailDraftDelete, MailDraftUpdate, MailOutgoing } from '@memex/contracts';
 import { client, output } from '../context.js';
 
 interface ComposeOptions {
@@ -71,13 +71,41 @@ export function registerMail(program: Command): void {
       console.log(`cancelled ${id}: nothing is sent`);
     });
   mail
+    .command('edit <draft>')
+    .description('edit a draft written here (the options given replace its own; the Gmail draft follows)')
+    .option('--to <address...>')
+    .option('--cc <address...>')
+    .option('--bcc <address...>')
+    .option('--subject <subject>')
+    .option('--text <text>')
+    .option('--attach <id...>', 'memex items to attach instead of its attachments')
+    .action(async (id: string, options: Omit<ComposeOptions, 'from' | 'text'> & { text?: string }) => {
+      await client().call(MailDraftUpdate, {
+        id,
+        ...(options.to ? { to: options.to } : {}),
+        ...(options.cc ? { cc: options.cc } : {}),
+        ...(options.bcc ? { bcc: options.bcc } : {}),
+        ...(options.subject !== undefined ? { subject: options.subject } : {}),
+        ...(options.text !== undefined ? { text: options.text } : {}),
+        ...(options.attach ? { attachments: options.attach } : {}),
+      });
+      console.log(`draft ${id} saved`);
+    });
+  mail
+    .command('delete-draft <draft>')
+    .description('delete a draft written here (and its Gmail draft)')
+    .action(async (id: string) => {
+      await client().call(MailDraftDelete, { id });
+      console.log(`draft ${id} deleted`);
+    });
+  mail
     .command('outgoing')
     .description('mail written here: scheduled, drafts, sent, failed')
-    .option('--state <state>', 'scheduled, draft, sending, sent, cancelled or failed')
+    .option('--state <state>', 'scheduled, draft, sending, sent, cancelled, failed or deleted')
     .option('--json', 'print JSON')
     .action(
       async (options: {
-        state?: 'scheduled' | 'draft' | 'sending' | 'sent' | 'cancelled' | 'failed';
+        state?: 'scheduled' | 'draft' | 'sending' | 'sent' | 'cancelled' | 'failed' | 'deleted';
         json?: boolean;
       }) => {
         const { outgoing } = await client().call(MailOutgoing, options.state ? { state: options.state } : {});

@@ -3,7 +3,7 @@ import type { MethodDefinition } from './method.js';
 import { defineMethod, Seq } from './method.js';
 
 export const OutgoingState = Type.Union(
-  (['scheduled', 'draft', 'sending', 'sent', 'cancelled', 'failed'] as const).map((s) => Type.Literal(s)),
+  (['scheduled', 'draft', 'sending', 'sent', 'cancelled', 'failed', 'deleted'] as const).map((s) => Type.Literal(s)),
 );
 
 export const MailCompose = defineMethod({
@@ -54,6 +54,37 @@ export const MailCancel = defineMethod({
   result: Type.Object({ seq: Seq }),
 });
 
+export const MailDraftUpdate = defineMethod({
+  name: 'memex.mail.drafts.update',
+  service: 'mail-sync',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Edit a draft written in the memex: the fields given replace its own (attachments: memex item ids, replacing the draft’s); the Gmail draft is updated too.',
+  params: Type.Object({
+    id: Type.String({ minLength: 1 }),
+    to: Type.Optional(Type.Array(Type.String({ minLength: 3 }), { maxItems: 100 })),
+    cc: Type.Optional(Type.Array(Type.String({ minLength: 3 }), { maxItems: 100 })),
+    bcc: Type.Optional(Type.Array(Type.String({ minLength: 3 }), { maxItems: 100 })),
+    subject: Type.Optional(Type.String({ maxLength: 998 })),
+    text: Type.Optional(Type.String()),
+    attachments: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { maxItems: 50, description: 'memex item ids' }),
+    ),
+  }),
+  result: Type.Object({ seq: Seq }),
+});
+
+export const MailDraftDelete = defineMethod({
+  name: 'memex.mail.drafts.delete',
+  service: 'mail-sync',
+  kind: 'command',
+  access: 'owner',
+  summary: 'Delete a draft written in the memex (and its Gmail draft); it is never sent.',
+  params: Type.Object({ id: Type.String({ minLength: 1 }) }),
+  result: Type.Object({ seq: Seq }),
+});
+
 export const OutgoingSummary = Type.Object({
   id: Type.String(),
   account: Type.String(),
@@ -73,7 +104,7 @@ export const MailOutgoing = defineMethod({
   kind: 'query',
   access: 'owner',
   summary:
-    'Mail written in the memex by state: scheduled (undo window or send later), draft, sending, sent, cancelled, failed (Gmail refused it; the reason is given); newest first.',
+    'Mail written in the memex by state: scheduled (undo window or send later), draft, sending, sent, cancelled, failed (Gmail refused it; the reason is given), deleted (a draft); newest first.',
   params: Type.Object({
     state: Type.Optional(OutgoingState),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
@@ -81,4 +112,10 @@ export const MailOutgoing = defineMethod({
   result: Type.Object({ outgoing: Type.Array(OutgoingSummary) }),
 });
 
-export const outgoingMethods: MethodDefinition[] = [MailCompose, MailCancel, MailOutgoing];
+export const outgoingMethods: MethodDefinition[] = [
+  MailCompose,
+  MailCancel,
+  MailDraftUpdate,
+  MailDraftDelete,
+  MailOutgoing,
+];

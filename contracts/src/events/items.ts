@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { readMarkdown } from '@memex/markdown';
 import { defineEvent, ULID_PATTERN } from './envelope.js';
 
 const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$' });
@@ -9,6 +10,14 @@ export const ItemKind = Type.String({
 
 /** An email address with its display name, as a handler read it. */
 export const Address = Type.Object({ name: Type.String(), address: Type.String() }, { additionalProperties: false });
+
+/** A `[[target#heading|alias]]` (or `![[embed]]`) in Markdown. */
+export const WikiLink = Type.Object({
+  target: Type.String(),
+  heading: Type.Union([Type.String(), Type.Null()]),
+  alias: Type.Union([Type.String(), Type.Null()]),
+  embed: Type.Boolean(),
+});
 
 /**
  * An item entered the memex or changed (a document with new content). The item's text and
@@ -53,25 +62,53 @@ export const ItemIngested = defineEvent({
   ),
 });
 
+/** What a note's Markdown says about itself, read once where the note is written (@memex/markdown). */
+export const NoteMarkdown = Type.Object(
+  {
+    frontMatter: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+    links: Type.Array(WikiLink),
+    tags: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+);
+export type NoteMarkdown = Static<typeof NoteMarkdown>;
+
+/** A note's Markdown as `note.put` carries it. */
+export function noteMarkdownOf(body: string): NoteMarkdown {
+  const { frontMatter, links, tags } = readMarkdown(body);
+  return { frontMatter, links, tags };
+}
+
+const NoteFields = {
+  id: Type.String({ pattern: ULID_PATTERN }),
+  title: Type.String(),
+  body: Type.String(),
+  /** Set when this put replaced an earlier version. */
+  replaces: Type.Optional(Type.Boolean()),
+};
+
+/** v1 carried the body only: every reader parsed it again. */
+export const NotePutV1 = defineEvent({
+  type: 'note.put',
+  owner: 'ingest',
+  v: 1,
+  description: 'A note was written or replaced (v1: without its parsed Markdown).',
+  data: Type.Object(NoteFields, { additionalProperties: false }),
+  upcast: (data) => ({ ...data, markdown: noteMarkdownOf(data.body) }),
+});
+
 /**
  * A note: an insight or a remark written by the owner or an agent. Put again with the same id
- * to replace its body (its earlier versions are superseded, not kept as separate items).
+ * to replace its body (its earlier versions are superseded, not kept as separate items). It
+ * carries its front matter, [[links]] and #tags, read by the same reader as Markdown documents.
  */
 export const NotePut = defineEvent({
   type: 'note.put',
   owner: 'ingest',
-  v: 1,
-  description: 'A note was written or replaced. Subject item:<id>; who wrote it is the actor.',
-  data: Type.Object(
-    {
-      id: Type.String({ pattern: ULID_PATTERN }),
-      title: Type.String(),
-      body: Type.String(),
-      /** Set when this put replaced an earlier version. */
-      replaces: Type.Optional(Type.Boolean()),
-    },
-    { additionalProperties: false },
-  ),
+  v: 2,
+  description:
+    'A note was written or replaced, with its front matter, links and tags. Subject item:<id>; who wrote it is the actor.',
+  data: Type.Object({ ...NoteFields, markdown: NoteMarkdown }, { additionalProperties: false }),
 });
 
 /** An item is gone with everything derived from it; its earlier events have been erased from the log. */
@@ -89,4 +126,4 @@ export const ItemDeleted = defineEvent({
   ),
 });
 
-export const itemEvents = [ItemIngested, NotePut, ItemDeleted];
+export const itemEvents = [ItemIngested, NotePutV1, NotePut, ItemDeleted];

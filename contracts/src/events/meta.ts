@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { compile } from '../validation.js';
-import { Address, type ItemIngested } from './items.js';
+import { Address, WikiLink, type ItemIngested } from './items.js';
 import type { DataOf } from './envelope.js';
 
 // What consumers read of `item.ingested`'s meta, by the item's kind, as the ingest handlers write
@@ -31,14 +31,6 @@ export const PageRange = Type.Object({
 });
 export type PageRange = Static<typeof PageRange>;
 
-/** A `[[target#heading|alias]]` (or `![[embed]]`) in Markdown. */
-export const WikiLink = Type.Object({
-  target: Type.String(),
-  heading: Type.Union([Type.String(), Type.Null()]),
-  alias: Type.Union([Type.String(), Type.Null()]),
-  embed: Type.Boolean(),
-});
-
 /** A Markdown document: its front matter, [[links]] and #tags, parsed once by the ingest handler. */
 export const MarkdownMeta = Type.Object({
   format: Type.Literal('markdown'),
@@ -67,8 +59,9 @@ export function markdownMetaOf(data: ItemData): MarkdownMeta | null {
   return data.kind === 'document' && markdown.check(data.meta) ? data.meta : null;
 }
 
-/** A PDF's pages, of a PDF document or a PDF attachment read as a document; null for anything else. */
+/** A PDF's pages, of a PDF document or paper or a PDF attachment read as a document; null for anything else. */
 export function pdfPagesOf(data: ItemData): PageRange[] | null {
-  const document = data.kind === 'attachment' ? data.meta['document'] : data.kind === 'document' ? data.meta : null;
+  const document =
+    data.kind === 'attachment' ? data.meta['document'] : ['document', 'paper'].includes(data.kind) ? data.meta : null;
   return pdf.check(document) ? document.pages : null;
 }

@@ -64,7 +64,44 @@ export const OutgoingDraftSaved = defineEvent({
   owner: 'mail-sync',
   v: 1,
   description: 'A memex draft was saved to the account’s Gmail drafts.',
-  data: Type.Object({ id: OutgoingId, gmail_draft_id: Type.String() }, { additionalProperties: false }),
+  data: Type.Object(
+    {
+      id: OutgoingId,
+      gmail_draft_id: Type.String(),
+      /** The version saved (the draft's MIME blob); absent in events from before drafts could be edited. */
+      mime_sha256: Type.Optional(Sha256),
+    },
+    { additionalProperties: false },
+  ),
+});
+
+/** A draft edited in the memex: its new MIME (same Message-ID), to be written over the Gmail draft. */
+export const OutgoingDraftUpdated = defineEvent({
+  type: 'outgoing.draft_updated',
+  owner: 'mail-sync',
+  v: 1,
+  description: 'A draft written in the memex was edited: new recipients, subject, text or attachments.',
+  data: Type.Object(
+    { id: OutgoingId, mime_sha256: Sha256, subject: Type.String(), to: Type.Array(Type.String()) },
+    { additionalProperties: false },
+  ),
+});
+
+/** A draft deleted in the memex; the Gmail draft goes next (outgoing.draft_removed). */
+export const OutgoingDraftDeleted = defineEvent({
+  type: 'outgoing.draft_deleted',
+  owner: 'mail-sync',
+  v: 1,
+  description: 'A draft written in the memex was deleted (it is never sent).',
+  data: Type.Object({ id: OutgoingId }, { additionalProperties: false }),
+});
+
+export const OutgoingDraftRemoved = defineEvent({
+  type: 'outgoing.draft_removed',
+  owner: 'mail-sync',
+  v: 1,
+  description: 'A deleted draft is gone from the account’s Gmail drafts too.',
+  data: Type.Object({ id: OutgoingId }, { additionalProperties: false }),
 });
 
 /** Gmail refused the mail for good (a 4xx other than a rate limit: a bad address, a message too large): it is not tried again. */
@@ -82,5 +119,8 @@ export const outgoingEvents = [
   OutgoingAttempted,
   OutgoingSent,
   OutgoingDraftSaved,
+  OutgoingDraftUpdated,
+  OutgoingDraftDeleted,
+  OutgoingDraftRemoved,
   OutgoingFailed,
 ];

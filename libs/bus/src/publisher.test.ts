@@ -1,6 +1,6 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MemexError, NotePut, TokenCreated } from '@memex/contracts';
+import { MemexError, NotePut, TokenCreated, noteMarkdownOf } from '@memex/contracts';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { Bus } from './bus.js';
 import { readLog } from './log-reader.js';
@@ -25,7 +25,7 @@ function note(id = newId()): DraftOf<typeof NotePut> {
   return {
     subject: `item:${id}`,
     actor: { kind: 'user', id: 'owner' },
-    data: { id, title: 't', body: 'b' },
+    data: { id, title: 't', body: 'b', markdown: noteMarkdownOf('b') },
   };
 }
 
@@ -56,7 +56,7 @@ test('a malformed event is rejected before it reaches the log, naming the proble
     () => publisher.build(NotePut, { ...note(), data: { id: 'x', body: 1 } as never }),
     (error: MemexError) => {
       assert.equal(error.code, 'invalid_params');
-      assert.match(error.message, /^invalid note\.put v1 event: .*data\.id: Expected string to match/);
+      assert.match(error.message, /^invalid note\.put v2 event: .*data\.id: Expected string to match/);
       assert.match(error.message, /data\.title: is required/);
       assert.match(error.message, /data\.body: Expected string, got 1/);
       return true;

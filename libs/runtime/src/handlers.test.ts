@@ -3,7 +3,15 @@ import assert from 'node:assert/strict';
 import { Injectable, Module } from '@nestjs/common';
 import { Type } from '@sinclair/typebox';
 import type { Kysely, Transaction } from 'kysely';
-import { defineEvent, EventRegistry, NotePut, TokenCreated, TokenRevoked, type EventOf } from '@memex/contracts';
+import {
+  defineEvent,
+  EventRegistry,
+  NotePut,
+  TokenCreated,
+  TokenRevoked,
+  type EventOf,
+  noteMarkdownOf,
+} from '@memex/contracts';
 import { Bus, draftOf, EventPublisher, EVENTS_STREAM, newId } from '@memex/bus';
 import { createDatabase, type Migration } from '@memex/db';
 import { createTestEnv, type TestEnv } from '@memex/testing';
@@ -104,7 +112,7 @@ test('a projector with @On handlers is found, subscribed to only their types, an
     await publisher.publish(NotePut, {
       subject: `item:${noteId}`,
       actor: owner,
-      data: { id: noteId, title: 'n', body: 'b' },
+      data: { id: noteId, title: 'n', body: 'b', markdown: noteMarkdownOf('b') },
     });
     const revoked = await publisher.publishAll(
       ids.slice(0, 2).map((id) => draftOf(TokenRevoked, { subject: `token:${id}`, actor: owner, data: { id } })),

@@ -1,5 +1,5 @@
 import { after, before, test } from 'node:test';
-import { NotePut } from '@memex/contracts';
+import { NotePut, noteMarkdownOf } from '@memex/contracts';
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
 import { Bus, EventPublisher, newId, type LoggedEvent } from '@memex/bus';
@@ -58,7 +58,7 @@ async function note(body: string): Promise<number> {
   const { seq } = await publisher.publish(NotePut, {
     subject: `item:${id}`,
     actor: { kind: 'user', id: 'owner' },
-    data: { id, title: body, body },
+    data: { id, title: body, body, markdown: noteMarkdownOf(body) },
   });
   return seq;
 }
@@ -93,7 +93,13 @@ test('one bad event is recorded and skipped; the rest of its batch is applied', 
 
 test('a failed event is listed with its subject and reason, counted, and applied by a retry after the fix', async () => {
   const projection = new SeenProjection();
-  const runner = new ProjectionRunner(bus, env.config.databaseUrl, bookkeepingOf(db), { name: 'seen_test', migrations }, projection);
+  const runner = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    bookkeepingOf(db),
+    { name: 'seen_test', migrations },
+    projection,
+  );
   await runner.start();
   try {
     const before = (await runner.failures()).length;
@@ -157,7 +163,13 @@ test('only one replica projects; the other follows the checkpoint for min_seq', 
 test('rebuild reproduces the read model and the live projector goes on after the switch', async () => {
   // The projection as fixed in the retry test above, whose retry applied the poison events.
   const projection = Object.assign(new SeenProjection(), { fixed: true });
-  const runner = new ProjectionRunner(bus, env.config.databaseUrl, bookkeepingOf(db), { name: 'seen_test', migrations }, projection);
+  const runner = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    bookkeepingOf(db),
+    { name: 'seen_test', migrations },
+    projection,
+  );
   await runner.start();
   try {
     for (let i = 0; i < 20; i++) await note(`n${i}`);

@@ -8,6 +8,7 @@ import {
   type ParamsOf,
   type ResultOf,
   type Scope,
+  noteMarkdownOf,
 } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { Bus, callMethod, EVENTS_STREAM, EventPublisher, JOBS_STREAM, newId, bindDraft } from '@memex/bus';
@@ -117,7 +118,7 @@ export class SearchHarness {
       actor: { kind: 'user', id: 'owner' },
       kind: 'note',
       labels,
-      data: { id, title, body },
+      data: { id, title, body, markdown: noteMarkdownOf(body) },
     });
     return id;
   }

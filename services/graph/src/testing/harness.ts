@@ -10,6 +10,7 @@ import {
   type ParamsOf,
   type ResultOf,
   type Scope,
+  noteMarkdownOf,
 } from '@memex/contracts';
 import { BlobStore, sha256 } from '@memex/blobs';
 import { Bus, callRpc, EventPublisher, newId, type NamedDraft, bindDraft } from '@memex/bus';
@@ -190,11 +191,12 @@ export async function noteEvent(
   const id = options.id ?? newId();
   return {
     type: 'note.put',
+    v: 2,
     subject: `item:${id}`,
     actor: options.actor ?? { kind: 'user', id: 'owner' },
     labels: options.labels ?? [],
     kind: 'note',
-    data: { id, title: body.split('\n', 1)[0]!.slice(0, 120), body },
+    data: { id, title: body.split('\n', 1)[0]!.slice(0, 120), body, markdown: noteMarkdownOf(body) },
   };
 }
 

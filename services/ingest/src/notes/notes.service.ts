@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import { MemexError, NotePut, NotesPut, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { MemexError, noteMarkdownOf, NotePut, NotesPut, type ParamsOf, type ResultOf } from '@memex/contracts';
 import { EventPublisher, newId } from '@memex/bus';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { IngestDatabase } from '../items/schema.js';
@@ -43,6 +43,7 @@ export class NotesService {
         id,
         title: params.title?.trim() || titleOf(params.body),
         body: params.body,
+        markdown: noteMarkdownOf(params.body),
         ...(params.id ? { replaces: true } : {}),
       },
     });

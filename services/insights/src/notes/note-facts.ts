@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { markdownMetaOf, type EventOf, type ItemIngested, type NotePut } from '@memex/contracts';
-import { parseNoteMarkdown } from './markdown.js';
 
 /** A note as the insights read model keeps it: what detection reads, plus what scope checks need. */
 export interface NoteFacts {
@@ -81,21 +80,21 @@ function hash(parts: unknown[]): string {
 }
 
 export function notePutFacts(event: EventOf<typeof NotePut>, seq: number, previous?: PreviousVersion): NoteFacts {
-  const { id, title, body } = event.data;
-  const parsed = parseNoteMarkdown(body);
+  const { id, title, body, markdown } = event.data;
+  const frontMatter = markdown.frontMatter ?? {};
   return {
     id,
     kind: 'note',
     title,
-    aliases: aliasesOf(parsed.frontMatter),
-    tags: parsed.tags,
-    links: noteTargets(parsed.links),
-    front_matter: parsed.frontMatter,
+    aliases: aliasesOf(frontMatter),
+    tags: markdown.tags,
+    links: noteTargets(markdown.links.map((link) => link.target)),
+    front_matter: frontMatter,
     content_hash: hash([title, body]),
     revision: seq,
     labels: [...event.labels].sort(),
     spam: event.spam ?? false,
-    ...noteTimes(parsed.frontMatter, event, previous),
+    ...noteTimes(frontMatter, event, previous),
   };
 }
 

@@ -1,35 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Ingest, SignalsList } from '@memex/contracts';
+import { Ingest, NotePutV1, SignalsList } from '@memex/contracts';
+import { newId } from '@memex/bus';
 import { startInsights, type InsightsHarness } from '../testing/harness.js';
-import { parseNoteMarkdown } from './markdown.js';
-
-describe('parseNoteMarkdown', () => {
-  test('front matter, [[links]] and #tags in prose only, front matter tags first, each tag once', () => {
-    const parsed = parseNoteMarkdown(
-      [
-        '---',
-        'type: state',
-        'tags: [Garden, "#plans"]',
-        '---',
-        '# Heading is not a tag',
-        'Beds: see [[Garden Plan#Beds|the plan]] and [[Seeds]] #garden #2024 #soil/clay',
-        '```',
-        '[[In code]] #incode',
-        '```',
-        'Inline `[[in span]] #inspan` and <!-- [[in comment]] --> and a#b and #todo-',
-      ].join('\n'),
-    );
-    assert.deepEqual(parsed.frontMatter, { type: 'state', tags: ['Garden', '#plans'] });
-    assert.deepEqual(parsed.links, ['Garden Plan#Beds|the plan', 'Seeds']);
-    assert.deepEqual(parsed.tags, ['Garden', 'plans', 'soil/clay', 'todo']);
-  });
-
-  test('a block that is not YAML is text; no front matter is an empty object', () => {
-    assert.deepEqual(parseNoteMarkdown('---\n: [\n---\n[[A]]').frontMatter, {});
-    assert.deepEqual(parseNoteMarkdown('[[A]] [[B\\|b]]'), { frontMatter: {}, links: ['A', 'B|b'], tags: [] });
-  });
-});
 
 describe('Markdown documents are notes too', () => {
   let h: InsightsHarness;
@@ -61,6 +34,23 @@ describe('Markdown documents are notes too', () => {
     assert.deepEqual(
       listed.signals.map((s) => [s.kind, s.detail['target'], s.notes.map((n) => n.title)]),
       [['dangling_link', 'Roadmap', ['Weekly review, week 12']]],
+    );
+  });
+
+  test('a note logged before note.put carried its Markdown (v1) is read through the upcast: same links, tags and front matter', async () => {
+    const id = newId();
+    const { seq } = await h.publisher.publish(NotePutV1, {
+      subject: `item:${id}`,
+      actor: { kind: 'user', id: 'owner' },
+      kind: 'note',
+      data: { id, title: 'Old plan', body: '---\naliases: [Garden plan]\n---\nSee [[Compost heap]] #garden' },
+    });
+    await h.applied(seq);
+    const listed = await h.call(SignalsList, { min_seq: seq });
+    const dangling = listed.signals.filter((s) => s.kind === 'dangling_link' && s.detail['target'] === 'Compost heap');
+    assert.deepEqual(
+      dangling.map((s) => s.notes.map((n) => n.title)),
+      [['Old plan']],
     );
   });
 });

@@ -8,6 +8,7 @@ import {
   type ParamsOf,
   type ResultOf,
   type Scope,
+  noteMarkdownOf,
 } from '@memex/contracts';
 import { Bus, callMethod, EventPublisher, newId, type NamedDraft, bindDraft } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
@@ -90,19 +91,19 @@ export async function startInsights(
       const ids = new Map(notes.map((note) => [note.id, newId()]));
       const titles = new Map(notes.map((note) => [note.id, note.title]));
       const seqs = await publish(
-        notes.map((note) => ({
-          type: 'note.put',
-          subject: `item:${ids.get(note.id)}`,
-          actor: { kind: 'user', id: 'owner' },
-          kind: 'note',
-          labels: feedOptions.labels ?? [],
-          occurred_at: note.createdAt.toISOString(),
-          data: {
-            id: ids.get(note.id)!,
-            title: note.title,
-            body: toMarkdown(note, (link) => titles.get(link) ?? link),
-          },
-        })),
+        notes.map((note) => {
+          const body = toMarkdown(note, (link) => titles.get(link) ?? link);
+          return {
+            type: 'note.put',
+            v: 2,
+            subject: `item:${ids.get(note.id)}`,
+            actor: { kind: 'user', id: 'owner' },
+            kind: 'note',
+            labels: feedOptions.labels ?? [],
+            occurred_at: note.createdAt.toISOString(),
+            data: { id: ids.get(note.id)!, title: note.title, body, markdown: noteMarkdownOf(body) },
+          };
+        }),
       );
       const embedded = notes.flatMap((note, i) =>
         note.embedding.length > 0 ? [embedDraft(ids.get(note.id)!, seqs[i]!, note.embedding)] : [],

@@ -1,13 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { simpleParser, type AddressObject, type ParsedMail } from 'mailparser';
 import {
   ItemsContent,
   MailCancel,
   MailCompose,
+  MailDraftDelete,
+  MailDraftUpdate,
   MailThread,
   MemexError,
   OutgoingCancelled,
+  OutgoingDraftDeleted,
+  OutgoingDraftUpdated,
   OutgoingQueued,
   OWNER_SCOPE,
   rpcSubject,
@@ -20,12 +25,30 @@ import { BlobStore } from '@memex/blobs';
 import { callRpc, EventPublisher, newId, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
-import { compose } from '../domain/compose.js';
+import { compose, formatted, type Composition } from '../domain/compose.js';
 import type { MailSyncDatabase } from '../projection/schema.js';
 import { Outbox } from '../sync/outbox.js';
 
 /** A cancel this close to the send time is refused: the sender may already be handing the mail over. */
 const CANCEL_MARGIN_MS = 500;
+
+type Attachment = { filename: string; content: Buffer; contentType: string };
+/** Everything a mail's MIME is built from. */
+type MailFields = Composition & { bcc: string[]; attachments: Attachment[] };
+
+/** A parsed header's addresses as `"Name" <address>` strings. */
+function addresses(field: AddressObject | AddressObject[] | undefined): string[] {
+  return (field ? [field].flat() : []).flatMap((group) =>
+    group.value.flatMap((a) => (a.address ? [formatted({ name: a.name, address: a.address })] : [])),
+  );
+}
+
+/** The attachments of a parsed message (parts shown inline in its HTML are not attachments). */
+function attachmentsOf(parsed: ParsedMail): Attachment[] {
+  return parsed.attachments
+    .filter((a) => !a.related)
+    .map((a) => ({ filename: a.filename ?? 'attachment', content: a.content, contentType: a.contentType }));
+}
 
 /** memex.mail.compose and memex.mail.cancel: mail written in the memex, as events. */
 @Injectable()
@@ -41,7 +64,8 @@ export class OutgoingCommands {
 
   /**
    * Builds the MIME with nodemailer's MailComposer (threading headers, quoting, attachments from
-   * memex items), keeps it as a blob and logs the mail; the outbox sends it when it is due.
+   * memex items; a forward carries the original's attachments), keeps it as a blob and logs the
+   * mail; the outbox sends it when it is due.
    */
   @RpcMethod(MailCompose)
   async compose(params: ParamsOf<typeof MailCompose>, call: CallContext): Promise<ResultOf<typeof MailCompose>> {
@@ -68,23 +92,10 @@ export class OutgoingCommands {
     if (mail.to.length + mail.cc.length + (params.bcc?.length ?? 0) === 0)
       throw new MemexError('invalid_params', 'params.to: a mail needs a recipient');
     const messageId = `<${id.toLowerCase()}.memex@${params.account.split('@')[1] ?? 'localhost'}>`;
-    const node = new MailComposer({
-      from: params.account,
-      to: mail.to,
-      cc: mail.cc,
-      bcc: params.bcc ?? [],
-      subject: mail.subject,
-      // MIME lines end in CRLF, the text's too.
-      text: mail.text.replace(/\r?\n/g, '\r\n'),
-      messageId,
-      date: new Date(),
-      ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo, references: mail.references } : {}),
-      attachments: await Promise.all((params.attachments ?? []).map((item) => this.attachment(item))),
-    }).compile();
-    // Gmail reads Bcc from the raw message and removes it before delivery.
-    node.keepBcc = true;
-    const mime = await node.build();
-    const sha = await this.blobs.put(mime);
+    const attachments = await Promise.all((params.attachments ?? []).map((item) => this.content(item)));
+    if (mode === 'forward' && params.message)
+      attachments.unshift(...attachmentsOf(await simpleParser((await this.content(params.message)).content)));
+    const sha = await this.build(params.account, messageId, { ...mail, bcc: params.bcc ?? [], attachments });
     // The undo window when the caller names none: MEMEX_MAIL_UNDO_SECONDS, default 10.
     const undo = (params.undo_seconds ?? Number(process.env.MEMEX_MAIL_UNDO_SECONDS || 10)) * 1000;
     const sendAt = params.draft
@@ -126,6 +137,54 @@ export class OutgoingCommands {
     };
   }
 
+  /** Rebuilds a draft from its current MIME with the fields given replaced; same Message-ID and threading. */
+  @RpcMethod(MailDraftUpdate)
+  async updateDraft(
+    params: ParamsOf<typeof MailDraftUpdate>,
+    call: CallContext,
+  ): Promise<ResultOf<typeof MailDraftUpdate>> {
+    const draft = await this.draft(params.id);
+    const old = await simpleParser(await this.blobs.get(draft.mime_sha256));
+    const references = [old.references ?? []].flat();
+    const mail: MailFields = {
+      to: params.to ?? addresses(old.to),
+      cc: params.cc ?? addresses(old.cc),
+      bcc: params.bcc ?? addresses(old.bcc),
+      subject: params.subject ?? old.subject ?? '',
+      text: params.text ?? old.text ?? '',
+      ...(old.inReplyTo ? { inReplyTo: old.inReplyTo, references } : {}),
+      attachments: params.attachments
+        ? await Promise.all(params.attachments.map((item) => this.content(item)))
+        : attachmentsOf(old),
+    };
+    if (mail.to.length + mail.cc.length + mail.bcc.length === 0)
+      throw new MemexError('invalid_params', 'params.to: a mail needs a recipient');
+    const sha = await this.build(draft.account, draft.message_id, mail);
+    const { seq } = await this.publisher.publish(OutgoingDraftUpdated, {
+      subject: `outgoing:${params.id}`,
+      actor: call.caller,
+      kind: 'email',
+      data: { id: params.id, mime_sha256: sha, subject: mail.subject, to: [...mail.to, ...mail.cc] },
+    });
+    this.outbox.wake(null);
+    return { seq };
+  }
+
+  @RpcMethod(MailDraftDelete)
+  async deleteDraft(
+    params: ParamsOf<typeof MailDraftDelete>,
+    call: CallContext,
+  ): Promise<ResultOf<typeof MailDraftDelete>> {
+    await this.draft(params.id);
+    const { seq } = await this.publisher.publish(OutgoingDraftDeleted, {
+      subject: `outgoing:${params.id}`,
+      actor: call.caller,
+      data: { id: params.id },
+    });
+    this.outbox.wake(null);
+    return { seq };
+  }
+
   @RpcMethod(MailCancel)
   async cancel(params: ParamsOf<typeof MailCancel>, call: CallContext): Promise<ResultOf<typeof MailCancel>> {
     await this.outbox.caughtUp();
@@ -165,8 +224,37 @@ export class OutgoingCommands {
     return { message, thread: thread.messages };
   }
 
+  /** A draft written here, still a draft (an edit or a deletion of anything else is a conflict). */
+  private async draft(id: string) {
+    await this.outbox.caughtUp();
+    const row = await this.db.selectFrom('outgoing').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!row) throw new MemexError('not_found', `no outgoing mail ${id}`);
+    if (row.state !== 'draft') throw new MemexError('conflict', `mail ${id} is ${row.state}, not a draft`);
+    return row;
+  }
+
+  /** The MIME (nodemailer's MailComposer, never strings joined by hand), kept as a blob: its sha-256. */
+  private async build(account: string, messageId: string, mail: MailFields): Promise<string> {
+    const node = new MailComposer({
+      from: account,
+      to: mail.to,
+      cc: mail.cc,
+      bcc: mail.bcc,
+      subject: mail.subject,
+      // MIME lines end in CRLF, the text's too.
+      text: mail.text.replace(/\r?\n/g, '\r\n'),
+      messageId,
+      date: new Date(),
+      ...(mail.inReplyTo ? { inReplyTo: mail.inReplyTo, references: mail.references } : {}),
+      attachments: mail.attachments,
+    }).compile();
+    // Gmail reads Bcc from the raw message and removes it before delivery.
+    node.keepBcc = true;
+    return this.blobs.put(await node.build());
+  }
+
   /** A memex item's bytes, read in ranges. */
-  private async attachment(id: string): Promise<{ filename: string; content: Buffer; contentType: string }> {
+  private async content(id: string): Promise<Attachment> {
     const parts: Buffer[] = [];
     let offset: number | null = 0;
     let answer: ResultOf<typeof ItemsContent> | undefined;

@@ -15,7 +15,7 @@ export interface Composition {
   references?: string[];
 }
 
-function formatted(address: Address): string {
+export function formatted(address: Address): string {
   return address.name ? `"${address.name.replace(/["\\]/g, '')}" <${address.address}>` : address.address;
 }
 

@@ -10,7 +10,10 @@ import {
   MailFlagsChanged,
   OutgoingAttempted,
   OutgoingCancelled,
+  OutgoingDraftDeleted,
+  OutgoingDraftRemoved,
   OutgoingDraftSaved,
+  OutgoingDraftUpdated,
   OutgoingFailed,
   OutgoingQueued,
   OutgoingSent,
@@ -147,6 +150,7 @@ export class MailSyncProjector {
         error: null,
         gmail_id: null,
         gmail_draft_id: null,
+        gmail_draft_sha256: null,
         created_at: new Date(event.occurred_at),
         seq,
       })
@@ -195,9 +199,40 @@ export class MailSyncProjector {
 
   @On(OutgoingDraftSaved)
   async draftSaved(trx: Trx, event: EventOf<typeof OutgoingDraftSaved>, seq: number): Promise<void> {
+    const { id, gmail_draft_id, mime_sha256 } = event.data;
     await trx
       .updateTable('outgoing')
-      .set({ gmail_draft_id: event.data.gmail_draft_id, seq })
+      .set((eb) => ({ gmail_draft_id, gmail_draft_sha256: mime_sha256 ?? eb.ref('mime_sha256'), seq }))
+      .where('id', '=', id)
+      .execute();
+  }
+
+  @On(OutgoingDraftUpdated)
+  async draftUpdated(trx: Trx, event: EventOf<typeof OutgoingDraftUpdated>, seq: number): Promise<void> {
+    const { id, mime_sha256, subject, to } = event.data;
+    await trx
+      .updateTable('outgoing')
+      .set({ mime_sha256, subject, to, seq })
+      .where('id', '=', id)
+      .where('state', '=', 'draft')
+      .execute();
+  }
+
+  @On(OutgoingDraftDeleted)
+  async draftDeleted(trx: Trx, event: EventOf<typeof OutgoingDraftDeleted>, seq: number): Promise<void> {
+    await trx
+      .updateTable('outgoing')
+      .set({ state: 'deleted', seq })
+      .where('id', '=', event.data.id)
+      .where('state', '=', 'draft')
+      .execute();
+  }
+
+  @On(OutgoingDraftRemoved)
+  async draftRemoved(trx: Trx, event: EventOf<typeof OutgoingDraftRemoved>, seq: number): Promise<void> {
+    await trx
+      .updateTable('outgoing')
+      .set({ gmail_draft_id: null, gmail_draft_sha256: null, seq })
       .where('id', '=', event.data.id)
       .execute();
   }

@@ -105,4 +105,10 @@ export const mailSyncMigrations: Migration[] = [
       await sql`alter table outgoing add column error text`.execute(db);
     },
   },
+  {
+    name: '006_editable_drafts',
+    async up(db) {
+      await sql`alter table outgoing add column gmail_draft_sha256 text`.execute(db);
+    },
+  },
 ];

@@ -44,11 +44,11 @@ export interface PushesTable {
   seq: number;
 }
 
-/** A mail written in the memex: scheduled, a draft, being sent (an attempt logged), sent, or cancelled. */
+/** A mail written in the memex: scheduled, a draft, being sent (an attempt logged), sent, cancelled, failed, or a deleted draft. */
 export interface OutgoingTable {
   id: string;
   account: string;
-  state: 'scheduled' | 'draft' | 'sending' | 'sent' | 'cancelled' | 'failed';
+  state: 'scheduled' | 'draft' | 'sending' | 'sent' | 'cancelled' | 'failed' | 'deleted';
   /** Why Gmail refused it (failed). */
   error: string | null;
   mime_sha256: string;
@@ -60,6 +60,8 @@ export interface OutgoingTable {
   attempts: number;
   gmail_id: string | null;
   gmail_draft_id: string | null;
+  /** The version of the draft (its MIME blob) the Gmail draft holds: when it differs from mime_sha256 Gmail's is updated. */
+  gmail_draft_sha256: string | null;
   created_at: Date;
   seq: number;
 }

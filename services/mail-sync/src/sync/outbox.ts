@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import { OutgoingAttempted, OutgoingDraftSaved, OutgoingFailed, OutgoingSent } from '@memex/contracts';
+import {
+  OutgoingAttempted,
+  OutgoingDraftRemoved,
+  OutgoingDraftSaved,
+  OutgoingFailed,
+  OutgoingSent,
+} from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { EventPublisher, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
@@ -77,7 +83,15 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
       .where((eb) =>
         eb.or([
           eb.and([eb('o.state', 'in', ['scheduled', 'sending']), eb('o.send_at', '<=', new Date())]),
-          eb.and([eb('o.state', '=', 'draft'), eb('o.gmail_draft_id', 'is', null)]),
+          // A draft Gmail lacks or holds in an older version; a deleted one Gmail still holds.
+          eb.and([
+            eb('o.state', '=', 'draft'),
+            eb.or([
+              eb('o.gmail_draft_id', 'is', null),
+              eb('o.gmail_draft_sha256', 'is distinct from', eb.ref('o.mime_sha256')),
+            ]),
+          ]),
+          eb.and([eb('o.state', '=', 'deleted'), eb('o.gmail_draft_id', 'is not', null)]),
         ]),
       )
       .orderBy('o.send_at')
@@ -86,6 +100,7 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
       if ((this.nextTry.get(mail.id) ?? 0) > Date.now()) continue;
       try {
         if (mail.state === 'draft') await this.saveDraft(mail);
+        else if (mail.state === 'deleted') await this.removeDraft(mail);
         else await this.send(mail);
       } catch (error) {
         if (error instanceof GrantRevokedError) continue; // the sync marks the account; the mail waits for a new grant
@@ -147,18 +162,37 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
     });
   }
 
+  /** Creates the Gmail draft, or writes an edited version over it (a draft deleted in Gmail meanwhile is created again). */
   private async saveDraft(mail: OutgoingTable): Promise<void> {
     const raw = (await this.blobs.get(mail.mime_sha256)).toString('base64url');
-    const draft = await this.google.call(mail.account, (g) =>
-      g.users.drafts.create({
-        userId: 'me',
-        requestBody: { message: { raw, ...(mail.thread_id ? { threadId: mail.thread_id } : {}) } },
-      }),
-    );
+    const requestBody = { message: { raw, ...(mail.thread_id ? { threadId: mail.thread_id } : {}) } };
+    const create = () => this.google.call(mail.account, (g) => g.users.drafts.create({ userId: 'me', requestBody }));
+    const draft = mail.gmail_draft_id
+      ? await this.google
+          .call(mail.account, (g) => g.users.drafts.update({ userId: 'me', id: mail.gmail_draft_id!, requestBody }))
+          .catch((error: unknown) => {
+            if (httpStatus(error) !== 404) throw error;
+            return create();
+          })
+      : await create();
     await this.publisher.publish(OutgoingDraftSaved, {
       subject: `outgoing:${mail.id}`,
       actor: connectorActor(mail.account),
-      data: { id: mail.id, gmail_draft_id: draft.id! },
+      data: { id: mail.id, gmail_draft_id: draft.id!, mime_sha256: mail.mime_sha256 },
+    });
+  }
+
+  /** A draft deleted in the memex leaves Gmail's drafts (already gone there is as good). */
+  private async removeDraft(mail: OutgoingTable): Promise<void> {
+    await this.google
+      .call(mail.account, (g) => g.users.drafts.delete({ userId: 'me', id: mail.gmail_draft_id! }))
+      .catch((error: unknown) => {
+        if (httpStatus(error) !== 404) throw error;
+      });
+    await this.publisher.publish(OutgoingDraftRemoved, {
+      subject: `outgoing:${mail.id}`,
+      actor: connectorActor(mail.account),
+      data: { id: mail.id },
     });
   }
 

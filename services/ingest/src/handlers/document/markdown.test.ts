@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashTags, maskCode, markdownHeadings, wikiLinks } from './markdown.js';
+import { hashTags, maskCode, markdownHeadings, wikiLinks } from '@memex/markdown';
 import { parseDoc } from '../testing/parse.js';
 import type { MarkdownFields } from '../handler.js';
 

@@ -7,9 +7,10 @@
 export interface Participant {
   /**
    * How a message names its people; `attended` for the people and the event of a calendar item,
-   * `listed` for a contact card's, `located_at` for the place of a photo or video.
+   * `listed` for a contact card's, `located_at` for the place of a photo or video, `appears_in`
+   * for the named people whose faces are in it.
    */
-  rel: 'sent' | 'received' | 'cc' | 'bcc' | 'attended' | 'listed' | 'located_at';
+  rel: 'sent' | 'received' | 'cc' | 'bcc' | 'attended' | 'listed' | 'located_at' | 'appears_in';
   address: string;
   /** The display name as written, '' when none (or when it only repeats the address). */
   name: string;

@@ -11,6 +11,7 @@ import {
   LinkRetracted,
   LinksInferred,
   NotePut,
+  PeopleSeen,
   PhotoAnalyzed,
   ReviewDismissed,
   StructureExtracted,
@@ -56,6 +57,7 @@ import {
 } from './entities.js';
 import { checkEvidence, dropEvidence, dropLinks, recordVerdict, writeLinks, type LinkRow } from './links.js';
 import { graphMigrations } from './migrations.js';
+import { applyPeopleSeen } from './people.js';
 import { applyStructure } from './signatures.js';
 
 /** Who made the links read from mail headers: the structure tier, version 1 of these rules. */
@@ -692,6 +694,11 @@ export class GraphProjector {
   @On(StructureExtracted)
   async structureExtracted(trx: Trx, event: EventOf<typeof StructureExtracted>): Promise<void> {
     await applyStructure(trx, event, await this.storedItem(trx, event.data.item_id));
+  }
+
+  @On(PeopleSeen)
+  async peopleSeen(trx: Trx, event: EventOf<typeof PeopleSeen>): Promise<void> {
+    await applyPeopleSeen(trx, event, await this.storedItem(trx, event.data.item_id));
   }
 
   @On(TrailCreated)

@@ -138,7 +138,15 @@ export const SourceFileRecorded = defineEvent({
   v: 1,
   description: 'A file of a source is the item (new or changed). Subject item:<id>.',
   data: Type.Object(
-    { ...FileFacts, item_id: Type.String({ pattern: ULID_PATTERN }), sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }) },
+    {
+      ...FileFacts,
+      item_id: Type.String({ pattern: ULID_PATTERN }),
+      sha256: Type.String({ pattern: '^[0-9a-f]{64}$' }),
+      /** The item's external_id under the source: kept when the file moves or changes. */
+      external_id: Type.String({ minLength: 1 }),
+      /** Whether the item holds a location (read in place) rather than a copy. */
+      in_place: Type.Boolean(),
+    },
     { additionalProperties: false },
   ),
 });
@@ -201,10 +209,7 @@ export const LocationUnreachable = defineEvent({
   v: 1,
   description:
     'Items located under a prefix (a folder location ending in /, or one location) cannot be read now, with why. Subject source:<id>.',
-  data: Type.Object(
-    { source_id: SourceId, prefix: LocationRef, why: Type.String() },
-    { additionalProperties: false },
-  ),
+  data: Type.Object({ source_id: SourceId, prefix: LocationRef, why: Type.String() }, { additionalProperties: false }),
 });
 
 export const LocationReachable = defineEvent({

@@ -40,6 +40,7 @@ export const DEFAULT_SERVICES = [
   'mail-sync',
   'calendar-sync',
   'head',
+  'sources',
 ];
 
 /** The repository root, when running from a checkout (…/libs/config/dist/index.js). */

@@ -1,0 +1,193 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import {
+  ItemsDelete,
+  MemexError,
+  OWNER_SCOPE,
+  SourceAdded,
+  SourceConfigured,
+  SourcePaused,
+  SourceRemoved,
+  SourceResumed,
+  SourcesAdd,
+  SourcesConfigure,
+  SourcesPause,
+  SourcesRemove,
+  SourcesRescan,
+  SourcesResume,
+  rpcSubject,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
+import { callRpc, EventPublisher, type Bus } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
+import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
+import { sourceIdFor } from '../domain/files.js';
+import type { Settings, SourcesDatabase } from '../projection/schema.js';
+import { Watchers } from '../watch/watchers.js';
+
+/** The safety-net rescan of a watched folder, unless configured otherwise. */
+const DEFAULT_RESCAN_SECONDS = 15 * 60;
+
+/** memex.sources.add|configure|pause|resume|rescan|remove. */
+@Injectable()
+export class SourcesCommands {
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(DATABASE) private readonly db: Kysely<SourcesDatabase>,
+    @Inject(CONFIG) private readonly config: MemexConfig,
+    private readonly publisher: EventPublisher,
+    private readonly host: ServiceHost,
+    private readonly watchers: Watchers,
+  ) {}
+
+  @RpcMethod(SourcesAdd)
+  async add(params: ParamsOf<typeof SourcesAdd>, call: CallContext): Promise<ResultOf<typeof SourcesAdd>> {
+    if (!path.isAbsolute(params.path))
+      throw new MemexError('invalid_params', `path ${JSON.stringify(params.path)} must be absolute on the memex host`);
+    const folder = path.resolve(params.path);
+    const stat = await fs.stat(folder).catch(() => null);
+    if (!stat?.isDirectory())
+      throw new MemexError('invalid_params', `${folder} is not a folder the memex host can read`);
+    await this.caughtUp();
+    const sources = await this.db.selectFrom('sources').select(['id', 'root']).execute();
+    const root = `file:${folder === '/' ? '' : folder}/`;
+    const same = sources.find((s) => s.root === root);
+    if (same) throw new MemexError('conflict', `${folder} is already watched as source ${same.id}`);
+    const nested = sources.find((s) => root.startsWith(s.root) || s.root.startsWith(root));
+    if (nested)
+      throw new MemexError(
+        'conflict',
+        `${folder} overlaps source ${nested.id} (${nested.root}): a file would belong to two sources`,
+      );
+    const taken = new Set(sources.map((s) => s.id));
+    if (params.id && taken.has(params.id)) throw new MemexError('conflict', `there is already a source ${params.id}`);
+    const id = params.id ?? sourceIdFor(path.basename(folder), taken);
+    const settings: Settings = {
+      name: params.name ?? path.basename(folder),
+      labels: [...new Set(params.labels ?? [])].sort(),
+      media: params.media ?? 'auto',
+      in_place_over_bytes: params.in_place_over_bytes ?? null,
+      rescan_seconds: params.rescan_seconds ?? DEFAULT_RESCAN_SECONDS,
+      options: {},
+    };
+    const { seq } = await this.publisher.publish(SourceAdded, {
+      subject: `source:${id}`,
+      actor: call.caller,
+      expectFirst: true,
+      data: { id, kind: 'folder', root, settings },
+    });
+    await this.caughtUp();
+    await this.watchers.start(id);
+    return { id, seq };
+  }
+
+  @RpcMethod(SourcesConfigure)
+  async configure(
+    params: ParamsOf<typeof SourcesConfigure>,
+    call: CallContext,
+  ): Promise<ResultOf<typeof SourcesConfigure>> {
+    const { id, ...changes } = params;
+    const current = (await this.source(id)).settings as Settings;
+    const settings: Settings = {
+      ...current,
+      ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)),
+      ...(changes.labels ? { labels: [...new Set(changes.labels)].sort() } : {}),
+    };
+    const { seq } = await this.publisher.publish(SourceConfigured, {
+      subject: `source:${id}`,
+      actor: call.caller,
+      data: { id, settings },
+    });
+    return { seq };
+  }
+
+  @RpcMethod(SourcesPause)
+  async pause(params: ParamsOf<typeof SourcesPause>, call: CallContext): Promise<ResultOf<typeof SourcesPause>> {
+    const source = await this.source(params.id);
+    await this.watchers.stop(params.id);
+    if (source.paused) return { seq: await this.bus.lastSeq() };
+    const { seq } = await this.publisher.publish(SourcePaused, {
+      subject: `source:${params.id}`,
+      actor: call.caller,
+      data: { id: params.id },
+    });
+    return { seq };
+  }
+
+  @RpcMethod(SourcesResume)
+  async resume(params: ParamsOf<typeof SourcesResume>, call: CallContext): Promise<ResultOf<typeof SourcesResume>> {
+    const source = await this.source(params.id);
+    let seq = await this.bus.lastSeq();
+    if (source.paused) {
+      ({ seq } = await this.publisher.publish(SourceResumed, {
+        subject: `source:${params.id}`,
+        actor: call.caller,
+        data: { id: params.id },
+      }));
+      await this.caughtUp();
+    }
+    await this.watchers.start(params.id);
+    return { seq };
+  }
+
+  @RpcMethod(SourcesRescan)
+  async rescan(params: ParamsOf<typeof SourcesRescan>): Promise<ResultOf<typeof SourcesRescan>> {
+    const source = await this.source(params.id);
+    if (source.paused) throw new MemexError('conflict', `source ${params.id} is paused: resume it (it rescans then)`);
+    const outcome = await this.watchers.rescan(params.id);
+    if (!outcome) throw new MemexError('not_found', `no source ${params.id}`);
+    if (outcome.rootMissing)
+      throw new MemexError('unavailable', `source ${params.id} cannot be scanned: ${outcome.why}`);
+    return { ...outcome.counts, seq: await this.bus.lastSeq() };
+  }
+
+  /** Stops watching first, so no scan adds what is being deleted. */
+  @RpcMethod(SourcesRemove)
+  async remove(params: ParamsOf<typeof SourcesRemove>, call: CallContext): Promise<ResultOf<typeof SourcesRemove>> {
+    await this.source(params.id);
+    await this.watchers.stop(params.id);
+    let deleted = 0;
+    if (params.delete_items) {
+      const items = await this.db
+        .selectFrom('files')
+        .select('item_id')
+        .distinct()
+        .where('source_id', '=', params.id)
+        .where('item_id', 'is not', null)
+        .execute();
+      for (const { item_id } of items) {
+        try {
+          await callRpc(
+            this.bus,
+            rpcSubject(ItemsDelete),
+            { method: ItemsDelete.name, params: { id: item_id! }, scope: OWNER_SCOPE, caller: call.caller },
+            60_000,
+          );
+          deleted++;
+        } catch (error) {
+          if (!(error instanceof MemexError && error.code === 'not_found')) throw error;
+        }
+      }
+    }
+    const { seq } = await this.publisher.publish(SourceRemoved, {
+      subject: `source:${params.id}`,
+      actor: call.caller,
+      data: { id: params.id, items_deleted: params.delete_items ?? false },
+    });
+    return { deleted_items: deleted, seq };
+  }
+
+  private async source(id: string) {
+    await this.caughtUp();
+    const source = await this.db.selectFrom('sources').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!source) throw new MemexError('not_found', `no source ${id} (memex sources list)`);
+    return source;
+  }
+
+  private caughtUp(): Promise<void> {
+    return this.host.projector!.caughtUp(this.config.minSeqTimeoutMs);
+  }
+}

@@ -1,0 +1,106 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { SourcesAdd, SourcesGet, SourcesList, SourcesPause, SourcesResume } from '@memex/contracts';
+import { waitUntil } from '@memex/testing';
+import { startSourcesHarness, type IngestedItem, type SourcesHarness } from './testing/harness.js';
+
+/**
+ * A watched folder on a real file system, with ingest and sources running: files arrive, change,
+ * move and go while the service runs and while it is stopped, and the items follow the folder.
+ */
+describe('a watched folder', () => {
+  let h: SourcesHarness;
+  let dir: string;
+  let id: string;
+  before(async () => {
+    h = await startSourcesHarness();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-watched-'));
+  });
+  after(async () => {
+    await h.stop();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  const write = async (relative: string, text: string) => {
+    await fs.mkdir(path.dirname(path.join(dir, relative)), { recursive: true });
+    await fs.writeFile(path.join(dir, relative), text);
+  };
+  /** Each file's one word, by path, read from the disk. */
+  const onDisk = async (): Promise<string[]> => {
+    const files = (await fs.readdir(dir, { recursive: true, withFileTypes: true })).filter(
+      (e) => e.isFile() && !e.name.startsWith('.') && /\.(md|txt)$/.test(e.name),
+    );
+    const words = await Promise.all(
+      files.map(async (e) => (await fs.readFile(path.join(e.parentPath, e.name), 'utf8')).match(/\b[a-z]+-\w+\b/)![0]),
+    );
+    return words.sort();
+  };
+  /** The memex holds exactly one item per file, with that file's content, and nothing else. */
+  const matches = async (): Promise<boolean> => {
+    const items = await h.items(id);
+    const words = await onDisk();
+    const held = items.map((item) => item.text.match(/\b[a-z]+-\w+\b/)?.[0] ?? '?').sort();
+    return JSON.stringify(held) === JSON.stringify(words);
+  };
+  const byWord = async (word: string): Promise<IngestedItem | undefined> =>
+    (await h.items(id)).find((item) => item.text.includes(word));
+  const settled = async (what: string) => {
+    await waitUntil(matches, what, { timeoutMs: 30_000, everyMs: 100 });
+    const source = (await h.call(SourcesGet, { id })).source;
+    const files = (await onDisk()).length;
+    assert.equal(source.counts.files, files, `${what}: the source counts every file`);
+    assert.equal(source.counts.items, files, `${what}: one item per file`);
+  };
+
+  test('scanned when added, then every change while running and across a restart; paused ignores changes', async () => {
+    await write('alpha.md', '# Alpha\n\nalpha-one\n');
+    await write('bravo.txt', 'bravo-one');
+    await write('sub/charlie.md', 'charlie-one');
+    await write('.hidden.md', 'hidden-one');
+    await write('notes.xyz', 'xray-one');
+    ({ id } = await h.call(SourcesAdd, { kind: 'folder', path: dir, labels: ['client:acme'], rescan_seconds: 5 }));
+    await settled('the first scan');
+    const bravo = (await byWord('bravo-one'))!;
+    const charlie = (await byWord('charlie-one'))!;
+
+    // While the service runs: a new file, a change, a rename into another folder, a deletion.
+    await write('delta.txt', 'delta-one');
+    await write('bravo.txt', 'bravo-two');
+    await fs.mkdir(path.join(dir, 'archive'));
+    await fs.rename(path.join(dir, 'sub/charlie.md'), path.join(dir, 'archive/charlie-renamed.md'));
+    await fs.rm(path.join(dir, 'alpha.md'));
+    await settled('the changes while running');
+    assert.equal((await byWord('bravo-two'))!.id, bravo.id, 'a changed file updates its item');
+    assert.equal((await byWord('bravo-two'))!.revision, 2);
+    assert.equal((await byWord('charlie-one'))!.id, charlie.id, 'a moved file keeps its item');
+
+    // While the service is stopped; it catches up when it starts again, ingesting nothing twice.
+    await h.stopSources();
+    await write('echo.txt', 'echo-one');
+    await fs.rm(path.join(dir, 'delta.txt'));
+    await write('bravo.txt', 'bravo-three');
+    await fs.rename(path.join(dir, 'archive/charlie-renamed.md'), path.join(dir, 'charlie-top.md'));
+    await h.startSources();
+    await settled('the changes while stopped');
+    assert.equal((await byWord('bravo-three'))!.id, bravo.id);
+    assert.equal((await byWord('bravo-three'))!.revision, 3);
+    assert.equal((await byWord('charlie-one'))!.id, charlie.id);
+
+    // Paused: changes wait; resumed: a rescan catches up.
+    await h.call(SourcesPause, { id });
+    await write('foxtrot.txt', 'foxtrot-one');
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(await byWord('foxtrot-one'), undefined, 'a paused source ignores changes');
+    assert.equal((await h.call(SourcesGet, { id })).source.state, 'paused');
+    await h.call(SourcesResume, { id });
+    await settled('the catch-up after resuming');
+
+    const listed = (await h.call(SourcesList, {})).sources.find((s) => s.id === id)!;
+    assert.equal(listed.state, 'active');
+    assert.deepEqual(listed.settings?.labels, ['client:acme']);
+    assert.equal(listed.counts.in_place, 0, 'documents are copied (media auto)');
+  });
+});

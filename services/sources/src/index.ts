@@ -1,0 +1,1 @@
+export { SourcesModule } from './sources.module.js';

@@ -1,0 +1,44 @@
+import { sql } from 'kysely';
+import type { Migration } from '@memex/db';
+
+export const sourcesMigrations: Migration[] = [
+  {
+    name: '001_sources_and_files',
+    async up(db) {
+      await db.schema
+        .createTable('sources')
+        .addColumn('id', 'text', (c) => c.primaryKey())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('root', 'text', (c) => c.notNull())
+        .addColumn('settings', 'jsonb', (c) => c.notNull())
+        .addColumn('paused', 'boolean', (c) => c.notNull())
+        .addColumn('error', 'text')
+        .addColumn('unreachable_since', 'timestamptz')
+        .addColumn('unreachable_why', 'text')
+        .addColumn('last_scan', 'jsonb')
+        .addColumn('added_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('files')
+        .addColumn('source_id', 'text', (c) => c.notNull())
+        .addColumn('path', 'text', (c) => c.notNull())
+        .addColumn('item_id', 'text')
+        .addColumn('external_id', 'text')
+        .addColumn('sha256', 'text')
+        .addColumn('in_place', 'boolean', (c) => c.notNull())
+        .addColumn('size', 'bigint', (c) => c.notNull())
+        .addColumn('modified_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('rejected', 'text')
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .addPrimaryKeyConstraint('files_pk', ['source_id', 'path'])
+        .execute();
+      await db.schema
+        .createIndex('files_item')
+        .on('files')
+        .column('item_id')
+        .where(sql.ref('item_id'), 'is not', null)
+        .execute();
+    },
+  },
+];

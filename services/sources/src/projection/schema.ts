@@ -1,0 +1,50 @@
+import type { ColumnType, Selectable } from 'kysely';
+import type { DataOf, SourceScanned, SourceSettings } from '@memex/contracts';
+import type { Static } from '@sinclair/typebox';
+
+type Json<T> = ColumnType<T, string, string>;
+
+export type Settings = Static<typeof SourceSettings>;
+export type LastScan = Omit<DataOf<typeof SourceScanned>, 'id'> & { finished_at: string };
+
+/** A source and its state (all from its events). */
+export interface SourcesTable {
+  id: string;
+  kind: string;
+  /** Its root location; a folder's ends with `/`. */
+  root: string;
+  settings: Json<Settings>;
+  paused: boolean;
+  /** Why it is in error (source.errored), until a scan completes. */
+  error: string | null;
+  /** Set while its root cannot be read (location.unreachable). */
+  unreachable_since: Date | null;
+  unreachable_why: string | null;
+  last_scan: Json<LastScan | null>;
+  added_at: Date;
+  seq: number;
+}
+
+/** A source as queries read it. */
+export type SourceRow = Selectable<SourcesTable>;
+
+/** Path → item: what a file of a source is in the memex (or why it is not). */
+export interface FilesTable {
+  source_id: string;
+  /** Relative to the root, `/`-separated. */
+  path: string;
+  /** Null for a file memex.ingest rejected. */
+  item_id: string | null;
+  external_id: string | null;
+  sha256: string | null;
+  in_place: boolean;
+  size: number;
+  modified_at: Date;
+  rejected: string | null;
+  seq: number;
+}
+
+export interface SourcesDatabase {
+  sources: SourcesTable;
+  files: FilesTable;
+}

@@ -1,0 +1,227 @@
+import { Injectable } from '@nestjs/common';
+import type { Transaction } from 'kysely';
+import {
+  ItemDeleted,
+  LocationReachable,
+  LocationUnreachable,
+  SourceAdded,
+  SourceConfigured,
+  SourceErrored,
+  SourceFileDropped,
+  SourceFileMoved,
+  SourceFileRecorded,
+  SourceFileRejected,
+  SourcePaused,
+  SourceRemoved,
+  SourceResumed,
+  SourceScanned,
+  type EventOf,
+} from '@memex/contracts';
+import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
+import { sourcesMigrations } from './migrations.js';
+import type { SourcesDatabase } from './schema.js';
+
+type Trx = Transaction<SourcesDatabase>;
+
+/**
+ * The sources read model: each source's settings and state, and path → item for its files.
+ * Everything derives from the log, so `memex replay sources` rebuilds it and a restarted service
+ * knows every file it has already made an item (nothing is ingested twice).
+ */
+@Injectable()
+@Projector({ name: 'sources', migrations: sourcesMigrations })
+export class SourcesProjector {
+  @On(SourceAdded)
+  async added(trx: Trx, event: EventOf<typeof SourceAdded>, seq: number): Promise<void> {
+    const { id, kind, root, settings } = event.data;
+    await trx
+      .insertInto('sources')
+      .values({
+        id,
+        kind,
+        root,
+        settings: JSON.stringify(settings),
+        paused: false,
+        error: null,
+        unreachable_since: null,
+        unreachable_why: null,
+        last_scan: JSON.stringify(null),
+        added_at: new Date(event.occurred_at),
+        seq,
+      })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+
+  @On(SourceConfigured)
+  async configured(trx: Trx, event: EventOf<typeof SourceConfigured>, seq: number): Promise<void> {
+    await trx
+      .updateTable('sources')
+      .set({ settings: JSON.stringify(event.data.settings), seq })
+      .where('id', '=', event.data.id)
+      .execute();
+  }
+
+  @On(SourcePaused)
+  async paused(trx: Trx, event: EventOf<typeof SourcePaused>, seq: number): Promise<void> {
+    await trx.updateTable('sources').set({ paused: true, seq }).where('id', '=', event.data.id).execute();
+  }
+
+  @On(SourceResumed)
+  async resumed(trx: Trx, event: EventOf<typeof SourceResumed>, seq: number): Promise<void> {
+    await trx.updateTable('sources').set({ paused: false, seq }).where('id', '=', event.data.id).execute();
+  }
+
+  @On(SourceRemoved)
+  async removed(trx: Trx, event: EventOf<typeof SourceRemoved>): Promise<void> {
+    await trx.deleteFrom('files').where('source_id', '=', event.data.id).execute();
+    await trx.deleteFrom('sources').where('id', '=', event.data.id).execute();
+  }
+
+  @On(SourceScanned)
+  async scanned(trx: Trx, event: EventOf<typeof SourceScanned>, seq: number): Promise<void> {
+    const { id, ...scan } = event.data;
+    await trx
+      .updateTable('sources')
+      .set({ last_scan: JSON.stringify({ ...scan, finished_at: event.occurred_at }), error: null, seq })
+      .where('id', '=', id)
+      .execute();
+  }
+
+  @On(SourceErrored)
+  async errored(trx: Trx, event: EventOf<typeof SourceErrored>, seq: number): Promise<void> {
+    await trx.updateTable('sources').set({ error: event.data.reason, seq }).where('id', '=', event.data.id).execute();
+  }
+
+  /** A scan records thousands of files at once: one statement per run. */
+  @OnBatch(SourceFileRecorded)
+  async recorded(trx: Trx, run: LoggedOf<typeof SourceFileRecorded>[]): Promise<void> {
+    // The same path twice in a run (changed twice): the later one wins.
+    const rows = new Map(
+      run.map(({ seq, event: { data } }) => [
+        `${data.source_id}\0${data.path}`,
+        {
+          source_id: data.source_id,
+          path: data.path,
+          item_id: data.item_id,
+          external_id: data.external_id,
+          sha256: data.sha256,
+          in_place: data.in_place,
+          size: data.size,
+          modified_at: new Date(data.modified_at),
+          rejected: null,
+          seq,
+        },
+      ]),
+    );
+    await trx
+      .insertInto('files')
+      .values([...rows.values()])
+      .onConflict((oc) =>
+        oc.columns(['source_id', 'path']).doUpdateSet((eb) => ({
+          item_id: eb.ref('excluded.item_id'),
+          external_id: eb.ref('excluded.external_id'),
+          sha256: eb.ref('excluded.sha256'),
+          in_place: eb.ref('excluded.in_place'),
+          size: eb.ref('excluded.size'),
+          modified_at: eb.ref('excluded.modified_at'),
+          rejected: null,
+          seq: eb.ref('excluded.seq'),
+        })),
+      )
+      .execute();
+  }
+
+  @On(SourceFileMoved)
+  async moved(trx: Trx, event: EventOf<typeof SourceFileMoved>, seq: number): Promise<void> {
+    const { source_id, from, to, modified_at } = event.data;
+    const row = await trx
+      .deleteFrom('files')
+      .where('source_id', '=', source_id)
+      .where('path', '=', from)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return;
+    await trx
+      .insertInto('files')
+      .values({ ...row, path: to, modified_at: new Date(modified_at), seq })
+      .onConflict((oc) =>
+        oc.columns(['source_id', 'path']).doUpdateSet({
+          item_id: row.item_id,
+          external_id: row.external_id,
+          sha256: row.sha256,
+          in_place: row.in_place,
+          size: row.size,
+          modified_at: new Date(modified_at),
+          rejected: null,
+          seq,
+        }),
+      )
+      .execute();
+  }
+
+  @On(SourceFileDropped)
+  async dropped(trx: Trx, event: EventOf<typeof SourceFileDropped>): Promise<void> {
+    await trx
+      .deleteFrom('files')
+      .where('source_id', '=', event.data.source_id)
+      .where('path', '=', event.data.path)
+      .execute();
+  }
+
+  @On(SourceFileRejected)
+  async rejected(trx: Trx, event: EventOf<typeof SourceFileRejected>, seq: number): Promise<void> {
+    const { source_id, path, size, modified_at, reason } = event.data;
+    const row = {
+      source_id,
+      path,
+      item_id: null,
+      external_id: null,
+      sha256: null,
+      in_place: false,
+      size,
+      modified_at: new Date(modified_at),
+      rejected: reason,
+      seq,
+    };
+    await trx
+      .insertInto('files')
+      .values(row)
+      .onConflict((oc) => oc.columns(['source_id', 'path']).doUpdateSet(row))
+      .execute();
+  }
+
+  /** An item deleted (its file gone, or by hand): its paths are no longer items. */
+  @OnBatch(ItemDeleted)
+  async itemsDeleted(trx: Trx, run: LoggedOf<typeof ItemDeleted>[]): Promise<void> {
+    await trx
+      .deleteFrom('files')
+      .where(
+        'item_id',
+        'in',
+        run.map(({ event }) => event.data.id),
+      )
+      .execute();
+  }
+
+  @On(LocationUnreachable)
+  async unreachable(trx: Trx, event: EventOf<typeof LocationUnreachable>, seq: number): Promise<void> {
+    await trx
+      .updateTable('sources')
+      .set({ unreachable_since: new Date(event.occurred_at), unreachable_why: event.data.why, seq })
+      .where('id', '=', event.data.source_id)
+      .where('root', '=', event.data.prefix)
+      .where('unreachable_since', 'is', null)
+      .execute();
+  }
+
+  @On(LocationReachable)
+  async reachable(trx: Trx, event: EventOf<typeof LocationReachable>, seq: number): Promise<void> {
+    await trx
+      .updateTable('sources')
+      .set({ unreachable_since: null, unreachable_why: null, seq })
+      .where('id', '=', event.data.source_id)
+      .where('root', '=', event.data.prefix)
+      .execute();
+  }
+}

@@ -1,0 +1,135 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { sql, type Kysely } from 'kysely';
+import {
+  AccountsList,
+  MemexError,
+  SourcesGet,
+  SourcesList,
+  type ParamsOf,
+  type ResultOf,
+  type SourceSummary,
+} from '@memex/contracts';
+import type { Static } from '@sinclair/typebox';
+import { callMethod, type Bus } from '@memex/bus';
+import { BUS, DATABASE, RpcMethod } from '@memex/runtime';
+import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
+import { Watchers } from '../watch/watchers.js';
+
+type Summary = Static<typeof SourceSummary>;
+
+/** How long `memex sources list` waits for mail-sync's accounts before listing without them. */
+const ACCOUNTS_TIMEOUT_MS = 2_000;
+
+/** memex.sources.list|get: the watched folders from this read model, the accounts from mail-sync's API. */
+@Injectable()
+export class SourcesQueries {
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(DATABASE) private readonly db: Kysely<SourcesDatabase>,
+    private readonly watchers: Watchers,
+  ) {}
+
+  @RpcMethod(SourcesList)
+  async list(): Promise<ResultOf<typeof SourcesList>> {
+    const rows = await this.db.selectFrom('sources').selectAll().orderBy('id').execute();
+    const counts = await this.counts();
+    return { sources: [...rows.map((row) => this.summary(row, counts.get(row.id))), ...(await this.accounts())] };
+  }
+
+  @RpcMethod(SourcesGet)
+  async get(params: ParamsOf<typeof SourcesGet>): Promise<ResultOf<typeof SourcesGet>> {
+    const row = await this.db.selectFrom('sources').selectAll().where('id', '=', params.id).executeTakeFirst();
+    if (!row) {
+      const account = (await this.accounts()).find((a) => a.id === params.id);
+      if (account) return { source: account, failures: [] };
+      throw new MemexError('not_found', `no source ${params.id} (memex sources list)`);
+    }
+    const failures = await this.db
+      .selectFrom('files')
+      .select(['path', 'rejected', 'modified_at'])
+      .where('source_id', '=', params.id)
+      .where('rejected', 'is not', null)
+      .orderBy('path')
+      .limit(500)
+      .execute();
+    return {
+      source: this.summary(row, (await this.counts(params.id)).get(row.id)),
+      failures: failures.map((f) => ({ path: f.path, reason: f.rejected!, modified_at: f.modified_at.toISOString() })),
+    };
+  }
+
+  private async counts(id?: string): Promise<Map<string, Summary['counts']>> {
+    let query = this.db
+      .selectFrom('files')
+      .select([
+        'source_id',
+        sql<number>`count(item_id)::int`.as('files'),
+        sql<number>`count(distinct item_id)::int`.as('items'),
+        sql<number>`count(rejected)::int`.as('failed'),
+        sql<number>`count(distinct item_id) filter (where in_place)::int`.as('in_place'),
+      ])
+      .groupBy('source_id');
+    if (id) query = query.where('source_id', '=', id);
+    const rows = await query.execute();
+    return new Map(rows.map(({ source_id, ...counts }) => [source_id, counts]));
+  }
+
+  private summary(row: SourceRow, counts: Summary['counts'] | undefined): Summary {
+    const settings = row.settings;
+    const scan = row.last_scan;
+    const reason = row.unreachable_since
+      ? `unreachable since ${row.unreachable_since.toISOString()}: ${row.unreachable_why}`
+      : row.error;
+    return {
+      id: row.id,
+      kind: row.kind,
+      name: settings.name,
+      root: row.root,
+      managed_by: 'sources',
+      state: row.paused ? 'paused' : reason ? 'error' : 'active',
+      reason,
+      settings: {
+        labels: settings.labels,
+        media: settings.media,
+        in_place_over_bytes: settings.in_place_over_bytes,
+        rescan_seconds: settings.rescan_seconds,
+      },
+      last_scan: scan,
+      counts: counts ?? { files: 0, items: 0, failed: 0, in_place: 0 },
+      backlog: this.watchers.backlog(row.id),
+    };
+  }
+
+  /** The Google accounts mail-sync (and calendar-sync through it) syncs, as sources; none when mail-sync is not running. */
+  private async accounts(): Promise<Summary[]> {
+    let answer: ResultOf<typeof AccountsList>;
+    try {
+      answer = await callMethod(this.bus, AccountsList, {}, { timeoutMs: ACCOUNTS_TIMEOUT_MS });
+    } catch (error) {
+      if (error instanceof MemexError && (error.code === 'unavailable' || error.code === 'timeout')) return [];
+      throw error;
+    }
+    return answer.accounts.flatMap((account) => {
+      const state = account.status === 'active' ? ('active' as const) : ('error' as const);
+      const base = {
+        name: account.account,
+        root: null,
+        state,
+        reason: account.reason,
+        settings: null,
+        last_scan: null,
+        counts: { files: 0, items: account.sync.messages, failed: 0, in_place: 0 },
+        backlog: 0,
+      };
+      const mail: Summary = { ...base, id: `gmail:${account.account}`, kind: 'gmail', managed_by: 'mail-sync' };
+      const calendar: Summary = {
+        ...base,
+        id: `calendar:${account.account}`,
+        kind: 'calendar',
+        managed_by: 'calendar-sync',
+        counts: { files: 0, items: 0, failed: 0, in_place: 0 },
+      };
+      return account.scopes.some((scope) => scope.includes('calendar')) ? [mail, calendar] : [mail];
+    });
+  }
+}

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { DiskFile } from '../domain/files.js';
+
+/** Files smaller than this are read whole (hashed and, when copied, sent from the same buffer). */
+const SMALL_FILE_BYTES = 1024 * 1024;
+
+/** A source's root location (`file:/abs/folder/`) as a path on this host. */
+export function rootPath(root: string): string {
+  return root.slice('file:'.length).replace(/\/+$/, '') || '/';
+}
+
+/** Hidden files and folders (`.DS_Store`, `.git/`) are never items. */
+export function isHidden(relative: string): boolean {
+  return relative.split('/').some((part) => part.startsWith('.'));
+}
+
+/** Why the root cannot be scanned now (gone, not a folder, not readable), or null. */
+export async function rootProblem(dir: string): Promise<string | null> {
+  try {
+    const stat = await fs.stat(dir);
+    if (!stat.isDirectory()) return `${dir} is no longer a folder`;
+    await fs.access(dir, fs.constants.R_OK | fs.constants.X_OK);
+    return null;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return `the folder ${dir} is gone (${code}): renamed, deleted, or its volume not mounted`;
+    return `the folder ${dir} cannot be read (${code ?? (error as Error).message})`;
+  }
+}
+
+/** Every regular, visible file under `dir` (relative to `root`, `/`-separated). */
+export async function walk(
+  root: string,
+  dir = root,
+  into = new Map<string, DiskFile>(),
+): Promise<Map<string, DiskFile>> {
+  let entries;
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    // A subfolder removed during the walk has no files; the root's own absence is checked first.
+    if (dir !== root && (error as NodeJS.ErrnoException).code === 'ENOENT') return into;
+    throw error;
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith('.')) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) await walk(root, full, into);
+    else if (entry.isFile()) {
+      const file = await statFile(root, full);
+      if (file) into.set(file.path, file);
+    }
+  }
+  return into;
+}
+
+/** A file's size and time, or null when it is not (or no longer) a regular file. */
+export async function statFile(root: string, full: string): Promise<DiskFile | null> {
+  try {
+    const stat = await fs.stat(full);
+    if (!stat.isFile()) return null;
+    return { path: relativeOf(root, full), size: stat.size, modifiedAt: stat.mtime };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+export function relativeOf(root: string, full: string): string {
+  return path.relative(root, full).split(path.sep).join('/');
+}
+
+/** A file's sha256, and its bytes when it is small; null when it vanished meanwhile. */
+export async function readFile(full: string, size: number): Promise<{ sha256: string; bytes: Buffer | null } | null> {
+  try {
+    if (size < SMALL_FILE_BYTES) {
+      const bytes = await fs.readFile(full);
+      return { sha256: createHash('sha256').update(bytes).digest('hex'), bytes };
+    }
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(full)) hash.update(chunk as Buffer);
+    return { sha256: hash.digest('hex'), bytes: null };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}

@@ -1,0 +1,447 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import {
+  Ingest,
+  INGEST_REQUEST_LIMIT_BYTES,
+  ItemsDelete,
+  LocationReachable,
+  LocationUnreachable,
+  MemexError,
+  OWNER_SCOPE,
+  SourceFileDropped,
+  SourceFileMoved,
+  SourceFileRecorded,
+  SourceFileRejected,
+  SourceScanned,
+  typeOfFileName,
+  Types,
+  type Actor,
+  rpcSubject,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
+import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
+import { fileLocation } from '@memex/locations';
+import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
+import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
+import type { Settings, SourceRow, SourcesDatabase } from '../projection/schema.js';
+import { isHidden, readFile, rootPath, rootProblem, statFile, walk } from './disk.js';
+
+export interface ScanCounts {
+  files: number;
+  ingested: number;
+  updated: number;
+  moved: number;
+  removed: number;
+  failed: number;
+}
+
+/** A reconcile's outcome: what changed, or that the root is away (nothing was touched). */
+export type Reconciled = { counts: ScanCounts; rootMissing: false } | { rootMissing: true; why: string };
+
+/** Paths to look at after watcher events: files, and folders (everything known under them). */
+export interface Touched {
+  path: string;
+  folder: boolean;
+}
+
+type ItemParams = ParamsOf<typeof Ingest>['items'][number];
+
+/** One file on its way into memex.ingest, and what to record once it answers. */
+interface Work {
+  file: DiskFile;
+  sha256: string;
+  externalId: string;
+  inPlace: boolean;
+  item: ItemParams;
+  /** Set when the file is a known item that moved here (the event to publish is file_moved). */
+  movedFrom?: KnownFile;
+  dataBytes: number;
+}
+
+/** Items per memex.ingest request, and the item data one carries (under the 40 MB limit). */
+const BATCH_ITEMS = 200;
+const BATCH_BYTES = 24 * 1024 * 1024;
+
+/** Who the sources service is when it calls memex.ingest: its items are `import`ed by it. */
+const CALLER: Actor = { kind: 'system', id: 'sources' };
+
+/**
+ * Makes the memex hold what a watched folder holds (the whole folder on a scan, or the paths a
+ * watcher reported): new files become items, changed files update theirs, moved files keep
+ * theirs (matched by content between what went and what came), deleted files delete theirs.
+ * A root that is gone changes nothing: its items are marked unreachable until it returns.
+ */
+@Injectable()
+export class FolderSync {
+  private readonly logger = new Logger('memex:sources');
+  private types: { at: number; accepted: Set<string> } | null = null;
+
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(DATABASE) private readonly db: Kysely<SourcesDatabase>,
+    @Inject(CONFIG) private readonly config: MemexConfig,
+    private readonly publisher: EventPublisher,
+    private readonly host: ServiceHost,
+  ) {}
+
+  /** Null when the source is gone or paused. */
+  async reconcile(sourceId: string, touched: Touched[] | null): Promise<Reconciled | null> {
+    // Decisions read the read model: it must hold this service's own last events.
+    await this.host.projector!.caughtUp(this.config.minSeqTimeoutMs);
+    const source = await this.db.selectFrom('sources').selectAll().where('id', '=', sourceId).executeTakeFirst();
+    if (!source || source.paused) return null;
+    const root = rootPath(source.root);
+    const problem = await rootProblem(root);
+    if (problem) {
+      if (!source.unreachable_since) await this.location(LocationUnreachable, source, problem);
+      return { rootMissing: true, why: problem };
+    }
+    if (source.unreachable_since) await this.location(LocationReachable, source);
+
+    const started = new Date();
+    const rows = await this.db
+      .selectFrom('files')
+      .select(['path', 'item_id', 'external_id', 'sha256', 'in_place', 'size', 'modified_at', 'rejected'])
+      .where('source_id', '=', sourceId)
+      .execute();
+    const known = new Map<string, KnownFile>(rows.map((row) => [row.path, row]));
+    const { disk, paths } = await this.look(root, known, touched);
+    const diff = differences(paths, disk, known);
+    const counts: ScanCounts = { files: disk.size, ingested: 0, updated: 0, moved: 0, removed: 0, failed: 0 };
+    const accepted = await this.acceptedTypes();
+
+    // What came: new files (or moved ones) and changed ones, with their content hash.
+    const read = new Map<string, { sha256: string; bytes: Buffer | null }>();
+    for (const file of [...diff.fresh, ...diff.changed.map((c) => c.disk)]) {
+      const content = await readFile(path.join(root, file.path), file.size);
+      if (content) read.set(file.path, content);
+    }
+    // A file that went and one that came with the same content is a move: the same item.
+    const goneByContent = new Map<string, KnownFile[]>();
+    for (const row of diff.gone) {
+      if (row.item_id && row.sha256) goneByContent.set(row.sha256, [...(goneByContent.get(row.sha256) ?? []), row]);
+    }
+    const movedAway = new Set<string>();
+    const work: Work[] = [];
+    const drafts: Drafted[] = [];
+    for (const file of diff.fresh) {
+      const content = read.get(file.path);
+      if (!content) continue;
+      const type = typeOfFileName(file.path);
+      if (!type || !accepted.has(type)) continue;
+      const from = goneByContent.get(content.sha256)?.shift();
+      if (from) {
+        movedAway.add(from.path);
+        if (from.in_place) work.push(this.work(source, root, file, type, content, from.external_id!, from));
+        else drafts.push(this.movedDraft(source, from, file));
+        counts.moved++;
+        continue;
+      }
+      work.push(this.work(source, root, file, type, content, externalIdOf(file.path, content.sha256)));
+    }
+    for (const { disk: file, known: row } of diff.changed) {
+      const content = read.get(file.path);
+      if (!content) continue;
+      if (row.item_id && content.sha256 === row.sha256) {
+        // Touched, not changed: only its time is new.
+        drafts.push(this.recordedDraft(source, file, row.item_id, content.sha256, row.external_id!, row.in_place));
+        continue;
+      }
+      const type = typeOfFileName(file.path);
+      if (!type || !accepted.has(type)) continue;
+      const externalId = row.item_id ? row.external_id! : externalIdOf(file.path, content.sha256);
+      work.push(this.work(source, root, file, type, content, externalId));
+    }
+    if (drafts.length > 0) await this.publisher.publishAll(drafts);
+    await this.ingest(source, work, counts);
+    await this.remove(
+      source,
+      diff.gone.filter((row) => !movedAway.has(row.path)),
+      known,
+      diff.gone,
+      counts,
+    );
+    if (touched === null) {
+      await this.publisher.publish(SourceScanned, {
+        subject: `source:${source.id}`,
+        actor: CALLER,
+        data: { id: source.id, started_at: started.toISOString(), ...counts },
+      });
+    }
+    return { counts, rootMissing: false };
+  }
+
+  /** The files on disk the reconcile looks at, and every path to compare. */
+  private async look(
+    root: string,
+    known: Map<string, KnownFile>,
+    touched: Touched[] | null,
+  ): Promise<{ disk: Map<string, DiskFile>; paths: string[] }> {
+    if (touched === null) {
+      const disk = await walk(root);
+      return { disk, paths: [...disk.keys(), ...known.keys()] };
+    }
+    const disk = new Map<string, DiskFile>();
+    const paths: string[] = [];
+    for (const { path: relative, folder } of touched) {
+      if (isHidden(relative)) continue;
+      if (folder) {
+        await walk(root, path.join(root, relative), disk);
+        for (const key of known.keys()) if (key.startsWith(`${relative}/`)) paths.push(key);
+        continue;
+      }
+      paths.push(relative);
+      const file = await statFile(root, path.join(root, relative));
+      if (file) disk.set(file.path, file);
+    }
+    paths.push(...disk.keys());
+    return { disk, paths };
+  }
+
+  private work(
+    source: SourceRow,
+    root: string,
+    file: DiskFile,
+    type: string,
+    content: { sha256: string; bytes: Buffer | null },
+    externalId: string,
+    movedFrom?: KnownFile,
+  ): Work {
+    const settings = source.settings;
+    const full = path.join(root, file.path);
+    const inPlace = readsInPlace(settings, type, file.size);
+    const base = {
+      type,
+      source: { kind: source.kind, id: source.id },
+      external_id: externalId,
+      labels: settings.labels,
+      attributes: attributesOf(type, file),
+    };
+    const item: ItemParams = inPlace ? { ...base, location: fileLocation(full) } : { ...base, data: '' };
+    return {
+      file,
+      sha256: content.sha256,
+      externalId,
+      inPlace,
+      item,
+      dataBytes: inPlace ? 0 : file.size,
+      ...(movedFrom ? { movedFrom } : {}),
+    };
+  }
+
+  /** Sends the work in batches and records what each file became. */
+  private async ingest(source: SourceRow, work: Work[], counts: ScanCounts): Promise<void> {
+    let batch: Work[] = [];
+    let bytes = 0;
+    const flush = async () => {
+      if (batch.length > 0) await this.ingestBatch(source, batch, counts);
+      batch = [];
+      bytes = 0;
+    };
+    for (const one of work) {
+      if (one.dataBytes > INGEST_REQUEST_LIMIT_BYTES) {
+        await this.publishRejected(
+          source,
+          one.file,
+          `it is ${Math.round(one.dataBytes / 1024 / 1024)} MB: too large to copy in one request; read it in place (memex sources configure ${source.id} --media in-place)`,
+        );
+        counts.failed++;
+        continue;
+      }
+      if (batch.length >= BATCH_ITEMS || bytes + one.dataBytes > BATCH_BYTES) await flush();
+      batch.push(one);
+      bytes += one.dataBytes;
+    }
+    await flush();
+  }
+
+  private async ingestBatch(source: SourceRow, batch: Work[], counts: ScanCounts): Promise<void> {
+    const root = rootPath(source.root);
+    const items: ItemParams[] = [];
+    const sent: Work[] = [];
+    for (const one of batch) {
+      if (one.inPlace) {
+        items.push(one.item);
+        sent.push(one);
+        continue;
+      }
+      const bytes = await fs.readFile(path.join(root, one.file.path)).catch(() => null);
+      if (!bytes) continue; // gone meanwhile: the watcher reports it
+      items.push({ ...one.item, data: bytes.toString('base64') });
+      sent.push(one);
+    }
+    if (items.length === 0) return;
+    const answer = await callRpc<ResultOf<typeof Ingest>>(
+      this.bus,
+      rpcSubject(Ingest),
+      { method: Ingest.name, params: { items }, scope: OWNER_SCOPE, caller: CALLER },
+      120_000,
+    );
+    const drafts: Drafted[] = [];
+    for (const [i, result] of answer.results.entries()) {
+      const one = sent[i]!;
+      if (result.status === 'rejected' || !result.id) {
+        counts.failed++;
+        drafts.push(this.rejectedDraft(source, one.file, result.reason ?? 'rejected'));
+        continue;
+      }
+      if (one.movedFrom && one.movedFrom.item_id === result.id) {
+        drafts.push(this.movedDraft(source, one.movedFrom, one.file));
+        continue;
+      }
+      if (result.status === 'created') counts.ingested++;
+      else if (result.status === 'updated') counts.updated++;
+      drafts.push(this.recordedDraft(source, one.file, result.id, one.sha256, one.externalId, one.inPlace));
+    }
+    await this.publisher.publishAll(drafts);
+  }
+
+  /**
+   * Files that went: each takes its item with it (and what derives from it), unless another
+   * path of the source still names the same item (identical copies are one item).
+   */
+  private async remove(
+    source: SourceRow,
+    gone: KnownFile[],
+    known: Map<string, KnownFile>,
+    allGone: KnownFile[],
+    counts: ScanCounts,
+  ): Promise<void> {
+    const goneSet = new Set(allGone.map((row) => row.path));
+    for (const row of gone) {
+      if (!row.item_id) {
+        await this.publisher.publish(SourceFileDropped, {
+          subject: `source:${source.id}`,
+          actor: CALLER,
+          data: { source_id: source.id, path: row.path, item_id: null },
+        });
+        continue;
+      }
+      const survivor = [...known.values()].find(
+        (other) => other.item_id === row.item_id && other.path !== row.path && !goneSet.has(other.path),
+      );
+      if (survivor) {
+        await this.publisher.publish(SourceFileDropped, {
+          subject: `item:${row.item_id}`,
+          actor: CALLER,
+          data: { source_id: source.id, path: row.path, item_id: row.item_id },
+        });
+        continue;
+      }
+      try {
+        await callRpc(
+          this.bus,
+          rpcSubject(ItemsDelete),
+          { method: ItemsDelete.name, params: { id: row.item_id }, scope: OWNER_SCOPE, caller: CALLER },
+          60_000,
+        );
+      } catch (error) {
+        if (!(error instanceof MemexError && error.code === 'not_found')) throw error;
+        // Deleted already (by hand): only the path is left to forget.
+        await this.publisher.publish(SourceFileDropped, {
+          subject: `source:${source.id}`,
+          actor: CALLER,
+          data: { source_id: source.id, path: row.path, item_id: null },
+        });
+      }
+      counts.removed++;
+    }
+  }
+
+  private recordedDraft(
+    source: SourceRow,
+    file: DiskFile,
+    itemId: string,
+    sha256: string,
+    externalId: string,
+    inPlace: boolean,
+  ): Drafted {
+    return draftOf(SourceFileRecorded, {
+      subject: `item:${itemId}`,
+      actor: CALLER,
+      data: {
+        source_id: source.id,
+        path: file.path,
+        size: file.size,
+        modified_at: file.modifiedAt.toISOString(),
+        item_id: itemId,
+        sha256,
+        external_id: externalId,
+        in_place: inPlace,
+      },
+    });
+  }
+
+  private movedDraft(source: SourceRow, from: KnownFile, to: DiskFile): Drafted {
+    return draftOf(SourceFileMoved, {
+      subject: `item:${from.item_id}`,
+      actor: CALLER,
+      data: {
+        source_id: source.id,
+        item_id: from.item_id!,
+        from: from.path,
+        to: to.path,
+        modified_at: to.modifiedAt.toISOString(),
+      },
+    });
+  }
+
+  private rejectedDraft(source: SourceRow, file: DiskFile, reason: string): Drafted {
+    return draftOf(SourceFileRejected, {
+      subject: `source:${source.id}`,
+      actor: CALLER,
+      data: {
+        source_id: source.id,
+        path: file.path,
+        size: file.size,
+        modified_at: file.modifiedAt.toISOString(),
+        reason,
+      },
+    });
+  }
+
+  private async publishRejected(source: SourceRow, file: DiskFile, reason: string): Promise<void> {
+    await this.publisher.publishAll([this.rejectedDraft(source, file, reason)]);
+  }
+
+  private async location(
+    definition: typeof LocationUnreachable | typeof LocationReachable,
+    source: SourceRow,
+    why = '',
+  ): Promise<void> {
+    this.logger.log(`${source.id}: ${definition === LocationUnreachable ? `unreachable: ${why}` : 'reachable again'}`);
+    const data = { source_id: source.id, prefix: source.root };
+    if (definition === LocationUnreachable)
+      await this.publisher.publish(LocationUnreachable, {
+        subject: `source:${source.id}`,
+        actor: CALLER,
+        data: { ...data, why },
+      });
+    else await this.publisher.publish(LocationReachable, { subject: `source:${source.id}`, actor: CALLER, data });
+  }
+
+  /** The MIME types some handler takes (memex.types), asked again every few minutes. */
+  private async acceptedTypes(): Promise<Set<string>> {
+    if (this.types && Date.now() - this.types.at < 5 * 60_000) return this.types.accepted;
+    const answer = await callRpc<ResultOf<typeof Types>>(
+      this.bus,
+      rpcSubject(Types),
+      { method: Types.name, params: {}, scope: OWNER_SCOPE, caller: CALLER },
+      30_000,
+    );
+    this.types = { at: Date.now(), accepted: new Set(answer.handlers.flatMap((h) => h.types)) };
+    return this.types.accepted;
+  }
+}
+
+/** What a file carries besides its bytes: its name and time (a loose message: its time and folder). */
+function attributesOf(type: string, file: DiskFile): Record<string, unknown> {
+  const modified = file.modifiedAt.toISOString();
+  if (type !== 'message/rfc822') return { filename: path.posix.basename(file.path), modified };
+  const folder = path.posix.dirname(file.path);
+  return { modified, ...(folder !== '.' ? { folder } : {}) };
+}

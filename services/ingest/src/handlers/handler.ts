@@ -117,6 +117,8 @@ export interface PdfFields {
   pages: PdfPage[];
   /** The document information dictionary's text fields (Title, Author, CreationDate...). */
   info: Record<string, string>;
+  /** A research paper's own DOI and arXiv id (document/paper.ts), when the PDF is one. */
+  paper?: { doi: string | null; arxiv: string | null };
 }
 
 export interface DocxFields {
@@ -224,7 +226,8 @@ export interface EmailItem extends ParsedBase {
 }
 
 export interface DocumentItem extends ParsedBase {
-  kind: 'document';
+  /** A PDF that is a research paper is a `paper` (document/paper.ts). */
+  kind: 'document' | 'paper';
   meta: DocumentMeta;
 }
 

@@ -66,6 +66,7 @@ function eventMeta(item: ParsedItem, children: ItemRecord[]): Record<string, unk
         ...warnings,
       };
     case 'document':
+    case 'paper':
       return { ...pageOffsets(item.meta, item.text), ...warnings };
     case 'attachment': {
       const document = item.meta.document ? pageOffsets(item.meta.document, item.text) : null;

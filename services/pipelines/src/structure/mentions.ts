@@ -1,29 +1,11 @@
 import * as chrono from 'chrono-node';
 import { findPhoneNumbersInText, type CountryCode } from 'libphonenumber-js';
-import type { Mention } from '@memex/contracts';
+import { ARXIV_PATTERN, DOI_PATTERN, trimIdentifier, type Mention } from '@memex/contracts';
 
 /**
  * Tier 0's extractors: rules and maintained parsers, no model. Each returns mentions with their
  * spans in the text it was given; `mentionsIn` runs them all.
  */
-
-/** A URL's or identifier's trailing punctuation belongs to the sentence, and so does an unmatched closing bracket. */
-function trimTrailing(text: string): string {
-  let out = text.replace(/[.,;:!?'"]+$/, '');
-  for (const [open, close] of [
-    ['(', ')'],
-    ['[', ']'],
-    ['<', '>'],
-  ] as const) {
-    while (out.endsWith(close) && count(out, open) < count(out, close))
-      out = out.slice(0, -1).replace(/[.,;:!?]+$/, '');
-  }
-  return out;
-}
-
-function count(text: string, char: string): number {
-  return text.split(char).length - 1;
-}
 
 function matches(text: string, pattern: RegExp, group = 0): Array<{ text: string; start: number }> {
   const out: Array<{ text: string; start: number }> = [];
@@ -37,24 +19,22 @@ function matches(text: string, pattern: RegExp, group = 0): Array<{ text: string
 
 export function urlsIn(text: string): Mention[] {
   return matches(text, /\b(?:https?:\/\/|www\.)[^\s<>"'`]+/gi).map(({ text: raw, start }) => {
-    const url = trimTrailing(raw);
+    const url = trimIdentifier(raw);
     return { kind: 'url', text: url, value: url, start, end: start + url.length };
   });
 }
 
 /** DOIs keep odd characters (SICI DOIs have `<`, `>`, `;`, parentheses); only sentence punctuation is cut. */
 export function doisIn(text: string): Mention[] {
-  return matches(text, /\b10\.\d{4,9}\/[^\s"'`]+/g).map(({ text: raw, start }) => {
-    const doi = trimTrailing(raw);
+  return matches(text, DOI_PATTERN).map(({ text: raw, start }) => {
+    const doi = trimIdentifier(raw);
     return { kind: 'doi', text: doi, value: doi.toLowerCase(), start, end: start + doi.length };
   });
 }
 
-/** `arXiv:2101.00001v2`, `arxiv.org/abs/…`, and old-style `hep-th/9901001` after an arXiv prefix. */
+/** arXiv ids as contracts' ARXIV_PATTERN reads them, without the prefix. */
 export function arxivIdsIn(text: string): Mention[] {
-  const pattern =
-    /(?:\barXiv:\s?|arxiv\.org\/(?:abs|pdf)\/)(\d{4}\.\d{4,5}(?:v\d+)?|[a-z-]+(?:\.[A-Z]{2})?\/\d{7}(?:v\d+)?)/gi;
-  return matches(text, pattern, 1).map(({ text: id, start }) => ({
+  return matches(text, ARXIV_PATTERN, 1).map(({ text: id, start }) => ({
     kind: 'arxiv',
     text: id,
     value: id,
@@ -176,11 +156,14 @@ const DATE_PARSERS = [
   chrono.pt.strict,
 ];
 
-/** Dates and times, resolved against `reference` (when the item happened): "by Friday" is a day. */
-export function datesIn(text: string, reference: Date): Mention[] {
+/**
+ * Dates and times, resolved against `reference` (when the item happened): "by Friday" is a day.
+ * `forward` reads a day without a year or week as the next one (a deadline), not the nearest.
+ */
+export function datesIn(text: string, reference: Date, forward = false): Mention[] {
   const out: Mention[] = [];
   for (const parser of DATE_PARSERS) {
-    for (const result of parser.parse(text, reference)) {
+    for (const result of parser.parse(text, reference, { forwardDate: forward })) {
       const at = result.start;
       if (Number.isNaN(at.date().getTime())) continue;
       const day = `${String(at.get('year')).padStart(4, '0')}-${pad(at.get('month'))}-${pad(at.get('day'))}`;

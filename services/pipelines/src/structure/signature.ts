@@ -17,7 +17,7 @@ const COMPANY_WORDS =
 const NOT_NAME = /[@\d:/|]|https?|www\./i;
 const NAME_PARTICLES = new Set(['van', 'von', 'de', 'der', 'den', 'da', 'di', 'du', 'del', 'la', 'le', 'bin', 'al']);
 
-interface Line {
+export interface Line {
   text: string;
   start: number;
 }
@@ -84,7 +84,7 @@ export function signatureIn(text: string, sender: string, region?: CountryCode):
 }
 
 /** The message's own lines (trimmed, with their offsets), stopping where quoted mail begins. */
-function ownLines(text: string): Line[] {
+export function ownLines(text: string): Line[] {
   const lines: Line[] = [];
   let offset = 0;
   for (const raw of text.split('\n')) {
@@ -100,24 +100,24 @@ function ownLines(text: string): Line[] {
 
 /** The signature's non-empty lines (at most 8), or undefined. */
 function blockOf(lines: Line[]): Line[] | undefined {
-  let from = -1;
-  for (let i = lines.length - 1; i >= 0; i--)
-    if (lines[i]!.text === '--' || lines[i]!.text === '-- ') {
-      from = i + 1;
-      break;
-    }
-  if (from < 0) {
-    // The last closing line among the message's last 15 non-empty lines.
-    const tail = lines
-      .map((l, i) => ({ l, i }))
-      .filter(({ l }) => l.text !== '')
-      .slice(-15);
-    const closing = tail.reverse().find(({ l }) => VALEDICTION.test(l.text));
-    if (!closing) return undefined;
-    from = closing.i + 1;
-  }
+  const from = signatureStart(lines);
+  if (from === undefined) return undefined;
   const block = lines.slice(from).filter((l) => l.text !== '' && l.text.length <= 100);
   return block.slice(0, 8);
+}
+
+/**
+ * Where the signature begins among the message's own lines: after the last `-- ` separator, else
+ * after the last closing line among the last 15 non-empty lines; undefined when there is none.
+ */
+export function signatureStart(lines: Line[]): number | undefined {
+  for (let i = lines.length - 1; i >= 0; i--) if (lines[i]!.text === '--' || lines[i]!.text === '-- ') return i + 1;
+  const tail = lines
+    .map((l, i) => ({ l, i }))
+    .filter(({ l }) => l.text !== '')
+    .slice(-15);
+  const closing = tail.reverse().find(({ l }) => VALEDICTION.test(l.text));
+  return closing ? closing.i + 1 : undefined;
 }
 
 function looksLikeName(line: string): boolean {

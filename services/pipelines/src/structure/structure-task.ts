@@ -1,19 +1,44 @@
-import { mailMetaOf, StructureExtracted, type Mention } from '@memex/contracts';
-import type { Bus, EventPublisher } from '@memex/bus';
+import {
+  CommitmentExtracted,
+  mailMetaOf,
+  PaperExtracted,
+  StructureExtracted,
+  type DataOf,
+  type ItemIngested,
+} from '@memex/contracts';
+import type { Bus, Drafted, EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { eraseDerived, isDeleted } from '../jobs/log.js';
 import type { StructureJob } from '../jobs/queue.js';
 import { derivedDraft, readSource } from '../jobs/source.js';
+import { PAPER_RULES, readPaper } from '../papers/index.js';
 import { MAX_EVENT_BYTES } from '../text/text-task.js';
+import { COMMITMENT_RULES, commitmentsIn } from './commitments.js';
 import { mentionsIn } from './mentions.js';
 import { signatureIn } from './signature.js';
 
 /** The task and its rules' version: bump it when the rules change, so a re-run's output is told apart. */
 export const STRUCTURE_PIPELINE = 'structure@1';
+/**
+ * Tier 0 as a whole: version 2 added papers (papers@1) and commitments (commitments@1). A new
+ * version is logged once (structure.upgraded) and re-reads every older item in the background.
+ */
+export const TIER0_VERSION = 'tier0@2';
+
+export interface StructureResult {
+  mentions: number;
+  signature: boolean;
+  /** References read, when the item is a paper. */
+  references?: number;
+  commitments?: number;
+  skipped?: string;
+}
 
 /**
- * One tier-0 job: the item's text read with rules (no model) into mentions with spans, and a
- * mail's signature block, as one `structure.extracted` event whose id derives from the job.
+ * One tier-0 job: the item's text read with rules (no model) into mentions with spans and a
+ * mail's signature block (`structure.extracted`), a PDF's paper header and references
+ * (`paper.extracted`), a mail's commitments (`commitment.extracted`); event ids derive from the
+ * job, so doing it twice changes nothing.
  */
 export class StructureTask {
   constructor(
@@ -22,15 +47,17 @@ export class StructureTask {
     private readonly blobs: BlobStore,
   ) {}
 
-  async run(job: StructureJob): Promise<{ mentions: number; signature: boolean; skipped?: string }> {
+  async run(job: StructureJob): Promise<StructureResult> {
     const source = await readSource(this.bus, this.blobs, job);
     if (!source) return { mentions: 0, signature: false, skipped: 'the item or its event is gone' };
     const text = await source.text();
     if (text === undefined) return { mentions: 0, signature: false, skipped: 'the text blob is gone' };
-    const { mentions, truncated } = capped(mentionsIn(text, new Date(source.event.occurred_at)));
-    const sender = source.ingested ? mailMetaOf(source.ingested)?.from[0]?.address : undefined;
-    const signature = sender ? signatureIn(text, sender) : undefined;
-    await this.publisher.publishAll([
+    const sent = new Date(source.event.occurred_at);
+    const { kept: mentions, truncated } = capped(mentionsIn(text, sent));
+    const mail = source.ingested ? mailMetaOf(source.ingested) : null;
+    const sender = mail?.from[0];
+    const signature = sender ? signatureIn(text, sender.address) : undefined;
+    const drafts: Drafted<typeof StructureExtracted | typeof PaperExtracted | typeof CommitmentExtracted>[] = [
       derivedDraft(
         source,
         {
@@ -47,19 +74,86 @@ export class StructureTask {
         },
         STRUCTURE_PIPELINE,
       ),
-    ]);
+    ];
+    const result: StructureResult = { mentions: mentions.length, signature: signature !== undefined };
+    if (source.pages) {
+      const reading = readPaper(text, source.pages, pdfInfoOf(source.ingested), {
+        title: source.title,
+        year: source.event.occurred_at ? sent.getUTCFullYear() : null,
+      });
+      const references = capped(reading.references);
+      result.references = references.kept.length;
+      drafts.push(
+        derivedDraft(
+          source,
+          {
+            definition: PaperExtracted,
+            key: `paper|${source.revision}|${PAPER_RULES}`,
+            data: {
+              item_id: source.itemId,
+              revision: source.revision,
+              made_by: PAPER_RULES,
+              paper: reading.paper,
+              references: references.kept,
+              truncated: references.truncated,
+            },
+          },
+          PAPER_RULES,
+        ),
+      );
+    }
+    if (mail && sender && !mail.spam) {
+      const commitments = commitmentsIn(text, {
+        itemId: source.itemId,
+        sent,
+        from: party(sender),
+        to: mail.to.map(party),
+      });
+      result.commitments = commitments.length;
+      drafts.push(
+        derivedDraft(
+          source,
+          {
+            definition: CommitmentExtracted,
+            key: `commitments|${source.revision}|${COMMITMENT_RULES}`,
+            data: {
+              item_id: source.itemId,
+              revision: source.revision,
+              made_by: COMMITMENT_RULES,
+              commitments: capped(commitments).kept,
+            },
+          },
+          COMMITMENT_RULES,
+        ),
+      );
+    }
+    await this.publisher.publishAll(drafts);
     if (await isDeleted(this.bus, job.item_id)) await eraseDerived(this.bus, job.item_id);
-    return { mentions: mentions.length, signature: signature !== undefined };
+    return result;
   }
 }
 
-/** The first mentions that fit in one event (a long PDF can name thousands of dates). */
-function capped(all: Mention[]): { mentions: Mention[]; truncated: boolean } {
+function party(address: { address: string; name?: string | null }): { address: string; name?: string } {
+  return address.name ? { address: address.address, name: address.name } : { address: address.address };
+}
+
+/** A PDF's document information, of a PDF document or paper or of a PDF attachment. */
+function pdfInfoOf(data: DataOf<typeof ItemIngested> | undefined): Record<string, string> {
+  const meta = data?.kind === 'attachment' ? (data.meta['document'] as Record<string, unknown> | null) : data?.meta;
+  const info = meta?.['info'];
+  if (!info || typeof info !== 'object') return {};
+  return Object.fromEntries(
+    Object.entries(info).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+}
+
+/** The first entries that fit in one event (a long PDF can name thousands of dates). */
+function capped<T>(all: T[]): { kept: T[]; truncated: boolean } {
   let used = 0;
   const budget = MAX_EVENT_BYTES - 100_000;
-  for (const [i, mention] of all.entries()) {
-    used += Buffer.byteLength(JSON.stringify(mention)) + 1;
-    if (used > budget) return { mentions: all.slice(0, i), truncated: true };
+  for (const [i, entry] of all.entries()) {
+    used += Buffer.byteLength(JSON.stringify(entry)) + 1;
+    if (used > budget) return { kept: all.slice(0, i), truncated: true };
   }
-  return { mentions: all, truncated: false };
+  return { kept: all, truncated: false };
 }

@@ -14,6 +14,7 @@ import { parseDocx } from './docx.js';
 import { parseHtml } from './html.js';
 import { parseMarkdown } from './markdown.js';
 import { parsePdf } from './pdf.js';
+import { paperOf } from './paper.js';
 import { parseRst } from './rst.js';
 
 /** The largest document taken (a scanned book fits; a request carrying it is the gateway's limit). */
@@ -134,9 +135,10 @@ export async function parseDocument({ bytes, type, attributes }: HandlerInput): 
   const url = attrs.url ?? null;
   const result = await readFormat(format, bytes, type, url);
   const canonical = result.fields.format === 'html' ? result.fields.canonicalUrl : null;
+  const paper = result.fields.format === 'pdf' ? paperOf(result.fields, result.text) : null;
   return {
-    kind: 'document',
-    identity: `sha256:${sha256Hex(bytes)}`,
+    kind: paper ? 'paper' : 'document',
+    identity: paper?.identity ?? `sha256:${sha256Hex(bytes)}`,
     // A title made from a file name is its safe base name; meta.filename keeps the name as it arrived.
     title: attrs.title ?? result.title ?? safeFileName(attrs.filename) ?? firstLine(result.text) ?? '(untitled)',
     text: result.text,
@@ -149,6 +151,7 @@ export async function parseDocument({ bytes, type, attributes }: HandlerInput): 
       filename: attrs.filename ?? null,
       url: url ?? canonical,
       ...result.fields,
+      ...(paper ? { paper: paper.ids } : {}),
     },
   };
 }
@@ -158,9 +161,9 @@ export const documentHandler: IngestHandler = {
   types: Object.keys(FORMATS),
   attributesSchema: documentAttributesSchema,
   identityRule:
-    'Content hash (sha256 of the bytes). The same source and external_id with new content updates the item.',
+    'Content hash (sha256 of the bytes); a PDF that is a research paper (its own arXiv id or DOI, or a references section) by its arXiv id, else its DOI, else the content hash. The same source and external_id with new content updates the item.',
   limitBytes: DOCUMENT_LIMIT_BYTES,
-  produces: ['document'],
+  produces: ['document', 'paper'],
   updatable: true,
   parse: parseDocument,
 };

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { MediaEvents, MediaGet, MediaPlaces, MediaRendition, type ResultOf } from '@memex/contracts';
 import { client, output } from '../context.js';
 import { importAction, withCommonOptions } from './import.js';
+import { registerPhotoFaces } from './photo-faces.js';
 
 function formatPhoto(photo: ResultOf<typeof MediaGet>): string {
   const meta = photo.meta as Record<string, unknown> & {
@@ -23,6 +24,10 @@ function formatPhoto(photo: ResultOf<typeof MediaGet>): string {
   if (photo.status === 'pending') lines.push('thumbnails: not made yet (the media pipeline has not read it)');
   else if (photo.rendition_problem) lines.push(`thumbnails: none — ${photo.rendition_problem}`);
   else lines.push(`thumbnails: ${photo.renditions.map((r) => `${r.name} ${r.width}×${r.height}`).join(', ')}`);
+  if (photo.faces !== null)
+    lines.push(
+      `faces    ${photo.faces}${photo.people.length ? ` — ${photo.people.map((p) => p.name).join(', ')}` : ''}  (memex photos faces list --item ${photo.item_id})`,
+    );
   return lines.join('\n');
 }
 
@@ -38,7 +43,7 @@ export function registerPhotos(program: Command): void {
       ),
   ).action((dir: string, options: Parameters<typeof importAction>[2]) => importAction('photos', dir, options));
 
-  const photos = program.command('photos').description('photos: metadata, thumbnails, places');
+  const photos = program.command('photos').description('photos: metadata, thumbnails, places, faces');
   photos
     .command('show <item-id>')
     .description('a photo’s time, camera, place and thumbnails')
@@ -102,4 +107,5 @@ export function registerPhotos(program: Command): void {
         ].join('\n'),
       );
     });
+  registerPhotoFaces(photos);
 }

@@ -2,10 +2,12 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
 import { Consistent } from './commands/consistent.js';
+import { CommitmentsCommands } from './commands/commitments.service.js';
 import { LinksService } from './commands/links.service.js';
 import { TrailsService } from './commands/trails.service.js';
 import { GraphProjector } from './projection/graph.projector.js';
 import { BriefService } from './queries/brief.service.js';
+import { CommitmentsQueries } from './queries/commitments.service.js';
 import { EntitiesService } from './queries/entities.service.js';
 import { MentionService } from './queries/mention.service.js';
 import { ReviewService } from './queries/review.service.js';
@@ -22,6 +24,8 @@ export class GraphModule {
         Consistent,
         EntitiesService,
         LinksService,
+        CommitmentsCommands,
+        CommitmentsQueries,
         ReviewService,
         TrailsService,
         BriefService,

@@ -6,3 +6,4 @@ export { startWorker, type WorkerOptions } from './workers/worker.js';
 export { mentionsIn } from './structure/mentions.js';
 export { signatureIn } from './structure/signature.js';
 export { STRUCTURE_PIPELINE } from './structure/structure-task.js';
+export { FakeChatServer, type FakeChatAnswer, type FakeChatRequest } from './understanding/testing/fake-chat.js';

@@ -420,9 +420,10 @@ export async function prune(trx: Trx, keys: string[]): Promise<void> {
   await sql`delete from entity_keys where key = any(${deadKeys}::text[])`.execute(trx);
   await sql`delete from key_names where key = any(${deadKeys}::text[])`.execute(trx);
   await sql`delete from places where key = any(${deadKeys}::text[])`.execute(trx);
-  await sql`delete from verdicts where src_key = any(${deadKeys}::text[]) or dst_key = any(${deadKeys}::text[])`.execute(
-    trx,
-  );
+  // The owner's rejection outlives the thing: a re-run of the model that says it again stays
+  // rejected (seed §3.3). It goes with the item it is about (forgetItem).
+  await sql`delete from verdicts where (src_key = any(${deadKeys}::text[]) or dst_key = any(${deadKeys}::text[]))
+    and verdict = 'confirmed'`.execute(trx);
   const touched = [...new Set(dead.map((r) => Number(r.entity)))];
   const empty = (
     await sql<{ id: number }>`

@@ -2,10 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { sql } from 'kysely';
 import {
   CalendarEventSynced,
+  CommitmentExtracted,
+  CommitmentStatusSet,
   EntityMerged,
   EntitySplitEvent,
   ItemDeleted,
   ItemIngested,
+  ItemUnderstood,
   LinkAdded,
   LinkConfirmed,
   LinkRetracted,
@@ -20,6 +23,7 @@ import {
   TrailCreated,
   TrailReordered,
   VideoAnalyzed,
+  makerString,
   type EventOf,
   type Place,
 } from '@memex/contracts';
@@ -59,6 +63,7 @@ import { checkEvidence, dropEvidence, dropLinks, recordVerdict, writeLinks, type
 import { graphMigrations } from './migrations.js';
 import { applyPeopleSeen } from './people.js';
 import { applyStructure } from './signatures.js';
+import { commitmentLinks, understoodLinks, writeCommitments } from './understanding.js';
 
 /** Who made the links read from mail headers: the structure tier, version 1 of these rules. */
 export const MAIL_STRUCTURE_MAKER = 'ingest@1';
@@ -69,6 +74,9 @@ export const CONTACTS_STRUCTURE_MAKER = 'contacts@1';
 /** How sure an address's domain says where its owner works. */
 export const WORKS_AT_CONFIDENCE = 0.7;
 const EXCERPT_CHARS = 1000;
+
+/** A link as `links.inferred` states it (its evidence defaults to the item). */
+type LinkInput = EventOf<typeof LinksInferred>['data']['links'][number];
 
 /** The graph's copy of an item. */
 interface ItemRow {
@@ -515,6 +523,8 @@ export class GraphProjector {
       await this.countMonth(trx, item.occurred_at?.toISOString() ?? null, vis, -1);
     }
     await sql`delete from refused_evidence where item = ${id}`.execute(trx);
+    await sql`delete from commitment_status where id in (select id from commitments where item = ${id})`.execute(trx);
+    await sql`delete from commitments where item = ${id}`.execute(trx);
     await sql`delete from trail_steps where target_item = ${id}`.execute(trx);
     await sql`delete from verdicts where src_item = ${id} or dst_item = ${id}`.execute(trx);
     await sql`delete from items where id = ${id}`.execute(trx);
@@ -655,16 +665,54 @@ export class GraphProjector {
   /** A pipeline's links from one item replace what the same pipeline inferred from it before. */
   @On(LinksInferred)
   async linksInferred(trx: Trx, event: EventOf<typeof LinksInferred>): Promise<void> {
-    const { made_by: madeBy, item_id: itemId } = event.data;
+    await this.inferred(trx, event.data.item_id, event.data.made_by, event.labels, event.data);
+  }
+
+  /**
+   * Tier 2's topics, entities and claims (`understoodLinks`): inferred links from the item that
+   * replace what the same task said of it before, whatever model or version said it. A summary
+   * makes no link.
+   */
+  @On(ItemUnderstood)
+  async itemUnderstood(trx: Trx, event: EventOf<typeof ItemUnderstood>): Promise<void> {
+    if (event.data.task === 'summary') return;
+    const madeBy = makerString(event.data.made_by);
+    await this.inferred(trx, event.data.item_id, madeBy, event.labels, understoodLinks(event.data));
+  }
+
+  /** Commitments, by tier 0's rules or a model: `committed_to` links and the commitments read model. */
+  @On(CommitmentExtracted)
+  async commitmentExtracted(trx: Trx, event: EventOf<typeof CommitmentExtracted>): Promise<void> {
+    if (await this.isDeleted(trx, event.data.item_id)) return;
+    await writeCommitments(trx, event.data);
+    await this.inferred(trx, event.data.item_id, event.data.made_by, event.labels, commitmentLinks(event.data));
+  }
+
+  /** The owner's open/done/dropped: kept by the commitment's id, so the maker's re-runs keep it. */
+  @On(CommitmentStatusSet)
+  async commitmentStatusSet(trx: Trx, event: EventOf<typeof CommitmentStatusSet>): Promise<void> {
+    const { commitment_id: id, status } = event.data;
+    await sql`insert into commitment_status (id, status, set_at) values (${id}, ${status}, ${event.occurred_at})
+      on conflict (id) do update set status = excluded.status, set_at = excluded.set_at`.execute(trx);
+  }
+
+  /** Links a maker read in one item, replacing what the same maker's task read there before. */
+  private async inferred(
+    trx: Trx,
+    itemId: string,
+    madeBy: string,
+    labels: string[],
+    read: { links: LinkInput[]; names?: Record<string, string> | undefined },
+  ): Promise<void> {
     if (await this.isDeleted(trx, itemId)) return;
-    const pipeline = madeBy.slice(0, madeBy.lastIndexOf('@'));
+    const pipeline = pipelineOf(madeBy);
     const touched = await dropEvidence(trx, { via: itemId, pipeline });
     await sql`delete from refused_evidence where item = ${itemId} and split_part(made_by, '@', 1) = ${pipeline}`.execute(
       trx,
     );
-    await this.giveNames(trx, event.data.names, noteVis(event.labels));
+    await this.giveNames(trx, read.names, noteVis(labels));
     const rows: LinkRow[] = [];
-    for (const link of event.data.links) {
+    for (const link of read.links) {
       const src = parseRef(link.src);
       const dst = parseRef(link.dst);
       const id = linkId(refString(src), link.rel, refString(dst), madeBy);

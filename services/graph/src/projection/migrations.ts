@@ -223,4 +223,19 @@ export const graphMigrations: Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    name: '008_commitments',
+    async up(db) {
+      // Commitments read in items (tier 0's rules, tier 2's models), one row per maker task's
+      // promise; the owner's status apart, by the same id, so a re-run of the maker keeps it.
+      await sql`create table commitments (
+        id text primary key, item text not null, pipeline text not null, made_by text not null,
+        due text, body jsonb not null
+      )`.execute(db);
+      await sql`create index commitments_item on commitments (item, pipeline)`.execute(db);
+      await sql`create table commitment_status (
+        id text primary key, status text not null check (status in ('open', 'done', 'dropped')), set_at timestamptz not null
+      )`.execute(db);
+    },
+  },
 ];

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 /** One request the fake received: which task (the schema's name), the user message, the protocol. */
 export interface FakeChatRequest {
   task: string;
+  /** The model name the request asked for. */
+  model: string;
   user: string;
   protocol: 'openai' | 'ollama';
   authorization: string | undefined;
@@ -56,6 +58,7 @@ export class FakeChatServer {
       return;
     }
     const parsed = JSON.parse(body) as {
+      model: string;
       messages: Array<{ role: string; content: string }>;
       response_format?: { type: string; json_schema: { name: string } };
       format?: { properties?: Record<string, unknown> };
@@ -66,6 +69,7 @@ export class FakeChatServer {
         : Object.keys(parsed.format?.properties ?? {}).join(',');
     const request: FakeChatRequest = {
       task,
+      model: parsed.model,
       user: parsed.messages.find((m) => m.role === 'user')?.content ?? '',
       protocol,
       authorization: req.headers.authorization,

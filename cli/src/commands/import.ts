@@ -94,4 +94,11 @@ export function registerImport(program: Command): void {
         'documents, photos, calendars and contacts in a folder tree (PDF, DOCX, Markdown, text, HTML, rST, JPEG, HEIC, RAW…, .ics, .vcf), by extension',
       ),
   ).action((dir: string, options: CommonOptions) => importAction('folder', dir, options));
+  withCommonOptions(
+    group
+      .command('takeout <dir>')
+      .description(
+        'an unpacked Google Takeout (Mail with its Gmail labels, Google Photos with sidecars and albums, Drive, Calendar, Contacts…); run it again on a newer export to add what is new and update labels',
+      ),
+  ).action((dir: string, options: CommonOptions) => importAction('takeout', dir, options));
 }

@@ -39,7 +39,7 @@ export function registerPhotos(program: Command): void {
     importGroup
       .command('photos <dir>')
       .description(
-        'photos and videos in a folder tree (JPEG, PNG, HEIC, AVIF, TIFF, RAW, MP4, MOV…), with the times, places and captions of Google Takeout JSON sidecars',
+        'photos and videos in a folder tree (JPEG, PNG, HEIC, AVIF, TIFF, RAW, MP4, MOV…), with what Google Takeout JSON sidecars (time, place, caption, album) and XMP sidecars or IPTC of Apple Photos exports (title, caption, keywords as labels, time, place, people) say',
       ),
   ).action((dir: string, options: Parameters<typeof importAction>[2]) => importAction('photos', dir, options));
 

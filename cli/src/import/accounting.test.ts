@@ -4,36 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MailList } from '@memex/contracts';
 import { startStack, type TestStack } from '@memex/e2e';
-import { runImport, type ImportKind } from './run.js';
-import type { Summary } from './report.js';
+import type { ImportKind } from './run.js';
+import { assertAccounted, importInto, write } from './testing.js';
 
 /** A message as a mail client saves it (.eml): CRLF, a Date, a Message-ID. */
 function eml(id: string, subject: string, extra = ''): string {
   return `From: Ann <ann@example.com>\r\nTo: bob@example.org\r\nSubject: ${subject}\r\nDate: Mon, 1 Jun 2009 10:00:00 +0000\r\nMessage-ID: <${id}@example.com>\r\n${extra}\r\n${subject} body.\r\n`;
-}
-
-function write(root: string, files: Record<string, string>): void {
-  for (const [name, content] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-    fs.writeFileSync(path.join(root, name), content);
-  }
-}
-
-/** The import summary accounts for every file: counted = earlier + created + updated + duplicate + rejected + skipped. */
-function assertAccounted(summary: Summary, files: number): void {
-  const { created, updated, duplicate, rejected, skipped } = summary.run;
-  assert.equal(summary.counted, files, 'every file is counted');
-  assert.equal(summary.counted, summary.earlier + created + updated + duplicate + rejected + skipped);
-  assert.equal(
-    summary.rejected.reduce((n, r) => n + r.count, 0),
-    rejected,
-    'every rejection has a reason',
-  );
-  assert.equal(
-    summary.skipped.reduce((n, r) => n + r.count, 0),
-    skipped,
-    'every skip has a reason',
-  );
 }
 
 describe('memex import: every file accounted for', () => {
@@ -43,20 +19,7 @@ describe('memex import: every file accounted for', () => {
   });
   after(async () => stack.stop());
 
-  const run = (kind: ImportKind, target: string, source: string) =>
-    runImport({
-      kind,
-      target,
-      source,
-      home: stack.env.home,
-      client: stack.owner,
-      labels: [],
-      batchItems: 50,
-      batchBytes: 4 << 20,
-      inFlight: 2,
-      retries: 0,
-      restart: false,
-    });
+  const run = (kind: ImportKind, target: string, source: string) => importInto(stack, kind, target, source);
 
   test('a folder: .eml files import (a Junk/ one as spam), .msg and unknown types are skipped with a reason, a rejected file is sent again next run', async () => {
     const root = path.join(stack.env.home, 'folder');

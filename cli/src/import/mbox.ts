@@ -10,6 +10,8 @@ export interface MboxMessage {
   bytes: Buffer;
   /** The date on the `From ` line (when the message arrived), if it has a readable one. */
   received: string | null;
+  /** The `From ` line's first word (an address; Google Takeout writes the Gmail message id there: `1612345678901234567@xxx`). */
+  sender: string | null;
 }
 
 const FROM = Buffer.from('From ');
@@ -65,7 +67,7 @@ export function separatorDate(line: string): string | null {
  * message read before).
  */
 export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<MboxMessage> {
-  let message: { offset: number; received: string | null; lines: Buffer[] } | null = null;
+  let message: { offset: number; received: string | null; sender: string | null; lines: Buffer[] } | null = null;
   let carry = Buffer.alloc(0);
   let carryOffset = fromOffset;
   const ready: MboxMessage[] = [];
@@ -75,7 +77,13 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
     const lines = message.lines;
     // The blank line before the next `From ` belongs to the mbox, not to the message.
     if (lines.length > 0 && isBlank(lines[lines.length - 1]!)) lines.pop();
-    ready.push({ offset: message.offset, end, bytes: Buffer.concat(lines), received: message.received });
+    ready.push({
+      offset: message.offset,
+      end,
+      bytes: Buffer.concat(lines),
+      received: message.received,
+      sender: message.sender,
+    });
     message = null;
   };
 
@@ -84,7 +92,8 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
 
   const start = (bytes: Buffer, offset: number) => {
     finish(offset);
-    message = { offset, received: separatorDate(bytes.toString('latin1')), lines: [] };
+    const line = bytes.toString('latin1');
+    message = { offset, received: separatorDate(line), sender: /^From (\S+)/.exec(line)?.[1] ?? null, lines: [] };
   };
 
   const line = (bytes: Buffer, offset: number) => {

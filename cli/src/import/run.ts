@@ -4,13 +4,16 @@ import { INGEST_REQUEST_LIMIT_BYTES, MEDIA_FILE_TYPES, Types } from '@memex/cont
 import type { MemexClient } from '@memex/client';
 import { listFolder, type FolderFile } from './folder.js';
 import { listMaildir, type SkippedFile } from './maildir.js';
-import { readSidecars, type TakeoutAttributes } from './takeout.js';
-import { readMbox } from './mbox.js';
+import { takeoutMessage } from './takeout.js';
+import { embeddedXmp } from './apple.js';
+import { labelOf, listPhotos, type PhotoFile } from './photos.js';
+import { listTakeout, type TakeoutListing } from './takeout-export.js';
+import { readMbox, type MboxMessage } from './mbox.js';
 import { ImportReport, type Summary } from './report.js';
 import { StateFile, type ImportState } from './state.js';
 import { Uploader, type Answered, type Item, type Result } from './uploader.js';
 
-export type ImportKind = 'mbox' | 'maildir' | 'folder' | 'photos';
+export type ImportKind = 'mbox' | 'maildir' | 'folder' | 'photos' | 'takeout';
 
 export interface ImportOptions {
   kind: ImportKind;
@@ -41,8 +44,8 @@ export interface ImportOutcome {
 /** Where each kind of source reads from, and how its progress is recorded. */
 interface Feed {
   total: { value: number; unit: 'bytes' | 'files' };
-  /** Files done by earlier runs, not sent again. */
-  earlier: number;
+  /** Files done by earlier runs, not sent again (known once `send` is done). */
+  readonly earlier: number;
   send(uploader: Uploader, report: ImportReport): Promise<void>;
   /** Records an answered batch in the state: the mbox offset reached, or the files done. */
   commit(batch: Answered[], results: Result[]): void;
@@ -50,6 +53,22 @@ interface Feed {
 
 const tooLarge = (bytes: number) =>
   `it is ${(bytes / 1024 / 1024).toFixed(1)} MB; one memex.ingest request carries at most ${INGEST_REQUEST_LIMIT_BYTES / 1024 / 1024} MB`;
+
+function mailAttributes(options: ImportOptions, message: MboxMessage): Record<string, unknown> {
+  return {
+    ...(options.folder ? { folder: options.folder } : {}),
+    ...(message.received ? { received: message.received } : {}),
+  };
+}
+
+/**
+ * A message's external id: its place in the file, except in a Google Takeout mbox, where the
+ * Gmail id names it across exports (a newer export puts messages at other places).
+ */
+function mailExternalId(message: MboxMessage, position: string): string {
+  const takeout = takeoutMessage(message.bytes, message.sender);
+  return takeout.labels !== null && takeout.externalId ? takeout.externalId : position;
+}
 
 function mboxFeed(options: ImportOptions, state: ImportState, size: number): Feed {
   const base = path.basename(options.target);
@@ -63,15 +82,17 @@ function mboxFeed(options: ImportOptions, state: ImportState, size: number): Fee
           await uploader.reject({ key, position: message.end }, tooLarge(message.bytes.length));
           continue;
         }
-        const attributes = {
-          ...(options.folder ? { folder: options.folder } : {}),
-          ...(message.received ? { received: message.received } : {}),
-        };
         await uploader.add({
           key,
           position: message.end,
           bytes: message.bytes.length,
-          item: item(options, 'message/rfc822', message.bytes, key, attributes),
+          item: item(
+            options,
+            'message/rfc822',
+            message.bytes,
+            mailExternalId(message, key),
+            mailAttributes(options, message),
+          ),
         });
       }
     },
@@ -90,7 +111,7 @@ function filesFeed<F extends { key: string; file: string; size?: number }>(
   stateFile: StateFile,
   listed: { files: F[]; skipped: SkippedFile[] },
   doneKey: (file: F) => string,
-  toItem: (file: F, bytes: Buffer) => Item,
+  toItem: (file: F, bytes: Buffer) => Item | Promise<Item>,
 ): Feed {
   const { files, skipped } = listed;
   const done = stateFile.doneKeys();
@@ -110,7 +131,7 @@ function filesFeed<F extends { key: string; file: string; size?: number }>(
           continue;
         }
         const bytes = await fs.readFile(file.file);
-        await uploader.add({ key: file.key, bytes: bytes.length, item: toItem(file, bytes) });
+        await uploader.add({ key: file.key, bytes: bytes.length, item: await toItem(file, bytes) });
       }
     },
     commit(batch, results) {
@@ -118,6 +139,83 @@ function filesFeed<F extends { key: string; file: string; size?: number }>(
       const answered = batch.filter((_, i) => results[i]!.status !== 'rejected');
       stateFile.appendDone(answered.map((a) => doneKey(byKey.get(a.key)!)));
       batch.forEach((a) => (a.position = position));
+    },
+  };
+}
+
+/**
+ * A Google Takeout: its mail, photos and other files in one run. Each message and file is done
+ * under a key that stays the same in a newer export unless what it says changed (a message's
+ * Gmail labels; a photo's size, sidecar and albums), so a re-run on a newer export sends only
+ * what is new or changed: new messages and photos are created, changed labels update their
+ * message, and nothing is stored twice. Progress is in bytes of the export.
+ */
+function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: TakeoutListing): Feed {
+  const done = stateFile.doneKeys();
+  const doneKeys = new Map<string, string>(); // report key → done key, for what is in flight
+  const mailBytes = listing.mboxes.reduce((n, m) => n + m.size, 0);
+  const files: Array<{ file: FolderFile; done: string; toItem: (bytes: Buffer) => Promise<Item> | Item }> = [
+    ...listing.photos.map((photo) => ({
+      file: photo as FolderFile,
+      done: `file\t${photo.key}\t${photo.size}\t${JSON.stringify([photo.attributes, photo.labels])}`,
+      toItem: (bytes: Buffer) => photoItem(options, photo, bytes, photo.key),
+    })),
+    ...listing.documents.map((document) => ({
+      file: document,
+      done: `file\t${document.key}\t${document.size}`,
+      toItem: (bytes: Buffer) => item(options, document.type, bytes, document.key, folderAttributes(document)),
+    })),
+  ];
+  let earlier = 0;
+  return {
+    total: { value: mailBytes + files.reduce((n, f) => n + f.file.size, 0), unit: 'bytes' },
+    get earlier() {
+      return earlier;
+    },
+    async send(uploader, report) {
+      for (const { key, reason } of listing.skipped) report.skip(key, reason);
+      let base = 0;
+      for (const mbox of listing.mboxes) {
+        for await (const message of readMbox(mbox.file)) {
+          const key = `${mbox.key}#${message.offset}`;
+          const takeout = takeoutMessage(message.bytes, message.sender);
+          const doneKey = `mail\t${takeout.externalId ?? key}\t${takeout.labels ?? ''}`;
+          if (done.has(doneKey)) {
+            earlier++;
+            continue;
+          }
+          doneKeys.set(key, doneKey);
+          const position = base + message.end;
+          if (message.bytes.length > INGEST_REQUEST_LIMIT_BYTES) {
+            await uploader.reject({ key, position }, tooLarge(message.bytes.length));
+            continue;
+          }
+          const externalId = takeout.externalId ?? key;
+          const attributes = mailAttributes(options, message);
+          const mail = item(options, 'message/rfc822', message.bytes, externalId, attributes);
+          await uploader.add({ key, position, bytes: message.bytes.length, item: mail });
+        }
+        base += mbox.size;
+      }
+      for (const { file, done: doneKey, toItem } of files) {
+        base += file.size;
+        if (done.has(doneKey)) {
+          earlier++;
+          continue;
+        }
+        doneKeys.set(file.key, doneKey);
+        if (file.size > INGEST_REQUEST_LIMIT_BYTES) {
+          await uploader.reject({ key: file.key, position: base }, tooLarge(file.size));
+          continue;
+        }
+        const bytes = await fs.readFile(file.file);
+        await uploader.add({ key: file.key, position: base, bytes: bytes.length, item: await toItem(bytes) });
+      }
+    },
+    commit(batch, results) {
+      const answered = batch.filter((_, i) => results[i]!.status !== 'rejected');
+      stateFile.appendDone(answered.map((a) => doneKeys.get(a.key)!));
+      for (const a of batch) doneKeys.delete(a.key);
     },
   };
 }
@@ -136,15 +234,29 @@ function item(
   bytes: Buffer,
   externalId: string,
   attributes: Record<string, unknown>,
+  labels: string[] = [],
 ): Item {
+  const all = [...new Set([...options.labels, ...labels])];
   return {
     type,
     data: bytes.toString('base64'),
     source: { kind: options.kind, id: options.source },
     external_id: externalId,
     attributes,
-    ...(options.labels.length > 0 ? { labels: options.labels } : {}),
+    ...(all.length > 0 ? { labels: all } : {}),
   };
+}
+
+/**
+ * A photo with its sidecars' attributes and labels; the XMP and IPTC inside its bytes (Apple
+ * Photos writes title, caption and keywords there) fill what no sidecar said.
+ */
+async function photoItem(options: ImportOptions, photo: PhotoFile, bytes: Buffer, externalId: string): Promise<Item> {
+  const { keywords = [], ...inside } = photo.type.startsWith('image/') ? await embeddedXmp(bytes) : {};
+  return item(options, photo.type, bytes, externalId, { modified: photo.modified, ...inside, ...photo.attributes }, [
+    ...photo.labels,
+    ...keywords.map((keyword) => labelOf('keyword', keyword)),
+  ]);
 }
 
 async function feedFor(options: ImportOptions, state: ImportState, stateFile: StateFile): Promise<Feed> {
@@ -173,40 +285,39 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
       );
     }
     case 'folder': {
-      // The server's registry says which types it takes.
-      const { handlers } = await options.client.call(Types, {});
-      const accepted = new Set(handlers.flatMap((h) => h.types));
       return filesFeed(
         stateFile,
-        await listFolder(options.target, accepted),
+        await listFolder(options.target, await acceptedTypes(options)),
         (f) => f.version,
         (f, bytes) => item(options, f.type, bytes, f.key, folderAttributes(f)),
       );
     }
     case 'photos': {
-      // Photos and videos only, each with what its Google Takeout sidecar says (time, place, caption).
-      const photoTypes = new Set(Object.values(MEDIA_FILE_TYPES));
-      const listed = await listFolder(options.target, photoTypes);
-      const files = listed.files;
-      const sidecars = new Map<string, TakeoutAttributes>();
-      for (const dir of new Set(files.map((f) => path.dirname(f.file)))) {
-        const names = files.filter((f) => path.dirname(f.file) === dir).map((f) => path.basename(f.file));
-        const found = await readSidecars(dir, names, (message) => options.progress?.write(`${message}\n`));
-        for (const [name, attributes] of found) sidecars.set(path.join(dir, name), attributes);
-      }
+      // Photos and videos only, each with what its sidecars say (Google Takeout, XMP) and its album.
+      const listed = await listFolder(options.target, new Set(Object.values(MEDIA_FILE_TYPES)));
+      const photos = await listPhotos(listed.files, listed.skipped, options.target, warn(options));
       return filesFeed(
         stateFile,
-        listed,
+        photos,
         (f) => f.version,
-        (f, bytes) =>
-          item(options, f.type, bytes, f.key, {
-            filename: path.basename(f.file),
-            modified: f.modified,
-            ...sidecars.get(f.file),
-          }),
+        (f, bytes) => photoItem(options, f, bytes, f.key),
       );
     }
+    case 'takeout':
+      return takeoutFeed(
+        options,
+        stateFile,
+        await listTakeout(options.target, await acceptedTypes(options), warn(options)),
+      );
   }
+}
+
+const warn = (options: ImportOptions) => (message: string) => options.progress?.write(`${message}\n`);
+
+async function acceptedTypes(options: ImportOptions): Promise<Set<string>> {
+  // The server's registry says which types it takes.
+  const { handlers } = await options.client.call(Types, {});
+  return new Set(handlers.flatMap((h) => h.types));
 }
 
 /**
@@ -217,7 +328,7 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
 export async function runImport(options: ImportOptions): Promise<ImportOutcome> {
   const target = path.resolve(options.target);
   const stateFile = new StateFile(options.home, options.kind, options.source);
-  const state = stateFile.load(options.kind, options.source, target, options.restart);
+  const state = stateFile.load(options.kind, options.source, target, options.restart, options.kind === 'takeout');
   const feed = await feedFor({ ...options, target }, state, stateFile);
   const report = new ImportReport(state, feed.total, options.progress);
   const uploader = new Uploader({

@@ -45,8 +45,12 @@ export class StateFile {
     this.donePath = path.join(dir, `${base}.done`);
   }
 
-  /** The state of an earlier run on the same target; none when there was none or `restart`. */
-  load(kind: string, source: string, target: string, restart: boolean): ImportState {
+  /**
+   * The state of an earlier run on the same target; none when there was none or `restart`. A
+   * source that `follows` its exports (a Google Takeout: each newer export is another folder)
+   * takes the new target and keeps what was done.
+   */
+  load(kind: string, source: string, target: string, restart: boolean, follows = false): ImportState {
     const fresh: ImportState = { version: 1, kind, source, target, offset: 0, totals: noTotals(), rejections: [] };
     if (restart) {
       fs.rmSync(this.jsonPath, { force: true });
@@ -63,6 +67,7 @@ export class StateFile {
       );
     }
     state.totals = { ...noTotals(), ...state.totals }; // state files from before `skipped`
+    if (state.target !== target && follows) state.target = target;
     if (state.target !== target) {
       throw new Error(
         `source "${source}" was imported from ${state.target}, not ${target}: use another --source, or --restart to import this one under it`,

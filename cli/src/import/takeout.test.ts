@@ -35,7 +35,7 @@ test('Takeout sidecars are found under each name Takeout gives them and read as 
     ],
     (m) => warnings.push(m),
   );
-  assert.deepEqual(found.get('IMG_0001.jpg'), {
+  assert.deepEqual(found.get('IMG_0001.jpg')?.attributes, {
     title: 'IMG_0001.jpg',
     description: 'Eiffel tower at night',
     taken_at: '2019-07-04T18:30:00.000Z',
@@ -49,13 +49,13 @@ test('Takeout sidecars are found under each name Takeout gives them and read as 
     'an edited copy shares its original’s sidecar',
   );
   // 0,0 means "no place": the EXIF position Takeout kept is used instead.
-  assert.deepEqual(found.get('PXL_20230101_101010123.jpg'), {
+  assert.deepEqual(found.get('PXL_20230101_101010123.jpg')?.attributes, {
     taken_at: '2023-01-01T10:10:10.000Z',
     latitude: 51.5,
     longitude: -0.12,
     altitude: 0,
   });
-  assert.equal(found.get('IMG_0002(1).jpg')?.taken_at, '2020-09-13T12:26:40.000Z');
+  assert.equal(found.get('IMG_0002(1).jpg')?.attributes.taken_at, '2020-09-13T12:26:40.000Z');
   assert.equal(found.has('IMG_0003.jpg'), false);
   assert.equal(found.has('IMG_0004.jpg'), false);
   assert.match(warnings.join('\n'), /IMG_0003\.jpg\.json: not a Takeout sidecar/);

@@ -41,19 +41,22 @@ function sidecarMatches(photo: string, candidate: string): boolean {
   return copy !== null && stem === `${copy[1]}${copy[3]}${copy[2]}`;
 }
 
-/** The sidecar of each photo in a folder (file name → attributes); a sidecar that is not JSON is skipped with a warning. */
+/** The sidecar of each photo in a folder (file name → the sidecar's name and attributes); a sidecar that is not JSON is skipped with a warning. */
 export async function readSidecars(
   dir: string,
   photos: string[],
   warn: (message: string) => void,
-): Promise<Map<string, TakeoutAttributes>> {
-  const jsons = (await fs.readdir(dir)).filter((name) => name.endsWith('.json'));
-  const found = new Map<string, TakeoutAttributes>();
+): Promise<Map<string, { sidecar: string; attributes: TakeoutAttributes }>> {
+  const jsons = (await fs.readdir(dir)).filter((name) => name.endsWith('.json') && name !== ALBUM_FILE);
+  const found = new Map<string, { sidecar: string; attributes: TakeoutAttributes }>();
   for (const photo of photos) {
     const name = jsons.find((candidate) => sidecarMatches(photo, candidate));
     if (!name) continue;
     try {
-      found.set(photo, attributesOf(JSON.parse(await fs.readFile(path.join(dir, name), 'utf8')) as Sidecar));
+      found.set(photo, {
+        sidecar: name,
+        attributes: attributesOf(JSON.parse(await fs.readFile(path.join(dir, name), 'utf8')) as Sidecar),
+      });
     } catch (error) {
       warn(
         `${path.join(dir, name)}: not a Takeout sidecar (${error instanceof Error ? error.message : String(error)})`,
@@ -82,4 +85,65 @@ export function attributesOf(sidecar: Sidecar): TakeoutAttributes {
     break;
   }
   return out;
+}
+
+/** A Google Photos album folder's description of itself. */
+const ALBUM_FILE = 'metadata.json';
+
+/** Folders Google Photos names by date (`Photos from 2019`, older exports' `2019-05-03 #2`): not albums. */
+const DATE_FOLDER = /^(photos from \d{4}|\d{4}-\d{2}-\d{2}(\s*#\d+)?)$/i;
+
+/**
+ * The album a folder of photos is: the title in its `metadata.json` (older exports nest it in
+ * `albumData`), else — in a Google Photos folder, told by its Takeout sidecars — the folder's
+ * name; none for a folder Google named by date, or any other folder. `file` is the
+ * metadata.json read, if there was one.
+ */
+export async function albumOf(
+  dir: string,
+  googlePhotos: boolean,
+  warn: (message: string) => void,
+): Promise<{ title: string | null; file: string | null }> {
+  const file = path.join(dir, ALBUM_FILE);
+  const album = (title: string | null | undefined) =>
+    title && title.trim() && !DATE_FOLDER.test(title.trim()) ? title.trim() : null;
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch {
+    return { title: googlePhotos ? album(path.basename(dir)) : null, file: null };
+  }
+  try {
+    const parsed = JSON.parse(text) as { title?: unknown; albumData?: { title?: unknown } };
+    const title = typeof parsed.title === 'string' ? parsed.title : parsed.albumData?.title;
+    return { title: album(typeof title === 'string' ? title : path.basename(dir)), file };
+  } catch (error) {
+    warn(`${file}: not a Google Photos album description (${error instanceof Error ? error.message : String(error)})`);
+    return { title: album(path.basename(dir)), file: null };
+  }
+}
+
+/** A header field of a message's top header block, unfolded (latin1: what Takeout writes is ASCII or encoded words). */
+function headerField(bytes: Buffer, name: string): string | null {
+  const end = bytes.indexOf('\n\n') >= 0 ? bytes.indexOf('\n\n') : bytes.indexOf('\r\n\r\n');
+  const head = bytes.subarray(0, end >= 0 ? end : Math.min(bytes.length, 64 * 1024)).toString('latin1');
+  const match = new RegExp(`^${name}:[ \\t]*(.*(?:\\r?\\n[ \\t].*)*)`, 'im').exec(head);
+  return match ? match[1]!.replace(/\r?\n[ \t]+/g, ' ').trim() : null;
+}
+
+/** What identifies a message of a Google Takeout mbox across exports, and the labels it has in this one. */
+export interface TakeoutMessage {
+  /** `gmail:<id>` from the `From ` line Takeout writes, else `message-id:<id>`, else null (the mbox position names it). */
+  externalId: string | null;
+  /** Its `X-Gmail-Labels` as written, or null when the message has none (not from a Takeout). */
+  labels: string | null;
+}
+
+export function takeoutMessage(bytes: Buffer, sender: string | null): TakeoutMessage {
+  const gmailId = sender ? /^(\d{6,})@xxx$/.exec(sender)?.[1] : undefined;
+  const messageId = headerField(bytes, 'message-id')?.replace(/^<|>$/g, '');
+  return {
+    externalId: gmailId ? `gmail:${gmailId}` : messageId ? `message-id:${messageId}` : null,
+    labels: headerField(bytes, 'x-gmail-labels'),
+  };
 }

@@ -87,8 +87,13 @@ export interface MailMeta {
   mailingList: string | null;
   flags: { read: boolean; starred: boolean };
   folder: string | null;
-  /** Labels this message carries on import: its folder, when it has one. */
+  /** Labels this message carries on import: its folder, when it has one; its Gmail labels in a Takeout. */
   labels: string[];
+  /**
+   * A Google Takeout message's `X-Gmail-Labels` (as Gmail ids: INBOX, UNREAD, user names…) and
+   * `X-GM-THRID`: its flags and mail labels in the mail views come from these.
+   */
+  gmail?: { labels: string[]; threadId: string | null };
   /** A multipart body ended before its closing boundary; what was readable is kept. */
   truncated: boolean;
   /** Another, different message has the same Message-ID (a bulk sender's reused id): both are kept. */

@@ -11,6 +11,7 @@ export {
   isSpamFolder,
 } from './mail/mail-handler.js';
 export { parseIdList, normaliseMessageId, threadKey } from './mail/threading.js';
+export { gmailState, changeTo, type GmailState } from './mail/gmail-labels.js';
 export {
   documentHandler,
   documentAttributesSchema,

@@ -140,6 +140,17 @@ export class IdentityLog {
     return found ? { seq: found.seq, event: found.event as ItemIngestedEvent } : null;
   }
 
+  /** A stored message's flags and mail labels as the mail views show them (the read model), or null. */
+  async messageState(itemId: string) {
+    return (
+      (await this.db
+        .selectFrom('messages')
+        .select(['read', 'starred', 'inbox', 'trashed', 'mail_labels', 'origin'])
+        .where('item_id', '=', itemId)
+        .executeTakeFirst()) ?? null
+    );
+  }
+
   /** The stored state of an item from the log, or null when it has no `item.ingested` yet. */
   async stored(itemId: string): Promise<StoredItem | null> {
     const last = await this.lastIngested(itemId);

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Actor, ItemIngested, MailFlagsChanged, MemexError } from '@memex/contracts';
 import { newId, type DraftOf, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
-import { decideOutcome, RejectedItem, type EmailItem, type MailMeta } from '../handlers/index.js';
+import { changeTo, decideOutcome, RejectedItem, type EmailItem, type MailMeta } from '../handlers/index.js';
 import { sha256Hex } from '../handlers/text.js';
 import { isInboxFolder } from '../mail/message-row.js';
 import {
@@ -146,12 +146,39 @@ export class ItemStore {
     // A file read in place that moved keeps its item: the same content at a new location is an update.
     const moved = via === 'source' && item.location !== stored.location;
     if (outcome.result === 'updated' || moved) return this.update(item, keys, owner.itemId, actor);
-    if (via === 'content' && item.parsed.kind === 'email') {
-      const last = await this.identities.lastIngested(owner.itemId);
+    if (item.parsed.kind === 'email') {
+      const last = via === 'content' ? await this.identities.lastIngested(owner.itemId) : null;
       if (last && sharesIdOnly(item.parsed.meta, last.event)) return this.storeBeside(item, owner.itemId, known, actor);
-      if (last) await this.labelCopy(item.parsed.meta, last.event, actor);
+      if (item.parsed.meta.gmail) {
+        const seq = await this.relabel(item.parsed.meta.gmail.labels, owner.itemId, actor);
+        if (seq !== null) return { status: 'updated', id: owner.itemId, seq };
+      } else if (last) await this.labelCopy(item.parsed.meta, last.event, actor);
     }
     return { status: 'duplicate', id: owner.itemId };
+  }
+
+  /**
+   * A message of a newer Google Takeout: its labels there (read, starred, inbox, trash, user
+   * labels) replace what the memex has, as a re-run of the export is meant to. A message Gmail
+   * mirrors (mail-sync) is left alone: Gmail itself is its truth, and a change here would be
+   * written back to it. The sequence of the change, or null when there was none.
+   */
+  private async relabel(labels: string[], id: string, actor: Actor): Promise<number | null> {
+    const current = await this.identities.messageState(id);
+    if (!current || current.origin === 'mirrored') return null;
+    const change = changeTo(current, labels);
+    if (!change) return null;
+    const last = await this.identities.lastIngested(id);
+    if (!last) return null;
+    const { seq } = await this.publisher.publish(MailFlagsChanged, {
+      subject: `item:${id}`,
+      actor,
+      labels: last.event.labels,
+      kind: last.event.kind ?? 'email',
+      spam: last.event.spam ?? false,
+      data: { id, ...change },
+    });
+    return seq;
   }
 
   /**

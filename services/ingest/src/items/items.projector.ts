@@ -14,8 +14,8 @@ import {
 import { BlobStore } from '@memex/blobs';
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import type { ItemIngestedEvent } from '../ingest/identities.js';
-import type { MailMeta } from '../handlers/index.js';
-import { gmailState, messageRow, mailLabelsAfter } from '../mail/message-row.js';
+import { gmailState, type MailMeta } from '../handlers/index.js';
+import { messageRow, mailLabelsAfter } from '../mail/message-row.js';
 import { joinThread, threadIds } from '../mail/threads.js';
 import { ingestMigrations } from './migrations.js';
 import type { IngestDatabase } from './schema.js';

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import type { MailFlagsChanged, EventOf } from '@memex/contracts';
-import type { MailMeta } from '../handlers/index.js';
+import { gmailState, type MailMeta } from '../handlers/index.js';
 import type { ItemIngestedEvent } from '../ingest/identities.js';
 import type { MessagesTable } from '../items/schema.js';
 
@@ -28,6 +28,8 @@ export function snippetOf(text: string): string {
 export function messageRow(event: ItemIngestedEvent, text: string, seq: number): Insertable<MessagesTable> {
   const data = event.data;
   const meta = data.meta as unknown as MailMeta & { attachments?: unknown[] };
+  // A Takeout message's Gmail labels say its flags, as mail-sync's do for a synced one.
+  const gmail = meta.gmail ? gmailState(meta.gmail.labels) : null;
   return {
     item_id: data.id,
     account: accountOf(data.source),
@@ -43,28 +45,13 @@ export function messageRow(event: ItemIngestedEvent, text: string, seq: number):
     mail_labels: meta.labels.filter((label) => !isInboxFolder(label)),
     read: meta.flags.read,
     starred: meta.flags.starred,
-    inbox: isInboxFolder(meta.folder),
-    trashed: false,
+    inbox: gmail?.inbox ?? isInboxFolder(meta.folder),
+    trashed: gmail?.trashed ?? false,
     attachments: meta.attachments?.length ?? 0,
     kind: data.kind,
     labels: event.labels,
     spam: event.spam ?? false,
     seq,
-  };
-}
-
-/** Gmail labels that are flags of the row rather than mail labels. */
-const GMAIL_FLAG_LABELS = new Set(['INBOX', 'UNREAD', 'STARRED', 'TRASH', 'SPAM']);
-
-/** A message's flags and mail labels from its Gmail labels (CATEGORY_* tabs are not labels here). */
-export function gmailState(labels: string[]) {
-  return {
-    read: !labels.includes('UNREAD'),
-    starred: labels.includes('STARRED'),
-    inbox: labels.includes('INBOX'),
-    trashed: labels.includes('TRASH'),
-    spam: labels.includes('SPAM'),
-    mail_labels: labels.filter((label) => !GMAIL_FLAG_LABELS.has(label) && !label.startsWith('CATEGORY_')),
   };
 }
 

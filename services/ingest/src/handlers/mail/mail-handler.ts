@@ -19,6 +19,7 @@ import { plausibleDate } from '../normalize.js';
 import { repairForParsing } from './repair.js';
 import { decodeUtf7, decodeUtf7Words, utf16Message } from './wide-charsets.js';
 import { normaliseMessageId, parseIdList, threadKey } from './threading.js';
+import { gmailState, takeoutLabels } from './gmail-labels.js';
 
 /** The largest message taken, as in the seed's "As built": a message up to 25 MB. */
 export const MAIL_LIMIT_BYTES = 25 * 1024 * 1024;
@@ -264,6 +265,16 @@ function decodeUtf7Parts(mail: ParsedMail, root: MimeNode): boolean {
   return true;
 }
 
+/**
+ * A Google Takeout message's `X-Gmail-Labels` (read as Gmail's label ids) and `X-GM-THRID`, or
+ * null for any other message.
+ */
+function takeoutGmail(headers: RawHeader[]): MailMeta['gmail'] | null {
+  const value = headerValue(headers, 'x-gmail-labels');
+  if (value === null) return null;
+  return { labels: takeoutLabels(value), threadId: headerValue(headers, 'x-gm-thrid')?.trim() || null };
+}
+
 async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: number): Promise<EmailItem> {
   const { mail, root, truncated, warnings } = await parseStructure(bytes);
   const plain = mail.text?.trim() ? mail.text : '';
@@ -289,7 +300,14 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
     ? `message-id:${messageId}`
     : contentIdentity({ from, to, subject }, date ?? collapseWhitespace(headerValue(root.headers, 'date') ?? ''), text);
   const folder = attributes.folder ?? null;
-  const spamReason = folder && isSpamFolder(folder) ? `folder "${folder}"` : spamHeader(root.headers);
+  const gmail = takeoutGmail(root.headers);
+  const gmailFlags = gmail ? gmailState(gmail.labels) : null;
+  const spamReason =
+    folder && isSpamFolder(folder)
+      ? `folder "${folder}"`
+      : gmailFlags?.spam
+        ? 'Gmail label Spam (X-Gmail-Labels)'
+        : spamHeader(root.headers);
   const listId = headerValue(root.headers, 'list-id');
   const meta: MailMeta = {
     messageId,
@@ -307,9 +325,13 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
     spam: spamReason !== null,
     spamReason,
     mailingList: listId ? (parseIdList(listId)[0] ?? (collapseWhitespace(listId).toLowerCase() || null)) : null,
-    flags: { read: attributes.read ?? true, starred: attributes.starred ?? false },
+    flags: {
+      read: attributes.read ?? gmailFlags?.read ?? true,
+      starred: attributes.starred ?? gmailFlags?.starred ?? false,
+    },
     folder,
-    labels: folder ? [folder] : [],
+    labels: [...new Set([...(folder ? [folder] : []), ...(gmailFlags?.mail_labels ?? [])])],
+    ...(gmail ? { gmail } : {}),
     truncated,
     textSource,
   };

@@ -26,6 +26,14 @@ export const mediaAttributesSchema = Type.Object(
     modified: Type.Optional(
       Type.String({ format: 'date-time', description: "The file's time: its date when nothing better says it." }),
     ),
+    people: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        description: 'People named in it (XMP `PersonInImage`, face region names from Apple Photos or Lightroom).',
+      }),
+    ),
+    keywords: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { description: 'Its keywords (XMP `dc:subject`, IPTC Keywords).' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -39,6 +47,8 @@ export interface MediaAttributes {
   longitude?: number;
   altitude?: number;
   modified?: string;
+  people?: string[];
+  keywords?: string[];
 }
 
 export interface Position {

@@ -25,6 +25,9 @@ export interface PhotoMeta {
   camera: { make: string | null; model: string | null } | null;
   lens: string | null;
   description: string | null;
+  /** People named in it and its keywords, as the caller's metadata said (an XMP sidecar, IPTC). */
+  people: string[];
+  keywords: string[];
   /** The text read in the image by OCR (also in the item's text), or null when not read. */
   ocr: {
     engine: string;

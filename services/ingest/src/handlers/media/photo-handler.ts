@@ -154,6 +154,8 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
     camera: make || model ? { make, model } : null,
     lens: text(tags.LensModel),
     description,
+    people: attrs.people ?? [],
+    keywords: attrs.keywords ?? [],
     ocr: await photoText(bytes, format, warnings),
   };
   const title = attrs.title ?? attrs.filename ?? `Photo ${time.takenAt ?? sha256Hex(bytes).slice(0, 12)}`;
@@ -161,8 +163,10 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
     kind: 'photo',
     identity: `sha256:${sha256Hex(bytes)}`,
     title,
-    // What search finds a photo by: its title, its caption, the text in it.
-    text: [title, description, meta.ocr?.text].filter(Boolean).join('\n'),
+    // What search finds a photo by: its title, its caption, who is in it, its keywords, the text in it.
+    text: [title, description, meta.people.join(', '), meta.keywords.join(', '), meta.ocr?.text]
+      .filter(Boolean)
+      .join('\n'),
     occurredAt,
     warnings,
     meta,

@@ -1,0 +1,215 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import sharp from 'sharp';
+import { ItemsGet, MailList, type ResultOf } from '@memex/contracts';
+import { Bus, readLog } from '@memex/bus';
+import { startStack, type TestStack } from '@memex/e2e';
+import { waitUntil } from '@memex/testing';
+import { assertAccounted, importInto, write } from './testing.js';
+
+type Message = ResultOf<typeof MailList>['messages'][number];
+
+interface SampleMail {
+  gmailId: string;
+  labels: string;
+  subject: string;
+  date: string;
+}
+
+/** An mbox as Takeout writes it: the Gmail id on the `From ` line, X-GM-THRID and X-Gmail-Labels first. */
+function takeoutMbox(messages: SampleMail[]): string {
+  return messages
+    .map(
+      (m) =>
+        `From ${m.gmailId}@xxx Tue Jun 04 07:30:00 +0000 2024\n` +
+        `X-GM-THRID: ${m.gmailId}\nX-Gmail-Labels: ${m.labels}\n` +
+        `From: Ann <ann@example.com>\nTo: me@example.com\nSubject: ${m.subject}\nDate: ${m.date}\n` +
+        `Message-ID: <${m.gmailId}@example.com>\n\n${m.subject}: the body.\n`,
+    )
+    .join('\n');
+}
+
+const sidecar = (title: string, seconds: number, latitude: number, longitude: number, description = '') => ({
+  title,
+  description,
+  photoTakenTime: { timestamp: String(seconds), formatted: '' },
+  geoData: { latitude, longitude, altitude: 0 },
+});
+
+async function jpeg(colour: { r: number; g: number; b: number }): Promise<Buffer> {
+  return sharp({ create: { width: 64, height: 48, channels: 3, background: colour } })
+    .jpeg()
+    .toBuffer();
+}
+
+const FIRST_MAIL: SampleMail[] = [
+  {
+    gmailId: '1001',
+    labels: 'Inbox,Important,Opened,Category Promotions,Work/Acme',
+    subject: 'Offer',
+    date: 'Mon, 3 Jun 2024 09:00:00 +0200',
+  },
+  {
+    gmailId: '1002',
+    labels: 'Archived,Unread,Starred,Family',
+    subject: 'Photos of the kids',
+    date: 'Tue, 4 Jun 2024 18:15:00 +0000',
+  },
+  { gmailId: '1003', labels: 'Spam,Opened', subject: 'You won', date: 'Wed, 5 Jun 2024 01:00:00 +0000' },
+  { gmailId: '1004', labels: 'Trash,Opened', subject: 'Old newsletter', date: 'Thu, 6 Jun 2024 12:00:00 +0000' },
+  { gmailId: '1005', labels: 'Sent,Opened', subject: 'Re: lunch', date: 'Fri, 7 Jun 2024 12:30:00 -0400' },
+];
+
+/** A Takeout folder: Mail, Google Photos (a year folder, an album with metadata.json holding a copy of a photo), and Takeout's own files. */
+async function buildTakeout(root: string, mail: SampleMail[], extraPhoto: boolean): Promise<void> {
+  const rome = await jpeg({ r: 200, g: 80, b: 40 });
+  const colosseum = await jpeg({ r: 40, g: 80, b: 200 });
+  write(root, {
+    'Takeout/archive_browser.html': '<html>Takeout</html>',
+    'Takeout/Mail/All mail Including Spam and Trash.mbox': takeoutMbox(mail),
+    'Takeout/Mail/User Settings/Filters.xml': '<feed/>',
+    'Takeout/Google Photos/Photos from 2019/IMG_0001.jpg': rome,
+    'Takeout/Google Photos/Photos from 2019/IMG_0001.jpg.supplemental-metadata.json': JSON.stringify(
+      sidecar('IMG_0001.jpg', 1562265000, 41.8902, 12.4922, 'Evening in Rome'),
+    ),
+    'Takeout/Google Photos/Rome 2019/metadata.json': JSON.stringify({ title: 'Rome 2019', description: '' }),
+    'Takeout/Google Photos/Rome 2019/IMG_0001.jpg': rome,
+    'Takeout/Google Photos/Rome 2019/IMG_0001.jpg.supplemental-metadata.json': JSON.stringify(
+      sidecar('IMG_0001.jpg', 1562265000, 41.8902, 12.4922, 'Evening in Rome'),
+    ),
+    'Takeout/Google Photos/Rome 2019/IMG_0002.jpg': colosseum,
+    'Takeout/Google Photos/Rome 2019/IMG_0002.jpg.json': JSON.stringify(
+      sidecar('IMG_0002.jpg', 1562351400, 41.8902, 12.4922),
+    ),
+  });
+  if (extraPhoto) {
+    write(root, {
+      'Takeout/Google Photos/Photos from 2020/IMG_0100.jpg': await jpeg({ r: 20, g: 160, b: 20 }),
+      'Takeout/Google Photos/Photos from 2020/IMG_0100.jpg.json': JSON.stringify(
+        sidecar('IMG_0100.jpg', 1590000000, 51.5007, -0.1246),
+      ),
+    });
+  }
+}
+
+describe('memex import takeout: a Google Takeout imported twice', () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startStack(['ingest']);
+  });
+  after(async () => stack.stop());
+
+  const run = (target: string) => importInto(stack, 'takeout', target, 'me');
+
+  /** Every message of the account, from every view that shows some. */
+  async function messages(): Promise<Map<string, Message>> {
+    const all = new Map<string, Message>();
+    for (const view of ['all', 'spam', 'trash'] as const) {
+      const { messages } = await stack.owner.call(MailList, { view, account: 'import:takeout:me', limit: 500 });
+      for (const m of messages) all.set(m.subject, m);
+    }
+    return all;
+  }
+
+  /** The messages once the mail views hold `count` of them (they follow the log). */
+  async function messagesOnce(count: number): Promise<Map<string, Message>> {
+    let found = new Map<string, Message>();
+    await waitUntil(async () => (found = await messages()).size >= count, `${count} messages in the mail views`);
+    return found;
+  }
+
+  /** Photo items in the log (each item.ingested of a photo). */
+  async function photoIds(): Promise<Array<{ id: string; seq: number }>> {
+    const bus = await Bus.connect(stack.env.config.natsUrl, 'takeout-test');
+    try {
+      const ids: Array<{ id: string; seq: number }> = [];
+      for await (const { seq, event } of readLog(bus, { filter: 'memex.evt.item.ingested.>', untilCaughtUp: true }))
+        if (event.kind === 'photo') ids.push({ id: (event.data as { id: string }).id, seq });
+      return ids;
+    } finally {
+      await bus.close();
+    }
+  }
+
+  test('labels, read/starred, spam and trash, times and places and albums right; a newer export adds only what is new and updates labels', async () => {
+    const first = path.join(stack.env.home, 'takeout-2024-06');
+    await buildTakeout(first, FIRST_MAIL, false);
+    const one = await run(first);
+    assert.equal(one.error, undefined);
+    assertAccounted(one.summary);
+    assert.deepEqual(one.summary.rejected, []);
+    // 5 messages and 2 photos; the album's copy of IMG_0001, 3 sidecars, metadata.json, Filters.xml and Takeout's index skipped.
+    assert.deepEqual(one.summary.run, { created: 7, updated: 0, duplicate: 0, rejected: 0, skipped: 7 });
+    const reasons = one.summary.skipped.map((s) => s.reason).join('\n');
+    assert.match(reasons, /sidecar/);
+    assert.match(reasons, /metadata\.json/);
+    assert.match(reasons, /Takeout copies a photo into each of its albums/);
+    assert.match(reasons, /Takeout's index/);
+
+    let mail = await messagesOnce(5);
+    assert.equal(mail.size, 5);
+    const offer = mail.get('Offer')!;
+    assert.deepEqual(
+      { read: offer.read, starred: offer.starred, inbox: offer.inbox, labels: offer.labels.sort() },
+      { read: true, starred: false, inbox: true, labels: ['IMPORTANT', 'Work/Acme'] },
+    );
+    assert.equal(offer.date, '2024-06-03T07:00:00.000Z');
+    const kids = mail.get('Photos of the kids')!;
+    assert.deepEqual(
+      { read: kids.read, starred: kids.starred, inbox: kids.inbox, labels: kids.labels },
+      { read: false, starred: true, inbox: false, labels: ['Family'] },
+    );
+    assert.equal(mail.get('You won')!.spam, true);
+    assert.equal(mail.get('Old newsletter')!.trashed, true);
+    assert.deepEqual(mail.get('Re: lunch')!.labels, ['SENT']);
+    assert.equal(mail.get('Re: lunch')!.inbox, false);
+    assert.equal(mail.get('Re: lunch')!.date, '2024-06-07T16:30:00.000Z');
+
+    const photos = await photoIds();
+    assert.equal(photos.length, 2, 'the copy of IMG_0001 in the album is the same item');
+    const items = await Promise.all(photos.map(({ id, seq }) => stack.owner.call(ItemsGet, { id, min_seq: seq })));
+    const rome = items.find((i) => i.meta['description'] === 'Evening in Rome')!;
+    assert.deepEqual(rome.labels, ['album:Rome-2019'], 'the album labels the photo it shares with the year folder');
+    assert.equal(rome.occurred_at, '2019-07-04T18:30:00.000Z');
+    assert.deepEqual(rome.meta['gps'], { latitude: 41.8902, longitude: 12.4922, altitude: 0 });
+    assert.equal(rome.meta['gpsSource'], 'takeout');
+
+    // A newer export elsewhere: one more message, one message's labels changed, one more photo.
+    const second = path.join(stack.env.home, 'takeout-2024-12');
+    await buildTakeout(
+      second,
+      [
+        ...FIRST_MAIL.map((m) =>
+          m.gmailId === '1002' ? { ...m, labels: 'Archived,Opened,Starred,Family,Travel' } : m,
+        ),
+        { gmailId: '1006', labels: 'Inbox,Unread', subject: 'Dinner?', date: 'Mon, 2 Dec 2024 19:00:00 +0000' },
+      ],
+      true,
+    );
+    const two = await run(second);
+    assert.equal(two.error, undefined);
+    assertAccounted(two.summary);
+    assert.equal(two.summary.earlier, 6, 'four unchanged messages and two photos are not sent again');
+    assert.deepEqual(
+      { created: two.summary.run.created, updated: two.summary.run.updated, duplicate: two.summary.run.duplicate },
+      { created: 2, updated: 1, duplicate: 0 },
+    );
+
+    mail = await messagesOnce(6);
+    assert.equal(mail.size, 6, 'no message twice');
+    const relabelled = mail.get('Photos of the kids')!;
+    assert.deepEqual(
+      { read: relabelled.read, starred: relabelled.starred, labels: relabelled.labels.sort() },
+      { read: true, starred: true, labels: ['Family', 'Travel'] },
+    );
+    assert.equal(mail.get('Dinner?')!.read, false);
+    assert.equal(mail.get('Dinner?')!.inbox, true);
+    assert.equal((await photoIds()).length, 3, 'one more photo, none twice');
+
+    // The same export again: nothing to send.
+    const three = await run(second);
+    assert.equal(three.summary.earlier, 9);
+    assert.deepEqual(three.summary.run, { created: 0, updated: 0, duplicate: 0, rejected: 0, skipped: 8 });
+  });
+});

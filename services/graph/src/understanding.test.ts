@@ -2,7 +2,16 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { INestApplicationContext } from '@nestjs/common';
 import pg from 'pg';
-import { CommitmentsList, CommitmentsSet, JobsStatus, LinkAdd, LinkRetract, ModelsAdd, Rerun } from '@memex/contracts';
+import {
+  CommitmentsList,
+  CommitmentsSet,
+  JobsStatus,
+  LinkAdd,
+  LinkRetract,
+  ModelsAdd,
+  Rerun,
+  Summarize,
+} from '@memex/contracts';
 import { FakeChatServer, PipelinesModule, type FakeChatRequest } from '@memex/pipelines';
 import { ServiceHost, startService } from '@memex/runtime';
 import { waitUntil } from '@memex/testing';
@@ -26,6 +35,17 @@ Ann
 function answer(request: FakeChatRequest) {
   const v2 = request.model === 'fake-llm-2';
   switch (request.task) {
+    case 'synthesis': {
+      const cited = /\[item:([0-9A-Z]{26})\]/.exec(request.user)?.[1] ?? 'none';
+      return {
+        json: {
+          sentences: [
+            { text: 'Ann promised Bob the grant draft by Friday.', sources: [cited] },
+            { text: 'The grant was approved.', sources: ['01HZZZZZZZZZZZZZZZZZZZZZZZ'] },
+          ],
+        },
+      };
+    }
     case 'summary':
       return { json: { summary: 'Ann will send the grant draft by Friday.' } };
     case 'topics':
@@ -128,9 +148,15 @@ describe('tier 2 outputs in the graph, re-runs and replay', () => {
     await h.call(CommitmentsSet, { id: commitment!.id, status: 'done' });
 
     // Version 2, re-run for topics and commitments only.
-    await h.call(ModelsAdd, { path: fake.url, model: 'fake-llm-2', name: 'fake', version: '2', tasks: ['extract'] });
+    await h.call(ModelsAdd, {
+      path: fake.url,
+      model: 'fake-llm-2',
+      name: 'fake',
+      version: '2',
+      tasks: ['summarize', 'extract'],
+    });
     const dry = await h.call(Rerun, { tier: 2, model: 'fake@2', tasks: ['topics', 'commitments'], dry_run: true });
-    assert.equal(dry.jobs, 2);
+    assert.equal(dry.jobs, 2, 'the summary, which fake@2 also serves, is not asked for');
     const asked = fake.count();
     const rerun = await h.call(Rerun, { tier: 2, model: 'fake@2', tasks: ['topics', 'commitments'] });
     await waitUntil(async () => {
@@ -165,6 +191,12 @@ describe('tier 2 outputs in the graph, re-runs and replay', () => {
       { claim: `item:${itemId} about topic:budget`, verdict: 'confirmed' },
       { claim: `item:${itemId} about topic:drafts`, verdict: 'rejected' },
     ]);
+
+    // Tier 3: every sentence cites an item the brief gave; one citing nothing given is left out.
+    const synthesis = await h.call(Summarize, { thing: 'topic:grant-application' });
+    assert.deepEqual(synthesis.sentences, [{ text: 'Ann promised Bob the grant draft by Friday.', sources: [itemId] }]);
+    assert.equal(synthesis.dropped, 1);
+    assert.match(synthesis.made_by, /^synthesis@fake\/2#[0-9a-f]{16}$/);
 
     // Replay: the same graph, row for row, and not one request to the model.
     const requests = fake.count();

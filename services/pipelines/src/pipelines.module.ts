@@ -20,6 +20,7 @@ import { Budgets } from './understanding/budgets.js';
 import { Lanes } from './understanding/lanes.js';
 import { tier2ConcurrencyFromEnv, UnderstandingRunner } from './understanding/runner.js';
 import { RerunService } from './understanding/rerun.service.js';
+import { SummarizeService } from './understanding/summarize.service.js';
 
 export interface PipelinesOptions {
   /** Worker threads in this process (default MEMEX_PIPELINE_WORKERS, else 2). */
@@ -113,6 +114,7 @@ export class PipelinesModule {
           inject: [BUS, EventPublisher, CONFIG, ModelRegistry, Lanes, Budgets],
         },
         RerunService,
+        SummarizeService,
         {
           provide: WorkerPool,
           useFactory: (cfg: MemexConfig) => new WorkerPool(workers, { natsUrl: cfg.natsUrl, blobsDir: cfg.blobsDir }),

@@ -1,6 +1,40 @@
+import fs from 'node:fs';
 import type { Command } from 'commander';
-import { HeadEnroll, HeadStatus, HeadUnenroll, TriggersList, TriggersRemove } from '@memex/contracts';
+import type { Static } from '@sinclair/typebox';
+import {
+  HeadEnroll,
+  HeadMemoriesImport,
+  HeadStatus,
+  HeadUnenroll,
+  TriggersList,
+  TriggersRemove,
+  type HeadMemory,
+} from '@memex/contracts';
 import { client, output } from '../context.js';
+
+/** Rows per memex.head.memories.import call (its limit). */
+const MEMORIES_PER_CALL = 1000;
+
+/** The head's memories table as exported: a JSON array (or {"memories": [...]}), or JSON Lines. */
+function readMemories(file: string): Static<typeof HeadMemory>[] {
+  const text = fs.readFileSync(file, 'utf8').trim();
+  if (text.startsWith('[') || text.startsWith('{"memories"')) {
+    const parsed = JSON.parse(text) as unknown;
+    const rows = Array.isArray(parsed) ? parsed : (parsed as { memories?: unknown }).memories;
+    if (!Array.isArray(rows)) throw new Error(`${file}: expected an array of memories`);
+    return rows as Static<typeof HeadMemory>[];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line, i) => {
+      try {
+        return JSON.parse(line) as Static<typeof HeadMemory>;
+      } catch (error) {
+        throw new Error(`${file} line ${i + 1}: not JSON (${(error as Error).message})`, { cause: error });
+      }
+    });
+}
 
 export function registerHead(program: Command): void {
   const head = program.command('head').description('the link to the agent host (the head): enrollment and status');
@@ -43,6 +77,27 @@ export function registerHead(program: Command): void {
     .action(async () => {
       await client().call(HeadUnenroll, {});
       console.log('unenrolled: the head link is closed and its certificate erased');
+    });
+
+  head
+    .command('import-memories <file>')
+    .description(
+      'import the head’s memories table (its JSON or JSON Lines export: about, text, forgotten, session, labels) as notes on their things',
+    )
+    .action(async (file: string) => {
+      const rows = readMemories(file);
+      let remembered = 0;
+      let forgotten = 0;
+      for (let start = 0; start < rows.length; start += MEMORIES_PER_CALL) {
+        const result = await client().call(HeadMemoriesImport, {
+          memories: rows.slice(start, start + MEMORIES_PER_CALL),
+        });
+        remembered += result.remembered.length;
+        forgotten += result.forgotten;
+        for (const { index, reason } of result.rejected)
+          console.log(`row ${start + index + 1} not imported: ${reason}`);
+      }
+      console.log(`${remembered} memories kept as notes, ${forgotten} forgotten ones deleted, of ${rows.length} rows`);
     });
 
   const triggers = program.command('triggers').description('event triggers the head registered');

@@ -127,6 +127,35 @@ export const Inbox = defineMethod({
   result: Type.Object({ needs_reply: Type.Array(MailSummary), waiting: Type.Array(MailSummary) }),
 });
 
+export const HeadMemory = Type.Object({
+  about: Type.String({
+    minLength: 1,
+    maxLength: 500,
+    description: 'what it is about: a thing’s key (org:acme.example, person:…) or words',
+  }),
+  text: Type.String({ minLength: 1, maxLength: 20_000 }),
+  forgotten: Type.Optional(
+    Type.Boolean({ description: 'the head forgot it: the note is deleted if the memex has it' }),
+  ),
+  session: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'the session that remembered it' })),
+  labels: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 50 })),
+});
+
+export const HeadMemoriesImport = defineMethod({
+  name: 'memex.head.memories.import',
+  service: 'head',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Import the head’s existing memories table (its JSON export, `memex head import-memories FILE`): each memory becomes a note on its thing (linked about it when `about` is a key, part_of its session when named), with the same id a remember of it over the link gives, so importing twice or later forgetting it over the link finds the same note. A bad row is answered with its reason; the others go in.',
+  params: Type.Object({ memories: Type.Array(HeadMemory, { minItems: 1, maxItems: 1000 }) }),
+  result: Type.Object({
+    remembered: Type.Array(Type.Object({ index: Type.Integer(), note: Type.String() })),
+    forgotten: Type.Integer(),
+    rejected: Type.Array(Type.Object({ index: Type.Integer(), reason: Type.String() })),
+  }),
+});
+
 /**
  * Internal (not in the gateway's catalog, so neither a client nor the head's relayed calls reach
  * it): a short-lived secret the head holds for a name ("model:openai", "imap:fastmail"), asked
@@ -155,6 +184,7 @@ export const headMethods: MethodDefinition[] = [
   TriggersList,
   TriggersRemove,
   Inbox,
+  HeadMemoriesImport,
 ];
 
 /** contracts/api/head.proto: the link's frames and the five head methods (docs/head.md). */

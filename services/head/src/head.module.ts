@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
 import { MemexModule, MethodRouter } from '@memex/runtime';
 import { HeadCommands } from './commands/head.commands.js';
+import { MemoriesCommands } from './commands/memories.commands.js';
 import { TriggersCommands } from './commands/triggers.commands.js';
 import { HeadLinkService } from './link/head-link.service.js';
 import { TriggerEvaluator } from './link/trigger-evaluator.js';
@@ -26,6 +27,7 @@ export class HeadModule {
         MethodRouter,
         HeadLinkService,
         HeadCommands,
+        MemoriesCommands,
         TriggersCommands,
         TriggersQueries,
         InboxQueries,

@@ -8,6 +8,7 @@ import {
   EntityGet,
   EntityMerged,
   HeadEnroll,
+  HeadMemoriesImport,
   HeadStatus,
   ItemsGet,
   HeadUnenroll,
@@ -28,7 +29,8 @@ import { HeadModule } from './head.module.js';
 import { CredentialsStore } from './domain/credentials.js';
 import { certificateSha256 } from './domain/pki.js';
 import { HEAD_METHODS, HeadConnection } from './link/head-api.js';
-import { memoryNoteId, SessionKnowledge } from './link/session-knowledge.js';
+import { memoryNoteId } from './domain/memories.js';
+import { SessionKnowledge } from './link/session-knowledge.js';
 import { FakeHead } from './testing/fake-head.js';
 
 interface World {
@@ -504,12 +506,19 @@ test("a session's digest, output, web page and memory become items linked to the
     assert.equal(kinds.get('note'), 'org:acme.example');
     const note = await w.call(ItemsGet, { id: memoryNoteId('org:acme.example', 'Acme wants VAT rounded per line.') });
     assert.equal(note.kind, 'note');
-    const facts = session.facts
-      .map((f) => `${f.rel} ${'entity' in f.other ? f.other.entity.key : f.other.item.id}`)
-      .sort();
-    for (const fact of ['about label:client:acme', 'decided policy:ask-before-push', 'involved host:web1']) {
-      assert.ok(facts.includes(fact), `${fact} in ${facts.join(', ')}`);
-    }
+    // The links are written after the items: the card has them once the graph applied the last.
+    let facts: string[] = [];
+    const wanted = ['about label:client:acme', 'decided policy:ask-before-push', 'involved host:web1'];
+    await waitUntil(
+      async () => {
+        facts = (await w.call(EntityGet, { key: 'session:s-42' })).facts.map(
+          (f) => `${f.rel} ${'entity' in f.other ? f.other.entity.key : f.other.item.id}`,
+        );
+        return wanted.every((fact) => facts.includes(fact));
+      },
+      'the session’s links on its card',
+      { timeoutMs: 30_000 },
+    ).catch(() => assert.fail(`${wanted.join(', ')} not all in ${facts.join(', ')}`));
 
     const writers = new Set<string>();
     for await (const { event } of readLog(w.bus, { untilCaughtUp: true })) {
@@ -548,6 +557,60 @@ test("a session's digest, output, web page and memory become items linked to the
   } finally {
     await w.stop();
     await fake.stop();
+  }
+});
+
+test('the head’s memories table imports as notes on their things, attributed to their sessions; forgetting finds the same note', async () => {
+  const w = await world({ ingest: true, graph: true });
+  try {
+    const rows = [
+      { about: 'org:acme.example', text: 'Acme invoices in EUR.', session: 's-7', labels: ['client:acme'] },
+      { about: 'coffee', text: 'The owner takes it black.' },
+      { about: 'org:acme.example', text: 'Never kept.', forgotten: true },
+      { about: 'org:acme.example', text: 'A label with a space.', labels: ['not a label'] },
+    ];
+    const imported = await w.call(HeadMemoriesImport, { memories: rows });
+    const eur = memoryNoteId('org:acme.example', 'Acme invoices in EUR.');
+    assert.deepEqual(imported.remembered, [
+      { index: 0, note: eur },
+      { index: 1, note: memoryNoteId('coffee', 'The owner takes it black.') },
+    ]);
+    assert.equal(imported.forgotten, 1);
+    assert.deepEqual(
+      imported.rejected.map((r) => r.index),
+      [3],
+    );
+    assert.match(imported.rejected[0]!.reason, /^invalid_params: /);
+    const note = await w.call(ItemsGet, { id: eur });
+    assert.deepEqual([note.kind, note.title], ['note', 'org:acme.example']);
+    const card = await waitForCard(w, 'org:acme.example', 1);
+    assert.deepEqual(
+      card.timeline.map((entry) => [entry.item.id, entry.rels]),
+      [[eur, ['about']]],
+      'the note is about Acme, on its card',
+    );
+    const writers = new Map<string, string>();
+    for await (const { event } of readLog(w.bus, { untilCaughtUp: true })) {
+      if (event.type === 'note.put') writers.set(event.subject, event.actor.id);
+    }
+    assert.equal(writers.get(`item:${eur}`), 'head:s-7', 'a session’s memory stays its write');
+
+    // Importing again changes nothing; the table's later export with the memory forgotten deletes it.
+    assert.deepEqual((await w.call(HeadMemoriesImport, { memories: [rows[0]!] })).remembered, [
+      { index: 0, note: eur },
+    ]);
+    await w.call(HeadMemoriesImport, { memories: [{ ...rows[0]!, forgotten: true }] });
+    await waitUntil(
+      () =>
+        w.call(ItemsGet, { id: eur }).then(
+          () => false,
+          (error: Error) => /no item/.test(error.message),
+        ),
+      'the forgotten memory to be gone',
+      { timeoutMs: 30_000 },
+    );
+  } finally {
+    await w.stop();
   }
 });
 

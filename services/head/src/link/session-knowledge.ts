@@ -1,24 +1,12 @@
-import { createHash } from 'node:crypto';
 import { Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
-import { Ingest, ItemsDelete, LinkAdd, NotesPut, OWNER_SCOPE, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { Ingest, LinkAdd, OWNER_SCOPE, type ParamsOf, type ResultOf } from '@memex/contracts';
 import { MethodRouter, type HealthProblems, type Principal } from '@memex/runtime';
+import { applyMemory } from '../domain/memories.js';
 import { HeadLinkService } from './head-link.service.js';
 import type { HeadApi, SessionDigest } from './head-api.js';
 
 const SESSION_DIGEST_TYPE = 'application/vnd.memex.session-digest+json';
 const WEB_PAGE_TYPE = 'application/vnd.memex.web-page+json';
-const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
-
-/**
- * A note id (ULID-shaped) that the same memory always maps to, so `forget` finds what `remember`
- * wrote. The first character stays below 8, as a ULID's must.
- */
-export function memoryNoteId(about: string, text: string): string {
-  const digest = createHash('sha256').update(`${about}\n${text}`).digest();
-  let id = CROCKFORD[digest[0]! % 8]!;
-  for (let i = 1; id.length < 26; i++) id += CROCKFORD[digest[i]! % 32]!;
-  return id;
-}
 
 /**
  * The agent's work becomes knowledge (seed §3.1): when a session's turn ends the memex pulls its
@@ -70,10 +58,8 @@ export class SessionKnowledge implements OnApplicationBootstrap, HealthProblems 
 
   private async takeIn(digest: SessionDigest): Promise<void> {
     const as: Principal = { scope: OWNER_SCOPE, caller: { kind: 'session', id: `head:${digest.session}` } };
-    const call = <M extends typeof Ingest | typeof NotesPut | typeof LinkAdd | typeof ItemsDelete>(
-      method: M,
-      params: ParamsOf<M>,
-    ) => this.router.call(method.name, params, as) as Promise<ResultOf<M>>;
+    const call = <M extends typeof Ingest | typeof LinkAdd>(method: M, params: ParamsOf<M>) =>
+      this.router.call(method.name, params, as) as Promise<ResultOf<M>>;
     // Sources named head, session… are the memex's own; the head's items are import:agent-session:<id>.
     const source = { kind: 'agent-session', id: digest.session };
     const { outputs, pages, memories, decisions, ...summary } = digest;
@@ -111,13 +97,9 @@ export class SessionKnowledge implements OnApplicationBootstrap, HealthProblems 
     const sessionThing = `session:${digest.session}`;
     const items = results.flatMap((r) => (r.id && r.status !== 'rejected' ? [r.id] : []));
     for (const memory of memories) {
-      const id = memoryNoteId(memory.about, memory.text);
-      if (memory.action === 'forget') {
-        await call(ItemsDelete, { id }).catch(() => undefined); // forgetting what was never kept is done
-        continue;
-      }
-      await call(NotesPut, { id, title: memory.about, body: memory.text, labels: digest.labels });
-      items.push(id);
+      const forget = memory.action === 'forget';
+      const id = await applyMemory(this.router, as, { ...memory, forget, labels: digest.labels });
+      if (id) items.push(id);
     }
     for (const id of items) {
       await call(LinkAdd, { src: `item:${id}`, rel: 'part_of', dst: sessionThing, evidence: [{ item: id }] });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Commitment } from '@memex/contracts';
 import { datesIn } from './mentions.js';
-import { ownLines, signatureStart, type Line } from './signature.js';
+import { signatureStart, type Line } from './signature.js';
 
 /** The rules' version: bump it when they change, so a re-run's output is told apart. */
 export const COMMITMENT_RULES = 'commitments@1';
@@ -21,22 +21,24 @@ export interface MessageContext {
 
 /** Verbs that state how things are, not something someone will do ("I'll be out", "I'll need"). */
 const NOT_ACTIONS =
-  'be|have|need|want|like|love|see|assume|guess|think|hope|wonder|bet|admit|say|tell you what|miss|probably|never|not|likely';
+  'be|have|need|want|like|love|see|assume|guess|think|hope|wonder|bet|admit|say|tell you what|miss|probably|never|not|likely|know';
 /** `I'll send…`, `we will review…`, `I'm going to…`, `let me…`, and `Will get back…` with no subject. */
 const PROMISE = new RegExp(
-  String.raw`(?:^|[\s(])(?:(?:I|we)(?:['’]ll| will| shall| am going to|['’]m going to| are going to|['’]re going to)|let me|(?<=^)(?:will|shall))\s+(?:(?:try to|make sure to|be sure to|definitely|also|then|just|first)\s+)*(?!(?:${NOT_ACTIONS}|you|they|he|she|it|there|this|that|we|i)\b)(?<what>[a-z][a-z'’-]*\b.*)`,
+  String.raw`(?:^|[\s(])(?:(?:I|we)(?:['’]ll| will| shall| am going to|['’]m going to| are going to|['’]re going to)|let me|(?<=^)(?:will|shall))\s+(?:(?:definitely|certainly|surely|gladly|also|then|just|first)\s+)*(?!(?:${NOT_ACTIONS}|you|they|he|she|it|there|this|that|we|i)\b)(?<what>[a-z][a-z'’-]*\b.*)`,
   'iu',
 );
 /** `can you review…?`, `could you please send…`, `would you mind checking…`, `please send… by Friday`. */
 const REQUEST = new RegExp(
-  String.raw`(?:^|[\s,(])(?:(?:can|could|would) you(?: please)?(?: mind)?|please)\s+(?!(?:${NOT_ACTIONS}|believe|imagine|let me know if|let us know if|find attached|see attached|note|ignore)\b)(?<what>[a-z][a-z'’-]*\b.*)`,
+  String.raw`(?:^|[\s,(])(?:(?:can|could|would|will) you(?: please)?(?: also)?(?: mind)?|please)\s+(?!(?:${NOT_ACTIONS}|believe|imagine|let me know if|let us know if|find attached|see attached|note|ignore|join|come|attend)\b)(?<what>[a-z][a-z'’-]*\b.*)`,
   'iu',
 );
 /** Periods a deadline names, resolved to their last working day. */
 const PERIOD =
   /\b(?:by |before |until |in the course of )?(?:the )?(?:end of (?:the )?(this|next) (week|month)|(this|next) (week|month)|end of (?:the )?(week|month)|(?:the )?(?:eod|end of (?:the )?day|cob|close of business))\b/i;
-/** Words that make a date a deadline rather than a fact ("by", "before", "no later than"…). */
-const DEADLINE_WORDS = /\b(?:by|before|until|till|no later than|on|next|this|tomorrow|today|tonight|within|in)\b/i;
+/** A date is a deadline after these words, or when it is one of these words itself. */
+const DEADLINE_LEAD = /(?:by|before|until|till|no later than|on|within|in|after)\s+(?:the\s+)?$/i;
+const DEADLINE_ITSELF =
+  /^(?:next|this|tomorrow|today|tonight|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b/i;
 
 /**
  * Commitments in a mail's own text (quoted mail and the signature left out), by rules: the sender
@@ -46,7 +48,7 @@ const DEADLINE_WORDS = /\b(?:by|before|until|till|no later than|on|next|this|tom
  * ("I'll try to…") counts, a negated or stative one ("I won't", "I'll be out") does not.
  */
 export function commitmentsIn(text: string, message: MessageContext): Commitment[] {
-  const lines = ownLines(text);
+  const lines = unquotedLines(text);
   const body = lines.slice(0, signatureStart(lines) ?? lines.length);
   const out: Commitment[] = [];
   for (const sentence of sentencesOf(body)) {
@@ -55,7 +57,8 @@ export function commitmentsIn(text: string, message: MessageContext): Commitment
     const found = promise ?? request;
     if (!found?.groups) continue;
     const kind = promise ? 'promise' : 'request';
-    const due = dueOf(sentence.text, message.sent);
+    // The deadline is the promised act's: after its verb ("if you don't hear by Friday, I'll…" is not due Friday).
+    const due = dueOf(found.groups['what']!, message.sent);
     // A polite imperative without a deadline is not yet a commitment; a question asking for one is.
     if (kind === 'request' && !due && !/\?\s*$/.test(sentence.text)) continue;
     const what = whatOf(found.groups['what']!, due?.text ?? null);
@@ -75,6 +78,24 @@ export function commitmentsIn(text: string, message: MessageContext): Commitment
       end: sentence.start + sentence.text.length,
       confidence: (kind === 'promise' ? 0.6 : 0.5) + (due ? 0.2 : 0),
     });
+  }
+  return out;
+}
+
+/**
+ * The writer's own lines: quoted lines (`>`) are skipped, not an end (replies answer between
+ * them); a forwarded or Outlook-quoted original ends the text.
+ */
+function unquotedLines(text: string): Line[] {
+  const out: Line[] = [];
+  let offset = 0;
+  for (const raw of text.split('\n')) {
+    const start = offset + (raw.length - raw.trimStart().length);
+    offset += raw.length + 1;
+    const line = raw.trim();
+    if (/^-----\s?(?:Original|Forwarded) Message\s?-----/i.test(line)) break;
+    if (line.startsWith('>') || /^On .{4,200} wrote:$/.test(line)) continue;
+    out.push({ text: line, start });
   }
   return out;
 }
@@ -99,7 +120,7 @@ function sentencesOf(lines: Line[]): Line[] {
     let rest = line.text;
     let at = line.start;
     for (;;) {
-      const cut = /[.!?](?=\s+\S)/.exec(rest);
+      const cut = sentenceEnd(rest);
       if (!cut) break;
       const upto = cut.index + 1;
       current!.text += rest.slice(0, upto);
@@ -119,6 +140,18 @@ function sentencesOf(lines: Line[]): Line[] {
   return out;
 }
 
+/** Where a sentence ends in a line: . ! ? before more text, not after an abbreviation or an initial. */
+function sentenceEnd(line: string): { index: number } | undefined {
+  for (const m of line.matchAll(/[.!?](?=\s+\S)/g)) {
+    if (m[0] === '.' && ABBREVIATION.test(line.slice(0, m.index + 1))) continue;
+    return { index: m.index };
+  }
+  return undefined;
+}
+
+const ABBREVIATION =
+  /(?:^|[\s(])(?:\p{Lu}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|mr|mrs|ms|dr|prof|e\.g|i\.e|etc|approx|vs|no|st)\.$/iu;
+
 interface Due {
   text: string;
   value: string;
@@ -132,12 +165,14 @@ function dueOf(sentence: string, sent: Date): Due | undefined {
     const unit = (period[2] ?? period[4] ?? period[5])?.toLowerCase();
     return { text: period[0].trim(), value: isoDay(unit ? endOf(unit as 'week' | 'month', which, sent) : sent) };
   }
-  const date = datesIn(sentence, sent, true).find((d) =>
-    DEADLINE_WORDS.test(sentence.slice(Math.max(0, d.start - 16), d.end)),
+  // A stretch of time ("for the next couple of months") is not a deadline.
+  const date = datesIn(sentence, sent, true).find(
+    (d) =>
+      !/\b(?:couple|few|several)\b/i.test(d.text) &&
+      (DEADLINE_LEAD.test(sentence.slice(0, d.start)) || DEADLINE_ITSELF.test(d.text)),
   );
   if (!date) return undefined;
-  const lead =
-    /(?:by|before|until|till|no later than|on|within|in)\s+$/i.exec(sentence.slice(0, date.start))?.[0] ?? '';
+  const lead = DEADLINE_LEAD.exec(sentence.slice(0, date.start))?.[0] ?? '';
   return { text: sentence.slice(date.start - lead.length, date.end).replace(/[\s,;.]+$/, ''), value: date.value };
 }
 

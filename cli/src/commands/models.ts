@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { JobsStatus, ModelsAdd, ModelsList, ModelsUse } from '@memex/contracts';
+import { JobsStatus, ModelsAdd, ModelsList, ModelsUse, type ResultOf } from '@memex/contracts';
 import { client, output } from '../context.js';
 
 export function registerModels(program: Command): void {
@@ -13,8 +13,15 @@ export function registerModels(program: Command): void {
     .option('--name <name>', 'a name for the space id (default: the folder name)')
     .option('--model <model>', 'the model name, for a URL')
     .option('--protocol <protocol>', 'openai | ollama, for a URL', 'openai')
+    .option('--task <list>', 'a chat model for tiers 2 and 3: summarize,extract (not an embedding model)')
+    .option('--version <version>', "a chat model's version (NAME@VERSION; a new one for a new model or prompt)")
+    .option('--kinds <list>', 'item kinds routed to the chat model (default: every kind)')
+    .option('--requests-per-minute <n>', "the chat model's budget: requests a minute")
+    .option('--tokens-per-day <n>', "the chat model's budget: tokens a UTC day")
+    .option('--cost-per-day <amount>', "the chat model's budget: cost a UTC day")
+    .option('--cost-per-1k-tokens <amount>', "the chat model's price, for cost budgets and estimates")
     .option('--json', 'print JSON')
-    .action(async (spec: string, options: { name?: string; model?: string; protocol: string; json?: boolean }) => {
+    .action(async (spec: string, options: AddOptions) => {
       const isUrl = /^https?:\/\//i.test(spec);
       if (options.protocol !== 'openai' && options.protocol !== 'ollama')
         throw new Error(`--protocol must be openai or ollama, got "${options.protocol}"`);
@@ -23,12 +30,12 @@ export function registerModels(program: Command): void {
         path: isUrl || spec.startsWith('builtin:') ? spec : path.resolve(spec),
         ...(options.name ? { name: options.name } : {}),
         ...(isUrl && options.model ? { model: options.model, protocol: options.protocol } : {}),
+        ...chatOptions(options),
       });
-      output(
-        Boolean(options.json),
-        added,
-        () =>
-          `added ${added.space} (${added.kind}, ${added.dims} dims); every item is being embedded into it — see \`memex models list\``,
+      output(Boolean(options.json), added, () =>
+        added.kind === 'chat'
+          ? `added chat model ${added.space}; new items' tasks go to it — see \`memex jobs\`, re-run old ones with \`memex rerun --tier 2 --model ${added.space}\``
+          : `added ${added.space} (${added.kind}, ${added.dims} dims); every item is being embedded into it — see \`memex models list\``,
       );
     });
   models
@@ -63,7 +70,71 @@ export function registerModels(program: Command): void {
         [
           ...status.queues.map((q) => `${q.priority.padEnd(10)} ${q.waiting} waiting, ${q.in_progress} in progress`),
           `${status.workers} workers in the answering process`,
+          ...tier2Lines(status.tier2),
         ].join('\n'),
       );
     });
+}
+
+interface AddOptions {
+  name?: string;
+  model?: string;
+  protocol: string;
+  task?: string;
+  version?: string;
+  kinds?: string;
+  requestsPerMinute?: string;
+  tokensPerDay?: string;
+  costPerDay?: string;
+  costPer1kTokens?: string;
+  json?: boolean;
+}
+
+function positive(flag: string, value: string | undefined, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n)))
+    throw new Error(`--${flag} must be a ${integer ? 'whole ' : ''}number ≥ 0, got "${value}"`);
+  return n;
+}
+
+/** The chat-model half of `models add` (given --task). */
+function chatOptions(options: AddOptions) {
+  if (!options.task) return {};
+  const tasks = options.task.split(',').map((t) => t.trim());
+  const unknown = tasks.filter((t) => t !== 'summarize' && t !== 'extract');
+  if (unknown.length > 0) throw new Error(`--task takes summarize and extract, got ${unknown.join(', ')}`);
+  const budget = {
+    requests_per_minute: positive('requests-per-minute', options.requestsPerMinute, true),
+    tokens_per_day: positive('tokens-per-day', options.tokensPerDay, true),
+    cost_per_day: positive('cost-per-day', options.costPerDay, false),
+  };
+  const price = positive('cost-per-1k-tokens', options.costPer1kTokens, false);
+  return {
+    tasks: tasks as Array<'summarize' | 'extract'>,
+    ...(options.version ? { version: options.version } : {}),
+    ...(options.kinds ? { kinds: options.kinds.split(',').map((k) => k.trim()) } : {}),
+    budget: Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined)),
+    ...(price !== undefined ? { cost_per_1k_tokens: price } : {}),
+  };
+}
+
+/** Tier 2 in `memex jobs`: its backlog, each chat model's spend against its budget, re-runs. */
+function tier2Lines(tier2: ResultOf<typeof JobsStatus>['tier2']): string[] {
+  if (!tier2 || tier2.models.length === 0) return [];
+  return [
+    `tier 2     ${tier2.waiting} waiting, ${tier2.in_progress} in progress, ${tier2.done} done, ${tier2.failed} failed${tier2.last_failure ? ` (last: ${tier2.last_failure})` : ''}`,
+    ...tier2.models.map((m) => {
+      const limits = [
+        m.budget.requests_per_minute !== undefined ? `${m.budget.requests_per_minute} req/min` : '',
+        m.budget.tokens_per_day !== undefined ? `${m.budget.tokens_per_day} tokens/day` : '',
+        m.budget.cost_per_day !== undefined ? `${m.budget.cost_per_day} cost/day` : '',
+      ].filter(Boolean);
+      const paused = m.paused_until ? `; PAUSED until ${m.paused_until}: ${m.paused_because}` : '';
+      return `  ${m.model} (${m.tasks.join(', ')}): today ${m.spent_today.requests} requests, ${m.spent_today.tokens} tokens, cost ${m.spent_today.cost.toFixed(2)}; budget ${limits.join(', ') || 'none'}${paused}`;
+    }),
+    ...tier2.reruns.map(
+      (r) => `  re-run ${r.rerun_id} with ${r.model}: ${r.done + r.failed}/${r.jobs} (${r.failed} failed)`,
+    ),
+  ];
 }

@@ -6,6 +6,7 @@ import { SourcesProjector } from './projection/sources.projector.js';
 import { SourcesQueries } from './queries/sources.queries.js';
 import { FolderSync } from './watch/folder-sync.js';
 import { Watchers } from './watch/watchers.js';
+import { WorkerWatch } from './watch/worker-watch.js';
 
 /** Sources (issue 20): watched folders read into items, their state as events, and the list of every source. */
 @Module({})
@@ -14,7 +15,7 @@ export class SourcesModule {
     return {
       module: SourcesModule,
       imports: [MemexModule.forService({ service: 'sources', config, schema: 'sources' })],
-      providers: [SourcesProjector, FolderSync, Watchers, SourcesCommands, SourcesQueries],
+      providers: [SourcesProjector, FolderSync, Watchers, WorkerWatch, SourcesCommands, SourcesQueries],
     };
   }
 }

@@ -4,6 +4,7 @@ import { OWNER_SCOPE, type MethodDefinition, type ParamsOf, type ResultOf } from
 import { Bus, callMethod } from '@memex/bus';
 import { createDatabase } from '@memex/db';
 import { IngestModule } from '@memex/ingest';
+import { MediaModule } from '@memex/media';
 import { startService } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { SourcesModule } from '../sources.module.js';
@@ -29,9 +30,11 @@ export interface SourcesHarness {
   stop(): Promise<void>;
 }
 
-export async function startSourcesHarness(): Promise<SourcesHarness> {
+/** `media`: run the media service too (thumbnails made from in-place files). */
+export async function startSourcesHarness({ media = false } = {}): Promise<SourcesHarness> {
   const env = await createTestEnv();
   const ingest = await startService((config) => IngestModule.register(config), env.config);
+  const photos = media ? await startService((config) => MediaModule.register(config), env.config) : null;
   let sources: INestApplicationContext | null = await startService(
     (config) => SourcesModule.register(config),
     env.config,
@@ -59,6 +62,7 @@ export async function startSourcesHarness(): Promise<SourcesHarness> {
       await db.destroy();
       await bus.close();
       await sources?.close();
+      await photos?.close();
       await ingest.close();
       await env.stop();
     },

@@ -1,0 +1,97 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { LocationReachable, LocationUnreachable, type Actor } from '@memex/contracts';
+import { EventPublisher, type Bus } from '@memex/bus';
+import { WORKER_NAME_PATTERN, workerPrefix, workerSubject, type WorkerHeartbeat } from '@memex/locations';
+import { BUS, ServiceHost } from '@memex/runtime';
+
+/** A worker is gone when this many of its heartbeats in a row have not come. */
+const MISSED_HEARTBEATS = 3;
+
+const CALLER: Actor = { kind: 'system', id: 'sources' };
+
+interface Seen {
+  lastAt: number;
+  intervalMs: number;
+  /** What this process last published for the worker (null: nothing yet). */
+  published: 'reachable' | 'unreachable' | null;
+}
+
+/**
+ * Watches the workers (`memex worker`, docs/sources.md) on behalf of the sources service: a
+ * worker that stops sending heartbeats has its items marked unreachable (`location.unreachable`
+ * on `worker:<name>:/`), never deleted; its next heartbeat marks them reachable again. The first
+ * heartbeat this process hears from a worker also says reachable: marks left from before a
+ * restart of this service go. Only the replica that leads the projection publishes; the state
+ * is checked every second, so a change is published once this replica leads.
+ */
+@Injectable()
+export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('memex:sources');
+  private readonly workers = new Map<string, Seen>();
+  private subscription: ReturnType<Bus['nc']['subscribe']> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    private readonly publisher: EventPublisher,
+    private readonly host: ServiceHost,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.subscription = this.bus.nc.subscribe(workerSubject('*', 'heartbeat'), {
+      callback: (error, message) => {
+        if (error) return;
+        try {
+          this.heard(message.json<WorkerHeartbeat>());
+        } catch {
+          // Not a heartbeat: ignored.
+        }
+      },
+    });
+    this.timer = setInterval(() => this.check(), 1_000);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    clearInterval(this.timer);
+    this.subscription?.unsubscribe();
+    await this.queue;
+  }
+
+  private heard(beat: WorkerHeartbeat): void {
+    if (!WORKER_NAME_PATTERN.test(beat.name)) return;
+    const published = this.workers.get(beat.name)?.published ?? null;
+    this.workers.set(beat.name, { lastAt: Date.now(), intervalMs: beat.interval_ms, published });
+    this.check();
+  }
+
+  /** Publishes what changed for each worker since it last did (retried each second until this replica leads). */
+  private check(): void {
+    this.queue = this.queue
+      .then(async () => {
+        if (!this.host.projector?.isLeader) return;
+        const now = Date.now();
+        for (const [name, seen] of this.workers) {
+          const away = now - seen.lastAt >= MISSED_HEARTBEATS * seen.intervalMs;
+          const state = away ? 'unreachable' : 'reachable';
+          if (seen.published === state) continue;
+          const why = `worker "${name}" has sent no heartbeat since ${new Date(seen.lastAt).toISOString()}`;
+          await this.publish(name, away ? why : null);
+          seen.published = state;
+        }
+      })
+      .catch((error) => this.logger.error(`workers: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  private async publish(name: string, why: string | null): Promise<void> {
+    const data = { source_id: `worker.${name}`, prefix: workerPrefix(name) };
+    this.logger.log(`worker ${name}: ${why ? `unreachable: ${why}` : 'reachable'}`);
+    if (why)
+      await this.publisher.publish(LocationUnreachable, {
+        subject: `source:worker.${name}`,
+        actor: CALLER,
+        data: { ...data, why },
+      });
+    else await this.publisher.publish(LocationReachable, { subject: `source:worker.${name}`, actor: CALLER, data });
+  }
+}

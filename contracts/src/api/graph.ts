@@ -78,6 +78,18 @@ export const EntityCard = Type.Object({
   stats: Type.Object({ items: Type.Integer(), first_at: NullableTimestamp, last_at: NullableTimestamp }),
   /** The most recent items, newest first. */
   timeline: Type.Array(TimelineEntry),
+  /** The head's sessions that touched this thing (directly or through their items), with what they produced. */
+  sessions: Type.Array(
+    Type.Object({
+      session: EntitySummary,
+      /** The session's items: its digest, outputs, web pages read, notes. */
+      produced: Type.Array(ItemSummary),
+      /** Workflows the session ran or decided on. */
+      workflows: Type.Array(EntitySummary),
+    }),
+  ),
+  /** For a session (session:<id>): the things it touched, most first; empty for other things. */
+  touched: Type.Array(EntitySummary),
 });
 
 const EntityParams = {

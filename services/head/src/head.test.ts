@@ -519,6 +519,34 @@ test("a session's digest, output, web page and memory become items linked to the
       'the session’s links on its card',
       { timeoutMs: 30_000 },
     ).catch(() => assert.fail(`${wanted.join(', ')} not all in ${facts.join(', ')}`));
+    // Pages link both ways: the session lists what it touched, a thing's card the sessions about it.
+    const sessionCard = await w.call(EntityGet, { key: 'session:s-42' });
+    assert.deepEqual(sessionCard.touched.map((t) => t.key).sort(), [
+      'host:web1',
+      'label:client:acme',
+      'org:acme.example',
+      'policy:ask-before-push',
+    ]);
+    const acme = await w.call(EntityGet, { key: 'org:acme.example' });
+    assert.deepEqual(
+      acme.sessions.map((s) => [s.session.key, s.produced.length]),
+      [['session:s-42', 4]],
+    );
+    assert.deepEqual(acme.sessions[0]!.produced.map((i) => i.kind).sort(), [
+      'document',
+      'note',
+      'session_digest',
+      'web',
+    ]);
+    const outsider = (await fake
+      .call('memex.entity.get', { key: 'org:acme.example' }, { labels: ['other'], session: 'x' })
+      .catch(() => null)) as { sessions: unknown[] } | null;
+    assert.ok(outsider === null || outsider.sessions.length === 0, 'another scope sees no session of client:acme');
+    const label = await w.call(EntityGet, { key: 'label:client:acme' });
+    assert.deepEqual(
+      label.sessions.map((s) => s.session.key),
+      ['session:s-42'],
+    );
 
     const writers = new Set<string>();
     for await (const { event } of readLog(w.bus, { untilCaughtUp: true })) {

@@ -28,6 +28,7 @@ import {
   type Db,
   type Summary,
 } from './access.js';
+import { sessionsAbout, touchedBySession } from './sessions.js';
 
 type Fact = ResultOf<typeof EntityGet>['facts'][number];
 type TimelineEntry = ResultOf<typeof Timeline>['items'][number];
@@ -302,6 +303,8 @@ export class EntitiesService {
         facts: (await factsAbout(db, call.scope, [id], 100)).map(({ self: _self, ...fact }) => fact),
         stats: { items: stats.items, first_at: iso(stats.first_at), last_at: iso(stats.last_at) },
         timeline: await timelineOf(db, call.scope, id, { limit: params.timeline_limit ?? 20 }),
+        sessions: await sessionsAbout(db, call.scope, id),
+        touched: row.kind === 'session' ? await touchedBySession(db, call.scope, id) : [],
       };
     });
   }

@@ -5,6 +5,7 @@ import { mentionsIn, PipelinesModule, signatureIn } from '@memex/pipelines';
 import { startService } from '@memex/runtime';
 import { createTestEnv } from '@memex/testing';
 import type { BenchResult } from '../result.js';
+import { runTier2 } from './understanding-tier2.js';
 
 /** Messages read in process (rules only) and through the service (jobs, log, workers). */
 const IN_PROCESS = 2000;
@@ -138,5 +139,6 @@ export async function run(): Promise<BenchResult[]> {
     await app.close();
     await env.stop();
   }
+  results.push(...(await runTier2()));
   return results;
 }

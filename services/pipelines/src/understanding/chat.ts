@@ -122,9 +122,12 @@ function endpointUrl(info: ChatModelInfo): string {
 }
 
 /**
- * The API key of a chat model, `model:<name>` in the credentials. Read from the environment
- * (MEMEX_CREDENTIAL_MODEL_<NAME>) here; the one place to ask the credentials provider instead.
+ * The API key of a chat model, the credential `model:<name>`: MEMEX_CREDENTIAL_MODEL_<NAME>, as
+ * @memex/credentials names it. Read from the environment here because pipelines cannot depend on
+ * that library yet (its tests depend on head, which depends on graph, whose tests run
+ * pipelines); asking its provider (and so an enrolled head) is a change to this one function.
+ * None is no key: a local endpoint needs none, and a hosted one answers 401, a visible failure.
  */
-export function modelApiKey(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+export async function modelApiKey(name: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
   return env[`MEMEX_CREDENTIAL_MODEL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] || undefined;
 }

@@ -75,7 +75,8 @@ export class SummarizeService {
     const pause = this.budgets.startRequest(id, model.budget);
     if (pause)
       throw new MemexError('unavailable', `${id} is paused until ${pause.until.toISOString()}: ${pause.because}`);
-    const reply = await new ChatEndpoint(model, modelApiKey(model.name)).ask({
+    const apiKey = await modelApiKey(model.name);
+    const reply = await new ChatEndpoint(model, apiKey).ask({
       system: SYNTHESIS.system,
       user: `Subject: ${params.thing}\n\n<notes>\n${notes.join('\n')}\n</notes>`,
       schemaName: 'synthesis',

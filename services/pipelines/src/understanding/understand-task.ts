@@ -70,7 +70,7 @@ export class UnderstandTask {
     if (!source) return [];
     const text = await source.text();
     if (text === undefined || text.trim() === '') return [];
-    const endpoint = new ChatEndpoint(model, modelApiKey(model.name));
+    const endpoint = new ChatEndpoint(model, await modelApiKey(model.name));
     const user = userMessage(source.title, source.event.occurred_at, text);
     const outcomes: TaskOutcome[] = [];
     for (const task of job.tasks as TaskName[]) {

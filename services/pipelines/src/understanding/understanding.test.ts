@@ -74,6 +74,8 @@ describe('tier 2 through a chat model endpoint', () => {
   const troubles: Array<(r: FakeChatRequest) => FakeChatAnswer | undefined> = [];
 
   before(async () => {
+    // The fake's key, as an operator configures one (the credentials provider reads it).
+    process.env.MEMEX_CREDENTIAL_MODEL_FAKE = 'sk-fake';
     env = await createTestEnv();
     fake = new FakeChatServer((r) => {
       for (const trouble of troubles) {
@@ -146,6 +148,7 @@ describe('tier 2 through a chat model endpoint', () => {
     assert.equal(byTask.get('topics')!.usage.requests, 2, 'the malformed answer was asked again');
     assert.deepEqual(byTask.get('topics')!.usage, { requests: 2, tokens: 200, cost: 0.1 });
     assert.equal(fake.count('summary'), 2, 'the 429 was waited out and asked again');
+    assert.ok(fake.requests.every((r) => r.protocol === 'openai' && r.authorization === 'Bearer sk-fake'));
     assert.deepEqual(byTask.get('entities')!.entities, [
       { kind: 'person', name: 'Ann Lee', key: 'ann@example.org', quote: 'Ann' },
       { kind: 'project', name: 'Memex', quote: 'Memex' },
@@ -195,6 +198,35 @@ describe('tier 2 through a chat model endpoint', () => {
     assert.equal(model.spent_today.tokens, 300);
   });
 
+  test("Ollama's /api/chat with format, routed by item kind: a paper's claims", async () => {
+    await callMethod(bus, ModelsAdd, {
+      path: fake.url,
+      protocol: 'ollama',
+      model: 'llama3.1:8b',
+      name: 'local',
+      version: '1',
+      tasks: ['extract'],
+      kinds: ['paper'],
+    });
+    const paper = await ingest(publisher, blobs, {
+      title: 'Hybrid search',
+      kind: 'paper',
+      text: 'We show that hybrid search beats keywords alone.',
+    });
+    const understood = (await eventsOf(bus, 'item.understood', paper.id, 4)) as Array<
+      EventEnvelope<DataOf<typeof ItemUnderstood>>
+    >;
+    const claims = understood.find((e) => e.data.task === 'claims')!.data;
+    assert.deepEqual(claims.claims, [{ text: 'Hybrid search beats keywords alone.', quote: 'beats' }]);
+    assert.deepEqual(
+      understood.map((e) => `${e.data.task}:${e.data.made_by.model}`).sort(),
+      ['claims:local', 'entities:local', 'summary:fake', 'topics:local'],
+      'extract tasks go to the model for papers, the summary to the only summarize model',
+    );
+    const asked = fake.requests.filter((r) => r.protocol === 'ollama').map((r) => r.task);
+    assert.deepEqual(asked.sort(), ['claims', 'entities', 'topics']);
+  });
+
   test('a dry-run re-run estimates jobs, tokens and cost against the budget', async () => {
     const estimate = await callMethod(bus, Rerun, { tier: 2, model: 'fake@1', kind: 'email', dry_run: true });
     assert.equal(estimate.rerun_id, null);
@@ -202,7 +234,8 @@ describe('tier 2 through a chat model endpoint', () => {
     assert.equal(estimate.jobs, 4);
     assert.ok(estimate.tokens > 4 * 300);
     assert.equal(estimate.cost, (estimate.tokens / 1000) * 0.5);
-    assert.equal(estimate.budget.tokens_left_today, 1_400 - 300);
+    // Spent today: the later note's 3 answers and the paper's summary.
+    assert.equal(estimate.budget.tokens_left_today, 1_400 - 400);
     await assert.rejects(callMethod(bus, Rerun, { tier: 2, model: 'nope@1', dry_run: true }), /no chat model nope@1/);
   });
 });

@@ -18,6 +18,7 @@ import { registerSearch } from './commands/search.js';
 import { registerStack } from './commands/stack.js';
 import { registerStatus } from './commands/status.js';
 import { registerToken } from './commands/token.js';
+import { registerWorker } from './commands/worker.js';
 import { registerMcp } from './mcp/command.js';
 
 const program = new Command('memex').description('Memex: your personal knowledge store').showHelpAfterError();
@@ -32,6 +33,7 @@ registerReplay(program);
 registerFailures(program);
 registerImport(program);
 registerPhotos(program);
+registerWorker(program);
 registerCalendar(program);
 registerSearch(program);
 registerModels(program);

@@ -182,3 +182,4 @@ export class TooLarge extends Error {
 export function memexLocations(): Locations {
   return new Locations().register('file', fileScheme);
 }
+export * from './worker.js';

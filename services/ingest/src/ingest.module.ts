@@ -1,7 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
-import { Locations, memexLocations } from '@memex/locations';
-import { MemexModule } from '@memex/runtime';
+import type { Bus } from '@memex/bus';
+import { Locations, memexLocations, workerScheme } from '@memex/locations';
+import { BUS, MemexModule } from '@memex/runtime';
 import { IngestService } from './ingest/ingest.service.js';
 import { DeletionService } from './items/deletion.service.js';
 import { ItemsProjector } from './items/items.projector.js';
@@ -17,7 +18,11 @@ export class IngestModule {
       module: IngestModule,
       imports: [MemexModule.forService({ service: 'ingest', config, schema: 'ingest' })],
       providers: [
-        { provide: Locations, useFactory: memexLocations },
+        {
+          provide: Locations,
+          useFactory: (bus: Bus) => memexLocations().register('worker', workerScheme(bus.nc)),
+          inject: [BUS],
+        },
         ItemsProjector,
         ItemsService,
         NotesService,

@@ -1,0 +1,101 @@
+import { InvalidLocation, LocationUnreachable, type LocationStat, type SchemeReader } from './index.js';
+
+/**
+ * `worker:<name>:/abs/path` — a file on a worker (`memex worker --name <name>`), read over NATS
+ * request/reply. The worker answers on `memex.worker.<name>.stat` and `memex.worker.<name>.read`
+ * (only for files under its folders) and announces itself on `memex.worker.<name>.heartbeat`.
+ * A read is cut into chunks that fit a NATS message; bytes travel raw, an error as a header.
+ */
+
+/** Worker names: what a NATS subject token and a source id can both carry. */
+export const WORKER_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,47}$/;
+
+/** The bytes one read request asks for: under NATS's default 1 MB message limit, with room for headers. */
+export const WORKER_CHUNK_BYTES = 512 * 1024;
+
+/** The header a worker's reply carries instead of content when the file cannot be read (the why). */
+export const WORKER_ERROR_HEADER = 'Memex-Unreachable';
+
+export const workerSubject = (name: string, what: 'stat' | 'read' | 'heartbeat') => `memex.worker.${name}.${what}`;
+
+/** The location prefix that covers every file of a worker. */
+export const workerPrefix = (name: string) => `worker:${name}:/`;
+
+/** What a worker announces on its heartbeat subject, every `interval_ms`. */
+export interface WorkerHeartbeat {
+  name: string;
+  folders: string[];
+  interval_ms: number;
+  started_at: string;
+}
+
+export interface WorkerStatRequest {
+  path: string;
+}
+export interface WorkerReadRequest {
+  path: string;
+  offset: number;
+  length: number;
+}
+export type WorkerStatReply = { size: number; modified_at: string } | { unreachable: string };
+
+/** What the scheme needs of a NATS connection (a `NatsConnection` is one). */
+export interface NatsRequester {
+  request(
+    subject: string,
+    payload: Uint8Array,
+    options: { timeout: number },
+  ): Promise<{ data: Uint8Array; headers?: { get(key: string): string } | undefined }>;
+}
+
+/** `<name>:/abs/path` → the worker's name and the path on it. */
+export function parseWorkerRest(rest: string): { name: string; path: string } {
+  const colon = rest.indexOf(':');
+  const name = rest.slice(0, colon);
+  const filePath = rest.slice(colon + 1);
+  if (colon < 0 || !WORKER_NAME_PATTERN.test(name) || !filePath.startsWith('/') || filePath.includes('\0'))
+    throw new InvalidLocation(`worker:${rest}`, 'must be worker:<name>:/abs/path (a name of a-z, 0-9, _ and -)');
+  return { name, path: filePath };
+}
+
+/** Reads `worker:` locations through the workers on the bus. */
+export function workerScheme(nc: NatsRequester, timeoutMs = 30_000): SchemeReader {
+  const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+
+  async function ask(rest: string, what: 'stat' | 'read', request: WorkerStatRequest | WorkerReadRequest) {
+    const { name } = parseWorkerRest(rest);
+    try {
+      return await nc.request(workerSubject(name, what), encode(request), { timeout: timeoutMs });
+    } catch (error) {
+      // No responders, a timeout, a closed connection: the worker is away (or the bus is).
+      throw new LocationUnreachable(
+        `worker:${rest}`,
+        `worker "${name}" does not answer (${error instanceof Error ? error.message : String(error)}): it is stopped, or cannot reach NATS`,
+      );
+    }
+  }
+
+  return {
+    async stat(rest): Promise<LocationStat> {
+      const { path } = parseWorkerRest(rest);
+      const reply = JSON.parse(new TextDecoder().decode((await ask(rest, 'stat', { path })).data)) as WorkerStatReply;
+      if ('unreachable' in reply) throw new LocationUnreachable(`worker:${rest}`, reply.unreachable);
+      return { size: reply.size, modifiedAt: new Date(reply.modified_at) };
+    },
+    async read(rest, offset, length): Promise<Buffer> {
+      const { path } = parseWorkerRest(rest);
+      const chunks: Buffer[] = [];
+      let at = offset;
+      while (at < offset + length) {
+        const want = Math.min(WORKER_CHUNK_BYTES, offset + length - at);
+        const reply = await ask(rest, 'read', { path, offset: at, length: want });
+        const why = reply.headers?.get(WORKER_ERROR_HEADER);
+        if (why) throw new LocationUnreachable(`worker:${rest}`, why);
+        chunks.push(Buffer.from(reply.data));
+        at += reply.data.length;
+        if (reply.data.length < want) break; // the end of the file
+      }
+      return Buffer.concat(chunks);
+    },
+  };
+}

@@ -1,0 +1,1 @@
+export { runWorker, type RunningWorker, type WorkerOptions } from './worker.js';

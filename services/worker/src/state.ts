@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { KnownFile } from '@memex/sources';
+
+/** What the worker knows of one file: the item it is (or why it is none), and how it looked. */
+export interface FileRecord {
+  item_id: string | null;
+  external_id: string | null;
+  sha256: string | null;
+  size: number;
+  modified_at: string;
+  /** Why the memex did not take it (no handler, rejected), so it is not sent again until it changes. */
+  rejected: string | null;
+}
+
+interface StateJson {
+  version: 1;
+  /** Folder → path relative to it → record. */
+  folders: Record<string, Record<string, FileRecord>>;
+}
+
+/**
+ * The worker's record of its files (`<data dir>/worker-state.json`), so that a restart sends
+ * nothing twice; written atomically after each answered batch. The memex's log holds the items;
+ * this only saves the worker from asking again.
+ */
+export class WorkerState {
+  private readonly file: string;
+  private readonly state: StateJson;
+
+  constructor(dataDir: string) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    this.file = path.join(dataDir, 'worker-state.json');
+    try {
+      this.state = JSON.parse(fs.readFileSync(this.file, 'utf8')) as StateJson;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+        throw new Error(`cannot read ${this.file}: ${(error as Error).message} (move it away to scan from scratch)`);
+      this.state = { version: 1, folders: {} };
+    }
+  }
+
+  /** The files of a folder as the sources scanner compares them. */
+  known(folder: string): Map<string, KnownFile> {
+    const records = this.state.folders[folder] ?? {};
+    return new Map(
+      Object.entries(records).map(([relative, r]) => [
+        relative,
+        { path: relative, ...r, in_place: true, modified_at: new Date(r.modified_at) },
+      ]),
+    );
+  }
+
+  set(folder: string, relative: string, record: FileRecord): void {
+    (this.state.folders[folder] ??= {})[relative] = record;
+  }
+
+  delete(folder: string, relative: string): void {
+    delete this.state.folders[folder]?.[relative];
+  }
+
+  save(): void {
+    const temp = `${this.file}.tmp`;
+    fs.writeFileSync(temp, JSON.stringify(this.state));
+    fs.renameSync(temp, this.file);
+  }
+}

@@ -1,0 +1,195 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { once } from 'node:events';
+import path from 'node:path';
+import sharp from 'sharp';
+import type { INestApplicationContext } from '@nestjs/common';
+import {
+  ItemsContent,
+  ItemsGet,
+  MemexError,
+  OWNER_SCOPE,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
+import { Bus, callMethod, readLog } from '@memex/bus';
+import { REPO_ROOT } from '@memex/config';
+import { IngestModule } from '@memex/ingest';
+import { startService } from '@memex/runtime';
+import { SourcesModule } from '@memex/sources';
+import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
+
+const MEMEX = path.join(REPO_ROOT, 'cli', 'bin', 'memex.js');
+
+/** Ingest and sources (which watches the workers' heartbeats) on their own NATS and database. */
+interface Stack {
+  env: TestEnv;
+  bus: Bus;
+  call<M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+  stop(): Promise<void>;
+}
+
+async function startStack(): Promise<Stack> {
+  const env = await createTestEnv();
+  const apps: INestApplicationContext[] = [];
+  for (const module of [IngestModule, SourcesModule])
+    apps.push(await startService((config) => module.register(config), env.config));
+  const bus = await Bus.connect(env.config.natsUrl, 'worker-test');
+  return {
+    env,
+    bus,
+    call: (method, params) => callMethod(bus, method, params, { scope: OWNER_SCOPE, timeoutMs: 60_000 }),
+    async stop() {
+      await bus.close();
+      for (const app of apps.reverse()) await app.close();
+      await env.stop();
+    },
+  };
+}
+
+/** `memex worker` as its own process, on its own folder and data directory, joined to the test's NATS. */
+function startWorker(stack: Stack, folder: string, dataDir: string): ChildProcess {
+  const child = spawn(
+    process.execPath,
+    [
+      MEMEX,
+      'worker',
+      '--name',
+      'nas',
+      '--folder',
+      folder,
+      '--data',
+      dataDir,
+      '--nats',
+      stack.env.config.natsUrl,
+      '--heartbeat-seconds',
+      '0.3',
+      '--rescan-seconds',
+      '1',
+    ],
+    { stdio: ['ignore', 'inherit', 'pipe'] },
+  );
+  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[worker] ${chunk}`));
+  return child;
+}
+
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+}
+
+/** The items located on worker nas, from the log: location → id. */
+async function workerItems(stack: Stack): Promise<Map<string, string>> {
+  const items = new Map<string, string>();
+  for await (const { event } of readLog(stack.bus, { filter: 'memex.evt.item.ingested.>', untilCaughtUp: true })) {
+    const data = event.data as { id: string; location?: string };
+    if (data.location?.startsWith('worker:nas:')) items.set(data.location, data.id);
+  }
+  return items;
+}
+
+/** The whole original, read through memex.items.content range by range. */
+async function content(stack: Stack, id: string): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for (let offset: number | null = 0; offset !== null;) {
+    const part: { data: string; next_offset: number | null } = await stack.call(ItemsContent, { id, offset });
+    parts.push(Buffer.from(part.data, 'base64'));
+    offset = part.next_offset;
+  }
+  return Buffer.concat(parts);
+}
+
+describe('memex worker: folders on another machine', () => {
+  let stack: Stack;
+  let worker: ChildProcess | undefined;
+  before(async () => {
+    stack = await startStack();
+  });
+  after(async () => {
+    if (worker) await stopWorker(worker);
+    await stack.stop();
+  });
+
+  test('its files become items located on it, their content comes through it, and they are unreachable while it is away', async () => {
+    const folder = path.join(stack.env.home, 'nas', 'volume1', 'photos');
+    fs.mkdirSync(path.join(folder, '2024'), { recursive: true });
+    // A photo larger than one NATS reply, so reads come in chunks; a note; a file nothing reads.
+    const photo = await sharp({
+      create: {
+        width: 900,
+        height: 700,
+        channels: 3,
+        background: { r: 0, g: 0, b: 0 },
+        noise: { type: 'gaussian', mean: 128, sigma: 60 },
+      },
+    })
+      .jpeg({ quality: 100 })
+      .toBuffer();
+    assert.ok(photo.length > 600 * 1024, `the photo is ${photo.length} bytes`);
+    fs.writeFileSync(path.join(folder, '2024', 'beach.jpg'), photo);
+    fs.writeFileSync(path.join(folder, 'notes.md'), '# Camera settings\n\nISO 100 at the beach.\n');
+    fs.writeFileSync(path.join(folder, 'thumbs.db'), 'x');
+    const dataDir = path.join(stack.env.home, 'worker-data');
+
+    worker = startWorker(stack, folder, dataDir);
+    await waitUntil(async () => (await workerItems(stack)).size === 2, 'the worker’s two files as items', {
+      timeoutMs: 60_000,
+      everyMs: 250,
+    });
+    const items = await workerItems(stack);
+    const photoId = items.get(`worker:nas:${path.join(folder, '2024', 'beach.jpg')}`)!;
+    const noteId = items.get(`worker:nas:${path.join(folder, 'notes.md')}`)!;
+    assert.ok(photoId && noteId, [...items.keys()].join(', '));
+
+    await waitUntil(
+      async () => (await stack.call(ItemsGet, { id: photoId }).catch(() => null)) !== null,
+      'the photo in the read model',
+    );
+    const got = await stack.call(ItemsGet, { id: photoId });
+    assert.equal(got.kind, 'photo');
+    assert.equal(got.location, `worker:nas:${path.join(folder, '2024', 'beach.jpg')}`);
+    assert.equal(got.unreachable ?? null, null);
+    assert.equal(got.size, photo.length);
+    assert.equal(got.content_type, 'image/jpeg');
+    assert.ok(
+      (await content(stack, photoId)).equals(photo),
+      'memex.items.content returns the original bytes, read through the worker',
+    );
+    assert.equal((await content(stack, noteId)).toString(), '# Camera settings\n\nISO 100 at the beach.\n');
+    const sha = createHash('sha256').update(photo).digest('hex');
+    assert.equal(
+      fs.existsSync(path.join(stack.env.config.blobsDir, sha.slice(0, 2), sha.slice(2, 4), sha)),
+      false,
+      'the memex keeps no copy of the photo',
+    );
+
+    // The worker goes away: its items are marked unreachable, not deleted; content says why.
+    await stopWorker(worker);
+    await waitUntil(
+      async () => (await stack.call(ItemsGet, { id: photoId })).unreachable != null,
+      'the photo marked unreachable',
+      { timeoutMs: 30_000, everyMs: 200 },
+    );
+    const away = await stack.call(ItemsGet, { id: noteId });
+    assert.match(away.unreachable!.why, /worker "nas" has sent no heartbeat/);
+    await assert.rejects(
+      content(stack, photoId),
+      (error: unknown) => error instanceof MemexError && error.code === 'unavailable',
+    );
+
+    // It comes back: the marks go, the content is there again, and nothing was ingested twice.
+    worker = startWorker(stack, folder, dataDir);
+    await waitUntil(
+      async () => (await stack.call(ItemsGet, { id: photoId })).unreachable == null,
+      'the photo reachable again',
+      { timeoutMs: 30_000, everyMs: 200 },
+    );
+    assert.ok((await content(stack, photoId)).equals(photo));
+    assert.equal((await workerItems(stack)).size, 2, 'no file became a second item');
+  });
+});

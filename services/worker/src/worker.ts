@@ -1,0 +1,107 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { WORKER_NAME_PATTERN, workerSubject, type WorkerHeartbeat } from '@memex/locations';
+import { FileServer } from './serve.js';
+import { FolderScan } from './scan.js';
+import { WorkerState } from './state.js';
+
+export interface WorkerOptions {
+  /** The worker's name: its files are `worker:<name>:<path>`. */
+  name: string;
+  folders: string[];
+  /** Where the worker keeps its record of the files it sent. */
+  dataDir: string;
+  natsUrl: string;
+  /** What the operator gave it to join the bus: a token, a user and password, or a .creds file. */
+  auth?: { token?: string; user?: string; pass?: string; credsFile?: string };
+  heartbeatMs?: number;
+  rescanMs?: number;
+  log?: (line: string) => void;
+}
+
+export interface RunningWorker {
+  /** Resolves after the first scan of every folder. */
+  scanned: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * `memex worker`: a machine that keeps its files (a NAS, a laptop) joins the memex's NATS,
+ * serves its folders' bytes on request, sends heartbeats (the sources service marks its items
+ * unreachable when they stop), and scans its folders — once at start, then every `rescanMs` —
+ * sending ingest only locations, never the files.
+ */
+export async function runWorker(options: WorkerOptions): Promise<RunningWorker> {
+  if (!WORKER_NAME_PATTERN.test(options.name))
+    throw new Error(
+      `worker name "${options.name}": use a-z, 0-9, _ and - (at most 48, starting with a letter or digit)`,
+    );
+  const folders = options.folders.map((folder) => path.resolve(folder));
+  for (const folder of folders)
+    if (!fs.statSync(folder, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`${folder} is not a folder`);
+  const log = options.log ?? ((line: string) => console.error(line));
+  const heartbeatMs = options.heartbeatMs ?? 5_000;
+  const rescanMs = options.rescanMs ?? 5 * 60_000;
+
+  const nc = await connectTo(options);
+  const server = new FileServer(nc, options.name, folders);
+  await server.start();
+  const beat: WorkerHeartbeat = {
+    name: options.name,
+    folders,
+    interval_ms: heartbeatMs,
+    started_at: new Date().toISOString(),
+  };
+  const heartbeat = () => nc.publish(workerSubject(options.name, 'heartbeat'), JSON.stringify(beat));
+  heartbeat();
+  const beating = setInterval(heartbeat, heartbeatMs);
+
+  const scanner = new FolderScan(nc, options.name, new WorkerState(options.dataDir));
+  let stopped = false;
+  let scanning: Promise<void> = Promise.resolve();
+  const scanAll = async () => {
+    for (const folder of folders) {
+      if (stopped) return;
+      try {
+        const { files, ...changes } = await scanner.scan(folder);
+        if (Object.values(changes).some((n) => n > 0))
+          log(`worker ${options.name}: ${folder}: ${files} files; ${JSON.stringify(changes)}`);
+      } catch (error) {
+        // The memex may be away; the next scan tries again.
+        log(
+          `worker ${options.name}: ${folder}: scan failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    }
+  };
+  const scanned = (scanning = scanAll());
+  const rescans = setInterval(() => {
+    scanning = scanning.then(scanAll);
+  }, rescanMs);
+
+  return {
+    scanned,
+    async stop() {
+      stopped = true;
+      clearInterval(beating);
+      clearInterval(rescans);
+      await scanning;
+      server.stop();
+      await nc.drain();
+    },
+  };
+}
+
+async function connectTo(options: WorkerOptions): Promise<NatsConnection> {
+  const auth = options.auth ?? {};
+  return connect({
+    servers: options.natsUrl,
+    name: `memex-worker-${options.name}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1_000,
+    ...(auth.token ? { token: auth.token } : {}),
+    ...(auth.user ? { user: auth.user, pass: auth.pass ?? '' } : {}),
+    ...(auth.credsFile ? { authenticator: credsAuthenticator(fs.readFileSync(auth.credsFile)) } : {}),
+  });
+}

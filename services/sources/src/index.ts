@@ -2,6 +2,3 @@ export { SourcesModule } from './sources.module.js';
 // The folder scanner's parts, for a worker that scans its own folders (services/worker).
 export { readFile, walk } from './watch/disk.js';
 export { differences, externalIdOf, type DiskFile, type KnownFile } from './domain/files.js';
-// The folder scanner's parts, for a worker that scans its own folders (services/worker).
-export { readFile, walk } from './watch/disk.js';
-export { differences, externalIdOf, type DiskFile, type KnownFile } from './domain/files.js';

@@ -44,6 +44,11 @@ export const Item = Type.Object({
   parent_id: Type.Union([Type.String(), Type.Null()], {
     description: 'the item this one came out of (an attachment’s message)',
   }),
+  summary: Type.Optional(
+    Type.Union([Type.Object({ text: Type.String(), made_by: Type.String() }), Type.Null()], {
+      description: 'a chat model’s summary (tier 2) and its maker, once one has been made',
+    }),
+  ),
 });
 
 export const NotesPut = defineMethod({

@@ -5,10 +5,12 @@ import {
   GmailMessageSynced,
   ItemDeleted,
   ItemIngested,
+  ItemUnderstood,
   LocationReachable,
   LocationUnreachable,
   MailFlagsChanged,
   NotePut,
+  makerString,
   type EventOf,
 } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
@@ -178,6 +180,15 @@ export class ItemsProjector {
       .values({ id, seq })
       .onConflict((oc) => oc.doNothing())
       .execute();
+  }
+
+  /** A model's summary of the item (the latest replaces the last); none for an item that is gone. */
+  @On(ItemUnderstood)
+  async itemUnderstood(trx: Trx, { data }: EventOf<typeof ItemUnderstood>): Promise<void> {
+    if (data.task !== 'summary' || data.summary === undefined) return;
+    await sql`insert into summaries (item, summary, made_by)
+      select id, ${data.summary}, ${makerString(data.made_by)} from items where id = ${data.item_id}
+      on conflict (item) do update set summary = excluded.summary, made_by = excluded.made_by`.execute(trx);
   }
 }
 

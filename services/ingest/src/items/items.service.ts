@@ -1,6 +1,6 @@
 import fs from 'node:fs/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import {
   CONTENT_CHUNK_BYTES,
   ItemsContent,
@@ -23,6 +23,16 @@ export class ItemsService {
     private readonly blobs: BlobStore,
     private readonly locations: Locations,
   ) {}
+
+  /** Tier 2's summary of the item, with the model that wrote it (null until one has). */
+  private async summary(id: string): Promise<{ text: string; made_by: string } | null> {
+    const row = (
+      await sql<{ summary: string; made_by: string }>`select summary, made_by from summaries where item = ${id}`.execute(
+        this.db,
+      )
+    ).rows[0];
+    return row ? { text: row.summary, made_by: row.made_by } : null;
+  }
 
   @RpcMethod(ItemsGet)
   async get(params: ParamsOf<typeof ItemsGet>, call: CallContext): Promise<ResultOf<typeof ItemsGet>> {
@@ -54,6 +64,7 @@ export class ItemsService {
         ? { since: row.unreachable_since.toISOString(), why: row.unreachable_why ?? '' }
         : null,
       revision: row.revision,
+      summary: await this.summary(row.id),
       parent_id: row.parent_id,
     };
   }

@@ -137,4 +137,16 @@ export const ingestMigrations: Migration[] = [
       );
     },
   },
+  {
+    // Tier 2's summary of an item (item.understood, task summary), shown by memex.items.get; it
+    // goes with the item.
+    name: '006_item_summaries',
+    async up(db) {
+      await sql`create table summaries (
+        item text primary key references items (id) on delete cascade,
+        summary text not null,
+        made_by text not null
+      )`.execute(db);
+    },
+  },
 ];

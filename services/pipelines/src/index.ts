@@ -7,3 +7,4 @@ export { mentionsIn } from './structure/mentions.js';
 export { signatureIn } from './structure/signature.js';
 export { STRUCTURE_PIPELINE } from './structure/structure-task.js';
 export { FakeChatServer, type FakeChatAnswer, type FakeChatRequest } from './understanding/testing/fake-chat.js';
+export { generatedPapers, type GeneratedPaper } from './testing/papers.js';

@@ -224,6 +224,8 @@ interface EntityState {
   names: { name: string; n: number }[] | null;
   /** What the media pipeline said of the place keys it owns (`places`), by key. */
   places: PlaceAttrs[] | null;
+  /** What tier 0 read of the paper (`papers`), one per copy read. */
+  papers: Record<string, unknown>[] | null;
 }
 
 /** A GeoNames place's attrs: ISO country code, admin1 code, its centre. */
@@ -250,7 +252,9 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
          from (select kn.name, sum(kn.n)::int as n from key_names kn join entity_keys k on k.key = kn.key
                where k.entity = e.id group by kn.name) x) as names,
       (select jsonb_agg(to_jsonb(p) - 'key' order by p.key) from places p join entity_keys k on k.key = p.key
-         where k.entity = e.id) as places
+         where k.entity = e.id) as places,
+      (select jsonb_agg(jsonb_build_object('year', pp.year, 'venue', pp.venue, 'doi', pp.doi, 'arxiv', pp.arxiv) order by pp.item)
+         from papers pp join entity_keys k on k.key = pp.key where k.entity = e.id) as papers
     from entities e where e.id = any(${[...new Set(ids)]}::bigint[])`.execute(trx);
   // Things without keys (merged away) lose their terms; the others get new ones if they changed.
   const emptied: number[] = [];
@@ -265,7 +269,7 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
     const names = (state.names ?? []).map((n) => n.name);
     const name = names[0] ?? defaultName(state.key);
     const aliases = names.slice(1);
-    const attrs = attrsOf(state.kind, state.keys, state.places ?? []);
+    const attrs = attrsOf(state.kind, state.keys, state.places ?? [], state.papers ?? []);
     const unchanged =
       name === state.name &&
       JSON.stringify(aliases) === JSON.stringify(state.aliases) &&
@@ -295,12 +299,19 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
 }
 
 /** Keys sorted, so attrs are the same whatever order the keys arrived in. */
-function attrsOf(kind: string, keys: string[], places: PlaceAttrs[]): Record<string, unknown> {
+function attrsOf(
+  kind: string,
+  keys: string[],
+  places: PlaceAttrs[],
+  papers: Record<string, unknown>[],
+): Record<string, unknown> {
   const values = (prefix: string) => keys.filter((k) => k.startsWith(prefix)).map((k) => k.slice(prefix.length));
   if (kind === 'person') return { addresses: values('person:') };
   if (kind === 'org') return { domains: values('org:') };
   // A place merged with others shows the first GeoNames place's (in key order).
   if (kind === 'place' && places[0]) return { ...places[0] };
+  // A paper read from several copies shows the first copy's year, venue and identifiers.
+  if (kind === 'paper' && papers[0]) return Object.fromEntries(Object.entries(papers[0]).filter(([, v]) => v !== null));
   return {};
 }
 

@@ -14,6 +14,7 @@ import {
   LinkRetracted,
   LinksInferred,
   NotePut,
+  PaperExtracted,
   PeopleSeen,
   PhotoAnalyzed,
   ReviewDismissed,
@@ -61,6 +62,7 @@ import {
 } from './entities.js';
 import { checkEvidence, dropEvidence, dropLinks, recordVerdict, writeLinks, type LinkRow } from './links.js';
 import { graphMigrations } from './migrations.js';
+import { applyPaper } from './papers.js';
 import { applyPeopleSeen } from './people.js';
 import { applyStructure } from './signatures.js';
 import { commitmentLinks, understoodLinks, writeCommitments } from './understanding.js';
@@ -523,6 +525,7 @@ export class GraphProjector {
       await this.countMonth(trx, item.occurred_at?.toISOString() ?? null, vis, -1);
     }
     await sql`delete from refused_evidence where item = ${id}`.execute(trx);
+    await sql`delete from papers where item = ${id}`.execute(trx);
     await sql`delete from commitment_status where id in (select id from commitments where item = ${id})`.execute(trx);
     await sql`delete from commitments where item = ${id}`.execute(trx);
     await sql`delete from trail_steps where target_item = ${id}`.execute(trx);
@@ -742,6 +745,12 @@ export class GraphProjector {
   @On(StructureExtracted)
   async structureExtracted(trx: Trx, event: EventOf<typeof StructureExtracted>): Promise<void> {
     await applyStructure(trx, event, await this.storedItem(trx, event.data.item_id));
+  }
+
+  /** Tier 0's reading of a paper: the paper, its authors and what it cites (`applyPaper`). */
+  @On(PaperExtracted)
+  async paperExtracted(trx: Trx, event: EventOf<typeof PaperExtracted>): Promise<void> {
+    await applyPaper(trx, event, await this.storedItem(trx, event.data.item_id));
   }
 
   @On(PeopleSeen)

@@ -238,4 +238,20 @@ export const graphMigrations: Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    name: '009_papers',
+    async up(db) {
+      // The papers tier 0 has read (paper.extracted), one row per item: what a reference is
+      // resolved against (arXiv id, DOI, a title alike by trigrams within a year) and a paper
+      // thing's attrs.
+      await sql`create table papers (
+        item text primary key, key text not null, title text not null, norm_title text not null,
+        year integer, doi text, arxiv text, venue text
+      )`.execute(db);
+      await sql`create index papers_key on papers (key)`.execute(db);
+      await sql`create index papers_doi on papers (doi) where doi is not null`.execute(db);
+      await sql`create index papers_arxiv on papers (arxiv) where arxiv is not null`.execute(db);
+      await sql`create index papers_title on papers using gin (norm_title gin_trgm_ops)`.execute(db);
+    },
+  },
 ];

@@ -43,6 +43,17 @@ export interface GraphDatabase {
     latitude: number;
     longitude: number;
   };
+  /** Papers tier 0 read (projection/papers.ts): what references resolve against, and paper things' attrs. */
+  papers: {
+    item: string;
+    key: string;
+    title: string;
+    norm_title: string;
+    year: number | null;
+    doi: string | null;
+    arxiv: string | null;
+    venue: string | null;
+  };
   /** Items per month per visibility class, so memex.months never scans items. */
   month_counts: { month: ColumnType<Date, string, string>; kind: string; labels: string[]; spam: boolean; n: number };
   entities: {

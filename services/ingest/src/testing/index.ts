@@ -1,3 +1,4 @@
 /** Test and benchmark helpers (`@memex/ingest/testing`): never imported by the service itself. */
 export * from './archive.js';
 export * from './service.js';
+export { pdf } from '../handlers/testing/build.js';

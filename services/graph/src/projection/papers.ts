@@ -1,0 +1,199 @@
+import { sql } from 'kysely';
+import type { EventOf, PaperExtracted, PaperHeader, PaperReference } from '@memex/contracts';
+import { linkId, pipelineOf, refString, slugify, type Ref } from '../domain/keys.js';
+import type { Participant } from '../domain/mail.js';
+import { KeyCounts, nameKey, nameKeys, prune, type Trx, type Vis } from './entities.js';
+import { dropEvidence, dropLinks, writeLinks, type LinkRow } from './links.js';
+import type { StoredItem } from './signatures.js';
+
+/** How alike two normalized titles must be (pg_trgm similarity) to be one paper, within a year of each other. */
+export const TITLE_MATCH = 0.6;
+
+/** What a `cites` link rests on: how its target was found. */
+const CONFIDENCE = { arxiv: 1, doi: 1, title: 0.8, stub: 0.9 } as const;
+
+/**
+ * Tier 0's reading of a paper (`paper.extracted`): the paper is a `paper:` thing (keyed by its
+ * arXiv id, else its DOI, else its item) named by its title, its item a `copy_of` it, its authors
+ * people who `authored` it, and each reference a `cites` link to the paper it names, with the
+ * reference's text and page as evidence. A reference is resolved to a paper the graph has read by
+ * arXiv id, DOI, or a title alike within a year; else it is a stub paper thing named by its title
+ * (keyed by its arXiv id, DOI, or year and title), which a paper read later takes over. What the
+ * same rules said of the item before is replaced.
+ */
+export async function applyPaper(
+  trx: Trx,
+  event: EventOf<typeof PaperExtracted>,
+  item: StoredItem | undefined,
+): Promise<void> {
+  if (!item) return;
+  const { item_id: itemId, made_by: madeBy, paper, references } = event.data;
+  const vis: Vis = { kind: item.kind, labels: item.labels, spam: item.spam };
+  const touched = await dropEvidence(trx, { via: itemId, pipeline: pipelineOf(madeBy), basis: 'observed' });
+  await sql`delete from papers where item = ${itemId}`.execute(trx);
+  const names = new KeyCounts();
+  const kept = (item.participants ?? []).filter((p) => {
+    if (p.rel !== 'paper') return true;
+    names.add(nameKey(p.key!, p.name), vis, -1);
+    return false;
+  });
+  const given: Participant[] = [];
+  const name = (key: string, text: string) => {
+    names.add(nameKey(key, text), vis, 1);
+    given.push({ rel: 'paper', address: '', name: text, key });
+  };
+  if (paper) {
+    const self = paperKey(paper, itemId);
+    const at = item.occurred_at?.toISOString() ?? null;
+    const link = (src: Ref, rel: string, dst: Ref, part: string, quote: string, confidence = 1): LinkRow => ({
+      id: linkId(refString(src), rel, refString(dst), madeBy),
+      src,
+      rel,
+      dst,
+      validFrom: at,
+      validTo: null,
+      confidence,
+      basis: 'observed',
+      madeBy,
+      vis: null,
+      evidence: [{ item: itemId, part, quote }],
+      via: itemId,
+    });
+    const paperRef = { key: self, kind: 'paper' };
+    await sql`
+      insert into papers (item, key, title, norm_title, year, doi, arxiv, venue)
+      values (${itemId}, ${self}, ${paper.title}, ${normalizeTitle(paper.title)}, ${paper.year}, ${paper.doi}, ${paper.arxiv}, ${paper.venue})`.execute(
+      trx,
+    );
+    touched.push(...(await adoptStubs(trx, self, paper)));
+    const links: LinkRow[] = [link({ item: itemId }, 'copy_of', paperRef, 'page:1', paper.title)];
+    name(self, paper.title);
+    for (const author of paper.authors) {
+      const person = { key: `person:${slugify(author)}`, kind: 'person' };
+      links.push(link(person, 'authored', paperRef, 'page:1', author));
+      name(person.key, author);
+    }
+    for (const reference of references) {
+      const target = await resolve(trx, reference);
+      if (!target || target.key === self) continue;
+      const part = `${reference.page ? `page:${reference.page};` : ''}chars:${reference.start}-${reference.end}`;
+      links.push(
+        link(paperRef, 'cites', { key: target.key, kind: 'paper' }, part, reference.text, CONFIDENCE[target.how]),
+      );
+      if (target.how === 'stub' && reference.title) name(target.key, reference.title);
+    }
+    await writeLinks(trx, links);
+  }
+  await nameKeys(trx, names);
+  await sql`update items set participants = ${JSON.stringify([...kept, ...given])}::jsonb where id = ${itemId}`.execute(
+    trx,
+  );
+  await prune(trx, [...new Set(touched)].sort());
+}
+
+/** A read paper's key: its arXiv id, else its DOI, else its item. */
+function paperKey(paper: PaperHeader, itemId: string): string {
+  return paper.arxiv ? `paper:arxiv:${paper.arxiv}` : paper.doi ? `paper:doi:${paper.doi}` : `paper:item:${itemId}`;
+}
+
+/** A stub's key when no read paper matches: the reference's arXiv id, DOI, or year and title. */
+function stubKey(reference: PaperReference): string | undefined {
+  if (reference.arxiv) return `paper:arxiv:${reference.arxiv}`;
+  if (reference.doi) return `paper:doi:${reference.doi}`;
+  if (!reference.title) return undefined;
+  return `paper:ref:${reference.year ?? 'undated'}:${slugify(reference.title).slice(0, 120)}`;
+}
+
+/** Lowercase letters and digits, accents dropped, single spaces: how titles are compared. */
+export function normalizeTitle(title: string): string {
+  return slugify(title).replace(/-/g, ' ');
+}
+
+async function resolve(
+  trx: Trx,
+  reference: PaperReference,
+): Promise<{ key: string; how: 'arxiv' | 'doi' | 'title' | 'stub' } | undefined> {
+  const byId = async (column: 'arxiv' | 'doi', value: string | null) =>
+    value
+      ? (
+          await sql<{
+            key: string;
+          }>`select key from papers where ${sql.ref(column)} = ${value} order by item limit 1`.execute(trx)
+        ).rows[0]?.key
+      : undefined;
+  const arxiv = await byId('arxiv', reference.arxiv);
+  if (arxiv) return { key: arxiv, how: 'arxiv' };
+  const doi = await byId('doi', reference.doi);
+  if (doi) return { key: doi, how: 'doi' };
+  if (reference.title) {
+    const norm = normalizeTitle(reference.title);
+    const alike = (
+      await sql<{ key: string }>`
+        select key from papers
+        where similarity(norm_title, ${norm}) >= ${TITLE_MATCH}
+          and (year is null or ${reference.year}::int is null or abs(year - ${reference.year}::int) <= 1)
+        order by similarity(norm_title, ${norm}) desc, item limit 1`.execute(trx)
+    ).rows[0];
+    if (alike) return { key: alike.key, how: 'title' };
+  }
+  const stub = stubKey(reference);
+  return stub ? { key: stub, how: 'stub' } : undefined;
+}
+
+/**
+ * A paper read now takes over the stubs references made for it before: those keyed by its other
+ * identifier, and those whose title is alike within a year. Their `cites` links are written
+ * again to the paper (same evidence) and the stubs' links dropped. Answers the keys touched.
+ */
+async function adoptStubs(trx: Trx, self: string, paper: PaperHeader): Promise<string[]> {
+  const norm = normalizeTitle(paper.title);
+  const ids = [paper.arxiv && `paper:arxiv:${paper.arxiv}`, paper.doi && `paper:doi:${paper.doi}`].filter(
+    (k): k is string => !!k && k !== self,
+  );
+  const stubs = (
+    await sql<{ key: string }>`
+      select key from entity_keys
+      where key = any(${ids}::text[])
+        or (key like 'paper:ref:%'
+            and similarity(translate(split_part(key, ':', 4), '-', ' '), ${norm}) >= ${TITLE_MATCH}
+            and (${paper.year}::int is null or split_part(key, ':', 3) = 'undated'
+                 or abs(split_part(key, ':', 3)::int - ${paper.year}::int) <= 1))`.execute(trx)
+  ).rows.map((r) => r.key);
+  if (stubs.length === 0) return [];
+  const cited = (
+    await sql<{
+      id: string;
+      src_key: string;
+      made_by: string;
+      confidence: number;
+      valid_from: Date | null;
+      item: string;
+      part: string;
+      quote: string | null;
+      via: string;
+    }>`
+      select l.id, l.src_key, l.made_by, l.confidence, l.valid_from, ev.item, ev.part, ev.quote, ev.via
+      from links l join evidence ev on ev.link = l.id
+      where l.dst_key = any(${stubs}::text[]) and l.rel = 'cites' and l.src_key is not null
+      order by l.id, ev.item, ev.part`.execute(trx)
+  ).rows;
+  const moved: LinkRow[] = cited
+    .filter((row) => row.src_key !== self)
+    .map((row) => ({
+      id: linkId(row.src_key, 'cites', self, row.made_by),
+      src: { key: row.src_key, kind: 'paper' },
+      rel: 'cites',
+      dst: { key: self, kind: 'paper' },
+      validFrom: row.valid_from?.toISOString() ?? null,
+      validTo: null,
+      confidence: row.confidence,
+      basis: 'observed',
+      madeBy: row.made_by,
+      vis: null,
+      evidence: [{ item: row.item, part: row.part, quote: row.quote }],
+      via: row.via,
+    }));
+  const touched = await dropLinks(trx, [...new Set(cited.map((row) => row.id))]);
+  await writeLinks(trx, moved);
+  return [...touched, ...stubs];
+}

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Type } from '@sinclair/typebox';
 import { TriggerAction, TriggerFilter, TriggerOn } from '../events/head.js';
 import { MailSummary } from './mail.js';
+import { CommitmentView } from './understanding.js';
 import { defineMethod, Seq, type MethodDefinition } from './method.js';
 
 export const HeadEnroll = defineMethod({
@@ -119,12 +120,17 @@ export const Inbox = defineMethod({
   kind: 'query',
   access: 'any',
   summary:
-    'What waits for the person, for the head’s inbox (seed §3.2): conversations whose last message is to me and unanswered, and those I wrote last without an answer for `waiting_days`, within the caller’s scope (mail needs the label mail). Commitments due join when commitments exist.',
+    'What waits for the person, for the head’s inbox (seed §3.2): conversations whose last message is to me and unanswered, those I wrote last without an answer for `waiting_days`, and open commitments due within `due_days` (or overdue), within the caller’s scope (mail needs the label mail).',
   params: Type.Object({
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 20 })),
     waiting_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650, default: 3 })),
+    due_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 3650, default: 7 })),
   }),
-  result: Type.Object({ needs_reply: Type.Array(MailSummary), waiting: Type.Array(MailSummary) }),
+  result: Type.Object({
+    needs_reply: Type.Array(MailSummary),
+    waiting: Type.Array(MailSummary),
+    commitments_due: Type.Array(CommitmentView, { description: 'open commitments with a due date, soonest first' }),
+  }),
 });
 
 export const HeadMemory = Type.Object({

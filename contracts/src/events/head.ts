@@ -33,17 +33,23 @@ export const HeadUnenrolled = defineEvent({
 
 /**
  * What a trigger watches for (seed §3.2): live mail (a connector's mirrored message), any new
- * item, and a thing whose links changed (entity.changed: a link added or inferred to or from it,
- * or a merge into it).
+ * item, a thing whose links changed (entity.changed: a link added or inferred to or from it, or
+ * a merge into it), and an open commitment whose due time came (commitment.due).
  */
 export const TriggerOn = Type.Union(
-  (['mail.received', 'item.added', 'entity.changed'] as const).map((k) => Type.Literal(k)),
+  (['mail.received', 'item.added', 'entity.changed', 'commitment.due'] as const).map((k) => Type.Literal(k)),
 );
 
 export const TriggerFilter = Type.Object(
   {
-    from: Type.Optional(Type.String({ description: 'mail.received: a sender address or @domain' })),
-    to: Type.Optional(Type.String({ description: 'mail.received: a recipient address or @domain' })),
+    from: Type.Optional(
+      Type.String({
+        description: 'mail.received: a sender address or @domain; commitment.due: who promised (or was asked)',
+      }),
+    ),
+    to: Type.Optional(
+      Type.String({ description: 'mail.received: a recipient address or @domain; commitment.due: to whom' }),
+    ),
     labels: Type.Optional(Type.Array(Type.String(), { description: 'every one of these labels' })),
     source: Type.Optional(Type.String({ description: 'item.added: the item’s source kind (mbox, gmail, …)' })),
     kind: Type.Optional(
@@ -55,7 +61,11 @@ export const TriggerFilter = Type.Object(
     thing: Type.Optional(
       Type.String({ description: 'entity.changed: the thing’s key (person:ann@example.com, topic:memex, …)' }),
     ),
-    words: Type.Optional(Type.String({ description: 'words the title must contain (case-insensitive)' })),
+    words: Type.Optional(
+      Type.String({
+        description: 'words the title (commitment.due: what is promised) must contain (case-insensitive)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -5,7 +5,9 @@ import { HeadCommands } from './commands/head.commands.js';
 import { MemoriesCommands } from './commands/memories.commands.js';
 import { TriggersCommands } from './commands/triggers.commands.js';
 import { HeadLinkService } from './link/head-link.service.js';
+import { CommitmentWatch } from './link/commitment-watch.js';
 import { TriggerEvaluator } from './link/trigger-evaluator.js';
+import { TriggerFiring } from './link/trigger-firing.js';
 import { SessionKnowledge } from './link/session-knowledge.js';
 import { HeadProjector } from './projection/head.projector.js';
 import { CredentialsQueries } from './queries/credentials.queries.js';
@@ -32,7 +34,9 @@ export class HeadModule {
         TriggersQueries,
         InboxQueries,
         CredentialsQueries,
+        TriggerFiring,
         TriggerEvaluator,
+        CommitmentWatch,
         SessionKnowledge,
         HeadProjector,
       ],

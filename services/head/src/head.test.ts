@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { INestApplicationContext } from '@nestjs/common';
 import * as grpc from '@grpc/grpc-js';
 import {
+  CommitmentExtracted,
   EntityGet,
   EntityMerged,
   HeadEnroll,
@@ -12,6 +13,7 @@ import {
   HeadStatus,
   ItemsGet,
   HeadUnenroll,
+  Inbox,
   Ingest,
   ItemIngested,
   LinkAdded,
@@ -433,6 +435,103 @@ test('entity.changed fires for the things a link, an inference or a merge change
     assert.equal(notes().length, 1);
     assert.equal(notes()[0]!.request.message, 'changed: person:ann@example.com, org:acme.example');
   } finally {
+    await w.stop();
+    await fake.stop();
+  }
+});
+
+test('commitment.due fires once for an open commitment whose time came, within the trigger’s scope, across a restart; the inbox lists what is due', async () => {
+  process.env.MEMEX_HEAD_DUE_POLL_MS = '300';
+  const fake = new FakeHead();
+  await fake.start();
+  const w = await world({ ingest: true, graph: true });
+  try {
+    await w.call(HeadEnroll, { url: fake.enrollUrl, token: fake.newToken() });
+    await fake.linked();
+    await fake.call(
+      'memex.triggers.add',
+      {
+        name: 'promised ann',
+        on: 'commitment.due',
+        filter: { to: 'ann@example.com' },
+        action: { workflow: 'follow-up' },
+      },
+      { owner: true },
+    );
+    // A session without mail: the commitment below was read in a mail, so it never sees it.
+    await fake.call(
+      'memex.triggers.add',
+      { name: 'blind', on: 'commitment.due', action: { notify: 'due' } },
+      { labels: ['research'], session: 'r' },
+    );
+    await assert.rejects(
+      fake.call(
+        'memex.triggers.add',
+        { name: 'x', on: 'commitment.due', filter: { thing: 'org:a' }, action: { notify: 'x' } },
+        { owner: true },
+      ),
+      /a trigger on commitment.due cannot filter on thing/,
+    );
+    const mail =
+      'From: Me <me@example.com>\r\nTo: Ann <ann@example.com>\r\nSubject: the draft\r\nMessage-ID: <due1@example.com>\r\nDate: Mon, 30 Nov 2026 10:00:00 +0000\r\n\r\nI will send the draft shortly.\r\n';
+    const { results } = await callMethod(w.bus, Ingest, {
+      items: [{ type: 'message/rfc822', text: mail, source: { kind: 'mbox', id: 'a' } }],
+    });
+    const item = results[0]!.id!;
+    const soon = new Date(Date.now() + 2000).toISOString();
+    const promise = (key: string, to: string, due: string) => ({
+      key,
+      kind: 'promise' as const,
+      by: [{ address: 'me@example.com' }],
+      to: [{ address: to }],
+      what: `send the draft to ${to}`,
+      due,
+      due_text: 'shortly',
+      quote: 'I will send the draft shortly.',
+      start: 0,
+      end: 29,
+      confidence: 0.9,
+    });
+    await new EventPublisher(w.bus).publish(CommitmentExtracted, {
+      subject: `item:${item}`,
+      actor: { kind: 'pipeline', id: 'commitments' },
+      kind: 'email',
+      labels: [],
+      data: {
+        item_id: item,
+        revision: 1,
+        made_by: 'commitments@1',
+        commitments: [
+          promise('c1', 'ann@example.com', soon),
+          promise('c2', 'bob@example.com', soon),
+          // Due long before the trigger existed: the archive's backlog fires nothing.
+          promise('c3', 'ann@example.com', '2020-01-01'),
+        ],
+      },
+    });
+    const starts = () => fake.asked.filter((a) => a.method === 'workflows.start');
+    await waitUntil(async () => starts().length === 1, 'the follow-up workflow', { timeoutMs: 30_000 });
+    await w.restartHead();
+    await fake.linked();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(starts().length, 1, 'once, across a restart');
+    const input = JSON.parse(String(starts()[0]!.request.input_json)) as { event: string; what: string; due: string };
+    assert.deepEqual(
+      [input.event, input.what, input.due],
+      ['commitment.due', 'send the draft to ann@example.com', soon],
+    );
+    assert.equal(fake.asked.filter((a) => a.method === 'notify').length, 0, 'the mail-less trigger saw nothing');
+
+    const inbox = await w.call(Inbox, {});
+    // Soonest first: the overdue one, then the two due together.
+    assert.equal(inbox.commitments_due[0]!.key, 'c3');
+    assert.deepEqual(inbox.commitments_due.map((c) => c.key).sort(), ['c1', 'c2', 'c3']);
+    const blind = (await fake.call('memex.inbox', {}, { labels: ['research'], session: 'r' })) as {
+      commitments_due: unknown[];
+    };
+    assert.deepEqual(blind.commitments_due, []);
+  } finally {
+    delete process.env.MEMEX_HEAD_DUE_POLL_MS;
     await w.stop();
     await fake.stop();
   }

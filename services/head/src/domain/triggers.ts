@@ -1,5 +1,6 @@
 import {
   agentScope,
+  type Commitment,
   EntityMerged,
   isEventOf,
   isVisible,
@@ -24,6 +25,7 @@ export interface ActiveTrigger {
   action: Static<typeof TriggerAction>;
   scopeLabels: string[] | null;
   fromSeq: number;
+  registeredAt: Date;
 }
 
 /** The scope a trigger fires within: the labels it was registered with, under today's rules. */
@@ -88,12 +90,37 @@ export function thingsChanged(event: EventEnvelope): string[] {
   return [...new Set(refs.filter((ref) => !ref.startsWith('item:')))];
 }
 
-const ITEM_FILTERS = ['from', 'to', 'source', 'words'] as const;
+/** Filters a trigger of each kind cannot apply (named in the refusal rather than ignored). */
+const CANNOT_FILTER: Record<Static<typeof TriggerOn>, (keyof Static<typeof TriggerFilter>)[]> = {
+  'mail.received': ['thing'],
+  'item.added': ['thing'],
+  'entity.changed': ['from', 'to', 'source', 'words'],
+  'commitment.due': ['source', 'kind', 'thing', 'labels'],
+};
 
-/** Filters a trigger of this kind cannot apply (named in the refusal rather than ignored). */
 export function misplacedFilters(on: Static<typeof TriggerOn>, filter: Static<typeof TriggerFilter>): string[] {
-  const wrong = on === 'entity.changed' ? ITEM_FILTERS : (['thing'] as const);
-  return wrong.filter((name) => filter[name] !== undefined);
+  return CANNOT_FILTER[on].filter((name) => filter[name] !== undefined);
+}
+
+/** The moment a commitment falls due: a day means its start (UTC: the text gave no zone), a time itself. */
+export function dueAt(due: string): Date | null {
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(due) ? Date.parse(`${due}T00:00:00Z`) : Date.parse(due);
+  return Number.isNaN(at) ? null : new Date(at);
+}
+
+/**
+ * commitment.due: an open commitment (as the trigger's scope lists them) whose due moment has come
+ * and came after the trigger was registered (not the archive's backlog), passing the filters.
+ */
+export function commitmentFires(trigger: ActiveTrigger, commitment: Commitment, now: Date): boolean {
+  const at = commitment.due ? dueAt(commitment.due) : null;
+  if (!at || at > now || at <= trigger.registeredAt) return false;
+  const { filter } = trigger;
+  const addresses = (parties: Commitment['by']) => parties.map((p) => p.address.toLowerCase());
+  if (filter.from && !addressMatches(filter.from, addresses(commitment.by))) return false;
+  if (filter.to && !addressMatches(filter.to, addresses(commitment.to))) return false;
+  if (filter.words && !commitment.what.toLowerCase().includes(filter.words.toLowerCase())) return false;
+  return true;
 }
 
 /** entity.changed: a thing the filter names (by key, or kind) among those the event changed, seen within the scope. */
@@ -121,7 +148,7 @@ function thingFires(trigger: ActiveTrigger, event: EventEnvelope, rules: ScopeRu
  * connector's mirrored message, never an archive import: seed §4.5).
  */
 export function fires(trigger: ActiveTrigger, seq: number, event: EventEnvelope, rules: ScopeRule[]): boolean {
-  if (seq <= trigger.fromSeq) return false;
+  if (seq <= trigger.fromSeq || trigger.on === 'commitment.due') return false;
   if (trigger.on === 'entity.changed') return thingFires(trigger, event, rules);
   const item = itemFacts(event);
   if (!item || item.revision !== 1) return false;

@@ -4,19 +4,19 @@ import { sql, type Kysely } from 'kysely';
 import {
   isEventOf,
   ItemIngested,
-  TriggerFired,
   TriggerRegistered,
   TriggerRemoved,
   type EventEnvelope,
   type ScopeRule,
 } from '@memex/contracts';
-import { EventPublisher, readLog, type Bus } from '@memex/bus';
+import { readLog, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, loadScopeRules, ServiceHost, type HealthProblems } from '@memex/runtime';
 import { fires, thingsChanged, type ActiveTrigger } from '../domain/triggers.js';
 import type { HeadDatabase } from '../projection/schema.js';
 import { HeadLinkService } from './head-link.service.js';
 import type { HeadApi } from './head-api.js';
+import { TriggerFiring } from './trigger-firing.js';
 
 const CURSOR_SAVE_EVERY = 500;
 const RETRY_MS = 1000;
@@ -34,7 +34,6 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
   private readonly rules: ScopeRule[];
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
-  private readonly firedHere = new Set<string>();
   /** Why evaluation stopped, until a trigger fires again. */
   private paused: string | undefined;
 
@@ -42,7 +41,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     @Inject(BUS) private readonly bus: Bus,
     @Inject(DATABASE) private readonly db: Kysely<HeadDatabase>,
     @Inject(CONFIG) config: MemexConfig,
-    private readonly publisher: EventPublisher,
+    private readonly firing: TriggerFiring,
     private readonly link: HeadLinkService,
     private readonly host: ServiceHost,
   ) {
@@ -79,13 +78,13 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     // any later one is met in the log below, at its place.
     const seen = await this.bus.lastSeq();
     await this.host.projector?.waitFor(seen, 30_000);
-    const triggers = new Map((await this.activeTriggers()).map((t) => [t.id, t]));
+    const triggers = new Map((await this.firing.active()).map((t) => [t.id, t]));
     let cursor = await this.startSeq([...triggers.values()], seen);
     let sinceSave = 0;
     for await (const { seq, event } of readLog(this.bus, { fromSeq: cursor + 1, signal: this.abort.signal })) {
       this.track(triggers, seq, event);
       for (const trigger of triggers.values()) {
-        if (fires(trigger, seq, event, this.rules) && !(await this.firedBefore(trigger.id, event.id))) {
+        if (fires(trigger, seq, event, this.rules) && !(await this.firing.firedBefore(trigger.id, event.id))) {
           await this.fire(api, trigger, seq, event);
         }
       }
@@ -109,82 +108,44 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
   private track(triggers: Map<string, ActiveTrigger>, seq: number, event: EventEnvelope): void {
     if (isEventOf(TriggerRegistered, event)) {
       const { id, name, on, filter, action, scope_labels, from_seq } = event.data;
-      triggers.set(id, { id, name, on, filter, action, scopeLabels: scope_labels, fromSeq: Math.max(from_seq, seq) });
+      triggers.set(id, {
+        id,
+        name,
+        on,
+        filter,
+        action,
+        scopeLabels: scope_labels,
+        fromSeq: Math.max(from_seq, seq),
+        registeredAt: new Date(event.recorded_at),
+      });
     } else if (isEventOf(TriggerRemoved, event)) {
       triggers.delete(event.data.id);
     }
   }
 
   private async fire(api: HeadApi, trigger: ActiveTrigger, seq: number, event: EventEnvelope): Promise<void> {
-    const dedupeKey = `${trigger.id}:${event.id}`;
-    const labels = trigger.scopeLabels ?? [];
     // fires() passes item.ingested events, and graph events for entity.changed.
     const item = isEventOf(ItemIngested, event) ? event.data : undefined;
     const things = trigger.on === 'entity.changed' ? thingsChanged(event) : undefined;
-    const subject = {
-      trigger: trigger.name,
-      event: event.type,
+    await this.firing.fire(api, trigger, {
+      eventId: event.id,
       seq,
-      item: item?.id,
-      kind: item?.kind,
-      title: item?.title,
-      ...(things ? { things } : {}),
-    };
-    let runId: string | undefined;
-    if ('workflow' in trigger.action) {
-      const input = { ...subject, ...(trigger.action.input !== undefined ? { input: trigger.action.input } : {}) };
-      const reply = await api.workflowsStart({
-        name: trigger.action.workflow,
-        input_json: JSON.stringify(input),
-        dedupe_key: dedupeKey,
-        labels,
-      });
-      runId = reply.run_id;
-    } else {
-      await api.notify({
-        event: trigger.action.notify,
-        title: trigger.name,
-        message: item?.title ?? (things ? `changed: ${things.join(', ')}` : event.type),
-        labels,
-        dedupe_key: dedupeKey,
-      });
-    }
-    await this.publisher.publish(TriggerFired, {
-      subject: `trigger:${trigger.id}`,
-      actor: { kind: 'system', id: 'head-link' },
-      causation_id: event.id,
-      data: { trigger_id: trigger.id, event_id: event.id, event_seq: seq, ...(runId ? { run_id: runId } : {}) },
+      causationId: event.id,
+      subject: {
+        event: event.type,
+        seq,
+        item: item?.id,
+        kind: item?.kind,
+        title: item?.title,
+        ...(things ? { things } : {}),
+      },
+      message: item?.title ?? (things ? `changed: ${things.join(', ')}` : event.type),
     });
-    this.firedHere.add(dedupeKey);
     this.paused = undefined;
   }
 
   async healthProblems(): Promise<string[]> {
     return this.paused ? [`triggers paused: ${this.paused}`] : [];
-  }
-
-  private async firedBefore(triggerId: string, eventId: string): Promise<boolean> {
-    if (this.firedHere.has(`${triggerId}:${eventId}`)) return true;
-    const row = await this.db
-      .selectFrom('trigger_fires')
-      .select('event_id')
-      .where('trigger_id', '=', triggerId)
-      .where('event_id', '=', eventId)
-      .executeTakeFirst();
-    return row !== undefined;
-  }
-
-  private async activeTriggers(): Promise<ActiveTrigger[]> {
-    const rows = await this.db.selectFrom('triggers').selectAll().where('removed', '=', false).execute();
-    return rows.map((row) => ({
-      id: row.id,
-      name: row.name,
-      on: row.on,
-      filter: row.filter,
-      action: row.action,
-      scopeLabels: row.scope_labels,
-      fromSeq: Number(row.from_seq),
-    }));
   }
 
   /**

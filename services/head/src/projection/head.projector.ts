@@ -38,6 +38,13 @@ const migrations: Migration[] = [
         .execute();
     },
   },
+  {
+    // commitment.due fires for what falls due after a trigger was registered, not the past's backlog.
+    name: '002_trigger_registered_at',
+    async up(db) {
+      await db.schema.alterTable('triggers').addColumn('registered_at', 'timestamptz').execute();
+    },
+  },
 ];
 
 /** Triggers the head registered and what they fired for. */
@@ -49,7 +56,16 @@ export class HeadProjector {
     const { id, name, on, filter, action, scope_labels, from_seq } = event.data;
     await trx
       .insertInto('triggers')
-      .values({ id, name, on, filter: JSON.stringify(filter), action: JSON.stringify(action), scope_labels, from_seq })
+      .values({
+        id,
+        name,
+        on,
+        filter: JSON.stringify(filter),
+        action: JSON.stringify(action),
+        scope_labels,
+        from_seq,
+        registered_at: new Date(event.recorded_at),
+      })
       .onConflict((oc) => oc.column('id').doNothing())
       .execute();
   }

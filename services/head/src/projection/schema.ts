@@ -13,6 +13,8 @@ export interface HeadDatabase {
     /** null: registered by the owner. */
     scope_labels: string[] | null;
     from_seq: ColumnType<string, number, number>;
+    /** When it was registered (null for triggers from before this column: they are taken as registered at the epoch). */
+    registered_at: ColumnType<Date | null, Date, Date>;
     removed: Generated<boolean>;
   };
   /** What each trigger fired for: the dedupe record that survives restarts. */

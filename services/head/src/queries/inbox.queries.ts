@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Inbox, MailList, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { CommitmentsList, Inbox, MailList, type ParamsOf, type ResultOf } from '@memex/contracts';
+import { dueAt } from '../domain/triggers.js';
 import { MethodRouter, RpcMethod, type CallContext } from '@memex/runtime';
 
 @Injectable()
@@ -19,8 +20,19 @@ export class InboxQueries {
         },
         call,
       ) as Promise<ResultOf<typeof MailList>>;
-    if (call.scope.kind === 'agent' && !call.scope.kinds.includes('email')) return { needs_reply: [], waiting: [] };
-    const [needsReply, waiting] = await Promise.all([view('needs_reply'), view('waiting')]);
-    return { needs_reply: needsReply.messages, waiting: waiting.messages };
+    const dueBy = Date.now() + (params.due_days ?? 7) * 86_400_000;
+    const commitmentsDue = async () =>
+      (
+        (await this.router.call(CommitmentsList.name, { status: 'open', limit: 500 }, call)) as ResultOf<
+          typeof CommitmentsList
+        >
+      ).commitments
+        .filter((c) => c.due !== null && (dueAt(c.due)?.getTime() ?? Infinity) <= dueBy)
+        .slice(0, params.limit ?? 20);
+    if (call.scope.kind === 'agent' && !call.scope.kinds.includes('email')) {
+      return { needs_reply: [], waiting: [], commitments_due: await commitmentsDue() };
+    }
+    const [needsReply, waiting, due] = await Promise.all([view('needs_reply'), view('waiting'), commitmentsDue()]);
+    return { needs_reply: needsReply.messages, waiting: waiting.messages, commitments_due: due };
   }
 }

@@ -21,16 +21,6 @@ export function linesOf(text: string, pages: PageRange[] | null): Line[] {
   return out;
 }
 
-/** Lowercase letters and digits, accents dropped, words single-spaced: how titles are compared. */
-export function normalizeTitle(title: string): string {
-  return title
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-}
-
 /** A line that only a page adds: a page number, or a running header like `2 Z. Shen et al.`. */
 export function isPageFurniture(line: string): boolean {
   return /^\d{1,4}$/.test(line) || /^(?:\d{1,4}\s+)?[\p{Lu}][\p{L}.\s-]{0,40} et al\.(?:\s+\d{1,4})?$/u.test(line);

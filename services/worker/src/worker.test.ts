@@ -69,7 +69,7 @@ function startWorker(stack: Stack, folder: string, dataDir: string): ChildProces
       '--heartbeat-seconds',
       '0.3',
       '--rescan-seconds',
-      '1',
+      '600',
     ],
     { stdio: ['ignore', 'inherit', 'pipe'] },
   );
@@ -168,6 +168,14 @@ describe('memex worker: folders on another machine', () => {
       'the memex keeps no copy of the photo',
     );
 
+    // A file written while the worker runs is picked up as it happens (the rescan is 10 minutes away).
+    const harbour = path.join(folder, '2024', 'harbour.md');
+    fs.writeFileSync(harbour, '# Harbour\n\nBoats at dawn.\n');
+    await waitUntil(async () => (await workerItems(stack)).has(`worker:nas:${harbour}`), 'the new file as an item', {
+      timeoutMs: 30_000,
+      everyMs: 250,
+    });
+
     // The worker goes away: its items are marked unreachable, not deleted; content says why.
     await stopWorker(worker);
     await waitUntil(
@@ -190,6 +198,6 @@ describe('memex worker: folders on another machine', () => {
       { timeoutMs: 30_000, everyMs: 200 },
     );
     assert.ok((await content(stack, photoId)).equals(photo));
-    assert.equal((await workerItems(stack)).size, 2, 'no file became a second item');
+    assert.equal((await workerItems(stack)).size, 3, 'no file became a second item');
   });
 });

@@ -1,10 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { WORKER_NAME_PATTERN, workerSubject, type WorkerHeartbeat } from '@memex/locations';
 import { FileServer } from './serve.js';
 import { FolderScan } from './scan.js';
 import { WorkerState } from './state.js';
+
+/** Changes reported within this long of each other are scanned together (a move is an unlink and an add). */
+const SETTLE_MS = 300;
 
 export interface WorkerOptions {
   /** The worker's name: its files are `worker:<name>:<path>`. */
@@ -29,8 +33,8 @@ export interface RunningWorker {
 /**
  * `memex worker`: a machine that keeps its files (a NAS, a laptop) joins the memex's NATS,
  * serves its folders' bytes on request, sends heartbeats (the sources service marks its items
- * unreachable when they stop), and scans its folders — once at start, then every `rescanMs` —
- * sending ingest only locations, never the files.
+ * unreachable when they stop), and scans its folders — at start, on every change (chokidar), and
+ * every `rescanMs` — sending ingest only locations, never the files.
  */
 export async function runWorker(options: WorkerOptions): Promise<RunningWorker> {
   if (!WORKER_NAME_PATTERN.test(options.name))
@@ -60,8 +64,8 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
   const scanner = new FolderScan(nc, options.name, new WorkerState(options.dataDir));
   let stopped = false;
   let scanning: Promise<void> = Promise.resolve();
-  const scanAll = async () => {
-    for (const folder of folders) {
+  const scanAll = async (only: string[] = folders) => {
+    for (const folder of only) {
       if (stopped) return;
       try {
         const { files, ...changes } = await scanner.scan(folder);
@@ -77,8 +81,33 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
   };
   const scanned = (scanning = scanAll());
   const rescans = setInterval(() => {
-    scanning = scanning.then(scanAll);
+    scanning = scanning.then(() => scanAll());
   }, rescanMs);
+  // Changes as they happen: a folder with changes is scanned again once they settle (a scan
+  // compares sizes and times, so it reads only what changed); the rescan is the safety net.
+  const settle = new Map<string, NodeJS.Timeout>();
+  const watchers: FSWatcher[] = folders.map((folder) =>
+    watch(folder, {
+      ignoreInitial: true,
+      followSymlinks: false,
+      // A file being written is reported once it stops growing, not half-written.
+      awaitWriteFinish: { stabilityThreshold: 200, pollInterval: 50 },
+      ignored: (full) =>
+        full !== folder &&
+        path
+          .relative(folder, full)
+          .split(path.sep)
+          .some((p) => p.startsWith('.')),
+    }).on('all', () => {
+      clearTimeout(settle.get(folder));
+      settle.set(
+        folder,
+        setTimeout(() => {
+          scanning = scanning.then(() => scanAll([folder]));
+        }, SETTLE_MS),
+      );
+    }),
+  );
 
   return {
     scanned,
@@ -86,6 +115,8 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
       stopped = true;
       clearInterval(beating);
       clearInterval(rescans);
+      for (const timer of settle.values()) clearTimeout(timer);
+      await Promise.all(watchers.map((watcher) => watcher.close()));
       await scanning;
       server.stop();
       await nc.drain();

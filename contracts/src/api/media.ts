@@ -57,6 +57,10 @@ export const PhotoView = Type.Object({
   place: Type.Union([Place, Type.Null()]),
   /** How many faces the face model found (memex.faces.list shows them); null while it has not looked. */
   faces: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()]),
+  /** What it shows: `object:<label>` from the offline detector, `tag:<word>` from a vision model. */
+  tags: Type.Array(Type.String()),
+  /** A vision model's caption, when one is configured. */
+  caption: Type.Union([Type.String(), Type.Null()]),
   /** The named people whose faces are in it. */
   people: Type.Array(Type.Object({ key: Type.String(), name: Type.String(), faces: Type.Integer() })),
 });

@@ -216,6 +216,45 @@ export const PeopleSeen = defineEvent({
   ),
 });
 
+/**
+ * What a photo (or a video's keyframes) shows: object tags from the offline detector
+ * (`object:<COCO label>`), and when a vision model endpoint is configured its caption and tags
+ * (`tag:<word>`). Subject item:<id>. A later reading of the same revision replaces an earlier one.
+ */
+export const PhotoTagged = defineEvent({
+  type: 'photo.tagged',
+  owner: 'media',
+  v: 1,
+  description:
+    "A photo's or video's object tags and, from a vision model when one is configured, its caption. Subject item:<id>.",
+  data: Type.Object(
+    {
+      item_id: Type.String({ pattern: ULID_PATTERN }),
+      revision: Type.Integer({ minimum: 1 }),
+      /** The object detector (`human/centernet`), or null when object tags are off. */
+      tagger: Type.Union([Type.String(), Type.Null()]),
+      tags: Type.Array(
+        Type.Object(
+          {
+            /** `object:dog` (the detector's) or `tag:beach` (the vision model's). */
+            tag: Type.String({ pattern: '^(object|tag):.+$', maxLength: 100 }),
+            /** The detector's confidence; 1 for the vision model's. */
+            score: Type.Number({ minimum: 0, maximum: 1 }),
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 50 },
+      ),
+      caption: Type.Union([Type.String({ maxLength: 2000 }), Type.Null()]),
+      /** The vision model that wrote the caption. */
+      caption_model: Type.Union([Type.String(), Type.Null()]),
+      /** Why there is no caption though an endpoint is configured (its error), else null. */
+      caption_problem: Type.Union([Type.String(), Type.Null()]),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by the media service. Add each definition here and to this list. */
 export const mediaEvents: EventDefinition[] = [
   PhotoAnalyzed,
@@ -225,4 +264,5 @@ export const mediaEvents: EventDefinition[] = [
   FaceMoved,
   FaceClustersMerged,
   PeopleSeen,
+  PhotoTagged,
 ];

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  Ingest,
   FacesClusters,
   FacesCrop,
   FacesList,
@@ -18,10 +19,13 @@ import {
 } from '@memex/contracts';
 import { ServiceHost } from '@memex/runtime';
 import { waitUntil } from '@memex/testing';
-import { faceTestSet, faceTestSetSkip, type Person, type TestPhoto } from './testing/faces.js';
+import { faceTestSet, faceTestSetSkip, slideshow, type Person, type TestPhoto } from './testing/faces.js';
+import { recordingToolsSkip } from './testing/recordings.js';
 import { MediaHarness } from './testing/harness.js';
 
 type FaceView = ResultOf<typeof FacesList>['faces'][number];
+
+const recordingSkip = await recordingToolsSkip();
 
 /** Who a found face is, by the band of the photo its centre falls in (null: no one is there). */
 function whoIs(face: FaceView, photo: TestPhoto): Person | null {
@@ -50,6 +54,9 @@ describe(
       throw new Error(`no cluster of ${person}`);
     };
 
+    /** How many faces an item has; null until the face model has looked (or the read model has the item). */
+    const facesOf = async (id: string) => (await h.call(MediaGet, { item_id: id }).catch(() => null))?.faces ?? null;
+
     before(async () => {
       h = await MediaHarness.start();
       dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-faces-'));
@@ -63,7 +70,7 @@ describe(
       ids = [];
       for (const file of files) ids.push(...(await h.ingestFiles([file])));
       for (const id of ids)
-        await waitUntil(async () => (await h.call(MediaGet, { item_id: id })).faces !== null, `faces of ${id}`, {
+        await waitUntil(async () => (await facesOf(id)) !== null, `faces of ${id}`, {
           timeoutMs: 180_000,
         });
     });
@@ -166,6 +173,34 @@ describe(
       assert.deepEqual(await h.call(FacesClusters, {}), before);
       [face] = (await h.call(FacesList, { item_id: moved.item_id })).faces.filter((f) => f.face_id === moved.face_id);
       assert.equal(face!.cluster_id, null, 'the move outranks the model on replay');
+    });
+
+    it('finds faces on a video’s keyframes, at their second', { skip: recordingSkip }, async () => {
+      // A slideshow: the coffee cup for 3 seconds, then Grace Hopper (a scene change at 3 s).
+      const [cup, hopper] = ['coffee.png', 'hopper, as is'].map((name) => set.find((p) => p.name === name)!.jpeg);
+      const video = await slideshow([cup!, hopper!], 3);
+      const { results } = await h.call(Ingest, {
+        items: [
+          {
+            type: 'video/mp4',
+            data: video.toString('base64'),
+            source: { kind: 'folder', id: 'videos' },
+            external_id: 'slideshow.mp4',
+            attributes: { filename: 'slideshow.mp4' },
+          },
+        ],
+      });
+      const id = results[0]!.id!;
+      await waitUntil(async () => (await facesOf(id)) !== null, 'faces of the video', {
+        timeoutMs: 180_000,
+      });
+      const { faces } = await h.call(FacesList, { item_id: id });
+      assert.equal(faces.length, 1, JSON.stringify(faces));
+      assert.ok(Math.abs(faces[0]!.frame_at! - 3) < 0.5, `the face is on the frame at ${faces[0]!.frame_at} s`);
+      // Her cluster (merged into Collins's by now): the one holding her photos' faces.
+      assert.ok(faces[0]!.cluster_id, 'it joins a cluster');
+      const members = await h.call(FacesList, { cluster_id: faces[0]!.cluster_id });
+      assert.ok(members.faces.some((f) => truth.get(f.face_id) === 'hopper'));
     });
 
     it('a deletion removes the photo’s faces, crops and embeddings, and a replay agrees', async () => {

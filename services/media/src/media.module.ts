@@ -13,6 +13,8 @@ import { FaceCorrections } from './commands/faces.service.js';
 import { PeopleSync } from './commands/people.js';
 import { loadFaceModel, type FaceModel } from './domain/faces/index.js';
 import { PlaceIndex } from './domain/places.js';
+import { VisionCaptioner } from './domain/tags/captions.js';
+import { ObjectTagger } from './domain/tags/objects.js';
 import { mediaWorkersFromEnv, PhotoJobs } from './jobs/photo-jobs.js';
 import { MediaProjector } from './projection/media.projector.js';
 import { FacesQueries } from './queries/faces.service.js';
@@ -20,6 +22,8 @@ import { PhotosService } from './queries/photos.service.js';
 
 /** The face model this process runs (null when MEMEX_FACE_MODEL=off). */
 const FACE_MODEL = Symbol('FACE_MODEL');
+/** The object tagger (null when MEMEX_OBJECT_TAGS=off) and the vision endpoint (when MEMEX_VISION_URL is set). */
+const TAGGING = Symbol('TAGGING');
 
 export interface MediaOptions {
   /** Photos analysed at once in this process (default MEMEX_MEDIA_WORKERS, else 2). */
@@ -55,6 +59,13 @@ export class MediaModule {
         { provide: PlaceIndex, useFactory: () => PlaceIndex.load() },
         { provide: FACE_MODEL, useFactory: () => loadFaceModel() },
         {
+          provide: TAGGING,
+          useFactory: async () => ({
+            tagger: process.env['MEMEX_OBJECT_TAGS'] === 'off' ? null : await ObjectTagger.load(),
+            captioner: VisionCaptioner.fromEnv(),
+          }),
+        },
+        {
           provide: PhotoJobs,
           useFactory: (
             bus: Bus,
@@ -63,8 +74,9 @@ export class MediaModule {
             places: PlaceIndex,
             faces: FaceModel | null,
             people: PeopleSync,
-          ) => new PhotoJobs(bus, publisher, blobs, places, workers, faces, people),
-          inject: [BUS, EventPublisher, BlobStore, PlaceIndex, FACE_MODEL, PeopleSync],
+            tagging: ConstructorParameters<typeof PhotoJobs>[7],
+          ) => new PhotoJobs(bus, publisher, blobs, places, workers, faces, people, tagging),
+          inject: [BUS, EventPublisher, BlobStore, PlaceIndex, FACE_MODEL, PeopleSync, TAGGING],
         },
         MediaProjector,
         PhotosService,

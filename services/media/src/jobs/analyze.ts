@@ -1,9 +1,11 @@
+import sharp from 'sharp';
 import type { BlobStore } from '@memex/blobs';
 import type {
   DataOf,
   EventOf,
   FacesDetected,
   ItemIngested,
+  PhotoTagged,
   Keyframe,
   PhotoAnalyzed,
   Rendition,
@@ -12,6 +14,8 @@ import type {
 import type { FaceModel } from '../domain/faces/face-model.js';
 import { findFaces, type FaceSource } from '../domain/faces/find-faces.js';
 import { extractKeyframes } from '../domain/keyframes.js';
+import type { Caption, VisionCaptioner } from '../domain/tags/captions.js';
+import type { ObjectTagger } from '../domain/tags/objects.js';
 import type { PlaceIndex } from '../domain/places.js';
 import { makeRenditions, NoRendition } from '../domain/renditions.js';
 import { originalBytes } from './original.js';
@@ -84,15 +88,11 @@ export async function analyzeVideo(
   };
 }
 
-/**
- * The faces in a photo's upright preview (the largest rendition) or in a video's keyframes, read
- * back from the blobs the analysis just stored. A photo without renditions has the reason.
- */
-export async function analyzeFaces(
+/** The pictures of an analysis: a photo's upright preview (its largest rendition), or a video's keyframes at their second. */
+async function picturesOf(
   analysis: DataOf<typeof PhotoAnalyzed> | DataOf<typeof VideoAnalyzed>,
-  model: FaceModel,
   blobs: BlobStore,
-): Promise<DataOf<typeof FacesDetected>> {
+): Promise<FaceSource[]> {
   const images =
     'renditions' in analysis
       ? [...analysis.renditions]
@@ -100,19 +100,71 @@ export async function analyzeFaces(
           .slice(0, 1)
           .map((r) => ({ sha256: r.sha256, frameAt: null }))
       : analysis.keyframes.map((k) => ({ sha256: k.sha256, frameAt: k.at }));
-  const sources: FaceSource[] = [];
-  for (const { sha256, frameAt } of images) sources.push({ image: await blobs.get(sha256), frameAt });
-  const problem =
-    images.length === 0
-      ? (('renditions' in analysis ? analysis.rendition_problem : analysis.keyframe_problem) ??
-        'there was no image to look in')
-      : null;
+  const pictures: FaceSource[] = [];
+  for (const { sha256, frameAt } of images) pictures.push({ image: await blobs.get(sha256), frameAt });
+  return pictures;
+}
+
+/** Why an analysis has no pictures (its rendition or keyframe problem). */
+function noPictures(analysis: DataOf<typeof PhotoAnalyzed> | DataOf<typeof VideoAnalyzed>): string {
+  return (
+    ('renditions' in analysis ? analysis.rendition_problem : analysis.keyframe_problem) ??
+    'there was no image to look in'
+  );
+}
+
+/** The faces in an analysis's pictures, found by the face model. */
+export async function analyzeFaces(
+  analysis: DataOf<typeof PhotoAnalyzed> | DataOf<typeof VideoAnalyzed>,
+  model: FaceModel,
+  blobs: BlobStore,
+): Promise<DataOf<typeof FacesDetected>> {
+  const pictures = await picturesOf(analysis, blobs);
   return {
     item_id: analysis.item_id,
     revision: analysis.revision,
     model: model.name,
     dims: model.dims,
-    faces: await findFaces(analysis.item_id, sources, model, blobs),
-    problem,
+    faces: await findFaces(analysis.item_id, pictures, model, blobs),
+    problem: pictures.length === 0 ? noPictures(analysis) : null,
+  };
+}
+
+/**
+ * What an analysis's pictures show: the object detector's labels over all of them, and the vision
+ * model's caption and tags of the first (a photo's preview, a video's opening frame). A failing
+ * vision endpoint leaves the caption out with the reason, and the object tags stand.
+ */
+export async function analyzeTags(
+  analysis: DataOf<typeof PhotoAnalyzed> | DataOf<typeof VideoAnalyzed>,
+  tagger: ObjectTagger | null,
+  captioner: VisionCaptioner | null,
+  blobs: BlobStore,
+): Promise<DataOf<typeof PhotoTagged>> {
+  const pictures = await picturesOf(analysis, blobs);
+  const best = new Map<string, number>();
+  for (const picture of tagger ? pictures : []) {
+    const { data, info } = await sharp(picture.image).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    for (const { label, score } of await tagger!.tag({ data, width: info.width, height: info.height }))
+      best.set(`object:${label}`, Math.max(best.get(`object:${label}`) ?? 0, score));
+  }
+  let caption: Caption | null = null;
+  let problem: string | null = null;
+  if (captioner && pictures[0]) {
+    try {
+      caption = await captioner.caption(pictures[0].image, 'image/webp');
+      for (const tag of caption.tags) if (!best.has(`tag:${tag}`)) best.set(`tag:${tag}`, 1);
+    } catch (error) {
+      problem = error instanceof Error ? error.message : String(error);
+    }
+  }
+  return {
+    item_id: analysis.item_id,
+    revision: analysis.revision,
+    tagger: tagger?.name ?? null,
+    tags: [...best].slice(0, 50).map(([tag, score]) => ({ tag: tag.slice(0, 100), score })),
+    caption: caption?.caption.slice(0, 2000) ?? null,
+    caption_model: caption?.model ?? null,
+    caption_problem: problem,
   };
 }

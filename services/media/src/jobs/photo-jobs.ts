@@ -1,12 +1,22 @@
 import { Logger } from '@nestjs/common';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
-import { FacesDetected, isEventOf, ItemIngested, PhotoAnalyzed, VideoAnalyzed, type EventOf } from '@memex/contracts';
+import {
+  FacesDetected,
+  isEventOf,
+  ItemIngested,
+  PhotoAnalyzed,
+  PhotoTagged,
+  VideoAnalyzed,
+  type EventOf,
+} from '@memex/contracts';
 import type { BlobStore } from '@memex/blobs';
 import { decodeEvent, ensureDurable, EVENTS_STREAM, typeFilter, type Bus, type EventPublisher } from '@memex/bus';
 import type { PeopleSync } from '../commands/people.js';
 import type { FaceModel } from '../domain/faces/face-model.js';
 import type { PlaceIndex } from '../domain/places.js';
-import { analyzeFaces, analyzePhoto, analyzeVideo, MEDIA_PIPELINE } from './analyze.js';
+import type { VisionCaptioner } from '../domain/tags/captions.js';
+import type { ObjectTagger } from '../domain/tags/objects.js';
+import { analyzeTags, analyzeFaces, analyzePhoto, analyzeVideo, MEDIA_PIPELINE } from './analyze.js';
 
 /** The durable consumer every media process shares: each photo goes to one of them. */
 const DURABLE = 'media_photos';
@@ -44,6 +54,8 @@ export class PhotoJobs {
     /** Null when faces are off (MEMEX_FACE_MODEL=off). */
     private readonly faces: FaceModel | null,
     private readonly people: PeopleSync,
+    /** What tags pictures: the offline object detector (null when MEMEX_OBJECT_TAGS=off) and a vision endpoint when configured. */
+    private readonly tagging: { tagger: ObjectTagger | null; captioner: VisionCaptioner | null },
   ) {}
 
   async start(): Promise<void> {
@@ -95,7 +107,7 @@ export class PhotoJobs {
     }
   }
 
-  /** A photo's renditions and place, or a video's keyframes and place, then their faces, each published once stored. */
+  /** A photo's renditions and place, or a video's keyframes and place, then what they show and their faces, each published once stored. */
   private async analyze(event: EventOf<typeof ItemIngested>): Promise<void> {
     const draft = {
       subject: `item:${event.data.id}`,
@@ -114,7 +126,13 @@ export class PhotoJobs {
       analysis = await analyzePhoto(event, this.blobs, this.places);
       if (analysis) await this.publisher.publish(PhotoAnalyzed, { ...draft, data: analysis });
     }
-    if (!analysis || !this.faces) return;
+    if (!analysis) return;
+    const { tagger, captioner } = this.tagging;
+    if (tagger || captioner) {
+      const tags = await analyzeTags(analysis, tagger, captioner, this.blobs);
+      await this.publisher.publish(PhotoTagged, { ...draft, data: tags });
+    }
+    if (!this.faces) return;
     const faces = await analyzeFaces(analysis, this.faces, this.blobs);
     const { seq } = await this.publisher.publish(FacesDetected, { ...draft, data: faces });
     // A face that joined a named cluster puts that person in the photo, in the graph too.

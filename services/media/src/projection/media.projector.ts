@@ -9,6 +9,7 @@ import {
   ItemIngested,
   PeopleSeen,
   PhotoAnalyzed,
+  PhotoTagged,
   VideoAnalyzed,
   decodeVector,
   type EventOf,
@@ -219,6 +220,17 @@ export class MediaProjector {
         .where('name', 'is', null)
         .execute();
     await trx.updateTable('faces').set({ cluster_id: into }).where('cluster_id', '=', from).execute();
+  }
+
+  /** Tags of the revision the item is at replace earlier ones. */
+  @On(PhotoTagged)
+  async photoTagged(trx: Trx, { data }: EventOf<typeof PhotoTagged>): Promise<void> {
+    await trx
+      .updateTable('items')
+      .set({ tags: data.tags.map((t) => t.tag), caption: data.caption })
+      .where('item_id', '=', data.item_id)
+      .where('revision', '=', data.revision)
+      .execute();
   }
 
   @On(PeopleSeen)

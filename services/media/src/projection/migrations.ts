@@ -68,4 +68,13 @@ export const mediaMigrations: Migration[] = [
       await sql`alter table items add column faces_revision integer`.execute(db);
     },
   },
+  {
+    // What photos show: object tags and a vision model's tags and caption (photo.tagged).
+    name: '004_tags',
+    async up(db) {
+      await sql`alter table items add column tags text[] not null default '{}'`.execute(db);
+      await sql`alter table items add column caption text`.execute(db);
+      await sql`create index items_tags on items using gin (tags)`.execute(db);
+    },
+  },
 ];

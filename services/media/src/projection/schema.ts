@@ -24,6 +24,9 @@ export interface ItemsTable {
   place_key: string | null;
   /** The revision faces.detected last described, or null while faces were not looked for. */
   faces_revision: ColumnType<number | null, number | null | undefined, number | null>;
+  /** `object:<label>` and `tag:<word>` from photo.tagged. */
+  tags: ColumnType<string[], string[] | undefined, string[]>;
+  caption: ColumnType<string | null, string | null | undefined, string | null>;
   /** The named people faces.people_seen last said the item shows. */
   people: ColumnType<Array<{ key: string; name: string; faces: number }>, string | undefined, string>;
   seq: number;

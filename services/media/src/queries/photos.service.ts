@@ -60,6 +60,8 @@ export class PhotosService {
                 .executeTakeFirstOrThrow()
             ).n
           : null,
+      tags: row.tags,
+      caption: row.caption,
       people: row.people,
     };
   }

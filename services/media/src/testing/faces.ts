@@ -1,4 +1,8 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import sharp, { type Sharp } from 'sharp';
 
 /**
@@ -121,4 +125,34 @@ export async function faceTestSet(): Promise<TestPhoto[]> {
       NO_FACE_IMAGES.map(async (file) => ({ name: file.split('/').pop()!, jpeg: await jpeg(sharp(file)), people: [] })),
     )),
   ];
+}
+
+/** An MP4 showing each image for `seconds` in turn (512×512, 10 frames a second), made with ffmpeg. */
+export async function slideshow(images: Buffer[], seconds: number): Promise<Buffer> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-slideshow-'));
+  try {
+    const inputs = images.flatMap((image, i) => {
+      const file = path.join(dir, `${i}.jpg`);
+      fs.writeFileSync(file, image);
+      return ['-loop', '1', '-t', String(seconds), '-i', file];
+    });
+    const scaled = images.map((_, i) => `[${i}:v]scale=512:512,setsar=1,fps=10[v${i}]`).join(';');
+    const joined = `${images.map((_, i) => `[v${i}]`).join('')}concat=n=${images.length}:v=1[out]`;
+    const output = path.join(dir, 'slideshow.mp4');
+    await promisify(execFile)('ffmpeg', [
+      '-v',
+      'error',
+      ...inputs,
+      '-filter_complex',
+      `${scaled};${joined}`,
+      '-map',
+      '[out]',
+      '-pix_fmt',
+      'yuv420p',
+      output,
+    ]);
+    return fs.readFileSync(output);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -12,6 +12,7 @@ import { HeadModule } from '@memex/head';
 import { MailSyncModule } from '@memex/mail-sync';
 import { CalendarSyncModule } from '@memex/calendar-sync';
 import { MediaModule } from '@memex/media';
+import { SourcesModule } from '@memex/sources';
 import type { MemexConfig } from '@memex/config';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 
@@ -37,6 +38,7 @@ export const SERVICE_MODULES: Record<string, ServiceModuleFactory> = {
   'mail-sync': (config) => MailSyncModule.register(config),
   'calendar-sync': (config) => CalendarSyncModule.register(config),
   media: (config) => MediaModule.register(config),
+  sources: (config) => SourcesModule.register(config),
 };
 
 /** A gateway plus the named services against a fresh TestEnv, in this process. */

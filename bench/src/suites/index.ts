@@ -16,4 +16,5 @@ export const suites: Record<string, () => Promise<Suite>> = {
   media: async () => (await import('./media.js')).run,
   head: async () => (await import('./head.js')).run,
   understanding: async () => (await import('./understanding.js')).run,
+  sources: async () => (await import('./sources.js')).run,
 };

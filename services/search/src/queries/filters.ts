@@ -24,7 +24,8 @@ export function filterConditions(params: ParamsOf<typeof Search>, parsed: Parsed
   const sources = (values: string[] | undefined) => {
     if (values?.length)
       conditions.push(
-        sql`(i.source_kind = any(${values}::text[]) or i.source_kind || ':' || i.source_id = any(${values}::text[]))`,
+        // source:mbox, source:import:folder:papers, or the bare id of a source (memex sources list: source:papers).
+        sql`(i.source_kind = any(${values}::text[]) or i.source_kind || ':' || i.source_id = any(${values}::text[]) or i.source_id = any(${values}::text[]))`,
       );
   };
   sources(params.sources);

@@ -56,42 +56,20 @@ export async function runTier2(): Promise<BenchResult[]> {
     );
     const bus = await Bus.connect(env.config.natsUrl, 'bench-tier2');
     try {
-      await callMethod(bus, ModelsAdd, {
-        path: fake.url,
-        model: 'bench-llm',
-        name: 'bench',
-        version: '1',
-        tasks: ['summarize', 'extract'],
-      });
+      const addVersion = (version: string) =>
+        callMethod(bus, ModelsAdd, {
+          path: fake.url,
+          model: 'bench-llm',
+          name: 'bench',
+          version,
+          tasks: ['summarize', 'extract'],
+        });
+      await addVersion('1');
       const blobs = new BlobStore(env.config.blobsDir);
       const drafts = [];
       for (let i = 0; i < items; i++) {
-        const id = newId();
-        const text = Buffer.from(`Budget notes ${i}: Acme asked about the quarterly budget and the spring workshop.`);
-        const textSha = await blobs.put(text);
-        drafts.push(
-          draftOf(ItemIngested, {
-            subject: `item:${id}`,
-            actor: { kind: 'import', id: 'bench' },
-            kind: 'document',
-            data: {
-              id,
-              kind: 'document',
-              revision: 1,
-              title: `Notes ${i}`,
-              source: { kind: 'bench', id: 'generated' },
-              external_id: null,
-              identity: `sha256:${sha256(text)}`,
-              origin: 'imported',
-              content_type: 'text/plain',
-              content_sha256: textSha,
-              size: text.length,
-              text_sha256: textSha,
-              text_length: text.length,
-              meta: {},
-            },
-          }),
-        );
+        const text = `Budget notes ${i}: Acme asked about the quarterly budget and the spring workshop.`;
+        drafts.push(await textItemDraft(blobs, { kind: 'document', title: `Notes ${i}`, text, meta: {} }));
       }
       const started = performance.now();
       await new EventPublisher(bus).publishAll(drafts);
@@ -106,13 +84,7 @@ export async function runTier2(): Promise<BenchResult[]> {
         notes: `${fake.count()} requests in ${seconds.toFixed(1)} s; ${Math.round((items / seconds / ideal) * 100)}% of the ${ideal.toFixed(2)} jobs/s the latency allows at this concurrency`,
       });
       if (concurrency === RUNS.at(-1)!.concurrency) {
-        await callMethod(bus, ModelsAdd, {
-          path: fake.url,
-          model: 'bench-llm',
-          name: 'bench',
-          version: '2',
-          tasks: ['summarize', 'extract'],
-        });
+        await addVersion('2');
         const planStarted = performance.now();
         const rerun = await callMethod(bus, Rerun, { tier: 2, model: 'bench@2' });
         const planMs = performance.now() - planStarted;
@@ -134,4 +106,36 @@ export async function runTier2(): Promise<BenchResult[]> {
     }
   }
   return results;
+}
+
+/** An item.ingested as ingest writes one for generated text: the text in a blob first. */
+export async function textItemDraft(
+  blobs: BlobStore,
+  item: { kind: string; title: string; text: string; meta: Record<string, unknown>; occurred_at?: string },
+) {
+  const id = newId();
+  const text = Buffer.from(item.text);
+  const textSha = await blobs.put(text);
+  return draftOf(ItemIngested, {
+    subject: `item:${id}`,
+    actor: { kind: 'import', id: 'bench' },
+    kind: item.kind,
+    ...(item.occurred_at ? { occurred_at: item.occurred_at } : {}),
+    data: {
+      id,
+      kind: item.kind,
+      revision: 1,
+      title: item.title,
+      source: { kind: 'bench', id: 'generated' },
+      external_id: null,
+      identity: `sha256:${sha256(text)}`,
+      origin: 'imported',
+      content_type: 'text/plain',
+      content_sha256: textSha,
+      size: text.length,
+      text_sha256: textSha,
+      text_length: text.length,
+      meta: item.meta,
+    },
+  });
 }

@@ -1,11 +1,11 @@
-import { ItemIngested, StructureExtracted } from '@memex/contracts';
-import { BlobStore, sha256 } from '@memex/blobs';
-import { Bus, EventPublisher, draftOf, newId, readEventsOf } from '@memex/bus';
+import { StructureExtracted } from '@memex/contracts';
+import { BlobStore } from '@memex/blobs';
+import { Bus, EventPublisher, readEventsOf } from '@memex/bus';
 import { mentionsIn, PipelinesModule, signatureIn } from '@memex/pipelines';
 import { startService } from '@memex/runtime';
 import { createTestEnv } from '@memex/testing';
 import type { BenchResult } from '../result.js';
-import { runTier2 } from './understanding-tier2.js';
+import { runTier2, textItemDraft } from './understanding-tier2.js';
 
 /** Messages read in process (rules only) and through the service (jobs, log, workers). */
 const IN_PROCESS = 2000;
@@ -81,38 +81,20 @@ export async function run(): Promise<BenchResult[]> {
     const publisher = new EventPublisher(bus);
     const drafts = [];
     for (let i = 0; i < THROUGH_SERVICE; i++) {
-      const id = newId();
-      const text = Buffer.from(message(i));
-      const textSha = await blobs.put(text);
       drafts.push(
-        draftOf(ItemIngested, {
-          subject: `item:${id}`,
-          actor: { kind: 'import', id: 'bench' },
+        await textItemDraft(blobs, {
           kind: 'email',
+          title: `Quote ${i}`,
+          text: message(i),
           occurred_at: '2025-03-04T09:00:00.000Z',
-          data: {
-            id,
-            kind: 'email',
-            revision: 1,
-            title: `Quote ${i}`,
-            source: { kind: 'bench', id: 'generated' },
-            external_id: null,
-            identity: `sha256:${sha256(text)}`,
-            origin: 'imported',
-            content_type: 'text/plain',
-            content_sha256: textSha,
-            size: text.length,
-            text_sha256: textSha,
-            text_length: text.length,
-            meta: {
-              from: [{ name: 'Sender', address: `sender${i}@example.org` }],
-              to: [],
-              cc: [],
-              bcc: [],
-              threadKey: id,
-              spam: false,
-              flags: { read: false, starred: false },
-            },
+          meta: {
+            from: [{ name: 'Sender', address: `sender${i}@example.org` }],
+            to: [],
+            cc: [],
+            bcc: [],
+            threadKey: `thread-${i}`,
+            spam: false,
+            flags: { read: false, starred: false },
           },
         }),
       );

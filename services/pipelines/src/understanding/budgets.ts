@@ -45,7 +45,6 @@ export class Budgets {
 
   /** Why (and until when) the model may not be asked now; undefined when it may. */
   paused(model: string, budget: Budget): Pause | undefined {
-    const now = this.now();
     const spend = this.spend(model);
     if (spend.heldUntil > Date.now()) return { until: new Date(spend.heldUntil), because: 'the endpoint answered 429' };
     const nextDay = new Date(spend.day + DAY_MS);

@@ -9,7 +9,7 @@ import { MemexClient } from '@memex/client';
 import { MailAccounts } from '@memex/contracts';
 import { freePort, makeServerTempDir, ProcessSupervisor, startPostgres, type PostgresHandle } from '@memex/stack';
 import { createTestEnv, servicesReady, waitUntil, type TestEnv } from '@memex/testing';
-import { importedSoFar, importMbox, publishedEmails, type ImportTarget } from './mbox-import.js';
+import { finishImport, importedSoFar, importMbox, publishedEmails, type ImportTarget } from './mbox-import.js';
 
 /**
  * The real servers failing under a running import, services run as `npm start` runs them (ingest
@@ -117,12 +117,8 @@ test(`NATS restarted, then Postgres, while ${MESSAGES} messages are imported: ea
     const postgresRecovery = await recovery(postgresDown);
 
     // The import retries what failed; if it gave up, the user runs it again.
-    let run = await first;
-    const runs = [run.summary];
-    for (let i = 0; i < 3 && run.code !== 0; i++) {
-      run = await importMbox(target, 10).done;
-      runs.push(run.summary);
-    }
+    const run = await finishImport(target, first);
+    const runs = run.runs;
     assert.equal(run.code, 0, JSON.stringify(runs));
     const all = run.summary['all_runs'] as Record<string, number>;
     assert.equal(all['rejected'], 0, JSON.stringify(all));

@@ -14,36 +14,70 @@ export interface ImportTarget {
   mbox: string;
 }
 
-export interface ImportRun {
+export interface CliRun<T> {
   child: ChildProcess;
-  /** The exit code and the JSON summary the import printed. */
-  done: Promise<{ code: number | null; summary: Record<string, unknown> }>;
+  done: Promise<T>;
+}
+
+/** `memex <args>` as a user runs it against the gateway at `target.url`. */
+export function spawnMemex(
+  target: Omit<ImportTarget, 'mbox'>,
+  args: string[],
+): CliRun<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [cli, ...args], {
+    env: { ...process.env, MEMEX_URL: target.url, MEMEX_TOKEN: target.token, MEMEX_HOME: target.home },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, stdout, stderr })),
+  );
+  return { child, done };
 }
 
 /** `memex import mbox <mbox> --source archive` as a user runs it, with `retries` retries of failed batches. */
-export function importMbox(target: ImportTarget, retries: number): ImportRun {
-  const child = spawn(
-    process.execPath,
-    [cli, 'import', 'mbox', target.mbox, '--source', 'archive', '--json', '--retries', String(retries)],
-    {
-      env: { ...process.env, MEMEX_URL: target.url, MEMEX_TOKEN: target.token, MEMEX_HOME: target.home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const done = new Promise<{ code: number | null; summary: Record<string, unknown> }>((resolve, reject) =>
-    child.once('exit', (code) => {
-      try {
-        resolve({ code, summary: JSON.parse(out) as Record<string, unknown> });
-      } catch {
-        reject(new Error(`memex import printed no summary (exit ${code}): ${out}\n${err}`));
-      }
-    }),
-  );
-  return { child, done };
+export function importMbox(
+  target: ImportTarget,
+  retries: number,
+): CliRun<{ code: number | null; summary: Record<string, unknown> }> {
+  const run = spawnMemex(target, [
+    'import',
+    'mbox',
+    target.mbox,
+    '--source',
+    'archive',
+    '--json',
+    '--retries',
+    String(retries),
+  ]);
+  const done = run.done.then(({ code, stdout, stderr }) => {
+    try {
+      return { code, summary: JSON.parse(stdout) as Record<string, unknown> };
+    } catch {
+      throw new Error(`memex import printed no summary (exit ${code}): ${stdout}\n${stderr}`);
+    }
+  });
+  return { child: run.child, done };
+}
+
+/**
+ * Waits for an import the faults interrupted; if it gave up, runs it again as its user would (up
+ * to three times). The last run's summary, and every run's.
+ */
+export async function finishImport(
+  target: ImportTarget,
+  first: Promise<{ code: number | null; summary: Record<string, unknown> }>,
+): Promise<{ code: number | null; summary: Record<string, unknown>; runs: Array<Record<string, unknown>> }> {
+  let run = await first;
+  const runs = [run.summary];
+  for (let i = 0; i < 3 && run.code !== 0; i++) {
+    run = await importMbox(target, 10).done;
+    runs.push(run.summary);
+  }
+  return { ...run, runs };
 }
 
 /** Messages the server has answered for so far, from the import's own progress file. */

@@ -4,6 +4,18 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 const SHA256 = /^[0-9a-f]{64}$/;
+/** What the file system says when the disk (or the user's quota) has no room left. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT']);
+
+/** A blob that could not be written for want of space; nothing of it was kept. */
+export class BlobSpaceError extends Error {
+  constructor(
+    readonly root: string,
+    readonly code: string,
+  ) {
+    super(`the blob store at ${root} is full (${code}): free space there, then send the items again`);
+  }
+}
 
 export function sha256(bytes: Uint8Array | string): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -16,6 +28,8 @@ export function sha256(bytes: Uint8Array | string): string {
 export class BlobStore {
   /** Directories known to exist, so a batch does not create each blob's again. */
   private readonly directories = new Set<string>();
+  /** When a write last failed for want of space, until a write succeeds again. */
+  private fullSince: Date | undefined;
 
   constructor(readonly root: string) {}
 
@@ -38,23 +52,47 @@ export class BlobStore {
     );
   }
 
-  /** Written to a temp file, flushed, renamed into place: a reader never sees half a blob. */
+  /**
+   * The store's trouble, if it has one: the disk was full at the last write (a write that
+   * succeeds again clears it). A service adds it to its health.
+   */
+  spaceProblem(): string | undefined {
+    return this.fullSince
+      ? `the blob store at ${this.root} has been full since ${this.fullSince.toISOString()}: items cannot be stored until space is freed`
+      : undefined;
+  }
+
+  /**
+   * Written to a temp file, flushed, renamed into place: a reader never sees half a blob, and a
+   * write that fails (a full disk) leaves nothing behind.
+   */
   private async write(hash: string, bytes: Uint8Array): Promise<void> {
     const target = this.pathOf(hash);
     const dir = path.dirname(target);
-    if (!this.directories.has(dir)) {
-      await fs.mkdir(dir, { recursive: true });
-      this.directories.add(dir);
-    }
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
-    const handle = await fs.open(temp, 'wx', 0o600);
     try {
-      await handle.writeFile(bytes);
-      await handle.datasync();
-    } finally {
-      await handle.close();
+      if (!this.directories.has(dir)) {
+        await fs.mkdir(dir, { recursive: true });
+        this.directories.add(dir);
+      }
+      const handle = await fs.open(temp, 'wx', 0o600);
+      try {
+        await handle.writeFile(bytes);
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      await fs.rename(temp, target);
+    } catch (error) {
+      await fs.rm(temp, { force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code && NO_SPACE.has(code)) {
+        this.fullSince ??= new Date();
+        throw new BlobSpaceError(this.root, code);
+      }
+      throw error;
     }
-    await fs.rename(temp, target);
+    this.fullSince = undefined;
   }
 
   async has(hash: string): Promise<boolean> {

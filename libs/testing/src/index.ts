@@ -3,3 +3,4 @@ export * from './service-process.js';
 export * from './random.js';
 export * from './wait.js';
 export * from './shared.js';
+export * from './small-filesystem.js';

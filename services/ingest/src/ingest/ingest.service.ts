@@ -13,10 +13,10 @@ import {
 } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
 import { EventPublisher, type Bus } from '@memex/bus';
-import { BlobStore } from '@memex/blobs';
+import { BlobSpaceError, BlobStore } from '@memex/blobs';
 import { visibleTo } from '@memex/db';
 import { Locations } from '@memex/locations';
-import { BUS, DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import { BUS, DATABASE, RpcMethod, type CallContext, type HealthProblems } from '@memex/runtime';
 import { createRegistry, RejectedItem } from '../handlers/index.js';
 import type { IngestDatabase } from '../items/schema.js';
 import { IdentityLog } from './identities.js';
@@ -32,7 +32,7 @@ const PARSE_CONCURRENCY = 16;
 
 /** memex.ingest and memex.types: the one way items get in (seed §4.5). */
 @Injectable()
-export class IngestService implements OnApplicationShutdown {
+export class IngestService implements OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('memex:ingest');
   private readonly registry = createRegistry();
   private readonly reader = new ParsePool();
@@ -43,7 +43,7 @@ export class IngestService implements OnApplicationShutdown {
   constructor(
     @Inject(BUS) private readonly bus: Bus,
     publisher: EventPublisher,
-    blobs: BlobStore,
+    private readonly blobs: BlobStore,
     @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
     private readonly locations: Locations,
   ) {
@@ -80,7 +80,7 @@ export class IngestService implements OnApplicationShutdown {
     const keys = accepted.map(keysOf);
     const known = await this.identities.known(accepted.map((item) => ({ ...item, identity: item.parsed.identity })));
     const actor: Actor = call.caller.kind === 'connector' ? call.caller : { kind: 'import', id: call.caller.id };
-    const plans = await this.store.planNew(accepted, keys, known, actor);
+    const plans = await this.store.planNew(accepted, keys, known, actor).catch(retryLater);
     let seq = 0;
     const stored = await Promise.allSettled(
       accepted.map(async (item, i) => {
@@ -99,7 +99,7 @@ export class IngestService implements OnApplicationShutdown {
       }),
     );
     const failure = stored.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failure) throw failure.reason;
+    if (failure) retryLater(failure.reason);
     if (call.scope.kind === 'agent') await this.hideInvisible(results, call.scope);
     // Nothing new written: the log's end still covers the items the duplicates name.
     return { results, seq: seq || (await this.bus.lastSeq()) };
@@ -107,6 +107,12 @@ export class IngestService implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.reader.close();
+  }
+
+  /** A full blob disk: /healthz is degraded until a write succeeds again. */
+  async healthProblems(): Promise<string[]> {
+    const problem = this.blobs.spaceProblem();
+    return problem ? [problem] : [];
   }
 
   private result(outcome: StoreOutcome, item: PreparedItem): Result {
@@ -135,4 +141,14 @@ export class IngestService implements OnApplicationShutdown {
       if (result.status === 'duplicate' && result.id && !visible.has(result.id)) delete result.id;
     }
   }
+}
+
+/**
+ * A blob disk with no room is a state the owner can end (free space): the request fails as
+ * `unavailable`, which clients send again, and nothing of it was stored (no event names a blob
+ * that was not written). Other failures go on as they are.
+ */
+function retryLater(error: unknown): never {
+  if (error instanceof BlobSpaceError) throw new MemexError('unavailable', error.message);
+  throw error;
 }

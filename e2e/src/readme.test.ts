@@ -1,12 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Search } from '@memex/contracts';
+import { FakeHead } from '@memex/head/testing';
 import { sharedRoot, sharedSkip } from '@memex/testing';
 import { startStack, type TestStack } from './stack.js';
 
@@ -162,5 +164,46 @@ describe("README's command examples run as written", () => {
     const { error } = (await reply.json()) as { error: { message: string } };
     assert.match(error.message, /Content-Type: application\/json/);
     assert.match(error.message, /application\/x-www-form-urlencoded/);
+  });
+});
+
+describe("README's head section runs as written, against a fake head", () => {
+  test('enroll (CA pinned), status, the memories table imported, triggers, unenroll', async () => {
+    const fake = new FakeHead();
+    await fake.start();
+    const stack = await startStack(['ingest', 'graph', 'head']);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-readme-head-'));
+    try {
+      fs.writeFileSync(
+        path.join(home, 'head-memories.json'),
+        JSON.stringify([{ about: 'org:acme.example', text: 'Acme invoices in EUR.', session: 's-1' }]),
+      );
+      const section = 'Connecting the agent host (the head)';
+      const examples = readmeExamples(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), [section]);
+      assert.ok(examples.length >= 5, `${examples.length} examples in ${section}`);
+      const outputs: string[] = [];
+      for (const { command } of examples) {
+        const run = command
+          .replace('https://head.example:8443', fake.enrollUrl)
+          .replace(' TOKEN ', ` ${fake.newToken()} `)
+          .replace('3f2a…', new X509Certificate(fake.ca.pem).fingerprint256)
+          .replaceAll('npx memex', `${JSON.stringify(process.execPath)} ${CLI}`);
+        const result = await sh(run, {
+          cwd: home,
+          env: { ...process.env, HOME: home, MEMEX_URL: stack.url, MEMEX_HOME: stack.config.home },
+        });
+        assert.equal(result.status, 0, `${command}\nexit ${result.status}\n${result.stdout}\n${result.stderr}`);
+        outputs.push(result.stdout);
+      }
+      const said = outputs.join('\n');
+      assert.match(said, /enrolled as .*OU=memex/);
+      assert.match(said, /1 memories kept as notes/);
+      assert.match(said, /unenrolled/);
+      assert.ok(fake.links.length >= 1, 'the memex dialled the head');
+    } finally {
+      await stack.stop();
+      await fake.stop();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });

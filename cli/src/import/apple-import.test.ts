@@ -5,7 +5,7 @@ import sharp from 'sharp';
 import { ItemsGet } from '@memex/contracts';
 import { Bus, readLog } from '@memex/bus';
 import { startStack, type TestStack } from '@memex/e2e';
-import { xmpCoordinate } from './apple.js';
+import { xmpCoordinate } from '@memex/exports';
 import { assertAccounted, importInto, write } from './testing.js';
 
 /** An XMP packet as Apple Photos writes it beside an exported original ("Export IPTC as XMP"). */

@@ -1,5 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { SkippedFile } from '@memex/exports';
 
 /** One message file of a Maildir tree. */
 export interface MaildirMessage {
@@ -11,12 +12,6 @@ export interface MaildirMessage {
   starred: boolean;
   /** Delivery time from the unique name's leading timestamp, if it has one. */
   received: string | null;
-}
-
-/** A file that is not sent, and why: every file under the root is either a message or one of these. */
-export interface SkippedFile {
-  key: string;
-  reason: string;
 }
 
 /** Files mail servers and clients keep beside the messages (Dovecot, Courier, Maildir++, locks). */

@@ -2,13 +2,20 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { INGEST_REQUEST_LIMIT_BYTES, MEDIA_FILE_TYPES, Types } from '@memex/contracts';
 import type { MemexClient } from '@memex/client';
-import { listFolder, type FolderFile } from './folder.js';
-import { listMaildir, type SkippedFile } from './maildir.js';
-import { takeoutMessage } from './takeout.js';
-import { embeddedXmp } from './apple.js';
-import { labelOf, listPhotos, type PhotoFile } from './photos.js';
-import { listTakeout, type TakeoutListing } from './takeout-export.js';
-import { readMbox, type MboxMessage } from './mbox.js';
+import {
+  listFolder,
+  listPhotos,
+  listTakeout,
+  photoMetadata,
+  readMbox,
+  takeoutMessage,
+  type FolderFile,
+  type MboxMessage,
+  type PhotoFile,
+  type SkippedFile,
+  type TakeoutListing,
+} from '@memex/exports';
+import { listMaildir } from './maildir.js';
 import { ImportReport, type Summary } from './report.js';
 import { StateFile, type ImportState } from './state.js';
 import { Uploader, type Answered, type Item, type Result } from './uploader.js';
@@ -252,11 +259,8 @@ function item(
  * Photos writes title, caption and keywords there) fill what no sidecar said.
  */
 async function photoItem(options: ImportOptions, photo: PhotoFile, bytes: Buffer, externalId: string): Promise<Item> {
-  const { keywords = [], ...inside } = photo.type.startsWith('image/') ? await embeddedXmp(bytes) : {};
-  return item(options, photo.type, bytes, externalId, { modified: photo.modified, ...inside, ...photo.attributes }, [
-    ...photo.labels,
-    ...keywords.map((keyword) => labelOf('keyword', keyword)),
-  ]);
+  const { attributes, labels } = await photoMetadata(photo, bytes);
+  return item(options, photo.type, bytes, externalId, attributes, labels);
 }
 
 async function feedFor(options: ImportOptions, state: ImportState, stateFile: StateFile): Promise<Feed> {

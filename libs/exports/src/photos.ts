@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
-import type { FolderFile } from './folder.js';
-import type { SkippedFile } from './maildir.js';
+import type { FolderFile, SkippedFile } from './folder.js';
 import { albumOf, readSidecars, type TakeoutAttributes } from './takeout.js';
-import { readXmpSidecars, type XmpAttributes } from './apple.js';
+import { embeddedXmp, readXmpSidecars, type XmpAttributes } from './apple.js';
 
 /** A photo or video with what its sidecars say: attributes for the handler, albums and keywords as labels. */
 export interface PhotoFile extends FolderFile {
@@ -113,5 +112,20 @@ async function oneItemPerPhoto(photos: PhotoFile[]): Promise<{ files: PhotoFile[
       reason:
         "the same photo as another file here (Takeout copies a photo into each of its albums): sent once, with every album's label",
     })),
+  };
+}
+
+/**
+ * What a photo is sent with: its sidecars' attributes and labels, and the XMP and IPTC inside its
+ * bytes (Apple Photos writes title, caption and keywords there) where no sidecar said otherwise.
+ */
+export async function photoMetadata(
+  photo: PhotoFile,
+  bytes: Buffer,
+): Promise<{ attributes: Record<string, unknown>; labels: string[] }> {
+  const { keywords = [], ...inside } = photo.type.startsWith('image/') ? await embeddedXmp(bytes) : {};
+  return {
+    attributes: { modified: photo.modified, ...inside, ...photo.attributes },
+    labels: [...new Set([...photo.labels, ...keywords.map((keyword) => labelOf('keyword', keyword))])],
   };
 }

@@ -1,8 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { MEDIA_FILE_TYPES } from '@memex/contracts';
-import { listFolder, type FolderFile } from './folder.js';
-import type { SkippedFile } from './maildir.js';
+import { listFolder, type FolderFile, type SkippedFile } from './folder.js';
 import { listPhotos, type PhotoFile } from './photos.js';
 
 /** An mbox of a Takeout's Mail folder. */

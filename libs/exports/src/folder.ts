@@ -1,7 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { MEDIA_FILE_TYPES, typeOfFileName } from '@memex/contracts';
-import type { SkippedFile } from './maildir.js';
 
 /** The types of files a folder import sends (to the document, mail, calendar and contacts handlers). */
 const DOCUMENT_TYPES = new Set([
@@ -17,6 +16,12 @@ const DOCUMENT_TYPES = new Set([
   'text/vcard',
 ]);
 const MEDIA_TYPES = new Set(Object.values(MEDIA_FILE_TYPES));
+
+/** A file that is not sent, and why: every file under a root is either sent or one of these. */
+export interface SkippedFile {
+  key: string;
+  reason: string;
+}
 
 export interface FolderFile {
   /** Path relative to the folder, with `/`: the item's external_id. */

@@ -6,10 +6,22 @@ import { startStack } from '@memex/e2e';
 import { waitUntil } from '@memex/testing';
 import { percentile, type BenchResult } from '../result.js';
 
-/** Files of the first scan: MEMEX_BENCH_SOURCE_FILES, else 10,000 (about a minute here). */
-const FILES = Number(process.env['MEMEX_BENCH_SOURCE_FILES'] || 10_000);
+/**
+ * Files of the first scan: MEMEX_BENCH_SOURCE_FILES (10000 for the issue's figure), else 3,000 so
+ * that a run on a busy 2-core machine stays within about three minutes.
+ */
+const FILES = Number(process.env['MEMEX_BENCH_SOURCE_FILES'] || 3_000);
 /** Files timed one at a time from appearing in the folder to being found by search. */
 const LATENCY_FILES = 20;
+
+/** A word of letters only (search splits words at digits), different for every n and run. */
+function letters(n: number): string {
+  return (n * 7919 + Date.now())
+    .toString(26)
+    .split('')
+    .map((c) => String.fromCharCode(97 + parseInt(c, 26)))
+    .join('');
+}
 
 /** A small Markdown note with a word no other file has. */
 function note(i: number): string {
@@ -60,10 +72,12 @@ export async function run(): Promise<BenchResult[]> {
 
     const latencies: number[] = [];
     for (let n = 0; n < LATENCY_FILES; n++) {
-      const word = `fresh${n}q${Date.now()}`;
+      const word = `zz${letters(n)}`;
+      const title = `Fresh note ${word}`;
       started = performance.now();
-      await fs.writeFile(path.join(folder, `fresh-${n}.md`), `# Fresh ${n}\n\nA new note: ${word}.\n`);
-      await waitUntil(async () => (await stack.owner.call(Search, { q: word })).hits.length > 0, `${word} searchable`, {
+      await fs.writeFile(path.join(folder, `fresh-${n}.md`), `# ${title}\n\nA new note: ${word}.\n`);
+      const found = async () => (await stack.owner.call(Search, { q: word })).hits.some((hit) => hit.title === title);
+      await waitUntil(found, `${word} searchable`, {
         timeoutMs: 60_000,
         everyMs: 20,
       });

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { SourcesAdd, SourcesGet, SourcesList, SourcesPause, SourcesResume } from '@memex/contracts';
+import { SourcesAdd, SourcesGet, SourcesList, SourcesPause, SourcesRescan, SourcesResume } from '@memex/contracts';
 import { waitUntil } from '@memex/testing';
 import { startSourcesHarness, type IngestedItem, type SourcesHarness } from './testing/harness.js';
 
@@ -97,6 +97,32 @@ describe('a watched folder', () => {
     assert.equal((await h.call(SourcesGet, { id })).source.state, 'paused');
     await h.call(SourcesResume, { id });
     await settled('the catch-up after resuming');
+
+    // Emptied at once (an unmounted volume's mount point stays as an empty folder): away, not deleted.
+    const before = (await h.items(id)).map((item) => item.id);
+    const parked = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-parked-'));
+    for (const name of await fs.readdir(dir)) await fs.rename(path.join(dir, name), path.join(parked, name));
+    await waitUntil(async () => (await h.call(SourcesGet, { id })).source.state === 'error', 'the source away', {
+      timeoutMs: 20_000,
+      everyMs: 100,
+    });
+    assert.match((await h.call(SourcesGet, { id })).source.reason ?? '', /empty .*not mounted/);
+    await assert.rejects(h.call(SourcesRescan, { id }), /empty/);
+    assert.deepEqual(
+      (await h.items(id)).map((item) => item.id),
+      before,
+      'nothing deleted',
+    );
+    for (const name of await fs.readdir(parked)) await fs.rename(path.join(parked, name), path.join(dir, name));
+    await waitUntil(async () => (await h.call(SourcesGet, { id })).source.state === 'active', 'the source back', {
+      timeoutMs: 20_000,
+      everyMs: 100,
+    });
+    await settled('the folder back');
+    assert.deepEqual(
+      (await h.items(id)).map((item) => item.id),
+      before,
+    );
 
     const listed = (await h.call(SourcesList, {})).sources.find((s) => s.id === id)!;
     assert.equal(listed.state, 'active');

@@ -32,6 +32,16 @@ export async function rootProblem(dir: string): Promise<string | null> {
   }
 }
 
+/**
+ * A root with nothing in it while the source had files is an unmounted volume's empty mount
+ * point far more often than a folder emptied on purpose: it is treated as away, not as deleted.
+ */
+export async function emptyRoot(dir: string, known: number): Promise<string | null> {
+  const entries = await fs.readdir(dir);
+  if (entries.length > 0) return null;
+  return `the folder ${dir} is empty while it had ${known} files: its volume is probably not mounted (its items are kept; put a file back, or memex sources remove it)`;
+}
+
 /** Every regular, visible file under `dir` (relative to `root`, `/`-separated). */
 export async function walk(
   root: string,

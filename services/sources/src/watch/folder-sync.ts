@@ -28,7 +28,7 @@ import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
 import type { Settings, SourceRow, SourcesDatabase } from '../projection/schema.js';
-import { isHidden, readFile, rootPath, rootProblem, statFile, walk } from './disk.js';
+import { emptyRoot, isHidden, readFile, rootPath, rootProblem, statFile, walk } from './disk.js';
 
 export interface ScanCounts {
   files: number;
@@ -95,7 +95,13 @@ export class FolderSync {
     const source = await this.db.selectFrom('sources').selectAll().where('id', '=', sourceId).executeTakeFirst();
     if (!source || source.paused) return null;
     const root = rootPath(source.root);
-    const problem = await rootProblem(root);
+    const rows = await this.db
+      .selectFrom('files')
+      .select(['path', 'item_id', 'external_id', 'sha256', 'in_place', 'size', 'modified_at', 'rejected'])
+      .where('source_id', '=', sourceId)
+      .execute();
+    const known = new Map<string, KnownFile>(rows.map((row) => [row.path, row]));
+    const problem = (await rootProblem(root)) ?? (known.size > 0 ? await emptyRoot(root, known.size) : null);
     if (problem) {
       if (!source.unreachable_since) await this.location(LocationUnreachable, source, problem);
       return { rootMissing: true, why: problem };
@@ -103,20 +109,16 @@ export class FolderSync {
     if (source.unreachable_since) await this.location(LocationReachable, source);
 
     const started = new Date();
-    const rows = await this.db
-      .selectFrom('files')
-      .select(['path', 'item_id', 'external_id', 'sha256', 'in_place', 'size', 'modified_at', 'rejected'])
-      .where('source_id', '=', sourceId)
-      .execute();
-    const known = new Map<string, KnownFile>(rows.map((row) => [row.path, row]));
     const { disk, paths } = await this.look(root, known, touched);
     const diff = differences(paths, disk, known);
     const counts: ScanCounts = { files: disk.size, ingested: 0, updated: 0, moved: 0, removed: 0, failed: 0 };
     const accepted = await this.acceptedTypes();
 
-    // What came: new files (or moved ones) and changed ones, with their content hash.
+    // What came: new files (or moved ones) and changed ones of types a handler reads, with their content hash.
     const read = new Map<string, { sha256: string; bytes: Buffer | null }>();
     for (const file of [...diff.fresh, ...diff.changed.map((c) => c.disk)]) {
+      const type = typeOfFileName(file.path);
+      if (!type || !accepted.has(type)) continue;
       const content = await readFile(path.join(root, file.path), file.size);
       if (content) read.set(file.path, content);
     }
@@ -131,8 +133,7 @@ export class FolderSync {
     for (const file of diff.fresh) {
       const content = read.get(file.path);
       if (!content) continue;
-      const type = typeOfFileName(file.path);
-      if (!type || !accepted.has(type)) continue;
+      const type = typeOfFileName(file.path)!;
       const from = goneByContent.get(content.sha256)?.shift();
       if (from) {
         movedAway.add(from.path);
@@ -151,8 +152,7 @@ export class FolderSync {
         drafts.push(this.recordedDraft(source, file, row.item_id, content.sha256, row.external_id!, row.in_place));
         continue;
       }
-      const type = typeOfFileName(file.path);
-      if (!type || !accepted.has(type)) continue;
+      const type = typeOfFileName(file.path)!;
       const externalId = row.item_id ? row.external_id! : externalIdOf(file.path, content.sha256);
       work.push(this.work(source, root, file, type, content, externalId));
     }

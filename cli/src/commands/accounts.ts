@@ -1,29 +1,81 @@
 import fs from 'node:fs';
+import readline from 'node:readline/promises';
+import { Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { AccountsAdd, AccountsList, AccountsRemove, AccountsSync } from '@memex/contracts';
+import { AccountsAdd, AccountsAddImap, AccountsList, AccountsRemove, AccountsSync } from '@memex/contracts';
 import { ALL_GOOGLE_SCOPES, authorizeInstalledApp, googleEndpoints, readClientSecrets } from '@memex/google';
 import { client, output } from '../context.js';
+
+interface ImapOptions {
+  host?: string;
+  port?: string;
+  user?: string;
+  tls: boolean;
+  passwordFile?: string;
+  smtpHost?: string;
+  smtpPort?: string;
+}
+
+/** The IMAP password: from --password-file, MEMEX_IMAP_PASSWORD, or asked for without echo. */
+async function imapPassword(options: ImapOptions): Promise<string> {
+  if (options.passwordFile) return fs.readFileSync(options.passwordFile, 'utf8').trim();
+  if (process.env.MEMEX_IMAP_PASSWORD) return process.env.MEMEX_IMAP_PASSWORD;
+  if (!process.stdin.isTTY)
+    throw new Error('no password: give --password-file <file>, set MEMEX_IMAP_PASSWORD, or run in a terminal');
+  process.stdout.write(`password for ${options.user}: `);
+  const silent = new Writable({ write: (_chunk, _encoding, done) => done() });
+  const prompt = readline.createInterface({ input: process.stdin, output: silent, terminal: true });
+  const password = await prompt.question('');
+  prompt.close();
+  process.stdout.write('\n');
+  return password;
+}
+
+async function addImap(options: ImapOptions): Promise<void> {
+  if (!options.host || !options.user) throw new Error('an IMAP account needs --host and --user');
+  const added = await client().call(AccountsAddImap, {
+    host: options.host,
+    user: options.user,
+    tls: options.tls,
+    password: await imapPassword(options),
+    ...(options.port ? { port: Number(options.port) } : {}),
+    ...(options.smtpHost ? { smtp_host: options.smtpHost } : {}),
+    ...(options.smtpPort ? { smtp_port: Number(options.smtpPort) } : {}),
+  });
+  console.log(`connected ${added.account}; its folders start syncing now (memex accounts list shows how far it is)`);
+}
 
 export function registerAccounts(program: Command): void {
   const accounts = program
     .command('accounts')
-    .description('connected Google accounts (Gmail, and the calendar and contacts of the same grant)');
+    .description(
+      'connected mail accounts: Google (Gmail, and the calendar and contacts of the same grant) and plain IMAP/SMTP',
+    );
   accounts
     .command('add <provider>')
     .description(
-      'connect a Google account: prints a consent URL, waits for the browser to come back to 127.0.0.1; one consent grants mail, calendar and contacts',
+      'connect an account. google: prints a consent URL, waits for the browser to come back to 127.0.0.1; one consent grants mail, calendar and contacts. imap: logs in with --host and --user (password from --password-file, MEMEX_IMAP_PASSWORD or a prompt)',
     )
-    .requiredOption(
+    .option(
       '--client-secret <file>',
-      'the client_secret_….json of your own Google Cloud OAuth client (Desktop app)',
+      'google: the client_secret_….json of your own Google Cloud OAuth client (Desktop app)',
     )
     .option(
       '--refresh-token-file <file>',
-      'headless: a file holding a refresh token granted elsewhere, instead of the browser flow',
+      'google, headless: a file holding a refresh token granted elsewhere, instead of the browser flow',
     )
-    .action(async (provider: string, options: { clientSecret: string; refreshTokenFile?: string }) => {
+    .option('--host <host>', 'imap: the IMAP server')
+    .option('--port <port>', 'imap: its port (993, or 143 with --no-tls)')
+    .option('--user <user>', 'imap: the login (usually the address)')
+    .option('--no-tls', 'imap: no TLS from the start (STARTTLS when the server offers it)')
+    .option('--password-file <file>', 'imap: a file holding the password')
+    .option('--smtp-host <host>', 'imap: the SMTP server (default: the IMAP host)')
+    .option('--smtp-port <port>', 'imap: its port (465, or 587 with --no-tls)')
+    .action(async (provider: string, options: { clientSecret?: string; refreshTokenFile?: string } & ImapOptions) => {
+      if (provider === 'imap') return addImap(options);
       if (provider !== 'google' && provider !== 'gmail')
-        throw new Error(`unknown provider ${JSON.stringify(provider)}: only google is supported`);
+        throw new Error(`unknown provider ${JSON.stringify(provider)}: google or imap`);
+      if (!options.clientSecret) throw new Error('a Google account needs --client-secret <file>');
       const secrets = readClientSecrets(options.clientSecret);
       let refreshToken: string;
       let scopes: string[] | undefined;
@@ -65,8 +117,8 @@ export function registerAccounts(program: Command): void {
                 const status =
                   a.status === 'active'
                     ? 'active'
-                    : `NEEDS REAUTH (${a.reason ?? 'grant refused'}): run memex accounts add google again`;
-                return `${a.account}  ${status}  sync: ${a.sync.phase}, ${a.sync.messages} messages${a.sync.last_progress_at ? `, last ${a.sync.last_progress_at}` : ''}`;
+                    : `NEEDS REAUTH (${a.reason ?? 'grant refused'}): run memex accounts add ${a.provider} again`;
+                return `${a.account}  ${a.provider}  ${status}  sync: ${a.sync.phase}, ${a.sync.messages} messages${a.sync.last_progress_at ? `, last ${a.sync.last_progress_at}` : ''}`;
               })
               .join('\n'),
       );
@@ -77,12 +129,12 @@ export function registerAccounts(program: Command): void {
     .action(async (account: string) => {
       await client().call(AccountsRemove, { account });
       console.log(
-        `removed ${account}; its grant was erased (revoke it at https://myaccount.google.com/permissions too)`,
+        `removed ${account}; its stored grant or password was erased (for Google, revoke it at https://myaccount.google.com/permissions too)`,
       );
     });
   accounts
     .command('sync [account]')
-    .description('poll Gmail now instead of at the next interval')
+    .description('poll Gmail and the IMAP servers now instead of at the next interval')
     .action(async (account: string | undefined) => {
       const { synced } = await client().call(AccountsSync, account ? { account } : {});
       console.log(synced.length === 0 ? 'no active accounts' : `synced ${synced.join(', ')}`);

@@ -21,9 +21,32 @@ export const AccountsAdd = defineMethod({
   result: Type.Object({ account: Type.String({ description: 'the Google address the grant belongs to' }), seq: Seq }),
 });
 
+export const AccountsAddImap = defineMethod({
+  name: 'memex.accounts.imap.add',
+  service: 'mail-sync',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Connect a plain IMAP/SMTP account (`memex accounts add imap`): the login is checked with the IMAP server, the password goes to the encrypted store, never to the log. Without a password, mail-sync asks the credentials provider for imap:<account>.',
+  params: Type.Object({
+    account: Type.Optional(Type.String({ minLength: 3, description: 'the address; the user name when not given' })),
+    host: Type.String({ minLength: 1 }),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'default 993 (TLS) or 143' })),
+    tls: Type.Optional(
+      Type.Boolean({ default: true, description: 'TLS from the start; false: STARTTLS when offered' }),
+    ),
+    user: Type.String({ minLength: 1 }),
+    password: Type.Optional(Type.String({ minLength: 1 })),
+    smtp_host: Type.Optional(Type.String({ minLength: 1, description: 'default: the IMAP host' })),
+    smtp_port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'default 465 (TLS) or 587' })),
+    smtp_tls: Type.Optional(Type.Boolean({ description: 'default: as tls' })),
+  }),
+  result: Type.Object({ account: Type.String(), seq: Seq }),
+});
+
 export const AccountSummary = Type.Object({
   account: Type.String(),
-  provider: Type.Literal('google'),
+  provider: Type.Union([Type.Literal('google'), Type.Literal('imap')]),
   status: AccountStatus,
   reason: Type.Union([Type.String(), Type.Null()], { description: 'why it needs a new consent' }),
   scopes: Type.Array(Type.String()),
@@ -90,4 +113,10 @@ export const AccountsToken = defineMethod({
 });
 
 /** API methods of the accounts area (AccountsToken is internal and deliberately absent). */
-export const accountMethods: MethodDefinition[] = [AccountsAdd, AccountsList, AccountsRemove, AccountsSync];
+export const accountMethods: MethodDefinition[] = [
+  AccountsAdd,
+  AccountsAddImap,
+  AccountsList,
+  AccountsRemove,
+  AccountsSync,
+];

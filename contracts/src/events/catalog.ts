@@ -2,6 +2,7 @@ import { EventRegistry } from './envelope.js';
 import { accountEvents } from './accounts.js';
 import { calendarEvents } from './calendar.js';
 import { gmailEvents } from './gmail.js';
+import { imapEvents } from './imap.js';
 import { outgoingEvents } from './outgoing.js';
 import { ruleEvents } from './rules.js';
 import { proposalEvents } from './proposals.js';
@@ -39,6 +40,7 @@ export const eventCatalog = new EventRegistry().register(
   ...accountEvents,
   ...calendarEvents,
   ...gmailEvents,
+  ...imapEvents,
   ...outgoingEvents,
   ...ruleEvents,
   ...proposalEvents,

@@ -16,6 +16,7 @@ export * from './insights.js';
 export * from './head.js';
 export * from './accounts.js';
 export * from './gmail.js';
+export * from './imap.js';
 export * from './outgoing.js';
 export * from './rules.js';
 export * from './proposals.js';

@@ -54,6 +54,16 @@ test('the token store keeps grants encrypted under a 0600 key, bound to their ac
   assert.throws(() => new TokenStore(home).put(grant), /readable by others/);
 });
 
+test('another kind of secret (an IMAP password) is sealed the same way in a folder of its own', () => {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-google-'));
+  const passwords = new TokenStore<{ account: string; password: string }>(home, 'imap');
+  passwords.put({ account: 'ann@example.com', password: 'imap-secret' });
+  assert.deepEqual(passwords.get('ann@example.com'), { account: 'ann@example.com', password: 'imap-secret' });
+  const [file] = fs.readdirSync(path.join(home, 'imap', 'grants'));
+  assert.equal(fs.readFileSync(path.join(home, 'imap', 'grants', file!)).includes('imap-secret'), false);
+  assert.equal(new TokenStore(home).get('ann@example.com'), undefined, 'not among the Google grants');
+});
+
 test("client secrets in Google's downloaded format are read; anything else is named", () => {
   assert.deepEqual(parseClientSecrets({ installed: { client_id: 'id', client_secret: 'sec' } }), {
     clientId: 'id',

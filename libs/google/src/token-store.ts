@@ -19,14 +19,15 @@ const TAG_BYTES = 16;
  * Refresh tokens encrypted at rest (AES-256-GCM) under `<home>/google`: one file per account, a
  * key file readable by its owner only (0600). The account id is the cipher's associated data, so
  * a file copied to another account's name does not decrypt. Removing an account deletes its file.
+ * Other secrets an account needs (an IMAP password) are kept the same way in a folder of their own.
  */
-export class TokenStore {
+export class TokenStore<T extends { account: string } = StoredGrant> {
   private readonly dir: string;
   private readonly grantsDir: string;
   private key: Buffer | undefined;
 
-  constructor(home: string) {
-    this.dir = path.join(home, 'google');
+  constructor(home: string, folder = 'google') {
+    this.dir = path.join(home, folder);
     this.grantsDir = path.join(this.dir, 'grants');
   }
 
@@ -34,7 +35,7 @@ export class TokenStore {
     return path.join(this.dir, 'token-store.key');
   }
 
-  put(grant: StoredGrant): void {
+  put(grant: T): void {
     const key = this.loadKey();
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv('aes-256-gcm', key, iv);
@@ -48,7 +49,7 @@ export class TokenStore {
   }
 
   /** The account's grant, or undefined when none is stored (never added, or removed). */
-  get(account: string): StoredGrant | undefined {
+  get(account: string): T | undefined {
     let sealed: Buffer;
     try {
       sealed = fs.readFileSync(this.fileOf(account));
@@ -61,7 +62,7 @@ export class TokenStore {
     decipher.setAuthTag(sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
     try {
       const plain = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
-      return JSON.parse(plain.toString('utf8')) as StoredGrant;
+      return JSON.parse(plain.toString('utf8')) as T;
     } catch {
       throw new Error(`the stored grant of ${account} does not decrypt with ${this.keyFile} (was the key replaced?)`);
     }

@@ -10,13 +10,17 @@ import { AccountsQueries } from './queries/accounts.queries.js';
 import { OutgoingQueries } from './queries/outgoing.queries.js';
 import { ProposalsQueries } from './queries/proposals.queries.js';
 import { RulesQueries } from './queries/rules.queries.js';
+import { ImapAccounts } from './imap/imap-accounts.js';
+import { ImapSync } from './imap/imap-sync.js';
+import { ImapTransport } from './imap/imap-transport.js';
+import { GmailTransport } from './sync/gmail-transport.js';
 import { GmailSync } from './sync/gmail-sync.js';
 import { GoogleAccounts } from './sync/google-accounts.js';
 import { Outbox } from './sync/outbox.js';
 import { RuleEngine } from './sync/rule-engine.js';
 import { SyncScheduler } from './sync/scheduler.js';
 
-/** Google accounts and Gmail, two-way (seed §6.1–6.3): accounts, first and incremental sync, changes written back, mail written and sent exactly once. */
+/** Google accounts and Gmail, and plain IMAP/SMTP accounts, two-way (seed §6.1–6.3): accounts, first and incremental sync, changes written back, mail written and sent exactly once. */
 @Module({})
 export class MailSyncModule {
   static register(config: MemexConfig): DynamicModule {
@@ -27,6 +31,10 @@ export class MailSyncModule {
         MailSyncProjector,
         GoogleAccounts,
         GmailSync,
+        ImapAccounts,
+        ImapSync,
+        ImapTransport,
+        GmailTransport,
         SyncScheduler,
         Outbox,
         AccountsCommands,

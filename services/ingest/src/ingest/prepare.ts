@@ -20,6 +20,7 @@ const RESERVED_KINDS = new Set([
   'memex',
   'notes',
   'gmail',
+  'imap',
   'google',
   'calendar',
   'contacts',
@@ -38,7 +39,7 @@ const EXTERNAL_ID_MAX = 2000;
  * Connector namespaces a connector service (not a client: the gateway never names a caller
  * `connector`) ingests into, as `<kind>:<account>`; its items are `mirrored`.
  */
-const CONNECTOR_KINDS = new Set(['gmail', 'contacts']);
+const CONNECTOR_KINDS = new Set(['gmail', 'imap', 'contacts']);
 
 /** Where an item comes from once accepted: `import:<kind>` (the client's id kept), or a connector's own namespace. */
 export interface ItemSource {

@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { sql, type Insertable, type Transaction } from 'kysely';
 import {
   GmailMessageSynced,
+  ImapMessageSynced,
   ItemDeleted,
   ItemIngested,
   ItemUnderstood,
@@ -137,10 +138,21 @@ export class ItemsProjector {
   @On(GmailMessageSynced)
   async gmailSynced(trx: Trx, event: EventOf<typeof GmailMessageSynced>, seq: number): Promise<void> {
     const { id, account, labels } = event.data;
+    await this.mirrored(trx, id, `gmail:${account}`, labels, seq);
+  }
+
+  /** The same for a plain IMAP account: its folder and flags come as Gmail's words for them. */
+  @On(ImapMessageSynced)
+  async imapSynced(trx: Trx, event: EventOf<typeof ImapMessageSynced>, seq: number): Promise<void> {
+    const { id, account, labels } = event.data;
+    await this.mirrored(trx, id, `imap:${account}`, labels, seq);
+  }
+
+  private async mirrored(trx: Trx, id: string, account: string, labels: string[], seq: number): Promise<void> {
     await trx.updateTable('items').set({ origin: 'mirrored', seq }).where('id', '=', id).execute();
     await trx
       .updateTable('messages')
-      .set({ ...gmailState(labels), origin: 'mirrored', account: `gmail:${account}`, seq })
+      .set({ ...gmailState(labels), origin: 'mirrored', account, seq })
       .where('item_id', '=', id)
       .execute();
   }

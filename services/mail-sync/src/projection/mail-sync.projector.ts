@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import {
   AccountConnected,
   AccountNeedsReauth,
   AccountRemoved,
   GmailMessageSynced,
   GmailSyncProgressed,
+  ImapAccountConnected,
+  ImapFolderSynced,
+  ImapMessageSynced,
   ItemDeleted,
   MailFlagsChanged,
   OutgoingAttempted,
@@ -26,7 +29,7 @@ import {
 } from '@memex/contracts';
 import { On, Projector } from '@memex/runtime';
 import { mailSyncMigrations } from './migrations.js';
-import type { MailSyncDatabase } from './schema.js';
+import type { AccountsTable, MailSyncDatabase } from './schema.js';
 
 type Trx = Transaction<MailSyncDatabase>;
 
@@ -42,16 +45,23 @@ export class MailSyncProjector {
   @On(AccountConnected)
   async connected(trx: Trx, event: EventOf<typeof AccountConnected>, seq: number): Promise<void> {
     const { account, provider, scopes, client_id } = event.data;
+    await this.connect(trx, { account, provider, scopes, client_id }, event.occurred_at, seq);
+  }
+
+  /** An account row; connected again (after a revoked grant or a refused login), the sync resumes where it stopped. */
+  private async connect(
+    trx: Trx,
+    row: Pick<AccountsTable, 'account' | 'provider' | 'scopes' | 'client_id'>,
+    occurredAt: string,
+    seq: number,
+  ): Promise<void> {
     await trx
       .insertInto('accounts')
       .values({
-        account,
-        provider,
-        scopes,
-        client_id,
+        ...row,
         status: 'active',
         reason: null,
-        connected_at: new Date(event.occurred_at),
+        connected_at: new Date(occurredAt),
         phase: 'not_started',
         history_id: null,
         page_token: null,
@@ -59,8 +69,11 @@ export class MailSyncProjector {
         last_progress_at: null,
         seq,
       })
-      // Connected again (after a revoked grant): the sync resumes where it stopped.
-      .onConflict((oc) => oc.column('account').doUpdateSet({ scopes, client_id, status: 'active', reason: null, seq }))
+      .onConflict((oc) =>
+        oc
+          .column('account')
+          .doUpdateSet({ scopes: row.scopes, client_id: row.client_id, status: 'active', reason: null, seq }),
+      )
       .execute();
   }
 
@@ -73,9 +86,55 @@ export class MailSyncProjector {
       .execute();
   }
 
+  @On(ImapAccountConnected)
+  async imapConnected(trx: Trx, event: EventOf<typeof ImapAccountConnected>, seq: number): Promise<void> {
+    const { account, ...servers } = event.data;
+    await this.connect(trx, { account, provider: 'imap', scopes: [], client_id: '' }, event.occurred_at, seq);
+    await trx
+      .insertInto('imap_accounts')
+      .values({ account, ...servers, seq })
+      .onConflict((oc) => oc.column('account').doUpdateSet({ ...servers, seq }))
+      .execute();
+  }
+
+  @On(ImapFolderSynced)
+  async imapFolderSynced(trx: Trx, event: EventOf<typeof ImapFolderSynced>, seq: number): Promise<void> {
+    const { account, folder, uidvalidity, uidnext, highestmodseq } = event.data;
+    await trx
+      .insertInto('imap_folders')
+      .values({ account, folder, uidvalidity, uidnext, highestmodseq, seq })
+      .onConflict((oc) => oc.columns(['account', 'folder']).doUpdateSet({ uidvalidity, uidnext, highestmodseq, seq }))
+      .execute();
+    await trx
+      .updateTable('accounts')
+      .set({ phase: 'incremental', last_progress_at: new Date(event.recorded_at), seq })
+      .where('account', '=', account)
+      .execute();
+  }
+
+  @On(ImapMessageSynced)
+  async imapMessageSynced(trx: Trx, event: EventOf<typeof ImapMessageSynced>, seq: number): Promise<void> {
+    const { id, account, folder, uidvalidity, uid, flags, labels, pushed } = event.data;
+    const row = { account, folder, uidvalidity, uid, flags, labels, seq };
+    const inserted = await trx
+      .insertInto('imap_messages')
+      .values({ item_id: id, ...row })
+      .onConflict((oc) => oc.column('item_id').doUpdateSet(row))
+      .returning(sql<boolean>`xmax = 0`.as('fresh'))
+      .executeTakeFirst();
+    if (inserted?.fresh)
+      await trx
+        .updateTable('accounts')
+        .set((eb) => ({ messages: eb('messages', '+', 1) }))
+        .where('account', '=', account)
+        .execute();
+    if (pushed) await trx.deleteFrom('pushes').where('event_id', '=', pushed).execute();
+  }
+
   @On(AccountRemoved)
   async removed(trx: Trx, event: EventOf<typeof AccountRemoved>): Promise<void> {
     await trx.deleteFrom('accounts').where('account', '=', event.data.account).execute();
+    await trx.deleteFrom('imap_accounts').where('account', '=', event.data.account).execute();
     await trx.deleteFrom('pushes').where('account', '=', event.data.account).execute();
   }
 
@@ -112,11 +171,9 @@ export class MailSyncProjector {
   async flagsChanged(trx: Trx, event: EventOf<typeof MailFlagsChanged>, seq: number): Promise<void> {
     if (event.actor.kind === 'connector') return;
     const { id, ...change } = event.data;
-    const mirrored = await trx
-      .selectFrom('gmail_messages')
-      .select('account')
-      .where('item_id', '=', id)
-      .executeTakeFirst();
+    const mirrored =
+      (await trx.selectFrom('gmail_messages').select('account').where('item_id', '=', id).executeTakeFirst()) ??
+      (await trx.selectFrom('imap_messages').select('account').where('item_id', '=', id).executeTakeFirst());
     if (!mirrored) return;
     await trx
       .insertInto('pushes')
@@ -147,6 +204,7 @@ export class MailSyncProjector {
         to,
         send_at: send_at ? new Date(send_at) : null,
         attempts: 0,
+        attempted_at: null,
         error: null,
         gmail_id: null,
         gmail_draft_id: null,
@@ -172,7 +230,7 @@ export class MailSyncProjector {
   async attempted(trx: Trx, event: EventOf<typeof OutgoingAttempted>, seq: number): Promise<void> {
     await trx
       .updateTable('outgoing')
-      .set({ state: 'sending', attempts: event.data.attempt, seq })
+      .set({ state: 'sending', attempts: event.data.attempt, attempted_at: new Date(event.occurred_at), seq })
       .where('id', '=', event.data.id)
       .where('state', 'in', ['scheduled', 'sending'])
       .execute();
@@ -304,6 +362,7 @@ export class MailSyncProjector {
   @On(ItemDeleted)
   async deleted(trx: Trx, event: EventOf<typeof ItemDeleted>): Promise<void> {
     await trx.deleteFrom('gmail_messages').where('item_id', '=', event.data.id).execute();
+    await trx.deleteFrom('imap_messages').where('item_id', '=', event.data.id).execute();
     await trx.deleteFrom('pushes').where('item_id', '=', event.data.id).execute();
   }
 }

@@ -111,4 +111,41 @@ export const mailSyncMigrations: Migration[] = [
       await sql`alter table outgoing add column gmail_draft_sha256 text`.execute(db);
     },
   },
+  {
+    name: '007_imap',
+    async up(db) {
+      await sql`create table imap_accounts (
+        account text primary key,
+        host text not null,
+        port integer not null,
+        tls boolean not null,
+        "user" text not null,
+        smtp_host text not null,
+        smtp_port integer not null,
+        smtp_tls boolean not null,
+        seq bigint not null
+      )`.execute(db);
+      await sql`create table imap_folders (
+        account text not null,
+        folder text not null,
+        uidvalidity text not null,
+        uidnext integer not null,
+        highestmodseq text,
+        seq bigint not null,
+        primary key (account, folder)
+      )`.execute(db);
+      await sql`create table imap_messages (
+        item_id text primary key,
+        account text not null,
+        folder text not null,
+        uidvalidity text not null,
+        uid integer not null,
+        flags text[] not null,
+        labels text[] not null,
+        seq bigint not null
+      )`.execute(db);
+      await sql`create index imap_messages_folder on imap_messages (account, folder, uid)`.execute(db);
+      await sql`alter table outgoing add column attempted_at timestamptz`.execute(db);
+    },
+  },
 ];

@@ -3,7 +3,7 @@ import type { Actions } from '../domain/rules.js';
 /** The mail-sync read model: accounts and how far their sync has come, which item mirrors which Gmail message, and memex changes still to carry to Gmail. */
 export interface AccountsTable {
   account: string;
-  provider: string;
+  provider: 'google' | 'imap';
   scopes: string[];
   client_id: string;
   status: 'active' | 'needs_reauth';
@@ -58,6 +58,8 @@ export interface OutgoingTable {
   to: string[];
   send_at: Date | null;
   attempts: number;
+  /** When the last send was attempted (an IMAP account's receipt is waited for from then). */
+  attempted_at: Date | null;
   gmail_id: string | null;
   gmail_draft_id: string | null;
   /** The version of the draft (its MIME blob) the Gmail draft holds: when it differs from mime_sha256 Gmail's is updated. */
@@ -97,7 +99,45 @@ export interface ProposalsTable {
   seq: number;
 }
 
+/** A plain IMAP/SMTP account's servers (its password is in the encrypted store, never here). */
+export interface ImapAccountsTable {
+  account: string;
+  host: string;
+  port: number;
+  tls: boolean;
+  user: string;
+  smtp_host: string;
+  smtp_port: number;
+  smtp_tls: boolean;
+  seq: number;
+}
+
+/** Where an IMAP folder's sync resumes: UIDVALIDITY, the next UID, CONDSTORE's HIGHESTMODSEQ. */
+export interface ImapFoldersTable {
+  account: string;
+  folder: string;
+  uidvalidity: string;
+  uidnext: number;
+  highestmodseq: string | null;
+  seq: number;
+}
+
+/** Which item mirrors which IMAP message (folder, UIDVALIDITY, UID) and its flags. */
+export interface ImapMessagesTable {
+  item_id: string;
+  account: string;
+  folder: string;
+  uidvalidity: string;
+  uid: number;
+  flags: string[];
+  labels: string[];
+  seq: number;
+}
+
 export interface MailSyncDatabase {
+  imap_accounts: ImapAccountsTable;
+  imap_folders: ImapFoldersTable;
+  imap_messages: ImapMessagesTable;
   proposals: ProposalsTable;
   rules: RulesTable;
   rule_applications: RuleApplicationsTable;

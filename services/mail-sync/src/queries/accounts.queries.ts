@@ -12,7 +12,7 @@ import { EventPublisher } from '@memex/bus';
 import { GrantRevokedError } from '@memex/google';
 import { DATABASE, RpcMethod, type HealthProblems } from '@memex/runtime';
 import type { MailSyncDatabase } from '../projection/schema.js';
-import { connectorActor } from '../sync/gmail-sync.js';
+import { connectorActor } from '../sync/google-accounts.js';
 import { GoogleAccounts } from '../sync/google-accounts.js';
 
 /** memex.accounts.list, and the internal memex.accounts.token for other services. */
@@ -28,14 +28,15 @@ export class AccountsQueries implements HealthProblems {
   async healthProblems(): Promise<string[]> {
     const rows = await this.db
       .selectFrom('accounts')
-      .select(['account', 'reason'])
+      .select(['account', 'provider', 'reason'])
       .where('status', '=', 'needs_reauth')
       .orderBy('account')
       .execute()
       .catch(() => []); // before the schema exists
-    return rows.map(
-      (row) =>
-        `Google account ${row.account} needs a new consent (${row.reason ?? 'grant refused'}): memex accounts add google`,
+    return rows.map((row) =>
+      row.provider === 'imap'
+        ? `IMAP account ${row.account} cannot log in (${row.reason ?? 'login refused'}): memex accounts add imap`
+        : `Google account ${row.account} needs a new consent (${row.reason ?? 'grant refused'}): memex accounts add google`,
     );
   }
 
@@ -45,7 +46,7 @@ export class AccountsQueries implements HealthProblems {
     return {
       accounts: rows.map((row) => ({
         account: row.account,
-        provider: 'google' as const,
+        provider: row.provider,
         status: row.status,
         reason: row.reason,
         scopes: row.scopes,

@@ -1,56 +1,23 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import {
-  AccountNeedsReauth,
-  GmailMessageSynced,
-  GmailSyncProgressed,
-  Ingest,
-  ItemsDelete,
-  MemexError,
-  OWNER_SCOPE,
-  rpcSubject,
-  type Actor,
-  type IngestResult,
-  type ParamsOf,
-  type ResultOf,
-} from '@memex/contracts';
-import type { Static } from '@sinclair/typebox';
-import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
+import { AccountNeedsReauth, GmailMessageSynced, GmailSyncProgressed } from '@memex/contracts';
+import { draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { GrantRevokedError, httpStatus, type gmail_v1 } from '@memex/google';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { applyDelta, deltaOf, labelNames, sameLabels, SYSTEM_LABELS } from '../domain/labels.js';
 import type { AccountsTable, MailSyncDatabase } from '../projection/schema.js';
-import { GoogleAccounts } from './google-accounts.js';
+import { connectorActor, GoogleAccounts } from './google-accounts.js';
+import { byBytes, deleteItems, ingestMessages, mapLimit } from './connector.js';
 import { RuleEngine } from './rule-engine.js';
 
 /** messages.list page size during a full sync (Gmail allows 500). */
 const PAGE = 100;
 /** Raw messages fetched at once. */
 const FETCH_CONCURRENCY = 8;
-/** Item data per memex.ingest request (its limit is 40 MB). */
-const INGEST_BYTES = 24 * 1024 * 1024;
 
 type Account = Pick<AccountsTable, 'account' | 'phase' | 'history_id' | 'page_token'>;
 type Fetched = { id: string; threadId: string; labelIds: string[]; raw: string; historyId: string };
-
-export function connectorActor(account: string): Actor {
-  return { kind: 'connector', id: `gmail:${account}` };
-}
-
-async function mapLimit<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        results[i] = await work(items[i]!);
-      }
-    }),
-  );
-  return results;
-}
 
 /**
  * One account's two-way sync, one cycle at a time: the memex's changes go to Gmail first, then
@@ -324,8 +291,14 @@ export class GmailSync {
     // Newest first, as listed, so the last years are searchable first.
     const order = new Map(ids.map((id, i) => [id, i]));
     fresh.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
-    for (const batch of byBytes(fresh)) {
-      const results = await this.ingest(account, batch);
+    for (const batch of byBytes(fresh, (m) => m.raw.length)) {
+      const results = await ingestMessages(
+        this.bus,
+        this.config.rpcTimeoutMs * 4,
+        connectorActor(account),
+        { kind: 'gmail', id: account },
+        batch.map((m) => ({ raw: Buffer.from(m.raw, 'base64url'), externalId: m.id })),
+      );
       results.forEach((result, i) => {
         const message = batch[i]!;
         if (!result.id) {
@@ -356,26 +329,7 @@ export class GmailSync {
     });
   }
 
-  /** The same memex.ingest the importers use, as the connector: the items are mirrored, under gmail:<account>. */
-  private async ingest(account: string, batch: Fetched[]): Promise<Static<typeof IngestResult>[]> {
-    const params: ParamsOf<typeof Ingest> = {
-      items: batch.map((m) => ({
-        type: 'message/rfc822',
-        data: Buffer.from(m.raw, 'base64url').toString('base64'),
-        source: { kind: 'gmail', id: account },
-        external_id: m.id,
-      })),
-    };
-    const answer = await callRpc<ResultOf<typeof Ingest>>(
-      this.bus,
-      rpcSubject(Ingest),
-      { method: Ingest.name, params, scope: OWNER_SCOPE, caller: connectorActor(account) },
-      this.config.rpcTimeoutMs * 4,
-    );
-    return answer.results;
-  }
-
-  /** Deleted in Gmail for good: deleted here too (memex.items.delete erases it and what derives from it). */
+  /** Deleted in Gmail for good: deleted here too. */
   private async deleteMirrors(account: string, gmailIds: string[]): Promise<void> {
     const mirrors = await this.db
       .selectFrom('gmail_messages')
@@ -383,18 +337,12 @@ export class GmailSync {
       .where('account', '=', account)
       .where('gmail_id', 'in', gmailIds)
       .execute();
-    for (const { item_id } of mirrors) {
-      try {
-        await callRpc(
-          this.bus,
-          rpcSubject(ItemsDelete),
-          { method: ItemsDelete.name, params: { id: item_id }, scope: OWNER_SCOPE, caller: connectorActor(account) },
-          this.config.rpcTimeoutMs,
-        );
-      } catch (error) {
-        if (!(error instanceof MemexError && error.code === 'not_found')) throw error;
-      }
-    }
+    await deleteItems(
+      this.bus,
+      this.config.rpcTimeoutMs,
+      connectorActor(account),
+      mirrors.map((m) => m.item_id),
+    );
   }
 
   /** After a full resync: mirrors of messages Gmail no longer lists were deleted there. */
@@ -462,22 +410,4 @@ export class GmailSync {
       },
     };
   }
-}
-
-/** Consecutive runs of messages of at most INGEST_BYTES of data each. */
-function byBytes(messages: Fetched[]): Fetched[][] {
-  const batches: Fetched[][] = [];
-  let batch: Fetched[] = [];
-  let bytes = 0;
-  for (const message of messages) {
-    if (batch.length > 0 && bytes + message.raw.length > INGEST_BYTES) {
-      batches.push(batch);
-      batch = [];
-      bytes = 0;
-    }
-    batch.push(message);
-    bytes += message.raw.length;
-  }
-  if (batch.length > 0) batches.push(batch);
-  return batches;
 }

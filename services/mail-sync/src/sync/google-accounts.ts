@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MemexError } from '@memex/contracts';
+import { MemexError, type Actor } from '@memex/contracts';
 import type { MemexConfig } from '@memex/config';
 import {
   gmailApi,
@@ -25,6 +25,10 @@ interface Session {
   gmail: gmail_v1.Gmail;
   budget: RequestBudget;
   scopes: string[];
+}
+
+export function connectorActor(account: string): Actor {
+  return { kind: 'connector', id: `gmail:${account}` };
 }
 
 /**

@@ -10,21 +10,30 @@ import {
 import { BlobStore } from '@memex/blobs';
 import { EventPublisher, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { GrantRevokedError, httpStatus, isRetryable, type gmail_v1 } from '@memex/google';
+import { GrantRevokedError } from '@memex/google';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import type { MailSyncDatabase, OutgoingTable } from '../projection/schema.js';
-import { connectorActor } from './gmail-sync.js';
-import { GoogleAccounts } from './google-accounts.js';
+import { imapActor } from '../imap/imap-accounts.js';
+import { connectorActor } from './google-accounts.js';
+import { ImapTransport } from '../imap/imap-transport.js';
+import { GmailTransport } from './gmail-transport.js';
+import { RefusedForGood, type MailTransport, type SentMail } from './transports.js';
+
+/** A mail due, with its account's provider. */
+type Due = OutgoingTable & { provider: 'google' | 'imap' };
+
+const actorOf = (mail: Due) => (mail.provider === 'imap' ? imapActor(mail.account) : connectorActor(mail.account));
 
 /** How often due mail is looked for when nothing wakes the outbox earlier. */
 const IDLE_CHECK_MS = 1000;
 
 /**
- * Sends due mail exactly once. Before each messages.send an `outgoing.attempted` is logged;
- * a mail with an earlier attempt is first looked up in Gmail by its own Message-ID
- * (`rfc822msgid:`), so a crash after Gmail took it but before `outgoing.sent` was logged finds it
- * there instead of sending it again, and a crash before the call sends it. Drafts are saved to
- * Gmail drafts. Runs on the replica that leads the projection.
+ * Sends due mail exactly once, through the account's provider (Gmail, or SMTP for an IMAP
+ * account). Before each send an `outgoing.attempted` is logged; a mail with an earlier attempt is
+ * first looked for at the provider by its own Message-ID, so a crash after the provider took it
+ * but before `outgoing.sent` was logged finds it there instead of sending it again, and a crash
+ * before the call sends it. Drafts are kept in the provider's drafts. Runs on the replica that
+ * leads the projection.
  */
 @Injectable()
 export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -42,7 +51,8 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
     private readonly publisher: EventPublisher,
     private readonly blobs: BlobStore,
     private readonly host: ServiceHost,
-    private readonly google: GoogleAccounts,
+    private readonly gmail: GmailTransport,
+    private readonly imap: ImapTransport,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -79,6 +89,7 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
       .selectFrom('outgoing as o')
       .innerJoin('accounts as a', 'a.account', 'o.account')
       .selectAll('o')
+      .select('a.provider')
       .where('a.status', '=', 'active')
       .where((eb) =>
         eb.or([
@@ -99,9 +110,10 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
     for (const mail of due) {
       if ((this.nextTry.get(mail.id) ?? 0) > Date.now()) continue;
       try {
-        if (mail.state === 'draft') await this.saveDraft(mail);
-        else if (mail.state === 'deleted') await this.removeDraft(mail);
-        else await this.send(mail);
+        const transport = this.transport(mail.provider);
+        if (mail.state === 'draft') await this.saveDraft(mail, transport);
+        else if (mail.state === 'deleted') await this.removeDraft(mail, transport);
+        else await this.send(mail, transport);
       } catch (error) {
         if (error instanceof GrantRevokedError) continue; // the sync marks the account; the mail waits for a new grant
         const waitMs = Math.min(1000 * 2 ** Math.min(mail.attempts, 10), 600_000);
@@ -111,87 +123,65 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
     }
   }
 
-  private async send(mail: OutgoingTable): Promise<void> {
+  private transport(provider: 'google' | 'imap'): MailTransport {
+    return provider === 'imap' ? this.imap : this.gmail;
+  }
+
+  private async send(mail: Due, transport: MailTransport): Promise<void> {
     if (mail.attempts > 0) {
-      const found = await this.google.call(mail.account, (g) =>
-        g.users.messages.list({ userId: 'me', q: `rfc822msgid:${mail.message_id}`, includeSpamTrash: true }),
-      );
-      const sent = found.messages?.[0];
-      if (sent) {
-        await this.sent(mail, sent.id!, sent.threadId!, true);
+      const found = await transport.findSent(mail, await this.blobs.get(mail.mime_sha256));
+      if (found === 'not_yet') {
+        this.nextTry.set(mail.id, Date.now() + IDLE_CHECK_MS);
+        return;
+      }
+      if (found !== 'not_sent') {
+        await this.sent(mail, found, true);
         return;
       }
     }
     await this.publisher.publish(OutgoingAttempted, {
       subject: `outgoing:${mail.id}`,
-      actor: connectorActor(mail.account),
+      actor: actorOf(mail),
       data: { id: mail.id, attempt: mail.attempts + 1 },
     });
-    const raw = (await this.blobs.get(mail.mime_sha256)).toString('base64url');
-    let answer: gmail_v1.Schema$Message;
+    let sent: SentMail;
     try {
-      // Not retried inside: a retry goes through the lookup above (Gmail may have taken it).
-      answer = await this.google.call(
-        mail.account,
-        (g) =>
-          g.users.messages.send({
-            userId: 'me',
-            requestBody: { raw, ...(mail.thread_id ? { threadId: mail.thread_id } : {}) },
-          }),
-        { units: 100, once: true },
-      );
+      sent = await transport.send(mail, await this.blobs.get(mail.mime_sha256));
     } catch (error) {
-      const status = httpStatus(error);
-      // Refused for good (a bad address, too large): trying again would be refused again.
-      if (status === undefined || status < 400 || status >= 500 || status === 401 || isRetryable(error)) throw error;
+      if (!(error instanceof RefusedForGood)) throw error;
       await this.publisher.publish(OutgoingFailed, {
         subject: `outgoing:${mail.id}`,
-        actor: connectorActor(mail.account),
-        data: { id: mail.id, reason: `Gmail refused it (${status}): ${(error as Error).message}` },
+        actor: actorOf(mail),
+        data: { id: mail.id, reason: error.message },
       });
       return;
     }
-    await this.sent(mail, answer.id!, answer.threadId!, false);
+    await this.sent(mail, sent, false);
   }
 
-  private async sent(mail: OutgoingTable, gmailId: string, threadId: string, found: boolean): Promise<void> {
+  private async sent(mail: Due, sent: SentMail, found: boolean): Promise<void> {
     await this.publisher.publish(OutgoingSent, {
       subject: `outgoing:${mail.id}`,
-      actor: connectorActor(mail.account),
-      data: { id: mail.id, gmail_id: gmailId, thread_id: threadId, found_after_crash: found },
+      actor: actorOf(mail),
+      data: { id: mail.id, gmail_id: sent.id, thread_id: sent.threadId, found_after_crash: found },
     });
   }
 
-  /** Creates the Gmail draft, or writes an edited version over it (a draft deleted in Gmail meanwhile is created again). */
-  private async saveDraft(mail: OutgoingTable): Promise<void> {
-    const raw = (await this.blobs.get(mail.mime_sha256)).toString('base64url');
-    const requestBody = { message: { raw, ...(mail.thread_id ? { threadId: mail.thread_id } : {}) } };
-    const create = () => this.google.call(mail.account, (g) => g.users.drafts.create({ userId: 'me', requestBody }));
-    const draft = mail.gmail_draft_id
-      ? await this.google
-          .call(mail.account, (g) => g.users.drafts.update({ userId: 'me', id: mail.gmail_draft_id!, requestBody }))
-          .catch((error: unknown) => {
-            if (httpStatus(error) !== 404) throw error;
-            return create();
-          })
-      : await create();
+  private async saveDraft(mail: Due, transport: MailTransport): Promise<void> {
+    const draftId = await transport.saveDraft(mail, await this.blobs.get(mail.mime_sha256));
     await this.publisher.publish(OutgoingDraftSaved, {
       subject: `outgoing:${mail.id}`,
-      actor: connectorActor(mail.account),
-      data: { id: mail.id, gmail_draft_id: draft.id!, mime_sha256: mail.mime_sha256 },
+      actor: actorOf(mail),
+      data: { id: mail.id, gmail_draft_id: draftId, mime_sha256: mail.mime_sha256 },
     });
   }
 
-  /** A draft deleted in the memex leaves Gmail's drafts (already gone there is as good). */
-  private async removeDraft(mail: OutgoingTable): Promise<void> {
-    await this.google
-      .call(mail.account, (g) => g.users.drafts.delete({ userId: 'me', id: mail.gmail_draft_id! }))
-      .catch((error: unknown) => {
-        if (httpStatus(error) !== 404) throw error;
-      });
+  /** A draft deleted in the memex leaves the provider's drafts. */
+  private async removeDraft(mail: Due, transport: MailTransport): Promise<void> {
+    await transport.removeDraft(mail);
     await this.publisher.publish(OutgoingDraftRemoved, {
       subject: `outgoing:${mail.id}`,
-      actor: connectorActor(mail.account),
+      actor: actorOf(mail),
       data: { id: mail.id },
     });
   }

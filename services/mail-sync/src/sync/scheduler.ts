@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { Kysely } from 'kysely';
 import { DATABASE, ServiceHost } from '@memex/runtime';
 import type { MailSyncDatabase } from '../projection/schema.js';
+import { ImapSync } from '../imap/imap-sync.js';
 import { GmailSync } from './gmail-sync.js';
 
 /**
@@ -15,7 +16,7 @@ export class SyncScheduler implements OnApplicationBootstrap, OnApplicationShutd
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
   private stopped = false;
-  /** How often Gmail is polled (push notifications need a public endpoint; polling is the default). */
+  /** How often Gmail and the IMAP servers are polled (push notifications need a public endpoint; polling is the default). */
   private readonly pollMs = Number(process.env.MEMEX_GMAIL_POLL_MS || 60_000);
   /** The last cycle's failure per account (null once one succeeds), for `memex accounts list`. */
   readonly failures = new Map<string, string>();
@@ -24,6 +25,7 @@ export class SyncScheduler implements OnApplicationBootstrap, OnApplicationShutd
     @Inject(DATABASE) private readonly db: Kysely<MailSyncDatabase>,
     private readonly host: ServiceHost,
     private readonly sync: GmailSync,
+    private readonly imap: ImapSync,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -43,12 +45,13 @@ export class SyncScheduler implements OnApplicationBootstrap, OnApplicationShutd
     const next = this.running.then(async () => {
       if (!this.host.projector?.isLeader || this.stopped) return [];
       await this.sync.caughtUp();
-      let query = this.db.selectFrom('accounts').select('account').where('status', '=', 'active');
+      let query = this.db.selectFrom('accounts').select(['account', 'provider']).where('status', '=', 'active');
       if (account) query = query.where('account', '=', account);
-      const accounts = (await query.orderBy('account').execute()).map((row) => row.account);
-      for (const name of accounts) {
+      const rows = await query.orderBy('account').execute();
+      const accounts = rows.map((row) => row.account);
+      for (const { account: name, provider } of rows) {
         try {
-          await this.sync.cycle(name);
+          await (provider === 'imap' ? this.imap.cycle(name) : this.sync.cycle(name));
           this.failures.delete(name);
         } catch (error) {
           // One account's failure (Google down, a bug) never stops the others; the next cycle retries.

@@ -9,6 +9,7 @@ import {
   ModelActivated,
   ModelAdded,
   NotePut,
+  PaperExtracted,
   PartExtracted,
   type EventOf,
   type MailMeta,
@@ -86,6 +87,23 @@ export class SearchProjector implements AroundBatch<Trx> {
       revision: seq,
       seq,
     });
+  }
+
+  /**
+   * A paper's authors, as tier 0 read them, are who it is from: `author:` and `from:` find it and
+   * its words include their names. A reading of an older revision changes nothing.
+   */
+  @On(PaperExtracted)
+  async paperExtracted(trx: Trx, event: EventOf<typeof PaperExtracted>): Promise<void> {
+    const { item_id: id, revision, paper } = event.data;
+    const row = await trx
+      .selectFrom('items')
+      .select(['id', 'kind', 'title', 'labels', 'spam', 'source_kind', 'source_id', 'people_from', 'people_to'])
+      .select(['occurred_at', 'revision', 'seq'])
+      .where('id', '=', id)
+      .executeTakeFirst();
+    if (!row || row.revision !== revision) return;
+    await this.upsertItem(trx, { ...row, people_from: paper ? paper.authors.join('\n').toLowerCase() : '' });
   }
 
   /** Inserts or replaces an item's searchable facts, keeping its parts' copies of title and scope in step. */

@@ -41,6 +41,9 @@ export function filterConditions(params: ParamsOf<typeof Search>, parsed: Parsed
   }
   if (filters.from.length) conditions.push(sql`i.people_from ilike any(${contains(filters.from)}::text[])`);
   if (filters.to.length) conditions.push(sql`i.people_to ilike any(${contains(filters.to)}::text[])`);
+  // A paper's authors are who it is from (tier 0's paper.extracted); author: asks for papers.
+  if (filters.author.length)
+    conditions.push(sql`(i.kind = 'paper' and i.people_from ilike any(${contains(filters.author)}::text[]))`);
   // Lower bounds are inclusive, upper bounds exclusive: after:2020 before:2021 is the year 2020.
   const since = [
     ...(params.from ? [parseDate(params.from, 'from')] : []),

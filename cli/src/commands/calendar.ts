@@ -8,6 +8,8 @@ import {
   CalendarRsvp,
   CalendarSync,
   CalendarUpdate,
+  ContactsCandidates,
+  ContactsCandidatesDecide,
   ContactsSync,
   ContactsUpdate,
   type ResultOf,
@@ -303,6 +305,42 @@ export function registerCalendar(program: Command): void {
         console.log(written(result));
       },
     );
+  contacts
+    .command('candidates <account>')
+    .description(
+      'people you wrote to from this account who are not its Google contacts (nothing is added until you accept)',
+    )
+    .option('--json', 'print JSON')
+    .action(async (account: string, options: { json?: boolean }) => {
+      const result = await client().call(ContactsCandidates, { account });
+      output(Boolean(options.json), result, () =>
+        result.candidates.length === 0
+          ? `no one new among ${result.read} sent messages`
+          : result.candidates
+              .map((c) => `${c.address}  ${c.name || '-'}  ${c.sent} sent, last ${c.last_sent.slice(0, 10)}`)
+              .join('\n'),
+      );
+    });
+  contacts
+    .command('accept <account> <address>')
+    .description('add someone you wrote to as a Google contact (in the group memex)')
+    .option('--name <text>', 'the name to give (default: the one your mail used)')
+    .action(async (account: string, address: string, options: { name?: string }) => {
+      const result = await client().call(ContactsCandidatesDecide, {
+        account,
+        address,
+        accept: true,
+        ...(options.name ? { name: options.name } : {}),
+      });
+      console.log(`added ${address} as ${result.resource_name}`);
+    });
+  contacts
+    .command('decline <account> <address>')
+    .description('do not offer this address as a contact again')
+    .action(async (account: string, address: string) => {
+      await client().call(ContactsCandidatesDecide, { account, address, accept: false });
+      console.log(`${address} will not be offered again`);
+    });
   contacts
     .command('sync [account]')
     .description('sync the Google contacts now (all accounts, or one)')

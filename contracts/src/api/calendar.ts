@@ -269,6 +269,48 @@ export const ContactsCreate = defineMethod({
   result: Type.Object({ resource_name: Type.String(), seq: Seq }),
 });
 
+export const ContactsCandidates = defineMethod({
+  name: 'memex.contacts.candidates',
+  service: 'calendar-sync',
+  kind: 'query',
+  access: 'owner',
+  summary:
+    'People you wrote to from an account (its Sent mail) who are not among its Google contacts and were not declined, most written to first: offered as new contacts, created only when you accept (memex.contacts.candidates.decide).',
+  params: Type.Object({
+    account: Type.String({ minLength: 3 }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
+  }),
+  result: Type.Object({
+    candidates: Type.Array(
+      Type.Object({
+        address: Type.String(),
+        name: Type.String({ description: 'the name your mail gave them, or empty' }),
+        sent: Type.Integer({ description: 'messages of yours to them read' }),
+        last_sent: Instant,
+      }),
+    ),
+    read: Type.Integer({ description: 'Sent messages read (the most recent, up to 5,000)' }),
+  }),
+});
+
+export const ContactsCandidatesDecide = defineMethod({
+  name: 'memex.contacts.candidates.decide',
+  service: 'calendar-sync',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Accept a contact candidate (the contact is created at Google, in the group memex, and mirrored) or decline it (never offered again).',
+  params: Type.Object({
+    account: Type.String({ minLength: 3 }),
+    address: Type.String({ minLength: 3, maxLength: 320 }),
+    accept: Type.Boolean(),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 500, description: 'the name to give; default: your mail’s' }),
+    ),
+  }),
+  result: Type.Object({ resource_name: Type.Union([Type.String(), Type.Null()]), seq: Seq }),
+});
+
 /** API methods of the calendar area. */
 export const calendarMethods: MethodDefinition[] = [
   CalendarList,
@@ -282,4 +324,6 @@ export const calendarMethods: MethodDefinition[] = [
   ContactsSync,
   ContactsUpdate,
   ContactsCreate,
+  ContactsCandidates,
+  ContactsCandidatesDecide,
 ];

@@ -71,6 +71,8 @@ export const ContactSynced = defineEvent({
           { additionalProperties: false },
         ),
       ),
+      /** Its mail addresses, lowercase: who is already a contact when people from mail are offered. */
+      emails: Type.Optional(Type.Array(Type.String())),
     },
     { additionalProperties: false },
   ),
@@ -94,5 +96,26 @@ export const ContactsSyncProgressed = defineEvent({
   ),
 });
 
+/**
+ * The owner declined to add someone they wrote to as a Google contact: not offered again for that
+ * account. (Accepting creates the contact, which is its own record: contact.synced.)
+ */
+export const ContactCandidateDismissed = defineEvent({
+  type: 'contact_candidate.dismissed',
+  owner: 'calendar-sync',
+  v: 1,
+  description: 'The owner declined a contact candidate (someone they wrote to); it is not offered again.',
+  data: Type.Object(
+    { account: Type.String({ minLength: 3 }), address: Type.String({ minLength: 3, maxLength: 320 }) },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by calendar-sync. */
-export const calendarEvents = [CalendarEventSynced, CalendarSyncProgressed, ContactSynced, ContactsSyncProgressed];
+export const calendarEvents = [
+  CalendarEventSynced,
+  CalendarSyncProgressed,
+  ContactSynced,
+  ContactsSyncProgressed,
+  ContactCandidateDismissed,
+];

@@ -8,6 +8,7 @@ import { CalendarQueries } from './queries/calendar.queries.js';
 import { GoogleCalendarSync } from './sync/google-calendar-sync.js';
 import { GoogleCalendarWrites } from './sync/google-calendar-writes.js';
 import { GoogleContactsSync } from './sync/google-contacts-sync.js';
+import { ContactCandidates } from './sync/contact-candidates.js';
 import { GoogleContactsWrites } from './sync/google-contacts-writes.js';
 import { SyncScheduler } from './sync/scheduler.js';
 
@@ -26,6 +27,7 @@ export class CalendarSyncModule {
         GoogleCalendarWrites,
         GoogleContactsSync,
         GoogleContactsWrites,
+        ContactCandidates,
         SyncScheduler,
         CalendarCommands,
       ],

@@ -1,7 +1,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { ContactsCreate, ContactsSync, ContactsUpdate, MailAccounts, MemexError } from '@memex/contracts';
+import {
+  AccountsSync,
+  ContactsCandidates,
+  ContactsCandidatesDecide,
+  ContactsCreate,
+  ContactsSync,
+  ContactsUpdate,
+  MailAccounts,
+  MemexError,
+} from '@memex/contracts';
 import { createDatabase } from '@memex/db';
 import { startGoogleCalendar, type GoogleHarness } from './testing/google.js';
 
@@ -145,5 +154,54 @@ describe('calendar-sync: Google contacts (People v1)', () => {
     const carolItem = (await items()).find((i) => i.title === 'Carol Diaz');
     assert.deepEqual(carolItem?.categories, ['memex']);
     assert.equal((await sync()).changed, 0, 'the next sync finds the etag it mirrored');
+  });
+
+  it('people written to (Sent) are offered as contacts, and made at Google only when accepted; a declined one is not offered again', async () => {
+    const sent = (n: number, to: string) =>
+      h.gmail
+        .mailbox(ACCOUNT)
+        .add(
+          Buffer.from(
+            `From: Owner <${ACCOUNT}>\r\nTo: ${to}\r\nSubject: note ${n}\r\nMessage-ID: <sent${n}@example.com>\r\nDate: Mon, 2 Nov 2026 10:0${n}:00 +0000\r\n\r\nHello.\r\n`,
+          ),
+          { labelIds: ['SENT'] },
+        );
+    sent(1, 'Carol Diaz <carol@example.com>'); // a contact already (made above)
+    sent(2, 'Cy Park <cy@example.net>');
+    sent(3, 'cy@example.net, Dee <dee@example.org>');
+    const { seq: mailSeq } = await h.call(AccountsSync, { account: ACCOUNT });
+    await h.call(MailAccounts, { min_seq: mailSeq });
+    const offered = async () =>
+      (await h.call(ContactsCandidates, { account: ACCOUNT })).candidates.map((c) => [c.address, c.name, c.sent]);
+    assert.deepEqual(await offered(), [
+      ['cy@example.net', 'Cy Park', 2],
+      ['dee@example.org', 'Dee', 1],
+    ]);
+    const peopleBefore = h.people.count();
+
+    const declined = await h.call(ContactsCandidatesDecide, {
+      account: ACCOUNT,
+      address: 'dee@example.org',
+      accept: false,
+    });
+    assert.equal(declined.resource_name, null);
+    assert.equal(h.people.count(), peopleBefore, 'declining writes nothing to Google');
+    assert.deepEqual(await offered(), [['cy@example.net', 'Cy Park', 2]]);
+
+    const accepted = await h.call(ContactsCandidatesDecide, {
+      account: ACCOUNT,
+      address: 'cy@example.net',
+      accept: true,
+    });
+    const cy = h.people.person(accepted.resource_name!)!;
+    assert.deepEqual(
+      [cy.names?.[0]?.unstructuredName ?? cy.names?.[0]?.displayName, cy.emailAddresses?.map((e) => e.value)],
+      ['Cy Park', ['cy@example.net']],
+    );
+    assert.deepEqual(await offered(), [], 'a contact now');
+    await assert.rejects(
+      h.call(ContactsCandidatesDecide, { account: ACCOUNT, address: 'cy@example.net', accept: true }),
+      /already a Google contact/,
+    );
   });
 });

@@ -5,6 +5,8 @@ import {
   CalendarRsvp,
   CalendarSync,
   CalendarUpdate,
+  ContactsCandidates,
+  ContactsCandidatesDecide,
   ContactsCreate,
   ContactsSync,
   ContactsUpdate,
@@ -16,6 +18,7 @@ import { RpcMethod } from '@memex/runtime';
 import { GoogleCalendarSync } from '../sync/google-calendar-sync.js';
 import { GoogleCalendarWrites, type InstanceTarget } from '../sync/google-calendar-writes.js';
 import { GoogleContactsSync } from '../sync/google-contacts-sync.js';
+import { ContactCandidates } from '../sync/contact-candidates.js';
 import { GoogleContactsWrites } from '../sync/google-contacts-writes.js';
 
 function instanceTarget(recurrenceId: string | undefined, following: boolean | undefined): InstanceTarget | undefined {
@@ -33,7 +36,20 @@ export class CalendarCommands {
     private readonly writes: GoogleCalendarWrites,
     private readonly contacts: GoogleContactsSync,
     private readonly contactWrites: GoogleContactsWrites,
+    private readonly candidates: ContactCandidates,
   ) {}
+
+  @RpcMethod(ContactsCandidates)
+  async contactCandidates(params: ParamsOf<typeof ContactsCandidates>): Promise<ResultOf<typeof ContactsCandidates>> {
+    return this.candidates.list(params.account, params.limit ?? 50);
+  }
+
+  @RpcMethod(ContactsCandidatesDecide)
+  decideCandidate(
+    params: ParamsOf<typeof ContactsCandidatesDecide>,
+  ): Promise<ResultOf<typeof ContactsCandidatesDecide>> {
+    return this.candidates.decide(params.account, params.address, params.accept, params.name);
+  }
 
   @RpcMethod(ContactsCreate)
   async createContact({

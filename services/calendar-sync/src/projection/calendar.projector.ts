@@ -5,6 +5,7 @@ import {
   AccountRemoved,
   CalendarEventSynced,
   CalendarSyncProgressed,
+  ContactCandidateDismissed,
   ContactSynced,
   ContactsSyncProgressed,
   ItemDeleted,
@@ -175,7 +176,12 @@ export class CalendarProjector {
         .execute();
       return;
     }
-    const row = { etag, item_id, fields: event.data.fields ? (JSON.stringify(event.data.fields) as never) : null };
+    const row = {
+      etag,
+      item_id,
+      fields: event.data.fields ? (JSON.stringify(event.data.fields) as never) : null,
+      emails: event.data.emails ?? null,
+    };
     await trx
       .insertInto('google_contacts')
       .values({ account, resource_name, ...row })
@@ -191,6 +197,15 @@ export class CalendarProjector {
       .insertInto('google_contact_accounts')
       .values({ account, ...row })
       .onConflict((oc) => oc.column('account').doUpdateSet(row))
+      .execute();
+  }
+
+  @On(ContactCandidateDismissed)
+  async candidateDismissed(trx: Trx, event: EventOf<typeof ContactCandidateDismissed>): Promise<void> {
+    await trx
+      .insertInto('contact_candidates_dismissed')
+      .values({ account: event.data.account, address: event.data.address })
+      .onConflict((oc) => oc.columns(['account', 'address']).doNothing())
       .execute();
   }
 

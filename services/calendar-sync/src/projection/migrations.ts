@@ -104,4 +104,13 @@ export const calendarMigrations: Migration[] = [
       await sql`alter table google_contacts add column fields jsonb`.execute(db);
     },
   },
+  {
+    name: '005_contact_candidates_dismissed',
+    async up(db) {
+      await sql`create table contact_candidates_dismissed (account text not null, address text not null, primary key (account, address))`.execute(
+        db,
+      );
+      await sql`alter table google_contacts add column emails text[]`.execute(db);
+    },
+  },
 ];

@@ -100,6 +100,8 @@ export interface GoogleContactsTable {
   item_id: string;
   /** Name, phones and addresses as Google had them when last read (null for rows logged before they were kept). */
   fields: ContactFields | null;
+  /** Its mail addresses, lowercase (null for rows logged before they were kept). */
+  emails: string[] | null;
 }
 
 export interface ContactFields {
@@ -108,7 +110,14 @@ export interface ContactFields {
   addresses: string[];
 }
 
+/** Contact candidates (people written to) the owner declined, per account. */
+export interface ContactCandidatesDismissedTable {
+  account: string;
+  address: string;
+}
+
 export interface CalendarDatabase {
+  contact_candidates_dismissed: ContactCandidatesDismissedTable;
   google_contact_accounts: GoogleContactAccountsTable;
   google_contacts: GoogleContactsTable;
   components: ComponentsTable;

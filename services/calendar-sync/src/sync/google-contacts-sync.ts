@@ -202,6 +202,7 @@ export class GoogleContactsSync {
             etag: person.etag ?? '',
             item_id: r.id,
             fields: contactFields(person),
+            emails: (person.emailAddresses ?? []).flatMap((e) => (e.value ? [e.value.toLowerCase()] : [])),
           },
         }),
       ];

@@ -66,6 +66,11 @@ export class FakePeople {
     return this.people.get(resourceName);
   }
 
+  /** How many contacts (not deleted) Google holds. */
+  count(): number {
+    return [...this.people.values()].filter((p) => !p.metadata?.deleted).length;
+  }
+
   private get(resourceName: string): FakeResponse {
     const person = this.people.get(resourceName);
     if (!person || person.metadata?.deleted) return googleError(404, 'Requested entity was not found.', 'notFound');

@@ -24,6 +24,7 @@ export interface GoogleHarness {
   env: TestEnv;
   bus: Bus;
   google: FakeGoogleServer;
+  gmail: FakeGmail;
   calendar: FakeCalendar;
   people: FakePeople;
   calendarSync: INestApplicationContext | undefined;
@@ -44,7 +45,7 @@ export function calendarSyncEnv(google: FakeGoogleServer): Record<string, string
 
 export async function startGoogleCalendar(options: { calendarSync?: boolean } = {}): Promise<GoogleHarness> {
   const google = await new FakeGoogleServer().start();
-  new FakeGmail(google);
+  const gmail = new FakeGmail(google);
   const calendar = new FakeCalendar(google);
   const people = new FakePeople(google);
   Object.assign(process.env, calendarSyncEnv(google));
@@ -61,6 +62,7 @@ export async function startGoogleCalendar(options: { calendarSync?: boolean } = 
     env,
     bus,
     google,
+    gmail,
     calendar,
     people,
     calendarSync,

@@ -1,5 +1,5 @@
 import { context, SpanKind, trace } from '@opentelemetry/api';
-import { headers as natsHeaders, type Msg, type Subscription } from '@nats-io/transport-node';
+import { createInbox, headers as natsHeaders, type Msg, type Subscription } from '@nats-io/transport-node';
 import {
   MemexError,
   isMemexError,
@@ -30,18 +30,42 @@ export type RpcHandler = (request: RpcRequest) => Promise<unknown>;
 
 const tracer = trace.getTracer('memex-bus');
 
-/** Answers requests on a subject, as one of a queue group so replicas share the load. */
-export function serveRpc(bus: Bus, subject: string, queue: string, handler: RpcHandler): Subscription {
+/** Header of the interim replies a handler served with `heartbeatMs` sends while it works. */
+const WORKING_HEADER = 'Memex-Working';
+
+/**
+ * Answers requests on a subject, as one of a queue group so replicas share the load. With
+ * `heartbeatMs`, a handler that works for long (a replay) says so every `heartbeatMs` to a caller
+ * using `callLongRpc`, which can then tell a long job from a dead process.
+ */
+export function serveRpc(
+  bus: Bus,
+  subject: string,
+  queue: string,
+  handler: RpcHandler,
+  { heartbeatMs }: { heartbeatMs?: number } = {},
+): Subscription {
   return bus.nc.subscribe(subject, {
     queue,
     callback: (error, msg) => {
       if (error) return;
-      void answer(msg, subject, handler);
+      void answer(msg, subject, handler, heartbeatMs);
     },
   });
 }
 
-async function answer(msg: Msg, subject: string, handler: RpcHandler): Promise<void> {
+async function answer(msg: Msg, subject: string, handler: RpcHandler, heartbeatMs?: number): Promise<void> {
+  const working = natsHeaders();
+  working.set(WORKING_HEADER, '1');
+  const heartbeat = heartbeatMs ? setInterval(() => msg.respond(undefined, { headers: working }), heartbeatMs) : undefined;
+  try {
+    await answerOnce(msg, subject, handler);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+async function answerOnce(msg: Msg, subject: string, handler: RpcHandler): Promise<void> {
   const parent = extractTrace(msg.headers);
   await context.with(parent, () =>
     tracer.startActiveSpan(`rpc ${subject}`, { kind: SpanKind.SERVER }, async (span) => {
@@ -97,6 +121,57 @@ export async function callRpc<R = unknown>(
       span.end();
     }
   });
+}
+
+/**
+ * Calls a handler that may work for long (served with `heartbeatMs`): waits as long as the
+ * service keeps saying it works, and fails as `unavailable` once it is silent for `silenceMs`
+ * (its process died: nothing will answer, so the caller need not wait out a long timeout).
+ */
+export async function callLongRpc<R = unknown>(
+  bus: Bus,
+  subject: string,
+  request: RpcRequest,
+  silenceMs: number,
+): Promise<R> {
+  const inbox = createInbox();
+  const replies = bus.nc.subscribe(inbox);
+  const next = replies[Symbol.asyncIterator]();
+  let timer: NodeJS.Timeout | undefined;
+  let fail: (error: MemexError) => void = () => {};
+  const silent = new Promise<never>((_, reject) => (fail = reject));
+  const rearm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(
+      () =>
+        fail(
+          new MemexError(
+            'unavailable',
+            `${subject} fell silent for ${silenceMs / 1000} s while working: the service stopped (or restarted), so it did not finish; ask again`,
+          ),
+        ),
+      silenceMs,
+    );
+  };
+  rearm();
+  try {
+    bus.nc.publish(subject, encodeJson(request), { reply: inbox, headers: injectTrace(natsHeaders()) });
+    for (;;) {
+      const { value: msg, done } = await Promise.race([next.next(), silent]);
+      if (done) throw new MemexError('unavailable', `the connection closed while waiting for ${subject}`);
+      if (msg.headers?.code === 503) throw new MemexError('unavailable', `no service answers ${subject}: is it running?`);
+      if (msg.headers?.get(WORKING_HEADER)) {
+        rearm();
+        continue;
+      }
+      const reply = decodeJson<RpcReply<R>>(msg.data);
+      if ('error' in reply) throw new MemexError(reply.error.code, reply.error.message);
+      return reply.result;
+    }
+  } finally {
+    clearTimeout(timer);
+    replies.unsubscribe();
+  }
 }
 
 /**

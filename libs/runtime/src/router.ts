@@ -13,7 +13,7 @@ import {
   type ServiceName,
   type Validator,
 } from '@memex/contracts';
-import { callRpc, type Bus, type RpcRequest } from '@memex/bus';
+import { callLongRpc, callRpc, type Bus, type RpcRequest } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { requestDuration } from '@memex/telemetry';
 import { BUS } from './providers.js';
@@ -26,6 +26,12 @@ export interface Principal {
 }
 
 const REPLAY_TIMEOUT_MS = 60 * 60 * 1000;
+/**
+ * A replay takes as long as the log is long; the service says it is still at it this often, and
+ * one silent for REPLAY_SILENCE_MS has died (the caller hears so at once and can ask again).
+ */
+export const REPLAY_HEARTBEAT_MS = 5_000;
+const REPLAY_SILENCE_MS = 30_000;
 
 /**
  * Routes an API call to the service that owns it, after the catalog's access and params checks:
@@ -66,7 +72,7 @@ export class MethodRouter {
     const request = { method: name, params, scope: principal.scope, caller: principal.caller };
     if (method === AdminReplay) {
       const { projector } = params as { projector: ServiceName };
-      return callRpc(this.bus, `memex.rpc.${projector}.admin.replay`, request, REPLAY_TIMEOUT_MS);
+      return callLongRpc(this.bus, `memex.rpc.${projector}.admin.replay`, request, REPLAY_SILENCE_MS);
     }
     if (method === AdminFailures || method === AdminFailuresRetry)
       return this.failures(method === AdminFailures, params, request);

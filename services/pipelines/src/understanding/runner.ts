@@ -63,7 +63,7 @@ export class UnderstandingRunner {
     readonly budgets: Budgets,
     private readonly concurrency: number,
   ) {
-    this.task = new UnderstandTask(bus, publisher, blobs, budgets);
+    this.task = new UnderstandTask(bus, publisher, blobs, budgets, models);
   }
 
   async start(): Promise<void> {

@@ -10,12 +10,12 @@ import {
   type Maker,
   type Usage,
 } from '@memex/contracts';
-import type { Bus, EventPublisher } from '@memex/bus';
+import { readEventsOf, type Bus, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { eraseDerived, isDeleted } from '../jobs/log.js';
 import type { UnderstandJob } from '../jobs/queue.js';
 import { derivedDraft, readSource, type Source } from '../jobs/source.js';
-import { chatModelId, type ChatModelInfo } from '../models/registry.js';
+import { chatModelId, type ChatModelInfo, type ModelRegistry } from '../models/registry.js';
 import type { Budgets, Pause } from './budgets.js';
 import { ChatEndpoint, modelApiKey, RateLimited } from './chat.js';
 import { promptHash, TASKS, userMessage, type Answer, type TaskName } from './tasks.js';
@@ -62,6 +62,7 @@ export class UnderstandTask {
     private readonly publisher: EventPublisher,
     private readonly blobs: BlobStore,
     private readonly budgets: Budgets,
+    private readonly models: ModelRegistry,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {}
 
@@ -73,12 +74,42 @@ export class UnderstandTask {
     const endpoint = new ChatEndpoint(model, await modelApiKey(model.name));
     const user = userMessage(source.title, source.event.occurred_at, text);
     const outcomes: TaskOutcome[] = [];
+    // A redelivered job does not pay twice, and a routine job late in an old version's lane leaves
+    // alone what a newer version made (a re-run asks explicitly, so it always runs).
+    const answered = job.rerun_id ? new Set<string>() : await this.answeredTasks(source, model);
     for (const task of job.tasks as TaskName[]) {
       if (!(task in TASKS)) throw new Error(`unknown tier-2 task "${task}"`);
+      if (answered.has(task)) continue;
       outcomes.push(await this.runTask(task, job, source, text, user, endpoint));
     }
     if (await isDeleted(this.bus, job.item_id)) await eraseDerived(this.bus, job.item_id);
     return outcomes;
+  }
+
+  /**
+   * Tasks the log already answers for the item: by this very maker for this revision, or by a
+   * model registered after this one (for any revision).
+   */
+  private async answeredTasks(source: Source, model: ChatModelInfo): Promise<Set<string>> {
+    const order = this.models.chats().map(chatModelId);
+    const rank = (id: string) => order.indexOf(id);
+    const mine = rank(chatModelId(model));
+    const answered = new Set<string>();
+    const consider = (task: string, madeBy: string, revision: number) => {
+      const maker = /^t2-[a-z0-9_-]+@([^/]+)\/([^#]+)#/.exec(madeBy);
+      if (!maker) return;
+      const by = rank(`${maker[1]}@${maker[2]}`);
+      const same = madeBy === makerString(makerOf(task as TaskName, model)) && revision === source.revision;
+      if (by > mine || same) answered.add(task);
+    };
+    const about = { aggregate: `item:${source.itemId}`, untilCaughtUp: true };
+    for await (const { event } of readEventsOf(this.bus, ItemUnderstood, about)) {
+      consider(event.data.task, makerString(event.data.made_by), event.data.revision);
+    }
+    for await (const { event } of readEventsOf(this.bus, CommitmentExtracted, about)) {
+      consider('commitments', event.data.made_by, event.data.revision);
+    }
+    return answered;
   }
 
   private async runTask(

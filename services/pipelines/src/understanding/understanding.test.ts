@@ -18,6 +18,8 @@ import { PipelinesModule } from '../pipelines.module.js';
 import { eventsOf, ingest } from '../testing/items.js';
 import { FakeChatServer, type FakeChatAnswer, type FakeChatRequest } from './testing/fake-chat.js';
 import { promptHash, TASKS } from './tasks.js';
+import { JobQueue, type UnderstandJob } from '../jobs/queue.js';
+import { laneOf } from './lanes.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -71,6 +73,7 @@ describe('tier 2 through a chat model endpoint', () => {
   let blobs: BlobStore;
   let fake: FakeChatServer;
   let clock = Date.parse('2024-03-04T10:00:00Z');
+  let later: { id: string; seq: number };
   const troubles: Array<(r: FakeChatRequest) => FakeChatAnswer | undefined> = [];
 
   before(async () => {
@@ -186,7 +189,7 @@ describe('tier 2 through a chat model endpoint', () => {
     assert.equal(paused.model.paused_until, '2024-03-05T00:00:00.000Z');
 
     const asked = fake.count();
-    const later = await ingest(publisher, blobs, { title: 'Later', text: 'Notes on the grant.' });
+    later = await ingest(publisher, blobs, { title: 'Later', text: 'Notes on the grant.' });
     await waitUntil(async () => (await callMethod(bus, JobsStatus, {})).tier2!.waiting === 1, 'the job to wait');
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.equal(fake.count(), asked, 'nothing is asked while the budget is spent');
@@ -237,5 +240,47 @@ describe('tier 2 through a chat model endpoint', () => {
     // Spent today: the later note's 3 answers and the paper's summary.
     assert.equal(estimate.budget.tokens_left_today, 1_400 - 400);
     await assert.rejects(callMethod(bus, Rerun, { tier: 2, model: 'nope@1', dry_run: true }), /no chat model nope@1/);
+  });
+
+  test("a re-run with a new version; a late routine job of the older version leaves the newer version's output alone", async () => {
+    await callMethod(bus, ModelsAdd, {
+      path: fake.url,
+      model: 'fake-llm-2',
+      name: 'fake',
+      version: '2',
+      tasks: ['summarize', 'extract'],
+    });
+    const rerun = await callMethod(bus, Rerun, { tier: 2, model: 'fake@2', kind: 'document', tasks: ['topics'] });
+    assert.equal(rerun.jobs, 2, 'the later note and the broken one');
+    await waitUntil(async () => {
+      const progress = (await callMethod(bus, JobsStatus, {})).tier2!.reruns.find((r) => r.rerun_id === rerun.rerun_id);
+      return progress !== undefined && progress.done + progress.failed === 2;
+    }, 'the re-run');
+    const topicsAsked = fake.count('topics');
+    const summariesAsked = fake.count('summary');
+
+    // The old version's lane still had a job for the note (as if it had waited out a pause).
+    const late: UnderstandJob = {
+      task: 'understand',
+      item_id: later.id,
+      revision: 1,
+      source_seq: later.seq,
+      tasks: ['topics', 'summary'],
+      model: 'fake@1',
+    };
+    await new JobQueue(bus, laneOf('fake@1')).enqueue(late, 'new', 'late-job');
+    await waitUntil(async () => {
+      const tier2 = (await callMethod(bus, JobsStatus, {})).tier2!;
+      return tier2.waiting === 0 && tier2.in_progress === 0;
+    }, 'the late job');
+    assert.equal(fake.count('topics'), topicsAsked, "fake@2's topics are not asked again by fake@1");
+    assert.equal(fake.count('summary'), summariesAsked, 'nor fake@1’s own summary of this revision');
+    const outputs = await eventsOf(bus, 'item.understood', later.id, 4);
+    const topics = outputs.filter((e) => (e.data as DataOf<typeof ItemUnderstood>).task === 'topics');
+    assert.deepEqual(
+      topics.map((e) => (e.data as DataOf<typeof ItemUnderstood>).made_by.version),
+      ['1', '2'],
+      'the last topics on the log are still the newer version’s',
+    );
   });
 });

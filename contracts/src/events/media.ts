@@ -255,6 +255,57 @@ export const PhotoTagged = defineEvent({
   ),
 });
 
+const NamedPlace = Type.Object({ key: Type.String(), name: Type.String() }, { additionalProperties: false });
+const ItemIds = Type.Array(Type.String({ pattern: ULID_PATTERN }), { maxItems: 20_000 });
+
+/**
+ * The photo events and trips as the media service clusters them now (memex.media.events'
+ * answer), replacing what the previous one said: the graph makes `event:photos-<first item>` and
+ * `trip:<first item>` things with their photos as evidence. Subject photo_events:all.
+ */
+export const PhotoEventsFound = defineEvent({
+  type: 'photo_events.found',
+  owner: 'media',
+  v: 1,
+  description:
+    'Every photo event and trip as the media service clusters them now, replacing the previous list. Subject photo_events:all.',
+  data: Type.Object(
+    {
+      home: Type.Union([NamedPlace, Type.Null()]),
+      events: Type.Array(
+        Type.Object(
+          {
+            key: Type.String({ pattern: '^event:photos-.+$' }),
+            name: Type.String(),
+            start: Type.String({ format: 'date-time' }),
+            end: Type.String({ format: 'date-time' }),
+            place: Type.Union([NamedPlace, Type.Null()]),
+            items: ItemIds,
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 20_000 },
+      ),
+      trips: Type.Array(
+        Type.Object(
+          {
+            key: Type.String({ pattern: '^trip:.+$' }),
+            name: Type.String(),
+            start: Type.String({ format: 'date-time' }),
+            end: Type.String({ format: 'date-time' }),
+            nights: Type.Integer({ minimum: 1 }),
+            places: Type.Array(NamedPlace),
+            items: ItemIds,
+          },
+          { additionalProperties: false },
+        ),
+        { maxItems: 5_000 },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by the media service. Add each definition here and to this list. */
 export const mediaEvents: EventDefinition[] = [
   PhotoAnalyzed,
@@ -265,4 +316,5 @@ export const mediaEvents: EventDefinition[] = [
   FaceClustersMerged,
   PeopleSeen,
   PhotoTagged,
+  PhotoEventsFound,
 ];

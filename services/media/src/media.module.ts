@@ -15,6 +15,7 @@ import { loadFaceModel, type FaceModel } from './domain/faces/index.js';
 import { PlaceIndex } from './domain/places.js';
 import { VisionCaptioner } from './domain/tags/captions.js';
 import { ObjectTagger } from './domain/tags/objects.js';
+import { PhotoEventsPublisher } from './jobs/photo-events.js';
 import { mediaWorkersFromEnv, PhotoJobs } from './jobs/photo-jobs.js';
 import { MediaProjector } from './projection/media.projector.js';
 import { FacesQueries } from './queries/faces.service.js';
@@ -75,13 +76,15 @@ export class MediaModule {
             faces: FaceModel | null,
             people: PeopleSync,
             tagging: ConstructorParameters<typeof PhotoJobs>[7],
-          ) => new PhotoJobs(bus, publisher, blobs, places, workers, faces, people, tagging),
-          inject: [BUS, EventPublisher, BlobStore, PlaceIndex, FACE_MODEL, PeopleSync, TAGGING],
+            photoEvents: PhotoEventsPublisher,
+          ) => new PhotoJobs(bus, publisher, blobs, places, workers, faces, people, tagging, photoEvents),
+          inject: [BUS, EventPublisher, BlobStore, PlaceIndex, FACE_MODEL, PeopleSync, TAGGING, PhotoEventsPublisher],
         },
         MediaProjector,
         PhotosService,
         FacesQueries,
         PeopleSync,
+        PhotoEventsPublisher,
         FaceCorrections,
         MediaRunner,
       ],

@@ -9,9 +9,9 @@ export interface Participant {
    * How a message names its people; `attended` for the people and the event of a calendar item,
    * `listed` for a contact card's, `located_at` for the place of a photo or video, `appears_in`
    * for the named people whose faces are in it, `paper` for what a paper names (itself, its
-   * authors, the papers it cites).
+   * authors, the papers it cites), `part_of` for a photo's events and trips.
    */
-  rel: 'sent' | 'received' | 'cc' | 'bcc' | 'attended' | 'listed' | 'located_at' | 'appears_in' | 'paper';
+  rel: 'sent' | 'received' | 'cc' | 'bcc' | 'attended' | 'listed' | 'located_at' | 'appears_in' | 'paper' | 'part_of';
   address: string;
   /** The display name as written, '' when none (or when it only repeats the address). */
   name: string;

@@ -17,6 +17,7 @@ import {
   PaperExtracted,
   PeopleSeen,
   PhotoAnalyzed,
+  PhotoEventsFound,
   ReviewDismissed,
   StructureExtracted,
   TrailAppended,
@@ -64,6 +65,7 @@ import { checkEvidence, dropEvidence, dropLinks, recordVerdict, writeLinks, type
 import { graphMigrations } from './migrations.js';
 import { applyPaper } from './papers.js';
 import { applyPeopleSeen } from './people.js';
+import { applyPhotoEvents } from './photo-events.js';
 import { applyStructure } from './signatures.js';
 import { commitmentLinks, understoodLinks, writeCommitments } from './understanding.js';
 
@@ -756,6 +758,11 @@ export class GraphProjector {
   @On(PeopleSeen)
   async peopleSeen(trx: Trx, event: EventOf<typeof PeopleSeen>): Promise<void> {
     await applyPeopleSeen(trx, event, await this.storedItem(trx, event.data.item_id));
+  }
+
+  @On(PhotoEventsFound)
+  async photoEventsFound(trx: Trx, event: EventOf<typeof PhotoEventsFound>): Promise<void> {
+    await applyPhotoEvents(trx, event);
   }
 
   @On(TrailCreated)

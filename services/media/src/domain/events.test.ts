@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clusterEvents, findTrips, type Moment } from './events.js';
+import { clusterEvents, findTrips, photoEventThings, type Moment } from './events.js';
 
 const HOME = { placeKey: 'place:geonames:2950159', placeName: 'Berlin', latitude: 52.52, longitude: 13.405 };
 const ROME = { placeKey: 'place:geonames:3169070', placeName: 'Rome', latitude: 41.894, longitude: 12.483 };
@@ -53,4 +53,30 @@ test('photos become events at gaps of hours and moves of kilometres, and a trip 
   assert.equal(home?.name, 'Berlin');
   assert.equal(trips.length, 1);
   assert.deepEqual([trips[0]!.nights, trips[0]!.places.map((p) => p.name), trips[0]!.items.length], [2, ['Rome'], 3]);
+});
+
+test('events and trips as graph things: keyed by their first photo, named by place and local day', () => {
+  const moments = [
+    at('2024-06-07T15:00:00Z', ROME),
+    at('2024-06-09T17:00:00Z', ROME),
+    at('2024-06-10T08:00:00Z', HOME),
+    at('2024-06-11T08:00:00Z', HOME),
+    at('2024-06-12T08:00:00Z', NOWHERE),
+  ];
+  const things = photoEventThings(moments);
+  assert.deepEqual(things.home, { key: HOME.placeKey, name: 'Berlin' });
+  assert.deepEqual(
+    things.events.map((e) => [e.key, e.name, e.items.length]),
+    [
+      [`event:photos-${moments[0]!.itemId}`, 'Rome, 2024-06-07', 1],
+      [`event:photos-${moments[1]!.itemId}`, 'Rome, 2024-06-09', 1],
+      [`event:photos-${moments[2]!.itemId}`, 'Berlin, 2024-06-10', 1],
+      [`event:photos-${moments[3]!.itemId}`, 'Berlin, 2024-06-11', 1],
+      [`event:photos-${moments[4]!.itemId}`, 'Photos, 2024-06-12', 1],
+    ],
+  );
+  assert.deepEqual(
+    things.trips.map((t) => [t.key, t.name, t.items]),
+    [[`trip:${moments[0]!.itemId}`, 'Trip to Rome, 2024-06-07 (2 nights)', [moments[0]!.itemId, moments[1]!.itemId]]],
+  );
 });

@@ -1,3 +1,4 @@
+import type { DataOf, PhotoEventsFound } from '@memex/contracts';
 import { distance } from 'geokdbush';
 
 /** A photo or video as clustering sees it. */
@@ -120,4 +121,37 @@ export function findTrips(moments: Moment[]): { home: { key: string; name: strin
     });
   }
   return { home, trips };
+}
+
+/**
+ * The events and trips as graph things (photo_events.found): keyed by their first item, so a
+ * thing keeps its key while photos join it later, named by place and local day.
+ */
+export function photoEventThings(moments: Moment[]): DataOf<typeof PhotoEventsFound> {
+  const iso = (ms: number) => new Date(ms).toISOString();
+  const dayOf = (itemId: string) => moments.find((m) => m.itemId === itemId)?.localDay ?? '';
+  const { home, trips } = findTrips(moments);
+  return {
+    home,
+    events: clusterEvents(moments).map((e) => {
+      const place = e.placeKey ? { key: e.placeKey, name: e.placeName ?? e.placeKey } : null;
+      return {
+        key: `event:photos-${e.items[0]!.toLowerCase()}`,
+        name: `${place ? `${place.name}, ` : 'Photos, '}${dayOf(e.items[0]!)}`,
+        start: iso(e.start),
+        end: iso(e.end),
+        place,
+        items: e.items,
+      };
+    }),
+    trips: trips.map((t) => ({
+      key: `trip:${t.items[0]!.toLowerCase()}`,
+      name: `Trip to ${t.places.map((p) => p.name).join(', ')}, ${dayOf(t.items[0]!)} (${t.nights} night${t.nights === 1 ? '' : 's'})`,
+      start: iso(t.start),
+      end: iso(t.end),
+      nights: t.nights,
+      places: t.places,
+      items: t.items,
+    })),
+  };
 }

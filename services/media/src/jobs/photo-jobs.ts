@@ -12,6 +12,7 @@ import {
 import type { BlobStore } from '@memex/blobs';
 import { decodeEvent, ensureDurable, EVENTS_STREAM, typeFilter, type Bus, type EventPublisher } from '@memex/bus';
 import type { PeopleSync } from '../commands/people.js';
+import type { PhotoEventsPublisher } from './photo-events.js';
 import type { FaceModel } from '../domain/faces/face-model.js';
 import type { PlaceIndex } from '../domain/places.js';
 import type { VisionCaptioner } from '../domain/tags/captions.js';
@@ -56,6 +57,7 @@ export class PhotoJobs {
     private readonly people: PeopleSync,
     /** What tags pictures: the offline object detector (null when MEMEX_OBJECT_TAGS=off) and a vision endpoint when configured. */
     private readonly tagging: { tagger: ObjectTagger | null; captioner: VisionCaptioner | null },
+    private readonly photoEvents: PhotoEventsPublisher,
   ) {}
 
   async start(): Promise<void> {
@@ -121,10 +123,12 @@ export class PhotoJobs {
     let analysis;
     if (event.data.kind === 'video') {
       analysis = await analyzeVideo(event, this.blobs, this.places);
-      if (analysis) await this.publisher.publish(VideoAnalyzed, { ...draft, data: analysis });
+      if (analysis)
+        this.photoEvents.schedule((await this.publisher.publish(VideoAnalyzed, { ...draft, data: analysis })).seq);
     } else {
       analysis = await analyzePhoto(event, this.blobs, this.places);
-      if (analysis) await this.publisher.publish(PhotoAnalyzed, { ...draft, data: analysis });
+      if (analysis)
+        this.photoEvents.schedule((await this.publisher.publish(PhotoAnalyzed, { ...draft, data: analysis })).seq);
     }
     if (!analysis) return;
     const { tagger, captioner } = this.tagging;

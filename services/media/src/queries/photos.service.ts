@@ -13,7 +13,8 @@ import {
 import { BlobStore } from '@memex/blobs';
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
-import { clusterEvents, findTrips, type Moment } from '../domain/events.js';
+import { clusterEvents, findTrips } from '../domain/events.js';
+import { loadMoments } from './moments.js';
 import type { MediaDatabase } from '../projection/schema.js';
 
 /** Photos, videos and recordings as the media read model holds them, always within the caller's scope. */
@@ -134,31 +135,7 @@ export class PhotosService {
 
   @RpcMethod(MediaEvents)
   async events(params: ParamsOf<typeof MediaEvents>, call: CallContext): Promise<ResultOf<typeof MediaEvents>> {
-    let query = this.db
-      .selectFrom('items')
-      .select([
-        'item_id',
-        'occurred_at',
-        'latitude',
-        'longitude',
-        'place_key',
-        sql<string | null>`place->>'name'`.as('place_name'),
-        sql<string | null>`meta->>'takenAt'`.as('taken_at'),
-      ])
-      .where('occurred_at', 'is not', null)
-      .where(visibleTo(call.scope));
-    if (params.from) query = query.where('occurred_at', '>=', new Date(params.from));
-    if (params.to) query = query.where('occurred_at', '<', new Date(params.to));
-    const moments: Moment[] = (await query.execute()).map((r) => ({
-      itemId: r.item_id,
-      at: r.occurred_at!.getTime(),
-      // The wall-clock day where it was taken, when the camera said; else the UTC day.
-      localDay: (r.taken_at ?? r.occurred_at!.toISOString()).slice(0, 10),
-      latitude: r.latitude,
-      longitude: r.longitude,
-      placeKey: r.place_key,
-      placeName: r.place_name,
-    }));
+    const moments = await loadMoments(this.db, call.scope, params);
     const iso = (ms: number) => new Date(ms).toISOString();
     const { home, trips } = findTrips(moments);
     return {

@@ -17,6 +17,7 @@ import {
   TrailsMove,
 } from '@memex/contracts';
 import { client, output } from '../context.js';
+import { paperLines } from './papers.js';
 
 function list(value: string): string[] {
   return value
@@ -33,13 +34,16 @@ export function registerGraph(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (key: string, options: { json?: boolean }) => {
       const card = await client().call(EntityGet, key.startsWith('entity:') ? { id: Number(key.slice(7)) } : { key });
+      // A paper shows what it cites and what cites it first.
+      const paper = card.entity.kind === 'paper' ? paperLines(card) : { lines: [], rest: card.facts };
       output(Boolean(options.json), card, () =>
         [
           `${card.entity.name}  (${card.entity.kind}, ${card.entity.key}${card.resolved_from ? `, merged from ${card.resolved_from}` : ''})`,
           ...(card.entity.aliases.length ? [`  also: ${card.entity.aliases.join(', ')}`] : []),
           `  keys: ${card.entity.keys.join(', ')}`,
           `  ${card.stats.items} items, ${card.stats.first_at?.slice(0, 10) ?? '?'} – ${card.stats.last_at?.slice(0, 10) ?? '?'}`,
-          ...card.facts.map((f) => {
+          ...paper.lines,
+          ...paper.rest.map((f) => {
             const other = 'entity' in f.other ? f.other.entity.name : f.other.item.title;
             return `  ${f.direction === 'out' ? '→' : '←'} ${f.rel} ${other}  (${f.basis}, ${f.made_by}, ${f.confidence})  link:${f.link_id}`;
           }),

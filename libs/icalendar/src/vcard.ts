@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import ICAL from 'ical.js';
 import { decode as decodeQuotedPrintable } from 'libqp';
 import { CalendarFormatError, parseComponents } from './calendar.js';
@@ -19,7 +20,8 @@ export interface ContactCard {
   name: { family: string; given: string; additional: string; prefix: string; suffix: string } | null;
   nicknames: string[];
   emails: Array<{ address: string; types: string[] }>;
-  phones: Array<{ number: string; types: string[] }>;
+  /** As written, and as E.164 (`+15550100`) when it is a valid number (see phoneE164), else null. */
+  phones: Array<{ number: string; e164: string | null; types: string[] }>;
   addresses: Array<{
     street: string;
     locality: string;
@@ -222,10 +224,10 @@ function readCard(card: ICAL.Component, index: number): ContactCard {
       .map((s) => s.trim())
       .filter(Boolean),
     emails,
-    phones: card
-      .getAllProperties('tel')
-      .map((p) => ({ number: first0(p).replace(/^tel:/i, ''), types: typesOf(p) }))
-      .filter((t) => t.number !== ''),
+    phones: card.getAllProperties('tel').flatMap((p) => {
+      const number = first0(p).replace(/^tel:/i, '').trim();
+      return number ? [{ number, e164: phoneE164(number), types: typesOf(p) }] : [];
+    }),
     addresses: card.getAllProperties('adr').map((p) => {
       const [, , street = '', locality = '', region = '', postalCode = '', country = ''] = structured(p, 7);
       return { street, locality, region, postalCode, country, types: typesOf(p) };
@@ -257,6 +259,16 @@ function first0(prop: ICAL.Property): string {
  * parameters, quoted-printable values (in their CHARSET) and BASE64 are rewritten in 3.0 form
  * first, since ical.js reads only 3.0 and 4.0.
  */
+/**
+ * A phone number as E.164 (`+15550100`), by libphonenumber: international numbers (`+…`, `00…`)
+ * anywhere, national ones read in `region` — the rule tier 0 reads phones in mail by, so a card
+ * and a mail signature name the same `phone:` thing. Null when it is not a valid number.
+ */
+export function phoneE164(number: string, region: CountryCode = 'US'): string | null {
+  const parsed = parsePhoneNumberFromString(number.trim().replace(/^00(?=[1-9])/, '+'), region);
+  return parsed?.isValid() ? parsed.number : null;
+}
+
 export function readVCards(input: string): ContactCard[] {
   const cards = parseCards(input).map(readCard);
   if (cards.length === 0) throw new CalendarFormatError('the file holds no vCard');

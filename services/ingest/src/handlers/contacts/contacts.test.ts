@@ -64,7 +64,7 @@ describe('contacts: values read by hand from the files', { skip }, () => {
     const [card] = (await parseVcf(read('ez-vcard/outlook-2003.vcf'))).meta.cards;
     assert.equal(card?.fullName, 'John Doe III');
     assert.deepEqual(card?.name, { family: 'Doe', given: 'John', additional: '', prefix: 'Mr.', suffix: 'III' });
-    assert.deepEqual(card?.phones[0], { number: 'BusinessPhone', types: ['work', 'voice'] });
+    assert.deepEqual(card?.phones[0], { number: 'BusinessPhone', e164: null, types: ['work', 'voice'] });
     assert.equal(card?.note, 'This is the note field!!\nSecond line\n\nThird line is empty');
     assert.equal(card?.organization, 'Company, The, TheDepartment');
   });

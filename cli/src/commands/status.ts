@@ -34,8 +34,9 @@ export function statusText(url: string, health: Health, backlog?: ResultOf<typeo
     `log: ${health.log.last_seq === null ? 'not reachable' : count(health.log.last_seq, 'event')}`,
     ...health.services.map((s) => {
       const failed = s.projector?.failures ?? 0;
+      // A silent service's lag comes from the log (the gateway reads its consumer), so it shows too.
       const state = !s.ready
-        ? 'not answering'
+        ? ['not answering', ...(s.projector?.lag ? [`${count(s.projector.lag, 'event')} behind`] : [])].join(', ')
         : [
             'up',
             ...(s.projector

@@ -1,21 +1,50 @@
 import { Injectable } from '@nestjs/common';
-import { callRpc } from '@memex/bus';
+import { callRpc, EVENTS_STREAM } from '@memex/bus';
 import { MethodRouter, type ServiceHealth } from '@memex/runtime';
+
+type ProjectorHealth = NonNullable<ServiceHealth['projector']>;
 
 /** Routes HTTP and gRPC calls to the service that owns them (MethodRouter), and gathers health. */
 @Injectable()
 export class Dispatcher extends MethodRouter {
-  /** Each expected service's health; a silent one is reported as not ready. */
+  /** Each service's projector as it last answered, to say how far behind it falls while silent. */
+  private readonly projectors = new Map<string, ProjectorHealth>();
+
+  /**
+   * Each expected service's health; a silent one is reported as not ready, with its projector's
+   * lag read from JetStream (a paused or hung process cannot say how far behind it falls).
+   */
   async health(services: readonly string[]): Promise<ServiceHealth[]> {
     return Promise.all(
-      services.map((service) =>
-        callRpc<ServiceHealth>(
-          this.bus,
-          `memex.rpc.${service}.health`,
-          { method: 'health', params: {}, scope: { kind: 'owner' }, caller: { kind: 'system', id: 'gateway' } },
-          1000,
-        ).catch((error: Error) => ({ service, ready: false, error: error.message }) as ServiceHealth),
-      ),
+      services.map(async (service) => {
+        try {
+          const health = await callRpc<ServiceHealth>(
+            this.bus,
+            `memex.rpc.${service}.health`,
+            { method: 'health', params: {}, scope: { kind: 'owner' }, caller: { kind: 'system', id: 'gateway' } },
+            1000,
+          );
+          if (health.projector) this.projectors.set(service, health.projector);
+          return health;
+        } catch (error) {
+          const projector = await this.silentProjector(service);
+          return { service, ready: false, error: (error as Error).message, ...(projector ? { projector } : {}) };
+        }
+      }),
     );
+  }
+
+  /** A silent service's projector: its durable consumer's position and lag, the rest as last known. */
+  private async silentProjector(service: string): Promise<ProjectorHealth | undefined> {
+    const known = this.projectors.get(service);
+    if (!known) return undefined;
+    const info = await this.bus.jsm.consumers.info(EVENTS_STREAM, `proj_${known.name}`).catch(() => undefined);
+    if (!info) return undefined;
+    return {
+      ...known,
+      leader: false,
+      checkpoint: info.ack_floor.stream_seq,
+      lag: info.num_pending + info.num_ack_pending,
+    };
   }
 }

@@ -120,7 +120,7 @@ function chatOptions(options: AddOptions) {
 }
 
 /** Tier 2 in `memex jobs`: its backlog, each chat model's spend against its budget, re-runs. */
-function tier2Lines(tier2: ResultOf<typeof JobsStatus>['tier2']): string[] {
+export function tier2Lines(tier2: ResultOf<typeof JobsStatus>['tier2']): string[] {
   if (!tier2 || tier2.models.length === 0) return [];
   return [
     `tier 2     ${tier2.waiting} waiting, ${tier2.in_progress} in progress, ${tier2.done} done, ${tier2.failed} failed${tier2.last_failure ? ` (last: ${tier2.last_failure})` : ''}`,

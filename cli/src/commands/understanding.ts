@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CommitmentsList, CommitmentsSet, Rerun, Summarize } from '@memex/contracts';
+import { CommitmentsList, CommitmentsSet, Rerun, Summarize, type ResultOf } from '@memex/contracts';
 import { client, output } from '../context.js';
 
 const TASKS = ['summary', 'topics', 'entities', 'commitments', 'claims'];
@@ -46,17 +46,7 @@ export function registerUnderstanding(program: Command): void {
           ...(tasks ? { tasks: tasks as Array<'summary'> } : {}),
           ...(options.dryRun ? { dry_run: true } : {}),
         });
-        output(Boolean(options.json), result, () => {
-          const left = [
-            result.budget.tokens_left_today !== null ? `${result.budget.tokens_left_today} tokens` : '',
-            result.budget.cost_left_today !== null ? `${result.budget.cost_left_today.toFixed(2)} cost` : '',
-          ].filter(Boolean);
-          return [
-            `${result.rerun_id ? `queued re-run ${result.rerun_id}: ` : 'would queue '}${result.jobs} task runs, about ${result.tokens} tokens, cost ${result.cost.toFixed(2)}`,
-            `budget left today: ${left.join(', ') || 'no daily limit'}; ${result.budget.days} day(s) at the daily limits`,
-            ...(result.rerun_id ? ['progress: `memex jobs`'] : []),
-          ].join('\n');
-        });
+        output(Boolean(options.json), result, () => rerunText(result));
       },
     );
   program
@@ -105,4 +95,17 @@ export function registerUnderstanding(program: Command): void {
       await client().call(CommitmentsSet, { id, status: status as 'open' });
       console.log(`commitment ${id} is ${status}`);
     });
+}
+
+/** What `memex rerun` prints: the jobs, the estimate and what the budget leaves. */
+export function rerunText(result: ResultOf<typeof Rerun>): string {
+  const left = [
+    result.budget.tokens_left_today !== null ? `${result.budget.tokens_left_today} tokens` : '',
+    result.budget.cost_left_today !== null ? `${result.budget.cost_left_today.toFixed(2)} cost` : '',
+  ].filter(Boolean);
+  return [
+    `${result.rerun_id ? `queued re-run ${result.rerun_id}: ` : 'would queue '}${result.jobs} task runs, about ${result.tokens} tokens, cost ${result.cost.toFixed(2)}`,
+    `budget left today: ${left.join(', ') || 'no daily limit'}; ${result.budget.days} day(s) at the daily limits`,
+    ...(result.rerun_id ? ['progress: `memex jobs`'] : []),
+  ].join('\n');
 }

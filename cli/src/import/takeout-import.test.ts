@@ -1,97 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import sharp from 'sharp';
 import { ItemsGet, MailList, type ResultOf } from '@memex/contracts';
 import { Bus, readLog } from '@memex/bus';
 import { startStack, type TestStack } from '@memex/e2e';
+import { buildTakeout } from '@memex/exports/testing';
 import { waitUntil } from '@memex/testing';
-import { assertAccounted, importInto, write } from './testing.js';
+import { assertAccounted, importInto } from './testing.js';
 
 type Message = ResultOf<typeof MailList>['messages'][number];
-
-interface SampleMail {
-  gmailId: string;
-  labels: string;
-  subject: string;
-  date: string;
-}
-
-/** An mbox as Takeout writes it: the Gmail id on the `From ` line, X-GM-THRID and X-Gmail-Labels first. */
-function takeoutMbox(messages: SampleMail[]): string {
-  return messages
-    .map(
-      (m) =>
-        `From ${m.gmailId}@xxx Tue Jun 04 07:30:00 +0000 2024\n` +
-        `X-GM-THRID: ${m.gmailId}\nX-Gmail-Labels: ${m.labels}\n` +
-        `From: Ann <ann@example.com>\nTo: me@example.com\nSubject: ${m.subject}\nDate: ${m.date}\n` +
-        `Message-ID: <${m.gmailId}@example.com>\n\n${m.subject}: the body.\n`,
-    )
-    .join('\n');
-}
-
-const sidecar = (title: string, seconds: number, latitude: number, longitude: number, description = '') => ({
-  title,
-  description,
-  photoTakenTime: { timestamp: String(seconds), formatted: '' },
-  geoData: { latitude, longitude, altitude: 0 },
-});
-
-async function jpeg(colour: { r: number; g: number; b: number }): Promise<Buffer> {
-  return sharp({ create: { width: 64, height: 48, channels: 3, background: colour } })
-    .jpeg()
-    .toBuffer();
-}
-
-const FIRST_MAIL: SampleMail[] = [
-  {
-    gmailId: '1001',
-    labels: 'Inbox,Important,Opened,Category Promotions,Work/Acme',
-    subject: 'Offer',
-    date: 'Mon, 3 Jun 2024 09:00:00 +0200',
-  },
-  {
-    gmailId: '1002',
-    labels: 'Archived,Unread,Starred,Family',
-    subject: 'Photos of the kids',
-    date: 'Tue, 4 Jun 2024 18:15:00 +0000',
-  },
-  { gmailId: '1003', labels: 'Spam,Opened', subject: 'You won', date: 'Wed, 5 Jun 2024 01:00:00 +0000' },
-  { gmailId: '1004', labels: 'Trash,Opened', subject: 'Old newsletter', date: 'Thu, 6 Jun 2024 12:00:00 +0000' },
-  { gmailId: '1005', labels: 'Sent,Opened', subject: 'Re: lunch', date: 'Fri, 7 Jun 2024 12:30:00 -0400' },
-];
-
-/** A Takeout folder: Mail, Google Photos (a year folder, an album with metadata.json holding a copy of a photo), and Takeout's own files. */
-async function buildTakeout(root: string, mail: SampleMail[], extraPhoto: boolean): Promise<void> {
-  const rome = await jpeg({ r: 200, g: 80, b: 40 });
-  const colosseum = await jpeg({ r: 40, g: 80, b: 200 });
-  write(root, {
-    'Takeout/archive_browser.html': '<html>Takeout</html>',
-    'Takeout/Mail/All mail Including Spam and Trash.mbox': takeoutMbox(mail),
-    'Takeout/Mail/User Settings/Filters.xml': '<feed/>',
-    'Takeout/Google Photos/Photos from 2019/IMG_0001.jpg': rome,
-    'Takeout/Google Photos/Photos from 2019/IMG_0001.jpg.supplemental-metadata.json': JSON.stringify(
-      sidecar('IMG_0001.jpg', 1562265000, 41.8902, 12.4922, 'Evening in Rome'),
-    ),
-    'Takeout/Google Photos/Rome 2019/metadata.json': JSON.stringify({ title: 'Rome 2019', description: '' }),
-    'Takeout/Google Photos/Rome 2019/IMG_0001.jpg': rome,
-    'Takeout/Google Photos/Rome 2019/IMG_0001.jpg.supplemental-metadata.json': JSON.stringify(
-      sidecar('IMG_0001.jpg', 1562265000, 41.8902, 12.4922, 'Evening in Rome'),
-    ),
-    'Takeout/Google Photos/Rome 2019/IMG_0002.jpg': colosseum,
-    'Takeout/Google Photos/Rome 2019/IMG_0002.jpg.json': JSON.stringify(
-      sidecar('IMG_0002.jpg', 1562351400, 41.8902, 12.4922),
-    ),
-  });
-  if (extraPhoto) {
-    write(root, {
-      'Takeout/Google Photos/Photos from 2020/IMG_0100.jpg': await jpeg({ r: 20, g: 160, b: 20 }),
-      'Takeout/Google Photos/Photos from 2020/IMG_0100.jpg.json': JSON.stringify(
-        sidecar('IMG_0100.jpg', 1590000000, 51.5007, -0.1246),
-      ),
-    });
-  }
-}
 
 describe('memex import takeout: a Google Takeout imported twice', () => {
   let stack: TestStack;
@@ -134,7 +51,7 @@ describe('memex import takeout: a Google Takeout imported twice', () => {
 
   test('labels, read/starred, spam and trash, times and places and albums right; a newer export adds only what is new and updates labels', async () => {
     const first = path.join(stack.env.home, 'takeout-2024-06');
-    await buildTakeout(first, FIRST_MAIL, false);
+    await buildTakeout(first, 'first');
     const one = await run(first);
     assert.equal(one.error, undefined);
     assertAccounted(one.summary);
@@ -177,16 +94,7 @@ describe('memex import takeout: a Google Takeout imported twice', () => {
 
     // A newer export elsewhere: one more message, one message's labels changed, one more photo.
     const second = path.join(stack.env.home, 'takeout-2024-12');
-    await buildTakeout(
-      second,
-      [
-        ...FIRST_MAIL.map((m) =>
-          m.gmailId === '1002' ? { ...m, labels: 'Archived,Opened,Starred,Family,Travel' } : m,
-        ),
-        { gmailId: '1006', labels: 'Inbox,Unread', subject: 'Dinner?', date: 'Mon, 2 Dec 2024 19:00:00 +0000' },
-      ],
-      true,
-    );
+    await buildTakeout(second, 'newer');
     const two = await run(second);
     assert.equal(two.error, undefined);
     assertAccounted(two.summary);

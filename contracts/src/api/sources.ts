@@ -62,9 +62,9 @@ export const SourcesAdd = defineMethod({
   kind: 'command',
   access: 'owner',
   summary:
-    'Add a source: a folder on the memex host, watched from now on (its files scanned once, then every change picked up). Photos, videos and audio are read in place by default (media auto).',
+    'Add a source: a folder on the memex host, watched from now on (its files scanned once, then every change picked up). Photos, videos and audio are read in place by default (media auto). `takeout`: an unpacked Google Takeout (mail with its Gmail labels, Google Photos with sidecars and albums, other files); `photo-library`: a photo export (Apple Photos XMP sidecars, Google Photos folders); both are read again on a rescan, so a newer export unpacked there adds what is new and updates what changed.',
   params: Type.Object({
-    kind: Type.Literal('folder'),
+    kind: Type.Union([Type.Literal('folder'), Type.Literal('takeout'), Type.Literal('photo-library')]),
     path: Type.String({ minLength: 1, description: 'an absolute path on the memex host' }),
     id: Type.Optional(Type.String({ pattern: SOURCE_ID_PATTERN, description: 'default: from the folder’s name' })),
     ...SettingsParams,

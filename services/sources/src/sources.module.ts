@@ -4,6 +4,7 @@ import { MemexModule } from '@memex/runtime';
 import { SourcesCommands } from './commands/sources.commands.js';
 import { SourcesProjector } from './projection/sources.projector.js';
 import { SourcesQueries } from './queries/sources.queries.js';
+import { ExportSync } from './watch/export-sync.js';
 import { FolderSync } from './watch/folder-sync.js';
 import { Watchers } from './watch/watchers.js';
 import { WorkerWatch } from './watch/worker-watch.js';
@@ -15,7 +16,7 @@ export class SourcesModule {
     return {
       module: SourcesModule,
       imports: [MemexModule.forService({ service: 'sources', config, schema: 'sources' })],
-      providers: [SourcesProjector, FolderSync, Watchers, WorkerWatch, SourcesCommands, SourcesQueries],
+      providers: [SourcesProjector, FolderSync, ExportSync, Watchers, WorkerWatch, SourcesCommands, SourcesQueries],
     };
   }
 }

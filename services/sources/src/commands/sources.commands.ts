@@ -77,7 +77,7 @@ export class SourcesCommands {
       subject: `source:${id}`,
       actor: call.caller,
       expectFirst: true,
-      data: { id, kind: 'folder', root, settings },
+      data: { id, kind: params.kind, root, settings },
     });
     await this.caughtUp();
     await this.watchers.start(id);

@@ -23,8 +23,8 @@ export interface SourcesHarness {
   env: TestEnv;
   bus: Bus;
   call<M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
-  /** The items of a source, from ingest's read model. */
-  items(sourceId: string): Promise<IngestedItem[]>;
+  /** The items of a source (of a kind: `import:folder` unless said), from ingest's read model. */
+  items(sourceId: string, kind?: string): Promise<IngestedItem[]>;
   startSources(): Promise<void>;
   stopSources(): Promise<void>;
   stop(): Promise<void>;
@@ -45,10 +45,10 @@ export async function startSourcesHarness({ media = false } = {}): Promise<Sourc
     env,
     bus,
     call: (method, params) => callMethod(bus, method, params, { scope: OWNER_SCOPE, timeoutMs: 120_000 }),
-    async items(sourceId) {
+    async items(sourceId, kind = 'import:folder') {
       const { rows } = await sql<IngestedItem>`
         select id, text, revision, location, unreachable_since from items
-        where source_kind = 'import:folder' and source_id = ${sourceId} order by id`.execute(db);
+        where source_kind = ${kind} and source_id = ${sourceId} order by id`.execute(db);
       return rows;
     },
     async startSources() {

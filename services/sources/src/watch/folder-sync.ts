@@ -28,6 +28,7 @@ import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
 import type { Settings, SourceRow, SourcesDatabase } from '../projection/schema.js';
+import { EXPORT_KINDS, ExportSync } from './export-sync.js';
 import { emptyRoot, isHidden, readFile, rootPath, rootProblem, statFile, walk } from './disk.js';
 
 export interface ScanCounts {
@@ -86,6 +87,7 @@ export class FolderSync {
     @Inject(CONFIG) private readonly config: MemexConfig,
     private readonly publisher: EventPublisher,
     private readonly host: ServiceHost,
+    private readonly exports: ExportSync,
   ) {}
 
   /** Null when the source is gone or paused. */
@@ -109,6 +111,16 @@ export class FolderSync {
     if (source.unreachable_since) await this.location(LocationReachable, source);
 
     const started = new Date();
+    if (EXPORT_KINDS.has(source.kind)) {
+      // A Takeout or a photo library is read whole (export-sync.ts), whatever a watcher reported.
+      const counts = await this.exports.reconcile(source, root, await this.acceptedTypes());
+      await this.publisher.publish(SourceScanned, {
+        subject: `source:${source.id}`,
+        actor: CALLER,
+        data: { id: source.id, started_at: started.toISOString(), ...counts },
+      });
+      return { counts, rootMissing: false };
+    }
     const { disk, paths } = await this.look(root, known, touched);
     const diff = differences(paths, disk, known);
     const counts: ScanCounts = { files: disk.size, ingested: 0, updated: 0, moved: 0, removed: 0, failed: 0 };

@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import sharp from 'sharp';
+
+/**
+ * A Google Takeout built for tests (no third-party data): Mail with X-Gmail-Labels, Google Photos
+ * with a year folder, an album with metadata.json holding a copy of a photo, and Takeout's own
+ * files; the newer one adds a message, changes one message's labels and adds a photo.
+ */
+
+export interface SampleMail {
+  gmailId: string;
+  labels: string;
+  subject: string;
+  date: string;
+}
+
+/** An mbox as Takeout writes it: the Gmail id on the `From ` line, X-GM-THRID and X-Gmail-Labels first. */
+function takeoutMbox(messages: SampleMail[]): string {
+  return messages
+    .map(
+      (m) =>
+        `From ${m.gmailId}@xxx Tue Jun 04 07:30:00 +0000 2024\n` +
+        `X-GM-THRID: ${m.gmailId}\nX-Gmail-Labels: ${m.labels}\n` +
+        `From: Ann <ann@example.com>\nTo: me@example.com\nSubject: ${m.subject}\nDate: ${m.date}\n` +
+        `Message-ID: <${m.gmailId}@example.com>\n\n${m.subject}: the body.\n`,
+    )
+    .join('\n');
+}
+
+const sidecar = (title: string, seconds: number, latitude: number, longitude: number, description = '') => ({
+  title,
+  description,
+  photoTakenTime: { timestamp: String(seconds), formatted: '' },
+  geoData: { latitude, longitude, altitude: 0 },
+});
+
+async function jpeg(colour: { r: number; g: number; b: number }): Promise<Buffer> {
+  return sharp({ create: { width: 64, height: 48, channels: 3, background: colour } })
+    .jpeg()
+    .toBuffer();
+}
+
+export const FIRST_MAIL: SampleMail[] = [
+  {
+    gmailId: '1001',
+    labels: 'Inbox,Important,Opened,Category Promotions,Work/Acme',
+    subject: 'Offer',
+    date: 'Mon, 3 Jun 2024 09:00:00 +0200',
+  },
+  {
+    gmailId: '1002',
+    labels: 'Archived,Unread,Starred,Family',
+    subject: 'Photos of the kids',
+    date: 'Tue, 4 Jun 2024 18:15:00 +0000',
+  },
+  { gmailId: '1003', labels: 'Spam,Opened', subject: 'You won', date: 'Wed, 5 Jun 2024 01:00:00 +0000' },
+  { gmailId: '1004', labels: 'Trash,Opened', subject: 'Old newsletter', date: 'Thu, 6 Jun 2024 12:00:00 +0000' },
+  { gmailId: '1005', labels: 'Sent,Opened', subject: 'Re: lunch', date: 'Fri, 7 Jun 2024 12:30:00 -0400' },
+];
+
+/** A Takeout folder: Mail, Google Photos (a year folder, an album with metadata.json holding a copy of a photo), and Takeout's own files. */
+async function writeTakeout(root: string, mail: SampleMail[], extraPhoto: boolean): Promise<void> {
+  const rome = await jpeg({ r: 200, g: 80, b: 40 });
+  const colosseum = await jpeg({ r: 40, g: 80, b: 200 });
+  write(root, {
+    'Takeout/archive_browser.html': '<html>Takeout</html>',
+    'Takeout/Mail/All mail Including Spam and Trash.mbox': takeoutMbox(mail),
+    'Takeout/Mail/User Settings/Filters.xml': '<feed/>',
+    'Takeout/Google Photos/Photos from 2019/IMG_0001.jpg': rome,
+    'Takeout/Google Photos/Photos from 2019/IMG_0001.jpg.supplemental-metadata.json': JSON.stringify(
+      sidecar('IMG_0001.jpg', 1562265000, 41.8902, 12.4922, 'Evening in Rome'),
+    ),
+    'Takeout/Google Photos/Rome 2019/metadata.json': JSON.stringify({ title: 'Rome 2019', description: '' }),
+    'Takeout/Google Photos/Rome 2019/IMG_0001.jpg': rome,
+    'Takeout/Google Photos/Rome 2019/IMG_0001.jpg.supplemental-metadata.json': JSON.stringify(
+      sidecar('IMG_0001.jpg', 1562265000, 41.8902, 12.4922, 'Evening in Rome'),
+    ),
+    'Takeout/Google Photos/Rome 2019/IMG_0002.jpg': colosseum,
+    'Takeout/Google Photos/Rome 2019/IMG_0002.jpg.json': JSON.stringify(
+      sidecar('IMG_0002.jpg', 1562351400, 41.8902, 12.4922),
+    ),
+  });
+  if (extraPhoto) {
+    write(root, {
+      'Takeout/Google Photos/Photos from 2020/IMG_0100.jpg': await jpeg({ r: 20, g: 160, b: 20 }),
+      'Takeout/Google Photos/Photos from 2020/IMG_0100.jpg.json': JSON.stringify(
+        sidecar('IMG_0100.jpg', 1590000000, 51.5007, -0.1246),
+      ),
+    });
+  }
+}
+
+/** The newer export's mail: message 1002 read now and labelled Travel too, and a new message 1006. */
+export const NEWER_MAIL: SampleMail[] = [
+  ...FIRST_MAIL.map((m) => (m.gmailId === '1002' ? { ...m, labels: 'Archived,Opened,Starred,Family,Travel' } : m)),
+  { gmailId: '1006', labels: 'Inbox,Unread', subject: 'Dinner?', date: 'Mon, 2 Dec 2024 19:00:00 +0000' },
+];
+
+/** Writes the sample Takeout under `root` (the first export, or the newer one). */
+export function buildTakeout(root: string, which: 'first' | 'newer'): Promise<void> {
+  return writeTakeout(root, which === 'first' ? FIRST_MAIL : NEWER_MAIL, which === 'newer');
+}
+
+function write(root: string, files: Record<string, string | Buffer>): void {
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
+    fs.writeFileSync(path.join(root, name), content);
+  }
+}

@@ -13,6 +13,7 @@ import { BUS, CONFIG, MemexModule } from '@memex/runtime';
 import { JobQueue } from './jobs/queue.js';
 import { Scheduler } from './jobs/scheduler.js';
 import { upgradeBuiltinSpace } from './models/builtin-upgrade.js';
+import { logTier0Version } from './structure/tier0-upgrade.js';
 import { ModelRegistry } from './models/registry.js';
 import { ModelsService } from './models/models.service.js';
 import { WorkerPool, workersFromEnv } from './workers/pool.js';
@@ -51,6 +52,7 @@ class PipelinesRunner implements OnApplicationBootstrap, BeforeApplicationShutdo
     await this.queue.ensure();
     await this.models.load(this.bus);
     await upgradeBuiltinSpace(this.bus, this.publisher, this.models);
+    await logTier0Version(this.publisher);
     this.following = this.models.follow(this.bus, this.abort.signal).catch((error) => {
       if (!this.abort.signal.aborted) console.error('pipelines: following models failed:', error);
     });

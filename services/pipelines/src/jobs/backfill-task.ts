@@ -1,11 +1,12 @@
-import { ItemDeleted, ItemIngested, NotePut } from '@memex/contracts';
+import { ItemDeleted, ItemIngested, mailMetaOf, NotePut, pdfPagesOf } from '@memex/contracts';
 import { readEventsOf, type Bus } from '@memex/bus';
-import type { BackfillJob, JobQueue, TextJob } from './queue.js';
+import type { BackfillJob, JobQueue, StructureBackfillJob, StructureJob, TextJob, Tier0Reading } from './queue.js';
 import { textJobId } from './scheduler.js';
 
 /**
  * Fills a new embedding space: a background `text` job for every item the log holds (its latest
- * version; deleted items are left out). The jobs reuse the passages already in the log.
+ * version; deleted items are left out). The jobs reuse the passages already in the log. And reads
+ * old items again when tier 0 gains a reading: `structure` jobs limited to what it added.
  */
 export class BackfillTask {
   constructor(
@@ -26,6 +27,24 @@ export class BackfillTask {
     }
     return { queued: items.length };
   }
+
+  /** PDFs and mail, as the new readings ask (papers, commitments), each read again by those readings only. */
+  async runStructure(job: StructureBackfillJob, touch: () => void): Promise<{ queued: number }> {
+    const reads = (reading: Tier0Reading) => job.readings.includes(reading);
+    const items = (await latestItems(this.bus, job.until_seq)).filter(
+      (item) => reads('structure') || (reads('paper') && item.pdf) || (reads('commitments') && item.mail),
+    );
+    for (let i = 0; i < items.length; i += 500) {
+      await Promise.all(
+        items.slice(i, i + 500).map(({ item_id, revision, source_seq }) => {
+          const structure: StructureJob = { task: 'structure', item_id, revision, source_seq, readings: job.readings };
+          return this.queue.enqueue(structure, 'background', `structure|${item_id}|${revision}|${job.version}`);
+        }),
+      );
+      touch();
+    }
+    return { queued: items.length };
+  }
 }
 
 /** An item as the log last gave it: what a job about it starts from. */
@@ -37,6 +56,11 @@ export interface LatestItem {
   occurred_at: string;
   /** Characters of its text (for estimates). */
   text_length: number;
+  /** Mail marked spam: no model reads it. */
+  spam: boolean;
+  /** Whether it is a PDF (a document, paper or attachment with pages) or a mail: what tier 0's readings apply to. */
+  pdf: boolean;
+  mail: boolean;
 }
 
 /** Every item the log holds up to `untilSeq` (its latest version; deleted items left out). */
@@ -46,7 +70,17 @@ export async function latestItems(bus: Bus, untilSeq = Number.MAX_SAFE_INTEGER):
   for await (const { seq, event } of readEventsOf(bus, ItemIngested, until)) {
     if (seq > untilSeq) break;
     const { id, revision, kind, text_length } = event.data;
-    latest.set(id, { item_id: id, revision, source_seq: seq, kind, occurred_at: event.occurred_at, text_length });
+    latest.set(id, {
+      item_id: id,
+      revision,
+      source_seq: seq,
+      kind,
+      occurred_at: event.occurred_at,
+      text_length,
+      spam: mailMetaOf(event.data)?.spam ?? false,
+      pdf: pdfPagesOf(event.data) !== null,
+      mail: mailMetaOf(event.data) !== null,
+    });
   }
   for await (const { seq, event } of readEventsOf(bus, NotePut, until)) {
     if (seq > untilSeq) break;
@@ -58,6 +92,9 @@ export async function latestItems(bus: Bus, untilSeq = Number.MAX_SAFE_INTEGER):
       kind: 'note',
       occurred_at: event.occurred_at,
       text_length: event.data.body.length,
+      spam: false,
+      pdf: false,
+      mail: false,
     });
   }
   for await (const { seq, event } of readEventsOf(bus, ItemDeleted, until)) {

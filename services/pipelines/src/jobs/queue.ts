@@ -22,8 +22,26 @@ export type TextJob = {
   all_spaces?: boolean;
 };
 export type BackfillJob = { task: 'backfill'; space: string; until_seq: number };
-/** Tier 0 (rules, no model) on one item; it rides the same queue and priorities as tier 1. */
-export type StructureJob = { task: 'structure'; item_id: string; revision: number; source_seq: number };
+/** What tier 0 reads in an item, each published as its own event. */
+export type Tier0Reading = 'structure' | 'paper' | 'commitments';
+/**
+ * Tier 0 (rules, no model) on one item; it rides the same queue and priorities as tier 1. A
+ * re-read of an old item for a new tier-0 version names only the readings that version added.
+ */
+export type StructureJob = {
+  task: 'structure';
+  item_id: string;
+  revision: number;
+  source_seq: number;
+  readings?: Tier0Reading[];
+};
+/** Every item logged before `until_seq` that `readings` apply to, read again for tier 0's `version`. */
+export type StructureBackfillJob = {
+  task: 'structure_backfill';
+  version: string;
+  readings: Tier0Reading[];
+  until_seq: number;
+};
 /**
  * Tier 2 on one item with one chat model: each task is one request and one output event. A
  * re-run's jobs name it, so its progress can be counted.
@@ -38,7 +56,7 @@ export type UnderstandJob = {
   model: string;
   rerun_id?: string;
 };
-export type Job = TextJob | BackfillJob | StructureJob | UnderstandJob;
+export type Job = TextJob | BackfillJob | StructureJob | StructureBackfillJob | UnderstandJob;
 
 /**
  * Jobs travel in lanes: `t1` for tiers 0 and 1, `t2.<model>` for each chat model, so a model

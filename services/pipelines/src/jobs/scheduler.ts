@@ -7,6 +7,7 @@ import {
   ModelActivated,
   ModelAdded,
   NotePut,
+  Tier0Upgraded,
   type EventOf,
 } from '@memex/contracts';
 import {
@@ -23,6 +24,7 @@ import type { Lanes } from '../understanding/lanes.js';
 import { TASK_NAMES, TASKS, taskFits, type TaskName } from '../understanding/tasks.js';
 import { eraseDerived } from './log.js';
 import type { JobQueue, Priority, TextJob, UnderstandJob } from './queue.js';
+import { readingsAdded } from '../structure/tier0-upgrade.js';
 
 const DURABLE = 'pipelines_scheduler';
 const BATCH = 256;
@@ -73,7 +75,20 @@ export class Scheduler {
       this.enqueueText(event, event.data.id, seq, seq),
     )
     .on(ItemIngested, (event, seq) => this.enqueueText(event, event.data.id, event.data.revision, seq))
-    .on(ItemDeleted, (event) => eraseDerived(this.bus, event.data.id));
+    .on(ItemDeleted, (event) => eraseDerived(this.bus, event.data.id))
+    // Tier 0 gained readings: every item logged before is read again by them, in the background.
+    .on(Tier0Upgraded, (event, seq) =>
+      this.queue.enqueue(
+        {
+          task: 'structure_backfill',
+          version: event.data.version,
+          readings: readingsAdded(event.data.version),
+          until_seq: seq,
+        },
+        'background',
+        `tier0|${event.id}`,
+      ),
+    );
 
   constructor(
     private readonly bus: Bus,

@@ -9,7 +9,7 @@ import {
 import type { Bus, Drafted, EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { eraseDerived, isDeleted } from '../jobs/log.js';
-import type { StructureJob } from '../jobs/queue.js';
+import type { StructureJob, Tier0Reading } from '../jobs/queue.js';
 import { derivedDraft, readSource } from '../jobs/source.js';
 import { PAPER_RULES, readPaper } from '../papers/index.js';
 import { MAX_EVENT_BYTES } from '../text/text-task.js';
@@ -20,10 +20,12 @@ import { signatureIn } from './signature.js';
 /** The task and its rules' version: bump it when the rules change, so a re-run's output is told apart. */
 export const STRUCTURE_PIPELINE = 'structure@1';
 /**
- * Tier 0 as a whole: version 2 added papers (papers@1) and commitments (commitments@1). A new
- * version is logged once (structure.upgraded) and re-reads every older item in the background.
+ * Tier 0 as a whole, and what its version added: version 2 read papers (papers@1) and
+ * commitments (commitments@1). A new version is logged once (structure.upgraded, tier0.ts) and
+ * old items are read again by what it added, in the background.
  */
 export const TIER0_VERSION = 'tier0@2';
+export const TIER0_ADDED: Tier0Reading[] = ['paper', 'commitments'];
 
 export interface StructureResult {
   mentions: number;
@@ -53,30 +55,36 @@ export class StructureTask {
     const text = await source.text();
     if (text === undefined) return { mentions: 0, signature: false, skipped: 'the text blob is gone' };
     const sent = new Date(source.event.occurred_at);
-    const { kept: mentions, truncated } = capped(mentionsIn(text, sent));
+    const reads = (reading: Tier0Reading) => !job.readings || job.readings.includes(reading);
     const mail = source.ingested ? mailMetaOf(source.ingested) : null;
     const sender = mail?.from[0];
-    const signature = sender ? signatureIn(text, sender.address) : undefined;
-    const drafts: Drafted<typeof StructureExtracted | typeof PaperExtracted | typeof CommitmentExtracted>[] = [
-      derivedDraft(
-        source,
-        {
-          definition: StructureExtracted,
-          key: `structure|${source.revision}|${STRUCTURE_PIPELINE}`,
-          data: {
-            item_id: source.itemId,
-            revision: source.revision,
-            made_by: STRUCTURE_PIPELINE,
-            mentions,
-            truncated,
-            ...(signature ? { signature } : {}),
+    const drafts: Drafted<typeof StructureExtracted | typeof PaperExtracted | typeof CommitmentExtracted>[] = [];
+    const result: StructureResult = { mentions: 0, signature: false };
+    if (reads('structure')) {
+      const { kept: mentions, truncated } = capped(mentionsIn(text, sent));
+      const signature = sender ? signatureIn(text, sender.address) : undefined;
+      result.mentions = mentions.length;
+      result.signature = signature !== undefined;
+      drafts.push(
+        derivedDraft(
+          source,
+          {
+            definition: StructureExtracted,
+            key: `structure|${source.revision}|${STRUCTURE_PIPELINE}`,
+            data: {
+              item_id: source.itemId,
+              revision: source.revision,
+              made_by: STRUCTURE_PIPELINE,
+              mentions,
+              truncated,
+              ...(signature ? { signature } : {}),
+            },
           },
-        },
-        STRUCTURE_PIPELINE,
-      ),
-    ];
-    const result: StructureResult = { mentions: mentions.length, signature: signature !== undefined };
-    if (source.pages) {
+          STRUCTURE_PIPELINE,
+        ),
+      );
+    }
+    if (source.pages && reads('paper')) {
       const reading = readPaper(text, source.pages, pdfInfoOf(source.ingested), {
         title: source.title,
         year: source.event.occurred_at ? sent.getUTCFullYear() : null,
@@ -102,7 +110,7 @@ export class StructureTask {
         ),
       );
     }
-    if (mail && sender && !mail.spam) {
+    if (mail && sender && !mail.spam && reads('commitments')) {
       const commitments = commitmentsIn(text, {
         itemId: source.itemId,
         sent,
@@ -127,7 +135,7 @@ export class StructureTask {
         ),
       );
     }
-    await this.publisher.publishAll(drafts);
+    if (drafts.length > 0) await this.publisher.publishAll(drafts);
     if (await isDeleted(this.bus, job.item_id)) await eraseDerived(this.bus, job.item_id);
     return result;
   }

@@ -77,6 +77,10 @@ export class Worker {
       await this.structure.run(job);
       return;
     }
+    if (job.task === 'structure_backfill') {
+      await this.backfill.runStructure(job, touch);
+      return;
+    }
     if (job.task === 'understand') throw new Error('tier-2 jobs belong to the understanding runner, not a tier-1 worker');
     const spaces = job.all_spaces ? [...new Set([...job.spaces, ...this.models.spaces()])] : job.spaces;
     await this.text.run({ ...job, spaces }, touch, attempt);
@@ -90,6 +94,7 @@ export class Worker {
 
 function describe(job: Job): string {
   if (job.task === 'backfill') return `backfill of ${job.space}`;
+  if (job.task === 'structure_backfill') return `tier-0 backfill for ${job.version}`;
   return `${job.task} job for item ${job.item_id} r${job.revision}`;
 }
 

@@ -3,9 +3,7 @@ import path from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import {
-  ItemsDelete,
   MemexError,
-  OWNER_SCOPE,
   SourceAdded,
   SourceConfigured,
   SourcePaused,
@@ -17,15 +15,15 @@ import {
   SourcesRemove,
   SourcesRescan,
   SourcesResume,
-  rpcSubject,
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
-import { callRpc, EventPublisher, type Bus } from '@memex/bus';
+import { EventPublisher, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
 import { sourceIdFor } from '../domain/files.js';
 import type { Settings, SourcesDatabase } from '../projection/schema.js';
+import { FolderSync } from '../watch/folder-sync.js';
 import { Watchers } from '../watch/watchers.js';
 
 /** The safety-net rescan of a watched folder, unless configured otherwise. */
@@ -41,6 +39,7 @@ export class SourcesCommands {
     private readonly publisher: EventPublisher,
     private readonly host: ServiceHost,
     private readonly watchers: Watchers,
+    private readonly sync: FolderSync,
   ) {}
 
   @RpcMethod(SourcesAdd)
@@ -158,19 +157,7 @@ export class SourcesCommands {
         .where('source_id', '=', params.id)
         .where('item_id', 'is not', null)
         .execute();
-      for (const { item_id } of items) {
-        try {
-          await callRpc(
-            this.bus,
-            rpcSubject(ItemsDelete),
-            { method: ItemsDelete.name, params: { id: item_id! }, scope: OWNER_SCOPE, caller: call.caller },
-            60_000,
-          );
-          deleted++;
-        } catch (error) {
-          if (!(error instanceof MemexError && error.code === 'not_found')) throw error;
-        }
-      }
+      for (const { item_id } of items) if (await this.sync.deleteItem(item_id!, call.caller)) deleted++;
     }
     const { seq } = await this.publisher.publish(SourceRemoved, {
       subject: `source:${params.id}`,

@@ -344,15 +344,7 @@ export class FolderSync {
         });
         continue;
       }
-      try {
-        await callRpc(
-          this.bus,
-          rpcSubject(ItemsDelete),
-          { method: ItemsDelete.name, params: { id: row.item_id }, scope: OWNER_SCOPE, caller: CALLER },
-          60_000,
-        );
-      } catch (error) {
-        if (!(error instanceof MemexError && error.code === 'not_found')) throw error;
+      if (!(await this.deleteItem(row.item_id))) {
         // Deleted already (by hand): only the path is left to forget.
         await this.publisher.publish(SourceFileDropped, {
           subject: `source:${source.id}`,
@@ -363,6 +355,23 @@ export class FolderSync {
       counts.removed++;
     }
   }
+
+  /** memex.items.delete: the item and what derives from it; false when it was gone already. */
+  async deleteItem(id: string, caller: Actor = CALLER): Promise<boolean> {
+    try {
+      await callRpc(
+        this.bus,
+        rpcSubject(ItemsDelete),
+        { method: ItemsDelete.name, params: { id }, scope: OWNER_SCOPE, caller },
+        60_000,
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof MemexError && error.code === 'not_found') return false;
+      throw error;
+    }
+  }
+
 
   private recordedDraft(
     source: SourceRow,

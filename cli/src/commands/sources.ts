@@ -60,7 +60,7 @@ export function registerSources(program: Command): void {
   sources
     .command('add <kind> <path>')
     .description(
-      'watch a folder on the memex host: its files are scanned now, then every change is picked up (photos, videos and audio are read in place)',
+      'watch a folder on the memex host: its files are scanned now, then every change is picked up (photos, videos and audio are read in place); takeout: an unpacked Google Takeout, photo-library: a photo export (Apple Photos with XMP, Google Photos), read again on each rescan (a newer export unpacked there adds what is new)',
     )
     .option('--id <id>', 'the source id (default: from the folder name); search filters with source:<id>')
     .option('--name <name>', 'a name to show')
@@ -85,10 +85,12 @@ export function registerSources(program: Command): void {
           rescan?: number;
         },
       ) => {
-        if (kind !== 'folder')
-          throw new Error(`unknown source kind ${JSON.stringify(kind)}: memex sources add folder <path>`);
+        if (kind !== 'folder' && kind !== 'takeout' && kind !== 'photo-library')
+          throw new Error(
+            `unknown source kind ${JSON.stringify(kind)}: memex sources add folder|takeout|photo-library <path>`,
+          );
         const added = await client().call(SourcesAdd, {
-          kind: 'folder',
+          kind,
           path: path.resolve(folder),
           ...(options.id ? { id: options.id } : {}),
           ...(options.name ? { name: options.name } : {}),

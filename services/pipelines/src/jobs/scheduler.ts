@@ -148,8 +148,13 @@ export class Scheduler {
       priorityOf(event),
       `structure|${itemId}|${revision}`,
     );
-    const kind = event.type === 'item.ingested' ? event.data.kind : 'note';
-    await this.enqueueUnderstand(kind, itemId, revision, seq, priorityOf(event));
+    if (event.type === 'item.ingested') {
+      // A model reads only what has text, and never spam (it costs, and it is someone else's words).
+      if (event.data.text_length === 0 || mailMetaOf(event.data)?.spam) return;
+      await this.enqueueUnderstand(event.data.kind, itemId, revision, seq, priorityOf(event));
+    } else {
+      await this.enqueueUnderstand('note', itemId, revision, seq, priorityOf(event));
+    }
   }
 
   /**

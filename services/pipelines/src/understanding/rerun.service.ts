@@ -50,7 +50,11 @@ export class RerunService {
     const planned = (await latestItems(this.bus))
       .filter(
         (item) =>
-          (!params.kind || item.kind === params.kind) && (since === undefined || Date.parse(item.occurred_at) >= since),
+          // As the scheduler: a model reads only what has text, and never spam.
+          item.text_length > 0 &&
+          !item.spam &&
+          (!params.kind || item.kind === params.kind) &&
+          (since === undefined || Date.parse(item.occurred_at) >= since),
       )
       .map((item) => ({ item, tasks: tasks.filter((t) => taskFits(t, item.kind)) }))
       .filter((p) => p.tasks.length > 0);

@@ -128,6 +128,21 @@ describe('tier 2 through a chat model endpoint', () => {
       if (r.task === 'topics' && !malformed) return ((malformed = true), { raw: 'Sure! Here are the topics: grant' });
       return undefined;
     });
+    // Spam goes to no model.
+    const spam = await ingest(publisher, blobs, {
+      title: 'You won',
+      kind: 'email',
+      text: 'ZQXSPAM claim your prize',
+      meta: {
+        from: [{ name: 'Prize', address: 'prize@spam.example' }],
+        to: [],
+        cc: [],
+        bcc: [],
+        threadKey: 'spam-1',
+        spam: true,
+        flags: { read: false, starred: false },
+      },
+    });
     const mail = await ingest(publisher, blobs, {
       title: 'Draft',
       kind: 'email',
@@ -152,6 +167,8 @@ describe('tier 2 through a chat model endpoint', () => {
     assert.deepEqual(byTask.get('topics')!.usage, { requests: 2, tokens: 200, cost: 0.1 });
     assert.equal(fake.count('summary'), 2, 'the 429 was waited out and asked again');
     assert.ok(fake.requests.every((r) => r.protocol === 'openai' && r.authorization === 'Bearer sk-fake'));
+    assert.ok(!fake.requests.some((r) => r.user.includes('ZQXSPAM')), 'spam was sent to no model');
+    assert.equal((await eventsOf(bus, 'item.understood', spam.id, 0)).length, 0);
     assert.deepEqual(byTask.get('entities')!.entities, [
       { kind: 'person', name: 'Ann Lee', key: 'ann@example.org', quote: 'Ann' },
       { kind: 'project', name: 'Memex', quote: 'Memex' },

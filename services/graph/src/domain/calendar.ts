@@ -83,10 +83,12 @@ export function meetingPairs(people: CalendarPerson[]): Array<[string, string]> 
   return pairs;
 }
 
-/** A card of a vCard item (services/ingest's contacts handler): its name and mail addresses. */
+/** A card of a vCard item (services/ingest's contacts handler): its name, mail addresses and phones. */
 export interface ContactCardFacts {
   fullName: string;
   emails: Array<{ address: string }>;
+  /** E.164 when the handler could read the number (cards read before it did carry none). */
+  phones?: Array<{ e164?: string | null }>;
 }
 
 /** The cards of a contacts item, or none. */

@@ -61,6 +61,7 @@ import {
   type Trx,
   type Vis,
 } from './entities.js';
+import { cardPhoneLink, cardPhones } from './contact-phones.js';
 import { checkEvidence, dropEvidence, dropLinks, recordVerdict, writeLinks, type LinkRow } from './links.js';
 import { graphMigrations } from './migrations.js';
 import { applyPaper } from './papers.js';
@@ -358,6 +359,8 @@ export class GraphProjector {
           item.participants!.push({ rel: 'listed', address, name: card.fullName });
         }
         links.push(this.mailLink(person, 'appears_in', itemRef, at, data.id, CONTACTS_STRUCTURE_MAKER));
+        for (const phone of cardPhones(card))
+          links.push(cardPhoneLink(person, phone, data.id, at, CONTACTS_STRUCTURE_MAKER));
       }
     }
     return { item, names, links: dedupe(links) };

@@ -5,6 +5,7 @@ import { DATABASE, RpcMethod } from '@memex/runtime';
 import { confirmedSql, rejectedSql } from '../projection/links.js';
 import { evidenceOf, type Summary } from './entities.service.js';
 import { summaries, type Db } from './access.js';
+import { samePhoneMerges } from './phone-review.js';
 
 type Entry = ResultOf<typeof ReviewList>['items'][number];
 
@@ -61,6 +62,7 @@ export class ReviewService {
         });
       }
     }
+    out.push(...(await samePhoneMerges(this.db, limit, new Set([...dismissed, ...out.map((e) => e.id)]))));
     return out;
   }
 

@@ -15,11 +15,41 @@ import { startStack, type TestStack } from './stack.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = path.join(ROOT, 'cli/bin/memex.js');
 
+/** The README sections whose `sh` examples run here, against a test stack, as a reader would type them. */
+const SECTIONS = [
+  'Two commands',
+  'Using it',
+  'Tokens for agents',
+  'Bringing your archives in',
+  'Finding things',
+  'Calendar and contacts',
+  'Rebuilding a read model',
+];
+
+/** Sections run by a test of their own below (against a fake head). */
+const OWN_TEST = ['Connecting the agent host (the head)'];
+
 /**
- * The README sections whose `sh` examples run here, against a test stack, as a reader would type
- * them. A section that needs what a test cannot have (a Google account) is left out until it can.
+ * Sections with examples that do not run here, each with why: every section with `sh` examples is
+ * in SECTIONS, OWN_TEST or here (checked), so a new one cannot go untested without saying so.
  */
-const SECTIONS = ['Two commands', 'Using it', 'Tokens for agents', 'Bringing your archives in', 'Finding things'];
+const NOT_RUN: Record<string, string> = {
+  'Importing a Google Takeout':
+    'needs a Google Takeout export under ~/Downloads, which this test does not generate yet',
+  'Photos and videos': 'needs photo exports with sidecars and the media service; not generated here yet',
+  'Watched folders and sources': 'needs watched folders and the sources service, which is being built',
+  'Folders on another machine (memex worker)': 'needs a second machine running memex worker',
+  'The graph':
+    "names a second address of Ann's (ann@old.example) and a trail's id (<trail>) the reader supplies; not generated here yet",
+  'Summaries, topics and commitments (a chat model)': 'needs a chat model endpoint (no fake of one in this test yet)',
+  'Connecting Gmail':
+    "needs Google's consent in a browser (mail-sync's tests use a fake Google, not through these commands)",
+  'Connecting an IMAP account':
+    'needs an IMAP account (mail-sync tests run their own server, not through these commands)',
+  'Patterns across your notes':
+    'mints signal number 3, which needs notes that make three signals; not generated here yet',
+  Development: 'builds and runs the whole suite, of which this test is part',
+};
 
 /** Commands a reader runs that this test does not (the suite is itself what they start). */
 const NOT_HERE: Array<[RegExp, string]> = [[/^npm /, 'starts or tests the whole system']];
@@ -45,8 +75,8 @@ interface Example {
   command: string;
 }
 
-/** The `sh` blocks of the chosen sections, one command per entry (`\` continuations joined). */
-function readmeExamples(markdown: string, sections: string[]): Example[] {
+/** The `sh` blocks of the README, one command per entry (`\\` continuations joined), with their sections. */
+function readmeExamples(markdown: string): Example[] {
   const out: Example[] = [];
   let section = '';
   let inBlock = false;
@@ -55,7 +85,7 @@ function readmeExamples(markdown: string, sections: string[]): Example[] {
     const heading = /^#{2,3} (.+)$/.exec(line);
     if (heading && !inBlock) section = heading[1]!.trim();
     else if (line.startsWith('```')) inBlock = !inBlock && line.trim() === '```sh';
-    else if (inBlock && sections.includes(section)) {
+    else if (inBlock) {
       pending += line.endsWith('\\') ? `${line.slice(0, -1)} ` : line;
       if (line.endsWith('\\')) continue;
       const command = pending.trim();
@@ -86,6 +116,30 @@ function makeHome(home: string): void {
   fs.mkdirSync(path.join(home, 'Documents/papers'), { recursive: true });
   fs.writeFileSync(path.join(home, 'Documents/papers/plan.md'), '# Renewal plan\n\nCall Acme about the contract.\n');
   fs.writeFileSync(path.join(home, 'Documents/papers/notes.txt'), 'Notes on the quarterly report.\n');
+  fs.mkdirSync(path.join(home, 'Calendars'));
+  fs.writeFileSync(
+    path.join(home, 'Calendars/team.ics'),
+    [
+      'BEGIN:VCALENDAR',
+      'VERSION:2.0',
+      'PRODID:-//memex readme test//EN',
+      'BEGIN:VEVENT',
+      'UID:readme-renewal-call@example.com',
+      'DTSTAMP:20260301T000000Z',
+      'DTSTART:20260331T090000Z',
+      'DTEND:20260331T100000Z',
+      'SUMMARY:Renewal call with Acme',
+      'ORGANIZER:mailto:ann@example.com',
+      'ATTENDEE;PARTSTAT=ACCEPTED:mailto:me@example.com',
+      'END:VEVENT',
+      'END:VCALENDAR',
+      '',
+    ].join('\r\n'),
+  );
+  fs.writeFileSync(
+    path.join(home, 'Calendars/ann.vcf'),
+    'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ann Lee\r\nEMAIL:ann@example.com\r\nEND:VCARD\r\n',
+  );
   if (!sharedSkip('models/model2vec-test-fixture')) {
     fs.mkdirSync(path.join(home, 'models'));
     fs.symlinkSync(path.join(sharedRoot, 'models/model2vec-test-fixture'), path.join(home, 'models/potion-base-8M'));
@@ -96,7 +150,7 @@ describe("README's command examples run as written", () => {
   let stack: TestStack;
   let home: string;
   before(async () => {
-    stack = await startStack(['ingest', 'pipelines', 'search', 'graph']);
+    stack = await startStack(['ingest', 'pipelines', 'search', 'graph', 'calendar-sync']);
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-readme-'));
     makeHome(home);
     fs.symlinkSync(stack.config.home, path.join(home, '.memex'));
@@ -107,7 +161,14 @@ describe("README's command examples run as written", () => {
   });
 
   test('every command of the chosen sections succeeds', async () => {
-    const examples = readmeExamples(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), SECTIONS);
+    const all = readmeExamples(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
+    const untested = [...new Set(all.map((e) => e.section))].filter(
+      (s) => !SECTIONS.includes(s) && !OWN_TEST.includes(s) && !(s in NOT_RUN),
+    );
+    assert.deepEqual(untested, [], 'a README section with examples is run here, or NOT_RUN says why not');
+    for (const [section, why] of Object.entries(NOT_RUN))
+      console.log(`README section not run here: "${section}": ${why}`);
+    const examples = all.filter((e) => SECTIONS.includes(e.section));
     assert.ok(examples.length >= 15, `${examples.length} examples found in ${SECTIONS.join(', ')}`);
     assert.deepEqual(
       SECTIONS.filter((s) => !examples.some((e) => e.section === s)),
@@ -178,8 +239,10 @@ describe("README's head section runs as written, against a fake head", () => {
         path.join(home, 'head-memories.json'),
         JSON.stringify([{ about: 'org:acme.example', text: 'Acme invoices in EUR.', session: 's-1' }]),
       );
-      const section = 'Connecting the agent host (the head)';
-      const examples = readmeExamples(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), [section]);
+      const section = OWN_TEST[0]!;
+      const examples = readmeExamples(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')).filter(
+        (e) => e.section === section,
+      );
       assert.ok(examples.length >= 5, `${examples.length} examples in ${section}`);
       const outputs: string[] = [];
       for (const { command } of examples) {

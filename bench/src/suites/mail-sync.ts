@@ -6,7 +6,12 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { MemexClient } from '@memex/client';
 import { REPO_ROOT } from '@memex/config';
-import { AccountsAdd, MailAccounts, MailFlags, MailList, MailThread } from '@memex/contracts';
+import { AccountsAdd, MailAccounts, MailFlags, MailList, MailThread, OWNER_SCOPE } from '@memex/contracts';
+import { Bus, callMethod } from '@memex/bus';
+import { createDatabase } from '@memex/db';
+import { IngestModule } from '@memex/ingest';
+import { startService } from '@memex/runtime';
+import { sql } from 'kysely';
 import { endpointsEnv, GOOGLE_SCOPES } from '@memex/google';
 import { FakeGmail, FakeGoogleServer } from '@memex/google/testing';
 import { generateMessages, writeMbox } from '@memex/ingest/testing';
@@ -15,6 +20,10 @@ import { createTestEnv, servicesReady, spawnService, type TestEnv } from '@memex
 import { percentile, type BenchResult } from '../result.js';
 
 const MESSAGES = Number(process.env.MEMEX_BENCH_MAILSYNC_MESSAGES ?? 3_000);
+/** How many messages the Needs-reply and Waiting views are measured over. */
+const VIEW_MESSAGES = Number(process.env.MEMEX_BENCH_MAILSYNC_VIEW_MESSAGES ?? 50_000);
+/** Which parts run: `sync` (first sync and latencies), `views` (the views at scale), or both (the default). */
+const PARTS = (process.env.MEMEX_BENCH_MAILSYNC_PARTS ?? 'sync,views').split(',');
 const CHANGES = Number(process.env.MEMEX_BENCH_MAILSYNC_CHANGES ?? 20);
 /** How often mail-sync polls Gmail in this run (the default is 60 s): the Gmail → memex latency is bounded below by it. */
 const POLL_MS = 250;
@@ -87,11 +96,111 @@ async function importRate(mbox: string): Promise<number> {
 }
 
 /**
+ * The Needs-reply, Waiting and Inbox views over VIEW_MESSAGES messages in conversations of four
+ * (the last one mine in every fourth conversation, theirs in the others), answered by the ingest service as memex.mail.list answers
+ * them: the first page's p50/p95 and a page deep into the view. The fixture is written straight
+ * into ingest's `messages` read model with one INSERT … generate_series (ingesting 50,000
+ * messages would take this machine many minutes; what is measured is reading them).
+ */
+async function viewsAtScale(): Promise<BenchResult[]> {
+  const env = await createTestEnv({ rpcTimeoutMs: 120_000 });
+  const ingest = await startService((config) => IngestModule.register(config), env.config);
+  const bus = await Bus.connect(env.config.natsUrl, 'bench-mail-views');
+  const db = createDatabase<unknown>(env.config.databaseUrl, { schema: 'ingest' });
+  try {
+    const me = 'me@example.com';
+    const t0 = performance.now();
+    await sql`insert into messages (item_id, account, origin, thread_key, message_id, subject, "from", "to", cc, date,
+        snippet, mail_labels, read, starred, inbox, trashed, attachments, kind, labels, spam, seq)
+      select lpad(i::text, 26, '0'), ${`gmail:${me}`}::text, 'mirrored', 'thread-' || (i / 4), '<' || i || '@bench>',
+        'Subject ' || (i / 4),
+        case when i % 4 = 3 and (i / 4) % 4 = 0 then jsonb_build_array(jsonb_build_object('name', 'Me', 'address', ${me}::text))
+             else jsonb_build_array(jsonb_build_object('name', 'Sender', 'address', 'sender' || (i % 97) || '@example.org')) end,
+        case when i % 4 = 3 and (i / 4) % 4 = 0 then jsonb_build_array(jsonb_build_object('name', 'Sender', 'address', 'sender' || (i % 97) || '@example.org'))
+             else jsonb_build_array(jsonb_build_object('name', 'Me', 'address', ${me}::text)) end,
+        '[]'::jsonb, now() - make_interval(mins => ${VIEW_MESSAGES}::int - i), 'snippet', '{}', i % 3 = 0, false, true, false, 0,
+        'email', '{}', false, i
+      -- a quarter of the conversations end with my message (Waiting), the rest with theirs (Needs reply)
+      from generate_series(1, ${VIEW_MESSAGES}::int) i`.execute(db);
+    await sql`analyze messages`.execute(db);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from messages`.execute(db);
+    console.log(
+      `${rows[0]!.n} messages written into ingest.messages in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
+    const results: BenchResult[] = [];
+    for (const view of ['needs_reply', 'waiting', 'inbox'] as const) {
+      const times: number[] = [];
+      let deep = 0;
+      for (let i = 0; i < 30; i++) {
+        const started = performance.now();
+        const page = await callMethod(
+          bus,
+          MailList,
+          { view, limit: 50, waiting_days: 0 },
+          { scope: OWNER_SCOPE, timeoutMs: 120_000 },
+        );
+        times.push(performance.now() - started);
+        if (i === 0 && page.messages.length < 50)
+          throw new Error(`the ${view} view has only ${page.messages.length} messages`);
+      }
+      // The tenth page: what a reader scrolling far down waits for.
+      let cursor: string | null = null;
+      for (let p = 0; p < 10 && (p === 0 || cursor); p++) {
+        const started = performance.now();
+        const page: { next_cursor: string | null } = await callMethod(
+          bus,
+          MailList,
+          { view, limit: 50, waiting_days: 0, ...(cursor ? { cursor } : {}) },
+          { scope: OWNER_SCOPE, timeoutMs: 120_000 },
+        );
+        deep = performance.now() - started;
+        cursor = page.next_cursor;
+      }
+      const ms = (p: number) => Math.round(percentile(times, p) * 10) / 10;
+      console.log(`${view}: first page p50 ${ms(50)} ms, p95 ${ms(95)} ms; tenth page ${deep.toFixed(1)} ms`);
+      results.push(
+        {
+          suite: 'mail-sync',
+          name: `the ${view} view over ${VIEW_MESSAGES} messages, first page, p50`,
+          value: ms(50),
+          unit: 'ms',
+        },
+        {
+          suite: 'mail-sync',
+          name: `the ${view} view over ${VIEW_MESSAGES} messages, first page, p95`,
+          value: ms(95),
+          unit: 'ms',
+        },
+        {
+          suite: 'mail-sync',
+          name: `the ${view} view over ${VIEW_MESSAGES} messages, tenth page`,
+          value: Math.round(deep * 10) / 10,
+          unit: 'ms',
+        },
+      );
+    }
+    return results;
+  } finally {
+    await db.destroy();
+    await bus.close();
+    await ingest.close();
+    await env.stop();
+  }
+}
+
+export async function run(): Promise<BenchResult[]> {
+  return [
+    ...(PARTS.includes('views') ? await viewsAtScale() : []),
+    ...(PARTS.includes('sync') ? await syncAndLatencies() : []),
+  ];
+}
+
+/**
  * Gmail's first sync from the HTTP fake (every message fetched raw over HTTP, ingested as the
  * connector) to the mail views, beside `memex import mbox` of the same messages; then how long a
  * star takes from the fake Gmail to the memex's read model and from the memex to the fake.
  */
-export async function run(): Promise<BenchResult[]> {
+async function syncAndLatencies(): Promise<BenchResult[]> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-bench-mailsync-'));
   const google = await new FakeGoogleServer().start();
   const gmail = new FakeGmail(google);

@@ -104,6 +104,12 @@ test(
         ],
         'flags and folders as the server has them',
       );
+      const needsReply = await h.call(MailList, {
+        view: 'needs_reply',
+        account: `imap:${ACCOUNT}`,
+        min_seq: await h.bus.lastSeq(),
+      });
+      assert.equal(needsReply.messages.length, 4, 'mail to the IMAP address needs a reply');
       const { accounts } = await h.call(AccountsList, {});
       assert.deepEqual(
         accounts.map((a) => [a.account, a.provider, a.status]),

@@ -154,16 +154,17 @@ export class MailService {
     };
   }
 
-  /** The addresses of the connected mail accounts (`gmail:<address>`), for the needs-reply and waiting views. */
+  /** The addresses of the connected mail accounts (`gmail:<address>`, `imap:<address>`), for the needs-reply and waiting views. */
   private async myAddresses(view: string): Promise<string[]> {
     if (view !== 'needs_reply' && view !== 'waiting') return [];
-    const rows = await this.db
-      .selectFrom('messages')
-      .select('account')
-      .distinct()
-      .where('account', 'like', 'gmail:%')
-      .execute();
-    return rows.map((row) => row.account.slice('gmail:'.length).toLowerCase());
+    // The accounts one by one along the messages_account index (a loose index scan): a few
+    // lookups, where `select distinct account` read every message (most of these views' time at 50,000).
+    const { rows } = await sql<{ account: string }>`with recursive accounts as (
+        select min(account) as account from messages
+        union all
+        select (select min(account) from messages where account > accounts.account) from accounts where account is not null
+      ) select account from accounts where account like 'gmail:%' or account like 'imap:%'`.execute(this.db);
+    return rows.map((row) => row.account.slice(row.account.indexOf(':') + 1).toLowerCase());
   }
 
   @RpcMethod(MailThread)

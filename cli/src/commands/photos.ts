@@ -24,6 +24,8 @@ function formatPhoto(photo: ResultOf<typeof MediaGet>): string {
   if (photo.status === 'pending') lines.push('thumbnails: not made yet (the media pipeline has not read it)');
   else if (photo.rendition_problem) lines.push(`thumbnails: none — ${photo.rendition_problem}`);
   else lines.push(`thumbnails: ${photo.renditions.map((r) => `${r.name} ${r.width}×${r.height}`).join(', ')}`);
+  if (photo.caption) lines.push(`caption  ${photo.caption}`);
+  if (photo.tags.length > 0) lines.push(`tags     ${photo.tags.join(' ')}`);
   if (photo.faces !== null)
     lines.push(
       `faces    ${photo.faces}${photo.people.length ? ` — ${photo.people.map((p) => p.name).join(', ')}` : ''}  (memex photos faces list --item ${photo.item_id})`,

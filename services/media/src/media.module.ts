@@ -16,7 +16,7 @@ import { PlaceIndex } from './domain/places.js';
 import { VisionCaptioner } from './domain/tags/captions.js';
 import { ObjectTagger } from './domain/tags/objects.js';
 import { PhotoEventsPublisher } from './jobs/photo-events.js';
-import { mediaWorkersFromEnv, PhotoJobs } from './jobs/photo-jobs.js';
+import { MAX_ATTEMPTS, mediaWorkersFromEnv, PhotoJobs } from './jobs/photo-jobs.js';
 import { MediaProjector } from './projection/media.projector.js';
 import { FacesQueries } from './queries/faces.service.js';
 import { PhotosService } from './queries/photos.service.js';
@@ -42,6 +42,13 @@ class MediaRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.jobs.stop();
+  }
+
+  /** Photos the queue gave up on show in the service's health (and so /healthz and memex status). */
+  async healthProblems(): Promise<string[]> {
+    return this.jobs.failed > 0
+      ? [`${this.jobs.failed} photos or videos given up after ${MAX_ATTEMPTS} failed analyses (see the media log)`]
+      : [];
   }
 }
 

@@ -17,14 +17,24 @@ import type { FaceModel } from '../domain/faces/face-model.js';
 import type { PlaceIndex } from '../domain/places.js';
 import type { VisionCaptioner } from '../domain/tags/captions.js';
 import type { ObjectTagger } from '../domain/tags/objects.js';
+import { newWithinMsFromEnv, priorityOf, PriorityBuffer, WorkBudget } from './priorities.js';
 import { analyzeTags, analyzeFaces, analyzePhoto, analyzeVideo, MEDIA_PIPELINE } from './analyze.js';
 
 /** The durable consumer every media process shares: each photo goes to one of them. */
 const DURABLE = 'media_photos';
 /** A photo not acked within this time goes to another worker (a dead machine's work is not lost). */
 const ACK_WAIT_MS = 5 * 60 * 1000;
+/** Photos read ahead of the workers, among which new ones go first (the window priorities act in). */
+const READ_AHEAD = 128;
+/** How often photos waiting in the buffer tell NATS they are still being worked on. */
+const KEEP_ALIVE_MS = 60_000;
 /** A photo failing this many times is given up, with an error logged (a broken file would spin). */
 export const MAX_ATTEMPTS = 5;
+
+interface Job {
+  msg: JsMsg;
+  event: EventOf<typeof ItemIngested>;
+}
 
 /** Photos analysed at once in this process (MEMEX_MEDIA_WORKERS, default 2; libvips threads under each). */
 export function mediaWorkersFromEnv(): number {
@@ -36,11 +46,16 @@ export function mediaWorkersFromEnv(): number {
  * The media pipeline's work queue (photos and videos): a durable pull consumer on item.ingested shared by every
  * process running the media service, so `MEMEX_SERVICES=media` on another machine (a GPU box)
  * joining the same NATS takes its share. A photo is acked only after its analysis is published;
- * a crash hands it to another worker after ACK_WAIT_MS.
+ * a crash hands it to another worker after ACK_WAIT_MS. Each process reads up to READ_AHEAD
+ * photos ahead and its workers take new ones first (taken within MEMEX_MEDIA_NEW_DAYS of
+ * arriving), backfill as MEMEX_MEDIA_BACKFILL_PER_MINUTE allows.
  */
 export class PhotoJobs {
   private readonly logger = new Logger('media:jobs');
   private messages: ConsumerMessages | undefined;
+  private buffer: PriorityBuffer<Job> | undefined;
+  private readonly budget = WorkBudget.fromEnv();
+  private readonly newWithinMs = newWithinMsFromEnv();
   private loop: Promise<void> | undefined;
   private stopped = false;
   /** Photos given up after MAX_ATTEMPTS (shown by the service's health). */
@@ -71,27 +86,37 @@ export class PhotoJobs {
       max_ack_pending: 256,
     });
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, DURABLE);
-    const messages = await consumer.consume({ max_messages: this.concurrency });
+    const messages = await consumer.consume({ max_messages: READ_AHEAD });
     this.messages = messages;
-    const running = new Set<Promise<void>>();
-    this.loop = (async () => {
+    const buffer = new PriorityBuffer<Job>(READ_AHEAD, this.budget);
+    this.buffer = buffer;
+    // Photos read ahead wait in the buffer: their acknowledgement deadline is kept alive meanwhile.
+    const keepAlive = setInterval(() => {
+      for (const { msg } of buffer.held()) msg.working();
+    }, KEEP_ALIVE_MS);
+    const reader = (async () => {
       for await (const msg of messages) {
-        const job = this.handle(msg).finally(() => running.delete(job));
-        running.add(job);
-        if (running.size >= this.concurrency) await Promise.race(running);
+        const event = decodeEvent(msg.data);
+        if (!isEventOf(ItemIngested, event) || (event.data.kind !== 'photo' && event.data.kind !== 'video')) {
+          msg.ack();
+          continue;
+        }
+        buffer.push({ msg, event }, priorityOf(event, this.newWithinMs));
+        await buffer.room();
       }
-      await Promise.all(running);
-    })().catch((error) => {
-      if (!this.stopped) this.logger.error(`the photo queue stopped: ${String(error)}`);
+    })();
+    const workers = Array.from({ length: this.concurrency }, async () => {
+      for (let job = await buffer.take(); job; job = await buffer.take()) await this.handle(job);
     });
+    this.loop = Promise.all([reader, ...workers])
+      .then(() => undefined)
+      .catch((error) => {
+        if (!this.stopped) this.logger.error(`the photo queue stopped: ${String(error)}`);
+      })
+      .finally(() => clearInterval(keepAlive));
   }
 
-  private async handle(msg: JsMsg): Promise<void> {
-    const event = decodeEvent(msg.data);
-    if (!isEventOf(ItemIngested, event) || (event.data.kind !== 'photo' && event.data.kind !== 'video')) {
-      msg.ack();
-      return;
-    }
+  private async handle({ msg, event }: Job): Promise<void> {
     try {
       await this.analyze(event);
       msg.ack();
@@ -146,6 +171,9 @@ export class PhotoJobs {
   async stop(): Promise<void> {
     this.stopped = true;
     this.messages?.stop();
+    // Photos still waiting go back to the queue now (another worker, or this one next time).
+    for (const { msg } of this.buffer?.held() ?? []) msg.nak();
+    this.buffer?.close();
     await this.loop;
   }
 }

@@ -5,6 +5,7 @@ import { mentionsIn, PipelinesModule, signatureIn } from '@memex/pipelines';
 import { startService } from '@memex/runtime';
 import { createTestEnv } from '@memex/testing';
 import type { BenchResult } from '../result.js';
+import { runPapers } from './understanding-papers.js';
 import { runTier2, textItemDraft } from './understanding-tier2.js';
 
 /** Messages read in process (rules only) and through the service (jobs, log, workers). */
@@ -121,6 +122,7 @@ export async function run(): Promise<BenchResult[]> {
     await app.close();
     await env.stop();
   }
+  results.push(...(await runPapers()));
   results.push(...(await runTier2()));
   return results;
 }

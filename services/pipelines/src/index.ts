@@ -8,3 +8,4 @@ export { signatureIn } from './structure/signature.js';
 export { STRUCTURE_PIPELINE } from './structure/structure-task.js';
 export { FakeChatServer, type FakeChatAnswer, type FakeChatRequest } from './understanding/testing/fake-chat.js';
 export { generatedPapers, type GeneratedPaper } from './testing/papers.js';
+export { PAPER_RULES, readPaper } from './papers/index.js';

@@ -94,7 +94,7 @@ export function generatedPapers(count = 8, seed = 7): GeneratedPaper[] {
     do title = `${pick(METHOD)} ${pick(OBJECT)} for ${pick(TASK)}`;
     while (usedTitles.has(title));
     usedTitles.add(title);
-    const year = 2015 + i;
+    const year = 2000 + (i % 25);
     const authors = Array.from(
       { length: 2 + (i % 3) },
       (_, k) => `${FIRST[(i * 3 + k) % FIRST.length]} ${LAST[(i * 5 + k * 7) % LAST.length]}`,

@@ -5,6 +5,8 @@ import { toErrorBody } from './errors.js';
 
 /** Request bodies up to 40 MB (the ingest limit), with base64 and JSON overhead on top. */
 export const BODY_LIMIT = 56 * 1024 * 1024;
+/** What a 503 tells a client to wait before sending again. */
+const RETRY_AFTER_SECONDS = 2;
 
 /**
  * Errors raised before a handler runs (body too large, unreadable JSON, unknown routes) answer
@@ -27,6 +29,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
               ? new MemexError('invalid_params', `unreadable request: ${error.message}`)
               : exception;
     const { status: code, body } = toErrorBody(memex);
+    // `unavailable` passes (a service restarting, ingest busy): say when to ask again.
+    if (code === 503) void reply.header('retry-after', String(RETRY_AFTER_SECONDS));
     void reply.code(code).send(body);
   }
 }

@@ -29,6 +29,13 @@ type Result = Static<typeof IngestResult>;
 
 /** Items read at once per request (by the worker threads of the ParsePool). */
 const PARSE_CONCURRENCY = 16;
+/**
+ * memex.ingest requests one process works on at once (MEMEX_INGEST_MAX_REQUESTS). Each holds up
+ * to 40 MB of items, decoded and parsed, so more are refused as `unavailable` (HTTP 503 with
+ * Retry-After; clients send them again) rather than taken on: a client faster than the memex
+ * waits, and the service's memory stays bounded however fast it is sent to.
+ */
+const MAX_REQUESTS = Number(process.env.MEMEX_INGEST_MAX_REQUESTS) || 8;
 
 /** memex.ingest and memex.types: the one way items get in (seed §4.5). */
 @Injectable()
@@ -37,6 +44,7 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
   private readonly registry = createRegistry();
   private readonly reader = new ParsePool();
   private readonly queue = new KeyedQueue();
+  private requests = 0;
   private readonly identities: IdentityLog;
   private readonly store: ItemStore;
 
@@ -66,6 +74,21 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
    */
   @RpcMethod(Ingest)
   async ingest(params: ParamsOf<typeof Ingest>, call: CallContext): Promise<ResultOf<typeof Ingest>> {
+    if (this.requests >= MAX_REQUESTS) {
+      throw new MemexError(
+        'unavailable',
+        `memex.ingest is busy with ${this.requests} requests (at most ${MAX_REQUESTS} at once): send this one again in a few seconds`,
+      );
+    }
+    this.requests++;
+    try {
+      return await this.ingestBatch(params, call);
+    } finally {
+      this.requests--;
+    }
+  }
+
+  private async ingestBatch(params: ParamsOf<typeof Ingest>, call: CallContext): Promise<ResultOf<typeof Ingest>> {
     checkRequestSize(params.items);
     const results: Result[] = new Array(params.items.length);
     const prepared = await mapLimit(params.items, PARSE_CONCURRENCY, async (item, index) => {

@@ -15,7 +15,7 @@ import {
 import { FakeChatServer, PipelinesModule, type FakeChatRequest } from '@memex/pipelines';
 import { ServiceHost, startService } from '@memex/runtime';
 import { waitUntil } from '@memex/testing';
-import { mailEvent, snapshot, startGraph, type GraphHarness } from './testing/harness.js';
+import { agent, mailEvent, snapshot, startGraph, type GraphHarness } from './testing/harness.js';
 
 const MAIL = `From: Ann Lee <ann@example.org>
 To: Bob <bob@example.org>
@@ -145,6 +145,13 @@ describe('tier 2 outputs in the graph, re-runs and replay', () => {
     await h.call(LinkRetract, { link_id: drafts.id, reason: 'not about drafts' });
     const [commitment] = (await h.call(CommitmentsList, {})).commitments;
     assert.equal(commitment!.what, 'send the draft');
+    assert.deepEqual(
+      [commitment!.status, commitment!.due, commitment!.by, commitment!.quote],
+      ['open', '2024-03-08', [{ address: 'ann@example.org', name: 'Ann Lee' }], "I'll send the draft by Friday."],
+    );
+    // Read in a mail: an agent without the mail label sees none of it.
+    assert.deepEqual((await h.call(CommitmentsList, {}, agent(['client:acme']))).commitments, []);
+    assert.equal((await h.call(CommitmentsList, {}, agent(['mail']))).commitments.length, 1);
     await h.call(CommitmentsSet, { id: commitment!.id, status: 'done' });
 
     // Version 2, re-run for topics and commitments only.

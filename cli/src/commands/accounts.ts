@@ -18,7 +18,11 @@ interface ImapOptions {
 
 /** The IMAP password: from --password-file, MEMEX_IMAP_PASSWORD, or asked for without echo. */
 async function imapPassword(options: ImapOptions): Promise<string> {
-  if (options.passwordFile) return fs.readFileSync(options.passwordFile, 'utf8').trim();
+  if (options.passwordFile) {
+    const password = fs.readFileSync(options.passwordFile, 'utf8').trim();
+    if (!password) throw new Error(`${options.passwordFile} is empty`);
+    return password;
+  }
   if (process.env.MEMEX_IMAP_PASSWORD) return process.env.MEMEX_IMAP_PASSWORD;
   if (!process.stdin.isTTY)
     throw new Error('no password: give --password-file <file>, set MEMEX_IMAP_PASSWORD, or run in a terminal');

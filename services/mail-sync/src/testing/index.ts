@@ -1,0 +1,1 @@
+export { Dovecot, dovecotSkip, TestSmtp } from './dovecot.js';

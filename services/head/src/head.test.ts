@@ -672,15 +672,7 @@ test("a session's digest, output, web page and memory become items linked to the
     await w.head.get(SessionKnowledge).settled();
     assert.match(await healthProblems(w), /session s-42: item 1 rejected: .*not a URL/);
     const forgotten = memoryNoteId('org:acme.example', 'Acme wants VAT rounded per line.');
-    await waitUntil(
-      () =>
-        w.call(ItemsGet, { id: forgotten }).then(
-          () => false,
-          (error: Error) => /no item/.test(error.message),
-        ),
-      'the forgotten memory to be gone',
-      { timeoutMs: 30_000 },
-    );
+    await forgottenNote(w, forgotten);
   } finally {
     await w.stop();
     await fake.stop();
@@ -727,19 +719,24 @@ test('the head’s memories table imports as notes on their things, attributed t
       { index: 0, note: eur },
     ]);
     await w.call(HeadMemoriesImport, { memories: [{ ...rows[0]!, forgotten: true }] });
-    await waitUntil(
-      () =>
-        w.call(ItemsGet, { id: eur }).then(
-          () => false,
-          (error: Error) => /no item/.test(error.message),
-        ),
-      'the forgotten memory to be gone',
-      { timeoutMs: 30_000 },
-    );
+    await forgottenNote(w, eur);
   } finally {
     await w.stop();
   }
 });
+
+/** Waits until a forgotten memory's note is gone from the items. */
+async function forgottenNote(w: World, id: string): Promise<void> {
+  await waitUntil(
+    () =>
+      w.call(ItemsGet, { id }).then(
+        () => false,
+        (error: Error) => /no item/.test(error.message),
+      ),
+    'the forgotten memory to be gone',
+    { timeoutMs: 30_000 },
+  );
+}
 
 async function waitForCard(w: World, key: string, items: number): Promise<ResultOf<typeof EntityGet>> {
   let card: ResultOf<typeof EntityGet> | undefined;

@@ -5,7 +5,7 @@ import { DATABASE, RpcMethod } from '@memex/runtime';
 import { confirmedSql, rejectedSql } from '../projection/links.js';
 import { evidenceOf, type Summary } from './entities.service.js';
 import { summaries, type Db } from './access.js';
-import { samePhoneMerges } from './phone-review.js';
+import { mergeSuggestions, samePhoneGroups } from './merge-suggestions.js';
 
 type Entry = ResultOf<typeof ReviewList>['items'][number];
 
@@ -26,7 +26,7 @@ export class ReviewService {
     return { items: items.slice(0, limit) };
   }
 
-  /** People with the same full name (two words or more), each paired with the most seen of them. */
+  /** People with the same full name (two words or more), or the same phone, each paired with the most seen of them. */
   private async merges(limit: number): Promise<Entry[]> {
     const groups = await sql<{ ids: number[] }>`
       select array_agg(id order by weight desc, id) as ids from entities
@@ -40,30 +40,8 @@ export class ReviewService {
         }>`select suggestion from review_dismissed where suggestion like 'merge:%'`.execute(this.db)
       ).rows.map((r) => r.suggestion),
     );
-    const names = await summaries(
-      this.db,
-      OWNER_SCOPE,
-      groups.rows.flatMap((g) => g.ids.map(Number)),
-    );
-    const out: Entry[] = [];
-    for (const group of groups.rows) {
-      const [first, ...rest] = group.ids.map(Number);
-      for (const other of rest) {
-        const id = `merge:${first}:${other}`;
-        if (dismissed.has(id)) continue;
-        const a = names.get(first!)!;
-        const b = names.get(other)!;
-        out.push({
-          id,
-          kind: 'merge',
-          summary: `${b.name} (${b.key}) may be ${a.name} (${a.key})`,
-          entities: [a, b],
-          fact: null,
-        });
-      }
-    }
-    out.push(...(await samePhoneMerges(this.db, limit, new Set([...dismissed, ...out.map((e) => e.id)]))));
-    return out;
+    const byName = groups.rows.map((g) => ({ ids: g.ids.map(Number) }));
+    return mergeSuggestions(this.db, [...byName, ...(await samePhoneGroups(this.db, limit))], dismissed);
   }
 
   private async lowConfidence(limit: number): Promise<Entry[]> {

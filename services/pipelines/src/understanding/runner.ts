@@ -66,18 +66,35 @@ export class UnderstandingRunner {
     this.task = new UnderstandTask(bus, publisher, blobs, budgets, models);
   }
 
+  /**
+   * Lanes start once today's spend is read back from the log (a scan of tier 2's outputs: on a
+   * large memex, seconds), in the background so the service is up meanwhile.
+   */
   async start(): Promise<void> {
     this.stopped = false;
-    await this.readLog();
     const watch = () => {
       for (const model of this.models.chats()) this.startLane(model);
       if (!this.stopped) this.watcher = setTimeout(watch, POLL_MS);
     };
-    watch();
+    this.starting = this.readLog().then(watch, (error: Error) => {
+      // Without the day's spend a budget could be overrun: no lane starts, and health says so.
+      this.faults.set('start', `tier 2 is not running: reading its spend back from the log failed: ${error.message}`);
+      console.error('pipelines tier 2:', error);
+    });
+  }
+
+  private starting: Promise<void> | undefined;
+  /** What keeps tier 2 from running (a lane that stopped, a failed start): in the service's health. */
+  private readonly faults = new Map<string, string>();
+
+  /** The service's health (and so /healthz) lists these. */
+  async healthProblems(): Promise<string[]> {
+    return [...this.faults.values()];
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.starting;
     clearTimeout(this.watcher);
     this.queues.close();
     await Promise.all(this.lanes.values());
@@ -132,8 +149,10 @@ export class UnderstandingRunner {
     if (this.lanes.has(id) || this.stopped) return;
     this.lanes.set(
       id,
-      this.runLane(id).catch((error) => {
+      this.runLane(id).catch((error: Error) => {
+        // Taken up again by the next watch; said in health until it runs.
         console.error(`pipelines tier 2: the lane of ${id} stopped:`, error);
+        this.faults.set(id, `tier 2's lane for ${id} stopped: ${error.message}`);
         this.lanes.delete(id);
       }),
     );
@@ -141,6 +160,7 @@ export class UnderstandingRunner {
 
   private async runLane(id: string): Promise<void> {
     const queue = await this.queues.queue(id);
+    this.faults.delete(id);
     while (!this.stopped) {
       // Re-read each time: a re-registration may change the budget.
       const model = this.models.chat(id)!;

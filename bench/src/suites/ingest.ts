@@ -11,6 +11,7 @@ import { freePort } from '@memex/stack';
 import { createTestEnv, servicesReady, spawnService } from '@memex/testing';
 import { Notmuch } from '../notmuch.js';
 import type { BenchResult } from '../result.js';
+import { samplePeakRss } from '../rss.js';
 
 const MESSAGES = Number(process.env.MEMEX_BENCH_INGEST_MESSAGES ?? 50_000);
 const SEED = 42;
@@ -66,12 +67,19 @@ export async function run(): Promise<BenchResult[]> {
     const token = fs.readFileSync(path.join(env.home, 'owner-token'), 'utf8').trim();
     const client = new MemexClient({ url, token });
 
+    // The services' memory while a client sends as fast as it can (backpressure keeps it bounded).
+    const memory = samplePeakRss({ gateway: processes[0]!.pid!, ingest: processes[1]!.pid! });
     const started = performance.now();
     await importMbox(url, token, env.home, mbox);
     const answered = (performance.now() - started) / 1000;
     await mailViewsHold(client, MESSAGES);
     const queryable = (performance.now() - started) / 1000;
-    console.log(`import answered in ${answered.toFixed(1)} s, mail views complete at ${queryable.toFixed(1)} s`);
+    const peak = memory.stop();
+    const mb = (bytes: number) => Math.round(bytes / 1e6);
+    console.log(
+      `import answered in ${answered.toFixed(1)} s, mail views complete at ${queryable.toFixed(1)} s; ` +
+        `peak RSS gateway + ingest ${mb(peak.total)} MB (gateway ${mb(peak.each['gateway']!)}, ingest ${mb(peak.each['ingest']!)})`,
+    );
 
     const notmuch = await Notmuch.open(maildir);
     const notmuchRate = notmuch ? Math.round(MESSAGES / ((await notmuch.index()) / 1000)) : undefined;
@@ -91,6 +99,13 @@ export async function run(): Promise<BenchResult[]> {
         value: Math.round(MESSAGES / answered),
         unit: 'messages/s',
         notes: `${(bytes / 1e6 / answered).toFixed(1)} MB/s`,
+      },
+      {
+        suite: 'ingest',
+        name: 'peak resident memory of the gateway and ingest processes during the import',
+        value: mb(peak.total),
+        unit: 'MB',
+        notes: `gateway ${mb(peak.each['gateway']!)} MB, ingest ${mb(peak.each['ingest']!)} MB at their own peaks; NATS and Postgres not counted`,
       },
       {
         suite: 'ingest',

@@ -5,6 +5,7 @@ import path from 'node:path';
 import {
   AccountsAddImap,
   AccountsList,
+  AccountsRemove,
   AccountsSync,
   MailCompose,
   MailFlags,
@@ -15,7 +16,13 @@ import { startService } from '@memex/runtime';
 import { spawnService, waitUntil } from '@memex/testing';
 import { MailSyncModule } from './mail-sync.module.js';
 import { Dovecot, dovecotSkip, TestSmtp } from './testing/dovecot.js';
-import { generatedMessage, mailSyncReady, startMailSync, type MailSyncHarness } from './testing/harness.js';
+import {
+  generatedMessage,
+  mailSyncHealth,
+  mailSyncReady,
+  startMailSync,
+  type MailSyncHarness,
+} from './testing/harness.js';
 
 const ACCOUNT = 'owner@example.com';
 const skip = dovecotSkip();
@@ -57,7 +64,7 @@ async function serverFlags(dovecot: Dovecot, folder: string, messageId: string):
 }
 
 test(
-  'IMAP account against a real dovecot: first sync, new mail by polling, flags both ways, folders as labels, a deletion on the server, a UIDVALIDITY reset and a restart without duplicates',
+  'IMAP account against a real dovecot: first sync, new mail by polling, flags both ways, folders as labels, a deletion on the server, a UIDVALIDITY reset, a restart without duplicates, the password from the credentials provider and a refused login shown',
   { skip },
   async () => {
     const dovecot = await Dovecot.start(ACCOUNT);
@@ -185,7 +192,32 @@ test(
         3,
         'no message twice (one is in the trash)',
       );
+
+      // Without a stored password the credentials provider answers imap:<account> (here from the environment).
+      await h.call(AccountsRemove, { account: ACCOUNT });
+      process.env.MEMEX_CREDENTIAL_IMAP_OWNER_EXAMPLE_COM = dovecot.password;
+      await h.call(AccountsAddImap, { host: '127.0.0.1', port: dovecot.port, tls: false, user: ACCOUNT });
+      await h.call(AccountsSync, { account: ACCOUNT });
+      assert.deepEqual(
+        (await h.call(AccountsList, {})).accounts.map((a) => a.status),
+        ['active'],
+      );
+      // The server stops taking the password: the account needs it again, visibly (health, accounts list).
+      process.env.MEMEX_CREDENTIAL_IMAP_OWNER_EXAMPLE_COM = 'changed-elsewhere';
+      await waitUntil(
+        async () => (await h.call(AccountsList, {})).accounts[0]?.status === 'needs_reauth',
+        'the refused login seen by the next poll',
+      );
+      const [refused] = (await h.call(AccountsList, { min_seq: await h.bus.lastSeq() })).accounts;
+      assert.deepEqual(
+        [refused!.status, refused!.reason],
+        ['needs_reauth', `the IMAP server 127.0.0.1 refused the login of ${ACCOUNT}`],
+      );
+      assert.deepEqual((await mailSyncHealth(h)).problems, [
+        `IMAP account ${ACCOUNT} cannot log in (the IMAP server 127.0.0.1 refused the login of ${ACCOUNT}): memex accounts add imap`,
+      ]);
     } finally {
+      delete process.env.MEMEX_CREDENTIAL_IMAP_OWNER_EXAMPLE_COM;
       await h.stop();
       await dovecot.stop();
     }

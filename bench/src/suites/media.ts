@@ -11,8 +11,8 @@ import {
 } from '@memex/contracts';
 import { Bus, callMethod } from '@memex/bus';
 import { IngestModule } from '@memex/ingest';
-import { makeRenditions, MediaModule } from '@memex/media';
-import { imageOnlyPdf, scannedPage } from '@memex/media/testing';
+import { HumanFaceModel, makeRenditions, MediaModule, ObjectTagger } from '@memex/media';
+import { faceTestSet, faceTestSetSkip, imageOnlyPdf, scannedPage } from '@memex/media/testing';
 import { startService } from '@memex/runtime';
 import { createTestEnv, seededRandom, waitUntil } from '@memex/testing';
 import type { BenchResult } from '../result.js';
@@ -68,7 +68,9 @@ async function phonePhoto(i: number): Promise<Buffer> {
  * The media pipeline on this CPU: photos/s through memex.ingest (EXIF, identity) and the media
  * service (thumbnail and preview, orientation applied, place) until every one is analysed; the
  * thumbnails alone; OCR pages/s of scanned PDFs through memex.ingest (pdftoppm and PP-OCRv4),
- * with the ONNX execution provider that ran. Faces are not measured: the media service has none yet.
+ * with the ONNX execution provider that ran; faces (detection and embedding) and object tags per
+ * second in process on the faces test set (Debian's public-domain portraits, see
+ * @memex/media/testing), with the backend named.
  */
 export async function run(): Promise<BenchResult[]> {
   const photos = await Promise.all(Array.from({ length: PHOTOS }, (_, i) => phonePhoto(i)));
@@ -86,10 +88,48 @@ export async function run(): Promise<BenchResult[]> {
     notes: `${renditionSeconds.toFixed(1)} s; ${load()}`,
   });
 
+  const noFaceSet = faceTestSetSkip();
+  if (noFaceSet) console.warn(`faces not measured: ${noFaceSet}`);
+  else {
+    const set = await faceTestSet();
+    const pictures = await Promise.all(
+      set.map(async (p) => {
+        const { data, info } = await sharp(p.jpeg).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+        return { data, width: info.width, height: info.height };
+      }),
+    );
+    const faces = await HumanFaceModel.load();
+    await faces.detect(pictures[0]!); // the first run compiles the WASM kernels
+    started = performance.now();
+    let found = 0;
+    for (const picture of pictures) found += (await faces.detect(picture)).length;
+    const faceSeconds = (performance.now() - started) / 1000;
+    results.push({
+      suite: 'media',
+      name: `faces found and embedded in ${pictures.length} photos of up to 1400×1000 (${faces.name}, one at a time)`,
+      value: Math.round((found / faceSeconds) * 10) / 10,
+      unit: 'faces/s',
+      notes: `${found} faces, ${(pictures.length / faceSeconds).toFixed(1)} photos/s, ${faceSeconds.toFixed(1)} s, backend ${faces.provider}; ${load()}`,
+    });
+    const tagger = await ObjectTagger.load();
+    await tagger.tag(pictures[0]!);
+    started = performance.now();
+    for (const picture of pictures) await tagger.tag(picture);
+    const tagSeconds = (performance.now() - started) / 1000;
+    results.push({
+      suite: 'media',
+      name: `object tags of ${pictures.length} photos (${tagger.name}, one at a time)`,
+      value: Math.round((pictures.length / tagSeconds) * 10) / 10,
+      unit: 'photos/s',
+      notes: `${tagSeconds.toFixed(1)} s, backend wasm; ${load()}`,
+    });
+  }
+
   // Metadata and thumbnails: OCR off (set before ingest starts its parse workers, which copy the
-  // environment), so the figure is what every photo costs.
-  const ocrSetting = process.env['MEMEX_OCR'];
-  process.env['MEMEX_OCR'] = 'off';
+  // environment), faces and object tags off (measured above), so the figure is what every photo costs.
+  const settings = { MEMEX_OCR: 'off', MEMEX_FACE_MODEL: 'off', MEMEX_OBJECT_TAGS: 'off' };
+  const saved = Object.fromEntries(Object.keys(settings).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, settings);
   await withServices(true, async (call) => {
     started = performance.now();
     const ids: string[] = [];
@@ -120,11 +160,13 @@ export async function run(): Promise<BenchResult[]> {
       name: `${PHOTOS} 12-MP photos through memex.ingest and the media service to analysed (EXIF, thumbnail, preview, place)`,
       value: Math.round((PHOTOS / endToEnd) * 100) / 100,
       unit: 'photos/s',
-      notes: `${endToEnd.toFixed(1)} s, 2 media workers, OCR off; ${load()}`,
+      notes: `${endToEnd.toFixed(1)} s, 2 media workers, OCR, faces and object tags off; ${load()}`,
     });
   });
-  if (ocrSetting === undefined) delete process.env['MEMEX_OCR'];
-  else process.env['MEMEX_OCR'] = ocrSetting;
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
 
   // OCR: scanned pages through memex.ingest (pdftoppm renders, PP-OCRv4 reads).
   await withServices(false, async (call) => {

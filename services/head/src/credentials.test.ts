@@ -7,9 +7,9 @@ import { HeadEnroll, HeadStatus } from '@memex/contracts';
 import { Bus, callMethod, readLog } from '@memex/bus';
 import { startService } from '@memex/runtime';
 import { createTestEnv, waitUntil } from '@memex/testing';
-import { HeadModule } from '@memex/head';
-import { FakeHead } from '@memex/head/testing';
-import { credentialEnvName, credentialsProvider, EnvCredentials } from './provider.js';
+import { credentialEnvName, credentialsProvider, EnvCredentials } from '@memex/credentials';
+import { HeadModule } from './head.module.js';
+import { FakeHead } from './testing/fake-head.js';
 
 /** Every file under a folder, read as text (the memex's home: blobs, head/, scopes…). */
 function filesUnder(dir: string): string {

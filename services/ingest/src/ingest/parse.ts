@@ -1,5 +1,4 @@
-import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
+import { TaskFailed, TaskPool } from '@memex/workers';
 import { baseType, decodeItemData, RejectedItem, type HandlerRegistry, type ParsedItem } from '../handlers/index.js';
 
 /** What a parser needs of an item: its type, its bytes as sent, its attributes. */
@@ -59,14 +58,10 @@ export function inlineReader(registry: HandlerRegistry): ItemReader {
   return { read: async (request) => settle(await readItem(registry, request)), close: async () => undefined };
 }
 
-/** A worker's heap; an item that needs more is rejected instead of exhausting the service. */
+/** A thread's heap; an item that needs more is rejected instead of exhausting the service. */
 const WORKER_HEAP_MB = 1024;
-
-interface Job {
-  request: ParseRequest;
-  resolve(item: ReadItem): void;
-  reject(error: RejectedItem): void;
-}
+/** Items one thread reads at once: reading awaits (inflating, the PDF reader's own thread). */
+const ITEMS_PER_THREAD = 8;
 
 /** Structured clones turn Buffers into plain Uint8Arrays; the handlers' consumers expect Buffers. */
 function asBuffer(bytes: Uint8Array): Buffer {
@@ -79,102 +74,41 @@ function revive(item: ParsedItem): ParsedItem {
   return item;
 }
 
-/** A worker running jobs; `onDeath` gets the jobs it held when it died. */
-function startWorker(onDeath: (why: string, jobs: Job[]) => void): { worker: Worker; jobs: Map<number, Job> } {
-  const worker = new Worker(new URL('./parse-worker.js', import.meta.url), {
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+function readerPool(threads?: number): TaskPool<ParseRequest, Answer> {
+  return new TaskPool({
+    name: 'the item reader',
+    script: new URL('./parse-worker.js', import.meta.url),
+    ...(threads ? { threads, tasksPerThread: 1 } : { tasksPerThread: ITEMS_PER_THREAD }),
+    heapMb: WORKER_HEAP_MB,
   });
-  const jobs = new Map<number, Job>();
-  worker.on('message', ({ id, answer }: { id: number; answer: Answer }) => {
-    const job = jobs.get(id);
-    if (!job) return;
-    jobs.delete(id);
-    try {
-      const read = settle(answer);
-      job.resolve({ ...read, bytes: asBuffer(read.bytes), parsed: revive(read.parsed) });
-    } catch (error) {
-      job.reject(error as RejectedItem);
-    }
-  });
-  let dead = false;
-  const die = (why: string) => {
-    if (dead) return;
-    dead = true;
-    const held = [...jobs.values()];
-    jobs.clear();
-    onDeath(why, held);
-  };
-  worker.on('error', (error: Error & { code?: string }) =>
-    die(
-      error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-        ? `reading this item needs more than ${WORKER_HEAP_MB} MB of memory`
-        : `the item reader failed: ${error.name}: ${error.message}`,
-    ),
-  );
-  worker.on('exit', () => die('the item reader stopped while reading this item'));
-  worker.unref();
-  return { worker, jobs };
 }
 
 /**
  * Parsing (base64, MIME, charsets, HTML, documents) in worker threads: the service's own thread
  * keeps serving requests, publishing and projecting while items are read, and the parsing uses
- * the other cores. When a worker dies (out of memory on a pathological item), the items it held
- * are read again one per fresh worker, so only the culprit is rejected.
+ * the other cores. When a thread dies (out of memory on a pathological item), the items it held
+ * are read again one at a time in a thread of their own, so only the culprit is rejected.
  */
 export class ParsePool implements ItemReader {
-  private readonly workers: Array<{ worker: Worker; jobs: Map<number, Job> } | null>;
-  private nextId = 1;
+  private readonly shared = readerPool();
+  private readonly alone = readerPool(1);
 
-  constructor(private readonly size = Math.max(1, Math.min(4, availableParallelism() - 1))) {
-    this.workers = Array.from({ length: size }, () => null);
+  async read(request: ParseRequest): Promise<ReadItem> {
+    const read = settle(await this.shared.run(request).catch((error: unknown) => this.again(request, error)));
+    return { ...read, bytes: asBuffer(read.bytes), parsed: revive(read.parsed) };
   }
 
-  read(request: ParseRequest): Promise<ReadItem> {
-    return new Promise((resolve, reject) => {
-      const job = { request, resolve, reject };
-      const slot = this.leastBusy();
-      let entry = this.workers[slot];
-      if (!entry) {
-        const started = startWorker((_why, held) => {
-          if (this.workers[slot] === started) this.workers[slot] = null;
-          held.forEach((one) => this.alone(one));
-        });
-        entry = this.workers[slot] = started;
-      }
-      this.post(entry, job);
-    });
-  }
-
-  private post(entry: { worker: Worker; jobs: Map<number, Job> }, job: Job): void {
-    const id = this.nextId++;
-    entry.jobs.set(id, job);
-    entry.worker.postMessage({ id, request: job.request });
-  }
-
-  /** An item held by a worker that died, read again in a worker of its own. */
-  private alone(job: Job): void {
-    const entry = startWorker((why, held) =>
-      held.forEach((one) => one.reject(new RejectedItem(why, { unexpected: true }))),
-    );
-    const finish = () => void entry.worker.terminate();
-    this.post(entry, {
-      request: job.request,
-      resolve: (item) => (finish(), job.resolve(item)),
-      reject: (error) => (finish(), job.reject(error)),
-    });
-  }
-
-  private leastBusy(): number {
-    let best = 0;
-    for (let i = 1; i < this.size; i++)
-      if ((this.workers[i]?.jobs.size ?? 0) < (this.workers[best]?.jobs.size ?? 0)) best = i;
-    return best;
+  private async again(request: ParseRequest, error: unknown): Promise<Answer> {
+    if (!(error instanceof TaskFailed)) throw error;
+    try {
+      return await this.alone.run(request);
+    } catch (again) {
+      if (again instanceof TaskFailed) throw new RejectedItem(again.message, { unexpected: true, cause: again });
+      throw again;
+    }
   }
 
   async close(): Promise<void> {
-    const running = this.workers.filter((entry) => entry !== null);
-    this.workers.fill(null);
-    await Promise.all(running.map((entry) => entry.worker.terminate()));
+    await Promise.all([this.shared.close(), this.alone.close()]);
   }
 }

@@ -1,4 +1,4 @@
-import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import { TaskPool } from '@memex/workers';
 import { detectIfChanged, type DetectionRun, type EngineConfig, type EngineNote } from '../engine/index.js';
 
 interface Job {
@@ -7,26 +7,22 @@ interface Job {
   previousFingerprint: string | undefined;
 }
 
+/** The detection worker's task (this module is also the worker). */
+export default function detect(job: Job): DetectionRun {
+  return detectIfChanged(job.notes, job.config, job.previousFingerprint);
+}
+
 /**
  * The engine's detection in a worker thread: at 10⁵ notes it computes for most of a minute, which
  * on the service's own thread would stall every request it serves (and the projector).
  */
-export function detectInWorker(job: Job): Promise<DetectionRun> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(import.meta.url), { workerData: null });
-    worker.once('message', (run: DetectionRun) => {
-      resolve(run);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-    worker.once('exit', (code) => reject(new Error(`detection worker exited (code ${code}) before answering`)));
-    worker.postMessage(job);
-  });
-}
+const detection = new TaskPool<Job, DetectionRun>({
+  name: 'signal detection',
+  script: new URL(import.meta.url),
+  threads: 1,
+  heapMb: 4096,
+});
 
-if (!isMainThread && parentPort) {
-  const port = parentPort;
-  port.once('message', (job: Job) => {
-    port.postMessage(detectIfChanged(job.notes, job.config, job.previousFingerprint));
-  });
+export function detectInWorker(job: Job): Promise<DetectionRun> {
+  return detection.run(job);
 }

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { TaskFailed, TaskPool } from '@memex/workers';
 import { RejectedItem, type PdfFields } from '../handler.js';
 import type { PdfExtraction } from './pdf-extract.js';
 import { MAX_OCR_PAGES, OCR_ENGINE, ocrEnabled, recognizePdfPages } from '../media/ocr.js';
@@ -9,77 +9,29 @@ export const PDF_TIMEOUT_MS = 120_000;
 /** Heap of the PDF worker; a file that needs more is refused instead of exhausting the service. */
 const PDF_WORKER_HEAP_MB = 1536;
 
-interface Job {
-  resolve: (result: PdfExtraction) => void;
-  reject: (error: RejectedItem) => void;
-  timer: NodeJS.Timeout;
-}
+/** One thread reads PDFs, one at a time; it starts on first use and is replaced when it dies or times out. */
+const reader = new TaskPool<Uint8Array, PdfExtraction>({
+  name: 'the PDF reader',
+  script: new URL('./pdf-worker.js', import.meta.url),
+  threads: 1,
+  heapMb: PDF_WORKER_HEAP_MB,
+});
 
-/**
- * One worker thread reads PDFs, one at a time in message order. It is started on first use, does
- * not keep the process alive, and is replaced when it dies or is stopped for a timeout.
- */
-class PdfWorker {
-  private worker: Worker | null = null;
-  private readonly jobs = new Map<number, Job>();
-  private nextId = 1;
-
-  extract(bytes: Buffer, timeoutMs: number): Promise<PdfExtraction> {
-    const worker = this.start();
-    const id = this.nextId++;
-    // A copy the worker may own (pdf.js detaches the buffer it is given).
-    const data = new Uint8Array(bytes);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.stop(new RejectedItem(`the PDF took longer than ${timeoutMs / 1000} s to read`));
-      }, timeoutMs);
-      this.jobs.set(id, { resolve, reject, timer });
-      worker.postMessage({ id, data }, [data.buffer]);
-    });
-  }
-
-  private start(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(new URL('./pdf-worker.js', import.meta.url), {
-      resourceLimits: { maxOldGenerationSizeMb: PDF_WORKER_HEAP_MB },
-    });
-    worker.on('message', ({ id, result }: { id: number; result: PdfExtraction }) => {
-      const job = this.jobs.get(id);
-      if (!job) return;
-      clearTimeout(job.timer);
-      this.jobs.delete(id);
-      job.resolve(result);
-    });
-    worker.on('error', (error: Error & { code?: string }) => {
-      const why =
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? `the PDF needs more than ${PDF_WORKER_HEAP_MB} MB of memory to read`
-          : `the PDF reader failed: ${error.message}`;
-      this.stop(new RejectedItem(why, { cause: error }));
-    });
-    worker.on('exit', () => {
-      if (this.worker === worker) this.stop(new RejectedItem('the PDF reader stopped while reading this PDF'));
-    });
-    // After the listeners: adding a 'message' listener refs the worker again.
-    worker.unref();
-    this.worker = worker;
-    return worker;
-  }
-
-  /** Ends the worker; every PDF it was holding is rejected with the reason. */
-  private stop(reason: RejectedItem): void {
-    const worker = this.worker;
-    this.worker = null;
-    for (const job of this.jobs.values()) {
-      clearTimeout(job.timer);
-      job.reject(reason);
-    }
-    this.jobs.clear();
-    void worker?.terminate();
+async function extract(bytes: Buffer, timeoutMs: number): Promise<PdfExtraction> {
+  // A copy the worker may own (pdf.js detaches the buffer it is given).
+  const data = new Uint8Array(bytes);
+  try {
+    return await reader.run(data, { timeoutMs, transfer: [data.buffer] });
+  } catch (error) {
+    if (!(error instanceof TaskFailed)) throw error;
+    const why = {
+      timeout: `the PDF took longer than ${timeoutMs / 1000} s to read`,
+      out_of_memory: `the PDF needs more than ${PDF_WORKER_HEAP_MB} MB of memory to read`,
+      worker_died: 'the PDF reader stopped while reading this PDF',
+    }[error.failure];
+    throw new RejectedItem(why, { cause: error });
   }
 }
-
-const reader = new PdfWorker();
 
 /** `D:20231005000756Z` / `D:20180530133107+02'00'` (PDF 32000 §7.9.4) to ISO, or null. */
 export function pdfDate(value: string | undefined): string | null {
@@ -105,7 +57,7 @@ function rejection(name: string, message: string): RejectedItem {
 
 /** Text page by page (pages numbered from 1), the info dictionary, the creation date. */
 export async function parsePdf(bytes: Buffer, timeoutMs = PDF_TIMEOUT_MS): Promise<FormatResult<PdfFields>> {
-  const extraction = await reader.extract(bytes, timeoutMs);
+  const extraction = await extract(bytes, timeoutMs);
   if (!extraction.ok) throw rejection(extraction.name, extraction.message);
   const { info } = extraction;
   let { pages } = extraction;

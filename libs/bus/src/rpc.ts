@@ -57,7 +57,9 @@ export function serveRpc(
 async function answer(msg: Msg, subject: string, handler: RpcHandler, heartbeatMs?: number): Promise<void> {
   const working = natsHeaders();
   working.set(WORKING_HEADER, '1');
-  const heartbeat = heartbeatMs ? setInterval(() => msg.respond(undefined, { headers: working }), heartbeatMs) : undefined;
+  const heartbeat = heartbeatMs
+    ? setInterval(() => msg.respond(undefined, { headers: working }), heartbeatMs)
+    : undefined;
   try {
     await answerOnce(msg, subject, handler);
   } finally {
@@ -159,7 +161,8 @@ export async function callLongRpc<R = unknown>(
     for (;;) {
       const { value: msg, done } = await Promise.race([next.next(), silent]);
       if (done) throw new MemexError('unavailable', `the connection closed while waiting for ${subject}`);
-      if (msg.headers?.code === 503) throw new MemexError('unavailable', `no service answers ${subject}: is it running?`);
+      if (msg.headers?.code === 503)
+        throw new MemexError('unavailable', `no service answers ${subject}: is it running?`);
       if (msg.headers?.get(WORKING_HEADER)) {
         rearm();
         continue;

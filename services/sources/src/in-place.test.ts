@@ -122,6 +122,7 @@ describe('an in-place photo folder', { skip: sharedSkip(PHOTOS) }, () => {
     assert.equal(source.state, 'error');
     assert.match(source.reason ?? '', /unreachable since .*gone/);
     assert.match((await h.call(ItemsGet, { id: first.id })).unreachable?.why ?? '', /gone/);
+    assert.match((await h.healthProblems()).join('\n'), new RegExp(`source ${id} unreachable since .*gone`));
     await assert.rejects(h.call(ItemsContent, { id: first.id }), /unavailable|cannot be read/);
 
     // Mounted again: back, with the same items.
@@ -138,5 +139,6 @@ describe('an in-place photo folder', { skip: sharedSkip(PHOTOS) }, () => {
     const again = await h.call(ItemsContent, { id: first.id });
     assert.equal(again.size, content.size);
     assert.equal((await h.call(SourcesGet, { id })).source.state, 'active');
+    assert.deepEqual(await h.healthProblems(), []);
   });
 });

@@ -11,7 +11,7 @@ import {
 } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
 import { callMethod, type Bus } from '@memex/bus';
-import { BUS, DATABASE, RpcMethod } from '@memex/runtime';
+import { BUS, DATABASE, RpcMethod, type HealthProblems } from '@memex/runtime';
 import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
 import { Watchers } from '../watch/watchers.js';
 
@@ -22,7 +22,7 @@ const ACCOUNTS_TIMEOUT_MS = 2_000;
 
 /** memex.sources.list|get: the watched folders from this read model, the accounts from mail-sync's API. */
 @Injectable()
-export class SourcesQueries {
+export class SourcesQueries implements HealthProblems {
   constructor(
     @Inject(BUS) private readonly bus: Bus,
     @Inject(DATABASE) private readonly db: Kysely<SourcesDatabase>,
@@ -34,6 +34,22 @@ export class SourcesQueries {
     const rows = await this.db.selectFrom('sources').selectAll().orderBy('id').execute();
     const counts = await this.counts();
     return { sources: [...rows.map((row) => this.summary(row, counts.get(row.id))), ...(await this.accounts())] };
+  }
+
+  /** A source in error or away makes the service (and /healthz) degraded, with the reason. */
+  async healthProblems(): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom('sources')
+      .select(['id', 'error', 'unreachable_since', 'unreachable_why'])
+      .where('paused', '=', false)
+      .where((eb) => eb.or([eb('error', 'is not', null), eb('unreachable_since', 'is not', null)]))
+      .orderBy('id')
+      .execute();
+    return rows.map((row) =>
+      row.unreachable_since
+        ? `source ${row.id} unreachable since ${row.unreachable_since.toISOString()}: ${row.unreachable_why}`
+        : `source ${row.id}: ${row.error}`,
+    );
   }
 
   @RpcMethod(SourcesGet)

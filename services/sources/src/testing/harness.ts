@@ -1,11 +1,11 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import { OWNER_SCOPE, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
-import { Bus, callMethod } from '@memex/bus';
+import { Bus, callMethod, callRpc } from '@memex/bus';
 import { createDatabase } from '@memex/db';
 import { IngestModule } from '@memex/ingest';
 import { MediaModule } from '@memex/media';
-import { startService } from '@memex/runtime';
+import { startService, type ServiceHealth } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { SourcesModule } from '../sources.module.js';
 
@@ -23,6 +23,8 @@ export interface SourcesHarness {
   env: TestEnv;
   bus: Bus;
   call<M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+  /** What the sources service's health reports wrong (what /healthz shows). */
+  healthProblems(): Promise<string[]>;
   /** The items of a source (of a kind: `import:folder` unless said), from ingest's read model. */
   items(sourceId: string, kind?: string): Promise<IngestedItem[]>;
   startSources(): Promise<void>;
@@ -45,6 +47,15 @@ export async function startSourcesHarness({ media = false } = {}): Promise<Sourc
     env,
     bus,
     call: (method, params) => callMethod(bus, method, params, { scope: OWNER_SCOPE, timeoutMs: 120_000 }),
+    async healthProblems() {
+      const health = await callRpc<ServiceHealth>(
+        bus,
+        'memex.rpc.sources.health',
+        { method: 'health', params: {}, scope: OWNER_SCOPE, caller: { kind: 'system', id: 'test' } },
+        5000,
+      );
+      return health.problems ?? [];
+    },
     async items(sourceId, kind = 'import:folder') {
       const { rows } = await sql<IngestedItem>`
         select id, text, revision, location, unreachable_since from items

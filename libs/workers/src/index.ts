@@ -46,22 +46,28 @@ export function defaultThreads(): number {
 }
 
 export class TaskPool<Task, Result> {
-  private readonly pool: Piscina<Task, Result>;
+  private started: Piscina<Task, Result> | undefined;
 
-  constructor(private readonly options: TaskPoolOptions) {
-    this.pool = new Piscina<Task, Result>({
-      filename: options.script.href,
+  constructor(private readonly options: TaskPoolOptions) {}
+
+  /** Threads start on the first task: a module that makes a pool costs nothing until it is used. */
+  private get pool(): Piscina<Task, Result> {
+    if (this.started) return this.started;
+    const { name, script, threads, tasksPerThread, heapMb } = this.options;
+    const pool = new Piscina<Task, Result>({
+      filename: script.href,
       // At least one thread stays (idle, it holds nothing open): with none, tasks queued while
       // every thread was ended (a timeout, out of memory) waited for the next run to start one.
       minThreads: 1,
-      maxThreads: options.threads ?? defaultThreads(),
+      maxThreads: threads ?? defaultThreads(),
       idleTimeout: 30_000,
-      concurrentTasksPerWorker: options.tasksPerThread ?? 1,
-      resourceLimits: { maxOldGenerationSizeMb: options.heapMb },
+      concurrentTasksPerWorker: tasksPerThread ?? 1,
+      resourceLimits: { maxOldGenerationSizeMb: heapMb },
     });
     // A worker that fails with no task left to reject (piscina then reports it here): nothing is
     // lost, the next task starts a new one.
-    this.pool.on('error', (error: Error) => console.warn(`${options.name}: a worker failed: ${error.message}`));
+    pool.on('error', (error: Error) => console.warn(`${name}: a worker failed: ${error.message}`));
+    return (this.started = pool);
   }
 
   async run(task: Task, { timeoutMs, transfer }: RunOptions = {}): Promise<Result> {
@@ -76,7 +82,8 @@ export class TaskPool<Task, Result> {
   }
 
   async close(): Promise<void> {
-    await this.pool.destroy();
+    await this.started?.destroy();
+    this.started = undefined;
   }
 
   private explain(error: unknown, timeoutMs: number | undefined): unknown {

@@ -7,11 +7,14 @@ import {
   AccountsList,
   AccountsRemove,
   AccountsSync,
+  MailAccounts,
   MailCompose,
   MailFlags,
   MailList,
   MailOutgoing,
 } from '@memex/contracts';
+import { sql } from 'kysely';
+import { createDatabase } from '@memex/db';
 import { startService } from '@memex/runtime';
 import { spawnService, waitUntil } from '@memex/testing';
 import { MailSyncModule } from './mail-sync.module.js';
@@ -306,6 +309,54 @@ test(
       child.kill('SIGKILL');
       await h.stop();
       await smtp.stop();
+      await dovecot.stop();
+    }
+  },
+);
+
+test(
+  'IMAP account: SIGKILL of mail-sync in the middle of a first sync of 600 messages, then a restart: each message in the memex once',
+  { skip },
+  async () => {
+    const MESSAGES = 600;
+    const dovecot = await Dovecot.start(ACCOUNT);
+    const h = await startMailSync({ mailSync: false, pollMs: 100 });
+    const db = createDatabase<Record<string, never>>(h.env.config.databaseUrl, { schema: 'public' });
+    let child = spawnService(h.env.config, 'mail-sync');
+    try {
+      await dovecot.with(async (client) => {
+        for (let n = 0; n < MESSAGES; n++)
+          await client.append('INBOX', generatedMessage(n, 'k'), n % 2 ? ['\\Seen'] : []);
+      });
+      await mailSyncReady(h);
+      await connect(h, dovecot);
+      const mirrored = async () =>
+        (await sql<{ n: number }>`select count(*)::int as n from mail_sync.imap_messages`.execute(db)).rows[0]!.n;
+      await waitUntil(async () => (await mirrored()) >= 150, 'some messages synced', { everyMs: 20 });
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('exit', resolve));
+      const atKill = await mirrored();
+      assert.ok(atKill < MESSAGES, `killed in the middle (${atKill} of ${MESSAGES} mirrored)`);
+
+      child = spawnService(h.env.config, 'mail-sync');
+      const inViews = async () =>
+        (await h.call(MailAccounts, { min_seq: await h.bus.lastSeq() }).catch(() => undefined))?.accounts.find(
+          (a) => a.account === `imap:${ACCOUNT}`,
+        )?.messages ?? 0;
+      await waitUntil(async () => (await inViews()) >= MESSAGES, 'the first sync to finish after the restart');
+      await h.call(AccountsSync, { account: ACCOUNT });
+      assert.equal(await inViews(), MESSAGES);
+      const items = await sql<{ n: number; identities: number }>`
+      select count(*)::int as n, count(distinct identity)::int as identities
+      from ingest.items where source_kind = 'imap' and parent_id is null`.execute(db);
+      assert.deepEqual(items.rows[0], { n: MESSAGES, identities: MESSAGES }, 'one item per IMAP message');
+      const mirrors = await sql<{ n: number; items: number }>`
+      select count(*)::int as n, count(distinct item_id)::int as items from mail_sync.imap_messages`.execute(db);
+      assert.deepEqual(mirrors.rows[0], { n: MESSAGES, items: MESSAGES });
+    } finally {
+      child.kill('SIGKILL');
+      await db.destroy();
+      await h.stop();
       await dovecot.stop();
     }
   },

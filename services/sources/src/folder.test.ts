@@ -124,6 +124,11 @@ describe('a watched folder', () => {
       before,
     );
 
+    // Everything above is in the log: a replay rebuilds the same rows.
+    const rows = await h.sourcesRows();
+    await h.replaySources();
+    assert.deepEqual(await h.sourcesRows(), rows);
+
     const listed = (await h.call(SourcesList, {})).sources.find((s) => s.id === id)!;
     assert.equal(listed.state, 'active');
     assert.deepEqual(listed.settings?.labels, ['client:acme']);

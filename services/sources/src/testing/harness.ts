@@ -5,7 +5,7 @@ import { Bus, callMethod, callRpc } from '@memex/bus';
 import { createDatabase } from '@memex/db';
 import { IngestModule } from '@memex/ingest';
 import { MediaModule } from '@memex/media';
-import { startService, type ServiceHealth } from '@memex/runtime';
+import { ServiceHost, startService, type ServiceHealth } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { SourcesModule } from '../sources.module.js';
 
@@ -27,6 +27,10 @@ export interface SourcesHarness {
   healthProblems(): Promise<string[]>;
   /** The items of a source (of a kind: `import:folder` unless said), from ingest's read model. */
   items(sourceId: string, kind?: string): Promise<IngestedItem[]>;
+  /** Every row of the sources read model, in a stable order. */
+  sourcesRows(): Promise<unknown[]>;
+  /** Rebuilds the sources read model from the log (memex replay sources). */
+  replaySources(): Promise<void>;
   startSources(): Promise<void>;
   stopSources(): Promise<void>;
   stop(): Promise<void>;
@@ -61,6 +65,14 @@ export async function startSourcesHarness({ media = false } = {}): Promise<Sourc
         select id, text, revision, location, unreachable_since from items
         where source_kind = ${kind} and source_id = ${sourceId} order by id`.execute(db);
       return rows;
+    },
+    async sourcesRows() {
+      const sources = await sql`select * from sources.sources order by id`.execute(db);
+      const files = await sql`select * from sources.files order by source_id, path`.execute(db);
+      return [...sources.rows, ...files.rows];
+    },
+    async replaySources() {
+      await sources!.get(ServiceHost).projector!.rebuild(env.config.databaseUrl);
     },
     async startSources() {
       sources ??= await startService((config) => SourcesModule.register(config), env.config);

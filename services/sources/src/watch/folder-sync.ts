@@ -27,7 +27,7 @@ import type { MemexConfig } from '@memex/config';
 import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
-import type { Settings, SourceRow, SourcesDatabase } from '../projection/schema.js';
+import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
 import { EXPORT_KINDS, ExportSync } from './export-sync.js';
 import { emptyRoot, isHidden, readFile, rootPath, rootProblem, statFile, walk } from './disk.js';
 

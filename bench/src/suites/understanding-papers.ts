@@ -10,7 +10,7 @@ import { textItemDraft } from './understanding-tier2.js';
 
 /** Papers read in process, and papers whose readings the graph resolves. */
 const PAPERS = 300;
-const IN_GRAPH = 150;
+const IN_GRAPH = 60;
 
 /** A generated paper's text as ingest keeps a PDF's: pages joined by blank lines, with their ranges. */
 function pdfText(pages: string[][]): { text: string; ranges: PageRange[] } {

@@ -254,4 +254,13 @@ export const graphMigrations: Migration[] = [
       await sql`create index papers_title on papers using gin (norm_title gin_trgm_ops)`.execute(db);
     },
   },
+  {
+    name: '010_paper_stubs',
+    async up(db) {
+      // Stub papers references made, by title, so a paper read later finds the stubs made for it
+      // through the trigram index (a row whose key was pruned is ignored: it is joined to entity_keys).
+      await sql`create table paper_stubs (key text primary key, norm_title text not null, year integer)`.execute(db);
+      await sql`create index paper_stubs_title on paper_stubs using gin (norm_title gin_trgm_ops)`.execute(db);
+    },
+  },
 ];

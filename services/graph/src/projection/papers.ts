@@ -43,6 +43,8 @@ export async function applyPaper(
     given.push({ rel: 'paper', address: '', name: text, key });
   };
   if (paper) {
+    // Titles are matched with pg_trgm's `%` (its index) at this threshold, in this transaction only.
+    await sql`select set_config('pg_trgm.similarity_threshold', ${String(TITLE_MATCH)}, true)`.execute(trx);
     const self = paperKey(paper, itemId);
     const at = item.occurred_at?.toISOString() ?? null;
     const link = (src: Ref, rel: string, dst: Ref, part: string, quote: string, confidence = 1): LinkRow => ({
@@ -73,15 +75,25 @@ export async function applyPaper(
       links.push(link(person, 'authored', paperRef, 'page:1', author));
       name(person.key, author);
     }
-    for (const reference of references) {
-      const target = await resolve(trx, reference);
-      if (!target || target.key === self) continue;
+    const targets = await resolveAll(trx, references);
+    const stubs: Array<{ key: string; norm_title: string; year: number | null }> = [];
+    references.forEach((reference, i) => {
+      const target = targets[i];
+      if (!target || target.key === self) return;
       const part = `${reference.page ? `page:${reference.page};` : ''}chars:${reference.start}-${reference.end}`;
       links.push(
         link(paperRef, 'cites', { key: target.key, kind: 'paper' }, part, reference.text, CONFIDENCE[target.how]),
       );
-      if (target.how === 'stub' && reference.title) name(target.key, reference.title);
-    }
+      if (target.how === 'stub' && reference.title) {
+        name(target.key, reference.title);
+        stubs.push({ key: target.key, norm_title: normalizeTitle(reference.title), year: reference.year });
+      }
+    });
+    if (stubs.length > 0)
+      await sql`
+        insert into paper_stubs (key, norm_title, year)
+        select r.key, r.norm_title, r.year from jsonb_to_recordset(${JSON.stringify(stubs)}::jsonb) as r(key text, norm_title text, year integer)
+        on conflict (key) do nothing`.execute(trx);
     await writeLinks(trx, links);
   }
   await nameKeys(trx, names);
@@ -109,35 +121,47 @@ export function normalizeTitle(title: string): string {
   return slugify(title).replace(/-/g, ' ');
 }
 
-async function resolve(
-  trx: Trx,
-  reference: PaperReference,
-): Promise<{ key: string; how: 'arxiv' | 'doi' | 'title' | 'stub' } | undefined> {
-  const byId = async (column: 'arxiv' | 'doi', value: string | null) =>
-    value
-      ? (
-          await sql<{
-            key: string;
-          }>`select key from papers where ${sql.ref(column)} = ${value} order by item limit 1`.execute(trx)
-        ).rows[0]?.key
-      : undefined;
-  const arxiv = await byId('arxiv', reference.arxiv);
-  if (arxiv) return { key: arxiv, how: 'arxiv' };
-  const doi = await byId('doi', reference.doi);
-  if (doi) return { key: doi, how: 'doi' };
-  if (reference.title) {
-    const norm = normalizeTitle(reference.title);
-    const alike = (
-      await sql<{ key: string }>`
-        select key from papers
-        where similarity(norm_title, ${norm}) >= ${TITLE_MATCH}
-          and (year is null or ${reference.year}::int is null or abs(year - ${reference.year}::int) <= 1)
-        order by similarity(norm_title, ${norm}) desc, item limit 1`.execute(trx)
-    ).rows[0];
-    if (alike) return { key: alike.key, how: 'title' };
+type Target = { key: string; how: 'arxiv' | 'doi' | 'title' | 'stub' };
+
+/** Each reference's target, in two queries for the lot: by identifier, then by title for the rest. */
+async function resolveAll(trx: Trx, references: PaperReference[]): Promise<Array<Target | undefined>> {
+  const arxivs = references.flatMap((r) => (r.arxiv ? [r.arxiv] : []));
+  const dois = references.flatMap((r) => (r.doi ? [r.doi] : []));
+  const byArxiv = new Map<string, string>();
+  const byDoi = new Map<string, string>();
+  if (arxivs.length + dois.length > 0) {
+    const rows = await sql<{ key: string; arxiv: string | null; doi: string | null }>`
+      select key, arxiv, doi from papers where arxiv = any(${arxivs}::text[]) or doi = any(${dois}::text[])
+      order by item`.execute(trx);
+    for (const row of rows.rows) {
+      if (row.arxiv && !byArxiv.has(row.arxiv)) byArxiv.set(row.arxiv, row.key);
+      if (row.doi && !byDoi.has(row.doi)) byDoi.set(row.doi, row.key);
+    }
   }
-  const stub = stubKey(reference);
-  return stub ? { key: stub, how: 'stub' } : undefined;
+  const targets: Array<Target | undefined> = references.map((r) => {
+    const arxiv = r.arxiv ? byArxiv.get(r.arxiv) : undefined;
+    if (arxiv) return { key: arxiv, how: 'arxiv' };
+    const doi = r.doi ? byDoi.get(r.doi) : undefined;
+    return doi ? { key: doi, how: 'doi' } : undefined;
+  });
+  const byTitle = references
+    .map((r, i) => ({ i, title: r.title ? normalizeTitle(r.title) : '', year: r.year }))
+    .filter(({ i, title }) => !targets[i] && title !== '');
+  if (byTitle.length > 0) {
+    const rows = await sql<{ i: number; key: string }>`
+      select t.i, p.key
+      from jsonb_to_recordset(${JSON.stringify(byTitle)}::jsonb) as t(i integer, title text, year integer)
+      cross join lateral (
+        select key from papers
+        where norm_title % t.title and (year is null or t.year is null or abs(year - t.year) <= 1)
+        order by similarity(norm_title, t.title) desc, item limit 1) p`.execute(trx);
+    for (const row of rows.rows) targets[row.i] = { key: row.key, how: 'title' };
+  }
+  return references.map((r, i) => {
+    if (targets[i]) return targets[i];
+    const stub = stubKey(r);
+    return stub ? { key: stub, how: 'stub' } : undefined;
+  });
 }
 
 /**
@@ -152,13 +176,15 @@ async function adoptStubs(trx: Trx, self: string, paper: PaperHeader): Promise<s
   );
   const stubs = (
     await sql<{ key: string }>`
-      select key from entity_keys
-      where key = any(${ids}::text[])
-        or (key like 'paper:ref:%'
-            and similarity(translate(split_part(key, ':', 4), '-', ' '), ${norm}) >= ${TITLE_MATCH}
-            and (${paper.year}::int is null or split_part(key, ':', 3) = 'undated'
-                 or abs(split_part(key, ':', 3)::int - ${paper.year}::int) <= 1))`.execute(trx)
-  ).rows.map((r) => r.key);
+      select key from entity_keys where key = any(${ids}::text[])
+      union
+      select s.key from paper_stubs s join entity_keys k on k.key = s.key
+      where s.norm_title % ${norm}
+        and (${paper.year}::int is null or s.year is null or abs(s.year - ${paper.year}::int) <= 1)`.execute(trx)
+  ).rows
+    .map((r) => r.key)
+    .filter((key) => key !== self)
+    .sort();
   if (stubs.length === 0) return [];
   const cited = (
     await sql<{

@@ -54,6 +54,8 @@ export interface GraphDatabase {
     arxiv: string | null;
     venue: string | null;
   };
+  /** Stub papers named by a reference's title (projection/papers.ts), for a paper read later to take over. */
+  paper_stubs: { key: string; norm_title: string; year: number | null };
   /** Items per month per visibility class, so memex.months never scans items. */
   month_counts: { month: ColumnType<Date, string, string>; kind: string; labels: string[]; spam: boolean; n: number };
   entities: {

@@ -6,6 +6,7 @@ export interface SmallFilesystem {
   dir: string;
   /** Changes its size in place (tmpfs remount): more room, or less. */
   resize(bytes: number): void;
+  /** Unmounts it and removes the folder. */
   unmount(): void;
 }
 
@@ -28,6 +29,7 @@ export function mountSmallFilesystem(dir: string, bytes: number): SmallFilesyste
     },
     unmount() {
       execFileSync('umount', ['--lazy', dir]);
+      fs.rmSync(dir, { recursive: true, force: true }); // the empty folder it was mounted on
     },
   };
 }

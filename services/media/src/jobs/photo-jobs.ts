@@ -160,6 +160,7 @@ export class PhotoJobs {
     if (tagger || captioner) {
       const tags = await analyzeTags(analysis, tagger, captioner, this.blobs);
       await this.publisher.publish(PhotoTagged, { ...draft, data: tags });
+      if (tags.caption_problem) this.logger.warn(`no caption for ${event.data.id}: ${tags.caption_problem}`);
     }
     if (!this.faces) return;
     const faces = await analyzeFaces(analysis, this.faces, this.blobs);

@@ -61,8 +61,17 @@ describe('a watched folder', () => {
     await write('sub/charlie.md', 'charlie-one');
     await write('.hidden.md', 'hidden-one');
     await write('notes.xyz', 'xray-one');
+    await write('broken.pdf', 'not a PDF at all');
     ({ id } = await h.call(SourcesAdd, { kind: 'folder', path: dir, labels: ['client:acme'], rescan_seconds: 5 }));
     await settled('the first scan');
+    // A file ingest refuses is listed with the reason, and counted; it is not an item.
+    const first = await h.call(SourcesGet, { id });
+    assert.equal(first.source.counts.failed, 1);
+    assert.deepEqual(
+      first.failures.map((f) => f.path),
+      ['broken.pdf'],
+    );
+    assert.match(first.failures[0]!.reason, /pdf/i);
     const bravo = (await byWord('bravo-one'))!;
     const charlie = (await byWord('charlie-one'))!;
 

@@ -131,8 +131,15 @@ export class FolderSync {
     for (const file of [...diff.fresh, ...diff.changed.map((c) => c.disk)]) {
       const type = typeOfFileName(file.path);
       if (!type || !accepted.has(type)) continue;
-      const content = await readFile(path.join(root, file.path), file.size);
-      if (content) read.set(file.path, content);
+      try {
+        const content = await readFile(path.join(root, file.path), file.size);
+        if (content) read.set(file.path, content);
+      } catch (error) {
+        // One unreadable file (permissions, a bad sector) is that file's failure, not the scan's.
+        const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        await this.publishRejected(source, file, `the file cannot be read (${why})`);
+        counts.failed++;
+      }
     }
     // A file that went and one that came with the same content is a move: the same item.
     const goneByContent = new Map<string, KnownFile[]>();

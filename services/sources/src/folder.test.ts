@@ -133,6 +133,31 @@ describe('a watched folder', () => {
       before,
     );
 
+    // The folder missing when the service starts (a volume not mounted yet): nothing deleted.
+    await h.stopSources();
+    await fs.rename(dir, `${dir}-unmounted`);
+    await h.startSources();
+    await waitUntil(
+      async () => (await h.call(SourcesGet, { id })).source.state === 'error',
+      'the source away at start',
+      {
+        timeoutMs: 20_000,
+        everyMs: 100,
+      },
+    );
+    assert.match((await h.call(SourcesGet, { id })).source.reason ?? '', /gone/);
+    assert.deepEqual(
+      (await h.items(id)).map((item) => item.id),
+      before,
+      'nothing deleted',
+    );
+    await fs.rename(`${dir}-unmounted`, dir);
+    await waitUntil(async () => (await h.call(SourcesGet, { id })).source.state === 'active', 'the source back', {
+      timeoutMs: 20_000,
+      everyMs: 100,
+    });
+    await settled('the volume mounted');
+
     // Everything above is in the log: a replay rebuilds the same rows.
     const rows = await h.sourcesRows();
     await h.replaySources();

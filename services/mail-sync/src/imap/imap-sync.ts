@@ -101,7 +101,9 @@ export class ImapSync {
       let flags = mirror.flags;
       const lock = await client.getMailboxLock(mirror.folder);
       try {
-        if (String(client.mailbox && client.mailbox.uidValidity) === mirror.uidvalidity) {
+        // Under another UIDVALIDITY the UID names nothing: the next read of the folder finds the message.
+        const box = client.mailbox;
+        if (box && String(box.uidValidity) === mirror.uidvalidity) {
           if (change.add.length) await client.messageFlagsAdd(String(uid), change.add, { uid: true });
           if (change.remove.length) await client.messageFlagsRemove(String(uid), change.remove, { uid: true });
           const target = change.moveTo ? special(change.moveTo) : undefined;
@@ -173,13 +175,12 @@ export class ImapSync {
 
       if (!reset && box.exists > 0)
         await this.readFlags(client, account, folder, known, state.highestmodseq, box.highestModseq);
-      // Expunged: mirrors of this folder the server no longer lists.
+      // Expunged: mirrors of this folder the server no longer lists (under an old UIDVALIDITY: not read again).
       const present = new Set(box.exists > 0 ? (await client.search({ all: true }, { uid: true })) || [] : []);
+      const readAgain = new Set(added.values());
       for (const mirror of mirrors) {
-        if (
-          mirror.uidvalidity === uidvalidity ? !present.has(mirror.uid) : ![...added.values()].includes(mirror.item_id)
-        )
-          seen.missing.add(mirror.item_id);
+        const gone = mirror.uidvalidity === uidvalidity ? !present.has(mirror.uid) : !readAgain.has(mirror.item_id);
+        if (gone) seen.missing.add(mirror.item_id);
       }
       // Rules act on mail that arrived since the last read (not on a first or repeated read).
       if (!reset) await this.rules.applyToNew(account, [...added.values()]);

@@ -1,8 +1,8 @@
-import { PaperExtracted, type PageRange } from '@memex/contracts';
+import { PaperExtracted } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { Bus, draftOf, EventPublisher } from '@memex/bus';
 import { GraphModule } from '@memex/graph';
-import { generatedPapers, PAPER_RULES, readPaper } from '@memex/pipelines';
+import { generatedPapers, PAPER_RULES, pdfText, readPaper } from '@memex/pipelines';
 import { ServiceHost, startService } from '@memex/runtime';
 import { createTestEnv } from '@memex/testing';
 import type { BenchResult } from '../result.js';
@@ -11,18 +11,6 @@ import { textItemDraft } from './understanding-tier2.js';
 /** Papers read in process, and papers whose readings the graph resolves. */
 const PAPERS = 300;
 const IN_GRAPH = 60;
-
-/** A generated paper's text as ingest keeps a PDF's: pages joined by blank lines, with their ranges. */
-function pdfText(pages: string[][]): { text: string; ranges: PageRange[] } {
-  let text = '';
-  const ranges = pages.map((lines, i) => {
-    if (i > 0) text += '\n\n';
-    const start = text.length;
-    text += lines.join('\n');
-    return { page: i + 1, start, end: text.length };
-  });
-  return { text, ranges };
-}
 
 /**
  * Papers: tier 0's rules reading generated papers (header and reference list, four reference
@@ -33,8 +21,8 @@ export async function runPapers(): Promise<BenchResult[]> {
   const papers = generatedPapers(PAPERS).map((paper) => ({ paper, ...pdfText(paper.pages) }));
   let references = 0;
   const started = performance.now();
-  const readings = papers.map(({ text, ranges }) => {
-    const reading = readPaper(text, ranges, {}, { title: 'untitled', year: null });
+  const readings = papers.map(({ text, pages }) => {
+    const reading = readPaper(text, pages, {}, { title: 'untitled', year: null });
     references += reading.references.length;
     return reading;
   });

@@ -7,5 +7,5 @@ export { mentionsIn } from './structure/mentions.js';
 export { signatureIn } from './structure/signature.js';
 export { STRUCTURE_PIPELINE } from './structure/structure-task.js';
 export { FakeChatServer, type FakeChatAnswer, type FakeChatRequest } from './understanding/testing/fake-chat.js';
-export { generatedPapers, type GeneratedPaper } from './testing/papers.js';
+export { generatedPapers, pdfText, type GeneratedPaper } from './testing/papers.js';
 export { PAPER_RULES, readPaper } from './papers/index.js';

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Search } from '@memex/contracts';
-import { generatedPapers } from '@memex/pipelines';
+import { generatedPapers, pdfText } from '@memex/pipelines';
 import { SearchHarness } from './test-support.js';
 
 describe('search: papers (kind:paper, author:)', () => {
@@ -12,14 +12,7 @@ describe('search: papers (kind:paper, author:)', () => {
   before(async () => {
     h = await SearchHarness.start();
     for (const p of [paper!, other!]) {
-      // A PDF's text as ingest keeps it: pages joined by blank lines, their ranges in the meta.
-      let text = '';
-      const pages = p.pages.map((lines, i) => {
-        if (i > 0) text += '\n\n';
-        const start = text.length;
-        text += lines.join('\n');
-        return { page: i + 1, start, end: text.length };
-      });
+      const { text, pages } = pdfText(p.pages);
       ids.push(await h.ingest({ title: p.title, text, kind: 'paper', meta: { format: 'pdf', pages, info: {} } }));
     }
     await h.ingest({ title: `Notes on ${paper!.authors[0]}`, text: `${paper!.authors[0]} called about lunch.` });

@@ -1,29 +1,15 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { PageRange } from '@memex/contracts';
-import { generatedPapers } from '../testing/papers.js';
+import { generatedPapers, pdfText } from '../testing/papers.js';
 import { readPaper } from './paper-reading.js';
 import { fieldsOf } from './references.js';
-
-/** Pages joined as ingest joins a PDF's pages (blank lines between), with their ranges. */
-function joined(pages: string[][]): { text: string; ranges: PageRange[] } {
-  let text = '';
-  const ranges: PageRange[] = [];
-  pages.forEach((lines, i) => {
-    if (text) text += '\n\n';
-    const page = lines.join('\n');
-    ranges.push({ page: i + 1, start: text.length, end: text.length + page.length });
-    text += page;
-  });
-  return { text, ranges };
-}
 
 describe('papers: header and references by rules', () => {
   test('generated papers in four reference styles: every header field and every reference read back', () => {
     const papers = generatedPapers(12);
     let references = 0;
     for (const paper of papers) {
-      const { text, ranges } = joined(paper.pages);
+      const { text, pages: ranges } = pdfText(paper.pages);
       const reading = readPaper(text, ranges, {}, { title: 'fallback', year: null });
       assert.ok(reading.paper, `${paper.title} is a paper`);
       const { title, authors, year, doi, arxiv, abstract, venue } = reading.paper;
@@ -99,15 +85,15 @@ describe('papers: header and references by rules', () => {
   });
 
   test('a PDF without identifiers or a references section is not a paper; one with a DOI in its information is', () => {
-    const letter = joined([['Dear Sir,', 'the invoice is attached. We expect payment within 30 days.']]);
-    assert.deepEqual(readPaper(letter.text, letter.ranges, {}, { title: 'Letter', year: 2020 }), {
+    const letter = pdfText([['Dear Sir,', 'the invoice is attached. We expect payment within 30 days.']]);
+    assert.deepEqual(readPaper(letter.text, letter.pages, {}, { title: 'Letter', year: 2020 }), {
       paper: null,
       references: [],
     });
-    const report = joined([['Quarterly report', 'Revenue grew.']]);
+    const report = pdfText([['Quarterly report', 'Revenue grew.']]);
     const withDoi = readPaper(
       report.text,
-      report.ranges,
+      report.pages,
       { Subject: 'doi:10.1234/abc.5678' },
       { title: 'R', year: 2020 },
     );

@@ -8,7 +8,7 @@ import { Bus, EVENT_SUBJECT_ROOT, EVENTS_STREAM, EventPublisher, eventsOf as log
 import { startService } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { PipelinesModule } from '../pipelines.module.js';
-import { generatedPapers } from '../testing/papers.js';
+import { generatedPapers, pdfText } from '../testing/papers.js';
 import { eventsOf, ingest } from '../testing/items.js';
 import { TIER0_VERSION } from './structure-task.js';
 
@@ -40,13 +40,7 @@ describe('tier 0 backfill: items logged before a tier-0 version are read again b
     const publisher = new EventPublisher(bus);
     const blobs = new BlobStore(env.config.blobsDir);
     const paper = generatedPapers(1)[0]!;
-    let text = '';
-    const pages = paper.pages.map((lines, i) => {
-      if (i > 0) text += '\n\n';
-      const startAt = text.length;
-      text += lines.join('\n');
-      return { page: i + 1, start: startAt, end: text.length };
-    });
+    const { text, pages } = pdfText(paper.pages);
     ids.paper = (
       await ingest(publisher, blobs, { title: 'paper.pdf', text, meta: { format: 'pdf', pages, info: {} } })
     ).id;

@@ -1,3 +1,5 @@
+import type { PageRange } from '@memex/contracts';
+
 /**
  * Research papers written from scratch for tests and the bench (no third-party text): a set that
  * cites itself and outside works in four reference styles, as lines per PDF page, with the truth
@@ -197,6 +199,24 @@ function initials(name: string): string {
   return `${first![0]}. ${rest.join(' ')}`;
 }
 
+/** `Ada Moreau` → `Moreau, A.` */
+function surnameFirst(name: string): string {
+  const [first, ...rest] = name.split(' ');
+  return `${rest.join(' ')}, ${first![0]}.`;
+}
+
+/** A paper's pages as ingest keeps a PDF's text: joined by blank lines, each page's range in the meta. */
+export function pdfText(pages: string[][]): { text: string; pages: PageRange[] } {
+  let text = '';
+  const ranges = pages.map((lines, i) => {
+    if (i > 0) text += '\n\n';
+    const start = text.length;
+    text += lines.join('\n');
+    return { page: i + 1, start, end: text.length };
+  });
+  return { text, pages: ranges };
+}
+
 function formatReference(work: Work, style: ReferenceStyle, n: number): string[] {
   const ids = [work.doi ? `doi:${work.doi}` : '', work.arxiv ? `arXiv:${work.arxiv}` : ''].filter(Boolean).join(' ');
   let text: string;
@@ -208,12 +228,7 @@ function formatReference(work: Work, style: ReferenceStyle, n: number): string[]
       break;
     }
     case 'lncs': {
-      const list = work.authors
-        .map((a) => {
-          const [f, ...r] = a.split(' ');
-          return `${r.join(' ')}, ${f![0]}.`;
-        })
-        .join(', ');
+      const list = work.authors.map(surnameFirst).join(', ');
       text = `${n}. ${list}: ${work.title}. In: ${work.venue}. pp. ${n * 7}-${n * 7 + 12}. Springer (${work.year})${ids ? ` ${ids}` : ''}`;
       break;
     }
@@ -227,10 +242,7 @@ function formatReference(work: Work, style: ReferenceStyle, n: number): string[]
     }
     case 'apa': {
       const list = work.authors
-        .map((a) => {
-          const [f, ...r] = a.split(' ');
-          return `${r.join(' ')}, ${f![0]}.`;
-        })
+        .map(surnameFirst)
         .join(', ')
         .replace(/, ([^,]+, \S+)$/, ', & $1');
       text = `${list} (${work.year}). ${work.title}. ${work.venue}, ${n}(2), ${n * 3}-${n * 3 + 20}.${work.doi ? ` https://doi.org/${work.doi}` : ''}${work.arxiv ? ` arXiv:${work.arxiv}` : ''}`;

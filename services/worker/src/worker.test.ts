@@ -30,22 +30,29 @@ interface Stack {
   env: TestEnv;
   bus: Bus;
   call<M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+  restartSources(between: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
 async function startStack(): Promise<Stack> {
   const env = await createTestEnv();
-  const apps: INestApplicationContext[] = [];
-  for (const module of [IngestModule, SourcesModule])
-    apps.push(await startService((config) => module.register(config), env.config));
+  const ingest = await startService((config) => IngestModule.register(config), env.config);
+  const startSources = () => startService((config) => SourcesModule.register(config), env.config);
+  let sources: INestApplicationContext = await startSources();
   const bus = await Bus.connect(env.config.natsUrl, 'worker-test');
   return {
     env,
     bus,
     call: (method, params) => callMethod(bus, method, params, { scope: OWNER_SCOPE, timeoutMs: 60_000 }),
+    async restartSources(between) {
+      await sources.close();
+      await between();
+      sources = await startSources();
+    },
     async stop() {
       await bus.close();
-      for (const app of apps.reverse()) await app.close();
+      await sources.close();
+      await ingest.close();
       await env.stop();
     },
   };
@@ -199,5 +206,15 @@ describe('memex worker: folders on another machine', () => {
     );
     assert.ok((await content(stack, photoId)).equals(photo));
     assert.equal((await workerItems(stack)).size, 3, 'no file became a second item');
+
+    // The worker goes away while the sources service is down: once it is back, it knows the
+    // worker from the log and marks its items when no heartbeat comes.
+    const running = worker;
+    await stack.restartSources(() => stopWorker(running));
+    await waitUntil(
+      async () => (await stack.call(ItemsGet, { id: photoId })).unreachable != null,
+      'the photo marked unreachable after the restart',
+      { timeoutMs: 40_000, everyMs: 250 },
+    );
   });
 });

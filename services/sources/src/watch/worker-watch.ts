@@ -1,11 +1,13 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { LocationReachable, LocationUnreachable, type Actor } from '@memex/contracts';
-import { EventPublisher, type Bus } from '@memex/bus';
+import { EventPublisher, readEventsOf, type Bus } from '@memex/bus';
 import { WORKER_NAME_PATTERN, workerPrefix, workerSubject, type WorkerHeartbeat } from '@memex/locations';
 import { BUS, ServiceHost } from '@memex/runtime';
 
 /** A worker is gone when this many of its heartbeats in a row have not come. */
 const MISSED_HEARTBEATS = 3;
+/** The interval assumed for a worker known from the log until it is heard (`memex worker`'s default). */
+const DEFAULT_HEARTBEAT_MS = 5_000;
 
 const CALLER: Actor = { kind: 'system', id: 'sources' };
 
@@ -21,7 +23,8 @@ interface Seen {
  * worker that stops sending heartbeats has its items marked unreachable (`location.unreachable`
  * on `worker:<name>:/`), never deleted; its next heartbeat marks them reachable again. The first
  * heartbeat this process hears from a worker also says reachable: marks left from before a
- * restart of this service go. Only the replica that leads the projection publishes; the state
+ * restart of this service go; a worker it had marked reachable before a restart and does not
+ * hear from afterwards is marked unreachable (the log says which workers there are). Only the replica that leads the projection publishes; the state
  * is checked every second, so a change is published once this replica leads.
  */
 @Injectable()
@@ -50,6 +53,35 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
       },
     });
     this.timer = setInterval(() => this.check(), 1_000);
+    void this.remember().catch((error) =>
+      this.logger.error(`workers: ${error instanceof Error ? error.message : String(error)}`),
+    );
+  }
+
+  /**
+   * The workers this service marked before it started, from the log: one last said reachable
+   * is expected to be heard within three heartbeats (else it went away while this service was
+   * down, and is marked so); one last said unreachable stays so until it is heard.
+   */
+  private async remember(): Promise<void> {
+    const last = new Map<string, { seq: number; state: 'reachable' | 'unreachable' }>();
+    for (const [definition, state] of [
+      [LocationReachable, 'reachable'],
+      [LocationUnreachable, 'unreachable'],
+    ] as const) {
+      for await (const { seq, event } of readEventsOf(this.bus, definition, { untilCaughtUp: true })) {
+        const name = event.data.source_id.startsWith('worker.') ? event.data.source_id.slice('worker.'.length) : null;
+        if (name && seq > (last.get(name)?.seq ?? 0)) last.set(name, { seq, state });
+      }
+    }
+    for (const [name, { state }] of last) {
+      if (this.workers.has(name)) continue; // heard already
+      this.workers.set(name, {
+        lastAt: state === 'reachable' ? Date.now() : 0,
+        intervalMs: DEFAULT_HEARTBEAT_MS,
+        published: state,
+      });
+    }
   }
 
   async onApplicationShutdown(): Promise<void> {

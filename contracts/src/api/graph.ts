@@ -277,10 +277,12 @@ export const EntitySplit = defineMethod({
 export const ReviewEntry = Type.Object({
   /** Pass back to memex.review.decide. */
   id: Type.String(),
-  kind: Type.Union([Type.Literal('merge'), Type.Literal('link')]),
+  kind: Type.Union([Type.Literal('merge'), Type.Literal('link'), Type.Literal('name')]),
   summary: Type.String(),
-  /** merge: the two things (accepting merges the second into the first). */
+  /** merge: the two things (accepting merges the second into the first); name: the thing (accepting names it `name`). */
   entities: Type.Array(EntitySummary),
+  /** name: the name a contact card gives, which accepting makes the thing's. */
+  name: Type.Optional(Type.String()),
   /** link: the low-confidence claim. */
   fact: Type.Union([Fact, Type.Null()]),
 });
@@ -290,9 +292,10 @@ export const ReviewList = defineMethod({
   service: 'graph',
   kind: 'query',
   access: 'owner',
-  summary: 'What needs a decision: merge suggestions for people with the same full name, and low-confidence links.',
+  summary:
+    'What needs a decision: merge suggestions for people with the same full name or phone, names where a contact card and mail disagree, and low-confidence links.',
   params: Type.Object({
-    kind: Type.Optional(Type.Union([Type.Literal('merge'), Type.Literal('link')])),
+    kind: Type.Optional(Type.Union([Type.Literal('merge'), Type.Literal('link'), Type.Literal('name')])),
     limit: Limit(500),
   }),
   result: Type.Object({ items: Type.Array(ReviewEntry) }),
@@ -303,7 +306,8 @@ export const ReviewDecide = defineMethod({
   service: 'graph',
   kind: 'command',
   access: 'owner',
-  summary: 'Accept (merge; confirm the link) or reject (never suggest again; retract the link) a review entry.',
+  summary:
+    "Accept (merge; confirm the link; use the card's name) or reject (never suggest again; retract the link) a review entry.",
   params: Type.Object({
     id: Type.String({ minLength: 1, maxLength: 500 }),
     decision: Type.Union([Type.Literal('accept'), Type.Literal('reject')]),

@@ -166,6 +166,21 @@ export const ReviewDismissed = defineEvent({
   data: Type.Object({ suggestion: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
 });
 
+/**
+ * The owner chose what a thing is called (from the review queue: a contact card and mail giving
+ * one address two names). It outranks every name read in items, on replay too. Subject entity:<key>.
+ */
+export const EntityNamed = defineEvent({
+  type: 'entity.named',
+  owner: 'graph',
+  v: 1,
+  description: "The owner chose a thing's name; it outranks the names read in items.",
+  data: Type.Object(
+    { key: GraphRef, name: Type.String({ minLength: 1, maxLength: 300 }) },
+    { additionalProperties: false },
+  ),
+});
+
 /** A named path through items and things (Bush's associative trail). Subject trail:<id>. */
 export const TrailCreated = defineEvent({
   type: 'trail.created',
@@ -241,6 +256,7 @@ export const graphEvents: EventDefinition[] = [
   LinksInferred,
   EntityMerged,
   EntitySplitEvent,
+  EntityNamed,
   ReviewDismissed,
   TrailCreated,
   TrailAppended,

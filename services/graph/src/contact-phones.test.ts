@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EntityGet, ReviewDecide, ReviewList } from '@memex/contracts';
 import { newId, type NamedDraft } from '@memex/bus';
-import { itemEvent, startGraph, type GraphHarness } from './testing/harness.js';
+import { ServiceHost } from '@memex/runtime';
+import { itemEvent, snapshot, startGraph, type GraphHarness } from './testing/harness.js';
 
 /** A vCard item's event, its cards' phones as the contacts handler reads them (number and E.164). */
 function cardsItem(cards: Array<{ fullName: string; email: string; phone: string | null }>): NamedDraft {
@@ -74,5 +75,55 @@ describe('graph: contacts joined by phone', () => {
     const merged = await h.call(EntityGet, { key: 'person:ann@work.example', min_seq: seq });
     assert.deepEqual(merged.entity.keys.sort(), ['person:ann@home.example', 'person:ann@work.example']);
     assert.equal((await h.call(EntityGet, { key: 'person:dee@example.net' })).entity.keys.length, 1);
+  });
+});
+
+describe('graph: one address, two names (a contact card and mail)', () => {
+  let h: GraphHarness;
+  before(async () => {
+    h = await startGraph();
+    await h.publish([
+      itemEvent(newId(), 'email', 'message/rfc822', {
+        from: [{ name: 'Annie L.', address: 'ann@home.example' }],
+        to: [{ name: 'Me', address: 'me@example.com' }],
+      }),
+      itemEvent(newId(), 'email', 'message/rfc822', {
+        from: [{ name: 'Annie L.', address: 'ann@home.example' }],
+        to: [{ name: 'Me', address: 'me@example.com' }],
+      }),
+      cardsItem([
+        { fullName: 'Ann Lee', email: 'ann@home.example', phone: null },
+        // The same name as mail's, in other case and spacing: no question.
+        { fullName: 'me', email: 'me@example.com', phone: null },
+      ]),
+    ]);
+  });
+  after(async () => h.stop());
+
+  test('the review queue asks which name; nothing is renamed until the owner answers, and the answer outranks readings on replay', async () => {
+    const { items } = await h.call(ReviewList, { kind: 'name' });
+    assert.deepEqual(
+      items.map((i) => [i.entities[0]!.key, i.name]),
+      [['person:ann@home.example', 'Ann Lee']],
+    );
+    assert.match(items[0]!.summary, /“Ann Lee” on a contact card and “Annie L\.” in mail/);
+    assert.equal(
+      (await h.call(EntityGet, { key: 'person:ann@home.example' })).entity.name,
+      'Annie L.',
+      'mail, seen most',
+    );
+
+    const { seq } = await h.call(ReviewDecide, { id: items[0]!.id, decision: 'accept' });
+    const ann = await h.call(EntityGet, { key: 'person:ann@home.example', min_seq: seq });
+    assert.equal(ann.entity.name, 'Ann Lee');
+    assert.ok(ann.entity.aliases.includes('Annie L.'));
+    assert.deepEqual((await h.call(ReviewList, { kind: 'name', min_seq: seq })).items, []);
+    await assert.rejects(h.call(ReviewDecide, { id: 'name:x:y', decision: 'accept' }), /not a review entry id/);
+
+    // A replay rebuilds the same graph: the owner's name stands over the two mails that say otherwise.
+    const live = await snapshot(h.env.config.databaseUrl);
+    await h.app.get(ServiceHost).projector!.rebuild(h.env.config.databaseUrl);
+    assert.deepEqual(await snapshot(h.env.config.databaseUrl), live);
+    assert.equal((await h.call(EntityGet, { key: 'person:ann@home.example' })).entity.name, 'Ann Lee');
   });
 });

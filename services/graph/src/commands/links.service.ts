@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import {
   EntityMerge,
   EntityMerged,
+  EntityNamed,
   EntitySplit,
   EntitySplitEvent,
   LinkAdd,
@@ -23,6 +24,7 @@ import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { linkId, parseRef, refString } from '../domain/keys.js';
 import { makerOf } from '../projection/entities.js';
 import { itemVisible, linkVisible, resolveEntity, type Db } from '../queries/access.js';
+import { nameOfEntryId } from '../queries/name-review.js';
 import { Consistent } from './consistent.js';
 
 /**
@@ -203,6 +205,24 @@ export class LinksService {
       const { seq } = await this.merge({ from: `entity:${rest[1]}`, into: `entity:${rest[0]}` }, call);
       return { seq };
     }
+    if (kind === 'name' && rest.length === 2 && /^\d+$/.test(rest[0]!)) {
+      if (params.decision === 'reject') {
+        const { seq } = await this.publisher.publish(ReviewDismissed, {
+          subject: `review:${params.id}`,
+          actor: call.caller,
+          data: { suggestion: params.id },
+        });
+        return { seq };
+      }
+      const thing = await this.db.selectFrom('entities').select('key').where('id', '=', rest[0]!).executeTakeFirst();
+      if (!thing) throw new MemexError('not_found', `no thing ${rest[0]} to name`);
+      const { seq } = await this.publisher.publish(EntityNamed, {
+        subject: `entity:${thing.key}`,
+        actor: call.caller,
+        data: { key: thing.key, name: nameOfEntryId(rest[1]!) },
+      });
+      return { seq };
+    }
     if (kind === 'link' && rest.length === 1) {
       const id = rest[0]!;
       await this.link(id, call.scope);
@@ -214,6 +234,9 @@ export class LinksService {
       });
       return { seq };
     }
-    throw new MemexError('invalid_params', `"${params.id}" is not a review entry id (merge:<id>:<id> or link:<id>)`);
+    throw new MemexError(
+      'invalid_params',
+      `"${params.id}" is not a review entry id (merge:<id>:<id>, name:<id>:<name> or link:<id>)`,
+    );
   }
 }

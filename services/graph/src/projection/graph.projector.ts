@@ -5,6 +5,7 @@ import {
   CommitmentExtracted,
   CommitmentStatusSet,
   EntityMerged,
+  EntityNamed,
   EntitySplitEvent,
   ItemDeleted,
   ItemIngested,
@@ -62,6 +63,7 @@ import {
   type Vis,
 } from './entities.js';
 import { cardPhoneLink, cardPhones } from './contact-phones.js';
+import { applyOwnerName } from './owner-names.js';
 import { checkEvidence, dropEvidence, dropLinks, recordVerdict, writeLinks, type LinkRow } from './links.js';
 import { graphMigrations } from './migrations.js';
 import { applyPaper } from './papers.js';
@@ -133,6 +135,11 @@ export class GraphProjector {
   async entityMerged(trx: Trx, event: EventOf<typeof EntityMerged>): Promise<void> {
     const { merge_id, from, into } = event.data;
     await merge(trx, merge_id, normalizeKey(from), normalizeKey(into), event.occurred_at);
+  }
+
+  @On(EntityNamed)
+  async entityNamed(trx: Trx, event: EventOf<typeof EntityNamed>): Promise<void> {
+    await applyOwnerName(trx, normalizeKey(event.data.key), event.data.name);
   }
 
   @On(EntitySplitEvent)

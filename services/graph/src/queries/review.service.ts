@@ -6,6 +6,7 @@ import { confirmedSql, rejectedSql } from '../projection/links.js';
 import { evidenceOf, type Summary } from './entities.service.js';
 import { summaries, type Db } from './access.js';
 import { mergeSuggestions, samePhoneGroups } from './merge-suggestions.js';
+import { nameDisagreements } from './name-review.js';
 
 type Entry = ResultOf<typeof ReviewList>['items'][number];
 
@@ -21,8 +22,10 @@ export class ReviewService {
   async list(params: ParamsOf<typeof ReviewList>): Promise<ResultOf<typeof ReviewList>> {
     const limit = params.limit ?? 100;
     const items: Entry[] = [];
-    if (params.kind !== 'link') items.push(...(await this.merges(limit)));
-    if (params.kind !== 'merge') items.push(...(await this.lowConfidence(limit)));
+    const wanted = (kind: Entry['kind']) => params.kind === undefined || params.kind === kind;
+    if (wanted('merge')) items.push(...(await this.merges(limit)));
+    if (wanted('name')) items.push(...(await nameDisagreements(this.db, limit)));
+    if (wanted('link')) items.push(...(await this.lowConfidence(limit)));
     return { items: items.slice(0, limit) };
   }
 

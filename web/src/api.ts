@@ -8,6 +8,10 @@ import type {
   EntityMerge,
   EntityNeighbors,
   EntitySplit,
+  FacesClusters,
+  FacesCrop,
+  FacesList,
+  FacesName,
   Graph,
   InferencesList,
   ItemsContent,
@@ -18,6 +22,11 @@ import type {
   MailAccounts,
   MailList,
   MailThread,
+  MediaEvents,
+  MediaGet,
+  MediaMoments,
+  MediaPlaces,
+  MediaRendition,
   MentionComplete,
   ModelsList,
   ModelsUse,
@@ -54,6 +63,15 @@ interface Methods {
   'memex.mail.thread': typeof MailThread;
   'memex.mail.accounts': typeof MailAccounts;
   'memex.mail.list': typeof MailList;
+  'memex.media.get': typeof MediaGet;
+  'memex.media.rendition': typeof MediaRendition;
+  'memex.media.places': typeof MediaPlaces;
+  'memex.media.moments': typeof MediaMoments;
+  'memex.media.events': typeof MediaEvents;
+  'memex.faces.clusters': typeof FacesClusters;
+  'memex.faces.list': typeof FacesList;
+  'memex.faces.crop': typeof FacesCrop;
+  'memex.faces.name': typeof FacesName;
   'memex.entity.get': typeof EntityGet;
   'memex.entity.neighbors': typeof EntityNeighbors;
   'memex.entity.merge': typeof EntityMerge;

@@ -16,6 +16,7 @@ import { lazy } from './ui';
 // The two pages with big libraries load on first use: the graph (cytoscape) and items (mail parsing).
 const GraphPage = lazy(() => import('./pages/graph').then((m) => m.GraphPage));
 const ItemPage = lazy(() => import('./pages/item').then((m) => m.ItemPage));
+const PhotosPage = lazy(() => import('./pages/photos').then((m) => m.PhotosPage));
 
 interface NavEntry {
   path: string;
@@ -27,6 +28,7 @@ interface NavEntry {
 const NAV: NavEntry[] = [
   { path: '/search', label: 'Search' },
   { path: '/mail', label: 'Mail', kind: 'email' },
+  { path: '/photos', label: 'Photos', kind: 'photo' },
   { path: '/graph', label: 'Graph' },
   { path: '/trails', label: 'Trails' },
   { path: '/review', label: 'Review', ownerOnly: true },
@@ -120,13 +122,9 @@ function route(section: string, id: string, session: Session) {
     case 'search':
       return <SearchPage session={session} />;
     case 'mail':
-      return owner || session.kinds.includes('email') ? (
-        <MailPage />
-      ) : (
-        <p class="error" role="alert">
-          This session's scope has no mail.
-        </p>
-      );
+      return owner || session.kinds.includes('email') ? <MailPage /> : <NotInScope what="mail" />;
+    case 'photos':
+      return owner || session.kinds.includes('photo') ? <PhotosPage session={session} /> : <NotInScope what="photos" />;
     case 'item':
       return <ItemPage id={id} session={session} />;
     case 'thing':
@@ -150,6 +148,14 @@ function route(section: string, id: string, session: Session) {
         </p>
       );
   }
+}
+
+function NotInScope({ what }: { what: string }) {
+  return (
+    <p class="error" role="alert">
+      This session's scope has no {what}.
+    </p>
+  );
 }
 
 function OwnerOnly() {

@@ -1,5 +1,5 @@
-// An item's page: a viewer chosen by its kind (mail thread, document, note); kinds without a
-// viewer yet (photos, videos until services/media lands) show their text and metadata.
+// An item's page: a viewer chosen by its kind (mail thread, document, note, photo, video); kinds
+// without a viewer show their text and metadata.
 import type { ComponentType } from 'preact';
 import { useState } from 'preact/hooks';
 import { call, type Result, type Session } from '../api';
@@ -8,6 +8,7 @@ import { MailBody } from '../mail-frame';
 import { paths } from '../router';
 import { formatDate, Loading, Page, Status, useAction, useLoad } from '../ui';
 import { AddToTrail } from './trails';
+import { PhotoViewer, RecordingViewer } from './media-viewers';
 
 type Item = Result<'memex.items.get'>;
 interface ViewerProps {
@@ -16,7 +17,7 @@ interface ViewerProps {
   reload: () => Promise<void>;
 }
 
-/** Viewers by item kind: a new kind's page is one entry here (photo and video come with media). */
+/** Viewers by item kind: a new kind's page is one entry here. */
 const VIEWERS: Record<string, ComponentType<ViewerProps>> = {
   email: MailThreadView,
   note: NoteView,
@@ -24,6 +25,9 @@ const VIEWERS: Record<string, ComponentType<ViewerProps>> = {
   paper: DocumentView,
   web: DocumentView,
   attachment: DocumentView,
+  photo: ({ item }) => <PhotoViewer itemId={item.id} />,
+  video: ({ item }) => <RecordingViewer itemId={item.id} />,
+  audio: ({ item }) => <RecordingViewer itemId={item.id} />,
 };
 
 export function ItemPage({ id, session }: { id: string; session: Session }) {

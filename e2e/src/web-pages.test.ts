@@ -1,0 +1,141 @@
+// The web UI's pages for the newer services, in real headless Chromium against a running stack:
+// photos (a timeline of thumbnails, face clusters named from the page, a photo with its faces and
+// time), with axe-core on every page and screenshots; an agent token's session never shows photos.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Browser, Page } from 'playwright-core';
+import { FacesClusters, Ingest, MediaEvents, TokensCreate } from '@memex/contracts';
+import { faceTestSet, faceTestSetSkip } from '@memex/media/testing';
+import { waitUntil } from '@memex/testing';
+import { startStack, type TestStack } from './stack.js';
+import {
+  assertWebBuilt,
+  browserSkip,
+  DESKTOP,
+  launchBrowser,
+  openContext,
+  PHONE,
+  screenshot,
+  seriousViolations,
+  signIn,
+} from './web-browser.js';
+
+const skip = browserSkip() || faceTestSetSkip();
+
+describe('the web UI pages for photos in headless Chromium', { skip }, () => {
+  let stack: TestStack;
+  let browser: Browser;
+  let page: Page;
+  let errors: string[];
+  let photoIds: string[] = [];
+  let agentToken = '';
+
+  /** No serious or critical axe-core violation at either width, and a screenshot of each. */
+  async function check(name: string, p: Page = page): Promise<void> {
+    assert.deepEqual(await seriousViolations(p), [], name);
+    await screenshot(p, `${name}-desktop`);
+    await p.setViewportSize(PHONE);
+    await screenshot(p, `${name}-phone`);
+    assert.deepEqual(await seriousViolations(p), [], `${name} at phone width`);
+    await p.setViewportSize(DESKTOP);
+  }
+
+  before(async () => {
+    assertWebBuilt();
+    // Faces cluster from two (the default three is Immich's); events form soon after photos stop.
+    process.env['MEMEX_FACE_MIN_FACES'] = '2';
+    process.env['MEMEX_PHOTO_EVENTS_SETTLE_MS'] = '300';
+    process.env['MEMEX_OBJECT_TAGS'] = 'off';
+    stack = await startStack(['ingest', 'media']);
+    const collins = (await faceTestSet())
+      .filter((p) => p.people.length === 1 && p.people[0]!.person === 'collins')
+      .slice(0, 3);
+    const { results } = await stack.owner.call(Ingest, {
+      items: collins.map((photo, i) => ({
+        type: 'image/jpeg',
+        data: photo.jpeg.toString('base64'),
+        source: { kind: 'folder', id: 'e2e-web-photos' },
+        external_id: `collins-${i}.jpg`,
+        // A Takeout-style capture time (these JPEGs carry no EXIF): events need a time.
+        attributes: { filename: `collins-${i}.jpg`, taken_at: `2024-06-01T10:0${i}:00Z` },
+      })),
+    });
+    photoIds = results.map((r) => r.id!);
+    assert.equal(photoIds.filter(Boolean).length, 3, JSON.stringify(results));
+    await waitUntil(
+      async () => (await stack.owner.call(FacesClusters, {})).clusters.some((c) => c.faces >= 2),
+      'a face cluster of the three photos',
+      { everyMs: 500, timeoutMs: 120_000 },
+    );
+    await waitUntil(
+      async () => (await stack.owner.call(MediaEvents, {})).events.some((e) => e.items.length === 3),
+      'the photos grouped into an event',
+      { everyMs: 300 },
+    );
+    agentToken = (await stack.owner.call(TokensCreate, { name: 'helper', labels: ['client:acme'] })).token;
+    browser = await launchBrowser();
+    ({ page, errors } = await openContext(browser));
+    await signIn(page, stack.url, stack.ownerToken);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await stack?.stop();
+    for (const name of ['MEMEX_FACE_MIN_FACES', 'MEMEX_PHOTO_EVENTS_SETTLE_MS', 'MEMEX_OBJECT_TAGS'])
+      delete process.env[name];
+  });
+
+  test('photos: a timeline of thumbnails and a face cluster named from the page', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Photos' }).click();
+    await page.waitForURL(/\/photos$/);
+    const grid = page.locator('.photo-grid').first();
+    await grid.locator('img.thumb').nth(2).waitFor();
+    assert.equal(await grid.locator('img.thumb').count(), 3);
+    // Each thumbnail is a real decoded image, not a broken one.
+    assert.ok(
+      await grid
+        .locator('img.thumb')
+        .first()
+        .evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0),
+    );
+    const cluster = page.locator('.cluster').first();
+    await cluster.getByText('Unnamed person', { exact: true }).waitFor();
+    await cluster.locator('img.face-crop').waitFor();
+    await check('photos');
+    await cluster.getByLabel('Name of Unnamed person').fill('Eileen Collins');
+    await cluster.getByRole('button', { name: 'Name' }).click();
+    await cluster.getByRole('link', { name: 'Eileen Collins' }).waitFor();
+    const { clusters } = await stack.owner.call(FacesClusters, {});
+    assert.ok(
+      clusters.some((c) => c.name === 'Eileen Collins' && c.person_key !== null),
+      JSON.stringify(clusters),
+    );
+  });
+
+  test('a photo page shows its preview, time and the named face', async () => {
+    await page.locator('.photo-grid a').first().click();
+    await page.waitForURL(/\/item\//);
+    await page.locator('figure.photo img.preview').waitFor();
+    await page.getByRole('heading', { name: 'About this photo' }).waitFor();
+    const faces = page.getByRole('list', { name: 'Faces' });
+    await faces.getByRole('link', { name: 'Eileen Collins' }).waitFor();
+    assert.match((await page.locator('dt:text-is("Taken") + dd').textContent()) ?? '', /2024/);
+    await check('photo');
+    assert.deepEqual(errors, []);
+  });
+
+  test("an agent token's session never shows photos", async () => {
+    const agent = await openContext(browser);
+    try {
+      await signIn(agent.page, stack.url, agentToken);
+      assert.equal(await agent.page.getByRole('link', { name: 'Photos' }).count(), 0);
+      await agent.page.goto(`${stack.url}/photos`);
+      await agent.page.getByRole('alert').filter({ hasText: 'scope has no photos' }).waitFor();
+      await agent.page.goto(`${stack.url}/item/${photoIds[0]}`);
+      await agent.page.getByRole('alert').waitFor();
+      assert.equal(await agent.page.locator('img').count(), 0, 'no photo reaches the agent');
+    } finally {
+      await agent.context.close();
+    }
+  });
+});

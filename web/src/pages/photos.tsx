@@ -1,0 +1,176 @@
+// Photos: a timeline of events (memex.media.events groups photos by time and place), the places
+// photos were taken at, and face clusters, which the owner names here. Thumbnails and face crops
+// come from the API as base64 WebP and are shown as data: URLs (the page's CSP allows data: images).
+import { useState } from 'preact/hooks';
+import { call, type Result, type Session } from '../api';
+import { paths } from '../router';
+import { formatDate, Loading, Page, Status, TableHead, useAction, useLoad } from '../ui';
+
+type Cluster = Result<'memex.faces.clusters'>['clusters'][number];
+
+/** A photo's thumbnail (or preview); alt text names what it is, since the picture itself is not described. */
+export function Rendition({
+  itemId,
+  alt,
+  name = 'thumb',
+}: {
+  itemId: string;
+  alt: string;
+  name?: 'thumb' | 'preview';
+}) {
+  const image = useLoad(() => call('memex.media.rendition', { item_id: itemId, name }), [itemId, name]);
+  if (image.error) return <span class="muted thumb-missing">{image.error.message}</span>;
+  if (!image.data) return <span class="muted thumb-missing">Loading…</span>;
+  return (
+    <img
+      class={name === 'thumb' ? 'thumb' : 'preview'}
+      src={`data:${image.data.content_type};base64,${image.data.data}`}
+      width={image.data.width}
+      height={image.data.height}
+      alt={alt}
+    />
+  );
+}
+
+export function FaceCrop({ faceId, alt }: { faceId: string; alt: string }) {
+  const crop = useLoad(() => call('memex.faces.crop', { face_id: faceId }), [faceId]);
+  if (!crop.data) return <span class="face-crop muted">{crop.error ? '?' : '…'}</span>;
+  return <img class="face-crop" src={`data:${crop.data.content_type};base64,${crop.data.data}`} alt={alt} />;
+}
+
+export function PhotosPage({ session }: { session: Session }) {
+  const events = useLoad(() => call('memex.media.events', {}), []);
+  const places = useLoad(() => call('memex.media.places', { limit: 50 }), []);
+  const clusters = useLoad(() => call('memex.faces.clusters', { limit: 100 }), []);
+  return (
+    <Page title="Photos">
+      <div class="columns">
+        <section aria-labelledby="timeline-title">
+          <h2 id="timeline-title">Timeline</h2>
+          <Loading loaded={events}>
+            {({ events: list }) =>
+              list.length === 0 ? (
+                <p class="muted">No photos grouped yet (events form a few seconds after photos stop arriving).</p>
+              ) : (
+                <ol class="timeline">
+                  {[...list].reverse().map((event) => (
+                    <li key={event.start}>
+                      <h3>
+                        {formatDate(event.start, true)}
+                        {event.place && (
+                          <>
+                            {' · '}
+                            <a href={paths.thing(event.place.key)}>{event.place.name}</a>
+                          </>
+                        )}
+                      </h3>
+                      <ul class="photo-grid" aria-label={`Photos of ${formatDate(event.start)}`}>
+                        {event.items.map((id, i) => (
+                          <li key={id}>
+                            <a href={paths.item(id)}>
+                              <Rendition itemId={id} alt={`Photo ${i + 1} of ${formatDate(event.start)}`} />
+                            </a>
+                          </li>
+                        ))}
+                      </ul>
+                    </li>
+                  ))}
+                </ol>
+              )
+            }
+          </Loading>
+        </section>
+        <section aria-labelledby="faces-title">
+          <h2 id="faces-title">Faces</h2>
+          <Loading loaded={clusters}>
+            {({ clusters: list, unclustered }) => (
+              <>
+                <ul class="clusters">
+                  {list.map((cluster) => (
+                    <ClusterCard
+                      key={cluster.cluster_id}
+                      cluster={cluster}
+                      owner={session.kind === 'owner'}
+                      reload={clusters.reload}
+                    />
+                  ))}
+                </ul>
+                {list.length === 0 && <p class="muted">No face clusters yet.</p>}
+                {unclustered > 0 && <p class="muted">{unclustered} faces not in a cluster yet.</p>}
+              </>
+            )}
+          </Loading>
+          <h2 id="places-title">Places</h2>
+          <Loading loaded={places}>
+            {({ places: list }) =>
+              list.length === 0 ? (
+                <p class="muted">No photo has a place.</p>
+              ) : (
+                <table aria-labelledby="places-title">
+                  <TableHead columns={['Place', 'Photos', 'When']} />
+                  <tbody>
+                    {list.map((p) => (
+                      <tr key={p.place.key}>
+                        <td>
+                          <a href={paths.thing(p.place.key)}>{p.place.name}</a>{' '}
+                          <span class="muted">{p.place.country}</span>
+                        </td>
+                        <td>{p.photos}</td>
+                        <td>
+                          {formatDate(p.first)} – {formatDate(p.last)}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )
+            }
+          </Loading>
+        </section>
+      </div>
+    </Page>
+  );
+}
+
+/** A face cluster: its cover face, size, and (for the owner) a form naming it. */
+function ClusterCard({ cluster, owner, reload }: { cluster: Cluster; owner: boolean; reload: () => Promise<void> }) {
+  const [name, setName] = useState(cluster.name ?? '');
+  const [act, state] = useAction();
+  const label = cluster.name ?? 'Unnamed person';
+  const save = (event: Event) => {
+    event.preventDefault();
+    void act(async () => {
+      await call('memex.faces.name', { cluster_id: cluster.cluster_id, name: name.trim() });
+      // The command answers once logged; the clusters read model follows within moments.
+      for (let tries = 0; tries < 20; tries++) {
+        const { clusters } = await call('memex.faces.clusters', { limit: 100 });
+        if (clusters.some((c) => c.cluster_id === cluster.cluster_id && c.name === name.trim())) break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await reload();
+    }, 'Named.');
+  };
+  return (
+    <li class="cluster" data-cluster={cluster.cluster_id}>
+      <FaceCrop faceId={cluster.cover_face_id} alt={`Face of ${label}`} />
+      <div>
+        <strong>{cluster.person_key ? <a href={paths.thing(cluster.person_key)}>{label}</a> : label}</strong>
+        <div class="muted">
+          {cluster.faces} faces in {cluster.items} photos
+        </div>
+        {owner && (
+          <form class="row" onSubmit={save}>
+            <label>
+              <span class="visually-hidden">Name of {label}</span>
+              <input value={name} required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
+            </label>
+            <button type="submit" disabled={state.busy || !name.trim()}>
+              Name
+            </button>
+            <Status {...state} />
+          </form>
+        )}
+      </div>
+    </li>
+  );
+}

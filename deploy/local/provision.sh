@@ -207,6 +207,8 @@ if [ "$WITH_BROWSER" = 1 ] && ! have chromium; then apt_install chromium; fi
 # notmuch: the ingest tests check mail threading against its threads (skipped without it); with
 # the other tools the tests need (bootstrap.sh passes --with-media).
 if [ "$WITH_MEDIA" = 1 ] && ! have notmuch; then apt_install notmuch; fi
+# mu (maildir-utils): the other peer `npm run bench -- ingest` measures beside notmuch.
+if [ "$WITH_MEDIA" = 1 ] && ! have mu; then apt_install maildir-utils; fi
 # dovecot: mail-sync's IMAP tests run their own unprivileged IMAP server (skipped without it).
 if [ "$WITH_MEDIA" = 1 ] && ! have dovecot; then apt_install dovecot-imapd; fi
 # The faces test set: public-domain portraits (NASA's, the U.S. Navy's) and no-face images that

@@ -3,7 +3,7 @@
 // (search as you type: the UI's pause of 120 ms included), and how much JavaScript is shipped.
 import fs from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { Ingest, JobsStatus, Search } from '@memex/contracts';
+import { Ingest } from '@memex/contracts';
 import {
   assertWebBuilt,
   browserSkip,
@@ -15,8 +15,9 @@ import {
   startStack,
   WEB_DIST_INDEX,
 } from '@memex/e2e';
-import { seededRandom, waitUntil } from '@memex/testing';
+import { seededRandom } from '@memex/testing';
 import { percentile, type BenchResult } from '../result.js';
+import { settled } from '../settled.js';
 
 /** Items to fill (MEMEX_BENCH_WEB_ITEMS, default 10^5): the pipeline indexes 25–150 mails/s on this 2-core machine, so 10^5 takes 10–60 minutes. */
 const ITEMS = Number(process.env.MEMEX_BENCH_WEB_ITEMS ?? 100_000);
@@ -93,26 +94,7 @@ export async function run(): Promise<BenchResult[]> {
       });
       await stack.owner.call(Ingest, { items });
     }
-    // Done when the pipeline is idle, search has applied the whole log, and the log stopped growing.
-    let previous = -1;
-    await waitUntil(
-      async () => {
-        const idle = (await stack.owner.call(JobsStatus, {})).queues.every(
-          (q) => q.waiting === 0 && q.in_progress === 0,
-        );
-        const seq = ((await (await fetch(`${stack.url}/healthz`)).json()) as { log: { last_seq: number } }).log
-          .last_seq;
-        const applied = await stack.owner.call(Search, { q: words[0]!, min_seq: seq }).then(
-          () => true,
-          () => false,
-        );
-        const settled = idle && applied && seq === previous;
-        previous = seq;
-        return settled;
-      },
-      'the pipeline and the search read model to finish',
-      { timeoutMs: 60 * 60_000, everyMs: 2000 },
-    );
+    await settled(stack.owner, stack.url, words[0]!, 60 * 60_000);
     const filled = (performance.now() - filling) / 1000;
     const how = `${ITEMS} mails indexed through ingest and the pipeline in ${Math.round(filled)} s`;
 

@@ -165,7 +165,8 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
         checkpoint: this.runner.checkpoint,
         leader: this.runner.isLeader,
         lag: await this.runner.lag(),
-        failures: await this.runner.failureCount(),
+        // Before the projector has started its tables may not exist yet: nothing has failed then.
+        failures: this.ready ? await this.runner.failureCount() : 0,
       };
     }
     const problems = (await Promise.all(this.problemSources.map((source) => source.healthProblems()))).flat();

@@ -144,7 +144,7 @@ describe('memex.ingest of files read in place (a location instead of bytes)', ()
     const reasons = results.results.map((r) => r.reason ?? r.status);
     assert.match(reasons[0]!, /could not read file:.*missing\.txt: no such file \(ENOENT\)/);
     assert.match(reasons[1]!, /absolute, normalized path/);
-    assert.match(reasons[2]!, /cannot read \(it reads file:\)/);
+    assert.match(reasons[2]!, /scheme "ftp:", which this memex cannot read \(it reads file:/);
     assert.match(reasons[3]!, /could not read|exactly one/);
     await fs.writeFile(path.join(dir, 'note.txt'), 'a note');
     const agent = await h.call(

@@ -144,7 +144,7 @@ export class ItemStore {
         : { bySourceId: null, byIdentity: { id: owner.itemId } },
     );
     // A file read in place that moved keeps its item: the same content at a new location is an update.
-    const moved = via === 'source' && item.location !== stored.location;
+    const moved = via === 'source' && item.handler.updatable && item.location !== stored.location;
     if (outcome.result === 'updated' || moved) return this.update(item, keys, owner.itemId, actor);
     if (item.parsed.kind === 'email') {
       const last = via === 'content' ? await this.identities.lastIngested(owner.itemId) : null;

@@ -379,7 +379,6 @@ export class FolderSync {
     }
   }
 
-
   private recordedDraft(
     source: SourceRow,
     file: DiskFile,

@@ -7,6 +7,7 @@ export const suites: Record<string, () => Promise<Suite>> = {
   log: async () => (await import('./log.js')).run,
   rpc: async () => (await import('./rpc.js')).run,
   ingest: async () => (await import('./ingest.js')).run,
+  replay: async () => (await import('./ingest.js')).runReplay,
   search: async () => (await import('./search.js')).run,
   graph: async () => (await import('./graph.js')).run,
   insights: async () => (await import('./insights.js')).run,

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MemexClient } from '@memex/client';
 import { DEFAULT_SERVICES, REPO_ROOT } from '@memex/config';
-import { MailAccounts, Search } from '@memex/contracts';
+import { AdminReplay, MailAccounts, MemexError, Search, type ServiceName } from '@memex/contracts';
 import { generateMessages, writeMaildir, writeMbox } from '@memex/ingest/testing';
 import { freePort } from '@memex/stack';
 import { createTestEnv, seededRandom, servicesReady, spawnService } from '@memex/testing';
@@ -71,23 +71,58 @@ async function findable(client: MemexClient, subjects: string[]): Promise<{ keyw
  * the pipelines idle, search answering at the last sequence). Beside it, in the same run,
  * `notmuch new` and `mu index` over the same messages in a Maildir.
  */
-export async function run(): Promise<BenchResult[]> {
+export function run(): Promise<BenchResult[]> {
+  return importArchive(MESSAGES, 'import');
+}
+
+/**
+ * `memex replay <service>` for every service with a read model, over the log an import of
+ * MEMEX_BENCH_REPLAY_MESSAGES messages (default 10,000) wrote with the whole stack running.
+ */
+export function runReplay(): Promise<BenchResult[]> {
+  return importArchive(Number(process.env.MEMEX_BENCH_REPLAY_MESSAGES ?? 10_000), 'replay');
+}
+
+/** Replays each service's read model; a service with none is skipped. */
+async function replayEach(client: MemexClient, services: string[]): Promise<BenchResult[]> {
+  const results: BenchResult[] = [];
+  for (const service of services) {
+    const replayed = await client
+      .call(AdminReplay, { projector: service as ServiceName })
+      .catch((error: unknown) =>
+        error instanceof MemexError && error.code === 'not_found' ? null : Promise.reject(error),
+      );
+    // (A read model of none of these events, the gateway's tokens or the head's link, says nothing.)
+    if (!replayed || replayed.events === 0) continue;
+    console.log(`replayed ${service}: ${replayed.events} events in ${replayed.seconds} s`);
+    results.push({
+      suite: 'replay',
+      name: `memex replay ${service}`,
+      value: replayed.events_per_second,
+      unit: 'events/s',
+      notes: `${replayed.events} events of its subjects in ${replayed.seconds} s`,
+    });
+  }
+  return results;
+}
+
+async function importArchive(messages: number, measure: 'import' | 'replay'): Promise<BenchResult[]> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-bench-ingest-'));
   const services = [...DEFAULT_SERVICES];
   const env = await createTestEnv({ port: await freePort(), services, rpcTimeoutMs: 120_000 });
   const processes = services.map((service) => spawnService(env.config, service));
   try {
     const mbox = path.join(work, 'archive.mbox');
-    const bytes = await writeMbox(mbox, generateMessages({ messages: MESSAGES, seed: SEED }));
+    const bytes = await writeMbox(mbox, generateMessages({ messages: messages, seed: SEED }));
     const maildir = path.join(work, 'maildir');
-    writeMaildir(maildir, generateMessages({ messages: MESSAGES, seed: SEED }));
+    writeMaildir(maildir, generateMessages({ messages: messages, seed: SEED }));
     const random = seededRandom(SEED);
-    const subjects = [...generateMessages({ messages: MESSAGES, seed: SEED })]
-      .filter(() => random() < 40 / MESSAGES)
+    const subjects = [...generateMessages({ messages: messages, seed: SEED })]
+      .filter(() => random() < 40 / messages)
       .map((message) => subjectOf(message.bytes))
       .filter((subject) => subject !== '');
     const megabytes = Math.round(bytes / 1e5) / 10;
-    console.log(`${MESSAGES} messages, ${megabytes} MB of mbox written; ${services.length} services`);
+    console.log(`${messages} messages, ${megabytes} MB of mbox written; ${services.length} services`);
 
     const url = `http://127.0.0.1:${env.config.port}`;
     await servicesReady(url, services);
@@ -99,11 +134,12 @@ export async function run(): Promise<BenchResult[]> {
     const started = performance.now();
     await importMbox(url, token, env.home, mbox);
     const answered = (performance.now() - started) / 1000;
-    await mailViewsHold(client, MESSAGES);
+    await mailViewsHold(client, messages);
     const viewed = (performance.now() - started) / 1000;
     await settled(client, url, subjects[0] ?? 'meeting', 4 * 60 * 60_000);
     const searchable = (performance.now() - started) / 1000;
     const peak = memory.stop();
+    if (measure === 'replay') return await replayEach(client, services);
     const found = await findable(client, subjects);
     const mb = (bytes: number) => Math.round(bytes / 1e6);
     const heaviest = Object.entries(peak.each)
@@ -117,10 +153,10 @@ export async function run(): Promise<BenchResult[]> {
     );
 
     const notmuch = await Notmuch.open(maildir);
-    const notmuchRate = notmuch ? Math.round(MESSAGES / ((await notmuch.index()) / 1000)) : undefined;
+    const notmuchRate = notmuch ? Math.round(messages / ((await notmuch.index()) / 1000)) : undefined;
     const mu = await Mu.open(maildir);
-    const muRate = mu ? Math.round(MESSAGES / ((await mu.index()) / 1000)) : undefined;
-    const searchableRate = Math.round(MESSAGES / searchable);
+    const muRate = mu ? Math.round(messages / ((await mu.index()) / 1000)) : undefined;
+    const searchableRate = Math.round(messages / searchable);
     const peers = [
       notmuchRate ? `notmuch new ${notmuchRate} messages/s` : 'notmuch not installed (apt install notmuch)',
       muRate ? `mu index ${muRate} messages/s` : 'mu not installed (apt install maildir-utils)',
@@ -128,7 +164,7 @@ export async function run(): Promise<BenchResult[]> {
     return [
       {
         suite: 'ingest',
-        name: `import: mbox to searchable, whole stack (${MESSAGES} messages, ${megabytes} MB)`,
+        name: `import: mbox to searchable, whole stack (${messages} messages, ${megabytes} MB)`,
         value: searchableRate,
         unit: 'messages/s',
         ...(notmuchRate ? { reference: { name: 'notmuch new, same messages', value: notmuchRate } } : {}),
@@ -136,15 +172,15 @@ export async function run(): Promise<BenchResult[]> {
       },
       {
         suite: 'ingest',
-        name: `import: mbox to queryable mail views (${MESSAGES} messages)`,
-        value: Math.round(MESSAGES / viewed),
+        name: `import: mbox to queryable mail views (${messages} messages)`,
+        value: Math.round(messages / viewed),
         unit: 'messages/s',
         ...(muRate ? { reference: { name: 'mu index, same messages', value: muRate } } : {}),
       },
       {
         suite: 'ingest',
         name: 'import: mbox to every message stored (memex import mbox answered)',
-        value: Math.round(MESSAGES / answered),
+        value: Math.round(messages / answered),
         unit: 'messages/s',
         notes: `${(bytes / 1e6 / answered).toFixed(1)} MB/s`,
       },

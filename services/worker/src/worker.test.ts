@@ -10,6 +10,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import {
   ItemsContent,
   ItemsGet,
+  MediaGet,
   MemexError,
   OWNER_SCOPE,
   type MethodDefinition,
@@ -19,6 +20,7 @@ import {
 import { Bus, callMethod, readLog } from '@memex/bus';
 import { REPO_ROOT } from '@memex/config';
 import { IngestModule } from '@memex/ingest';
+import { MediaModule } from '@memex/media';
 import { startService } from '@memex/runtime';
 import { SourcesModule } from '@memex/sources';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
@@ -37,6 +39,10 @@ interface Stack {
 async function startStack(): Promise<Stack> {
   const env = await createTestEnv();
   const ingest = await startService((config) => IngestModule.register(config), env.config);
+  // Media makes the worker's photo's thumbnails (through the worker); faces and object tags are not this test's.
+  process.env['MEMEX_FACE_MODEL'] ??= 'off';
+  process.env['MEMEX_OBJECT_TAGS'] ??= 'off';
+  const media = await startService((config) => MediaModule.register(config), env.config);
   const startSources = () => startService((config) => SourcesModule.register(config), env.config);
   let sources: INestApplicationContext = await startSources();
   const bus = await Bus.connect(env.config.natsUrl, 'worker-test');
@@ -52,6 +58,7 @@ async function startStack(): Promise<Stack> {
     async stop() {
       await bus.close();
       await sources.close();
+      await media.close();
       await ingest.close();
       await env.stop();
     },
@@ -173,6 +180,13 @@ describe('memex worker: folders on another machine', () => {
       fs.existsSync(path.join(stack.env.config.blobsDir, sha.slice(0, 2), sha.slice(2, 4), sha)),
       false,
       'the memex keeps no copy of the photo',
+    );
+
+    // Media made the photo's thumbnails from the bytes it read through the worker.
+    await waitUntil(
+      async () => ((await stack.call(MediaGet, { item_id: photoId }).catch(() => null))?.renditions.length ?? 0) > 0,
+      'thumbnails of the worker’s photo',
+      { timeoutMs: 60_000, everyMs: 250 },
     );
 
     // A file written while the worker runs is picked up as it happens (the rescan is 10 minutes away).

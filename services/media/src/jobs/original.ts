@@ -1,10 +1,15 @@
 import type { BlobStore } from '@memex/blobs';
-import { LocationUnreachable, memexLocations } from '@memex/locations';
+import { LocationUnreachable, memexLocations, workerScheme, type NatsRequester } from '@memex/locations';
 
 /** The largest in-place file media reads whole (renditions and keyframes work on a buffer). */
 const IN_PLACE_LIMIT_BYTES = 2 * 1024 ** 3;
 
 const locations = memexLocations();
+
+/** Lets media read `worker:` locations (files on a `memex worker`) through this NATS connection. */
+export function readWorkersThrough(nc: NatsRequester): void {
+  locations.register('worker', workerScheme(nc));
+}
 
 /**
  * An item's original bytes: its blob, or — for a file read in place (docs/sources.md) — read

@@ -19,6 +19,7 @@ import type { VisionCaptioner } from '../domain/tags/captions.js';
 import type { ObjectTagger } from '../domain/tags/objects.js';
 import { newWithinMsFromEnv, priorityOf, PriorityBuffer, WorkBudget } from './priorities.js';
 import { analyzeTags, analyzeFaces, analyzePhoto, analyzeVideo, MEDIA_PIPELINE } from './analyze.js';
+import { readWorkersThrough } from './original.js';
 
 /** The durable consumer every media process shares: each photo goes to one of them. */
 const DURABLE = 'media_photos';
@@ -77,6 +78,7 @@ export class PhotoJobs {
 
   async start(): Promise<void> {
     this.stopped = false;
+    readWorkersThrough(this.bus.nc);
     await ensureDurable(this.bus, {
       durable_name: DURABLE,
       ack_policy: AckPolicy.Explicit,

@@ -40,6 +40,11 @@ export const ItemIngested = defineEvent({
       external_id: Type.Union([Type.String(), Type.Null()]),
       /** The handler's dedupe key: `message-id:<id>`, `sha256:<hex>`, `doi:<doi>`. */
       identity: Type.String(),
+      /**
+       * Other identities the item is known by (a paper's DOI beside its arXiv id): the same item
+       * arriving under one of them is this one. Released with the item on deletion.
+       */
+      aliases: Type.Optional(Type.Array(Type.String())),
       /** `imported` through memex.ingest, `mirrored` by a connector that writes changes back. */
       origin: Type.Union([Type.Literal('imported'), Type.Literal('mirrored')]),
       content_type: Type.String(),

@@ -210,6 +210,8 @@ export interface AttachmentMeta {
 interface ParsedBase {
   /** The dedupe key: `message-id:<id>`, `mail-sha256:<hex>` or `sha256:<hex>`. */
   identity: string;
+  /** Other identities the item is known by (a paper's DOI beside its arXiv id). */
+  aliases?: string[];
   title: string;
   /** Searchable plain text. */
   text: string;

@@ -36,12 +36,15 @@ export interface ItemKeys {
   source: string | null;
   /** Hash of the handler's identity. */
   content: string;
+  /** Hashes of the item's other identities (a paper's DOI beside its arXiv id). */
+  aliases: string[];
 }
 
 export function keysOf(prepared: PreparedItem): ItemKeys {
   return {
     source: prepared.externalId === null ? null : sourceKeyHash(prepared.source, prepared.externalId),
     content: contentKeyHash(prepared.parsed.identity),
+    aliases: (prepared.parsed.aliases ?? []).map(contentKeyHash),
   };
 }
 
@@ -111,6 +114,11 @@ export class ItemStore {
     if (bySource) return this.resolve(item, keys, bySource, 'source', known, actor, 0);
     const byContent = known.claims.get(keys.content);
     if (byContent) return this.resolve(item, keys, byContent, 'content', known, actor, 0);
+    // Known by another of its identities (the journal's copy of an arXiv paper that named its DOI).
+    for (const alias of keys.aliases) {
+      const owner = await this.identities.lastClaim(alias);
+      if (owner) return this.resolve(item, keys, owner, 'content', known, actor, 0);
+    }
     const plan = planned ?? (await this.written(this.plan(item, newId(), 1, actor)));
     const claim = await this.identities.claim(keys.content, 'content', plan.id, actor);
     if (claim.itemId !== plan.id) return this.resolve(item, keys, claim, 'content', known, actor, 1);
@@ -265,6 +273,8 @@ export class ItemStore {
       const claim = await this.identities.claim(keys.source, 'source', plan.id, actor);
       if (claim.itemId !== plan.id) return this.resolve(item, keys, claim, 'source', known, actor, hops + 1);
     }
+    // Its other identities name it too, unless another item has one already (the first claim wins).
+    for (const alias of keys.aliases) await this.identities.claim(alias, 'content', plan.id, actor);
     const parent = plan.drafts[plan.drafts.length - 1]!;
     // Attachments first, the item last: once the item is in the log, all of it is.
     await Promise.all(plan.drafts.slice(0, -1).map((draft) => this.publishFirst(draft)));
@@ -328,6 +338,7 @@ export class ItemStore {
           source: item.source,
           external_id: record.parentId ? null : item.externalId,
           identity: record.identity,
+          ...(record.parentId === null && item.parsed.aliases?.length ? { aliases: item.parsed.aliases } : {}),
           origin: item.source.kind.startsWith('import') ? 'imported' : 'mirrored',
           content_type: record.contentType,
           content_sha256: record.contentSha256,

@@ -61,6 +61,7 @@ export class DeletionService {
         const data = (event as ItemIngestedEvent).data;
         if (data.parent_id) return;
         claims.add(contentKeyHash(data.identity));
+        for (const alias of data.aliases ?? []) claims.add(contentKeyHash(alias));
         if (data.external_id !== null) claims.add(sourceKeyHash(data.source, data.external_id));
       });
     }

@@ -139,6 +139,7 @@ export async function parseDocument({ bytes, type, attributes }: HandlerInput): 
   return {
     kind: paper ? 'paper' : 'document',
     identity: paper?.identity ?? `sha256:${sha256Hex(bytes)}`,
+    ...(paper?.aliases.length ? { aliases: paper.aliases } : {}),
     // A title made from a file name is its safe base name; meta.filename keeps the name as it arrived.
     title: attrs.title ?? result.title ?? safeFileName(attrs.filename) ?? firstLine(result.text) ?? '(untitled)',
     text: result.text,

@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Ingest, ItemsGet } from '@memex/contracts';
+import { Ingest, ItemsDelete, ItemsGet } from '@memex/contracts';
 import { b64, startIngest, type IngestHarness } from '../../testing/service.js';
 import { pdf } from '../testing/build.js';
 import { registry } from '../testing/parse.js';
@@ -67,6 +67,52 @@ describe('papers at ingest: a PDF that is a paper, and its identity (seed §4.5)
       assert.equal(second.results[1]!.status, 'created');
       const item = await h.call(ItemsGet, { id, min_seq: first.seq });
       assert.equal(item.kind, 'paper');
+    });
+
+    test("an arXiv version naming its DOI and the journal's copy with only the DOI are one item, in either order; deletion releases both", async () => {
+      const paper = (stamp: string | null, doi: string | null, title: string) =>
+        pdf([
+          [
+            ...(stamp ? [stamp] : []),
+            title,
+            'Ada Moreau1, Bruno Okafor2',
+            ...(doi ? [`DOI: ${doi}`] : []),
+            'Abstract',
+            'Text.',
+          ],
+          REFERENCES,
+        ]);
+      const item = (name: string, bytes: Buffer) => ({
+        type: 'application/pdf',
+        data: b64(bytes),
+        source: { kind: 'folder', id: 'library' },
+        external_id: name,
+      });
+      const ingest = async (name: string, bytes: Buffer) =>
+        (await h.call(Ingest, { items: [item(name, bytes)] })).results[0]!;
+      // arXiv first: its DOI is an alias the journal's copy finds.
+      const arxiv = await ingest(
+        'a1.pdf',
+        paper('arXiv:2402.00001v2 [cs.CL] 1 Mar 2024', '10.1000/alias.1', 'Dense Mail'),
+      );
+      assert.equal(arxiv.status, 'created');
+      assert.deepEqual(await ingest('j1.pdf', paper(null, '10.1000/alias.1', 'Dense Mail')), {
+        status: 'duplicate',
+        id: arxiv.id,
+      });
+      // The journal's copy first: the arXiv version naming its DOI is that item.
+      const journal = await ingest('j2.pdf', paper(null, '10.1000/alias.2', 'Sparse Mail'));
+      assert.equal(journal.status, 'created');
+      assert.deepEqual(
+        await ingest('a2.pdf', paper('arXiv:2402.00002v1 [cs.CL] 2 Mar 2024', '10.1000/alias.2', 'Sparse Mail')),
+        {
+          status: 'duplicate',
+          id: journal.id,
+        },
+      );
+      // Deleting the arXiv item releases its DOI too: the journal's copy is new again.
+      await h.call(ItemsDelete, { id: arxiv.id! });
+      assert.equal((await ingest('j3.pdf', paper(null, '10.1000/alias.1', 'Dense Mail'))).status, 'created');
     });
   });
 });

@@ -162,7 +162,7 @@ export const documentHandler: IngestHandler = {
   types: Object.keys(FORMATS),
   attributesSchema: documentAttributesSchema,
   identityRule:
-    'Content hash (sha256 of the bytes); a PDF that is a research paper (its own arXiv id or DOI, or a references section) by its arXiv id, else its DOI, else the content hash. The same source and external_id with new content updates the item.',
+    'Content hash (sha256 of the bytes); a PDF that is a research paper (its own arXiv id or DOI, or a references section) by its arXiv id (an arXiv version naming its DOI also by the DOI), else its DOI, else the content hash. The same source and external_id with new content updates the item.',
   limitBytes: DOCUMENT_LIMIT_BYTES,
   produces: ['document', 'paper'],
   updatable: true,

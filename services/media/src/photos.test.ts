@@ -2,9 +2,19 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import sharp from 'sharp';
-import { ItemsDelete, MediaEvents, MediaGet, MediaPlaces, MediaRendition, MemexError } from '@memex/contracts';
+import {
+  ItemsDelete,
+  MediaEvents,
+  MediaGet,
+  MediaPlaces,
+  MediaRendition,
+  MemexError,
+  PhotoEventsFound,
+  type EventOf,
+} from '@memex/contracts';
+import { lastEventOf } from '@memex/bus';
 import { ServiceHost } from '@memex/runtime';
-import { sharedFile, sharedSkip } from '@memex/testing';
+import { sharedFile, sharedSkip, waitUntil } from '@memex/testing';
 import { MAX_PLACE_KM } from './domain/places.js';
 import { MediaHarness } from './testing/harness.js';
 
@@ -49,10 +59,12 @@ describe('media: photos from the shared corpus through ingest and the media pipe
     // These tests are about metadata, thumbnails and places; OCR has its own (ocr.test.ts). Set
     // before ingest starts its parse workers, which copy the environment.
     process.env['MEMEX_OCR'] = 'off';
+    process.env['MEMEX_PHOTO_EVENTS_SETTLE_MS'] = '500';
     h = await MediaHarness.start();
   });
   after(async () => {
     delete process.env['MEMEX_OCR'];
+    delete process.env['MEMEX_PHOTO_EVENTS_SETTLE_MS'];
     await h?.stop();
   });
 
@@ -97,6 +109,21 @@ describe('media: photos from the shared corpus through ingest and the media pipe
       ],
     );
     assert.deepEqual(trips, []);
+    // The same events reach the log for the graph (photo_events.found) once photos stop arriving.
+    let found: EventOf<typeof PhotoEventsFound> | undefined;
+    await waitUntil(
+      async () => {
+        found = (await lastEventOf(h.bus, PhotoEventsFound, 'photo_events:all'))?.event;
+        return found?.data.events.length === 2;
+      },
+      'photo_events.found with both events',
+      { timeoutMs: 60_000 },
+    );
+    assert.deepEqual(found!.data.home, home);
+    assert.deepEqual(
+      found!.data.events.map((e) => [e.key, e.name.split(',')[0], e.items]),
+      events.map((e) => [`event:photos-${e.items[0]!.toLowerCase()}`, e.place?.name, e.items]),
+    );
   });
 
   it('makes WebP thumbnails with the EXIF orientation applied: every turned copy of a photo looks like the upright one', async () => {

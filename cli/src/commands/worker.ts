@@ -2,7 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '@memex/config';
-import { runWorker } from '@memex/worker';
+import { runWorker } from '../worker/worker.js';
 
 interface WorkerCommandOptions {
   name: string;

@@ -1,1 +1,0 @@
-export { runWorker, type RunningWorker, type WorkerOptions } from './worker.js';

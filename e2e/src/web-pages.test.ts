@@ -1,10 +1,12 @@
 // The web UI's pages for the newer services, in real headless Chromium against a running stack:
 // photos (a timeline of thumbnails, face clusters named from the page, a photo with its faces and
-// time), with axe-core on every page and screenshots; an agent token's session never shows photos.
+// time), the calendar (a week, an event's attendees and brief), with axe-core on every page and
+// screenshots; an agent token's session never shows photos.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { FacesClusters, Ingest, MediaEvents, TokensCreate } from '@memex/contracts';
+import { CalendarBrief, CalendarList, FacesClusters, Ingest, MediaEvents, TokensCreate } from '@memex/contracts';
+import { ics } from '@memex/calendar-sync/testing';
 import { faceTestSet, faceTestSetSkip } from '@memex/media/testing';
 import { waitUntil } from '@memex/testing';
 import { startStack, type TestStack } from './stack.js';
@@ -22,7 +24,19 @@ import {
 
 const skip = browserSkip() || faceTestSetSkip();
 
-describe('the web UI pages for photos in headless Chromium', { skip }, () => {
+/** A meeting written in Paris time, with an organizer and two attendees. */
+const REVIEW = [
+  'UID:review-42@example.com',
+  'DTSTART;TZID=Europe/Paris:20260318T100000',
+  'DTEND;TZID=Europe/Paris:20260318T110000',
+  'SUMMARY:Quarterly review',
+  'LOCATION:Harbour office',
+  'ORGANIZER;CN=Ada Lovelace:mailto:ada@example.com',
+  'ATTENDEE;CN=Bob Stone;PARTSTAT=ACCEPTED:mailto:bob@example.com',
+  'ATTENDEE;CN=Carol Diaz;PARTSTAT=NEEDS-ACTION:mailto:carol@example.com',
+];
+
+describe('the web UI pages for photos and the calendar in headless Chromium', { skip }, () => {
   let stack: TestStack;
   let browser: Browser;
   let page: Page;
@@ -46,7 +60,18 @@ describe('the web UI pages for photos in headless Chromium', { skip }, () => {
     process.env['MEMEX_FACE_MIN_FACES'] = '2';
     process.env['MEMEX_PHOTO_EVENTS_SETTLE_MS'] = '300';
     process.env['MEMEX_OBJECT_TAGS'] = 'off';
-    stack = await startStack(['ingest', 'media']);
+    stack = await startStack(['ingest', 'media', 'graph', 'calendar-sync']);
+    const calendar = await stack.owner.call(Ingest, {
+      items: [
+        {
+          type: 'text/calendar',
+          data: Buffer.from(ics('PUBLISH', [REVIEW])).toString('base64'),
+          source: { kind: 'upload', id: 'e2e-web-calendar' },
+          external_id: 'review.ics',
+        },
+      ],
+    });
+    assert.equal(calendar.results[0]?.status, 'created', JSON.stringify(calendar.results));
     const collins = (await faceTestSet())
       .filter((p) => p.people.length === 1 && p.people[0]!.person === 'collins')
       .slice(0, 3);
@@ -70,6 +95,21 @@ describe('the web UI pages for photos in headless Chromium', { skip }, () => {
     await waitUntil(
       async () => (await stack.owner.call(MediaEvents, {})).events.some((e) => e.items.length === 3),
       'the photos grouped into an event',
+      { everyMs: 300 },
+    );
+    await waitUntil(
+      async () =>
+        (await stack.owner.call(CalendarList, { from: '2026-03-16T00:00:00Z', to: '2026-03-23T00:00:00Z' })).instances
+          .length === 1,
+      'the meeting in the calendar',
+      { everyMs: 300 },
+    );
+    await waitUntil(
+      async () =>
+        (await stack.owner.call(CalendarBrief, { uid: 'review-42@example.com' })).brief.lines.some((l) =>
+          l.text.includes('Carol Diaz attended'),
+        ),
+      "the graph's facts for the meeting's brief",
       { everyMs: 300 },
     );
     agentToken = (await stack.owner.call(TokensCreate, { name: 'helper', labels: ['client:acme'] })).token;
@@ -121,6 +161,36 @@ describe('the web UI pages for photos in headless Chromium', { skip }, () => {
     await faces.getByRole('link', { name: 'Eileen Collins' }).waitFor();
     assert.match((await page.locator('dt:text-is("Taken") + dd').textContent()) ?? '', /2024/);
     await check('photo');
+    assert.deepEqual(errors, []);
+  });
+
+  test('calendar: a week with the meeting at its Paris time, its attendees and its brief', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Calendar' }).click();
+    await page.getByRole('heading', { name: /^Calendar: week of/ }).waitFor();
+    await page.goto(`${stack.url}/calendar?week=2026-03-16`);
+    const meeting = page.getByRole('link', { name: 'Quarterly review' });
+    await meeting.waitFor();
+    // The browser runs in UTC (the test's default): 10:00 in Paris is 09:00 here, said both ways.
+    const line = (await page.locator('.agenda ul li', { has: meeting }).textContent()) ?? '';
+    assert.match(line, /^09:00 AM–10:00 AM \(10:00 AM Europe\/Paris\) Quarterly review · Harbour office$/, line);
+    await check('calendar');
+    await page.getByRole('button', { name: 'Next week' }).click();
+    await page.waitForURL(/week=2026-03-23/);
+    await page.getByText('Nothing.').first().waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Quarterly review' }).count(), 0);
+    await page.goBack();
+    await meeting.click();
+    await page.getByRole('heading', { name: 'Quarterly review', level: 1 }).waitFor();
+    const attendees = page.getByRole('table', { name: 'Attendees' });
+    await attendees.getByRole('row', { name: /Bob Stone accepted/ }).waitFor();
+    await attendees.getByRole('row', { name: /Carol Diaz needs-action/ }).waitFor();
+    const brief = page.getByRole('list', { name: 'Brief' });
+    await brief.locator('li', { hasText: /^Carol Diaz attended Quarterly review since 2026-03-18 source$/ }).waitFor();
+    await brief.getByRole('link', { name: 'source' }).first().click();
+    await page.waitForURL(/\/item\//);
+    await page.goBack();
+    await brief.waitFor();
+    await check('calendar-event');
     assert.deepEqual(errors, []);
   });
 

@@ -3,6 +3,8 @@
 // session's CSRF token on every POST.
 import type {
   AdminFailures,
+  CalendarBrief,
+  CalendarList,
   AdminFailuresRetry,
   EntityGet,
   EntityMerge,
@@ -63,6 +65,8 @@ interface Methods {
   'memex.mail.thread': typeof MailThread;
   'memex.mail.accounts': typeof MailAccounts;
   'memex.mail.list': typeof MailList;
+  'memex.calendar.list': typeof CalendarList;
+  'memex.calendar.brief': typeof CalendarBrief;
   'memex.media.get': typeof MediaGet;
   'memex.media.rendition': typeof MediaRendition;
   'memex.media.places': typeof MediaPlaces;

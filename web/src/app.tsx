@@ -11,6 +11,7 @@ import { MailPage } from './pages/mail';
 import { SignalsPage } from './pages/signals';
 import { StatusPage } from './pages/status';
 import { SettingsPage } from './pages/settings';
+import { CalendarEventPage, CalendarPage } from './pages/calendar';
 import { lazy } from './ui';
 
 // The two pages with big libraries load on first use: the graph (cytoscape) and items (mail parsing).
@@ -29,6 +30,7 @@ const NAV: NavEntry[] = [
   { path: '/search', label: 'Search' },
   { path: '/mail', label: 'Mail', kind: 'email' },
   { path: '/photos', label: 'Photos', kind: 'photo' },
+  { path: '/calendar', label: 'Calendar' },
   { path: '/graph', label: 'Graph' },
   { path: '/trails', label: 'Trails' },
   { path: '/review', label: 'Review', ownerOnly: true },
@@ -125,6 +127,8 @@ function route(section: string, id: string, session: Session) {
       return owner || session.kinds.includes('email') ? <MailPage /> : <NotInScope what="mail" />;
     case 'photos':
       return owner || session.kinds.includes('photo') ? <PhotosPage session={session} /> : <NotInScope what="photos" />;
+    case 'calendar':
+      return id ? <CalendarEventPage uid={id} /> : <CalendarPage />;
     case 'item':
       return <ItemPage id={id} session={session} />;
     case 'thing':

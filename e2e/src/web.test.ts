@@ -411,7 +411,7 @@ describe('the web UI in headless Chromium', { skip }, () => {
     const rows = page.locator('.mail-list tbody tr');
     await rows.first().waitFor();
     assert.match((await rows.first().textContent()) ?? '', /You won a prize/);
-    await page.getByLabel('View').selectOption('all');
+    await page.getByRole('navigation', { name: 'Mail views' }).getByRole('link', { name: 'All mail' }).click();
     await page.getByRole('link', { name: 'Warehouse renewal', exact: true }).click();
     await page.getByRole('list', { name: 'Conversation' }).locator('.message').nth(1).waitFor();
     await page.goto(`${stack.url}/mail`);

@@ -23,6 +23,10 @@ import type {
   LinkRetract,
   MailAccounts,
   MailList,
+  MailCancel,
+  MailCompose,
+  MailDraftDelete,
+  MailOutgoing,
   MailThread,
   MediaEvents,
   MediaGet,
@@ -65,6 +69,10 @@ interface Methods {
   'memex.mail.thread': typeof MailThread;
   'memex.mail.accounts': typeof MailAccounts;
   'memex.mail.list': typeof MailList;
+  'memex.mail.compose': typeof MailCompose;
+  'memex.mail.cancel': typeof MailCancel;
+  'memex.mail.drafts.delete': typeof MailDraftDelete;
+  'memex.mail.outgoing': typeof MailOutgoing;
   'memex.calendar.list': typeof CalendarList;
   'memex.calendar.brief': typeof CalendarBrief;
   'memex.media.get': typeof MediaGet;

@@ -7,7 +7,7 @@ import { SearchPage } from './pages/search';
 import { ThingPage } from './pages/thing';
 import { TrailPage, TrailsPage } from './pages/trails';
 import { ReviewPage } from './pages/review';
-import { MailPage } from './pages/mail';
+import { ComposePage, MailPage } from './pages/mail';
 import { SignalsPage } from './pages/signals';
 import { StatusPage } from './pages/status';
 import { SettingsPage } from './pages/settings';
@@ -124,7 +124,9 @@ function route(section: string, id: string, session: Session) {
     case 'search':
       return <SearchPage session={session} />;
     case 'mail':
-      return owner || session.kinds.includes('email') ? <MailPage /> : <NotInScope what="mail" />;
+      if (!owner && !session.kinds.includes('email')) return <NotInScope what="mail" />;
+      if (id === 'compose') return owner ? <ComposePage /> : <OwnerOnly />;
+      return <MailPage session={session} />;
     case 'photos':
       return owner || session.kinds.includes('photo') ? <PhotosPage session={session} /> : <NotInScope what="photos" />;
     case 'calendar':

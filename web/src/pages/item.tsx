@@ -9,6 +9,7 @@ import { paths } from '../router';
 import { formatDate, Loading, Page, Status, useAction, useLoad } from '../ui';
 import { AddToTrail } from './trails';
 import { PhotoViewer, RecordingViewer } from './media-viewers';
+import { ReplyLink } from './mail';
 
 type Item = Result<'memex.items.get'>;
 interface ViewerProps {
@@ -58,30 +59,33 @@ export function ItemPage({ id, session }: { id: string; session: Session }) {
   );
 }
 
-function MailThreadView({ item }: ViewerProps) {
+function MailThreadView({ item, session }: ViewerProps) {
   const thread = useLoad(() => call('memex.mail.thread', { id: item.id }), [item.id]);
   return (
     <Loading loaded={thread}>
       {({ messages }) => (
-        <ol class="thread" aria-label="Conversation">
-          {messages.map((m) => {
-            const sender = m.from[0]?.address ?? '';
-            return (
-              <li key={m.id} class={m.id === item.id ? 'message current' : 'message'}>
-                <header>
-                  <strong>{m.from.map((a) => a.name || a.address).join(', ')}</strong>
-                  <span class="muted"> to {m.to.map((a) => a.name || a.address).join(', ')}</span>
-                  <time class="muted" dateTime={m.date}>
-                    {' '}
-                    {formatDate(m.date, true)}
-                  </time>
-                  <div class="subject">{m.subject}</div>
-                </header>
-                <MailBody id={m.id} sender={sender} />
-              </li>
-            );
-          })}
-        </ol>
+        <>
+          {session.kind === 'owner' && <ReplyLink id={messages[messages.length - 1]?.id ?? item.id} />}
+          <ol class="thread" aria-label="Conversation">
+            {messages.map((m) => {
+              const sender = m.from[0]?.address ?? '';
+              return (
+                <li key={m.id} class={m.id === item.id ? 'message current' : 'message'}>
+                  <header>
+                    <strong>{m.from.map((a) => a.name || a.address).join(', ')}</strong>
+                    <span class="muted"> to {m.to.map((a) => a.name || a.address).join(', ')}</span>
+                    <time class="muted" dateTime={m.date}>
+                      {' '}
+                      {formatDate(m.date, true)}
+                    </time>
+                    <div class="subject">{m.subject}</div>
+                  </header>
+                  <MailBody id={m.id} sender={sender} />
+                </li>
+              );
+            })}
+          </ol>
+        </>
       )}
     </Loading>
   );

@@ -93,6 +93,13 @@ function toWireError(error: unknown): { code: ErrorCode; message: string } {
   return { code: 'internal', message: `internal error: ${message}` };
 }
 
+/** No process of the service that answers `subject` runs (NATS had no responders): unavailable. */
+export class NoService extends MemexError {
+  constructor(readonly subject: string) {
+    super('unavailable', `no service answers ${subject}: is it running?`);
+  }
+}
+
 /** Calls a service. Errors come back as MemexError with the service's code and message. */
 export async function callRpc<R = unknown>(
   bus: Bus,
@@ -113,7 +120,7 @@ export async function callRpc<R = unknown>(
       if (isMemexError(error)) throw error;
       const text = String((error as Error)?.message ?? error);
       if (/no responders/i.test(text)) {
-        throw new MemexError('unavailable', `no service answers ${subject}: is it running?`);
+        throw new NoService(subject);
       }
       if (/timeout/i.test(text)) {
         throw new MemexError('timeout', `${subject} did not answer within ${timeoutMs} ms`);
@@ -161,8 +168,7 @@ export async function callLongRpc<R = unknown>(
     for (;;) {
       const { value: msg, done } = await Promise.race([next.next(), silent]);
       if (done) throw new MemexError('unavailable', `the connection closed while waiting for ${subject}`);
-      if (msg.headers?.code === 503)
-        throw new MemexError('unavailable', `no service answers ${subject}: is it running?`);
+      if (msg.headers?.code === 503) throw new NoService(subject);
       if (msg.headers?.get(WORKING_HEADER)) {
         rearm();
         continue;

@@ -1,4 +1,4 @@
-import { callMethod, type Bus } from '@memex/bus';
+import { callMethod, NoService, type Bus } from '@memex/bus';
 import { HeadCredentialsGet, isMemexError, MemexError } from '@memex/contracts';
 
 /**
@@ -65,7 +65,14 @@ export class HeadLinkCredentials implements CredentialsProvider {
     const held = this.held.get(name);
     if (held && held.expiresAt && held.expiresAt.getTime() - RENEW_BEFORE_MS > Date.now()) return held;
     this.held.delete(name);
-    const answer = await callMethod(this.bus, HeadCredentialsGet, { name }, { timeoutMs: this.timeoutMs });
+    const answer = await callMethod(this.bus, HeadCredentialsGet, { name }, { timeoutMs: this.timeoutMs }).catch(
+      (error: unknown) => {
+        // No head service runs at all: no head is attached, so it has none (an enrolled head
+        // that is away is the head service answering unavailable, which the caller sees).
+        if (error instanceof NoService) throw new MemexError('not_found', 'no head is attached (no head service runs)');
+        throw error;
+      },
+    );
     const credential: Credential = {
       name,
       secret: answer.secret,

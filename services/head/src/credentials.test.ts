@@ -80,3 +80,18 @@ test('credentials: the environment wins; otherwise the enrolled head answers, he
     await env.stop();
   }
 });
+
+test('credentials: a memex that runs no head service has no head attached — a missing secret is not found, not an outage', async () => {
+  const env = await createTestEnv();
+  const bus = await Bus.connect(env.config.natsUrl, 'credentials-no-head');
+  try {
+    await assert.rejects(
+      credentialsProvider(bus, {}).get('model:openai'),
+      (error: Error & { code?: string }) =>
+        error.code === 'not_found' && /no head is attached \(no head service runs\)/.test(error.message),
+    );
+  } finally {
+    await bus.close();
+    await env.stop();
+  }
+});

@@ -1,3 +1,5 @@
+import { isMemexError } from '@memex/contracts';
+import type { CredentialsProvider } from '@memex/credentials';
 import type { ChatModelInfo } from '../models/registry.js';
 
 /** One question with a structured answer: the answer must be JSON matching `schema`. */
@@ -122,12 +124,15 @@ function endpointUrl(info: ChatModelInfo): string {
 }
 
 /**
- * The API key of a chat model, the credential `model:<name>`: MEMEX_CREDENTIAL_MODEL_<NAME>, as
- * @memex/credentials names it. Read from the environment here because pipelines cannot depend on
- * that library yet (its tests depend on head, which depends on graph, whose tests run
- * pipelines); asking its provider (and so an enrolled head) is a change to this one function.
- * None is no key: a local endpoint needs none, and a hosted one answers 401, a visible failure.
+ * The API key of a chat model: the credential `model:<name>` (the operator's
+ * MEMEX_CREDENTIAL_MODEL_<NAME>, else the enrolled head's, short-lived and never stored). None
+ * is no key: a local endpoint needs none, and a hosted one answers 401, a visible failure.
  */
-export async function modelApiKey(name: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  return env[`MEMEX_CREDENTIAL_MODEL_${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`] || undefined;
+export async function modelApiKey(credentials: CredentialsProvider, name: string): Promise<string | undefined> {
+  try {
+    return (await credentials.get(`model:${name}`)).secret;
+  } catch (error) {
+    if (isMemexError(error) && error.code === 'not_found') return undefined;
+    throw error;
+  }
 }

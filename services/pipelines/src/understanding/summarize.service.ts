@@ -13,6 +13,7 @@ import { callMethod, EventPublisher, type Bus } from '@memex/bus';
 import { BUS, RpcMethod, type CallContext } from '@memex/runtime';
 import { chatModelId, ModelRegistry } from '../models/registry.js';
 import { Budgets } from './budgets.js';
+import { credentialsProvider, type CredentialsProvider } from '@memex/credentials';
 import { ChatEndpoint, modelApiKey } from './chat.js';
 import { promptHash } from './tasks.js';
 
@@ -41,12 +42,16 @@ const SYNTHESIS_KIND = 'synthesis';
  */
 @Injectable()
 export class SummarizeService {
+  private readonly credentials: CredentialsProvider;
+
   constructor(
     @Inject(BUS) private readonly bus: Bus,
     private readonly publisher: EventPublisher,
     private readonly models: ModelRegistry,
     private readonly budgets: Budgets,
-  ) {}
+  ) {
+    this.credentials = credentialsProvider(bus);
+  }
 
   @RpcMethod(Summarize)
   async summarize(params: ParamsOf<typeof Summarize>, call: CallContext): Promise<ResultOf<typeof Summarize>> {
@@ -75,7 +80,7 @@ export class SummarizeService {
     const pause = this.budgets.startRequest(id, model.budget);
     if (pause)
       throw new MemexError('unavailable', `${id} is paused until ${pause.until.toISOString()}: ${pause.because}`);
-    const apiKey = await modelApiKey(model.name);
+    const apiKey = await modelApiKey(this.credentials, model.name);
     const reply = await new ChatEndpoint(model, apiKey).ask({
       system: SYNTHESIS.system,
       user: `Subject: ${params.thing}\n\n<notes>\n${notes.join('\n')}\n</notes>`,

@@ -17,6 +17,7 @@ import type { UnderstandJob } from '../jobs/queue.js';
 import { derivedDraft, readSource, type Source } from '../jobs/source.js';
 import { chatModelId, type ChatModelInfo, type ModelRegistry } from '../models/registry.js';
 import type { Budgets, Pause } from './budgets.js';
+import { credentialsProvider, type CredentialsProvider } from '@memex/credentials';
 import { ChatEndpoint, modelApiKey, RateLimited } from './chat.js';
 import { promptHash, TASKS, userMessage, type Answer, type TaskName } from './tasks.js';
 
@@ -64,6 +65,7 @@ export class UnderstandTask {
     private readonly budgets: Budgets,
     private readonly models: ModelRegistry,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+    private readonly credentials: CredentialsProvider = credentialsProvider(bus),
   ) {}
 
   async run(job: UnderstandJob, model: ChatModelInfo): Promise<TaskOutcome[]> {
@@ -71,7 +73,7 @@ export class UnderstandTask {
     if (!source) return [];
     const text = await source.text();
     if (text === undefined || text.trim() === '') return [];
-    const endpoint = new ChatEndpoint(model, await modelApiKey(model.name));
+    const endpoint = new ChatEndpoint(model, await modelApiKey(this.credentials, model.name));
     const user = userMessage(source.title, source.event.occurred_at, text);
     const outcomes: TaskOutcome[] = [];
     // A redelivered job does not pay twice, and a routine job late in an old version's lane leaves

@@ -1,12 +1,24 @@
 // The web UI's pages for the newer services, in real headless Chromium against a running stack:
 // photos (a timeline of thumbnails, face clusters named from the page, a photo with its faces and
 // time), the calendar (a week, an event's attendees and brief), the mail client's views and compose
-// form, with axe-core on every page and
+// form, sources and jobs (a watched folder's state and last scan), with axe-core on every page and
 // screenshots; an agent token's session never shows photos.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Browser, Page } from 'playwright-core';
-import { CalendarBrief, CalendarList, FacesClusters, Ingest, MediaEvents, TokensCreate } from '@memex/contracts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  CalendarBrief,
+  CalendarList,
+  FacesClusters,
+  Ingest,
+  MediaEvents,
+  SourcesAdd,
+  SourcesList,
+  TokensCreate,
+} from '@memex/contracts';
 import { ics } from '@memex/calendar-sync/testing';
 import { faceTestSet, faceTestSetSkip } from '@memex/media/testing';
 import { waitUntil } from '@memex/testing';
@@ -38,7 +50,7 @@ const REVIEW = [
   'ATTENDEE;CN=Carol Diaz;PARTSTAT=NEEDS-ACTION:mailto:carol@example.com',
 ];
 
-describe('the web UI pages for photos, the calendar and mail in headless Chromium', { skip }, () => {
+describe('the web UI pages for photos, the calendar, mail and sources in headless Chromium', { skip }, () => {
   let stack: TestStack;
   let browser: Browser;
   let page: Page;
@@ -46,6 +58,7 @@ describe('the web UI pages for photos, the calendar and mail in headless Chromiu
   let photoIds: string[] = [];
   let agentToken = '';
   let mailId = '';
+  let folder = '';
 
   /** No serious or critical axe-core violation at either width, and a screenshot of each. */
   async function check(name: string, p: Page = page): Promise<void> {
@@ -63,7 +76,10 @@ describe('the web UI pages for photos, the calendar and mail in headless Chromiu
     process.env['MEMEX_FACE_MIN_FACES'] = '2';
     process.env['MEMEX_PHOTO_EVENTS_SETTLE_MS'] = '300';
     process.env['MEMEX_OBJECT_TAGS'] = 'off';
-    stack = await startStack(['ingest', 'media', 'graph', 'calendar-sync']);
+    stack = await startStack(['ingest', 'media', 'graph', 'calendar-sync', 'sources']);
+    folder = mkdtempSync(path.join(os.tmpdir(), 'memex-web-notes-'));
+    writeFileSync(path.join(folder, 'harbour.md'), '# Harbour\n\nThe boat leaves at nine.\n');
+    await stack.owner.call(SourcesAdd, { kind: 'folder', path: folder, id: 'web-notes' });
     const calendar = await stack.owner.call(Ingest, {
       items: [
         {
@@ -134,6 +150,11 @@ describe('the web UI pages for photos, the calendar and mail in headless Chromiu
       "the graph's facts for the meeting's brief",
       { everyMs: 300 },
     );
+    await waitUntil(
+      async () => (await stack.owner.call(SourcesList, {})).sources.some((x) => x.id === 'web-notes' && x.last_scan),
+      'the folder scanned once',
+      { everyMs: 300 },
+    );
     agentToken = (await stack.owner.call(TokensCreate, { name: 'helper', labels: ['client:acme'] })).token;
     browser = await launchBrowser();
     ({ page, errors } = await openContext(browser));
@@ -143,6 +164,7 @@ describe('the web UI pages for photos, the calendar and mail in headless Chromiu
   after(async () => {
     await browser?.close();
     await stack?.stop();
+    if (folder) rmSync(folder, { recursive: true, force: true });
     for (const name of ['MEMEX_FACE_MIN_FACES', 'MEMEX_PHOTO_EVENTS_SETTLE_MS', 'MEMEX_OBJECT_TAGS'])
       delete process.env[name];
   });
@@ -238,6 +260,16 @@ describe('the web UI pages for photos, the calendar and mail in headless Chromiu
     await page.getByRole('alert').filter({ hasText: 'No connected mail account to send from' }).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Send' }).isDisabled(), true);
     assert.equal(await page.getByRole('button', { name: 'Save draft' }).isDisabled(), true);
+  });
+
+  test("sources and jobs: a watched folder's state, last scan and items", async () => {
+    await page.goto(`${stack.url}/status`);
+    const sources = page.getByRole('table', { name: 'Sources' });
+    const row = sources.getByRole('row', { name: /web-notes/ });
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? '', /active.*1 files, 1 new, 0 failed.*1 items/);
+    await page.getByText('Live: connected').waitFor();
+    await check('sources-jobs');
   });
 
   test("an agent token's session never shows photos", async () => {

@@ -46,6 +46,7 @@ import type {
   SignalsList,
   SignalsTriage,
   Similar,
+  SourcesList,
   Timeline,
   TokensCreate,
   TokensList,
@@ -105,6 +106,7 @@ interface Methods {
   'memex.signals.triage': typeof SignalsTriage;
   'memex.inferences.list': typeof InferencesList;
   'memex.jobs.status': typeof JobsStatus;
+  'memex.sources.list': typeof SourcesList;
   'memex.admin.failures': typeof AdminFailures;
   'memex.admin.failures.retry': typeof AdminFailuresRetry;
   'memex.models.list': typeof ModelsList;

@@ -1,5 +1,6 @@
-// Sources and jobs: services' health and problems, projector lag, pipeline backlog, mail accounts,
-// events that failed to project,
+// Sources and jobs: services' health and problems, projector lag, each source's state, last scan,
+// counts and last error, pipeline backlog and tier 2's budgets, mail accounts, events that failed
+// to project,
 // kept live by the event stream (SSE): every event arriving refreshes the figures (at most every 2 s).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
@@ -19,13 +20,14 @@ interface Health {
 const REFRESH_MS = 2000;
 
 async function loadStatus() {
-  const [health, jobs, accounts, failures] = await Promise.all([
+  const [health, jobs, accounts, failures, sources] = await Promise.all([
     fetch('/healthz').then((r) => r.json() as Promise<Health>),
     call('memex.jobs.status', {}).catch(() => null),
     call('memex.mail.accounts', {}).catch(() => null),
     call('memex.admin.failures', {}),
+    call('memex.sources.list', {}).catch(() => null),
   ]);
-  return { health, jobs, accounts, failures: failures.failures };
+  return { health, jobs, accounts, failures: failures.failures, sources: sources?.sources ?? null };
 }
 
 export function StatusPage() {
@@ -83,7 +85,7 @@ export function StatusPage() {
         Live: {live.connected ? 'connected' : 'connecting…'} · {live.events} events since this page opened
       </p>
       <Loading loaded={status}>
-        {({ health, jobs, accounts, failures }) => (
+        {({ health, jobs, accounts, failures, sources }) => (
           <div class="columns">
             <section aria-labelledby="services-title">
               <h2 id="services-title">Services</h2>
@@ -113,6 +115,39 @@ export function StatusPage() {
               </table>
             </section>
             <section aria-labelledby="jobs-title">
+              <h2 id="sources-title">Sources</h2>
+              {sources === null ? (
+                <p class="muted">The sources service is not answering.</p>
+              ) : sources.length === 0 ? (
+                <p class="muted">No sources (memex sources add a folder).</p>
+              ) : (
+                <table aria-labelledby="sources-title">
+                  <TableHead columns={['Source', 'State', 'Last scan', 'Items']} />
+                  <tbody>
+                    {sources.map((source) => (
+                      <tr key={source.id}>
+                        <td>
+                          {source.name} <span class="muted">({source.kind})</span>
+                        </td>
+                        <td class={source.state === 'active' ? 'ok' : 'bad'}>
+                          {source.state}
+                          {source.reason && <div>{source.reason}</div>}
+                        </td>
+                        <td>
+                          {source.last_scan
+                            ? `${formatDate(source.last_scan.finished_at, true)}: ${source.last_scan.files} files, ${source.last_scan.ingested} new, ${source.last_scan.failed} failed`
+                            : 'not yet'}
+                        </td>
+                        <td>
+                          {source.counts.items} items
+                          {source.counts.failed > 0 && `, ${source.counts.failed} files refused`}
+                          {source.backlog > 0 && `, ${source.backlog} waiting`}
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
               <h2 id="jobs-title">Pipeline backlog</h2>
               {jobs ? (
                 <table>
@@ -130,6 +165,40 @@ export function StatusPage() {
                 </table>
               ) : (
                 <p class="muted">The pipelines service is not answering.</p>
+              )}
+              {jobs?.tier2 && (
+                <>
+                  <h2 id="tier2-title">Tier 2 (chat models)</h2>
+                  <p>
+                    {jobs.tier2.waiting} waiting, {jobs.tier2.in_progress} in progress, {jobs.tier2.done} done,{' '}
+                    {jobs.tier2.failed} failed
+                    {jobs.tier2.last_failure && <span class="bad"> · last failure: {jobs.tier2.last_failure}</span>}
+                  </p>
+                  <table aria-labelledby="tier2-title">
+                    <TableHead columns={['Model', 'Spent today', 'Budget']} />
+                    <tbody>
+                      {jobs.tier2.models.map((m) => (
+                        <tr key={m.model}>
+                          <td>
+                            {m.model} <span class="muted">({m.tasks.join(', ')})</span>
+                          </td>
+                          <td>
+                            {m.spent_today.requests} requests, {m.spent_today.tokens} tokens, $
+                            {m.spent_today.cost.toFixed(2)}
+                          </td>
+                          <td class={m.paused_until ? 'bad' : ''}>
+                            {budgetText(m.budget)}
+                            {m.paused_until && (
+                              <div>
+                                paused until {formatDate(m.paused_until, true)}: {m.paused_because}
+                              </div>
+                            )}
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </>
               )}
               <h2>Mail sources</h2>
               <ul>
@@ -184,4 +253,14 @@ export function StatusPage() {
       </Loading>
     </Page>
   );
+}
+
+/** A model's limits as a person reads them; none set is said so. */
+function budgetText(budget: { requests_per_minute?: number; tokens_per_day?: number; cost_per_day?: number }): string {
+  const parts = [
+    budget.requests_per_minute !== undefined && `${budget.requests_per_minute} requests/min`,
+    budget.tokens_per_day !== undefined && `${budget.tokens_per_day} tokens/day`,
+    budget.cost_per_day !== undefined && `$${budget.cost_per_day}/day`,
+  ].filter(Boolean);
+  return parts.length ? parts.join(', ') : 'no limits';
 }

@@ -1,6 +1,6 @@
 // The web UI's pages for the newer services, in real headless Chromium against a running stack:
 // photos (a timeline of thumbnails, face clusters named from the page, a photo with its faces and
-// time), the calendar (a week, an event's attendees and brief), the mail client's views and compose
+// time), a video's transcript found to the second, the calendar (a week, an event's attendees and brief), the mail client's views and compose
 // form, sources and jobs (a watched folder's state and last scan), with axe-core on every page and
 // screenshots; an agent token's session never shows photos.
 import { after, before, describe, test } from 'node:test';
@@ -20,7 +20,14 @@ import {
   TokensCreate,
 } from '@memex/contracts';
 import { ics } from '@memex/calendar-sync/testing';
-import { faceTestSet, faceTestSetSkip } from '@memex/media/testing';
+import {
+  faceTestSet,
+  faceTestSetSkip,
+  fakeTranscriber,
+  recordingToolsSkip,
+  spokenVideo,
+  type FakeTranscriber,
+} from '@memex/media/testing';
 import { waitUntil } from '@memex/testing';
 import { mailItem, mime } from './mail.js';
 import { startStack, type TestStack } from './stack.js';
@@ -37,6 +44,7 @@ import {
 } from './web-browser.js';
 
 const skip = browserSkip() || faceTestSetSkip();
+const videoSkip = await recordingToolsSkip();
 
 /** A meeting written in Paris time, with an organizer and two attendees. */
 const REVIEW = [
@@ -59,6 +67,8 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
   let agentToken = '';
   let mailId = '';
   let folder = '';
+  let videoId = '';
+  let transcriber: FakeTranscriber | undefined;
 
   /**
    * No serious or critical axe-core violation at either width, and a screenshot of each. Pages
@@ -81,7 +91,30 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
     process.env['MEMEX_FACE_MIN_FACES'] = '2';
     process.env['MEMEX_PHOTO_EVENTS_SETTLE_MS'] = '300';
     process.env['MEMEX_OBJECT_TAGS'] = 'off';
+    if (!videoSkip) {
+      // What a whisper endpoint would say of the clip: the words, at the second they start.
+      transcriber = await fakeTranscriber([
+        { start: 0.2, end: 3, text: ' Welcome aboard.' },
+        { start: 3, end: 6.5, text: ' The boat leaves the harbour at nine.' },
+      ]);
+      process.env['MEMEX_TRANSCRIBE_URL'] = transcriber.url;
+    }
     stack = await startStack(['ingest', 'media', 'graph', 'calendar-sync', 'sources']);
+    if (!videoSkip) {
+      const video = await stack.owner.call(Ingest, {
+        items: [
+          {
+            type: 'video/mp4',
+            data: (await spokenVideo('Welcome aboard. The boat leaves the harbour at nine.', 0)).toString('base64'),
+            source: { kind: 'folder', id: 'e2e-web-videos' },
+            external_id: 'harbour.mp4',
+            attributes: { filename: 'harbour.mp4' },
+          },
+        ],
+      });
+      videoId = video.results[0]!.id!;
+      assert.ok(videoId, JSON.stringify(video.results));
+    }
     folder = mkdtempSync(path.join(os.tmpdir(), 'memex-web-notes-'));
     writeFileSync(path.join(folder, 'harbour.md'), '# Harbour\n\nThe boat leaves at nine.\n');
     await stack.owner.call(SourcesAdd, { kind: 'folder', path: folder, id: 'web-notes' });
@@ -170,6 +203,8 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
     await browser?.close();
     await stack?.stop();
     if (folder) rmSync(folder, { recursive: true, force: true });
+    await transcriber?.close();
+    delete process.env['MEMEX_TRANSCRIBE_URL'];
     for (const name of ['MEMEX_FACE_MIN_FACES', 'MEMEX_PHOTO_EVENTS_SETTLE_MS', 'MEMEX_OBJECT_TAGS'])
       delete process.env[name];
   });
@@ -211,6 +246,20 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
     assert.match((await page.locator('dt:text-is("Taken") + dd').textContent()) ?? '', /2024/);
     await check('photo', page, { portraits: true });
     assert.deepEqual(errors, []);
+  });
+
+  test("a video's page: its transcript, and a word found opens at its second", { skip: videoSkip }, async () => {
+    await page.goto(`${stack.url}/item/${videoId}`);
+    const transcript = page.getByRole('list', { name: 'Transcript' });
+    await transcript.getByText('The boat leaves the harbour at nine.').waitFor();
+    await page.getByLabel('Find in transcript').fill('harbour');
+    await page.getByRole('button', { name: 'Find' }).click();
+    await page.getByRole('list', { name: 'Moments found' }).getByRole('link', { name: '0:03' }).click();
+    await page.waitForURL(/\?t=3$/);
+    const current = transcript.locator('li[aria-current="true"]');
+    await current.waitFor();
+    assert.match((await current.textContent()) ?? '', /0:03 The boat leaves the harbour at nine\./);
+    await check('video');
   });
 
   test('calendar: a week with the meeting at its Paris time, its attendees and its brief', async () => {

@@ -19,7 +19,8 @@ export function Rendition({
   name?: 'thumb' | 'preview';
 }) {
   const image = useLoad(() => call('memex.media.rendition', { item_id: itemId, name }), [itemId, name]);
-  if (image.error) return <span class="muted thumb-missing">{image.error.message}</span>;
+  // A video or recording has no thumbnail (its keyframes are not served): a tile names it instead.
+  if (image.error) return <span class="thumb-missing">{alt}: no picture</span>;
   if (!image.data) return <span class="muted thumb-missing">Loading…</span>;
   return (
     <img

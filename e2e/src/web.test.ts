@@ -431,7 +431,7 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await page.locator('#token-name').fill('reader');
     await page.locator('#token-labels').fill('mail, client:acme');
     await page.getByRole('button', { name: 'Create token' }).click();
-    await page.getByText(/The new token \(shown once\): mxa_/).waitFor();
+    await page.getByText(/The new token \(shown once\): mxa_\S+\. Its scope: the labels client:acme, mail /).waitFor();
     const row = page.getByRole('row', { name: /reader/ });
     await row.getByText('client:acme, mail').waitFor();
     await check('settings');

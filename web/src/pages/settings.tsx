@@ -18,19 +18,19 @@ function Tokens() {
   const tokens = useLoad(() => call('memex.tokens.list', {}), []);
   const [name, setName] = useState('');
   const [labels, setLabels] = useState('');
-  const [secret, setSecret] = useState('');
+  const [made, setMade] = useState<{ token: string; labels: string[] } | null>(null);
   const [act, state] = useAction();
   const create = (event: Event) => {
     event.preventDefault();
     void act(async () => {
-      const made = await call('memex.tokens.create', {
+      const answer = await call('memex.tokens.create', {
         name,
         labels: labels.split(/[\s,]+/).filter(Boolean),
       });
-      setSecret(made.token);
+      setMade({ token: answer.token, labels: answer.labels });
       setName('');
       setLabels('');
-      await call('memex.tokens.list', { min_seq: made.seq });
+      await call('memex.tokens.list', { min_seq: answer.seq });
       await tokens.reload();
     });
   };
@@ -60,9 +60,13 @@ function Tokens() {
           Create token
         </button>
       </form>
-      {secret && (
+      {made && (
         <p class="notice" role="status">
-          The new token (shown once): <code class="secret">{secret}</code>
+          The new token (shown once): <code class="secret">{made.token}</code>. Its scope:{' '}
+          {made.labels.length
+            ? `the labels ${made.labels.join(', ')} (what each lets it see is in $MEMEX_HOME/scopes.json)`
+            : 'no labels'}
+          .
         </p>
       )}
       <Status {...state} />

@@ -2,8 +2,22 @@ import { MemexError } from './errors.js';
 
 // The query language of memex.search, here because mail rules (mail-sync) are written in it too.
 
-/** The query syntax's filters (`from:ann`, `kind:email`, `before:2021-03`, `author:shen` for a paper's authors...). */
-export const FILTER_FIELDS = ['from', 'to', 'kind', 'before', 'after', 'label', 'source', 'author'] as const;
+/**
+ * The query syntax's filters (`from:ann`, `kind:email`, `before:2021-03`, `author:shen` for a paper's
+ * authors, `object:dog` and `tag:beach` for what media saw in a photo or video...).
+ */
+export const FILTER_FIELDS = [
+  'from',
+  'to',
+  'kind',
+  'before',
+  'after',
+  'label',
+  'source',
+  'author',
+  'object',
+  'tag',
+] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number];
 
 export interface ParsedQuery {
@@ -27,7 +41,7 @@ function trimWord(raw: string): string {
 
 /**
  * Reads what a person types into a search box: words, "quoted phrases", `-exclusions`,
- * `prefix*`, and filters from:, to:, kind:, before:, after:, label:, source:, author: (values may be
+ * `prefix*`, and filters from:, to:, kind:, before:, after:, label:, source:, author:, object:, tag: (values may be
  * quoted: from:"Ann Lee"). An unknown `field:` stays a word (re:, http:).
  */
 export function parseQuery(q: string): ParsedQuery {

@@ -20,6 +20,8 @@ export interface ItemsTable {
   parts_pipeline: string | null;
   /** It has at least one passage: it counts towards a space being complete. */
   has_text: Generated<boolean>;
+  /** What media saw in it (`object:dog`, `tag:beach`): photo.tagged's tags. */
+  tags: Generated<string[]>;
   seq: number;
 }
 

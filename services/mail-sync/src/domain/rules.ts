@@ -80,8 +80,10 @@ export function matches(rule: RuleQuery, message: RuleMessage): boolean {
     anyOf(filters.to, (v) => to.includes(v.toLowerCase())) &&
     anyOf(filters.label, (v) => message.labels.includes(v)) &&
     anyOf(filters.kind, (v) => v.toLowerCase() === 'email') &&
-    // author: is a paper's author: no message has one.
+    // author: is a paper's author, object: and tag: what a photo shows: no message has one.
     anyOf(filters.author, () => false) &&
+    anyOf(filters.object, () => false) &&
+    anyOf(filters.tag, () => false) &&
     anyOf(filters.source, (v) => message.account === v || message.account.startsWith(`${v}:`)) &&
     rule.after.every((d) => date >= d) &&
     rule.before.every((d) => date < d) &&

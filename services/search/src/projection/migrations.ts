@@ -150,4 +150,12 @@ export const searchMigrations: Migration[] = [
         from items i where i.id = p.item_id`.execute(db);
     },
   },
+  {
+    // What media saw in a photo or video (object:dog, tag:beach): the object:/tag: filters.
+    name: '004_media_tags',
+    async up(db) {
+      await sql`alter table items add column tags text[] not null default '{}'`.execute(db);
+      await sql`create index items_tags on items using gin (tags)`.execute(db);
+    },
+  },
 ];

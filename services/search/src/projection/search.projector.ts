@@ -10,6 +10,7 @@ import {
   ModelAdded,
   NotePut,
   PaperExtracted,
+  PhotoTagged,
   PartExtracted,
   type EventOf,
   type MailMeta,
@@ -22,7 +23,8 @@ import { allSpaces, ensureSpace, vectorLiteral, vectorTables } from './vectors.j
 import { addWords, countsOf, flushWords, passageCounts, removeWords, stageWords } from './vocabulary.js';
 
 type Trx = Transaction<SearchDatabase>;
-type ItemRow = Omit<ItemsTable, 'has_text' | 'parts_revision' | 'parts_pipeline'>;
+// Tags come from media's photo.tagged, not from the item: an upsert keeps them.
+type ItemRow = Omit<ItemsTable, 'has_text' | 'parts_revision' | 'parts_pipeline' | 'tags'>;
 
 /** `name <address>` lines, lowercased, from an email's address lists. */
 function people(lists: MailMeta['from'][]): string {
@@ -104,6 +106,17 @@ export class SearchProjector implements AroundBatch<Trx> {
       .executeTakeFirst();
     if (!row || row.revision !== revision) return;
     await this.upsertItem(trx, { ...row, people_from: paper ? paper.authors.join('\n').toLowerCase() : '' });
+  }
+
+  /** What media saw in a photo or video: its tags replace the last ones (object:/tag: filters). */
+  @On(PhotoTagged)
+  async photoTagged(trx: Trx, event: EventOf<typeof PhotoTagged>): Promise<void> {
+    const { item_id: id, tags } = event.data;
+    await trx
+      .updateTable('items')
+      .set({ tags: [...new Set(tags.map((t) => t.tag.toLowerCase()))].sort() })
+      .where('id', '=', id)
+      .execute();
   }
 
   /** Inserts or replaces an item's searchable facts, keeping its parts' copies of title and scope in step. */

@@ -44,6 +44,12 @@ export function filterConditions(params: ParamsOf<typeof Search>, parsed: Parsed
   // A paper's authors are who it is from (tier 0's paper.extracted); author: asks for papers.
   if (filters.author.length)
     conditions.push(sql`(i.kind = 'paper' and i.people_from ilike any(${contains(filters.author)}::text[]))`);
+  // What media saw (photo.tagged): object:dog is the detector's tag, tag:beach the vision model's.
+  const tagged = [
+    ...filters.object.map((v) => `object:${v.toLowerCase()}`),
+    ...filters.tag.map((v) => `tag:${v.toLowerCase()}`),
+  ];
+  if (tagged.length) conditions.push(sql`i.tags && ${tagged}::text[]`);
   // Lower bounds are inclusive, upper bounds exclusive: after:2020 before:2021 is the year 2020.
   const since = [
     ...(params.from ? [parseDate(params.from, 'from')] : []),

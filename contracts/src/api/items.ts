@@ -49,6 +49,11 @@ export const Item = Type.Object({
       description: 'a chat model’s summary (tier 2) and its maker, once one has been made',
     }),
   ),
+  place: Type.Optional(
+    Type.Union([Type.Object({ key: Type.String(), name: Type.String(), country: Type.String() }), Type.Null()], {
+      description: 'where a photo or video was taken, as the media pipeline placed it (a GeoNames place)',
+    }),
+  ),
 });
 
 export const NotesPut = defineMethod({

@@ -11,6 +11,9 @@ import {
   LocationUnreachable,
   MailFlagsChanged,
   NotePut,
+  PhotoAnalyzed,
+  type Place,
+  VideoAnalyzed,
   makerString,
   type EventOf,
 } from '@memex/contracts';
@@ -192,6 +195,29 @@ export class ItemsProjector {
       .values({ id, seq })
       .onConflict((oc) => oc.doNothing())
       .execute();
+  }
+
+  /** Where media placed a photo (the latest analysis replaces the last; none clears it). */
+  @On(PhotoAnalyzed)
+  async photoPlaced(trx: Trx, { data }: EventOf<typeof PhotoAnalyzed>): Promise<void> {
+    await this.place(trx, data.item_id, data.place);
+  }
+
+  @On(VideoAnalyzed)
+  async videoPlaced(trx: Trx, { data }: EventOf<typeof VideoAnalyzed>): Promise<void> {
+    await this.place(trx, data.item_id, data.place);
+  }
+
+  private async place(trx: Trx, item: string, place: Place | null): Promise<void> {
+    if (!place) {
+      await sql`delete from places where item = ${item}`.execute(trx);
+      return;
+    }
+    await sql`insert into places (item, key, name, country)
+      select id, ${place.key}, ${place.name}, ${place.country} from items where id = ${item}
+      on conflict (item) do update set key = excluded.key, name = excluded.name, country = excluded.country`.execute(
+      trx,
+    );
   }
 
   /** A model's summary of the item (the latest replaces the last); none for an item that is gone. */

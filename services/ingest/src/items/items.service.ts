@@ -27,11 +27,19 @@ export class ItemsService {
   /** Tier 2's summary of the item, with the model that wrote it (null until one has). */
   private async summary(id: string): Promise<{ text: string; made_by: string } | null> {
     const row = (
-      await sql<{ summary: string; made_by: string }>`select summary, made_by from summaries where item = ${id}`.execute(
-        this.db,
-      )
+      await sql<{
+        summary: string;
+        made_by: string;
+      }>`select summary, made_by from summaries where item = ${id}`.execute(this.db)
     ).rows[0];
     return row ? { text: row.summary, made_by: row.made_by } : null;
+  }
+
+  /** Where media placed a photo or video (null until it has, or when it has no position). */
+  private async place(id: string): Promise<{ key: string; name: string; country: string } | null> {
+    const { rows } = await sql<{ key: string; name: string; country: string }>`
+      select key, name, country from places where item = ${id}`.execute(this.db);
+    return rows[0] ?? null;
   }
 
   @RpcMethod(ItemsGet)
@@ -65,6 +73,7 @@ export class ItemsService {
         : null,
       revision: row.revision,
       summary: await this.summary(row.id),
+      place: await this.place(row.id),
       parent_id: row.parent_id,
     };
   }

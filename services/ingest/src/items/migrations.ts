@@ -149,4 +149,17 @@ export const ingestMigrations: Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    // Where a photo or video was taken, as media placed it (photo.analyzed / video.analyzed), shown
+    // by memex.items.get; it goes with the item.
+    name: '007_item_places',
+    async up(db) {
+      await sql`create table places (
+        item text primary key references items (id) on delete cascade,
+        key text not null,
+        name text not null,
+        country text not null
+      )`.execute(db);
+    },
+  },
 ];

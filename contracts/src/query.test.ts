@@ -6,7 +6,7 @@ import { formatQuery, meaningText, parseDate, parseQuery } from './query.js';
 describe('parseQuery', () => {
   test('words, phrases, exclusions, prefixes and filters', () => {
     const parsed = parseQuery(
-      'Budget "quarterly review" -draft -"old plan" invoi* from:ann to:"Bob Lee" kind:email before:2021-03 after:2020 label:work source:mbox author:"Shen"',
+      'Budget "quarterly review" -draft -"old plan" invoi* from:ann to:"Bob Lee" kind:email before:2021-03 after:2020 label:work source:mbox author:"Shen" object:dog tag:beach',
     );
     assert.deepEqual(parsed.words, ['budget']);
     assert.deepEqual(parsed.phrases, ['quarterly review']);
@@ -21,6 +21,8 @@ describe('parseQuery', () => {
       label: ['work'],
       source: ['mbox'],
       author: ['Shen'],
+      object: ['dog'],
+      tag: ['beach'],
     });
     assert.equal(meaningText(parsed), 'budget invoi quarterly review');
   });

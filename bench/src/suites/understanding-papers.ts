@@ -6,7 +6,8 @@ import { generatedPapers, PAPER_RULES, pdfText, readPaper } from '@memex/pipelin
 import { ServiceHost, startService } from '@memex/runtime';
 import { createTestEnv } from '@memex/testing';
 import type { BenchResult } from '../result.js';
-import { textItemDraft } from './understanding-tier2.js';
+import { textItemDraft } from '@memex/pipelines';
+import { BENCH_ITEM } from './understanding-tier2.js';
 
 /** Papers read in process, and papers whose readings the graph resolves. */
 const PAPERS = 300;
@@ -45,7 +46,7 @@ export async function runPapers(): Promise<BenchResult[]> {
     const publisher = new EventPublisher(bus);
     const items = [];
     for (const { paper, text } of papers.slice(0, IN_GRAPH))
-      items.push(await textItemDraft(blobs, { kind: 'paper', title: paper.title, text, meta: {} }));
+      items.push(await textItemDraft(blobs, { kind: 'paper', title: paper.title, text, meta: {} }, BENCH_ITEM));
     const last = (await publisher.publishAll(items)).at(-1)!.seq;
     const projector = app.get(ServiceHost).projector!;
     await projector.waitFor(last, 120_000);

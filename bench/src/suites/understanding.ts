@@ -6,7 +6,8 @@ import { startService } from '@memex/runtime';
 import { createTestEnv } from '@memex/testing';
 import type { BenchResult } from '../result.js';
 import { runPapers } from './understanding-papers.js';
-import { runTier2, textItemDraft } from './understanding-tier2.js';
+import { textItemDraft } from '@memex/pipelines';
+import { BENCH_ITEM, runTier2 } from './understanding-tier2.js';
 
 /** Messages read in process (rules only) and through the service (jobs, log, workers). */
 const IN_PROCESS = 2000;
@@ -83,21 +84,25 @@ export async function run(): Promise<BenchResult[]> {
     const drafts = [];
     for (let i = 0; i < THROUGH_SERVICE; i++) {
       drafts.push(
-        await textItemDraft(blobs, {
-          kind: 'email',
-          title: `Quote ${i}`,
-          text: message(i),
-          occurred_at: '2025-03-04T09:00:00.000Z',
-          meta: {
-            from: [{ name: 'Sender', address: `sender${i}@example.org` }],
-            to: [],
-            cc: [],
-            bcc: [],
-            threadKey: `thread-${i}`,
-            spam: false,
-            flags: { read: false, starred: false },
+        await textItemDraft(
+          blobs,
+          {
+            kind: 'email',
+            title: `Quote ${i}`,
+            text: message(i),
+            occurred_at: '2025-03-04T09:00:00.000Z',
+            meta: {
+              from: [{ name: 'Sender', address: `sender${i}@example.org` }],
+              to: [],
+              cc: [],
+              bcc: [],
+              threadKey: `thread-${i}`,
+              spam: false,
+              flags: { read: false, starred: false },
+            },
           },
-        }),
+          BENCH_ITEM,
+        ),
       );
     }
     const serviceStarted = performance.now();

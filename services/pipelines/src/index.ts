@@ -8,4 +8,5 @@ export { signatureIn } from './structure/signature.js';
 export { STRUCTURE_PIPELINE } from './structure/structure-task.js';
 export { FakeChatServer, type FakeChatAnswer, type FakeChatRequest } from './understanding/testing/fake-chat.js';
 export { generatedPapers, pdfText, type GeneratedPaper } from './testing/papers.js';
+export { textItemDraft } from './testing/items.js';
 export { PAPER_RULES, readPaper } from './papers/index.js';

@@ -1,7 +1,7 @@
 import type { EventEnvelope } from '@memex/contracts';
 import { ItemIngested } from '@memex/contracts';
 import { BlobStore, sha256 } from '@memex/blobs';
-import { Bus, EventPublisher, newId, readLog, typeFilter } from '@memex/bus';
+import { Bus, draftOf, EventPublisher, newId, readLog, typeFilter } from '@memex/bus';
 
 /** Events of a type about an item, waiting until `count` are there. */
 export async function eventsOf(bus: Bus, type: string, itemId: string, count: number): Promise<EventEnvelope[]> {
@@ -17,25 +17,23 @@ export async function eventsOf(bus: Bus, type: string, itemId: string, count: nu
   }
 }
 
-/** Publishes an item.ingested the way ingest does: the text in a blob first. */
-export async function ingest(
-  publisher: EventPublisher,
-  blobs: BlobStore,
-  item: {
-    title: string;
-    text: string;
-    kind?: string;
-    labels?: string[];
-    meta?: Record<string, unknown>;
-    occurred_at?: string;
-  },
-): Promise<{ id: string; seq: number }> {
+export interface TextItem {
+  title: string;
+  text: string;
+  kind?: string;
+  labels?: string[];
+  meta?: Record<string, unknown>;
+  occurred_at?: string;
+}
+
+/** An item.ingested as ingest writes one for generated text, its text put in the blob store first. */
+export async function textItemDraft(blobs: BlobStore, item: TextItem, made = { by: 'test', source: 'fixtures' }) {
   const id = newId();
   const text = Buffer.from(item.text);
   const textSha = await blobs.put(text);
-  const { seq } = await publisher.publish(ItemIngested, {
+  return draftOf(ItemIngested, {
     subject: `item:${id}`,
-    actor: { kind: 'import', id: 'test' },
+    actor: { kind: 'import', id: made.by },
     kind: item.kind ?? 'document',
     labels: item.labels ?? [],
     ...(item.occurred_at ? { occurred_at: item.occurred_at } : {}),
@@ -44,7 +42,7 @@ export async function ingest(
       kind: item.kind ?? 'document',
       revision: 1,
       title: item.title,
-      source: { kind: 'test', id: 'fixtures' },
+      source: { kind: made.by, id: made.source },
       external_id: null,
       identity: `sha256:${sha256(text)}`,
       origin: 'imported',
@@ -56,5 +54,15 @@ export async function ingest(
       meta: item.meta ?? {},
     },
   });
-  return { id, seq };
+}
+
+/** Publishes an item.ingested the way ingest does: the text in a blob first. */
+export async function ingest(
+  publisher: EventPublisher,
+  blobs: BlobStore,
+  item: TextItem,
+): Promise<{ id: string; seq: number }> {
+  const draft = await textItemDraft(blobs, item);
+  const { seq } = await publisher.publish(draft.definition, draft.draft);
+  return { id: draft.draft.data.id, seq };
 }

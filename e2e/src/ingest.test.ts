@@ -381,8 +381,8 @@ describe(
       assert.match(reasons[4]!, /attribute "read": expected boolean/);
       assert.match(reasons[5]!, /source.kind "gmail" is reserved/);
       assert.match(reasons[6]!, /data is not valid base64/);
-      assert.match(reasons[7]!, /exactly one of data \(base64\) or text/);
-      assert.match(reasons[8]!, /exactly one of data \(base64\) or text/);
+      assert.match(reasons[7]!, /exactly one of data \(base64\), text or location/);
+      assert.match(reasons[8]!, /exactly one of data \(base64\), text or location/);
       assert.equal(reasons[9], 'created');
       for (const i of [0, 9])
         assert.equal((await stack.owner.call(ItemsGet, { id: results[i]!.id!, min_seq: seq })).kind, 'email');

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import pg from 'pg';
 import { Bus, EventPublisher, newId, type NamedDraft, bindDraft } from '@memex/bus';
+import { noteMarkdownOf } from '@memex/contracts';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
 import { snapshotSchema } from './snapshot.js';
 
@@ -62,7 +63,7 @@ test('a projector killed with SIGKILL mid-stream ends with exactly the rows of a
       actor: { kind: 'user', id: 'owner' },
       kind: 'note',
       labels: i % 3 === 0 ? ['x'] : [],
-      data: { id, title: `note ${i}`, body: `body of note ${i}` },
+      data: { id, title: `note ${i}`, body: `body of note ${i}`, markdown: noteMarkdownOf(`body of note ${i}`) },
     });
   }
   for (let i = 0; i < drafts.length; i += 500)

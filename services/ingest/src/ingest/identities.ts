@@ -140,8 +140,13 @@ export class IdentityLog {
     return found ? { seq: found.seq, event: found.event as ItemIngestedEvent } : null;
   }
 
-  /** A stored message's flags and mail labels as the mail views show them (the read model), or null. */
-  async messageState(itemId: string) {
+  /**
+   * A stored message's flags and mail labels as the mail views show them (the read model), or
+   * null; once the read model has applied `seq` (the message's last item.ingested), so a re-import
+   * right after the first sees the message, not its absence.
+   */
+  async messageState(itemId: string, seq: number) {
+    await this.readModelAt(seq);
     return (
       (await this.db
         .selectFrom('messages')
@@ -149,6 +154,20 @@ export class IdentityLog {
         .where('item_id', '=', itemId)
         .executeTakeFirst()) ?? null
     );
+  }
+
+  /** Waits (up to 60 s) until ingest's projector has applied `seq`: its checkpoint, read from Postgres. */
+  private async readModelAt(seq: number): Promise<void> {
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      const row = await sql<{ seq: number }>`select seq from projector_checkpoint where projector = 'ingest'`.execute(
+        this.db,
+      );
+      if ((row.rows[0]?.seq ?? 0) >= seq) return;
+      if (Date.now() > deadline)
+        throw new MemexError('timeout', `the ingest read model has not applied ${seq} after 60 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /** The stored state of an item from the log, or null when it has no `item.ingested` yet. */

@@ -172,12 +172,12 @@ export class ItemStore {
    * written back to it. The sequence of the change, or null when there was none.
    */
   private async relabel(labels: string[], id: string, actor: Actor): Promise<number | null> {
-    const current = await this.identities.messageState(id);
+    const last = await this.identities.lastIngested(id);
+    if (!last) return null;
+    const current = await this.identities.messageState(id, last.seq);
     if (!current || current.origin === 'mirrored') return null;
     const change = changeTo(current, labels);
     if (!change) return null;
-    const last = await this.identities.lastIngested(id);
-    if (!last) return null;
     const { seq } = await this.publisher.publish(MailFlagsChanged, {
       subject: `item:${id}`,
       actor,

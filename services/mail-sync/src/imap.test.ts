@@ -339,6 +339,8 @@ test(
       assert.ok(atKill < MESSAGES, `killed in the middle (${atKill} of ${MESSAGES} mirrored)`);
 
       child = spawnService(h.env.config, 'mail-sync');
+      // (The memex may hold every message before mail-sync answers again: ingest can be ahead of its mirrors.)
+      await mailSyncReady(h);
       const inViews = async () =>
         (await h.call(MailAccounts, { min_seq: await h.bus.lastSeq() }).catch(() => undefined))?.accounts.find(
           (a) => a.account === `imap:${ACCOUNT}`,

@@ -217,3 +217,34 @@ test('a catalog refuses an old version without an upcaster, and one type with tw
     /probe\.named has two owners: gateway and ingest/,
   );
 });
+
+test('an event no handler takes does not end a batch handler’s run', async () => {
+  const runs: string[][] = [];
+  class RunProbe {
+    @OnBatch(TokenRevoked)
+    async revoked(_trx: never, run: LoggedOf<typeof TokenRevoked>[]): Promise<void> {
+      runs.push(run.map(({ event }) => event.data.id));
+    }
+
+    @On(TokenCreated)
+    async created(_trx: never, event: EventOf<typeof TokenCreated>): Promise<void> {
+      runs.push([`created ${event.data.id}`]);
+    }
+  }
+  const envelope = (type: string, id: string) => ({
+    id: newId(),
+    type,
+    v: 1,
+    subject: `token:${id}`,
+    occurred_at: '2026-01-01T00:00:00.000Z',
+    recorded_at: '2026-01-01T00:00:00.000Z',
+    actor: owner,
+    labels: [],
+    data: type === 'token.created' ? { id, name: id, labels: [], sha256: 'a'.repeat(64) } : { id },
+  });
+  // An import interleaves identity claims (no handler here) with what the projector takes.
+  const types = ['token.revoked', 'identity.claimed', 'token.revoked', 'token.created', 'token.revoked'];
+  const batch = types.map((type, i) => ({ seq: i + 1, event: envelope(type, `t${i}`), headers: undefined, pending: 0 }));
+  await HandlerProjection.of(new RunProbe()).applyBatch({} as never, batch);
+  assert.deepEqual(runs, [['t0', 't2'], ['created t3'], ['t4']]);
+});

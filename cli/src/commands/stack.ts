@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { loadConfig, REPO_ROOT } from '@memex/config';
+import { ensureNatsToken, loadConfig, REPO_ROOT } from '@memex/config';
 import { ProcessSupervisor, stackPaths, startLocalServers, stopStack } from '@memex/stack';
 
 const READY_TIMEOUT_MS = 120_000;
@@ -47,6 +47,8 @@ export function registerStack(program: Command): void {
         natsPort: config.natsPort,
         databaseUrl: process.env.MEMEX_DATABASE_URL || undefined,
         natsUrl: process.env.MEMEX_NATS_URL || undefined,
+        // Every client of the local NATS gives this token (services get it in MEMEX_NATS_URL).
+        natsToken: ensureNatsToken(config.home),
       });
       const url = `http://${config.host}:${config.port}`;
       const supervisor = new ProcessSupervisor({

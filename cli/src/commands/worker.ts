@@ -36,7 +36,10 @@ export function registerWorker(program: Command): void {
       value,
     ])
     .option('--data <dir>', 'where the worker keeps its record of the files sent (default ~/.memex-worker/<name>)')
-    .option('--nats <url>', "the memex's NATS (default: this checkout's, or MEMEX_NATS_URL)")
+    .option(
+      '--nats <url>',
+      "the memex's NATS, with its token: nats://<token>@host:port (the token is the memex's MEMEX_HOME/nats-token; default: this checkout's, or MEMEX_NATS_URL)",
+    )
     .option('--token <token>', 'the NATS token the operator gave this worker (or MEMEX_NATS_TOKEN)')
     .option('--user <user>', 'a NATS user (with --password)')
     .option('--password <password>', 'the NATS user’s password (or MEMEX_NATS_PASSWORD)')

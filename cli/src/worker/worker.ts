@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
+import { natsConnectOptions } from '@memex/bus';
 import { WORKER_NAME_PATTERN, workerSubject, type WorkerHeartbeat } from '@memex/locations';
 import { FileServer } from './serve.js';
 import { FolderScan } from './scan.js';
@@ -127,7 +128,7 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
 async function connectTo(options: WorkerOptions): Promise<NatsConnection> {
   const auth = options.auth ?? {};
   return connect({
-    servers: options.natsUrl,
+    ...natsConnectOptions(options.natsUrl),
     name: `memex-worker-${options.name}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 1_000,

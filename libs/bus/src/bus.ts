@@ -10,6 +10,7 @@ import {
   type StreamConfig,
 } from '@nats-io/jetstream';
 import { EVENT_SUBJECT_ROOT, EVENTS_STREAM, JOB_SUBJECT_ROOT, JOBS_STREAM } from './subjects.js';
+import { natsConnectOptions } from './nats-url.js';
 
 /** The log: every event, kept forever; the source of truth (DESIGN.md §3). */
 export const EVENTS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
@@ -51,7 +52,7 @@ export class Bus {
   ) {}
 
   static async connect(url: string, name: string): Promise<Bus> {
-    const nc = await connect({ servers: url, name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const nc = await connect({ ...natsConnectOptions(url), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
     const jsm = await jetstreamManager(nc);
     return new Bus(nc, jetstream(nc), jsm);
   }

@@ -8,3 +8,4 @@ export * from './events.js';
 export * from './durable.js';
 export * from './feed.js';
 export * from './rpc.js';
+export * from './nats-url.js';

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +23,12 @@ export interface MemexConfig {
   minSeqTimeoutMs: number;
   /** How long the gateway waits for a service to answer a request. */
   rpcTimeoutMs: number;
+  /**
+   * Events the slowest projector may fall behind the log before memex.ingest refuses new items as
+   * `unavailable` (HTTP 503, Retry-After; clients send them again): a client faster than the
+   * read models waits instead of running the log ever further ahead. 0 turns the check off.
+   */
+  ingestMaxLag: number;
   /** OTLP/HTTP traces endpoint; unset means traces stay in-process (still propagated). */
   otlpEndpoint: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -57,6 +65,27 @@ function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return value;
 }
 
+/** The token of the local stack's NATS, under MEMEX_HOME (written at the first `memex stack up`, 0600). */
+export const natsTokenFile = (home: string) => path.join(home, 'nats-token');
+
+/** The local NATS's token: read from MEMEX_HOME, made there the first time (a worker elsewhere joins this bus). */
+export function ensureNatsToken(home: string): string {
+  const existing = readNatsToken(home);
+  if (existing) return existing;
+  mkdirSync(home, { recursive: true });
+  const token = randomBytes(24).toString('base64url');
+  writeFileSync(natsTokenFile(home), `${token}\n`, { mode: 0o600 });
+  return token;
+}
+
+function readNatsToken(home: string): string | undefined {
+  try {
+    return readFileSync(natsTokenFile(home), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): MemexConfig {
   const home = path.resolve(env.MEMEX_HOME || path.join(REPO_ROOT, '.memex'));
   const natsPort = int(env, 'MEMEX_NATS_PORT', 7422);
@@ -70,13 +99,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): MemexConfig {
     host: env.MEMEX_HOST || '127.0.0.1',
     port: int(env, 'MEMEX_PORT', 7777),
     grpcPort: int(env, 'MEMEX_GRPC_PORT', 7778),
-    natsUrl: env.MEMEX_NATS_URL || `nats://127.0.0.1:${natsPort}`,
+    natsUrl: env.MEMEX_NATS_URL || localNatsUrl(home, natsPort),
     natsPort,
     databaseUrl: env.MEMEX_DATABASE_URL || `postgres://postgres@127.0.0.1:${pgPort}/memex`,
     pgPort,
     blobsDir: path.resolve(env.MEMEX_BLOBS_DIR || path.join(home, 'blobs')),
     minSeqTimeoutMs: int(env, 'MEMEX_MIN_SEQ_TIMEOUT_MS', 5000),
     rpcTimeoutMs: int(env, 'MEMEX_RPC_TIMEOUT_MS', 30000),
+    ingestMaxLag: int(env, 'MEMEX_INGEST_MAX_LAG', 50_000),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
     logLevel,
     services: env.MEMEX_SERVICES
@@ -85,6 +115,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): MemexConfig {
           .filter(Boolean)
       : DEFAULT_SERVICES,
   };
+}
+
+/** The local stack's NATS, with its token when MEMEX_HOME has one (nats://<token>@127.0.0.1:<port>). */
+function localNatsUrl(home: string, port: number): string {
+  const token = readNatsToken(home);
+  return `nats://${token ? `${encodeURIComponent(token)}@` : ''}127.0.0.1:${port}`;
 }
 
 /** The environment under which `loadConfig` gives back `config` (to start a service process with it). */
@@ -101,6 +137,7 @@ export function configEnv(config: MemexConfig): Record<string, string> {
     MEMEX_BLOBS_DIR: config.blobsDir,
     MEMEX_MIN_SEQ_TIMEOUT_MS: String(config.minSeqTimeoutMs),
     MEMEX_RPC_TIMEOUT_MS: String(config.rpcTimeoutMs),
+    MEMEX_INGEST_MAX_LAG: String(config.ingestMaxLag),
     ...(config.otlpEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: config.otlpEndpoint } : {}),
     MEMEX_LOG_LEVEL: config.logLevel,
     MEMEX_SERVICES: config.services.join(','),

@@ -17,6 +17,8 @@ export interface LocalServersOptions {
   databaseUrl?: string;
   /** MEMEX_NATS_URL: when set, that server is used and no local nats-server is started. */
   natsUrl?: string;
+  /** The token the local nats-server requires (`ensureNatsToken` of @memex/config); none: no authorization. */
+  natsToken?: string;
   detached?: boolean;
 }
 
@@ -61,6 +63,7 @@ export async function startLocalServers(options: LocalServersOptions): Promise<L
           host,
           detached,
           monitorPort: options.natsMonitorPort,
+          ...(options.natsToken === undefined ? {} : { token: options.natsToken }),
           log: path.join(paths.logs, 'nats.log'),
         }),
   ]);

@@ -71,3 +71,20 @@ describe('startNats', () => {
     }
   });
 });
+
+test('startNats with a token: a client without it is refused, one with it (the handle URL names it) gets in', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'memex-nats-token-'));
+  const port = await freePort();
+  const nats = await startNats({ storeDir: path.join(dir, 'nats'), port, detached: false, token: 'worker-s3cret' });
+  t.after(async () => {
+    await nats.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  assert.equal(nats.url, `nats://worker-s3cret@127.0.0.1:${port}`);
+  const servers = `nats://127.0.0.1:${port}`;
+  await assert.rejects(connect({ servers, maxReconnectAttempts: 0 }), /authorization/i);
+  await assert.rejects(connect({ servers, token: 'guessed', maxReconnectAttempts: 0 }), /authorization/i);
+  const nc = await connect({ servers, token: 'worker-s3cret' });
+  await nc.flush();
+  await nc.close();
+});

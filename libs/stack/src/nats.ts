@@ -1,5 +1,5 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,10 +48,15 @@ export interface NatsOptions {
   /** As for Postgres: true (default) outlives this process and is reused by the next start. */
   detached?: boolean;
   startTimeoutMs?: number;
+  /**
+   * The token every client must give (`authorization { token }`): a worker on another machine
+   * joins this bus, so it is not open to whoever reaches the port. None: no authorization.
+   */
+  token?: string;
 }
 
 export interface NatsHandle {
-  /** nats://host:port */
+  /** nats://host:port, with the token as its user part when the server has one (nats://<token>@host:port). */
   readonly url: string;
   readonly host: string;
   readonly port: number;
@@ -68,13 +73,20 @@ export interface NatsHandle {
 const configFile = (storeDir: string) => path.join(storeDir, 'nats-server.conf');
 const pidFile = (storeDir: string) => path.join(storeDir, 'nats-server.pid');
 
-function renderConfig(storeDir: string, host: string, port: number, monitorPort: number | undefined): string {
+function renderConfig(
+  storeDir: string,
+  host: string,
+  port: number,
+  monitorPort: number | undefined,
+  token: string | undefined,
+): string {
   return [
     '# Written by @memex/stack on every start; edits are overwritten.',
     `listen: ${JSON.stringify(`${host}:${port}`)}`,
     ...(monitorPort === undefined ? [] : [`http: ${JSON.stringify(`${host}:${monitorPort}`)}`]),
     `pid_file: ${JSON.stringify(pidFile(storeDir))}`,
     'server_name: memex',
+    ...(token === undefined ? [] : [`authorization { token: ${JSON.stringify(token)} }`]),
     // Events stay under 1 MB (blobs hold large bytes); 8 MB leaves room for batched requests.
     'max_payload: 8MB',
     'jetstream {',
@@ -179,12 +191,21 @@ export async function startNats(options: NatsOptions): Promise<NatsHandle> {
       );
     }
     monitorPort = existing.monitorPort;
+    if (
+      options.token !== undefined &&
+      !readFileSync(configFile(storeDir), 'utf8').includes(JSON.stringify(options.token))
+    )
+      console.warn(
+        `nats-server for ${storeDir} (pid ${pid}) was started without this memex's token: it takes it when it starts again (memex stack down, then up)`,
+      );
   } else {
     mkdirSync(storeDir, { recursive: true });
     await assertPortFree(host, port, `nats-server for ${storeDir}`, 'MEMEX_NATS_PORT');
     if (monitorPort !== undefined)
       await assertPortFree(host, monitorPort, 'the NATS monitoring endpoint', 'its monitor port');
-    writeFileSync(configFile(storeDir), renderConfig(storeDir, host, port, monitorPort));
+    // 0600: it holds the token.
+    writeFileSync(configFile(storeDir), renderConfig(storeDir, host, port, monitorPort, options.token));
+    chmodSync(configFile(storeDir), 0o600);
     mkdirSync(path.dirname(log), { recursive: true });
     const logFd = openSync(log, 'a');
     try {
@@ -204,7 +225,7 @@ export async function startNats(options: NatsOptions): Promise<NatsHandle> {
 
   await waitUntilReady(host, port, monitorPort, pid, log, options.startTimeoutMs ?? 60_000);
   return {
-    url: `nats://${host}:${port}`,
+    url: `nats://${options.token === undefined ? '' : `${encodeURIComponent(options.token)}@`}${host}:${port}`,
     host,
     port,
     monitorPort,

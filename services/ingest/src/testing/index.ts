@@ -2,3 +2,4 @@
 export * from './archive.js';
 export * from './service.js';
 export { pdf } from '../handlers/testing/build.js';
+export { outlookMsg, type OutlookMessage } from '../handlers/testing/outlook-msg.js';

@@ -20,6 +20,7 @@ import { repairForParsing } from './repair.js';
 import { decodeUtf7, decodeUtf7Words, utf16Message } from './wide-charsets.js';
 import { normaliseMessageId, parseIdList, threadKey } from './threading.js';
 import { gmailState, takeoutLabels } from './gmail-labels.js';
+import { OUTLOOK_MSG_TYPE, isOutlookMessage, outlookToMime } from './outlook.js';
 
 /** The largest message taken, as in the seed's "As built": a message up to 25 MB. */
 export const MAIL_LIMIT_BYTES = 25 * 1024 * 1024;
@@ -386,8 +387,9 @@ async function parseAttachment(
     },
   };
   try {
-    if (contentType === 'message/rfc822' && depth < MAX_NESTED_MESSAGES) {
-      const email = await parseMail(bytes, {}, depth + 1);
+    const outlook = contentType === OUTLOOK_MSG_TYPE || (/\.msg$/i.test(filename ?? '') && isOutlookMessage(bytes));
+    if ((contentType === 'message/rfc822' || outlook) && depth < MAX_NESTED_MESSAGES) {
+      const email = await parseMail(outlook ? await outlookToMime(bytes) : bytes, {}, depth + 1);
       Object.assign(item, { text: email.text, warnings: email.warnings, children: email.children });
       if (!filename) item.title = email.title;
       item.meta.parsedAs = 'email';
@@ -426,13 +428,19 @@ async function parseAttachment(
 
 export const mailHandler: IngestHandler = {
   name: 'mail',
-  types: ['message/rfc822'],
+  types: ['message/rfc822', OUTLOOK_MSG_TYPE],
   attributesSchema: mailAttributesSchema,
   identityRule:
     'Message-ID (normalised: without <>, lowercase); a message without one: sha256 of its From and To addresses, Date, Subject and body text. ' +
-    'The same message from two sources is one item.',
+    'The same message from two sources is one item (an Outlook .msg and the same message saved as .eml too).',
   limitBytes: MAIL_LIMIT_BYTES,
   produces: ['email', 'attachment'],
   updatable: false,
-  parse: ({ bytes, attributes }) => parseMail(bytes, attributes as MailAttributes, 0),
+  parse: async ({ bytes, type, attributes }) =>
+    // A .msg sent as message/rfc822 is still read as one: no RFC 822 message starts with OLE's signature.
+    parseMail(
+      type.toLowerCase().startsWith(OUTLOOK_MSG_TYPE) || isOutlookMessage(bytes) ? await outlookToMime(bytes) : bytes,
+      attributes as MailAttributes,
+      0,
+    ),
 };

@@ -1,0 +1,132 @@
+import msgreader, { type FieldsData } from '@kenjiuno/msgreader';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import { RejectedItem } from '../handler.js';
+
+// A CommonJS module compiled from ES: its class is the namespace's `default`.
+const MsgReader = msgreader.default;
+type MsgReader = InstanceType<typeof MsgReader>;
+
+/** Outlook's saved message (MS-OXMSG): an OLE compound file. */
+export const OUTLOOK_MSG_TYPE = 'application/vnd.ms-outlook';
+
+/** The first bytes of every OLE compound file (MS-CFB 2.2). */
+const OLE_SIGNATURE = Buffer.from('d0cf11e0a1b11ae1', 'hex');
+
+/** MAPI properties msgreader does not name: PR_IN_REPLY_TO_ID and PR_INTERNET_REFERENCES (Unicode). */
+const IN_REPLY_TO = '1042001f';
+const REFERENCES = '1039001f';
+
+/** Message classes that are mail: notes (signed and encrypted too), meeting requests and answers, delivery reports. */
+const MAIL_CLASS = /^(ipm\.note|ipm\.schedule\.meeting|report\.)/i;
+
+/** Windows code pages of an HTML body stored as bytes, by the name TextDecoder knows. */
+function codepageName(codepage: number | undefined): string {
+  if (codepage === undefined || codepage === 65001) return 'utf-8';
+  if ((codepage >= 1250 && codepage <= 1258) || codepage === 874) return `windows-${codepage}`;
+  return (
+    { 932: 'shift_jis', 936: 'gbk', 949: 'euc-kr', 950: 'big5', 20127: 'us-ascii', 28591: 'iso-8859-1' }[codepage] ??
+    'utf-8'
+  );
+}
+
+export function isOutlookMessage(bytes: Buffer): boolean {
+  return bytes.subarray(0, OLE_SIGNATURE.length).equals(OLE_SIGNATURE);
+}
+
+/**
+ * An Outlook .msg as the Internet message it stands for, so that it is read, identified and
+ * threaded as the same message saved as .eml is. A received message keeps its transport headers
+ * (Message-ID, Date, Received, List-Id… as they arrived); a draft or a message Outlook sent has
+ * none, and gets its headers from the MAPI properties. The body and attachments come from the
+ * properties either way (Outlook does not keep the MIME); an attached .msg stays a .msg
+ * attachment, which the mail handler reads as a message in turn.
+ */
+export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
+  if (!isOutlookMessage(bytes))
+    throw new RejectedItem('not an Outlook .msg file: it does not start with the OLE compound file signature');
+  let reader: MsgReader;
+  let fields: FieldsData;
+  try {
+    reader = new MsgReader(new Uint8Array(bytes).buffer);
+    reader.parserConfig = { includeRawProps: true };
+    fields = reader.getFileData();
+  } catch (error) {
+    throw new RejectedItem(`unreadable Outlook .msg file: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if ((fields as { error?: string }).error)
+    throw new RejectedItem(`unreadable Outlook .msg file: ${(fields as { error?: string }).error}`);
+  if (fields.messageClass && !MAIL_CLASS.test(fields.messageClass))
+    throw new RejectedItem(`an Outlook ${fields.messageClass} item, not a message: only mail is read from .msg files`);
+
+  const raw = (tag: string) => fields.rawProps?.find((p) => p.propertyTag?.toLowerCase() === tag)?.value;
+  const text = (tag: string) => {
+    const value = raw(tag);
+    return typeof value === 'string' && value.trim() ? value.trim() : undefined;
+  };
+  const html =
+    fields.bodyHtml ??
+    (fields.html ? new TextDecoder(codepageName(fields.internetCodepage)).decode(fields.html) : undefined);
+  const recipients = (type: 'to' | 'cc' | 'bcc') =>
+    (fields.recipients ?? [])
+      .filter((r) => (r.recipType ?? 'to') === type)
+      .map((r) => ({ name: r.name ?? '', address: r.smtpAddress ?? r.email ?? '' }))
+      .filter((r) => r.address.includes('@'));
+  const sender = fields.senderSmtpAddress ?? fields.sentRepresentingSmtpAddress ?? fields.senderEmail;
+  const date = fields.clientSubmitTime ?? fields.messageDeliveryTime;
+  const options: Mail.Options = {
+    ...(sender?.includes('@') ? { from: { name: fields.senderName ?? '', address: sender } } : {}),
+    to: recipients('to'),
+    cc: recipients('cc'),
+    bcc: recipients('bcc'),
+    subject: fields.subject ?? '',
+    ...(date ? { date: new Date(date) } : {}),
+    ...(fields.messageId ? { messageId: fields.messageId } : {}),
+    ...(text(IN_REPLY_TO) ? { inReplyTo: text(IN_REPLY_TO) } : {}),
+    ...(text(REFERENCES) ? { references: text(REFERENCES) } : {}),
+    text: fields.body ?? '',
+    ...(html ? { html } : {}),
+    attachments: (fields.attachments ?? []).map((attachment) => {
+      const data = reader.getAttachment(attachment);
+      const embedded = attachment.innerMsgContent === true;
+      const name = data.fileName || attachment.fileName || attachment.name || 'attachment';
+      return {
+        filename: embedded && !/\.msg$/i.test(name) ? `${name}.msg` : name,
+        content: Buffer.from(data.content),
+        contentType: embedded ? OUTLOOK_MSG_TYPE : attachment.attachMimeTag || undefined,
+        ...(attachment.pidContentId ? { cid: attachment.pidContentId } : {}),
+      };
+    }),
+  };
+  const node = new MailComposer(options).compile();
+  node.keepBcc = true;
+  const composed = await node.build();
+  const split = composed.indexOf('\r\n\r\n');
+  const body = composed.subarray(split + 4);
+  const transport = fields.headers?.trim() ? fields.headers : null;
+  // Nodemailer invents a Message-ID and a Date when there is none: an unknown stays unknown.
+  const invented = new Set([...(fields.messageId ? [] : ['message-id']), ...(date ? [] : ['date'])]);
+  const composedHeaders = headerFields(composed.subarray(0, split).toString('utf8')).filter((field) => {
+    const name = fieldName(field);
+    return transport ? isMimeField(name) : !invented.has(name);
+  });
+  const head = transport
+    ? [...headerFields(transport).filter((field) => !isMimeField(fieldName(field))), ...composedHeaders]
+    : composedHeaders;
+  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'utf8'), body]);
+}
+
+/** A header block's fields, each with its continuation lines. */
+function headerFields(block: string): string[] {
+  const fields: string[] = [];
+  for (const line of block.split(/\r?\n/)) {
+    if (/^[ \t]/.test(line) && fields.length > 0) fields[fields.length - 1] += `\r\n${line}`;
+    else if (line.trim()) fields.push(line);
+  }
+  return fields;
+}
+
+const fieldName = (field: string) => field.slice(0, field.indexOf(':')).trim().toLowerCase();
+
+/** The fields that describe the MIME body: taken from the body as rebuilt, never from the transport headers. */
+const isMimeField = (name: string) => name === 'mime-version' || name.startsWith('content-');

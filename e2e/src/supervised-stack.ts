@@ -4,7 +4,7 @@ import { ensureOwnerToken } from '@memex/gateway';
 import { MemexClient } from '@memex/client';
 import { JobsStatus } from '@memex/contracts';
 import { freePort, ProcessSupervisor } from '@memex/stack';
-import { createTestEnv, servicesReady, waitUntil, type TestEnv } from '@memex/testing';
+import { createTestEnv, servicesReady, waitUntil, type TestEnv, type TestNatsOptions } from '@memex/testing';
 import { generateMessages, writeMbox } from '@memex/ingest/testing';
 import { spawnMemex, type ImportTarget } from './mbox-import.js';
 import { snapshotSchema } from './snapshot.js';
@@ -49,15 +49,19 @@ export interface SupervisedStack {
 export async function startSupervisedStack(
   services: string[],
   overrides: Partial<MemexConfig> = {},
+  nats: TestNatsOptions = {},
 ): Promise<SupervisedStack> {
   // A gateway restarted by the supervisor must come back where the clients look for it.
-  const env = await createTestEnv({
-    services,
-    port: await freePort(),
-    grpcPort: await freePort(),
-    rpcTimeoutMs: 15_000,
-    ...overrides,
-  });
+  const env = await createTestEnv(
+    {
+      services,
+      port: await freePort(),
+      grpcPort: await freePort(),
+      rpcTimeoutMs: 15_000,
+      ...overrides,
+    },
+    nats,
+  );
   const config = env.config;
   const url = `http://127.0.0.1:${config.port}`;
   const token = ensureOwnerToken(config.home);

@@ -53,6 +53,11 @@ export interface NatsOptions {
    * joins this bus, so it is not open to whoever reaches the port. None: no authorization.
    */
   token?: string;
+  /**
+   * How often the server pings a silent client, and how many unanswered pings close it as stale
+   * (nats-server's defaults: 2 minutes, 2). Tests shorten them to reach a dropped client in seconds.
+   */
+  ping?: { intervalSeconds: number; max: number };
 }
 
 export interface NatsHandle {
@@ -79,6 +84,7 @@ function renderConfig(
   port: number,
   monitorPort: number | undefined,
   token: string | undefined,
+  ping: NatsOptions['ping'],
 ): string {
   return [
     '# Written by @memex/stack on every start; edits are overwritten.',
@@ -89,6 +95,7 @@ function renderConfig(
     ...(token === undefined ? [] : [`authorization { token: ${JSON.stringify(token)} }`]),
     // Events stay under 1 MB (blobs hold large bytes); 8 MB leaves room for batched requests.
     'max_payload: 8MB',
+    ...(ping ? [`ping_interval: "${ping.intervalSeconds}s"`, `ping_max: ${ping.max}`] : []),
     'jetstream {',
     `  store_dir: ${JSON.stringify(storeDir)}`,
     '  max_memory_store: 256MB',
@@ -204,7 +211,7 @@ export async function startNats(options: NatsOptions): Promise<NatsHandle> {
     if (monitorPort !== undefined)
       await assertPortFree(host, monitorPort, 'the NATS monitoring endpoint', 'its monitor port');
     // 0600: it holds the token.
-    writeFileSync(configFile(storeDir), renderConfig(storeDir, host, port, monitorPort, options.token));
+    writeFileSync(configFile(storeDir), renderConfig(storeDir, host, port, monitorPort, options.token, options.ping));
     chmodSync(configFile(storeDir), 0o600);
     mkdirSync(path.dirname(log), { recursive: true });
     const logFd = openSync(log, 'a');

@@ -3,7 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig, type MemexConfig } from '@memex/config';
-import { freePort, startNats, startPostgres, type NatsHandle, type PostgresHandle } from '@memex/stack';
+import {
+  freePort,
+  startNats,
+  startPostgres,
+  type NatsHandle,
+  type NatsOptions,
+  type PostgresHandle,
+} from '@memex/stack';
 
 /** One test's world: its own database, its own NATS with JetStream, its own home and blobs. */
 export interface TestEnv {
@@ -41,7 +48,13 @@ function withDatabase(url: string, database: string): string {
   return parsed.toString();
 }
 
-export async function createTestEnv(overrides: Partial<MemexConfig> = {}): Promise<TestEnv> {
+/** The NATS server's own settings a test may change (a monitor port, short pings). */
+export type TestNatsOptions = Pick<NatsOptions, 'monitorPort' | 'ping'>;
+
+export async function createTestEnv(
+  overrides: Partial<MemexConfig> = {},
+  natsOptions: TestNatsOptions = {},
+): Promise<TestEnv> {
   const { adminUrl } = await postgres();
   const database = `t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -57,7 +70,8 @@ export async function createTestEnv(overrides: Partial<MemexConfig> = {}): Promi
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-test-home-'));
   const natsPort = await freePort();
   const storeDir = path.join(home, 'nats');
-  let nats: NatsHandle = await startNats({ storeDir, port: natsPort, detached: false });
+  const startOwnNats = () => startNats({ ...natsOptions, storeDir, port: natsPort, detached: false });
+  let nats: NatsHandle = await startOwnNats();
   const config: MemexConfig = {
     ...loadConfig({ MEMEX_HOME: home }),
     natsUrl: nats.url,
@@ -73,7 +87,7 @@ export async function createTestEnv(overrides: Partial<MemexConfig> = {}): Promi
     home,
     async restartNats() {
       await nats.stop();
-      nats = await startNats({ storeDir, port: natsPort, detached: false });
+      nats = await startOwnNats();
     },
     async stop() {
       await nats.stop();

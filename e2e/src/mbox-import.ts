@@ -38,10 +38,14 @@ export function spawnMemex(
   return { child, done };
 }
 
-/** `memex import mbox <mbox> --source archive` as a user runs it, with `retries` retries of failed batches. */
+/**
+ * `memex import mbox <mbox> --source archive` as a user runs it, with `retries` retries of failed
+ * batches (and any further options).
+ */
 export function importMbox(
   target: ImportTarget,
   retries: number,
+  options: string[] = [],
 ): CliRun<{ code: number | null; summary: Record<string, unknown> }> {
   const run = spawnMemex(target, [
     'import',
@@ -52,6 +56,7 @@ export function importMbox(
     '--json',
     '--retries',
     String(retries),
+    ...options,
   ]);
   const done = run.done.then(({ code, stdout, stderr }) => {
     try {

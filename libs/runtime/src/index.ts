@@ -11,3 +11,4 @@ export * from './memex.module.js';
 export * from './bootstrap.js';
 export * from './router.js';
 export * from './scope-rules.js';
+export * from './lag.js';

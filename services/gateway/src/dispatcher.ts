@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { callRpc, EVENTS_STREAM } from '@memex/bus';
-import { MethodRouter, type ServiceHealth } from '@memex/runtime';
+import { consumerLag, MethodRouter, projectorConsumer, type ServiceHealth } from '@memex/runtime';
 
 type ProjectorHealth = NonNullable<ServiceHealth['projector']>;
 
@@ -38,13 +38,13 @@ export class Dispatcher extends MethodRouter {
   private async silentProjector(service: string): Promise<ProjectorHealth | undefined> {
     const known = this.projectors.get(service);
     if (!known) return undefined;
-    const info = await this.bus.jsm.consumers.info(EVENTS_STREAM, `proj_${known.name}`).catch(() => undefined);
+    const info = await this.bus.jsm.consumers.info(EVENTS_STREAM, projectorConsumer(known.name)).catch(() => undefined);
     if (!info) return undefined;
     return {
       ...known,
       leader: false,
       checkpoint: info.ack_floor.stream_seq,
-      lag: info.num_pending + info.num_ack_pending,
+      lag: consumerLag(info),
     };
   }
 }

@@ -3,9 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MemexError } from '@memex/contracts';
 import type { Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { BUS, CONFIG, type ServiceHealth } from '@memex/runtime';
+import { BUS, CONFIG, projectorLags, type ServiceHealth } from '@memex/runtime';
 import { metricsRegistry, prometheus } from '@memex/telemetry';
-import { EVENTS_STREAM } from '@memex/bus';
 import { AuthService } from '../auth/auth.service.js';
 import { Dispatcher } from '../dispatcher.js';
 import { toErrorBody } from './errors.js';
@@ -79,10 +78,7 @@ function registerLogMetrics(bus: Bus, health: () => Promise<ServiceHealth[]>): v
     registers: [metricsRegistry],
     async collect() {
       this.reset();
-      for await (const info of bus.jsm.consumers.list(EVENTS_STREAM)) {
-        if (!info.name.startsWith('proj_')) continue;
-        this.set({ projector: info.name.slice(5) }, info.num_pending + info.num_ack_pending);
-      }
+      for (const [projector, lag] of await projectorLags(bus)) this.set({ projector }, lag);
     },
   });
   new prometheus.Gauge({

@@ -16,12 +16,14 @@ import { EventPublisher, type Bus } from '@memex/bus';
 import { BlobSpaceError, BlobStore } from '@memex/blobs';
 import { visibleTo } from '@memex/db';
 import { Locations } from '@memex/locations';
-import { BUS, DATABASE, RpcMethod, type CallContext, type HealthProblems } from '@memex/runtime';
+import type { MemexConfig } from '@memex/config';
+import { BUS, CONFIG, DATABASE, RpcMethod, type CallContext, type HealthProblems } from '@memex/runtime';
 import { createRegistry, RejectedItem } from '../handlers/index.js';
 import type { IngestDatabase } from '../items/schema.js';
 import { IdentityLog } from './identities.js';
 import { ItemStore, keysOf, type StoreOutcome } from './item-store.js';
 import { KeyedQueue, mapLimit } from './keyed-queue.js';
+import { LagGate } from './lag-gate.js';
 import { ParsePool } from './parse.js';
 import { checkRequestSize, prepareItem, type PreparedItem } from './prepare.js';
 
@@ -47,6 +49,7 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
   private requests = 0;
   private readonly identities: IdentityLog;
   private readonly store: ItemStore;
+  private readonly lagGate: LagGate;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
@@ -54,7 +57,9 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
     private readonly blobs: BlobStore,
     @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
     private readonly locations: Locations,
+    @Inject(CONFIG) config: MemexConfig,
   ) {
+    this.lagGate = new LagGate(bus, config.ingestMaxLag);
     this.identities = new IdentityLog(bus, publisher, db);
     this.store = new ItemStore(this.identities, publisher, blobs);
   }
@@ -74,6 +79,7 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
    */
   @RpcMethod(Ingest)
   async ingest(params: ParamsOf<typeof Ingest>, call: CallContext): Promise<ResultOf<typeof Ingest>> {
+    await this.lagGate.check();
     if (this.requests >= MAX_REQUESTS) {
       throw new MemexError(
         'unavailable',

@@ -19,6 +19,7 @@ import { assertSchemaName, createDatabase, migrate } from '@memex/db';
 import { eventsApplied } from '@memex/telemetry';
 import type { BookkeepingDb, BookkeepingTables, BookkeepingTrx } from './bookkeeping.js';
 import type { ProjectorOptions } from './decorators.js';
+import { BulkIndexes } from './bulk-indexes.js';
 import { FailureTable, type ProjectorFailure, type RetryResult } from './failures.js';
 
 /** A read model builder. `apply` must be deterministic: every row derives from events only. */
@@ -40,6 +41,8 @@ export interface ReplayResult {
 }
 
 const BATCH = 500;
+/** A rebuild's batches: larger, as nobody waits on one (fewer commits, longer runs for bulk SQL). */
+const REBUILD_BATCH = 2000;
 const tracer = trace.getTracer('memex-projection');
 
 /** Checkpoint and failure tables that every projected schema has beside its own. */
@@ -202,6 +205,8 @@ export class ProjectionRunner {
       tracer.startActiveSpan(`project ${this.name}`, async (span) => {
         try {
           await db.transaction().execute(async (trx) => {
+            // A rebuild's schema is thrown away unless the rebuild completes, so its commits need not wait for the disk.
+            if (!live) await sql`set local synchronous_commit = off`.execute(trx);
             if (this.projection.applyBatch) await this.projection.applyBatch(trx, fresh);
             else for (const logged of fresh) await this.projection.apply(trx, logged);
             await this.saveCheckpoint(trx, last);
@@ -312,7 +317,8 @@ export class ProjectionRunner {
 
   /**
    * Rebuilds the schema from sequence 1 into `<name>_next` beside the live one, then pauses the
-   * live projector, catches up the rest, swaps the schemas in one transaction and resumes.
+   * live projector, catches up the rest, swaps the schemas in one transaction and resumes. The
+   * first catch-up (nearly the whole log) runs without the costly indexes (see `BulkIndexes`).
    */
   async rebuild(databaseUrl: string): Promise<ReplayResult> {
     const next = `${this.name}_next`;
@@ -323,11 +329,15 @@ export class ProjectionRunner {
     try {
       await migrate(nextDb, next, this.options.migrations);
       await ensureBookkeeping(nextDb, next, this.failureTable);
+      // The bulk of the log goes in with the costly indexes dropped; they are built once after it.
+      const indexes = new BulkIndexes(nextDb, next);
+      await indexes.drop();
       let position = 0;
-      const catchUp = async () => {
+      const catchUp = async (afterBatch?: () => Promise<void>) => {
         let batch: LoggedEvent[] = [];
         const flush = async () => {
           await this.applyBatchInto(nextDb, batch);
+          await afterBatch?.();
           position = batch[batch.length - 1]!.seq;
           events += batch.length;
           batch = [];
@@ -335,11 +345,12 @@ export class ProjectionRunner {
         const filter = this.filters;
         for await (const logged of readLog(this.bus, { fromSeq: position + 1, filter, untilCaughtUp: true })) {
           batch.push(logged);
-          if (batch.length >= BATCH) await flush();
+          if (batch.length >= REBUILD_BATCH) await flush();
         }
         if (batch.length > 0) await flush();
       };
-      await catchUp();
+      await catchUp(() => indexes.drop());
+      await indexes.restore();
       await this.pause();
       try {
         await catchUp();

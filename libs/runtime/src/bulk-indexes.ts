@@ -1,0 +1,68 @@
+import { sql } from 'kysely';
+import type { BookkeepingDb } from './bookkeeping.js';
+
+/** Memory for building the indexes back (pgvector builds an HNSW graph in memory when it fits). */
+const BUILD_MEMORY = '512MB';
+
+interface DroppedIndex {
+  name: string;
+  table: string;
+  definition: string;
+}
+
+/**
+ * The index policy of a bulk load (a rebuild's catch-up into `<schema>_next`): secondary
+ * indexes that are costly to maintain row by row — HNSW, GIN, GiST and every other non-B-tree
+ * one — are dropped before the load and built once after it, which is far faster (pgvector
+ * builds an HNSW graph in bulk at a fraction of the cost of inserting vector by vector, GIN
+ * sorts its entries once). What stays: unique indexes and those behind constraints (ON CONFLICT
+ * and the constraints need them) and B-tree indexes, which projectors look rows up by while
+ * they apply (a graph's edges by entity) and which cost little to keep up.
+ */
+export class BulkIndexes {
+  private readonly dropped = new Map<string, DroppedIndex>();
+
+  constructor(
+    private readonly db: BookkeepingDb,
+    private readonly schema: string,
+  ) {}
+
+  /**
+   * Drops the schema's costly secondary indexes not dropped yet. Called again after each batch:
+   * a projector may create tables with their indexes while it applies (search's vector tables).
+   */
+  async drop(): Promise<void> {
+    const { rows } = await sql<DroppedIndex>`
+      select c.relname as name, i.indrelid::regclass::text as "table", pg_get_indexdef(i.indexrelid) as definition
+      from pg_index i
+        join pg_class c on c.oid = i.indexrelid
+        join pg_namespace n on n.oid = c.relnamespace
+        join pg_am am on am.oid = c.relam
+      where n.nspname = ${this.schema} and am.amname <> 'btree' and not i.indisunique and not i.indisprimary
+        and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid)`.execute(this.db);
+    for (const index of rows) {
+      await sql`drop index ${sql.id(this.schema, index.name)}`.execute(this.db);
+      this.dropped.set(index.name, index);
+    }
+  }
+
+  /**
+   * Builds every dropped index again (those of tables the load dropped meanwhile excepted) and
+   * gathers the planner's statistics of the loaded tables, which a fresh schema has none of.
+   */
+  async restore(): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await sql`set local maintenance_work_mem = ${sql.lit(BUILD_MEMORY)}`.execute(trx);
+      for (const index of this.dropped.values()) {
+        const { rows } = await sql<{
+          present: boolean;
+        }>`select to_regclass(${index.table}) is not null as present`.execute(trx);
+        if (rows[0]!.present) await sql.raw(index.definition).execute(trx);
+      }
+    });
+    this.dropped.clear();
+    const { rows: tables } = await sql<{ name: string }>`
+      select tablename as name from pg_tables where schemaname = ${this.schema}`.execute(this.db);
+    for (const { name } of tables) await sql`analyze ${sql.id(this.schema, name)}`.execute(this.db);
+  }
+}

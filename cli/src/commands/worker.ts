@@ -15,6 +15,7 @@ interface WorkerCommandOptions {
   creds?: string;
   rescanSeconds: number;
   heartbeatSeconds: number;
+  deriveJobs: number;
 }
 
 function seconds(value: string): number {
@@ -23,12 +24,18 @@ function seconds(value: string): number {
   return n;
 }
 
+function count(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number, 0 or more');
+  return n;
+}
+
 /** `memex worker`: folders on another machine, read in place (docs/sources.md "Workers"). */
 export function registerWorker(program: Command): void {
   program
     .command('worker')
     .description(
-      "serve this machine's folders to a memex: join its NATS, scan the folders (their files become items located at worker:<name>:<path>; the bytes stay here), answer requests for their content, and keep heartbeats so the memex knows when they are away",
+      "serve this machine's folders to a memex: join its NATS, scan the folders (their files become items located at worker:<name>:<path>; the bytes stay here), answer requests for their content, make their thumbnails and keyframes on this machine's CPU for the memex's media service, and keep heartbeats so the memex knows when they are away",
     )
     .requiredOption('--name <name>', 'this worker’s name (a-z, 0-9, _ and -): its items are worker:<name>:<path>')
     .requiredOption('--folder <dir>', 'a folder to serve (repeat for more)', (value: string, all: string[] = []) => [
@@ -46,6 +53,12 @@ export function registerWorker(program: Command): void {
     .option('--creds <file>', 'a NATS .creds file (JWT and key) the operator gave this worker')
     .option('--rescan-seconds <n>', 'how often the folders are scanned again', seconds, 300)
     .option('--heartbeat-seconds <n>', 'how often the worker says it is there', seconds, 5)
+    .option(
+      '--derive-jobs <n>',
+      "photos and videos whose thumbnails and keyframes this machine makes at once for the memex's media service (0: media reads the files through the worker and makes them itself)",
+      count,
+      2,
+    )
     .action(async (options: WorkerCommandOptions) => {
       const token = options.token ?? process.env['MEMEX_NATS_TOKEN'];
       const password = options.password ?? process.env['MEMEX_NATS_PASSWORD'];
@@ -61,6 +74,7 @@ export function registerWorker(program: Command): void {
         },
         rescanMs: options.rescanSeconds * 1000,
         heartbeatMs: options.heartbeatSeconds * 1000,
+        deriveJobs: options.deriveJobs,
         log: (line) => console.error(line),
       });
       console.error(`worker ${options.name}: serving ${options.folder.join(', ')}; Ctrl-C stops it`);

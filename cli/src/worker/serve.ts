@@ -58,7 +58,7 @@ export class FileServer {
   }
 
   /** The real path of a file under one of the folders, or why it cannot be served. */
-  private async confined(requested: unknown): Promise<{ file: string } | { why: string }> {
+  async confined(requested: unknown): Promise<{ file: string } | { why: string }> {
     if (typeof requested !== 'string' || !path.isAbsolute(requested) || path.normalize(requested) !== requested)
       return { why: 'not an absolute, normalized path' };
     try {
@@ -67,7 +67,7 @@ export class FileServer {
         return { why: `worker "${this.name}" serves only files under its folders` };
       return { file: real };
     } catch (error) {
-      return { why: problem(error) };
+      return { why: whyUnreadable(error) };
     }
   }
 
@@ -79,7 +79,7 @@ export class FileServer {
       if (!stat.isFile()) return { unreachable: 'it is not a regular file' };
       return { size: stat.size, modified_at: stat.mtime.toISOString() };
     } catch (error) {
-      return { unreachable: problem(error) };
+      return { unreachable: whyUnreadable(error) };
     }
   }
 
@@ -97,12 +97,12 @@ export class FileServer {
         await handle.close();
       }
     } catch (error) {
-      return { bytes: new Uint8Array(), why: problem(error) };
+      return { bytes: new Uint8Array(), why: whyUnreadable(error) };
     }
   }
 }
 
-function problem(error: unknown): string {
+export function whyUnreadable(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
   return code === 'ENOENT'
     ? `no such file on the worker (ENOENT): it was moved or deleted, or its volume is not mounted`

@@ -39,7 +39,7 @@ interface Stack {
 async function startStack(): Promise<Stack> {
   const env = await createTestEnv();
   const ingest = await startService((config) => IngestModule.register(config), env.config);
-  // Media makes the worker's photo's thumbnails (through the worker); faces and object tags are not this test's.
+  // Media asks the worker for its photo's thumbnails (made there) and stores them; faces and object tags are not this test's.
   process.env['MEMEX_FACE_MODEL'] ??= 'off';
   process.env['MEMEX_OBJECT_TAGS'] ??= 'off';
   const media = await startService((config) => MediaModule.register(config), env.config);
@@ -65,6 +65,9 @@ async function startStack(): Promise<Stack> {
   };
 }
 
+/** What the worker processes said on stderr (their log), over the test. */
+let workerLog = '';
+
 /** `memex worker` as its own process, on its own folder and data directory, joined to the test's NATS. */
 function startWorker(stack: Stack, folder: string, dataDir: string): ChildProcess {
   const child = spawn(
@@ -87,7 +90,10 @@ function startWorker(stack: Stack, folder: string, dataDir: string): ChildProces
     ],
     { stdio: ['ignore', 'inherit', 'pipe'] },
   );
-  child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`[worker] ${chunk}`));
+  child.stderr!.on('data', (chunk: Buffer) => {
+    workerLog += chunk.toString();
+    process.stderr.write(`[worker] ${chunk}`);
+  });
   return child;
 }
 
@@ -149,6 +155,14 @@ describe('memex worker: folders on another machine', () => {
     fs.writeFileSync(path.join(folder, 'notes.md'), '# Camera settings\n\nISO 100 at the beach.\n');
     fs.writeFileSync(path.join(folder, 'thumbs.db'), 'x');
     const dataDir = path.join(stack.env.home, 'worker-data');
+    // Every request to the worker, in order (a plain subscriber gets a copy of each): which read its bytes, which asked it for pictures.
+    const asked: Array<{ what: string; path: string }> = [];
+    stack.bus.nc.subscribe('memex.worker.nas.*', {
+      callback: (_, message) => {
+        const what = message.subject.split('.').at(-1)!;
+        if (what !== 'heartbeat') asked.push({ what, path: message.json<{ path: string }>().path });
+      },
+    });
 
     worker = startWorker(stack, folder, dataDir);
     await waitUntil(async () => (await workerItems(stack)).size === 2, 'the worker’s two files as items', {
@@ -164,6 +178,35 @@ describe('memex worker: folders on another machine', () => {
       async () => (await stack.call(ItemsGet, { id: photoId }).catch(() => null)) !== null,
       'the photo in the read model',
     );
+    // The worker made the photo's thumbnails on its own CPU, asked by media, which stored them and
+    // published photo.analyzed: media never read the photo's bytes (only ingest did, once, to extract it).
+    await waitUntil(
+      async () => ((await stack.call(MediaGet, { item_id: photoId }).catch(() => null))?.renditions.length ?? 0) > 0,
+      'thumbnails of the worker’s photo',
+      { timeoutMs: 60_000, everyMs: 250 },
+    );
+    const beach = path.join(folder, '2024', 'beach.jpg');
+    const derive = asked.findIndex((a) => a.what === 'derive' && a.path === beach);
+    assert.ok(derive >= 0, `media asked the worker for the photo's renditions: ${JSON.stringify(asked)}`);
+    assert.deepEqual(
+      asked.slice(derive).filter((a) => a.what === 'read' && a.path === beach),
+      [],
+      'no read of the photo after media asked for its pictures',
+    );
+    assert.ok(
+      asked.slice(0, derive).some((a) => a.what === 'read' && a.path === beach),
+      'ingest read it to extract it',
+    );
+    assert.match(
+      workerLog,
+      new RegExp(`worker nas: renditions of ${beach.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 2 pictures`),
+    );
+    const renditions = (await stack.call(MediaGet, { item_id: photoId })).renditions;
+    assert.deepEqual(renditions.map((r) => [r.name, r.width, r.height]).sort(), [
+      ['preview', 900, 700],
+      ['thumb', 256, 199],
+    ]);
+
     const got = await stack.call(ItemsGet, { id: photoId });
     assert.equal(got.kind, 'photo');
     assert.equal(got.location, `worker:nas:${path.join(folder, '2024', 'beach.jpg')}`);
@@ -180,13 +223,6 @@ describe('memex worker: folders on another machine', () => {
       fs.existsSync(path.join(stack.env.config.blobsDir, sha.slice(0, 2), sha.slice(2, 4), sha)),
       false,
       'the memex keeps no copy of the photo',
-    );
-
-    // Media made the photo's thumbnails from the bytes it read through the worker.
-    await waitUntil(
-      async () => ((await stack.call(MediaGet, { item_id: photoId }).catch(() => null))?.renditions.length ?? 0) > 0,
-      'thumbnails of the worker’s photo',
-      { timeoutMs: 60_000, everyMs: 250 },
     );
 
     // A file written while the worker runs is picked up as it happens (the rescan is 10 minutes away).

@@ -4,6 +4,7 @@ import { watch, type FSWatcher } from 'chokidar';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { natsConnectOptions } from '@memex/bus';
 import { WORKER_NAME_PATTERN, workerSubject, type WorkerHeartbeat } from '@memex/locations';
+import { DeriveServer } from './derive.js';
 import { FileServer } from './serve.js';
 import { FolderScan } from './scan.js';
 import { WorkerState } from './state.js';
@@ -22,6 +23,8 @@ export interface WorkerOptions {
   auth?: { token?: string; user?: string; pass?: string; credsFile?: string };
   heartbeatMs?: number;
   rescanMs?: number;
+  /** Media's pictures of its files made here at once (default 2); 0: media reads the files through the worker instead. */
+  deriveJobs?: number;
   log?: (line: string) => void;
 }
 
@@ -33,7 +36,8 @@ export interface RunningWorker {
 
 /**
  * `memex worker`: a machine that keeps its files (a NAS, a laptop) joins the memex's NATS,
- * serves its folders' bytes on request, sends heartbeats (the sources service marks its items
+ * serves its folders' bytes on request, makes media's pictures of them on its own CPU (so the
+ * originals stay here), sends heartbeats (the sources service marks its items
  * unreachable when they stop), and scans its folders — at start, on every change (chokidar), and
  * every `rescanMs` — sending ingest only locations, never the files.
  */
@@ -52,11 +56,15 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
   const nc = await connectTo(options);
   const server = new FileServer(nc, options.name, folders);
   await server.start();
+  const deriveJobs = options.deriveJobs ?? 2;
+  const deriver = deriveJobs > 0 ? new DeriveServer(nc, options.name, server, deriveJobs, log) : null;
+  await deriver?.start();
   const beat: WorkerHeartbeat = {
     name: options.name,
     folders,
     interval_ms: heartbeatMs,
     started_at: new Date().toISOString(),
+    derives: deriver !== null,
   };
   const heartbeat = () => nc.publish(workerSubject(options.name, 'heartbeat'), JSON.stringify(beat));
   heartbeat();
@@ -119,6 +127,7 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
       for (const timer of settle.values()) clearTimeout(timer);
       await Promise.all(watchers.map((watcher) => watcher.close()));
       await scanning;
+      deriver?.stop();
       server.stop();
       await nc.drain();
     },

@@ -1,4 +1,4 @@
-import { InvalidLocation, LocationUnreachable, type LocationStat, type SchemeReader } from './index.js';
+import { InvalidLocation, LocationUnreachable, parseLocation, type LocationStat, type SchemeReader } from './index.js';
 
 /**
  * `worker:<name>:/abs/path` — a file on a worker (`memex worker --name <name>`), read over NATS
@@ -16,7 +16,8 @@ export const WORKER_CHUNK_BYTES = 512 * 1024;
 /** The header a worker's reply carries instead of content when the file cannot be read (the why). */
 export const WORKER_ERROR_HEADER = 'Memex-Unreachable';
 
-export const workerSubject = (name: string, what: 'stat' | 'read' | 'heartbeat') => `memex.worker.${name}.${what}`;
+export const workerSubject = (name: string, what: 'stat' | 'read' | 'derive' | 'heartbeat') =>
+  `memex.worker.${name}.${what}`;
 
 /** The location prefix that covers every file of a worker. */
 export const workerPrefix = (name: string) => `worker:${name}:/`;
@@ -27,6 +28,8 @@ export interface WorkerHeartbeat {
   folders: string[];
   interval_ms: number;
   started_at: string;
+  /** Whether it derives media's pictures of its files itself (`memex.worker.<name>.derive`). */
+  derives?: boolean;
 }
 
 export interface WorkerStatRequest {
@@ -98,4 +101,93 @@ export function workerScheme(nc: NatsRequester, timeoutMs = 30_000): SchemeReade
       return Buffer.concat(chunks);
     },
   };
+}
+
+/**
+ * Pictures a worker makes of one of its files on its own CPU, for the media service (which owns
+ * the events and stores the pictures): a photo's renditions (`format` as ingest read it) or a
+ * video's keyframes. The original's bytes never cross the network; only the WebP pictures do.
+ */
+export type WorkerDeriveRequest =
+  { task: 'renditions'; path: string; format: string } | { task: 'keyframes'; path: string };
+
+/** One picture a worker made: a rendition's name or a keyframe's second, its size, its WebP bytes. */
+export interface DerivedPicture {
+  name?: string;
+  at?: number;
+  width: number;
+  height: number;
+  webp: Buffer;
+}
+
+export interface WorkerDerived {
+  pictures: DerivedPicture[];
+  /** Why the file gave no pictures (not decodable), as the worker's decoder said it; null when it did. */
+  problem: string | null;
+}
+
+/**
+ * A derive reply is a stream: one message per picture (its description in this header, the WebP
+ * as the body), then an empty message that ends it — carrying the decoder's problem, the
+ * unreachable reason (WORKER_ERROR_HEADER) or a failure, if any.
+ */
+export const WORKER_PICTURE_HEADER = 'Memex-Picture';
+export const WORKER_PROBLEM_HEADER = 'Memex-Problem';
+export const WORKER_FAILED_HEADER = 'Memex-Failed';
+
+/** What deriving needs of a NATS connection (a `NatsConnection` is one). */
+export interface NatsManyRequester {
+  requestMany(
+    subject: string,
+    payload: Uint8Array,
+    options: { maxWait: number; strategy: 'sentinel' },
+  ): Promise<AsyncIterable<{ data: Uint8Array; headers?: { get(key: string): string } | undefined }>>;
+}
+
+/**
+ * Asks the worker holding `location` to make pictures of it. Null when no worker answers on its
+ * derive subject (one that does not derive, or is away): the caller reads the bytes instead.
+ * `LocationUnreachable` when the worker cannot read the file; an Error (worth a retry) when it
+ * failed otherwise or did not finish within `maxWaitMs`.
+ */
+export async function deriveOnWorker(
+  nc: NatsManyRequester,
+  location: string,
+  request: { task: 'renditions'; format: string } | { task: 'keyframes' },
+  maxWaitMs = 4 * 60_000,
+): Promise<WorkerDerived | null> {
+  const { scheme, rest } = parseLocation(location);
+  if (scheme !== 'worker') throw new InvalidLocation(location, 'is not on a worker');
+  const { name, path } = parseWorkerRest(rest);
+  const payload = new TextEncoder().encode(JSON.stringify({ ...request, path } satisfies WorkerDeriveRequest));
+  const pictures: DerivedPicture[] = [];
+  try {
+    const replies = await nc.requestMany(workerSubject(name, 'derive'), payload, {
+      maxWait: maxWaitMs,
+      strategy: 'sentinel',
+    });
+    for await (const reply of replies) {
+      if (reply.data.length > 0) {
+        const picture = JSON.parse(reply.headers?.get(WORKER_PICTURE_HEADER) || '{}') as Omit<DerivedPicture, 'webp'>;
+        pictures.push({ ...picture, webp: Buffer.from(reply.data) });
+        continue;
+      }
+      const unreachable = reply.headers?.get(WORKER_ERROR_HEADER);
+      if (unreachable) throw new LocationUnreachable(location, unreachable);
+      const failed = reply.headers?.get(WORKER_FAILED_HEADER);
+      if (failed) throw new Error(`worker "${name}" could not make the ${request.task} of ${path}: ${failed}`);
+      return { pictures, problem: reply.headers?.get(WORKER_PROBLEM_HEADER) || null };
+    }
+  } catch (error) {
+    if (isNoResponders(error)) return null;
+    throw error;
+  }
+  throw new Error(`worker "${name}" did not finish the ${request.task} of ${path} within ${maxWaitMs / 1000} s`);
+}
+
+/** No process subscribes to the subject (nats.js's NoRespondersError, known by its class name: this library does not depend on nats.js). */
+function isNoResponders(error: unknown): boolean {
+  for (let e: unknown = error; e instanceof Error; e = e.cause)
+    if (e.constructor.name === 'NoRespondersError') return true;
+  return false;
 }

@@ -13,15 +13,45 @@ import type {
 } from '@memex/contracts';
 import type { FaceModel } from '../domain/faces/face-model.js';
 import { findFaces, type FaceSource } from '../domain/faces/find-faces.js';
-import { extractKeyframes } from '../domain/keyframes.js';
 import type { Caption, VisionCaptioner } from '../domain/tags/captions.js';
 import type { ObjectTagger } from '../domain/tags/objects.js';
 import type { PlaceIndex } from '../domain/places.js';
-import { makeRenditions, NoRendition } from '../domain/renditions.js';
-import { originalBytes } from './original.js';
+import { photoRenditions, videoKeyframes, type MadeKeyframe, type MadeRendition } from '../pictures.js';
+import { derivedOnWorker, originalBytes } from './original.js';
 
 /** The pipeline and version that made an analysis (`photo.analyzed`'s `pipeline`). */
 export const MEDIA_PIPELINE = 'media@1';
+
+type ItemData = EventOf<typeof ItemIngested>['data'];
+
+/** A photo's renditions (made by its worker when it is on one), or why there are none; null when its bytes are gone. */
+async function renditionsOf(
+  data: ItemData,
+  blobs: BlobStore,
+): Promise<{ renditions: MadeRendition[]; problem: string | null } | null> {
+  const format = String(data.meta['format']);
+  const derived = await derivedOnWorker(data, { task: 'renditions', format });
+  if (derived === 'unreachable') return null;
+  if (derived)
+    return {
+      renditions: derived.pictures.map((p) => ({ ...p, name: p.name as Rendition['name'] })),
+      problem: derived.problem,
+    };
+  const bytes = await originalBytes(data, blobs);
+  return bytes && photoRenditions(bytes, format);
+}
+
+/** A video's keyframes (made by its worker when it is on one), or ffmpeg's first line of why not; null when its bytes are gone. */
+async function keyframesOf(
+  data: ItemData,
+  blobs: BlobStore,
+): Promise<{ keyframes: MadeKeyframe[]; problem: string | null } | null> {
+  const derived = await derivedOnWorker(data, { task: 'keyframes' });
+  if (derived === 'unreachable') return null;
+  if (derived) return { keyframes: derived.pictures.map((p) => ({ ...p, at: p.at ?? 0 })), problem: derived.problem };
+  const bytes = await originalBytes(data, blobs);
+  return bytes && videoKeyframes(bytes);
+}
 
 /**
  * One photo's analysis: renditions stored as blobs (before the event that names them), the place
@@ -34,18 +64,11 @@ export async function analyzePhoto(
   places: PlaceIndex,
 ): Promise<DataOf<typeof PhotoAnalyzed> | null> {
   const { data } = event;
-  const bytes = await originalBytes(data, blobs);
-  if (!bytes) return null;
+  const made = await renditionsOf(data, blobs);
+  if (!made) return null;
   const renditions: Rendition[] = [];
-  let problem: string | null = null;
-  try {
-    for (const { webp, ...size } of await makeRenditions(bytes, String(data.meta['format']))) {
-      renditions.push({ ...size, sha256: await blobs.put(webp) });
-    }
-  } catch (error) {
-    if (!(error instanceof NoRendition)) throw error;
-    problem = error.message;
-  }
+  for (const { webp, ...size } of made.renditions) renditions.push({ ...size, sha256: await blobs.put(webp) });
+  const problem = made.problem;
   const gps = data.meta['gps'] as { latitude: number; longitude: number } | null | undefined;
   return {
     item_id: data.id,
@@ -67,16 +90,11 @@ export async function analyzeVideo(
   places: PlaceIndex,
 ): Promise<DataOf<typeof VideoAnalyzed> | null> {
   const { data } = event;
-  const bytes = await originalBytes(data, blobs);
-  if (!bytes) return null;
+  const made = await keyframesOf(data, blobs);
+  if (!made) return null;
   const keyframes: Keyframe[] = [];
-  let problem: string | null = null;
-  try {
-    for (const { webp, ...frame } of await extractKeyframes(bytes))
-      keyframes.push({ ...frame, sha256: await blobs.put(webp) });
-  } catch (error) {
-    problem = `ffmpeg could not read its frames: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`;
-  }
+  for (const { webp, ...frame } of made.keyframes) keyframes.push({ ...frame, sha256: await blobs.put(webp) });
+  const problem = made.problem === null ? null : `ffmpeg could not read its frames: ${made.problem}`;
   const gps = data.meta['gps'] as { latitude: number; longitude: number } | null | undefined;
   return {
     item_id: data.id,

@@ -1,14 +1,42 @@
 import type { BlobStore } from '@memex/blobs';
-import { LocationUnreachable, memexLocations, workerScheme, type NatsRequester } from '@memex/locations';
+import {
+  deriveOnWorker,
+  LocationUnreachable,
+  memexLocations,
+  workerScheme,
+  type NatsManyRequester,
+  type NatsRequester,
+  type WorkerDerived,
+} from '@memex/locations';
 
 /** The largest in-place file media reads whole (renditions and keyframes work on a buffer). */
 const IN_PLACE_LIMIT_BYTES = 2 * 1024 ** 3;
 
 const locations = memexLocations();
+let workers: NatsManyRequester | undefined;
 
-/** Lets media read `worker:` locations (files on a `memex worker`) through this NATS connection. */
-export function readWorkersThrough(nc: NatsRequester): void {
+/** Lets media read `worker:` locations (files on a `memex worker`) and ask workers for their pictures, through this NATS connection. */
+export function readWorkersThrough(nc: NatsRequester & NatsManyRequester): void {
   locations.register('worker', workerScheme(nc));
+  workers = nc;
+}
+
+/**
+ * A worker's file's pictures made by the worker itself (docs/sources.md "Workers": its bytes
+ * stay there). Null when the item is not on a worker or its worker does not derive (then the
+ * bytes are read through it); 'unreachable' when the worker cannot read the file now.
+ */
+export async function derivedOnWorker(
+  data: { location?: string | undefined },
+  request: { task: 'renditions'; format: string } | { task: 'keyframes' },
+): Promise<WorkerDerived | 'unreachable' | null> {
+  if (!workers || !data.location?.startsWith('worker:')) return null;
+  try {
+    return await deriveOnWorker(workers, data.location, request);
+  } catch (error) {
+    if (error instanceof LocationUnreachable) return 'unreachable';
+    throw error;
+  }
 }
 
 /**

@@ -1,38 +1,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { sql } from 'kysely';
 import { ModelsAdd, ModelsList, ModelsUse, Search } from '@memex/contracts';
-import { createDatabase } from '@memex/db';
 import { GLOVE_SIF_SPACE } from '@memex/embeddings';
 import { startWorker } from '@memex/pipelines';
 import { ServiceHost } from '@memex/runtime';
 import { sharedRoot, sharedSkip } from '@memex/testing';
+import { schemaDigest } from './schema-digest.js';
 import { SearchHarness } from './test-support.js';
 
 /** A real Model2Vec model, read in place from the shared folder. */
 const MODEL2VEC = path.join(sharedRoot, 'models/model2vec-test-fixture');
-
-/** A digest of every row of every table of the schema (what a replay must reproduce exactly). */
-async function digest(databaseUrl: string): Promise<Record<string, string>> {
-  const db = createDatabase<unknown>(databaseUrl, { schema: 'search', max: 1 });
-  try {
-    const { rows: tables } = await sql<{ name: string }>`select table_name as name from information_schema.tables
-      where table_schema = 'search' and table_name <> 'schema_migrations' order by 1`.execute(db);
-    const out: Record<string, string> = {};
-    for (const { name } of tables) {
-      const { rows } = await sql<{
-        md5: string;
-        n: number;
-      }>`select md5(coalesce(string_agg(t::text, E'\n' order by t::text), '')) as md5, count(*)::int as n
-        from ${sql.table(name)} t`.execute(db);
-      out[name] = `${rows[0]!.n}:${rows[0]!.md5}`;
-    }
-    return out;
-  } finally {
-    await db.destroy();
-  }
-}
 
 const QUERIES = [
   'river flood',
@@ -83,14 +61,14 @@ describe('search lifecycle', () => {
   test('replaying the search projector reproduces its rows and its answers', async () => {
     const answers = async () => Promise.all(QUERIES.map((q) => h.call(Search, { q })));
     const before = await answers();
-    const rowsBefore = await digest(h.env.config.databaseUrl);
+    const rowsBefore = await schemaDigest(h.env.config.databaseUrl, 'search');
     assert.ok(
       before.every((result) => result.hits.length > 0),
       'every query finds something',
     );
     const replay = await h.searchApp.get(ServiceHost).projector!.rebuild(h.env.config.databaseUrl);
     assert.ok(replay.events > 10);
-    assert.deepEqual(await digest(h.env.config.databaseUrl), rowsBefore);
+    assert.deepEqual(await schemaDigest(h.env.config.databaseUrl, 'search'), rowsBefore);
     assert.deepEqual(await answers(), before);
   });
 

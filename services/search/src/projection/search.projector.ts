@@ -15,16 +15,21 @@ import {
   type EventOf,
   type MailMeta,
 } from '@memex/contracts';
-import { On, Projector, type AroundBatch } from '@memex/runtime';
+import { On, OnBatch, Projector, type AroundBatch } from '@memex/runtime';
 import { partTsv, titleTsv } from '../domain/text.js';
 import type { ItemsTable, SearchDatabase } from '../schema.js';
 import { searchMigrations } from './migrations.js';
 import { allSpaces, ensureSpace, vectorLiteral, vectorTables } from './vectors.js';
-import { addWords, countsOf, flushWords, passageCounts, removeWords, stageWords } from './vocabulary.js';
+import { groupsOf, type Embedded, type Extracted, type ImportEvent, type Ingested } from './groups.js';
+import { addWords, countsOf, flushWords, passageCounts, removeWords, stageWords, wordsOf } from './vocabulary.js';
 
 type Trx = Transaction<SearchDatabase>;
 // Tags come from media's photo.tagged, not from the item: an upsert keeps them.
 type ItemRow = Omit<ItemsTable, 'has_text' | 'parts_revision' | 'parts_pipeline' | 'tags'>;
+/** What an update compares with (title null: no such item yet). */
+type ItemBefore = Pick<ItemsTable, 'people_from' | 'people_to' | 'kind' | 'labels' | 'spam'> & { title: string | null };
+/** New items per insert: far below Postgres's 65,535 parameters a statement. */
+const ITEMS_PER_INSERT = 1000;
 
 /** `name <address>` lines, lowercased, from an email's address lists. */
 function people(lists: MailMeta['from'][]): string {
@@ -33,6 +38,26 @@ function people(lists: MailMeta['from'][]): string {
     .filter(({ name, address }) => name || address)
     .map(({ name, address }) => `${name} <${address}>`.trim().toLowerCase())
     .join('\n');
+}
+
+/** An item as item.ingested describes it. */
+function ingestedRow({ seq, event }: Ingested): ItemRow {
+  const mail = mailMetaOf(event.data);
+  const { data } = event;
+  return {
+    id: data.id,
+    kind: data.kind,
+    title: data.title,
+    labels: [...event.labels].sort(),
+    spam: event.spam ?? mail?.spam ?? false,
+    source_kind: data.source.kind,
+    source_id: data.source.id,
+    people_from: mail ? people([mail.from]) : '',
+    people_to: mail ? people([mail.to, mail.cc, mail.bcc]) : '',
+    occurred_at: new Date(event.occurred_at),
+    revision: data.revision,
+    seq,
+  };
 }
 
 /**
@@ -51,44 +76,41 @@ export class SearchProjector implements AroundBatch<Trx> {
     await flushWords(trx);
   }
 
-  @On(ItemIngested)
-  async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>, seq: number): Promise<void> {
-    const mail = mailMetaOf(event.data);
-    const { data } = event;
-    await this.upsertItem(trx, {
-      id: data.id,
-      kind: data.kind,
-      title: data.title,
-      labels: [...event.labels].sort(),
-      spam: event.spam ?? mail?.spam ?? false,
-      source_kind: data.source.kind,
-      source_id: data.source.id,
-      people_from: mail ? people([mail.from]) : '',
-      people_to: mail ? people([mail.to, mail.cc, mail.bcc]) : '',
-      occurred_at: new Date(event.occurred_at),
-      revision: data.revision,
-      seq,
-    });
+  /**
+   * An import's events — items, their passages, their vectors — a few statements for a whole
+   * group of them (see groups.ts) rather than several for each; one event is a group of one.
+   */
+  @OnBatch(ItemIngested, PartExtracted, EmbeddingComputed)
+  async imported(trx: Trx, run: ImportEvent[]): Promise<void> {
+    const { rows } = await sql<{ pending: boolean }>`
+      select chosen is distinct from active as pending from state where id = 1`.execute(trx);
+    for (const group of groupsOf(run, rows[0]!.pending)) {
+      await this.upsertItems(trx, group.ingested.map(ingestedRow));
+      await this.partsExtracted(trx, group.extracted);
+      await this.embeddingsComputed(trx, group.embedded);
+    }
   }
 
   @On(NotePut)
   async notePut(trx: Trx, event: EventOf<typeof NotePut>, seq: number): Promise<void> {
     const { data } = event;
-    await this.upsertItem(trx, {
-      id: data.id,
-      kind: 'note',
-      title: data.title,
-      labels: [...event.labels].sort(),
-      spam: false,
-      source_kind: 'memex',
-      source_id: 'notes',
-      people_from: '',
-      people_to: '',
-      occurred_at: new Date(event.occurred_at),
-      // Each put replaces the note; its parts come from the job of this very event.
-      revision: seq,
-      seq,
-    });
+    await this.upsertItems(trx, [
+      {
+        id: data.id,
+        kind: 'note',
+        title: data.title,
+        labels: [...event.labels].sort(),
+        spam: false,
+        source_kind: 'memex',
+        source_id: 'notes',
+        people_from: '',
+        people_to: '',
+        occurred_at: new Date(event.occurred_at),
+        // Each put replaces the note; its parts come from the job of this very event.
+        revision: seq,
+        seq,
+      },
+    ]);
   }
 
   /**
@@ -105,7 +127,7 @@ export class SearchProjector implements AroundBatch<Trx> {
       .where('id', '=', id)
       .executeTakeFirst();
     if (!row || row.revision !== revision) return;
-    await this.upsertItem(trx, { ...row, people_from: paper ? paper.authors.join('\n').toLowerCase() : '' });
+    await this.upsertItems(trx, [{ ...row, people_from: paper ? paper.authors.join('\n').toLowerCase() : '' }]);
   }
 
   /** What media saw in a photo or video: its tags replace the last ones (object:/tag: filters). */
@@ -119,33 +141,41 @@ export class SearchProjector implements AroundBatch<Trx> {
       .execute();
   }
 
-  /** Inserts or replaces an item's searchable facts, keeping its parts' copies of title and scope in step. */
-  private async upsertItem(trx: Trx, row: ItemRow): Promise<void> {
-    const { rows } = await sql<{
-      deleted: boolean;
-      title: string | null;
-      people_from: string;
-      people_to: string;
-      kind: string;
-      labels: string[];
-      spam: boolean;
-    }>`
-      select exists (select 1 from tombstones where id = ${row.id}) as deleted, i.title, i.people_from, i.people_to,
-        i.kind, i.labels, i.spam
-      from (values (1)) v left join items i on i.id = ${row.id}`.execute(trx);
-    const before = rows[0]!;
-    if (before.deleted) return;
-    const values = { ...row, title_tsv: titleTsv(row.title, row.people_from, row.people_to) };
-    const upsert = trx
-      .insertInto('items')
-      .values(values as never)
-      .onConflict((oc) => oc.column('id').doUpdateSet(values as never));
-    if (before.title === null) {
-      // A new item: its row and its title's words in one statement.
-      await addWords(trx, countsOf(row.title), sql`item as (${upsert}),`);
-      return;
+  /**
+   * Inserts or replaces items' searchable facts (rows of distinct items), keeping their parts'
+   * copies of title and scope in step. New items go in with one statement; a deleted one stays out.
+   */
+  private async upsertItems(trx: Trx, rows: ItemRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    const { rows: found } = await sql<ItemBefore & { id: string; deleted: boolean }>`
+      select v.id, exists (select 1 from tombstones t where t.id = v.id) as deleted, i.title, i.people_from,
+        i.people_to, i.kind, i.labels, i.spam
+      from unnest(${rows.map((row) => row.id)}::text[]) v (id) left join items i on i.id = v.id`.execute(trx);
+    const before = new Map(found.map((item) => [item.id, item]));
+    const live = rows.filter((row) => !before.get(row.id)!.deleted);
+    const fresh = live.filter((row) => before.get(row.id)!.title === null);
+    for (let i = 0; i < fresh.length; i += ITEMS_PER_INSERT) {
+      const chunk = fresh.slice(i, i + ITEMS_PER_INSERT);
+      const values = chunk.map((row) => ({ ...row, title_tsv: titleTsv(row.title, row.people_from, row.people_to) }));
+      const insert = trx.insertInto('items').values(values as never);
+      const titles = chunk.map((row) => row.title);
+      // The rows and their titles' words in one statement.
+      const counts = sql`select w, 1 as n from unnest(${titles}::text[]) t (title), lateral ${wordsOf(sql.ref('t.title'))} x`;
+      await addWords(trx, counts, sql`item as (${insert}),`);
     }
-    await upsert.execute();
+    for (const row of live) {
+      const known = before.get(row.id)!;
+      if (known.title !== null) await this.updateItem(trx, row, known as ItemBefore & { title: string });
+    }
+  }
+
+  private async updateItem(trx: Trx, row: ItemRow, before: ItemBefore & { title: string }): Promise<void> {
+    const values = { ...row, title_tsv: titleTsv(row.title, row.people_from, row.people_to) };
+    await trx
+      .updateTable('items')
+      .set(values as never)
+      .where('id', '=', row.id)
+      .execute();
     if (before.title !== row.title) {
       await removeWords(trx, countsOf(before.title));
       await addWords(trx, countsOf(row.title));
@@ -163,77 +193,134 @@ export class SearchProjector implements AroundBatch<Trx> {
     }
   }
 
-  @On(PartExtracted)
-  async partExtracted(trx: Trx, event: EventOf<typeof PartExtracted>): Promise<void> {
-    const { data } = event;
-    const item = await trx.selectFrom('items').selectAll().where('id', '=', data.item_id).executeTakeFirst();
-    // Parts of an older version than the item's (a slow job) are stale.
-    if (!item || data.revision < item.revision) return;
-    if (item.parts_revision !== data.revision || item.parts_pipeline !== data.pipeline) {
+  /**
+   * Passages of items, in log order. The first piece of an item's new split replaces the passages
+   * it had; pieces of an older version than the item's (a slow job) are stale. A group holds one
+   * split per item (groups.ts), so each item's state is read once.
+   */
+  private async partsExtracted(trx: Trx, run: Extracted[]): Promise<void> {
+    if (run.length === 0) return;
+    const ids = [...new Set(run.map(({ event }) => event.data.item_id))];
+    const items = new Map(
+      (await trx.selectFrom('items').selectAll().where('id', 'in', ids).execute()).map((item) => [item.id, item]),
+    );
+    const current = run
+      .map(({ event }) => event.data)
+      .filter((data) => {
+        const item = items.get(data.item_id);
+        return item !== undefined && data.revision >= item.revision;
+      });
+    const splits = new Map<string, { revision: number; pipeline: string; hasText: boolean }>();
+    for (const data of current) {
+      const item = items.get(data.item_id)!;
+      if (splits.has(item.id) || (item.parts_revision === data.revision && item.parts_pipeline === data.pipeline))
+        continue;
+      splits.set(item.id, { revision: data.revision, pipeline: data.pipeline, hasText: data.total > 0 });
       if (item.parts_revision !== null) await this.clearParts(trx, item.id);
-      const hasText = data.total > 0;
-      await sql`with item as (
-          update items set parts_revision = ${data.revision}, parts_pipeline = ${data.pipeline}, has_text = ${hasText}
-          where id = ${item.id})
-        update state set text_items = text_items + ${hasText ? 1 : 0} where id = 1`.execute(trx);
     }
-    if (data.parts.length === 0) return;
-    const values = data.parts.map((part) => ({
-      item_id: item.id,
-      ordinal: part.ordinal,
-      part_kind: part.kind,
-      kind: item.kind,
-      labels: item.labels,
-      spam: item.spam,
-      text: part.text,
-      start_offset: part.start,
-      end_offset: part.end,
-      page: part.page ?? null,
-      tsv: partTsv(item.title, part.text, item.people_from, item.people_to),
-    }));
-    const insert = trx
-      .insertInto('parts')
-      .values(values as never)
-      .onConflict((oc) => oc.columns(['item_id', 'ordinal']).doNothing())
-      .returning('text');
-    // The parts and their words in one statement; a piece seen before inserts nothing and counts nothing.
-    await addWords(trx, passageCounts(sql`inserted`), sql`inserted as (${insert}),`);
+    if (splits.size > 0) {
+      const split = [...splits.values()];
+      await sql`with s as (
+          select * from unnest(${[...splits.keys()]}::text[], ${split.map((s) => s.revision)}::bigint[],
+            ${split.map((s) => s.pipeline)}::text[], ${split.map((s) => s.hasText)}::boolean[]) s (id, revision, pipeline, has_text)),
+        item as (update items i set parts_revision = s.revision, parts_pipeline = s.pipeline, has_text = s.has_text
+          from s where i.id = s.id)
+        update state set text_items = text_items + (select count(*)::int from s where s.has_text) where id = 1`.execute(
+        trx,
+      );
+    }
+    // A passage seen before inserts nothing and counts nothing (the first of two in a run neither).
+    const seen = new Set<string>();
+    const parts = current.flatMap((data) =>
+      data.parts
+        .filter((part) => !seen.has(`${data.item_id}\n${part.ordinal}`) && seen.add(`${data.item_id}\n${part.ordinal}`))
+        .map((part) => ({ item_id: data.item_id, ...part })),
+    );
+    if (parts.length === 0) return;
+    const column = <T>(pick: (part: (typeof parts)[number]) => T) => parts.map(pick);
+    const tsv = partTsv(sql.ref('i.title'), sql.ref('v.text'), sql.ref('i.people_from'), sql.ref('i.people_to'));
+    // The passages, with their items' title and scope, and their words in one statement.
+    await addWords(
+      trx,
+      passageCounts(sql`inserted`),
+      sql`v as (select * from unnest(${column((p) => p.item_id)}::text[], ${column((p) => p.ordinal)}::int[],
+          ${column((p) => p.kind)}::text[], ${column((p) => p.text)}::text[], ${column((p) => p.start)}::int[],
+          ${column((p) => p.end)}::int[], ${column((p) => p.page ?? null)}::int[])
+          v (item_id, ordinal, part_kind, text, start_offset, end_offset, page)),
+        inserted as (insert into parts (item_id, ordinal, part_kind, kind, labels, spam, text, start_offset, end_offset, page, tsv)
+          select v.item_id, v.ordinal, v.part_kind, i.kind, i.labels, i.spam, v.text, v.start_offset, v.end_offset, v.page, ${tsv}
+          from v join items i on i.id = v.item_id
+          on conflict (item_id, ordinal) do nothing returning text),`,
+    );
   }
 
-  @On(EmbeddingComputed)
-  async embeddingComputed(trx: Trx, event: EventOf<typeof EmbeddingComputed>, seq: number): Promise<void> {
-    const { data } = event;
-    const { rows } = await sql<{ parts_revision: number | null; parts_pipeline: string | null; ord: number | null }>`
-      select i.parts_revision, i.parts_pipeline, s.ord from items i left join spaces s on s.space = ${data.space}
-      where i.id = ${data.item_id}`.execute(trx);
-    const item = rows[0];
-    // Vectors of parts we do not hold (an older version, another split) are stale.
-    if (!item || item.parts_revision !== data.revision || item.parts_pipeline !== data.pipeline) return;
-    const ord = item.ord ?? (await ensureSpace(trx, { space: data.space, dims: data.dims }, seq)).ord;
-    const tables = vectorTables(ord);
-    const parts = data.vectors.map(
-      (v) => sql`(${data.item_id}, ${v.ordinal}::int, ${vectorLiteral(decodeVector(v.vector, data.dims))}::halfvec)`,
+  /**
+   * Vectors of items' passages and of the items, one statement per space. Vectors of parts we do
+   * not hold (an older version, another split) are stale. A space is made at its first vectors.
+   */
+  private async embeddingsComputed(trx: Trx, run: Embedded[]): Promise<void> {
+    if (run.length === 0) return;
+    const ids = [...new Set(run.map(({ event }) => event.data.item_id))];
+    const items = new Map(
+      (
+        await trx
+          .selectFrom('items')
+          .select(['id', 'parts_revision', 'parts_pipeline'])
+          .where('id', 'in', ids)
+          .execute()
+      ).map((item) => [item.id, item]),
     );
-    const itemVector = data.item ? vectorLiteral(decodeVector(data.item, data.dims)) : null;
-    // Passage vectors, the item vector, and the space's count of embedded items, in one statement.
-    await sql`with
-      ${
-        parts.length > 0
-          ? sql`p as (insert into ${sql.table(tables.parts)} (item_id, ordinal, embedding)
-        select v.item_id, v.ordinal, v.embedding from (values ${sql.join(parts)}) v (item_id, ordinal, embedding)
-        where exists (select 1 from parts x where x.item_id = v.item_id and x.ordinal = v.ordinal)
-        on conflict do nothing),`
-          : sql``
-      }
-      ${
-        itemVector
-          ? sql`i as (insert into ${sql.table(tables.items)} (item_id, embedding) values (${data.item_id}, ${itemVector}::halfvec)
-        on conflict (item_id) do update set embedding = excluded.embedding),`
-          : sql``
-      }
-      marked as (insert into embedded (item_id, ord) values (${data.item_id}, ${ord}) on conflict do nothing returning ord)
-      update spaces set embedded_items = embedded_items + 1 where ord in (select ord from marked)`.execute(trx);
+    const current = run.filter(({ event: { data } }) => {
+      const item = items.get(data.item_id);
+      return item !== undefined && item.parts_revision === data.revision && item.parts_pipeline === data.pipeline;
+    });
+    if (current.length === 0) return;
+    const ords = new Map((await allSpaces(trx)).map((space) => [space.space, space.ord]));
+    const bySpace = new Map<number, Embedded['event']['data'][]>();
+    for (const { seq, event } of current) {
+      const { data } = event;
+      const ord = ords.get(data.space) ?? (await ensureSpace(trx, { space: data.space, dims: data.dims }, seq)).ord;
+      ords.set(data.space, ord);
+      bySpace.set(ord, [...(bySpace.get(ord) ?? []), data]);
+    }
+    for (const [ord, embedded] of bySpace) await this.storeVectors(trx, ord, embedded);
     await this.maybeSwitch(trx);
+  }
+
+  /** One space's vectors: a passage's first vector counts (as a conflict would keep it), an item's last. */
+  private async storeVectors(trx: Trx, ord: number, run: Embedded['event']['data'][]): Promise<void> {
+    const tables = vectorTables(ord);
+    const parts = new Map<string, { item_id: string; ordinal: number; embedding: string }>();
+    const itemVectors = new Map<string, string>();
+    for (const data of run) {
+      for (const v of data.vectors) {
+        const key = `${data.item_id}\n${v.ordinal}`;
+        if (!parts.has(key))
+          parts.set(key, {
+            item_id: data.item_id,
+            ordinal: v.ordinal,
+            embedding: vectorLiteral(decodeVector(v.vector, data.dims)),
+          });
+      }
+      if (data.item) itemVectors.set(data.item_id, vectorLiteral(decodeVector(data.item, data.dims)));
+    }
+    const passages = [...parts.values()];
+    const embedded = [...new Set(run.map((data) => data.item_id))];
+    // Passage vectors, item vectors, and the space's count of embedded items, in one statement.
+    await sql`with
+      p as (insert into ${sql.table(tables.parts)} (item_id, ordinal, embedding)
+        select v.item_id, v.ordinal, v.embedding::halfvec
+        from unnest(${passages.map((p) => p.item_id)}::text[], ${passages.map((p) => p.ordinal)}::int[],
+          ${passages.map((p) => p.embedding)}::text[]) v (item_id, ordinal, embedding)
+        where exists (select 1 from parts x where x.item_id = v.item_id and x.ordinal = v.ordinal)
+        on conflict do nothing),
+      i as (insert into ${sql.table(tables.items)} (item_id, embedding)
+        select v.item_id, v.embedding::halfvec from unnest(${[...itemVectors.keys()]}::text[], ${[...itemVectors.values()]}::text[]) v (item_id, embedding)
+        on conflict (item_id) do update set embedding = excluded.embedding),
+      marked as (insert into embedded (item_id, ord) select item_id, ${ord}::int from unnest(${embedded}::text[]) item_id
+        on conflict do nothing returning ord)
+      update spaces set embedded_items = embedded_items + (select count(*)::int from marked)
+      where ord = ${ord} and exists (select 1 from marked)`.execute(trx);
   }
 
   @On(ItemDeleted)

@@ -40,6 +40,11 @@ function bytes(value: string): number {
 /** One line per source: its state, counts and what it waits for. */
 function line(s: Summary): string {
   const state = s.state === 'error' ? `ERROR (${s.reason})` : s.state;
+  if (s.worker) {
+    const seen = s.worker.last_seen ? `last seen ${s.worker.last_seen}` : 'not heard since the memex started';
+    const derives = s.worker.derives ? ', makes its thumbnails' : '';
+    return `${s.id}  worker  ${s.worker.folders.join(', ') || '(folders not heard yet)'}  ${state}  ${seen}${derives}`;
+  }
   const counts =
     s.managed_by === 'sources'
       ? `${s.counts.items} items from ${s.counts.files} files (${s.counts.in_place} in place), ${s.counts.failed} failed, backlog ${s.backlog}`
@@ -52,7 +57,9 @@ function line(s: Summary): string {
 export function registerSources(program: Command): void {
   const sources = program
     .command('sources')
-    .description('where items come from on their own: watched folders, and the Google accounts (memex sources list)')
+    .description(
+      'where items come from on their own: watched folders, workers (memex worker), and the Google accounts (memex sources list)',
+    )
     .action(async () => {
       const { sources: list } = await client().call(SourcesList, {});
       console.log(list.length === 0 ? 'no sources (memex sources add folder <path>)' : list.map(line).join('\n'));

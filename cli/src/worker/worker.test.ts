@@ -13,6 +13,8 @@ import {
   MediaGet,
   MemexError,
   OWNER_SCOPE,
+  SourcesGet,
+  SourcesList,
   type MethodDefinition,
   type ParamsOf,
   type ResultOf,
@@ -207,6 +209,16 @@ describe('memex worker: folders on another machine', () => {
       ['thumb', 256, 199],
     ]);
 
+    // memex sources lists the worker: its folder, when it was last heard, that it makes its thumbnails.
+    const listed = (await stack.call(SourcesList, {})).sources.find((s) => s.id === 'worker.nas');
+    assert.equal(listed?.kind, 'worker');
+    assert.equal(listed.state, 'active');
+    assert.equal(listed.root, 'worker:nas:/');
+    assert.deepEqual(listed.worker?.folders, [folder]);
+    assert.equal(listed.worker.reachable, true);
+    assert.equal(listed.worker.derives, true);
+    assert.ok(Date.now() - Date.parse(listed.worker.last_seen!) < 60_000, listed.worker.last_seen ?? 'never seen');
+
     const got = await stack.call(ItemsGet, { id: photoId });
     assert.equal(got.kind, 'photo');
     assert.equal(got.location, `worker:nas:${path.join(folder, '2024', 'beach.jpg')}`);
@@ -241,6 +253,10 @@ describe('memex worker: folders on another machine', () => {
       { timeoutMs: 30_000, everyMs: 200 },
     );
     const away = await stack.call(ItemsGet, { id: noteId });
+    const gone = (await stack.call(SourcesGet, { id: 'worker.nas' })).source;
+    assert.equal(gone.state, 'error');
+    assert.equal(gone.worker?.reachable, false);
+    assert.match(gone.reason!, /unreachable: no heartbeat since /);
     assert.match(away.unreachable!.why, /worker "nas" has sent no heartbeat/);
     await assert.rejects(
       content(stack, photoId),

@@ -54,6 +54,19 @@ export const SourceSummary = Type.Object({
     in_place: Type.Integer({ description: 'items read in place (a location, no copy)' }),
   }),
   backlog: Type.Integer({ description: 'files seen but not yet items (waiting for memex.ingest)' }),
+  worker: Type.Optional(
+    Type.Object(
+      {
+        folders: Type.Array(Type.String(), { description: 'the folders it serves, as its last heartbeat said' }),
+        last_seen: Type.Union([Type.String(), Type.Null()], {
+          description: 'its last heartbeat heard by the sources service (null: not heard since that service started)',
+        }),
+        reachable: Type.Boolean(),
+        derives: Type.Boolean({ description: 'it makes media’s thumbnails and keyframes of its files itself' }),
+      },
+      { description: 'a `memex worker` (kind worker): what its heartbeats say' },
+    ),
+  ),
 });
 
 export const SourcesAdd = defineMethod({
@@ -78,7 +91,7 @@ export const SourcesList = defineMethod({
   kind: 'query',
   access: 'owner',
   summary:
-    'Every source: watched folders with their state, counts, last scan and backlog, and the sync services’ accounts (Gmail, Google Calendar).',
+    'Every source: watched folders with their state, counts, last scan and backlog, the workers (`memex worker`: folders, last seen, reachable), and the sync services’ accounts (Gmail, Google Calendar).',
   params: Type.Object({}),
   result: Type.Object({ sources: Type.Array(SourceSummary) }),
 });

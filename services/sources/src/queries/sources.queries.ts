@@ -11,29 +11,38 @@ import {
 } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
 import { callMethod, type Bus } from '@memex/bus';
+import { workerPrefix } from '@memex/locations';
 import { BUS, DATABASE, RpcMethod, type HealthProblems } from '@memex/runtime';
 import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
 import { Watchers } from '../watch/watchers.js';
+import { WorkerWatch, type WorkerSeen } from '../watch/worker-watch.js';
 
 type Summary = Static<typeof SourceSummary>;
 
 /** How long `memex sources list` waits for mail-sync's accounts before listing without them. */
 const ACCOUNTS_TIMEOUT_MS = 2_000;
 
-/** memex.sources.list|get: the watched folders from this read model, the accounts from mail-sync's API. */
+/** memex.sources.list|get: the watched folders from this read model, the workers from their heartbeats, the accounts from mail-sync's API. */
 @Injectable()
 export class SourcesQueries implements HealthProblems {
   constructor(
     @Inject(BUS) private readonly bus: Bus,
     @Inject(DATABASE) private readonly db: Kysely<SourcesDatabase>,
     private readonly watchers: Watchers,
+    private readonly workerWatch: WorkerWatch,
   ) {}
 
   @RpcMethod(SourcesList)
   async list(): Promise<ResultOf<typeof SourcesList>> {
     const rows = await this.db.selectFrom('sources').selectAll().orderBy('id').execute();
     const counts = await this.counts();
-    return { sources: [...rows.map((row) => this.summary(row, counts.get(row.id))), ...(await this.accounts())] };
+    return {
+      sources: [
+        ...rows.map((row) => this.summary(row, counts.get(row.id))),
+        ...this.workerWatch.known().map(workerSummary),
+        ...(await this.accounts()),
+      ],
+    };
   }
 
   /** A source in error or away makes the service (and /healthz) degraded, with the reason. */
@@ -56,8 +65,10 @@ export class SourcesQueries implements HealthProblems {
   async get(params: ParamsOf<typeof SourcesGet>): Promise<ResultOf<typeof SourcesGet>> {
     const row = await this.db.selectFrom('sources').selectAll().where('id', '=', params.id).executeTakeFirst();
     if (!row) {
-      const account = (await this.accounts()).find((a) => a.id === params.id);
-      if (account) return { source: account, failures: [] };
+      const other = [...this.workerWatch.known().map(workerSummary), ...(await this.accounts())].find(
+        (a) => a.id === params.id,
+      );
+      if (other) return { source: other, failures: [] };
       throw new MemexError('not_found', `no source ${params.id} (memex sources list)`);
     }
     const failures = await this.db
@@ -148,4 +159,29 @@ export class SourcesQueries implements HealthProblems {
       return account.scopes.some((scope) => scope.includes('calendar')) ? [mail, calendar] : [mail];
     });
   }
+}
+
+/**
+ * A `memex worker` as a source (id `worker.<name>`, the source id of its reachability events):
+ * its folders and when it was last heard. Its items are counted by nothing here — the worker
+ * sends them to memex.ingest itself (`import:worker:<name>`, search's `source:<name>`).
+ */
+function workerSummary(worker: WorkerSeen): Summary {
+  const lastSeen = worker.lastSeen?.toISOString() ?? null;
+  return {
+    id: `worker.${worker.name}`,
+    kind: 'worker',
+    name: worker.name,
+    root: workerPrefix(worker.name),
+    managed_by: 'memex worker',
+    state: worker.reachable ? 'active' : 'error',
+    reason: worker.reachable
+      ? null
+      : `unreachable: no heartbeat ${lastSeen ? `since ${lastSeen}` : 'since the sources service started'}`,
+    settings: null,
+    last_scan: null,
+    counts: { files: 0, items: 0, failed: 0, in_place: 0 },
+    backlog: 0,
+    worker: { folders: worker.folders, last_seen: lastSeen, reachable: worker.reachable, derives: worker.derives },
+  };
 }

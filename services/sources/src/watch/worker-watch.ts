@@ -13,9 +13,23 @@ const CALLER: Actor = { kind: 'system', id: 'sources' };
 
 interface Seen {
   lastAt: number;
+  /** When this process last heard it (null: known from the log only). */
+  heardAt: number | null;
+  /** What its last heartbeat said (empty until heard). */
+  folders: string[];
+  derives: boolean;
   intervalMs: number;
   /** What this process last published for the worker (null: nothing yet). */
   published: 'reachable' | 'unreachable' | null;
+}
+
+/** A worker as `memex.sources.list` shows it. */
+export interface WorkerSeen {
+  name: string;
+  folders: string[];
+  lastSeen: Date | null;
+  reachable: boolean;
+  derives: boolean;
 }
 
 /**
@@ -78,6 +92,9 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
       if (this.workers.has(name)) continue; // heard already
       this.workers.set(name, {
         lastAt: state === 'reachable' ? Date.now() : 0,
+        heardAt: null,
+        folders: [],
+        derives: false,
         intervalMs: DEFAULT_HEARTBEAT_MS,
         published: state,
       });
@@ -93,8 +110,30 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
   private heard(beat: WorkerHeartbeat): void {
     if (!WORKER_NAME_PATTERN.test(beat.name)) return;
     const published = this.workers.get(beat.name)?.published ?? null;
-    this.workers.set(beat.name, { lastAt: Date.now(), intervalMs: beat.interval_ms, published });
+    const now = Date.now();
+    this.workers.set(beat.name, {
+      lastAt: now,
+      heardAt: now,
+      folders: Array.isArray(beat.folders) ? beat.folders.filter((f) => typeof f === 'string') : [],
+      derives: beat.derives === true,
+      intervalMs: beat.interval_ms,
+      published,
+    });
     this.check();
+  }
+
+  /** The workers this process knows (heard, or from the log), by name: reachable unless three heartbeats were missed. */
+  known(): WorkerSeen[] {
+    const now = Date.now();
+    return [...this.workers]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([name, seen]) => ({
+        name,
+        folders: seen.folders,
+        lastSeen: seen.heardAt === null ? null : new Date(seen.heardAt),
+        reachable: now - seen.lastAt < MISSED_HEARTBEATS * seen.intervalMs,
+        derives: seen.derives,
+      }));
   }
 
   /** Publishes what changed for each worker since it last did (retried each second until this replica leads). */

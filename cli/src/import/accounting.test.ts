@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { MailList } from '@memex/contracts';
 import { startStack, type TestStack } from '@memex/e2e';
+import { outlookMsg } from '@memex/ingest/testing';
 import type { ImportKind } from './run.js';
 import { assertAccounted, importInto, write } from './testing.js';
 
@@ -21,32 +22,58 @@ describe('memex import: every file accounted for', () => {
 
   const run = (kind: ImportKind, target: string, source: string) => importInto(stack, kind, target, source);
 
-  test('a folder: .eml files import (a Junk/ one as spam), .msg and unknown types are skipped with a reason, a rejected file is sent again next run', async () => {
+  test('a folder: .eml and Outlook .msg files import (a Junk/ one as spam), unknown types are skipped with a reason, a rejected file is sent again next run', async () => {
     const root = path.join(stack.env.home, 'folder');
-    // Before: every .eml was rejected (`unknown attribute "filename"`) and then recorded as done.
+    // Before: every .eml was rejected (`unknown attribute "filename"`) and then recorded as done;
+    // a .msg was skipped as unread.
     write(root, {
       'a.eml': eml('a', 'Plain'),
       'Junk/b.eml': eml('b', 'Cheap pills'),
-      'c.msg': 'Outlook OLE bytes',
       '.DS_Store': 'x',
       'notes.xyz': 'x',
       'broken.eml': 'no headers here at all\n',
       'doc.md': '# Doc\n\ntext\n',
+      'fake.msg': 'not an OLE file',
     });
+    const saved = (subject: string) =>
+      outlookMsg({
+        subject,
+        body: 'Saved from Outlook.',
+        senderName: 'Ann',
+        senderEmail: 'ann@example.com',
+        recipients: [{ name: 'Bob', email: 'bob@example.org', type: 'to' }],
+        submitted: new Date('2009-06-01T10:00:00Z'),
+        messageId: `<${subject.replace(/\W/g, '')}@example.com>`,
+      });
+    write(root, { 'Projects/c.msg': saved('From Outlook') });
     const first = await run('folder', root, 'f1');
     assert.equal(first.error, undefined);
-    assertAccounted(first.summary, 7);
-    assert.deepEqual(first.summary.run, { created: 3, updated: 0, duplicate: 0, rejected: 1, skipped: 3 });
-    assert.match(first.summary.rejected[0]!.reason, /not an RFC 822 message/);
-    assert.deepEqual(first.summary.rejected[0]!.examples, ['broken.eml']);
-    assert.match(first.summary.skipped.map((s) => s.reason).join('\n'), /Outlook \.msg message/);
+    assertAccounted(first.summary, 8);
+    assert.deepEqual(first.summary.run, { created: 4, updated: 0, duplicate: 0, rejected: 2, skipped: 2 });
+    const rejected = first.summary.rejected.map((r) => [r.examples, r.reason]).sort();
+    assert.deepEqual(
+      rejected.map(([examples]) => examples),
+      [['broken.eml'], ['fake.msg']],
+    );
+    assert.match(String(rejected[0]![1]), /not an RFC 822 message/);
+    assert.match(String(rejected[1]![1]), /not an Outlook \.msg file/);
+    const { messages } = await stack.owner.call(MailList, {
+      view: 'label',
+      label: 'Projects',
+      account: 'import:folder:f1',
+      min_seq: await lastSeq(stack),
+    });
+    assert.deepEqual(
+      messages.map((m) => [m.subject, m.from[0]?.address]),
+      [['From Outlook', 'ann@example.com']],
+    );
 
-    // The rejected file is fixed; the next run sends it (and only it) again.
-    write(root, { 'broken.eml': eml('fixed', 'Fixed now') });
+    // The rejected files are fixed; the next run sends them (and only them) again.
+    write(root, { 'broken.eml': eml('fixed', 'Fixed now'), 'fake.msg': saved('Saved again') });
     const second = await run('folder', root, 'f1');
-    assertAccounted(second.summary, 7);
-    assert.deepEqual(second.summary.run, { created: 1, updated: 0, duplicate: 0, rejected: 0, skipped: 3 });
-    assert.equal(second.summary.earlier, 3);
+    assertAccounted(second.summary, 8);
+    assert.deepEqual(second.summary.run, { created: 2, updated: 0, duplicate: 0, rejected: 0, skipped: 2 });
+    assert.equal(second.summary.earlier, 4);
   });
 
   test('a Junk/ .eml is spam with its folder label', async () => {

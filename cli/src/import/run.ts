@@ -3,6 +3,7 @@ import path from 'node:path';
 import { INGEST_REQUEST_LIMIT_BYTES, MEDIA_FILE_TYPES, Types } from '@memex/contracts';
 import type { MemexClient } from '@memex/client';
 import {
+  isMessageFile,
   listFolder,
   listPhotos,
   listTakeout,
@@ -229,7 +230,7 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
 
 /** What a file of a folder import carries besides its bytes: a message its file time and folder, a document its name and time. */
 function folderAttributes(file: FolderFile): Record<string, unknown> {
-  if (file.type !== 'message/rfc822') return { filename: path.basename(file.file), modified: file.modified };
+  if (!isMessageFile(file.type)) return { filename: path.basename(file.file), modified: file.modified };
   const folder = path.posix.dirname(file.key);
   // The folder a loose .eml sits in is its folder label (Junk/ marks it spam, as in a Maildir).
   return { modified: file.modified, ...(folder !== '.' ? { folder } : {}) };

@@ -12,6 +12,7 @@ const DOCUMENT_TYPES = new Set([
   'application/xhtml+xml',
   'text/x-rst',
   'message/rfc822',
+  'application/vnd.ms-outlook',
   'text/calendar',
   'text/vcard',
 ]);
@@ -35,10 +36,10 @@ export interface FolderFile {
   version: string;
 }
 
-/** Why a file of a type the memex does not read is skipped, where there is more to say than its extension. */
-const UNREAD: Record<string, string> = {
-  msg: 'an Outlook .msg message: not read yet; save it as .eml (Outlook: File › Save As › Outlook Message Format - Unicode is .msg; choose "Text Only" or drag to a folder in Thunderbird to get .eml)',
-};
+/** A single saved message (.eml, Outlook's .msg): the mail handler reads it, with its folder and time, never a file name. */
+export function isMessageFile(type: string): boolean {
+  return type === 'message/rfc822' || type === 'application/vnd.ms-outlook';
+}
 
 /**
  * Every file under a folder, in a stable order: the ones a handler the server lists takes, and
@@ -75,8 +76,7 @@ export async function listFolder(
       if (!type || !accepted.has(type)) {
         skipped.push({
           key,
-          reason:
-            UNREAD[extension] ?? (extension ? `no handler takes .${extension} files` : 'no extension to tell its type'),
+          reason: extension ? `no handler takes .${extension} files` : 'no extension to tell its type',
         });
         continue;
       }

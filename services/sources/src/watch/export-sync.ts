@@ -17,6 +17,7 @@ import {
 } from '@memex/contracts';
 import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import {
+  isMessageFile,
   listFolder,
   listPhotos,
   listTakeout,
@@ -191,7 +192,7 @@ export class ExportSync {
       item: {
         ...this.base(source, file.type, file.key),
         attributes:
-          file.type === 'message/rfc822'
+          isMessageFile(file.type)
             ? { modified: file.modified }
             : { filename: path.posix.basename(file.key), modified: file.modified },
         ...(inPlace ? { location: fileLocation(path.join(root, file.key)) } : { data: bytes.toString('base64') }),

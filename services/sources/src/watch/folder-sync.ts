@@ -24,6 +24,7 @@ import {
 } from '@memex/contracts';
 import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
+import { isMessageFile } from '@memex/exports';
 import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
@@ -468,7 +469,7 @@ export class FolderSync {
 /** What a file carries besides its bytes: its name and time (a loose message: its time and folder). */
 function attributesOf(type: string, file: DiskFile): Record<string, unknown> {
   const modified = file.modifiedAt.toISOString();
-  if (type !== 'message/rfc822') return { filename: path.posix.basename(file.path), modified };
+  if (!isMessageFile(type)) return { filename: path.posix.basename(file.path), modified };
   const folder = path.posix.dirname(file.path);
   return { modified, ...(folder !== '.' ? { folder } : {}) };
 }

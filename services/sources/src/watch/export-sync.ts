@@ -191,10 +191,9 @@ export class ExportSync {
       inPlace,
       item: {
         ...this.base(source, file.type, file.key),
-        attributes:
-          isMessageFile(file.type)
-            ? { modified: file.modified }
-            : { filename: path.posix.basename(file.key), modified: file.modified },
+        attributes: isMessageFile(file.type)
+          ? { modified: file.modified }
+          : { filename: path.posix.basename(file.key), modified: file.modified },
         ...(inPlace ? { location: fileLocation(path.join(root, file.key)) } : { data: bytes.toString('base64') }),
       },
       dataBytes: inPlace ? 0 : bytes.length,

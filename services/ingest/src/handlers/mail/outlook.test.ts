@@ -113,6 +113,21 @@ describe('mail: Outlook .msg files', () => {
     assert.equal(attachment.children?.[0]?.title, 'figures.pdf');
   });
 
+  it('a body kept only as compressed RTF is read: the HTML it encapsulates, or the text of RTF of its own', async () => {
+    const rtfOnly = (rtf: string) => parseMsg(outlookMsg({ ...sent, body: '', html: undefined, attachments: [], rtf }));
+    const fromHtml = await rtfOnly(
+      '{\\rtf1\\ansi\\ansicpg1252\\fromhtml1 \\deff0{\\fonttbl{\\f0\\fswiss Arial;}}' +
+        "{\\*\\htmltag19 <html>}{\\*\\htmltag50 <body>}{\\*\\htmltag64 <p>}Gr\\'fc\\'dfe aus {\\*\\htmltag84 <b>}Bonn{\\*\\htmltag92 </b>}" +
+        '{\\*\\htmltag72 </p>}{\\*\\htmltag58 </body>}{\\*\\htmltag27 </html>}}',
+    );
+    assert.equal(fromHtml.meta.textSource, 'html');
+    assert.match(fromHtml.text, /Grüße aus Bonn/);
+    const ownRtf = await rtfOnly(
+      '{\\rtf1\\ansi\\deff0{\\fonttbl{\\f0 Calibri;}}\\f0\\fs22 Written in Outlook\\par second line\\par}',
+    );
+    assert.match(ownRtf.text, /Written in Outlook\s+second line/);
+  });
+
   it('rejects what is not an Outlook message, saying what it is', async () => {
     assert.match(
       (await rejection(parseMsg(Buffer.from('Outlook OLE bytes')))).reason,

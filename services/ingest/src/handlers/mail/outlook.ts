@@ -1,6 +1,10 @@
 import msgreader, { type FieldsData } from '@kenjiuno/msgreader';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import { decompressRTF } from '@kenjiuno/decompressrtf';
+import iconv from 'iconv-lite';
+import { Tokenize, deEncapsulateSync } from 'rtf-stream-parser';
+import { ToPlainText } from 'rtf-stream-parser/dist/src/ToPlainText.js';
 import { RejectedItem } from '../handler.js';
 
 // A CommonJS module compiled from ES: its class is the namespace's `default`.
@@ -64,9 +68,14 @@ export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
     const value = raw(tag);
     return typeof value === 'string' && value.trim() ? value.trim() : undefined;
   };
+  // Outlook keeps a body as text, HTML or compressed RTF, not always all three: the RTF is read when it is the only one.
+  const rtf =
+    !fields.body?.trim() && !fields.bodyHtml && !fields.html && fields.compressedRtf
+      ? rtfBody(fields.compressedRtf)
+      : {};
   const html =
     fields.bodyHtml ??
-    (fields.html ? new TextDecoder(codepageName(fields.internetCodepage)).decode(fields.html) : undefined);
+    (fields.html ? new TextDecoder(codepageName(fields.internetCodepage)).decode(fields.html) : rtf.html);
   const recipients = (type: 'to' | 'cc' | 'bcc') =>
     (fields.recipients ?? [])
       .filter((r) => (r.recipType ?? 'to') === type)
@@ -84,7 +93,7 @@ export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
     ...(fields.messageId ? { messageId: fields.messageId } : {}),
     ...(text(IN_REPLY_TO) ? { inReplyTo: text(IN_REPLY_TO) } : {}),
     ...(text(REFERENCES) ? { references: text(REFERENCES) } : {}),
-    text: fields.body ?? '',
+    text: fields.body?.trim() ? fields.body : (rtf.text ?? ''),
     ...(html ? { html } : {}),
     attachments: (fields.attachments ?? []).map((attachment) => {
       const data = reader.getAttachment(attachment);
@@ -114,6 +123,40 @@ export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
     ? [...headerFields(transport).filter((field) => !isMimeField(fieldName(field))), ...composedHeaders]
     : composedHeaders;
   return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'utf8'), body]);
+}
+
+/**
+ * A body Outlook kept only as compressed RTF: the HTML or text it encapsulates (MS-OXRTFEX, what
+ * Outlook writes for mail that arrived as HTML or text), else the text of RTF written in Outlook.
+ */
+function rtfBody(compressed: Uint8Array): { text?: string; html?: string } {
+  let rtf: Buffer;
+  try {
+    rtf = Buffer.from(decompressRTF([...compressed]));
+  } catch (error) {
+    throw new RejectedItem(
+      `unreadable Outlook .msg file: its RTF body: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const decode = (bytes: Buffer, encoding: string) => iconv.decode(bytes, encoding);
+  try {
+    const body = deEncapsulateSync(rtf, { decode, mode: 'either' });
+    return body.mode === 'html' ? { html: String(body.text) } : { text: String(body.text) };
+  } catch {
+    // Not encapsulated: RTF of its own, read as plain text (the same token pipe, another last step).
+    const tokens = new Tokenize();
+    const plain = new ToPlainText({ decode });
+    const pieces: string[] = [];
+    const fail = (error?: Error | null) => {
+      if (error) throw new RejectedItem(`unreadable Outlook .msg file: its RTF body: ${error.message}`);
+    };
+    tokens.push = (token) => (plain._transform(token, 'utf8', fail), true);
+    plain.push = (piece) => (pieces.push(String(piece)), true);
+    tokens._transform(rtf, 'utf8', fail);
+    tokens._flush(fail);
+    plain._flush(fail);
+    return { text: pieces.join('') };
+  }
 }
 
 /** A header block's fields, each with its continuation lines. */

@@ -14,6 +14,8 @@ export interface OutlookMessage {
   messageId?: string;
   inReplyTo?: string;
   references?: string;
+  /** PR_RTF_COMPRESSED: an RTF body, stored compressed (LZFu, literals only). */
+  rtf?: string;
   /** PR_TRANSPORT_MESSAGE_HEADERS: a received message's headers as they arrived. */
   transportHeaders?: string;
   attachments?: Array<{ filename: string; mimeType: string; content: Buffer }>;
@@ -48,6 +50,7 @@ export function outlookMsg(message: OutlookMessage): Buffer {
           { id: 0x3fde, type: INT32, value: 65001 },
         ]
       : []),
+    ...(message.rtf ? [{ id: 0x1009, type: BINARY, value: compressedRtf(message.rtf) }] : []),
     ...(message.submitted ? [{ id: 0x0039, type: TIME, value: message.submitted }] : []),
     ...(message.messageId ? [{ id: 0x1035, type: STRING, value: message.messageId }] : []),
     ...(message.inReplyTo ? [{ id: 0x1042, type: STRING, value: message.inReplyTo }] : []),
@@ -84,6 +87,22 @@ export function outlookMsg(message: OutlookMessage): Buffer {
   for (const stream of ['00020102', '00030102', '00040102'])
     CFB.utils.cfb_add(cfb, `/__nameid_version1.0/__substg1.0_${stream}`, Buffer.alloc(0));
   return Buffer.from(CFB.write(cfb, { type: 'buffer' }) as Uint8Array);
+}
+
+/**
+ * RTF in MS-OXRTFCP's compressed form, every byte a literal: a control byte of 0 before each
+ * eight, after the header (size after its first field, raw size, "LZFu", CRC unchecked here).
+ */
+function compressedRtf(rtf: string): Buffer {
+  const raw = Buffer.from(rtf, 'latin1');
+  const runs: Buffer[] = [];
+  for (let i = 0; i < raw.length; i += 8) runs.push(Buffer.from([0]), raw.subarray(i, i + 8));
+  const body = Buffer.concat(runs);
+  const header = Buffer.alloc(16);
+  header.writeUInt32LE(body.length + 12, 0);
+  header.writeUInt32LE(raw.length, 4);
+  header.writeUInt32LE(0x75465a4c, 8);
+  return Buffer.concat([header, body]);
 }
 
 const hex8 = (n: number) => n.toString(16).toUpperCase().padStart(8, '0');

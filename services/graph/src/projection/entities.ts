@@ -131,8 +131,10 @@ export async function observe(trx: Trx, counts: KeyCounts): Promise<void> {
       from (select k.entity, sum(r.n)::int as n
             from jsonb_to_recordset(${JSON.stringify([...perKey].map(([key, n]) => ({ key, n })))}::jsonb) as r(key text, n integer)
             join entity_keys k on k.key = r.key group by k.entity) d
-      where e.id = d.entity returning e.id, e.weight)
-    ${retier(sql`weighed`)}`.execute(trx);
+      where e.id = d.entity returning e.id, e.weight, d.n),
+    -- Most weights stay in their tier: only the prefixes of those that left it are read.
+    retiered as (select id, weight from weighed where ${tierSql(sql`weight`)} <> ${tierSql(sql`weight - n`)})
+    ${retier(sql`retiered`)}`.execute(trx);
 }
 
 /** Things' @-mention prefixes at most this long are stored; longer prefixes are looked up among the terms. */
@@ -159,19 +161,80 @@ function retier(weighed: RawBuilder<unknown>): RawBuilder<unknown> {
 }
 
 /**
- * Rewrites the @-mention prefixes (1 to PREFIX_CHARS characters of each term, `exact` when a term
- * is the whole prefix) of these things from their terms; of every thing when `ids` is omitted.
+ * Writes the @-mention prefixes (1 to PREFIX_CHARS characters of each term, `exact` when a term
+ * is the whole prefix) of every thing from its terms (a migration's backfill, the bench's load).
  */
-export async function writePrefixes(db: Kysely<GraphDatabase>, ids?: number[]): Promise<void> {
-  if (ids?.length === 0) return;
-  const which = ids ? sql`where t.entity = any(${ids}::bigint[])` : sql``;
-  if (ids) await sql`delete from mention_prefixes where entity = any(${ids}::bigint[])`.execute(db);
+export async function writePrefixes(db: Kysely<GraphDatabase>): Promise<void> {
   await sql`
     insert into mention_prefixes (prefix, exact, tier, entity)
     select left(t.term, n), bool_or(length(t.term) = n), ${tierSql(sql`e.weight`)}, t.entity
     from mention_terms t join entities e on e.id = t.entity
     cross join generate_series(1, least(length(t.term), ${PREFIX_CHARS})) n
-    ${which} group by left(t.term, n), t.entity, e.weight`.execute(db);
+    group by left(t.term, n), t.entity, e.weight`.execute(db);
+}
+
+/** The prefixes `writePrefixes` makes of terms, each with whether a term is the whole prefix (in characters, as SQL's left()). */
+function prefixesOf(terms: Iterable<string>): Map<string, boolean> {
+  const prefixes = new Map<string, boolean>();
+  for (const term of terms) {
+    const chars = [...term];
+    for (let n = 1; n <= Math.min(chars.length, PREFIX_CHARS); n++) {
+      const prefix = chars.slice(0, n).join('');
+      prefixes.set(prefix, prefixes.get(prefix) === true || chars.length === n);
+    }
+  }
+  return prefixes;
+}
+
+/** Deletes a term or prefix table's rows of these (entity, term or prefix) pairs. */
+async function deleteOfEntities(
+  trx: Trx,
+  table: 'mention_terms' | 'mention_prefixes',
+  column: 'term' | 'prefix',
+  rows: { entity: number; value: string }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`
+    delete from ${sql.table(table)} t using jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(entity bigint, value text)
+    where t.entity = r.entity and ${sql.ref(`t.${column}`)} = r.value`.execute(trx);
+}
+
+/**
+ * Moves things' @-mention terms and prefixes from those stored to their new ones, writing only
+ * the difference (a new alias adds a few rows; rewriting all of a busy thing's costs a batch).
+ */
+async function rewriteTerms(trx: Trx, things: { id: number; stored: string[]; terms: string[] }[]): Promise<void> {
+  const termsGone: { entity: number; value: string }[] = [];
+  const termsAdded: { entity: number; term: string }[] = [];
+  const prefixesGone: { entity: number; value: string }[] = [];
+  const prefixesSet: { entity: number; prefix: string; exact: boolean }[] = [];
+  for (const { id: entity, stored, terms } of things) {
+    const before = new Set(stored);
+    const after = new Set(terms);
+    for (const term of before) if (!after.has(term)) termsGone.push({ entity, value: term });
+    for (const term of after) if (!before.has(term)) termsAdded.push({ entity, term });
+    const old = prefixesOf(before);
+    const now = prefixesOf(after);
+    for (const prefix of old.keys()) if (!now.has(prefix)) prefixesGone.push({ entity, value: prefix });
+    for (const [prefix, exact] of now) if (old.get(prefix) !== exact) prefixesSet.push({ entity, prefix, exact });
+  }
+  await deleteOfEntities(trx, 'mention_terms', 'term', termsGone);
+  if (termsAdded.length > 0) {
+    await sql`
+      insert into mention_terms (term, entity)
+      select r.term, r.entity from jsonb_to_recordset(${JSON.stringify(termsAdded)}::jsonb) as r(entity bigint, term text)`.execute(
+      trx,
+    );
+  }
+  await deleteOfEntities(trx, 'mention_prefixes', 'prefix', prefixesGone);
+  if (prefixesSet.length > 0) {
+    await sql`
+      insert into mention_prefixes (prefix, exact, tier, entity)
+      select r.prefix, r.exact, ${tierSql(sql`e.weight`)}, r.entity
+      from jsonb_to_recordset(${JSON.stringify(prefixesSet)}::jsonb) as r(entity bigint, prefix text, exact boolean)
+        join entities e on e.id = r.entity
+      on conflict (entity, prefix) do update set exact = excluded.exact`.execute(trx);
+  }
 }
 
 /** Adds (or with negative counts, removes) names seen for keys, then refreshes their things. */
@@ -226,6 +289,8 @@ interface EntityState {
   places: PlaceAttrs[] | null;
   /** What tier 0 read of the paper (`papers`), one per copy read. */
   papers: Record<string, unknown>[] | null;
+  /** Its @-mention terms as stored. */
+  terms: string[] | null;
 }
 
 /** A GeoNames place's attrs: ISO country code, admin1 code, its centre. */
@@ -254,12 +319,13 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
       (select jsonb_agg(to_jsonb(p) - 'key' order by p.key) from places p join entity_keys k on k.key = p.key
          where k.entity = e.id) as places,
       (select jsonb_agg(jsonb_build_object('year', pp.year, 'venue', pp.venue, 'doi', pp.doi, 'arxiv', pp.arxiv) order by pp.item)
-         from papers pp join entity_keys k on k.key = pp.key where k.entity = e.id) as papers
+         from papers pp join entity_keys k on k.key = pp.key where k.entity = e.id) as papers,
+      (select array_agg(t.term) from mention_terms t where t.entity = e.id) as terms
     from entities e where e.id = any(${[...new Set(ids)]}::bigint[])`.execute(trx);
   // Things without keys (merged away) lose their terms; the others get new ones if they changed.
   const emptied: number[] = [];
-  const changed: { id: number; name: string; aliases: string[]; attrs: Record<string, unknown>; terms: string[] }[] =
-    [];
+  const changed: { id: number; name: string; aliases: string[]; attrs: Record<string, unknown> }[] = [];
+  const retermed: { id: number; stored: string[]; terms: string[] }[] = [];
   for (const state of states.rows) {
     const id = Number(state.id);
     if (!state.keys) {
@@ -276,26 +342,24 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
       JSON.stringify(attrs) === JSON.stringify(state.attrs);
     // Terms follow from name, aliases and keys: when those stand, the terms do too.
     if (unchanged && !force) continue;
-    changed.push({ id, name, aliases, attrs, terms: mentionTerms([name, ...aliases], state.keys) });
+    if (!unchanged) changed.push({ id, name, aliases, attrs });
+    // Aliases often only change order (as their counts do): the same terms are not written again.
+    const terms = mentionTerms([name, ...aliases], state.keys);
+    const stored = new Set(state.terms ?? []);
+    if (terms.length !== stored.size || terms.some((term) => !stored.has(term)))
+      retermed.push({ id, stored: state.terms ?? [], terms });
   }
-  const rewritten = [...emptied, ...changed.map((c) => c.id)];
-  if (rewritten.length === 0) return;
   if (changed.length > 0) {
     await sql`
       update entities e set name = r.name, aliases = array(select jsonb_array_elements_text(r.aliases)), attrs = r.attrs
-      from jsonb_to_recordset(${JSON.stringify(changed.map(({ terms: _terms, ...c }) => c))}::jsonb)
-        as r(id bigint, name text, aliases jsonb, attrs jsonb)
+      from jsonb_to_recordset(${JSON.stringify(changed)}::jsonb) as r(id bigint, name text, aliases jsonb, attrs jsonb)
       where e.id = r.id`.execute(trx);
   }
-  await sql`delete from mention_terms where entity = any(${rewritten}::bigint[])`.execute(trx);
-  const terms = changed.flatMap((c) => c.terms.map((term) => ({ term, entity: c.id })));
-  if (terms.length > 0) {
-    await sql`
-      insert into mention_terms (term, entity)
-      select r.term, r.entity from jsonb_to_recordset(${JSON.stringify(terms)}::jsonb) as r(term text, entity bigint)
-      on conflict do nothing`.execute(trx);
+  if (emptied.length > 0) {
+    await sql`delete from mention_terms where entity = any(${emptied}::bigint[])`.execute(trx);
+    await sql`delete from mention_prefixes where entity = any(${emptied}::bigint[])`.execute(trx);
   }
-  await writePrefixes(trx, rewritten);
+  await rewriteTerms(trx, retermed);
 }
 
 /** Keys sorted, so attrs are the same whatever order the keys arrived in. */

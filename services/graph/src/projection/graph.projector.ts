@@ -64,11 +64,12 @@ import {
 } from './entities.js';
 import { cardPhoneLink, cardPhones } from './contact-phones.js';
 import { applyOwnerName } from './owner-names.js';
-import { checkEvidence, dropEvidence, dropLinks, recordVerdict, writeLinks, type LinkRow } from './links.js';
+import { checkEvidence, dedupe, dropEvidence, dropLinks, recordVerdict, writeLinks, type LinkRow } from './links.js';
 import { graphMigrations } from './migrations.js';
 import { applyPaper } from './papers.js';
 import { applyPeopleSeen } from './people.js';
 import { applyPhotoEvents } from './photo-events.js';
+import { evidenceOf, inferredRow, namesOf, ReadItems, TierZeroReadings, type LinkInput } from './readings.js';
 import { applyStructure } from './signatures.js';
 import { commitmentLinks, understoodLinks, writeCommitments } from './understanding.js';
 
@@ -81,9 +82,6 @@ export const CONTACTS_STRUCTURE_MAKER = 'contacts@1';
 /** How sure an address's domain says where its owner works. */
 export const WORKS_AT_CONFIDENCE = 0.7;
 const EXCERPT_CHARS = 1000;
-
-/** A link as `links.inferred` states it (its evidence defaults to the item). */
-type LinkInput = EventOf<typeof LinksInferred>['data']['links'][number];
 
 /** The graph's copy of an item. */
 interface ItemRow {
@@ -326,7 +324,7 @@ export class GraphProjector {
       vis,
       occurredAt: at,
       madeBy: makerOf(event.actor),
-      threadKey: isMail && typeof meta.threadKey === 'string' ? meta.threadKey : null,
+      threadKey: mail?.threadKey ?? null,
       participants: isMail ? participants : meetings.length > 0 || cards.length > 0 ? [] : null,
     };
     const names = new KeyCounts();
@@ -648,12 +646,9 @@ export class GraphProjector {
   }
 
   private async giveNames(trx: Trx, names: Record<string, string> | undefined, vis: Vis): Promise<void> {
-    if (!names) return;
-    const counts = new KeyCounts();
-    const keys = Object.keys(names).map(normalizeKey);
-    await ensureKeys(trx, keys);
-    for (const [key, name] of Object.entries(names)) counts.add(nameKey(normalizeKey(key), name.trim()), vis, 1);
-    await nameKeys(trx, counts);
+    const given = namesOf(names, vis);
+    await ensureKeys(trx, given.keys);
+    await nameKeys(trx, given.counts);
   }
 
   private async refuse(
@@ -696,8 +691,7 @@ export class GraphProjector {
   }
 
   /** Commitments, by tier 0's rules or a model: `committed_to` links and the commitments read model. */
-  @On(CommitmentExtracted)
-  async commitmentExtracted(trx: Trx, event: EventOf<typeof CommitmentExtracted>): Promise<void> {
+  private async commitmentExtracted(trx: Trx, event: EventOf<typeof CommitmentExtracted>): Promise<void> {
     if (await this.isDeleted(trx, event.data.item_id)) return;
     await writeCommitments(trx, event.data);
     await this.inferred(trx, event.data.item_id, event.data.made_by, event.labels, commitmentLinks(event.data));
@@ -728,35 +722,45 @@ export class GraphProjector {
     await this.giveNames(trx, read.names, noteVis(labels));
     const rows: LinkRow[] = [];
     for (const link of read.links) {
-      const src = parseRef(link.src);
-      const dst = parseRef(link.dst);
-      const id = linkId(refString(src), link.rel, refString(dst), madeBy);
-      const checked = await checkEvidence(trx, link.evidence?.length ? link.evidence : [{ item: itemId }], true);
-      await this.refuse(trx, id, madeBy, itemId, checked.refused);
-      if (checked.accepted.length === 0) continue;
-      rows.push({
-        id,
-        src,
-        rel: link.rel,
-        dst,
-        validFrom: link.valid_from ?? null,
-        validTo: link.valid_to ?? null,
-        confidence: link.confidence,
-        basis: 'inferred',
-        madeBy,
-        vis: null,
-        evidence: checked.accepted,
-        via: itemId,
-      });
+      const checked = await checkEvidence(trx, evidenceOf(link, itemId), true);
+      const row = inferredRow(link, madeBy, itemId, checked.accepted);
+      await this.refuse(trx, row.id, madeBy, itemId, checked.refused);
+      if (checked.accepted.length > 0) rows.push(row);
     }
     await writeLinks(trx, dedupe(rows));
     await prune(trx, touched.sort());
   }
 
   /** Tier 0's signature facts on the sender's person (`applyStructure`). */
-  @On(StructureExtracted)
-  async structureExtracted(trx: Trx, event: EventOf<typeof StructureExtracted>): Promise<void> {
+  private async structureExtracted(trx: Trx, event: EventOf<typeof StructureExtracted>): Promise<void> {
     await applyStructure(trx, event, await this.storedItem(trx, event.data.item_id));
+  }
+
+  /**
+   * Tier 0's readings (a signature, commitments), two per mail of an import: those that read an
+   * item for the first time together (`TierZeroReadings`), with exactly the effect of each applied
+   * alone; one that reads an item again, or reads an item the graph lacks, alone in its place.
+   */
+  @OnBatch(StructureExtracted, CommitmentExtracted)
+  async readings(trx: Trx, run: LoggedOf<typeof StructureExtracted | typeof CommitmentExtracted>[]): Promise<void> {
+    const known = await ReadItems.of(
+      trx,
+      run.map(({ event }) => event.data.item_id),
+    );
+    let group = new TierZeroReadings();
+    // An item read twice by one task in a run: the second reading replaces the first, alone.
+    const read = new Set<string>();
+    for (const { event } of run) {
+      const once = `${event.type} ${event.data.item_id}`;
+      const added = !read.has(once) && group.add(event, known);
+      read.add(once);
+      if (added) continue;
+      await group.write(trx);
+      group = new TierZeroReadings();
+      if (event.type === 'structure.extracted') await this.structureExtracted(trx, event);
+      else await this.commitmentExtracted(trx, event);
+    }
+    await group.write(trx);
   }
 
   /** Tier 0's reading of a paper: the paper, its authors and what it cites (`applyPaper`). */
@@ -835,18 +839,4 @@ export class GraphProjector {
       from unnest(${rest}::text[]) with ordinality as n(step_id, ordinal)
       where s.trail_id = ${trail_id} and s.step_id = n.step_id`.execute(trx);
   }
-}
-
-/** One row per link id, evidence merged: the same claim twice in one event is one link. */
-function dedupe(links: LinkRow[]): LinkRow[] {
-  const byId = new Map<string, LinkRow>();
-  for (const link of links) {
-    const seen = byId.get(link.id);
-    if (seen)
-      seen.evidence.push(
-        ...link.evidence.filter((e) => !seen.evidence.some((s) => s.item === e.item && s.part === e.part)),
-      );
-    else byId.set(link.id, { ...link, evidence: [...link.evidence] });
-  }
-  return [...byId.values()];
 }

@@ -341,3 +341,17 @@ export async function recordVerdict(
     values (${claim}, ${link.src_key}, ${link.src_entity}, ${link.src_item}, ${link.rel}, ${link.dst_key}, ${link.dst_entity}, ${link.dst_item}, ${verdict}, ${at})
     on conflict (claim) do update set verdict = excluded.verdict, decided_at = excluded.decided_at`.execute(trx);
 }
+
+/** One row per link id, evidence merged: the same claim twice in one event is one link. */
+export function dedupe(links: LinkRow[]): LinkRow[] {
+  const byId = new Map<string, LinkRow>();
+  for (const link of links) {
+    const seen = byId.get(link.id);
+    if (seen)
+      seen.evidence.push(
+        ...link.evidence.filter((e) => !seen.evidence.some((s) => s.item === e.item && s.part === e.part)),
+      );
+    else byId.set(link.id, { ...link, evidence: [...link.evidence] });
+  }
+  return [...byId.values()];
+}

@@ -88,19 +88,37 @@ export function commitmentId(itemId: string, madeBy: string, key: string): strin
   return hashId(`${itemId}|${pipelineOf(madeBy)}|${key}`).toString(36);
 }
 
+/** A row of the commitments read model. */
+export interface CommitmentRow {
+  id: string;
+  item: string;
+  pipeline: string;
+  made_by: string;
+  due: string | null;
+  body: DataOf<typeof CommitmentExtracted>['commitments'][number];
+}
+
 /** The commitments read model (`memex.commitments.list`): one maker task's list for the item replaces its last. */
 export async function writeCommitments(trx: Trx, data: DataOf<typeof CommitmentExtracted>): Promise<void> {
-  const pipeline = pipelineOf(data.made_by);
-  await sql`delete from commitments where item = ${data.item_id} and pipeline = ${pipeline}`.execute(trx);
-  if (data.commitments.length === 0) return;
-  const rows = data.commitments.map((c) => ({
+  await sql`delete from commitments where item = ${data.item_id} and pipeline = ${pipelineOf(data.made_by)}`.execute(
+    trx,
+  );
+  await insertCommitments(trx, commitmentRows(data));
+}
+
+export function commitmentRows(data: DataOf<typeof CommitmentExtracted>): CommitmentRow[] {
+  return data.commitments.map((c) => ({
     id: commitmentId(data.item_id, data.made_by, c.key),
     item: data.item_id,
-    pipeline,
+    pipeline: pipelineOf(data.made_by),
     made_by: data.made_by,
     due: c.due,
     body: c,
   }));
+}
+
+export async function insertCommitments(trx: Trx, rows: CommitmentRow[]): Promise<void> {
+  if (rows.length === 0) return;
   await sql`
     insert into commitments (id, item, pipeline, made_by, due, body)
     select r.id, r.item, r.pipeline, r.made_by, r.due, r.body

@@ -419,7 +419,7 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await check('mail');
   });
 
-  test('sources and jobs live over SSE; settings: a token created with labels and revoked', async () => {
+  test('sources and jobs live over SSE', async () => {
     await page.goto(`${stack.url}/status`);
     await page.getByText('Live: connected').waitFor();
     await page.getByRole('cell', { name: 'search' }).first().waitFor();
@@ -427,16 +427,53 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await stack.owner.call(NotesPut, { title: 'Live', body: 'An event while the page watches.' });
     await page.getByText(/Live: connected · [1-9]\d* events/).waitFor();
     await check('status');
+  });
+
+  test('settings: a token made with labels chosen from those that exist shows what it sees; its session never shows mail; revoked, it is signed out', async () => {
     await page.goto(`${stack.url}/settings`);
     await page.locator('#token-name').fill('reader');
-    await page.locator('#token-labels').fill('mail, client:acme');
+    const labels = page.getByRole('group', { name: 'Labels' });
+    // The labels that exist: the scope rules' (mail, photos) and the helper token's.
+    for (const label of ['client:acme', 'mail', 'photos'])
+      await labels.getByRole('checkbox', { name: label }).waitFor();
+    await labels.getByRole('checkbox', { name: 'mail' }).check();
+    await page.getByText(/^It will see: .*\bemail\b.* — items labelled mail, or with no label\.$/).waitFor();
+    await labels.getByRole('checkbox', { name: 'mail' }).uncheck();
+    await labels.getByRole('checkbox', { name: 'client:acme' }).check();
+    const preview = page.getByText(/^It will see: .* — items labelled client:acme, or with no label\.$/);
+    await preview.waitFor();
+    assert.doesNotMatch((await preview.textContent()) ?? '', /\bemail\b/);
     await page.getByRole('button', { name: 'Create token' }).click();
-    await page.getByText(/The new token \(shown once\): mxa_\S+\. Its scope: the labels client:acme, mail /).waitFor();
+    await page.getByText(/The new token \(shown once\): mxa_\S+\. Its labels: client:acme\./).waitFor();
+    const secret = (await page.locator('code.secret').textContent()) ?? '';
     const row = page.getByRole('row', { name: /reader/ });
-    await row.getByText('client:acme, mail').waitFor();
+    await row.getByRole('cell', { name: 'client:acme', exact: true }).waitFor();
+    const sees = (await row.getByRole('cell').nth(2).textContent()) ?? '';
+    assert.match(sees, /\bdocument\b/);
+    assert.doesNotMatch(sees, /\bemail\b/);
+    await page
+      .getByRole('table', { name: 'Scope rules' })
+      .getByRole('row', { name: /^mail email/ })
+      .waitFor();
     await check('settings');
-    await row.getByRole('button', { name: 'Revoke reader' }).click();
-    await row.getByText(/revoked/).waitFor();
+    const reader = await openContext(browser);
+    try {
+      await signIn(reader.page, stack.url, secret);
+      assert.equal(await reader.page.getByRole('link', { name: 'Mail' }).count(), 0);
+      await reader.page.locator('#q').fill('renewal');
+      const results = reader.page.locator('.results[data-query="renewal"]');
+      await results.getByRole('link', { name: 'Harbour plan' }).waitFor();
+      assert.equal(await results.getByRole('region', { name: 'email results' }).count(), 0);
+      await reader.page.goto(`${stack.url}/item/${ids.renewal}`);
+      await reader.page.getByRole('alert').waitFor();
+      // Revoked from Settings, its session ends at its next request.
+      await row.getByRole('button', { name: 'Revoke reader' }).click();
+      await row.getByText(/revoked/).waitFor();
+      await reader.page.goto(`${stack.url}/search`);
+      await reader.page.getByLabel('Token').waitFor();
+    } finally {
+      await reader.context.close();
+    }
     assert.deepEqual(errors, []);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Token').waitFor();

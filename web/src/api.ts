@@ -2,6 +2,7 @@
 // (types only: nothing of contracts is bundled), authenticated by the session cookie, with the
 // session's CSRF token on every POST.
 import type {
+  AccountsList,
   AdminFailures,
   CalendarBrief,
   CalendarList,
@@ -13,6 +14,8 @@ import type {
   FacesClusters,
   FacesCrop,
   FacesList,
+  FacesMerge,
+  FacesMove,
   FacesName,
   Graph,
   InferencesList,
@@ -69,6 +72,7 @@ interface Methods {
   'memex.notes.put': typeof NotesPut;
   'memex.mail.thread': typeof MailThread;
   'memex.mail.accounts': typeof MailAccounts;
+  'memex.accounts.list': typeof AccountsList;
   'memex.mail.list': typeof MailList;
   'memex.mail.compose': typeof MailCompose;
   'memex.mail.cancel': typeof MailCancel;
@@ -85,6 +89,8 @@ interface Methods {
   'memex.faces.list': typeof FacesList;
   'memex.faces.crop': typeof FacesCrop;
   'memex.faces.name': typeof FacesName;
+  'memex.faces.merge': typeof FacesMerge;
+  'memex.faces.move': typeof FacesMove;
   'memex.entity.get': typeof EntityGet;
   'memex.entity.neighbors': typeof EntityNeighbors;
   'memex.entity.merge': typeof EntityMerge;
@@ -191,6 +197,15 @@ export async function resume(): Promise<Session | null> {
   } catch {
     return null;
   }
+}
+
+/** The scope rules in force and what each agent token may see (owner only; Settings shows them). */
+export interface Scopes {
+  rules: Array<{ when: string; kinds: string[] }>;
+  tokens: Array<{ id: string; kinds: string[] }>;
+}
+export function scopes(): Promise<Scopes> {
+  return request<Scopes>('/api/v1/session/scopes', { method: 'GET' });
 }
 
 export async function signOut(): Promise<void> {

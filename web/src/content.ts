@@ -1,6 +1,9 @@
 // An item's original bytes, read range by range through memex.items.content.
 import { call } from './api';
 
+/** Where the browser streams an item's original (the gateway's content route, on the session cookie). */
+export const contentUrl = (id: string) => `/api/v1/content/${encodeURIComponent(id)}`;
+
 export async function itemBytes(id: string): Promise<{ bytes: Uint8Array; type: string; filename: string | null }> {
   const chunks: Uint8Array[] = [];
   let offset: number | null = 0;

@@ -9,6 +9,7 @@ import { EventsController } from './events/events.controller.js';
 import { GrpcServer } from './grpc/grpc.server.js';
 import { HealthController } from './http/health.controller.js';
 import { RpcController } from './http/rpc.controller.js';
+import { ContentController } from './web/content.controller.js';
 import { SessionController } from './web/session.controller.js';
 import { Sessions } from './web/sessions.js';
 import { StaticController } from './web/static.controller.js';
@@ -21,7 +22,14 @@ export class GatewayModule {
       module: GatewayModule,
       imports: [MemexModule.forService({ service: 'gateway', config, schema: 'gateway' })],
       // StaticController last: its catch-all GET serves the web UI for every path the others leave.
-      controllers: [RpcController, HealthController, EventsController, SessionController, StaticController],
+      controllers: [
+        RpcController,
+        HealthController,
+        EventsController,
+        SessionController,
+        ContentController,
+        StaticController,
+      ],
       providers: [TokensProjector, TokensService, AuthService, Sessions, Dispatcher, GrpcServer],
     };
   }

@@ -179,7 +179,7 @@ const addresses = (text: string) =>
 export function ComposePage() {
   const { query } = useLocation();
   const replyTo = query.get('reply');
-  const accounts = useLoad(() => call('memex.mail.accounts', {}), []);
+  const accounts = useLoad(() => call('memex.accounts.list', {}), []);
   const original = useLoad(async () => (replyTo ? call('memex.mail.thread', { id: replyTo }) : null), [replyTo]);
   const answered = original.data?.messages.find((m) => m.id === replyTo);
   const [account, setAccount] = useState('');
@@ -189,9 +189,11 @@ export function ComposePage() {
   const [sent, setSent] = useState<{ id: string; until: number } | null>(null);
   const [now, setNow] = useState(Date.now());
   const [act, status] = useAction();
-  // Only connected accounts send (imported mail's accounts are archives).
-  const sending = (accounts.data?.accounts ?? []).filter((a) => a.origin === 'mirrored');
-  const chosen = account || sending.find((a) => a.account === answered?.account)?.account || sending[0]?.account || '';
+  // Only connected accounts send (imported mail's accounts are archives); a reply goes from the
+  // account the message came to (its messages are filed as `imap:<address>` for an IMAP account).
+  const sending = (accounts.data?.accounts ?? []).filter((a) => a.status === 'active');
+  const received = sending.find((a) => [a.account, `${a.provider}:${a.account}`].includes(answered?.account ?? ''));
+  const chosen = account || received?.account || sending[0]?.account || '';
   useEffect(() => {
     if (!sent) return;
     const timer = setInterval(() => setNow(Date.now()), 250);

@@ -1,8 +1,12 @@
 // Item viewers for photos, videos and recordings (memex.media.get): a photo with its faces, place
-// and time; a video or recording with its transcript, where "Find in transcript" (memex.media.moments)
-// lists the seconds the words were said and `?t=<second>` marks that segment.
-import { useState } from 'preact/hooks';
+// and time; a video or recording playing from the gateway's content route (Range requests, so
+// seeking fetches only what it needs) beside its transcript, which follows the player; keyframes
+// as a strip of seconds to play from; "Find in transcript" (memex.media.moments) lists the
+// seconds the words were said and `?t=<second>` plays from there.
+import type { Ref } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, type Result } from '../api';
+import { contentUrl } from '../content';
 import { paths, useLocation } from '../router';
 import { formatDate, Loading, useLoad } from '../ui';
 import { FaceCrop, Rendition } from './photos';
@@ -120,9 +124,25 @@ const clock = (seconds: number) => `${Math.floor(seconds / 60)}:${String(Math.fl
 
 export function RecordingViewer({ itemId }: { itemId: string }) {
   const media = useLoad(() => call('memex.media.get', { item_id: itemId }), [itemId]);
-  const at = Number(useLocation().query.get('t') ?? NaN);
+  const asked = Number(useLocation().query.get('t') ?? NaN);
+  const player = useRef<HTMLMediaElement>(null);
+  // Where the player is, or the second the address asked for before it has played.
+  const [position, setPosition] = useState(asked);
   const [q, setQ] = useState('');
   const [moments, setMoments] = useState<Segment[] | null>(null);
+  const seek = (second: number) => {
+    setPosition(second);
+    if (player.current) player.current.currentTime = second;
+  };
+  // A moment's link (?t=) seeks the player in place; once its metadata is there it can.
+  useEffect(() => {
+    if (Number.isNaN(asked)) return;
+    const element = player.current;
+    setPosition(asked);
+    if (!element) return;
+    if (element.readyState >= HTMLMediaElement.HAVE_METADATA) element.currentTime = asked;
+    else element.addEventListener('loadedmetadata', () => (element.currentTime = asked), { once: true });
+  }, [asked, media.data]);
   const find = (event: Event) => {
     event.preventDefault();
     void call('memex.media.moments', { item_id: itemId, q }).then((r) => setMoments(r.moments));
@@ -131,41 +151,80 @@ export function RecordingViewer({ itemId }: { itemId: string }) {
     <Loading loaded={media}>
       {(recording) => {
         const transcript = (recording.meta as { transcript?: { segments: Segment[] } | null }).transcript;
+        const follow = (event: Event) => setPosition((event.currentTarget as HTMLMediaElement).currentTime);
         return (
-          <>
-            <MediaFacts media={recording} />
-            <form class="row" role="search" onSubmit={find}>
-              <label>
-                Find in transcript <input value={q} required onInput={(e) => setQ(e.currentTarget.value)} />
-              </label>
-              <button type="submit">Find</button>
-            </form>
-            {moments && (
-              <ul aria-label="Moments found">
-                {moments.map((m) => (
-                  <li key={m.start}>
-                    <a href={`${paths.item(itemId)}?t=${Math.floor(m.start)}`}>{clock(m.start)}</a> {m.text}
-                  </li>
-                ))}
-                {moments.length === 0 && <li class="muted">Not said in it.</li>}
-              </ul>
-            )}
-            <h2 id="transcript-title">Transcript</h2>
-            {transcript?.segments.length ? (
-              <ol class="transcript" aria-labelledby="transcript-title">
-                {transcript.segments.map((s) => {
-                  const current = at >= Math.floor(s.start) && at < s.end;
-                  return (
-                    <li key={s.start} class={current ? 'current' : ''} aria-current={current ? 'true' : undefined}>
-                      <span class="muted">{clock(s.start)}</span> {s.text}
+          <div class="columns">
+            <section aria-label="Player">
+              {recording.kind === 'video' ? (
+                <video
+                  ref={player as Ref<HTMLVideoElement>}
+                  class="player"
+                  controls
+                  preload="metadata"
+                  src={contentUrl(itemId)}
+                  onTimeUpdate={follow}
+                  aria-label={`Video: ${recording.title}`}
+                />
+              ) : (
+                <audio
+                  ref={player as Ref<HTMLAudioElement>}
+                  controls
+                  preload="metadata"
+                  src={contentUrl(itemId)}
+                  onTimeUpdate={follow}
+                  aria-label={`Recording: ${recording.title}`}
+                />
+              )}
+              {recording.keyframes.length > 0 && (
+                <ol class="keyframes" aria-label="Keyframes">
+                  {recording.keyframes.map((frame) => (
+                    <li key={frame.at}>
+                      <button type="button" onClick={() => seek(frame.at)} aria-label={`Play from ${clock(frame.at)}`}>
+                        {clock(frame.at)}
+                      </button>
                     </li>
-                  );
-                })}
-              </ol>
-            ) : (
-              <p class="muted">No transcript.</p>
-            )}
-          </>
+                  ))}
+                </ol>
+              )}
+              <MediaFacts media={recording} />
+            </section>
+            <section aria-labelledby="transcript-title">
+              <form class="row" role="search" onSubmit={find}>
+                <label>
+                  Find in transcript <input value={q} required onInput={(e) => setQ(e.currentTarget.value)} />
+                </label>
+                <button type="submit">Find</button>
+              </form>
+              {moments && (
+                <ul aria-label="Moments found">
+                  {moments.map((m) => (
+                    <li key={m.start}>
+                      <a href={`${paths.item(itemId)}?t=${Math.floor(m.start)}`}>{clock(m.start)}</a> {m.text}
+                    </li>
+                  ))}
+                  {moments.length === 0 && <li class="muted">Not said in it.</li>}
+                </ul>
+              )}
+              <h2 id="transcript-title">Transcript</h2>
+              {transcript?.segments.length ? (
+                <ol class="transcript" aria-labelledby="transcript-title">
+                  {transcript.segments.map((s) => {
+                    const current = position >= Math.floor(s.start) && position < s.end;
+                    return (
+                      <li key={s.start} class={current ? 'current' : ''} aria-current={current ? 'true' : undefined}>
+                        <button type="button" class="link" onClick={() => seek(s.start)}>
+                          {clock(s.start)}
+                        </button>{' '}
+                        {s.text}
+                      </li>
+                    );
+                  })}
+                </ol>
+              ) : (
+                <p class="muted">No transcript.</p>
+              )}
+            </section>
+          </div>
         );
       }}
     </Loading>

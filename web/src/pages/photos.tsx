@@ -1,5 +1,5 @@
 // Photos: a timeline of events (memex.media.events groups photos by time and place), the places
-// photos were taken at, and face clusters, which the owner names here. Thumbnails and face crops
+// photos were taken at, and face clusters, which the owner names, merges and splits here. Thumbnails and face crops
 // come from the API as base64 WebP and are shown as data: URLs (the page's CSP allows data: images).
 import { useState } from 'preact/hooks';
 import { call, type Result, type Session } from '../api';
@@ -91,6 +91,7 @@ export function PhotosPage({ session }: { session: Session }) {
                     <ClusterCard
                       key={cluster.cluster_id}
                       cluster={cluster}
+                      others={list.filter((c) => c.cluster_id !== cluster.cluster_id)}
                       owner={session.kind === 'owner'}
                       reload={clusters.reload}
                     />
@@ -133,23 +134,46 @@ export function PhotosPage({ session }: { session: Session }) {
   );
 }
 
-/** A face cluster: its cover face, size, and (for the owner) a form naming it. */
-function ClusterCard({ cluster, owner, reload }: { cluster: Cluster; owner: boolean; reload: () => Promise<void> }) {
+const nameOf = (cluster: Cluster) => cluster.name ?? 'Unnamed person';
+/** Clusters as the choices of a select: named, or told apart by their size. */
+const choiceOf = (cluster: Cluster) => `${nameOf(cluster)} (${cluster.faces} faces)`;
+
+/**
+ * A face cluster: its cover face, size and, for the owner, corrections in place — name it, merge
+ * it into another (the same person found twice), and its faces, each of which can be moved out
+ * (not this person) or into another cluster: a split.
+ */
+function ClusterCard({
+  cluster,
+  others,
+  owner,
+  reload,
+}: {
+  cluster: Cluster;
+  others: Cluster[];
+  owner: boolean;
+  reload: () => Promise<void>;
+}) {
   const [name, setName] = useState(cluster.name ?? '');
+  const [into, setInto] = useState('');
+  // A cluster's faces load once it is opened: a page of clusters stays one crop each.
+  const [open, setOpen] = useState(false);
   const [act, state] = useAction();
-  const label = cluster.name ?? 'Unnamed person';
+  const label = nameOf(cluster);
+  // A correction answers once logged; the clusters are read again once the read model has it.
+  const correct = (run: () => Promise<{ seq: number }>, done: string) =>
+    act(async () => {
+      const { seq } = await run();
+      await call('memex.faces.clusters', { limit: 1, min_seq: seq });
+      await reload();
+    }, done);
   const save = (event: Event) => {
     event.preventDefault();
-    void act(async () => {
-      await call('memex.faces.name', { cluster_id: cluster.cluster_id, name: name.trim() });
-      // The command answers once logged; the clusters read model follows within moments.
-      for (let tries = 0; tries < 20; tries++) {
-        const { clusters } = await call('memex.faces.clusters', { limit: 100 });
-        if (clusters.some((c) => c.cluster_id === cluster.cluster_id && c.name === name.trim())) break;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      await reload();
-    }, 'Named.');
+    void correct(() => call('memex.faces.name', { cluster_id: cluster.cluster_id, name: name.trim() }), 'Named.');
+  };
+  const merge = (event: Event) => {
+    event.preventDefault();
+    void correct(() => call('memex.faces.merge', { from: cluster.cluster_id, into }), 'Merged.');
   };
   return (
     <li class="cluster" data-cluster={cluster.cluster_id}>
@@ -160,18 +184,108 @@ function ClusterCard({ cluster, owner, reload }: { cluster: Cluster; owner: bool
           {cluster.faces} faces in {cluster.items} photos
         </div>
         {owner && (
-          <form class="row" onSubmit={save}>
-            <label>
-              <span class="visually-hidden">Name of {label}</span>
-              <input value={name} required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
-            </label>
-            <button type="submit" disabled={state.busy || !name.trim()}>
-              Name
-            </button>
+          <>
+            <form class="row" onSubmit={save}>
+              <label>
+                <span class="visually-hidden">Name of {label}</span>
+                <input value={name} required maxLength={200} onInput={(e) => setName(e.currentTarget.value)} />
+              </label>
+              <button type="submit" disabled={state.busy || !name.trim()}>
+                Name
+              </button>
+            </form>
+            {others.length > 0 && (
+              <form class="row" onSubmit={merge}>
+                <label>
+                  Same person as{' '}
+                  <select value={into} required onChange={(e) => setInto(e.currentTarget.value)}>
+                    <option value="">choose…</option>
+                    {others.map((other) => (
+                      <option key={other.cluster_id} value={other.cluster_id}>
+                        {choiceOf(other)}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <button type="submit" disabled={state.busy || !into}>
+                  Merge
+                </button>
+              </form>
+            )}
+            <details onToggle={(e) => setOpen(e.currentTarget.open)}>
+              <summary>Faces of {label}</summary>
+              {open && <ClusterFaces cluster={cluster} others={others} correct={correct} busy={state.busy} />}
+            </details>
             <Status {...state} />
-          </form>
+          </>
         )}
       </div>
     </li>
+  );
+}
+
+/** A cluster's faces, each with where to move it: out of every cluster, or into another. */
+function ClusterFaces({
+  cluster,
+  others,
+  correct,
+  busy,
+}: {
+  cluster: Cluster;
+  others: Cluster[];
+  correct: (run: () => Promise<{ seq: number }>, done: string) => Promise<void>;
+  busy: boolean;
+}) {
+  const faces = useLoad(
+    () => call('memex.faces.list', { cluster_id: cluster.cluster_id, limit: 200 }),
+    [cluster.cluster_id, cluster.faces],
+  );
+  const [targets, setTargets] = useState<Record<string, string>>({});
+  const label = nameOf(cluster);
+  return (
+    <Loading loaded={faces}>
+      {({ faces: list }) => (
+        <ul class="cluster-faces" aria-label={`Faces of ${label}`}>
+          {list.map((face, i) => {
+            const target = targets[face.face_id] ?? '';
+            const move = (event: Event) => {
+              event.preventDefault();
+              void correct(
+                () => call('memex.faces.move', { face_id: face.face_id, to_cluster: target || null }),
+                target ? 'Moved.' : `Moved out: not ${label}.`,
+              );
+            };
+            return (
+              <li key={face.face_id}>
+                <a href={paths.item(face.item_id)}>
+                  <FaceCrop faceId={face.face_id} alt={`Face ${i + 1} of ${label}`} />
+                </a>
+                <form class="row" onSubmit={move}>
+                  <label>
+                    <span class="visually-hidden">
+                      Move face {i + 1} of {label} to
+                    </span>
+                    <select
+                      value={target}
+                      onChange={(e) => setTargets({ ...targets, [face.face_id]: e.currentTarget.value })}
+                    >
+                      <option value="">no one (not {label})</option>
+                      {others.map((other) => (
+                        <option key={other.cluster_id} value={other.cluster_id}>
+                          {choiceOf(other)}
+                        </option>
+                      ))}
+                    </select>
+                  </label>
+                  <button type="submit" disabled={busy} aria-label={`Move face ${i + 1} of ${label}`}>
+                    Move
+                  </button>
+                </form>
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </Loading>
   );
 }

@@ -1,6 +1,7 @@
-// Settings: agent tokens (create with labels, revoke) and embedding models (which one search uses).
+// Settings: agent tokens and their scopes (create with labels chosen from those that exist, what each
+// sees, revoke) and embedding models (which one search uses).
 import { useState } from 'preact/hooks';
-import { call } from '../api';
+import { call, scopes, type Scopes } from '../api';
 import { formatDate, Loading, Page, Status, useAction, useLoad, TableHead } from '../ui';
 
 export function SettingsPage() {
@@ -14,71 +15,107 @@ export function SettingsPage() {
   );
 }
 
+/** What a set of labels opens under the rules: the kinds every session sees, then each label's. */
+function opens(rules: Scopes['rules'], labels: string[]): string[] {
+  return [...new Set(rules.filter((r) => r.when === '*' || labels.includes(r.when)).flatMap((r) => r.kinds))].sort();
+}
+
+/**
+ * Agent tokens and their scopes: a new token's labels are chosen from the labels that exist (the
+ * scope rules' labels, sources' and other tokens' labels) or typed; the form says what they will
+ * let it see before it is made, and the table what each token sees.
+ */
 function Tokens() {
   const tokens = useLoad(() => call('memex.tokens.list', {}), []);
+  const rules = useLoad(() => scopes(), []);
+  const sources = useLoad(() => call('memex.sources.list', {}), []);
   const [name, setName] = useState('');
-  const [labels, setLabels] = useState('');
+  const [chosen, setChosen] = useState<string[]>([]);
+  const [typed, setTyped] = useState('');
   const [made, setMade] = useState<{ token: string; labels: string[] } | null>(null);
   const [act, state] = useAction();
+  const labels = [...new Set([...chosen, ...typed.split(/[\s,]+/).filter(Boolean)])].sort();
+  const known = [
+    ...new Set([
+      ...(rules.data?.rules ?? []).map((r) => r.when).filter((when) => when !== '*'),
+      ...(sources.data?.sources ?? []).flatMap((source) => source.settings?.labels ?? []),
+      ...(tokens.data?.tokens ?? []).flatMap((token) => token.labels),
+    ]),
+  ].sort();
+  const toggle = (label: string, on: boolean) => setChosen(on ? [...chosen, label] : chosen.filter((l) => l !== label));
+  const reload = async (seq: number) => {
+    await call('memex.tokens.list', { min_seq: seq });
+    await Promise.all([tokens.reload(), rules.reload()]);
+  };
   const create = (event: Event) => {
     event.preventDefault();
     void act(async () => {
-      const answer = await call('memex.tokens.create', {
-        name,
-        labels: labels.split(/[\s,]+/).filter(Boolean),
-      });
+      const answer = await call('memex.tokens.create', { name, labels });
       setMade({ token: answer.token, labels: answer.labels });
       setName('');
-      setLabels('');
-      await call('memex.tokens.list', { min_seq: answer.seq });
-      await tokens.reload();
+      setChosen([]);
+      setTyped('');
+      await reload(answer.seq);
     });
   };
-  const revoke = (id: string) =>
-    act(async () => {
-      const { seq } = await call('memex.tokens.revoke', { id });
-      await call('memex.tokens.list', { min_seq: seq });
-      await tokens.reload();
-    }, 'Revoked.');
+  const revoke = (id: string) => act(async () => reload((await call('memex.tokens.revoke', { id })).seq), 'Revoked.');
+  const kindsOf = (id: string) => rules.data?.tokens.find((t) => t.id === id)?.kinds ?? [];
   return (
     <section aria-labelledby="tokens-title">
-      <h2 id="tokens-title">Agent tokens</h2>
-      <form onSubmit={create} class="row">
+      <h2 id="tokens-title">Agent tokens and scopes</h2>
+      <form onSubmit={create}>
         <label>
           Name <input id="token-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
         </label>
-        <label>
-          Labels{' '}
-          <input
-            id="token-labels"
-            value={labels}
-            placeholder="mail, client:acme"
-            onInput={(e) => setLabels(e.currentTarget.value)}
-          />
-        </label>
+        <fieldset>
+          <legend>Labels</legend>
+          {known.map((label) => (
+            <label key={label} class="check">
+              <input
+                type="checkbox"
+                checked={chosen.includes(label)}
+                onChange={(e) => toggle(label, e.currentTarget.checked)}
+              />{' '}
+              {label}
+            </label>
+          ))}
+          <label>
+            Other labels{' '}
+            <input
+              id="token-labels"
+              value={typed}
+              placeholder="client:acme"
+              onInput={(e) => setTyped(e.currentTarget.value)}
+            />
+          </label>
+        </fieldset>
+        {rules.data && (
+          <p class="hint" aria-live="polite">
+            It will see: {opens(rules.data.rules, labels).join(', ')}
+            {labels.length ? ` — items labelled ${labels.join(' or ')}, or with no label` : ' — items with no label'}.
+          </p>
+        )}
         <button type="submit" disabled={state.busy}>
           Create token
         </button>
       </form>
       {made && (
         <p class="notice" role="status">
-          The new token (shown once): <code class="secret">{made.token}</code>. Its scope:{' '}
-          {made.labels.length
-            ? `the labels ${made.labels.join(', ')} (what each lets it see is in $MEMEX_HOME/scopes.json)`
-            : 'no labels'}
-          .
+          The new token (shown once): <code class="secret">{made.token}</code>. Its labels:{' '}
+          {made.labels.length ? made.labels.join(', ') : 'none'}.
         </p>
       )}
       <Status {...state} />
       <Loading loaded={tokens}>
         {({ tokens: list }) => (
-          <table>
-            <TableHead columns={['Name', 'Labels', 'Created', '']} />
+          <table aria-labelledby="tokens-title">
+            <TableHead columns={['Name', 'Labels', 'Sees', 'Created', '']} />
             <tbody>
               {list.map((t) => (
                 <tr key={t.id}>
                   <td>{t.name || t.id}</td>
                   <td>{t.labels.join(', ') || '—'}</td>
+                  <td>{t.revoked_at ? <span class="muted">nothing</span> : kindsOf(t.id).join(', ')}</td>
                   <td>{formatDate(t.created_at)}</td>
                   <td>
                     {t.revoked_at ? (
@@ -98,6 +135,28 @@ function Tokens() {
               ))}
             </tbody>
           </table>
+        )}
+      </Loading>
+      <Loading loaded={rules}>
+        {({ rules: list }) => (
+          <>
+            <h3 id="rules-title">Scope rules</h3>
+            <table aria-labelledby="rules-title">
+              <TableHead columns={['Label', 'Opens']} />
+              <tbody>
+                {list.map((rule) => (
+                  <tr key={rule.when}>
+                    <td>{rule.when === '*' ? 'every token' : rule.when}</td>
+                    <td>{rule.kinds.join(', ')}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+            <p class="hint">
+              The rules are <code>$MEMEX_HOME/scopes.json</code> (the defaults when it is absent); a token sees an item
+              of a kind its labels open when the item has no label or shares one with the token, and never spam.
+            </p>
+          </>
         )}
       </Loading>
     </section>

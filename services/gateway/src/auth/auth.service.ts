@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { agentScope, DEFAULT_SCOPE_RULES, MemexError, OWNER_SCOPE } from '@memex/contracts';
+import { agentScope, DEFAULT_SCOPE_RULES, MemexError, OWNER_SCOPE, type Scope, type ScopeRule } from '@memex/contracts';
 import type { MemexConfig } from '@memex/config';
 import { CONFIG, loadScopeRules, ServiceHost, type Principal } from '@memex/runtime';
 import { generateSecret, TokensService } from './tokens.service.js';
@@ -39,6 +39,16 @@ export class AuthService implements OnModuleInit {
     return this.tokens.findActive(secret);
   }
 
+  /** The scope rules in force: `$MEMEX_HOME/scopes.json`, or the defaults. */
+  get scopeRules(): readonly ScopeRule[] {
+    return this.rules;
+  }
+
+  /** What an agent token with these labels may see. */
+  scopeOf(tokenId: string, labels: string[]): Scope {
+    return agentScope(tokenId, labels, this.rules);
+  }
+
   async authenticate(authorization: string | undefined): Promise<Principal> {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) throw new MemexError('unauthorized', 'missing bearer token (Authorization: Bearer <token>)');
@@ -50,7 +60,7 @@ export class AuthService implements OnModuleInit {
     const token = secret.startsWith('mxa_') ? await this.findAgentToken(secret) : undefined;
     if (!token) throw new MemexError('unauthorized', 'invalid or revoked token');
     return {
-      scope: agentScope(token.id, token.labels, this.rules),
+      scope: this.scopeOf(token.id, token.labels),
       caller: { kind: 'session', id: `token:${token.id}` },
     };
   }

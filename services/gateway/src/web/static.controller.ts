@@ -22,6 +22,8 @@ export const CONTENT_SECURITY_POLICY = [
   "script-src 'self'",
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob: https: http:",
+  // Videos and recordings play from the gateway's own content route, never from elsewhere.
+  "media-src 'self'",
   "connect-src 'self'",
   "frame-src 'self'",
   "object-src 'none'",

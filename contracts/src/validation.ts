@@ -1,6 +1,7 @@
-import type { Static, TSchema } from '@sinclair/typebox';
+import type { Static, TLiteral, TSchema } from '@sinclair/typebox';
 import { FormatRegistry } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
+import { ValueErrorType, type ValueError } from '@sinclair/typebox/errors';
 
 // TypeBox checks only the string formats it is told about.
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
@@ -27,7 +28,7 @@ export function compile<T extends TSchema>(schema: T): Validator<T> {
       if (checker.Check(value)) return [];
       const seen = new Set<string>();
       const out: string[] = [];
-      for (const error of checker.Errors(value)) {
+      for (const error of withinUnions(checker.Errors(value))) {
         const path = joinPath(root, error.path);
         // TypeBox reports a union failure once per branch; one line per path is enough.
         if (seen.has(path)) continue;
@@ -38,6 +39,35 @@ export function compile<T extends TSchema>(schema: T): Validator<T> {
       return out;
     },
   };
+}
+
+/**
+ * A union's failure said by the branch the value meant: a branch that failed on one of its own
+ * discriminating literals (`kind: 'email'` for a document) or on the value's own type (null for
+ * an object) is not it, so `data.meta.from: Expected array` names the problem where TypeBox
+ * alone says "Expected union value".
+ */
+function* withinUnions(errors: Iterable<ValueError>): Iterable<ValueError> {
+  for (const error of errors) {
+    const branches = error.type === ValueErrorType.Union ? error.errors.map((branch) => [...branch]) : [];
+    const meant = branches.filter((branch) => !branch.some((e) => e.path === error.path || discriminates(e, error)));
+    if (meant.length === 1) yield* withinUnions(meant[0]!);
+    else yield discriminatorMissed(branches, error) ?? error;
+  }
+}
+
+/** A literal the union's branch wants in a property of the value itself (`data.kind`, not deeper). */
+function discriminates(e: ValueError, union: ValueError): boolean {
+  return e.type === ValueErrorType.Literal && e.path.slice(0, e.path.lastIndexOf('/')) === union.path;
+}
+
+/** When every branch of a union wants another literal in one property (`data.kind`): which ones. */
+function discriminatorMissed(branches: ValueError[][], union: ValueError): ValueError | undefined {
+  const literals = branches.map((branch) => branch.find((e) => discriminates(e, union)));
+  const first = literals[0];
+  if (!first || literals.some((e) => e?.path !== first.path)) return undefined;
+  const wanted = literals.map((e) => JSON.stringify((e!.schema as TLiteral).const));
+  return { ...first, message: `Expected one of ${wanted.join(', ')}` };
 }
 
 function joinPath(root: string, pointer: string): string {

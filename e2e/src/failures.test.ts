@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { AdminFailures, AdminFailuresRetry, ItemIngested, ItemsGet } from '@memex/contracts';
 import { Bus, EventPublisher, newId } from '@memex/bus';
 import { BlobStore } from '@memex/blobs';
-import { waitUntil } from '@memex/testing';
+import { itemMeta, waitUntil } from '@memex/testing';
 import { startStack, type TestStack } from './stack.js';
 
 /**
@@ -45,7 +45,7 @@ describe('a projector failure is never silent', () => {
       labels: [],
       data: {
         id,
-        kind: 'document',
+        ...itemMeta('document', {}, text.length),
         revision: 1,
         title: 'Lost text',
         source: { kind: 'import:folder', id: 'x' },
@@ -57,7 +57,6 @@ describe('a projector failure is never silent', () => {
         size: text.length,
         text_sha256: textSha,
         text_length: text.length,
-        meta: {},
       },
     });
     await waitUntil(async () => (await health()).failures === 1, 'the failure in healthz', { timeoutMs: 20_000 });

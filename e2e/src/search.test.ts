@@ -11,6 +11,7 @@ import {
   Similar,
   TokensCreate,
 } from '@memex/contracts';
+import { itemMeta } from '@memex/testing';
 import type { MemexClient } from '@memex/client';
 import { startStack, type TestStack } from './stack.js';
 
@@ -50,7 +51,12 @@ describe('search through the gateway', () => {
       labels: [],
       data: {
         id: mailId,
-        kind: 'email',
+        ...itemMeta('email', {
+          from: [{ name: 'Ann Lee', address: 'ann@example.com' }],
+          to: [{ name: 'Sam', address: 'sam@example.com' }],
+          threadKey: 'm1@e2e',
+          flags: { read: false, starred: false },
+        }),
         revision: 1,
         title: 'Warehouse contract renewal',
         source: { kind: 'mbox', id: 'e2e' },
@@ -62,15 +68,6 @@ describe('search through the gateway', () => {
         size: text.length,
         text_sha256: sha,
         text_length: text.length,
-        meta: {
-          from: [{ name: 'Ann Lee', address: 'ann@example.com' }],
-          to: [{ name: 'Sam', address: 'sam@example.com' }],
-          cc: [],
-          bcc: [],
-          threadKey: 'm1@e2e',
-          spam: false,
-          flags: { read: false, starred: false },
-        },
       },
     });
     noteId = (

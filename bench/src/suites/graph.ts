@@ -16,7 +16,7 @@ import {
 import { Bus, callRpc, EventPublisher, newId, type NamedDraft, bindDraft } from '@memex/bus';
 import { ServiceHost, startService } from '@memex/runtime';
 import { findPostgresBinaries } from '@memex/stack';
-import { createTestEnv, seededRandom } from '@memex/testing';
+import { createTestEnv, itemMeta, seededRandom } from '@memex/testing';
 import { createDatabase } from '@memex/db';
 import { GraphModule, hashId, linkId, mentionTerms, writePrefixes, type GraphDatabase } from '@memex/graph';
 import { percentile, type BenchResult } from '../result.js';
@@ -154,6 +154,7 @@ function mailDraft(from: Person, to: Person[], n: number): NamedDraft {
       text_sha256: sha,
       text_length: 10,
       meta: {
+        ...itemMeta('email').meta,
         messageId: `${id}@bench`,
         threadKey: `${id}@bench`,
         from: [{ name: from.name, address: from.address }],

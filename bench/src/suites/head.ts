@@ -2,7 +2,7 @@ import { HeadEnroll, HeadStatus, ItemIngested } from '@memex/contracts';
 import { Bus, callMethod, EventPublisher, newId } from '@memex/bus';
 import { MemexClient } from '@memex/client';
 import { startService } from '@memex/runtime';
-import { createTestEnv } from '@memex/testing';
+import { createTestEnv, itemMeta } from '@memex/testing';
 import { ensureOwnerToken, startGateway } from '@memex/gateway';
 import { HeadModule } from '@memex/head';
 import { FakeHead } from '@memex/head/testing';
@@ -63,7 +63,7 @@ export async function run(): Promise<BenchResult[]> {
         kind: 'email',
         data: {
           id,
-          kind: 'email',
+          ...itemMeta('email'),
           revision: 1,
           title: `bench ${i}`,
           source: { kind: 'gmail', id: 'bench' },
@@ -75,7 +75,6 @@ export async function run(): Promise<BenchResult[]> {
           size: 1,
           text_sha256: '0'.repeat(64),
           text_length: 1,
-          meta: {},
         },
       });
       while (fake.asked.length === before) await new Promise((resolve) => setImmediate(resolve));

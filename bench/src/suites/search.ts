@@ -5,7 +5,7 @@ import path from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { newId } from '@memex/bus';
-import { Search, type SearchMode } from '@memex/contracts';
+import { Search, type ItemKind, type SearchMode } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
 import { benchEmbed, builtinGloveTablePath, defaultProvider, parseGloveTable } from '@memex/embeddings';
 import { splitPassages } from '@memex/pipelines';
@@ -29,7 +29,7 @@ const LATENCY_QUERIES = 200;
 
 interface CorpusItem {
   id: string;
-  kind: string;
+  kind: ItemKind | 'note';
   date: string;
   title: string;
   text: string;

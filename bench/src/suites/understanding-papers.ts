@@ -4,7 +4,7 @@ import { Bus, draftOf, EventPublisher } from '@memex/bus';
 import { GraphModule } from '@memex/graph';
 import { generatedPapers, PAPER_RULES, pdfText, readPaper } from '@memex/pipelines';
 import { ServiceHost, startService } from '@memex/runtime';
-import { createTestEnv } from '@memex/testing';
+import { createTestEnv, itemMeta } from '@memex/testing';
 import type { BenchResult } from '../result.js';
 import { textItemDraft } from '@memex/pipelines';
 import { BENCH_ITEM } from './understanding-tier2.js';
@@ -46,7 +46,9 @@ export async function runPapers(): Promise<BenchResult[]> {
     const publisher = new EventPublisher(bus);
     const items = [];
     for (const { paper, text } of papers.slice(0, IN_GRAPH))
-      items.push(await textItemDraft(blobs, { kind: 'paper', title: paper.title, text, meta: {} }, BENCH_ITEM));
+      items.push(
+        await textItemDraft(blobs, { title: paper.title, text, typed: itemMeta('paper', {}, text.length) }, BENCH_ITEM),
+      );
     const last = (await publisher.publishAll(items)).at(-1)!.seq;
     const projector = app.get(ServiceHost).projector!;
     await projector.waitFor(last, 120_000);

@@ -72,7 +72,7 @@ export async function runTier2(): Promise<BenchResult[]> {
       const drafts = [];
       for (let i = 0; i < items; i++) {
         const text = `Budget notes ${i}: Acme asked about the quarterly budget and the spring workshop.`;
-        drafts.push(await textItemDraft(blobs, { kind: 'document', title: `Notes ${i}`, text, meta: {} }, BENCH_ITEM));
+        drafts.push(await textItemDraft(blobs, { title: `Notes ${i}`, text }, BENCH_ITEM));
       }
       const started = performance.now();
       await new EventPublisher(bus).publishAll(drafts);

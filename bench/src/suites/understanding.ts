@@ -3,7 +3,7 @@ import { BlobStore } from '@memex/blobs';
 import { Bus, EventPublisher, readEventsOf } from '@memex/bus';
 import { mentionsIn, PipelinesModule, signatureIn } from '@memex/pipelines';
 import { startService } from '@memex/runtime';
-import { createTestEnv } from '@memex/testing';
+import { createTestEnv, itemMeta } from '@memex/testing';
 import type { BenchResult } from '../result.js';
 import { runPapers } from './understanding-papers.js';
 import { textItemDraft } from '@memex/pipelines';
@@ -87,19 +87,14 @@ export async function run(): Promise<BenchResult[]> {
         await textItemDraft(
           blobs,
           {
-            kind: 'email',
             title: `Quote ${i}`,
             text: message(i),
             occurred_at: '2025-03-04T09:00:00.000Z',
-            meta: {
+            typed: itemMeta('email', {
               from: [{ name: 'Sender', address: `sender${i}@example.org` }],
-              to: [],
-              cc: [],
-              bcc: [],
               threadKey: `thread-${i}`,
-              spam: false,
               flags: { read: false, starred: false },
-            },
+            }),
           },
           BENCH_ITEM,
         ),

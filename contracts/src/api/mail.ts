@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { MethodDefinition } from './method.js';
 import { defineMethod, Seq } from './method.js';
-import { Address } from '../events/items.js';
+import { Address } from '../events/meta.js';
 
 const MailLabel = Type.String({ minLength: 1, maxLength: 200 });
 

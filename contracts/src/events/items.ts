@@ -1,71 +1,101 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { readMarkdown } from '@memex/markdown';
 import { defineEvent, ULID_PATTERN } from './envelope.js';
+import { metaByKind, WikiLink, type CalendarMeta, type PdfMeta } from './meta.js';
 
 const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$' });
 
-export const ItemKind = Type.String({
-  description: 'email, attachment, document, paper, note, photo, video, audio, web, session_digest, output, event',
-});
+/** What every item.ingested says of its item, whatever its kind. */
+const ItemFields = {
+  id: Type.String({ pattern: ULID_PATTERN }),
+  revision: Type.Integer({ minimum: 1 }),
+  title: Type.String(),
+  source: Type.Object({ kind: Type.String(), id: Type.String() }, { additionalProperties: false }),
+  external_id: Type.Union([Type.String(), Type.Null()]),
+  /** The handler's dedupe key: `message-id:<id>`, `sha256:<hex>`, `doi:<doi>`. */
+  identity: Type.String(),
+  /**
+   * Other identities the item is known by (a paper's DOI beside its arXiv id): the same item
+   * arriving under one of them is this one. Released with the item on deletion.
+   */
+  aliases: Type.Optional(Type.Array(Type.String())),
+  /** `imported` through memex.ingest, `mirrored` by a connector that writes changes back. */
+  origin: Type.Union([Type.Literal('imported'), Type.Literal('mirrored')]),
+  content_type: Type.String(),
+  /** The original bytes' hash; they are in the blob store unless the item has a location. */
+  content_sha256: Sha256,
+  size: Type.Integer({ minimum: 0 }),
+  /**
+   * Where the original bytes live when the memex keeps no copy (seed §4.1 location_ref:
+   * file:/abs/path, worker:<name>:/abs/path); absent for items whose bytes are blobs.
+   */
+  location: Type.Optional(Type.String()),
+  text_sha256: Sha256,
+  text_length: Type.Integer({ minimum: 0 }),
+  /** The item this one came out of (an attachment's message). */
+  parent_id: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
+};
 
-/** An email address with its display name, as a handler read it. */
-export const Address = Type.Object({ name: Type.String(), address: Type.String() }, { additionalProperties: false });
+/** The kinds of item the ingest handlers produce (seed §4.1). */
+export type ItemKind = keyof typeof metaByKind;
 
-/** A `[[target#heading|alias]]` (or `![[embed]]`) in Markdown. */
-export const WikiLink = Type.Object({
-  target: Type.String(),
-  heading: Type.Union([Type.String(), Type.Null()]),
-  alias: Type.Union([Type.String(), Type.Null()]),
-  embed: Type.Boolean(),
-});
+/** An item of one kind, with that kind's meta (handler-specific structure: mail headers, pages, links…). */
+const itemOf = <K extends ItemKind>(kind: K) =>
+  Type.Object({ ...ItemFields, kind: Type.Literal(kind), meta: metaByKind[kind] }, { additionalProperties: false });
+
+/** item.ingested's data: a union on `kind`, so `data.kind === 'email'` types `data.meta` as an email's. */
+export const ItemIngestedData = Type.Union([
+  itemOf('email'),
+  itemOf('attachment'),
+  itemOf('document'),
+  itemOf('paper'),
+  itemOf('photo'),
+  itemOf('video'),
+  itemOf('audio'),
+  itemOf('event'),
+  itemOf('contact'),
+  itemOf('session_digest'),
+  itemOf('web'),
+]);
 
 /**
  * An item entered the memex or changed (a document with new content). The item's text and
  * original bytes live in blobs (personal content stays out of the log's payloads where it can),
  * so consumers read `text_sha256` from the blob store. Subject item:<id>; the envelope's
- * occurred_at is when it happened in the world (mail Date, file time).
+ * occurred_at is when it happened in the world (mail Date, file time). Its meta is typed by kind
+ * (meta.ts): the schema declares what the handlers wrote from v1 on, so v1 events read as they are.
  */
 export const ItemIngested = defineEvent({
   type: 'item.ingested',
   owner: 'ingest',
   v: 1,
   description: 'An item was created, or replaced by new content (revision > 1). Its text and bytes are in blobs.',
-  data: Type.Object(
-    {
-      id: Type.String({ pattern: ULID_PATTERN }),
-      kind: ItemKind,
-      revision: Type.Integer({ minimum: 1 }),
-      title: Type.String(),
-      source: Type.Object({ kind: Type.String(), id: Type.String() }, { additionalProperties: false }),
-      external_id: Type.Union([Type.String(), Type.Null()]),
-      /** The handler's dedupe key: `message-id:<id>`, `sha256:<hex>`, `doi:<doi>`. */
-      identity: Type.String(),
-      /**
-       * Other identities the item is known by (a paper's DOI beside its arXiv id): the same item
-       * arriving under one of them is this one. Released with the item on deletion.
-       */
-      aliases: Type.Optional(Type.Array(Type.String())),
-      /** `imported` through memex.ingest, `mirrored` by a connector that writes changes back. */
-      origin: Type.Union([Type.Literal('imported'), Type.Literal('mirrored')]),
-      content_type: Type.String(),
-      /** The original bytes' hash; they are in the blob store unless the item has a location. */
-      content_sha256: Sha256,
-      size: Type.Integer({ minimum: 0 }),
-      /**
-       * Where the original bytes live when the memex keeps no copy (seed §4.1 location_ref:
-       * file:/abs/path, worker:<name>:/abs/path); absent for items whose bytes are blobs.
-       */
-      location: Type.Optional(Type.String()),
-      text_sha256: Sha256,
-      text_length: Type.Integer({ minimum: 0 }),
-      /** The item this one came out of (an attachment's message). */
-      parent_id: Type.Optional(Type.String({ pattern: ULID_PATTERN })),
-      /** Handler-specific structure (mail headers and flags, pages, front matter, links, tags…). */
-      meta: Type.Record(Type.String(), Type.Unknown()),
-    },
-    { additionalProperties: false },
-  ),
+  data: ItemIngestedData,
 });
+
+type ItemData = Static<typeof ItemIngestedData>;
+
+/** item.ingested's data for an item of one kind (`ItemDataOf<'email'>`: an email's, its meta typed). */
+export type ItemDataOf<K extends ItemKind> = Extract<ItemData, { kind: K }>;
+
+/** An item's kind with its meta, as one value (what a handler's reading becomes in the event). */
+export type KindAndMeta = ItemData extends infer D ? (D extends ItemData ? Pick<D, 'kind' | 'meta'> : never) : never;
+
+/** The PDF an item is (a PDF document or paper) or holds (a PDF attachment read as a document), or null. */
+export function pdfMetaOf(data: ItemData): PdfMeta | null {
+  const document =
+    data.kind === 'attachment'
+      ? data.meta.document
+      : data.kind === 'document' || data.kind === 'paper'
+        ? data.meta
+        : null;
+  return document?.format === 'pdf' ? document : null;
+}
+
+/** The calendar an item is (a calendar file) or carries (an invitation part of a message), or null. */
+export function calendarOf(data: ItemData): CalendarMeta | null {
+  return data.kind === 'event' ? data.meta : data.kind === 'attachment' ? (data.meta.calendar ?? null) : null;
+}
 
 /** What a note's Markdown says about itself, read once where the note is written (@memex/markdown). */
 export const NoteMarkdown = Type.Object(

@@ -4,3 +4,4 @@ export * from './random.js';
 export * from './wait.js';
 export * from './shared.js';
 export * from './small-filesystem.js';
+export * from './item-meta.js';

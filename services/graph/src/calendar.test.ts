@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { EntityGet, EntityNeighbors, MemexError, ReviewList } from '@memex/contracts';
 import { newId, type NamedDraft } from '@memex/bus';
 import { ServiceHost } from '@memex/runtime';
+import { calendarEvent } from '@memex/testing';
 import { itemEvent, snapshot, startGraph, type GraphHarness } from './testing/harness.js';
 
 const PERSON = (name: string, address: string, status = 'accepted') => ({
@@ -21,7 +22,7 @@ function calendarItem(id: string, events: Array<Record<string, unknown>>, method
     timeZone: null,
     filename: null,
     otherComponents: {},
-    events,
+    events: events.map(calendarEvent),
   });
 }
 

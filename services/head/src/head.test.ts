@@ -24,7 +24,7 @@ import {
 } from '@memex/contracts';
 import { Bus, callMethod, callRpc, EventPublisher, newId, readLog } from '@memex/bus';
 import { startService, type ServiceHealth } from '@memex/runtime';
-import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
+import { createTestEnv, itemMeta, waitUntil, type TestEnv } from '@memex/testing';
 import { IngestModule } from '@memex/ingest';
 import { GraphModule } from '@memex/graph';
 import { HeadModule } from './head.module.js';
@@ -277,7 +277,7 @@ test('a trigger fires once per matching event within its scope, across a restart
       kind: 'email',
       data: {
         id,
-        kind: 'email',
+        ...itemMeta('email', { from: [{ name: '', address }], to: [{ name: '', address: 'me@example.com' }] }),
         revision: 1,
         title: `message ${n}`,
         source: { kind: 'gmail', id: 'me@example.com' },
@@ -289,7 +289,6 @@ test('a trigger fires once per matching event within its scope, across a restart
         size: 1,
         text_sha256: '0'.repeat(64),
         text_length: 1,
-        meta: { from: [{ name: '', address }], to: [{ name: '', address: 'me@example.com' }] },
       },
     });
   };

@@ -6,7 +6,7 @@ import { BlobStore, sha256 } from '@memex/blobs';
 import { Bus, EventPublisher, newId, readLog, typeFilter } from '@memex/bus';
 import { dot, GLOVE_SIF_SPACE } from '@memex/embeddings';
 import { startService } from '@memex/runtime';
-import { createTestEnv, type TestEnv } from '@memex/testing';
+import { createTestEnv, pdfMeta, type TestEnv } from '@memex/testing';
 import { JobQueue, PRIORITIES, type TextJob } from './jobs/queue.js';
 import { PipelinesModule } from './pipelines.module.js';
 import { eventsOf, ingest } from './testing/items.js';
@@ -42,12 +42,15 @@ describe('pipelines tier 1', () => {
       title: 'Board minutes',
       text: `${page1}\n\n${page2}`,
       // As the PDF handler writes a document's meta: each page's range of the text.
-      meta: {
-        format: 'pdf',
-        pages: [
-          { page: 1, start: 0, end: page1.length },
-          { page: 2, start: page1.length + 2, end: page1.length + 2 + page2.length },
-        ],
+      typed: {
+        kind: 'document',
+        meta: pdfMeta(
+          [
+            { page: 1, start: 0, end: page1.length },
+            { page: 2, start: page1.length + 2, end: page1.length + 2 + page2.length },
+          ],
+          page1.length + page2.length,
+        ),
       },
       labels: ['work'],
     });

@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import {
   ItemDeleted,
-  type MailMeta,
+  type ItemKind,
   type MethodDefinition,
   NotePut,
   OWNER_SCOPE,
@@ -14,23 +14,18 @@ import { BlobStore } from '@memex/blobs';
 import { Bus, callMethod, EVENTS_STREAM, EventPublisher, JOBS_STREAM, newId, bindDraft } from '@memex/bus';
 import { PipelinesModule } from '@memex/pipelines';
 import { ServiceHost, startService } from '@memex/runtime';
-import { createTestEnv, type TestEnv } from '@memex/testing';
+import { createTestEnv, itemMeta, type TestEnv } from '@memex/testing';
 import { SearchModule } from './search.module.js';
 
 export interface TestItem {
   title: string;
   text: string;
-  kind?: string;
+  kind?: ItemKind;
   labels?: string[];
   spam?: boolean;
   occurred_at?: string;
   source?: { kind: string; id: string };
   meta?: Record<string, unknown>;
-}
-
-/** An email's meta as the mail handler writes it (no people unless the item names them). */
-export function mailMeta(threadKey: string, spam: boolean): MailMeta {
-  return { from: [], to: [], cc: [], bcc: [], threadKey, spam, flags: { read: false, starred: false } };
 }
 
 function startPipelines(env: TestEnv, workers = 1): Promise<INestApplicationContext> {
@@ -103,7 +98,14 @@ export class SearchHarness {
           size,
           text_sha256: sha,
           text_length: item.text.length,
-          meta: kind === 'email' ? { ...mailMeta(id, item.spam ?? false), ...item.meta } : { ...item.meta },
+          // As the kind's handler writes it (an email its own thread, unread), with the test's fields over it.
+          meta: {
+            ...itemMeta(kind, {}, size).meta,
+            ...(kind === 'email'
+              ? { threadKey: id, spam: item.spam ?? false, flags: { read: false, starred: false } }
+              : {}),
+            ...item.meta,
+          },
         },
       };
     });

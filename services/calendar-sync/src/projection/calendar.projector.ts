@@ -10,6 +10,7 @@ import {
   ContactsSyncProgressed,
   ItemDeleted,
   ItemIngested,
+  calendarOf,
   type EventOf,
 } from '@memex/contracts';
 import type { CalendarEvent } from '@memex/icalendar';
@@ -21,18 +22,6 @@ import { calendarMigrations } from './migrations.js';
 import type { CalendarDatabase } from './schema.js';
 
 type Trx = Transaction<CalendarDatabase>;
-
-/** The calendar an item carries: a calendar file's own meta, or an invitation part's (ingest's CalendarMeta). */
-interface CarriedCalendar {
-  method: string | null;
-  events: CalendarEvent[];
-}
-
-function carriedCalendar(meta: Record<string, unknown>): CarriedCalendar | null {
-  if (meta['format'] === 'icalendar') return meta as unknown as CarriedCalendar;
-  const part = meta['parsedAs'] === 'calendar' ? meta['calendar'] : null;
-  return part && typeof part === 'object' ? (part as CarriedCalendar) : null;
-}
 
 const FOREVER_AGO = new Date(-8.64e15);
 
@@ -53,7 +42,7 @@ const FOREVER_AHEAD = new Date(8.64e15);
 export class CalendarProjector {
   @On(ItemIngested)
   async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>, seq: number): Promise<void> {
-    const calendar = carriedCalendar(event.data.meta);
+    const calendar = calendarOf(event.data);
     const before = await this.forget(trx, event.data.id);
     if (!calendar) {
       if (before.length > 0) await this.refresh(trx, before);

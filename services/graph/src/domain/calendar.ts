@@ -1,3 +1,5 @@
+import { calendarOf, type DataOf, type ItemIngested } from '@memex/contracts';
+
 /**
  * What the graph reads from an item that carries a calendar (services/ingest's calendar handler:
  * a calendar file's `meta.events`, or an invitation part's `meta.calendar.events`) and from a
@@ -29,12 +31,9 @@ export const MAX_MEETING_SIZE = 12;
 const ADDRESS = /^[^@\s<>()]+@[^@\s<>()]+$/;
 
 /** The events an item carries, or none: cancelled events and answers (REPLY) make no meeting. */
-export function calendarEventsOf(meta: Record<string, unknown>): CalendarEventFacts[] {
-  const calendar = (
-    meta['format'] === 'icalendar' ? meta : meta['parsedAs'] === 'calendar' ? meta['calendar'] : null
-  ) as { method?: string | null; events?: CalendarEventFacts[] } | null;
-  if (!calendar || !Array.isArray(calendar.events)) return [];
-  if (calendar.method === 'REPLY' || calendar.method === 'CANCEL') return [];
+export function calendarEventsOf(item: DataOf<typeof ItemIngested>): CalendarEventFacts[] {
+  const calendar = calendarOf(item);
+  if (!calendar || calendar.method === 'REPLY' || calendar.method === 'CANCEL') return [];
   return calendar.events.filter(isMeeting);
 }
 
@@ -92,9 +91,8 @@ export interface ContactCardFacts {
 }
 
 /** The cards of a contacts item, or none. */
-export function contactCardsOf(meta: Record<string, unknown>): ContactCardFacts[] {
-  if (meta['format'] !== 'vcard' || !Array.isArray(meta['cards'])) return [];
-  return (meta['cards'] as ContactCardFacts[]).filter((c) => Array.isArray(c.emails));
+export function contactCardsOf(item: DataOf<typeof ItemIngested>): ContactCardFacts[] {
+  return item.kind === 'contact' ? item.meta.cards : [];
 }
 
 /** A card's distinct, well-formed addresses, lowercase. */

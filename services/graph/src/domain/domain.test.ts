@@ -1,5 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { KindAndMeta, MailMeta } from '@memex/contracts';
+import { itemMeta } from '@memex/testing';
 import { anyWord, normalizeKey, parseRef } from './keys.js';
 import {
   cleanName,
@@ -39,21 +41,25 @@ test('organizations come from registrable domains, never from free mail', () => 
   assert.ok(isFreeMail('aol.com') && !isFreeMail('example.com'));
 });
 
+/** A message's people as the mail handler writes them: every list present, empty unless given. */
+const people = (fields: Partial<MailMeta>) => itemMeta('email', fields).meta;
+
 test('participants: each (relation, address) once, names cleaned, malformed addresses skipped', () => {
-  const people = participantsOf({
-    from: [{ name: '"Ann Lee"', address: 'Ann@Example.com' }],
-    to: [
-      { name: 'bob@example.com', address: 'bob@example.com' },
-      { name: 'Undisclosed', address: '' },
-      { name: '', address: 'ann@example.com' },
-    ],
-    cc: [
-      { name: 'Carol', address: 'carol@example.org' },
-      { name: 'Carol', address: 'carol@example.org' },
-    ],
-    bcc: 'not a list',
-  });
-  assert.deepEqual(people, [
+  const found = participantsOf(
+    people({
+      from: [{ name: '"Ann Lee"', address: 'Ann@Example.com' }],
+      to: [
+        { name: 'bob@example.com', address: 'bob@example.com' },
+        { name: 'Undisclosed', address: '' },
+        { name: '', address: 'ann@example.com' },
+      ],
+      cc: [
+        { name: 'Carol', address: 'carol@example.org' },
+        { name: 'Carol', address: 'carol@example.org' },
+      ],
+    }),
+  );
+  assert.deepEqual(found, [
     { rel: 'sent', address: 'ann@example.com', name: 'Ann Lee' },
     { rel: 'received', address: 'bob@example.com', name: '' },
     { rel: 'received', address: 'ann@example.com', name: '' },
@@ -85,27 +91,26 @@ test("a personal domain is its owner's own, not an organization; gateways are ne
 });
 
 test('participants: a list-rewritten From is the Reply-To person, list addresses are nobody', () => {
-  const meta = {
+  const meta = people({
     from: [{ name: 'Zed Shaw via Dev', address: 'dev@lists.example.org' }],
     replyTo: [{ name: 'Zed Shaw', address: 'zed@zedshaw.example' }],
     to: [{ name: '', address: 'dev@lists.example.org' }],
     mailingList: 'dev.lists.example.org',
-  };
+  });
   assert.deepEqual(participantsOf(meta), [{ rel: 'sent', address: 'zed@zedshaw.example', name: 'Zed Shaw' }]);
   // Rewritten, with nobody to stand for: no sender rather than the list as one.
   assert.deepEqual(participantsOf({ ...meta, replyTo: [] }), []);
-  assert.deepEqual(participantsOf({ from: [{ name: 'Ann', address: 'ann-XyZ12@public.gmane.org' }] }), []);
+  assert.deepEqual(participantsOf(people({ from: [{ name: 'Ann', address: 'ann-XyZ12@public.gmane.org' }] })), []);
 });
 
 test('a time is known unless ingest says the item is undated, or the clock that stamped it ran ahead', () => {
-  const at = (occurred_at: string, meta: Record<string, unknown>) => ({
-    occurred_at,
-    recorded_at: '2026-12-01T00:00:00Z',
-    data: { meta },
-  });
-  assert.equal(knownTime(at('2021-03-02T10:00:00Z', { dateSource: 'header' })), '2021-03-02T10:00:00Z');
-  assert.equal(knownTime(at('2026-12-01T00:00:00Z', { dateSource: null })), null);
+  const at = (occurred_at: string, data: KindAndMeta) => ({ occurred_at, recorded_at: '2026-12-01T00:00:00Z', data });
+  assert.equal(
+    knownTime(at('2021-03-02T10:00:00Z', itemMeta('email', { dateSource: 'header' }))),
+    '2021-03-02T10:00:00Z',
+  );
+  assert.equal(knownTime(at('2026-12-01T00:00:00Z', itemMeta('email', { dateSource: null }))), null);
   // A document with no date of its own: the envelope carries the import time, the meta says undated.
-  assert.equal(knownTime(at('2026-12-01T00:00:00Z', { format: 'pdf', undated: true })), null);
-  assert.equal(knownTime(at('3609-01-01T00:00:00Z', {})), null);
+  assert.equal(knownTime(at('2026-12-01T00:00:00Z', itemMeta('paper', { undated: true }))), null);
+  assert.equal(knownTime(at('3609-01-01T00:00:00Z', itemMeta('document'))), null);
 });

@@ -1,7 +1,9 @@
+import type { Address, KindAndMeta, MailMeta } from '@memex/contracts';
+
 /**
- * What the graph reads from an email's `meta` (as services/ingest's mail handler writes it:
- * from/to/cc/bcc as `{name, address}` lists, threadKey, spam), and the rules that turn addresses
- * into people and organizations.
+ * What the graph reads from an email's `meta` (item.ingested's, typed by its kind: from/to/cc/bcc
+ * as `{name, address}` lists, threadKey, spam), and the rules that turn addresses into people
+ * and organizations.
  */
 
 export interface Participant {
@@ -19,7 +21,10 @@ export interface Participant {
   key?: string;
 }
 
-const FIELDS: [string, Participant['rel']][] = [
+/** What participantsOf reads of a message. */
+type MessagePeople = Pick<MailMeta, 'from' | 'to' | 'cc' | 'bcc' | 'replyTo' | 'mailingList'>;
+
+const FIELDS: ['from' | 'to' | 'cc' | 'bcc', Participant['rel']][] = [
   ['from', 'sent'],
   ['to', 'received'],
   ['cc', 'cc'],
@@ -34,10 +39,7 @@ export const GATEWAY_DOMAINS = ['gmane.org', 'gmane.io', 'googlegroups.com', 'gr
 /** A display name a list rewrote: "Ann Lee via dev-list" (DMARC From munging). */
 const VIA = /^(.+?)\s+via\s+\S.*$/i;
 
-type Entry = { name?: unknown; address?: unknown };
-
-const addressOf = (entry: Entry) => (typeof entry?.address === 'string' ? entry.address.trim().toLowerCase() : '');
-const nameOf = (entry: Entry) => (typeof entry?.name === 'string' ? entry.name : '');
+const addressOf = (entry: Address) => entry.address.trim().toLowerCase();
 
 /**
  * An address that is a mailing list's or a gateway's, not a person's: at a gateway's domain
@@ -58,24 +60,22 @@ export function isListAddress(address: string, mailingList: string | null): bool
  * munged addresses) is not a person: the sender is the Reply-To's person under the name the list
  * showed, or unknown. Nor is a list's address among the recipients.
  */
-export function participantsOf(meta: Record<string, unknown>): Participant[] {
-  const mailingList = typeof meta.mailingList === 'string' ? meta.mailingList : null;
-  const replyTo = (Array.isArray(meta.replyTo) ? (meta.replyTo as Entry[]) : []).find((entry) => {
+export function participantsOf(meta: MessagePeople): Participant[] {
+  const mailingList = meta.mailingList;
+  const replyTo = meta.replyTo.find((entry) => {
     const address = addressOf(entry);
     return ADDRESS.test(address) && !isListAddress(address, mailingList);
   });
   const out: Participant[] = [];
   const seen = new Set<string>();
   for (const [field, rel] of FIELDS) {
-    const list = meta[field];
-    if (!Array.isArray(list)) continue;
-    for (let entry of list as Entry[]) {
-      let name = nameOf(entry);
+    for (let entry of meta[field]) {
+      let name = entry.name;
       const via = VIA.exec(name);
       if (isListAddress(addressOf(entry), mailingList) || (rel === 'sent' && via)) {
         if (rel !== 'sent' || !replyTo) continue;
         entry = replyTo;
-        name = via ? via[1]! : name || nameOf(replyTo);
+        name = via ? via[1]! : name || replyTo.name;
       }
       const address = addressOf(entry);
       if (!ADDRESS.test(address)) continue;
@@ -92,14 +92,10 @@ export function participantsOf(meta: Record<string, unknown>): Participant[] {
  * with `dateSource: null` (and stamps the event with the import time), and a time more than a
  * day after the event was recorded is a wrong clock, not a fact. Undated items are never recent.
  */
-export function knownTime(event: {
-  occurred_at: string;
-  recorded_at: string;
-  data: { meta?: unknown };
-}): string | null {
-  const meta = (event.data.meta ?? {}) as Record<string, unknown>;
+export function knownTime(event: { occurred_at: string; recorded_at: string; data: KindAndMeta }): string | null {
+  const { data } = event;
   // Ingest marks any item with no plausible date of its own `undated` (mail also says dateSource null).
-  if (meta.undated === true || ('dateSource' in meta && meta.dateSource === null)) return null;
+  if (data.meta.undated === true || (data.kind === 'email' && data.meta.dateSource === null)) return null;
   if (Date.parse(event.occurred_at) > Date.parse(event.recorded_at) + 86_400_000) return null;
   return event.occurred_at;
 }

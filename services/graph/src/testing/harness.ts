@@ -8,6 +8,7 @@ import {
   rpcSubject,
   type MethodDefinition,
   type ParamsOf,
+  type ItemKind,
   type ResultOf,
   type Scope,
   noteMarkdownOf,
@@ -15,7 +16,7 @@ import {
 import { BlobStore, sha256 } from '@memex/blobs';
 import { Bus, callRpc, EventPublisher, newId, type NamedDraft, bindDraft } from '@memex/bus';
 import { ServiceHost, startService } from '@memex/runtime';
-import { createTestEnv, type TestEnv } from '@memex/testing';
+import { createTestEnv, itemMeta, type TestEnv } from '@memex/testing';
 import { GraphModule } from '../graph.module.js';
 
 /** The graph service in this process against a fresh TestEnv, fed events and called over NATS. */
@@ -143,6 +144,7 @@ export async function mailEvent(blobs: BlobStore, raw: Buffer, options: MailOpti
       text_sha256: sha256(Buffer.from(text)),
       text_length: text.length,
       meta: {
+        ...itemMeta('email').meta,
         messageId,
         threadKey: messageId ?? id,
         subject,
@@ -224,7 +226,7 @@ export async function snapshot(url: string, schema = 'graph'): Promise<Record<st
 /** The item.ingested event services/ingest publishes for an item of this kind, type and meta. */
 export function itemEvent(
   id: string,
-  kind: string,
+  kind: ItemKind,
   type: string,
   meta: Record<string, unknown>,
   occurredAt = '2026-03-18T09:00:00.000Z',
@@ -251,7 +253,8 @@ export function itemEvent(
       size: 1,
       text_sha256: sha,
       text_length: 0,
-      meta,
+      // What the handler writes for a plain item of the kind, with what the test says over it.
+      meta: { ...itemMeta(kind).meta, ...meta },
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   LinkAdded,
   LinksInferred,
   OWNER_SCOPE,
+  type Address,
   type EventEnvelope,
   type Scope,
   type ScopeRule,
@@ -43,27 +44,23 @@ interface ItemFacts {
   to: string[];
 }
 
-function addressesIn(value: unknown): string[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((entry) =>
-    entry && typeof entry === 'object' && 'address' in entry && typeof entry.address === 'string'
-      ? [entry.address.toLowerCase()]
-      : [],
-  );
+function addressesIn(...lists: Address[][]): string[] {
+  return lists.flat().map((entry) => entry.address.toLowerCase());
 }
 
 /** What a trigger can filter on, read from an item.ingested event (other events reveal no item). */
 function itemFacts(event: EventEnvelope): ItemFacts | undefined {
   if (!isEventOf(ItemIngested, event)) return undefined;
   const { data } = event;
+  const mail = data.kind === 'email' ? data.meta : null;
   return {
     kind: data.kind,
     title: data.title,
     sourceKind: data.source.kind,
     origin: data.origin,
     revision: data.revision,
-    from: addressesIn(data.meta.from),
-    to: [...addressesIn(data.meta.to), ...addressesIn(data.meta.cc)],
+    from: mail ? addressesIn(mail.from) : [],
+    to: mail ? addressesIn(mail.to, mail.cc) : [],
   };
 }
 

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import type { MailMeta } from '@memex/contracts';
 import type { CalendarEvent, ContactCard, ContactPhoto } from '@memex/icalendar';
 import type { WikiLink } from '@memex/markdown';
 import type { AvMeta, PhotoMeta } from './media/media-item.js';
@@ -53,54 +54,8 @@ export interface IngestHandler {
   parse(input: HandlerInput): Promise<ParsedItem>;
 }
 
-/** A mail address as it appeared: the display name decoded, the address lowercased ('' when absent). */
-export interface Address {
-  name: string;
-  address: string;
-}
-
-export interface MailMeta {
-  /** Normalised Message-ID (no angle brackets, lowercase), or null when the message has none. */
-  messageId: string | null;
-  inReplyTo: string | null;
-  references: string[];
-  /** The conversation this message belongs to; see threadKey() in mail/threading.ts for the rule. */
-  threadKey: string;
-  subject: string;
-  from: Address[];
-  to: Address[];
-  cc: Address[];
-  bcc: Address[];
-  replyTo: Address[];
-  /** The Date header (ISO), or null when missing, unparseable or implausible (see normalize.ts). */
-  date: string | null;
-  /**
-   * Where occurredAt came from: the Date header, the Received headers (the Date was missing or
-   * implausible), the `received` attribute (mbox `From ` line, Maildir name), the file's time (the
-   * `modified` attribute), or nowhere (undated).
-   */
-  dateSource: 'header' | 'received-header' | 'received' | 'file' | null;
-  spam: boolean;
-  /** Why the message is spam ('folder "Junk"', 'X-Spam-Flag: YES'), or null. */
-  spamReason: string | null;
-  /** List-Id without angle brackets, lowercase, or null. */
-  mailingList: string | null;
-  flags: { read: boolean; starred: boolean };
-  folder: string | null;
-  /** Labels this message carries on import: its folder, when it has one; its Gmail labels in a Takeout. */
-  labels: string[];
-  /**
-   * A Google Takeout message's `X-Gmail-Labels` (as Gmail ids: INBOX, UNREAD, user names…) and
-   * `X-GM-THRID`: its flags and mail labels in the mail views come from these.
-   */
-  gmail?: { labels: string[]; threadId: string | null };
-  /** A multipart body ended before its closing boundary; what was readable is kept. */
-  truncated: boolean;
-  /** Another, different message has the same Message-ID (a bulk sender's reused id): both are kept. */
-  sharedMessageId?: true;
-  /** Whether `text` came from a text/plain part or was derived from the HTML part. */
-  textSource: 'plain' | 'html' | 'none';
-}
+// A message's reading is item.ingested's email meta as it is: one declaration, in the contract.
+export type { Address, MailMeta } from '@memex/contracts';
 
 /** A page of a PDF, numbered from 1. */
 export interface PdfPage {

@@ -195,7 +195,8 @@ export class ItemStore {
    * shows one message in several folders.
    */
   private async labelCopy(copy: MailMeta, stored: ItemIngestedEvent, actor: Actor): Promise<void> {
-    const labels = (stored.data.meta as unknown as MailMeta).labels;
+    if (stored.data.kind !== 'email') return;
+    const labels = stored.data.meta.labels;
     // The inbox is a flag of the message, not a label; a copy there changes nothing.
     const added = copy.labels.filter((label) => !labels.includes(label) && !isInboxFolder(label));
     if (added.length === 0) return;
@@ -326,13 +327,13 @@ export class ItemStore {
         subject: `item:${record.id}`,
         actor,
         labels: item.labels,
-        kind: record.kind,
+        kind: record.typed.kind,
         spam,
         ...(record.occurredAt ? { occurred_at: record.occurredAt } : {}),
         expectFirst: revision === 1,
         data: {
           id: record.id,
-          kind: record.kind,
+          ...record.typed,
           revision,
           title: record.title,
           source: item.source,
@@ -347,7 +348,6 @@ export class ItemStore {
           text_sha256: record.textSha256,
           text_length: record.textLength,
           ...(record.parentId ? { parent_id: record.parentId } : {}),
-          meta: record.meta,
         },
       };
       const size = Buffer.byteLength(JSON.stringify(draft)) + ENVELOPE_BYTES;
@@ -385,7 +385,7 @@ export class ItemStore {
  */
 function sharesIdOnly(mine: MailMeta, stored: ItemIngestedEvent): boolean {
   if (mine.messageId === null || stored.data.kind !== 'email') return false;
-  const theirs = stored.data.meta as unknown as MailMeta;
+  const theirs = stored.data.meta;
   if (theirs.date !== mine.date) return true;
   return theirs.date === null && (theirs.subject !== mine.subject || theirs.from[0]?.address !== mine.from[0]?.address);
 }

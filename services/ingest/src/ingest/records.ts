@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { sha256 } from '@memex/blobs';
-import type { DocumentMeta, ParsedItem } from '../handlers/index.js';
+import type { DocumentMeta as EventDocumentMeta, KindAndMeta, PdfMeta } from '@memex/contracts';
+import type { DocumentMeta, PdfFields, ParsedItem } from '../handlers/index.js';
 import type { ItemSource, PreparedItem } from './prepare.js';
 
 /** One item to store: a top-level item or one of its attachments, with its blobs. */
 export interface ItemRecord {
   id: string;
   parentId: string | null;
-  kind: ParsedItem['kind'];
   title: string;
   identity: string;
   contentType: string;
@@ -19,7 +19,8 @@ export interface ItemRecord {
   textSha256: string;
   textLength: number;
   occurredAt: string | null;
-  meta: Record<string, unknown>;
+  /** Its kind and the meta item.ingested carries for it. */
+  typed: KindAndMeta;
 }
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -37,8 +38,7 @@ export function childId(parentId: string, position: number): string {
 }
 
 /** PDF pages as offsets into the text (pages joined by blank lines), instead of a second copy of the text. */
-function pageOffsets(meta: DocumentMeta, text: string): DocumentMeta | Record<string, unknown> {
-  if (meta.format !== 'pdf') return meta;
+function pdfOffsets(meta: DocumentMeta & PdfFields, text: string): PdfMeta {
   let at = 0;
   const pages = meta.pages.map(({ page, text: pageText }) => {
     if (pageText === '') return { page, start: at, end: at };
@@ -50,47 +50,71 @@ function pageOffsets(meta: DocumentMeta, text: string): DocumentMeta | Record<st
   return { ...meta, pages };
 }
 
-/** What an event carries as meta: the handler's meta, slimmed where it would repeat the text. */
-function eventMeta(item: ParsedItem, children: ItemRecord[]): Record<string, unknown> {
-  const warnings = item.warnings.length > 0 ? { warnings: item.warnings } : {};
+function pageOffsets(meta: DocumentMeta, text: string): EventDocumentMeta {
+  return meta.format === 'pdf' ? pdfOffsets(meta, text) : meta;
+}
+
+/**
+ * What an event carries as meta, by kind: the handler's meta, slimmed where it would repeat the
+ * text, with what any item's meta may say (`common`: warnings, undated).
+ */
+function eventMeta(
+  item: ParsedItem,
+  children: ItemRecord[],
+  common: { warnings?: string[]; undated?: boolean },
+): KindAndMeta {
   switch (item.kind) {
     case 'email':
       return {
-        ...item.meta,
-        attachments: children.map((c) => ({
-          id: c.id,
-          filename: (c.meta['filename'] as string | null) ?? null,
-          content_type: c.contentType,
-          size: c.content.length,
-        })),
-        ...warnings,
+        kind: item.kind,
+        meta: {
+          ...item.meta,
+          attachments: children.map((c) => ({
+            id: c.id,
+            filename: c.typed.kind === 'attachment' ? c.typed.meta.filename : null,
+            content_type: c.contentType,
+            size: c.content.length,
+          })),
+          ...common,
+        },
       };
     case 'document':
+      return { kind: item.kind, meta: { ...pageOffsets(item.meta, item.text), ...common } };
     case 'paper':
-      return { ...pageOffsets(item.meta, item.text), ...warnings };
+      // document/paper.ts makes only PDFs papers.
+      if (item.meta.format !== 'pdf') throw new Error(`a paper must be a PDF, not ${item.meta.format}`);
+      return { kind: item.kind, meta: { ...pdfOffsets(item.meta, item.text), ...common } };
     case 'attachment': {
       const document = item.meta.document ? pageOffsets(item.meta.document, item.text) : null;
-      return { ...item.meta, document, ...warnings };
+      return { kind: item.kind, meta: { ...item.meta, document, ...common } };
     }
     case 'photo':
+      return { kind: item.kind, meta: { ...item.meta, ...common } };
     case 'video':
     case 'audio':
+      return { kind: item.kind, meta: { ...item.meta, ...common } };
     case 'event':
+      return { kind: item.kind, meta: { ...item.meta, ...common } };
     case 'session_digest':
     case 'web':
-      return { ...item.meta, ...warnings };
+      return item.meta.format === 'session_digest'
+        ? { kind: 'session_digest', meta: { ...item.meta, ...common } }
+        : { kind: 'web', meta: { ...item.meta, ...common } };
     case 'contact':
       return {
-        ...item.meta,
-        // A photo names its item (its blob) now that the child has an id.
-        cards: item.meta.cards.map((card) => ({
-          ...card,
-          photos: card.photos.map(({ child, ...photo }) => ({
-            ...photo,
-            item: child === null ? null : (children[child]?.id ?? null),
+        kind: item.kind,
+        meta: {
+          ...item.meta,
+          // A photo names its item (its blob) now that the child has an id.
+          cards: item.meta.cards.map((card) => ({
+            ...card,
+            photos: card.photos.map(({ child, ...photo }) => ({
+              ...photo,
+              item: child === null ? null : (children[child]?.id ?? null),
+            })),
           })),
-        })),
-        ...warnings,
+          ...common,
+        },
       };
   }
 }
@@ -104,10 +128,14 @@ function record(
   children: ItemRecord[],
 ): ItemRecord {
   const text = Buffer.from(item.text, 'utf8');
+  // The envelope's occurred_at is required (the log's time stands in): `undated` says it is no fact.
+  const common = {
+    ...(item.warnings.length > 0 ? { warnings: item.warnings } : {}),
+    ...(item.occurredAt === null ? { undated: true } : {}),
+  };
   return {
     id,
     parentId,
-    kind: item.kind,
     title: item.title,
     identity: item.identity,
     contentType,
@@ -118,8 +146,7 @@ function record(
     textSha256: sha256(text),
     textLength: item.text.length,
     occurredAt: item.occurredAt,
-    // The envelope's occurred_at is required (the log's time stands in): `undated` says it is no fact.
-    meta: { ...eventMeta(item, children), ...(item.occurredAt === null ? { undated: true } : {}) },
+    typed: eventMeta(item, children, common),
   };
 }
 

@@ -20,7 +20,7 @@ import {
 import { BlobStore } from '@memex/blobs';
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import type { ItemIngestedEvent } from '../ingest/identities.js';
-import { gmailState, type MailMeta } from '../handlers/index.js';
+import { gmailState } from '../handlers/index.js';
 import { messageRow, mailLabelsAfter } from '../mail/message-row.js';
 import { joinThread, threadIds } from '../mail/threads.js';
 import { ingestMigrations } from './migrations.js';
@@ -89,10 +89,11 @@ export class ItemsProjector {
     const messages = [];
     const own: string[] = [];
     for (const [i, { seq, event }] of items.entries()) {
-      if (event.data.kind !== 'email' || event.data.parent_id) continue;
-      const ids = threadIds(event.data.meta as unknown as MailMeta, event.data.identity);
+      const { data } = event;
+      if (data.kind !== 'email' || data.parent_id) continue;
+      const ids = threadIds(data.meta, data.identity);
       await joinThread(trx, ids, seq);
-      messages.push(messageRow(event, texts[i]!, seq));
+      messages.push(messageRow(event, data, texts[i]!, seq));
       own.push(ids[0]!);
     }
     // A later message of this run may have joined an earlier one's thread to another: the keys

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
-import type { MailFlagsChanged, EventOf } from '@memex/contracts';
-import { gmailState, type MailMeta } from '../handlers/index.js';
+import type { MailFlagsChanged, EventOf, ItemDataOf } from '@memex/contracts';
+import { gmailState } from '../handlers/index.js';
 import type { ItemIngestedEvent } from '../ingest/identities.js';
 import type { MessagesTable } from '../items/schema.js';
 
@@ -25,9 +25,13 @@ export function snippetOf(text: string): string {
  * A message's row in the mail views, from its `item.ingested`. The folder is a label (seed §4.5
  * "As built"), except the inbox, which is the `inbox` flag so that archiving can clear it.
  */
-export function messageRow(event: ItemIngestedEvent, text: string, seq: number): Insertable<MessagesTable> {
-  const data = event.data;
-  const meta = data.meta as unknown as MailMeta & { attachments?: unknown[] };
+export function messageRow(
+  event: ItemIngestedEvent,
+  data: ItemDataOf<'email'>,
+  text: string,
+  seq: number,
+): Insertable<MessagesTable> {
+  const meta = data.meta;
   // A Takeout message's Gmail labels say its flags, as mail-sync's do for a synced one.
   const gmail = meta.gmail ? gmailState(meta.gmail.labels) : null;
   return {
@@ -47,7 +51,7 @@ export function messageRow(event: ItemIngestedEvent, text: string, seq: number):
     starred: meta.flags.starred,
     inbox: gmail?.inbox ?? isInboxFolder(meta.folder),
     trashed: gmail?.trashed ?? false,
-    attachments: meta.attachments?.length ?? 0,
+    attachments: meta.attachments.length,
     kind: data.kind,
     labels: event.labels,
     spam: event.spam ?? false,

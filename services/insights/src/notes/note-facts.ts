@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { markdownMetaOf, type EventOf, type ItemIngested, type NotePut } from '@memex/contracts';
+import type { EventOf, ItemIngested, NotePut } from '@memex/contracts';
 
 /** A note as the insights read model keeps it: what detection reads, plus what scope checks need. */
 export interface NoteFacts {
@@ -108,7 +108,7 @@ export function markdownDocumentFacts(
   previous?: PreviousVersion,
 ): NoteFacts | null {
   const { data } = event;
-  const markdown = markdownMetaOf(data);
+  const markdown = data.kind === 'document' && data.meta.format === 'markdown' ? data.meta : null;
   if (!markdown || !MARKDOWN_TYPES.has(data.content_type.split(';')[0]!.trim().toLowerCase())) return null;
   const frontMatter = markdown.frontMatter ?? {};
   const links = markdown.links.map((link) => link.target);

@@ -16,6 +16,7 @@ import { findFaces, type FaceSource } from '../domain/faces/find-faces.js';
 import type { Caption, VisionCaptioner } from '../domain/tags/captions.js';
 import type { ObjectTagger } from '../domain/tags/objects.js';
 import type { PlaceIndex } from '../domain/places.js';
+import { positionOf } from '../domain/media-item.js';
 import { photoRenditions, videoKeyframes, type MadeKeyframe, type MadeRendition } from '../pictures.js';
 import { derivedOnWorker, originalBytes } from './original.js';
 
@@ -29,7 +30,7 @@ async function renditionsOf(
   data: ItemData,
   blobs: BlobStore,
 ): Promise<{ renditions: MadeRendition[]; problem: string | null } | null> {
-  const format = String(data.meta['format']);
+  const format = data.kind === 'photo' ? data.meta.format : '';
   const derived = await derivedOnWorker(data, { task: 'renditions', format });
   if (derived === 'unreachable') return null;
   if (derived)
@@ -69,7 +70,7 @@ export async function analyzePhoto(
   const renditions: Rendition[] = [];
   for (const { webp, ...size } of made.renditions) renditions.push({ ...size, sha256: await blobs.put(webp) });
   const problem = made.problem;
-  const gps = data.meta['gps'] as { latitude: number; longitude: number } | null | undefined;
+  const gps = positionOf(data);
   return {
     item_id: data.id,
     revision: data.revision,
@@ -95,7 +96,7 @@ export async function analyzeVideo(
   const keyframes: Keyframe[] = [];
   for (const { webp, ...frame } of made.keyframes) keyframes.push({ ...frame, sha256: await blobs.put(webp) });
   const problem = made.problem === null ? null : `ffmpeg could not read its frames: ${made.problem}`;
-  const gps = data.meta['gps'] as { latitude: number; longitude: number } | null | undefined;
+  const gps = positionOf(data);
   return {
     item_id: data.id,
     revision: data.revision,

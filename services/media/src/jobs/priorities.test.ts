@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EventOf, ItemIngested } from '@memex/contracts';
+import { itemMeta } from '@memex/testing';
 import { priorityOf, PriorityBuffer, WorkBudget } from './priorities.js';
 
 function photo(takenDaysBeforeArrival: number | null): EventOf<typeof ItemIngested> {
@@ -9,7 +10,7 @@ function photo(takenDaysBeforeArrival: number | null): EventOf<typeof ItemIngest
   return {
     recorded_at: new Date(arrived).toISOString(),
     occurred_at: new Date(taken).toISOString(),
-    data: { meta: takenDaysBeforeArrival === null ? {} : { timeSource: 'exif' } },
+    data: itemMeta('photo', { timeSource: takenDaysBeforeArrival === null ? null : 'exif' }),
   } as unknown as EventOf<typeof ItemIngested>;
 }
 

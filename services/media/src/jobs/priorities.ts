@@ -1,4 +1,5 @@
 import type { EventOf, ItemIngested } from '@memex/contracts';
+import { timeKnown } from '../domain/media-item.js';
 
 /** `new`: taken shortly before it arrived (a phone's latest); `backfill`: an old library being imported. */
 export type Priority = 'new' | 'backfill';
@@ -11,8 +12,7 @@ export function newWithinMsFromEnv(env: NodeJS.ProcessEnv = process.env): number
 
 /** New when taken within `newWithinMs` of being logged; undated photos count as backfill. */
 export function priorityOf(event: EventOf<typeof ItemIngested>, newWithinMs: number): Priority {
-  const dated = event.data.meta['timeSource'] || event.data.meta['createdAt'];
-  if (!dated) return 'backfill';
+  if (!timeKnown(event.data)) return 'backfill';
   return Date.parse(event.recorded_at) - Date.parse(event.occurred_at) <= newWithinMs ? 'new' : 'backfill';
 }
 

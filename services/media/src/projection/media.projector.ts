@@ -19,6 +19,7 @@ import {
 } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { On, Projector } from '@memex/runtime';
+import { positionOf, timeKnown } from '../domain/media-item.js';
 import { currentCluster, faceClusteringFromEnv, placeFace } from './face-clusters.js';
 import { mediaMigrations } from './migrations.js';
 import type { ItemsTable, MediaDatabase } from './schema.js';
@@ -27,11 +28,6 @@ type Trx = Transaction<MediaDatabase>;
 
 /** The item kinds the media read model holds. */
 export const MEDIA_KINDS = new Set(['photo', 'video', 'audio']);
-
-interface Gps {
-  latitude: number;
-  longitude: number;
-}
 
 /**
  * The media read model from the log: a row per photo, video or recording from item.ingested (its
@@ -52,7 +48,7 @@ export class MediaProjector {
     const { data } = event;
     if (!MEDIA_KINDS.has(data.kind)) return;
     if (await this.deleted(trx, data.id)) return;
-    const gps = (data.meta['gps'] ?? null) as Gps | null;
+    const gps = positionOf(data);
     const row = {
       revision: data.revision,
       title: data.title,
@@ -60,7 +56,7 @@ export class MediaProjector {
       labels: event.labels,
       spam: event.spam ?? false,
       // Undated items carry the time they were logged; the handler's meta says whether it knew.
-      occurred_at: data.meta['timeSource'] || data.meta['createdAt'] ? new Date(event.occurred_at) : null,
+      occurred_at: timeKnown(data) ? new Date(event.occurred_at) : null,
       meta: JSON.stringify(data.meta),
       latitude: gps?.latitude ?? null,
       longitude: gps?.longitude ?? null,

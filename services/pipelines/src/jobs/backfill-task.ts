@@ -1,4 +1,4 @@
-import { ItemDeleted, ItemIngested, mailMetaOf, NotePut, pdfPagesOf } from '@memex/contracts';
+import { ItemDeleted, ItemIngested, NotePut, pdfMetaOf } from '@memex/contracts';
 import { readEventsOf, type Bus } from '@memex/bus';
 import type { BackfillJob, JobQueue, StructureBackfillJob, StructureJob, TextJob, Tier0Reading } from './queue.js';
 import { textJobId } from './scheduler.js';
@@ -77,9 +77,9 @@ export async function latestItems(bus: Bus, untilSeq = Number.MAX_SAFE_INTEGER):
       kind,
       occurred_at: event.occurred_at,
       text_length,
-      spam: mailMetaOf(event.data)?.spam ?? false,
-      pdf: pdfPagesOf(event.data) !== null,
-      mail: mailMetaOf(event.data) !== null,
+      spam: event.data.kind === 'email' && event.data.meta.spam,
+      pdf: pdfMetaOf(event.data) !== null,
+      mail: event.data.kind === 'email',
     });
   }
   for await (const { seq, event } of readEventsOf(bus, NotePut, until)) {

@@ -3,7 +3,6 @@ import {
   ChatModelAdded,
   ItemDeleted,
   ItemIngested,
-  mailMetaOf,
   ModelActivated,
   ModelAdded,
   NotePut,
@@ -41,7 +40,7 @@ export function textJobId(job: TextJob): string {
  */
 export function priorityOf(event: EventOf<typeof ItemIngested> | EventOf<typeof NotePut>): Priority {
   if (event.type === 'note.put') return 'touched';
-  if (mailMetaOf(event.data)?.flags.starred) return 'new';
+  if (event.data.kind === 'email' && event.data.meta.flags.starred) return 'new';
   const age = Date.parse(event.recorded_at) - Date.parse(event.occurred_at);
   if (age <= 7 * DAY_MS) return 'new';
   if (age <= 365 * DAY_MS) return 'recent';
@@ -150,7 +149,8 @@ export class Scheduler {
     );
     if (event.type === 'item.ingested') {
       // A model reads only what has text, and never spam (it costs, and it is someone else's words).
-      if (event.data.text_length === 0 || mailMetaOf(event.data)?.spam) return;
+      const { data } = event;
+      if (data.text_length === 0 || (data.kind === 'email' && data.meta.spam)) return;
       await this.enqueueUnderstand(event.data.kind, itemId, revision, seq, priorityOf(event));
     } else {
       await this.enqueueUnderstand('note', itemId, revision, seq, priorityOf(event));

@@ -1,7 +1,6 @@
 import {
   isEventOf,
-  mailMetaOf,
-  pdfPagesOf,
+  pdfMetaOf,
   ItemIngested,
   NotePut,
   type DataOf,
@@ -53,7 +52,7 @@ export async function readSource(
       itemId: data.id,
       revision: data.revision,
       title: data.title,
-      pages: pdfPagesOf(data),
+      pages: pdfMetaOf(data)?.pages ?? null,
       ingested: data,
       text: async () => {
         const blob = await blobs.get(data.text_sha256).catch(() => undefined);
@@ -87,7 +86,7 @@ export function derivedDraft<E extends EventDefinition>(
     actor: { kind: 'pipeline', id: pipeline },
     labels: event.labels,
     kind: event.kind ?? ingested?.kind ?? 'note',
-    spam: event.spam ?? (ingested ? mailMetaOf(ingested)?.spam : undefined) ?? false,
+    spam: event.spam ?? (ingested?.kind === 'email' && ingested.meta.spam),
     occurred_at: event.occurred_at,
     causation_id: event.id,
     ...(event.correlation_id ? { correlation_id: event.correlation_id } : {}),

@@ -6,21 +6,17 @@ import { CommitmentExtracted, PaperExtracted, StructureExtracted, Tier0Upgraded 
 import { BlobStore } from '@memex/blobs';
 import { Bus, EVENT_SUBJECT_ROOT, EVENTS_STREAM, EventPublisher, eventsOf as logged } from '@memex/bus';
 import { startService } from '@memex/runtime';
-import { createTestEnv, type TestEnv } from '@memex/testing';
+import { createTestEnv, itemMeta, pdfMeta, type TestEnv } from '@memex/testing';
 import { PipelinesModule } from '../pipelines.module.js';
 import { generatedPapers, pdfText } from '../testing/papers.js';
 import { eventsOf, ingest } from '../testing/items.js';
 import { TIER0_VERSION } from './structure-task.js';
 
-const MAIL_META = {
+const MAIL = itemMeta('email', {
   from: [{ name: 'Jane Doe', address: 'jane@acme.example' }],
   to: [{ name: 'Bob Stone', address: 'bob@home.example' }],
-  cc: [],
-  bcc: [],
   threadKey: 'old-thread',
-  spam: false,
-  flags: { read: true, starred: false },
-};
+});
 
 describe('tier 0 backfill: items logged before a tier-0 version are read again by what it added', () => {
   let env: TestEnv;
@@ -42,14 +38,17 @@ describe('tier 0 backfill: items logged before a tier-0 version are read again b
     const paper = generatedPapers(1)[0]!;
     const { text, pages } = pdfText(paper.pages);
     ids.paper = (
-      await ingest(publisher, blobs, { title: 'paper.pdf', text, meta: { format: 'pdf', pages, info: {} } })
+      await ingest(publisher, blobs, {
+        title: 'paper.pdf',
+        text,
+        typed: { kind: 'document', meta: pdfMeta(pages, text.length) },
+      })
     ).id;
     ids.mail = (
       await ingest(publisher, blobs, {
         title: 'The quote',
-        kind: 'email',
         text: "Hi Bob,\n\nI'll send the signed copy by Friday.\n\nJane\n",
-        meta: MAIL_META,
+        typed: MAIL,
         occurred_at: '2025-03-04T09:15:00Z',
       })
     ).id;

@@ -1,11 +1,4 @@
-import {
-  CommitmentExtracted,
-  mailMetaOf,
-  PaperExtracted,
-  StructureExtracted,
-  type DataOf,
-  type ItemIngested,
-} from '@memex/contracts';
+import { CommitmentExtracted, pdfMetaOf, PaperExtracted, StructureExtracted } from '@memex/contracts';
 import type { Bus, Drafted, EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { eraseDerived, isDeleted } from '../jobs/log.js';
@@ -56,7 +49,7 @@ export class StructureTask {
     if (text === undefined) return { mentions: 0, signature: false, skipped: 'the text blob is gone' };
     const sent = new Date(source.event.occurred_at);
     const reads = (reading: Tier0Reading) => !job.readings || job.readings.includes(reading);
-    const mail = source.ingested ? mailMetaOf(source.ingested) : null;
+    const mail = source.ingested?.kind === 'email' ? source.ingested.meta : null;
     const sender = mail?.from[0];
     const drafts: Drafted<typeof StructureExtracted | typeof PaperExtracted | typeof CommitmentExtracted>[] = [];
     const result: StructureResult = { mentions: 0, signature: false };
@@ -85,7 +78,7 @@ export class StructureTask {
       );
     }
     if (source.pages && reads('paper')) {
-      const reading = readPaper(text, source.pages, pdfInfoOf(source.ingested), {
+      const reading = readPaper(text, source.pages, (source.ingested && pdfMetaOf(source.ingested)?.info) ?? {}, {
         title: source.title,
         year: source.event.occurred_at ? sent.getUTCFullYear() : null,
       });
@@ -143,16 +136,6 @@ export class StructureTask {
 
 function party(address: { address: string; name?: string | null }): { address: string; name?: string } {
   return address.name ? { address: address.address, name: address.name } : { address: address.address };
-}
-
-/** A PDF's document information, of a PDF document or paper or of a PDF attachment. */
-function pdfInfoOf(data: DataOf<typeof ItemIngested> | undefined): Record<string, string> {
-  const meta = data?.kind === 'attachment' ? (data.meta['document'] as Record<string, unknown> | null) : data?.meta;
-  const info = meta?.['info'];
-  if (!info || typeof info !== 'object') return {};
-  return Object.fromEntries(
-    Object.entries(info).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
 }
 
 /** The first entries that fit in one event (a long PDF can name thousands of dates). */

@@ -1,7 +1,8 @@
-import type { EventEnvelope } from '@memex/contracts';
+import type { EventEnvelope, KindAndMeta } from '@memex/contracts';
 import { ItemIngested } from '@memex/contracts';
 import { BlobStore, sha256 } from '@memex/blobs';
 import { Bus, draftOf, EventPublisher, newId, readLog, typeFilter } from '@memex/bus';
+import { itemMeta } from '@memex/testing';
 
 /** Events of a type about an item, waiting until `count` are there. */
 export async function eventsOf(bus: Bus, type: string, itemId: string, count: number): Promise<EventEnvelope[]> {
@@ -20,9 +21,9 @@ export async function eventsOf(bus: Bus, type: string, itemId: string, count: nu
 export interface TextItem {
   title: string;
   text: string;
-  kind?: string;
   labels?: string[];
-  meta?: Record<string, unknown>;
+  /** Its kind and meta (`itemMeta('email', {...})`); a plain-text document by default. */
+  typed?: KindAndMeta;
   occurred_at?: string;
 }
 
@@ -31,15 +32,16 @@ export async function textItemDraft(blobs: BlobStore, item: TextItem, made = { b
   const id = newId();
   const text = Buffer.from(item.text);
   const textSha = await blobs.put(text);
+  const typed = item.typed ?? itemMeta('document', {}, text.length);
   return draftOf(ItemIngested, {
     subject: `item:${id}`,
     actor: { kind: 'import', id: made.by },
-    kind: item.kind ?? 'document',
+    kind: typed.kind,
     labels: item.labels ?? [],
     ...(item.occurred_at ? { occurred_at: item.occurred_at } : {}),
     data: {
       id,
-      kind: item.kind ?? 'document',
+      ...typed,
       revision: 1,
       title: item.title,
       source: { kind: made.by, id: made.source },
@@ -51,7 +53,6 @@ export async function textItemDraft(blobs: BlobStore, item: TextItem, made = { b
       size: text.length,
       text_sha256: textSha,
       text_length: item.text.length,
-      meta: item.meta ?? {},
     },
   });
 }

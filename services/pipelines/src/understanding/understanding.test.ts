@@ -13,7 +13,7 @@ import {
 import { BlobStore } from '@memex/blobs';
 import { Bus, callMethod, EventPublisher } from '@memex/bus';
 import { startService } from '@memex/runtime';
-import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
+import { createTestEnv, itemMeta, waitUntil, type TestEnv } from '@memex/testing';
 import { PipelinesModule } from '../pipelines.module.js';
 import { eventsOf, ingest } from '../testing/items.js';
 import { FakeChatServer, type FakeChatAnswer, type FakeChatRequest } from './testing/fake-chat.js';
@@ -131,22 +131,18 @@ describe('tier 2 through a chat model endpoint', () => {
     // Spam goes to no model.
     const spam = await ingest(publisher, blobs, {
       title: 'You won',
-      kind: 'email',
       text: 'ZQXSPAM claim your prize',
-      meta: {
+      typed: itemMeta('email', {
         from: [{ name: 'Prize', address: 'prize@spam.example' }],
-        to: [],
-        cc: [],
-        bcc: [],
         threadKey: 'spam-1',
         spam: true,
         flags: { read: false, starred: false },
-      },
+      }),
     });
     const mail = await ingest(publisher, blobs, {
       title: 'Draft',
-      kind: 'email',
       text: "Hi Bob,\nabout the Memex grant: I'll send the draft by Friday.\nAnn",
+      typed: itemMeta('email'),
       labels: ['mail'],
     });
     const understood = (await eventsOf(bus, 'item.understood', mail.id, 3)) as Array<
@@ -230,8 +226,8 @@ describe('tier 2 through a chat model endpoint', () => {
     });
     const paper = await ingest(publisher, blobs, {
       title: 'Hybrid search',
-      kind: 'paper',
       text: 'We show that hybrid search beats keywords alone.',
+      typed: itemMeta('paper'),
     });
     const understood = (await eventsOf(bus, 'item.understood', paper.id, 4)) as Array<
       EventEnvelope<DataOf<typeof ItemUnderstood>>

@@ -2,7 +2,6 @@ import { Injectable } from '@nestjs/common';
 import { sql, type Transaction } from 'kysely';
 import {
   decodeVector,
-  mailMetaOf,
   EmbeddingComputed,
   ItemDeleted,
   ItemIngested,
@@ -42,8 +41,8 @@ function people(lists: MailMeta['from'][]): string {
 
 /** An item as item.ingested describes it. */
 function ingestedRow({ seq, event }: Ingested): ItemRow {
-  const mail = mailMetaOf(event.data);
   const { data } = event;
+  const mail = data.kind === 'email' ? data.meta : null;
   return {
     id: data.id,
     kind: data.kind,

@@ -47,7 +47,7 @@ function line(s: Summary): string {
   }
   const counts =
     s.managed_by === 'sources'
-      ? `${s.counts.items} items from ${s.counts.files} files (${s.counts.in_place} in place), ${s.counts.failed} failed, backlog ${s.backlog}`
+      ? `${s.counts.items} items from ${s.counts.files} files (${s.counts.in_place} in place), ${s.counts.failed} failed, backlog ${s.backlog}, pipelines backlog ${s.pipeline_backlog ?? 0} jobs`
       : `${s.counts.items} items`;
   const scan = s.last_scan ? `, last scan ${s.last_scan.finished_at}` : '';
   const where = s.root ? ` ${s.root.replace(/^file:/, '')}` : '';

@@ -54,6 +54,11 @@ export const SourceSummary = Type.Object({
     in_place: Type.Integer({ description: 'items read in place (a location, no copy)' }),
   }),
   backlog: Type.Integer({ description: 'files seen but not yet items (waiting for memex.ingest)' }),
+  pipeline_backlog: Type.Optional(
+    Type.Integer({
+      description: 'jobs waiting on the pipelines (MEMEX_JOBS, every tier) for its items; counted at most every 5 s',
+    }),
+  ),
   worker: Type.Optional(
     Type.Object(
       {
@@ -91,7 +96,7 @@ export const SourcesList = defineMethod({
   kind: 'query',
   access: 'owner',
   summary:
-    'Every source: watched folders with their state, counts, last scan and backlog, the workers (`memex worker`: folders, last seen, reachable), and the sync services’ accounts (Gmail, Google Calendar).',
+    'Every source: watched folders with their state, counts, last scan, backlog and pipeline backlog, the workers (`memex worker`: folders, last seen, reachable), and the sync services’ accounts (Gmail, Google Calendar).',
   params: Type.Object({}),
   result: Type.Object({ sources: Type.Array(SourceSummary) }),
 });

@@ -7,6 +7,7 @@ import { SourcesQueries } from './queries/sources.queries.js';
 import { ExportSync } from './watch/export-sync.js';
 import { FolderSync } from './watch/folder-sync.js';
 import { Watchers } from './watch/watchers.js';
+import { PipelineBacklog } from './watch/pipeline-backlog.js';
 import { WorkerWatch } from './watch/worker-watch.js';
 
 /** Sources (issue 20): watched folders read into items, their state as events, and the list of every source. */
@@ -16,7 +17,16 @@ export class SourcesModule {
     return {
       module: SourcesModule,
       imports: [MemexModule.forService({ service: 'sources', config, schema: 'sources' })],
-      providers: [SourcesProjector, FolderSync, ExportSync, Watchers, WorkerWatch, SourcesCommands, SourcesQueries],
+      providers: [
+        SourcesProjector,
+        FolderSync,
+        ExportSync,
+        Watchers,
+        WorkerWatch,
+        PipelineBacklog,
+        SourcesCommands,
+        SourcesQueries,
+      ],
     };
   }
 }

@@ -14,6 +14,7 @@ import { callMethod, type Bus } from '@memex/bus';
 import { workerPrefix } from '@memex/locations';
 import { BUS, DATABASE, RpcMethod, type HealthProblems } from '@memex/runtime';
 import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
+import { PipelineBacklog } from '../watch/pipeline-backlog.js';
 import { Watchers } from '../watch/watchers.js';
 import { WorkerWatch, type WorkerSeen } from '../watch/worker-watch.js';
 
@@ -30,15 +31,17 @@ export class SourcesQueries implements HealthProblems {
     @Inject(DATABASE) private readonly db: Kysely<SourcesDatabase>,
     private readonly watchers: Watchers,
     private readonly workerWatch: WorkerWatch,
+    private readonly pipelineBacklog: PipelineBacklog,
   ) {}
 
   @RpcMethod(SourcesList)
   async list(): Promise<ResultOf<typeof SourcesList>> {
     const rows = await this.db.selectFrom('sources').selectAll().orderBy('id').execute();
     const counts = await this.counts();
+    const pipelines = await this.pipelineBacklog.perSource();
     return {
       sources: [
-        ...rows.map((row) => this.summary(row, counts.get(row.id))),
+        ...rows.map((row) => this.summary(row, counts.get(row.id), pipelines.get(row.id) ?? 0)),
         ...this.workerWatch.known().map(workerSummary),
         ...(await this.accounts()),
       ],
@@ -80,7 +83,11 @@ export class SourcesQueries implements HealthProblems {
       .limit(500)
       .execute();
     return {
-      source: this.summary(row, (await this.counts(params.id)).get(row.id)),
+      source: this.summary(
+        row,
+        (await this.counts(params.id)).get(row.id),
+        (await this.pipelineBacklog.perSource()).get(row.id) ?? 0,
+      ),
       failures: failures.map((f) => ({ path: f.path, reason: f.rejected!, modified_at: f.modified_at.toISOString() })),
     };
   }
@@ -101,7 +108,7 @@ export class SourcesQueries implements HealthProblems {
     return new Map(rows.map(({ source_id, ...counts }) => [source_id, counts]));
   }
 
-  private summary(row: SourceRow, counts: Summary['counts'] | undefined): Summary {
+  private summary(row: SourceRow, counts: Summary['counts'] | undefined, pipelineBacklog: number): Summary {
     const settings = row.settings;
     const scan = row.last_scan;
     const reason = row.unreachable_since
@@ -124,6 +131,7 @@ export class SourcesQueries implements HealthProblems {
       last_scan: scan,
       counts: counts ?? { files: 0, items: 0, failed: 0, in_place: 0 },
       backlog: this.watchers.backlog(row.id),
+      pipeline_backlog: pipelineBacklog,
     };
   }
 

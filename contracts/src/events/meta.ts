@@ -65,6 +65,11 @@ export const MailMeta = Type.Object({
   spamReason: Nullable(Type.String()),
   /** List-Id without angle brackets, lowercase, or null. */
   mailingList: Nullable(Type.String()),
+  /**
+   * The sender as the message says it was before a mailing list rewrote From (X-Original-From:
+   * Mailman's and Google Groups' DMARC munging), when it says; absent otherwise.
+   */
+  originalFrom: Type.Optional(Addresses),
   flags: Type.Object({ read: Type.Boolean(), starred: Type.Boolean() }),
   folder: Nullable(Type.String()),
   /** Labels this message carries on import: its folder, when it has one; its Gmail labels in a Takeout. */

@@ -103,6 +103,28 @@ test('participants: a list-rewritten From is the Reply-To person, list addresses
   assert.deepEqual(participantsOf(people({ from: [{ name: 'Ann', address: 'ann-XyZ12@public.gmane.org' }] })), []);
 });
 
+test('participants: X-Original-From names the sender a list rewrote, before Reply-To (which lists often set to themselves)', () => {
+  const zed = { rel: 'sent', address: 'zed@zedshaw.example', name: 'Zed Shaw' };
+  const originalFrom = [{ name: 'Zed Shaw', address: 'zed@zedshaw.example' }];
+  // Mailman's DMARC munging: "via" in the name, Reply-To the list itself.
+  const mailman = people({
+    from: [{ name: 'Zed Shaw via Dev', address: 'dev@lists.example.org' }],
+    replyTo: [{ name: '', address: 'dev@lists.example.org' }],
+    mailingList: 'dev.lists.example.org',
+    originalFrom,
+  });
+  assert.deepEqual(participantsOf(mailman), [zed]);
+  // Google Groups: the group's address under the sender's own name, no "via", no List-Id match.
+  const groups = people({ from: [{ name: 'Zed Shaw', address: 'dev@googlegroups.com' }], originalFrom });
+  assert.deepEqual(participantsOf(groups), [zed]);
+  // A From the list left alone is the sender, whatever else the message says.
+  const untouched = people({ from: [{ name: 'Zed Shaw', address: 'zed@zedshaw.example' }], originalFrom });
+  assert.deepEqual(participantsOf(untouched), [zed]);
+  // A list that rewrote From to another address of its own, without saying "via": X-Original-From tells.
+  const rewritten = people({ from: [{ name: 'Zed Shaw', address: 'noreply@lists.example.net' }], originalFrom });
+  assert.deepEqual(participantsOf(rewritten), [zed]);
+});
+
 test('a time is known unless ingest says the item is undated, or the clock that stamped it ran ahead', () => {
   const at = (occurred_at: string, data: KindAndMeta) => ({ occurred_at, recorded_at: '2026-12-01T00:00:00Z', data });
   assert.equal(

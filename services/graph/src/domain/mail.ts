@@ -22,7 +22,7 @@ export interface Participant {
 }
 
 /** What participantsOf reads of a message. */
-type MessagePeople = Pick<MailMeta, 'from' | 'to' | 'cc' | 'bcc' | 'replyTo' | 'mailingList'>;
+type MessagePeople = Pick<MailMeta, 'from' | 'to' | 'cc' | 'bcc' | 'replyTo' | 'mailingList' | 'originalFrom'>;
 
 const FIELDS: ['from' | 'to' | 'cc' | 'bcc', Participant['rel']][] = [
   ['from', 'sent'],
@@ -57,22 +57,23 @@ export function isListAddress(address: string, mailingList: string | null): bool
 /**
  * Each distinct (rel, address) of a message once, in header order; malformed addresses are
  * skipped. A list or gateway that rewrote the sender ("Ann via dev-list" <dev@lists…>, gmane's
- * munged addresses) is not a person: the sender is the Reply-To's person under the name the list
- * showed, or unknown. Nor is a list's address among the recipients.
+ * munged addresses, a From that X-Original-From contradicts) is not a person: the sender is the
+ * person X-Original-From names, else the Reply-To's, under the name the list showed, or unknown.
+ * Nor is a list's address among the recipients.
  */
 export function participantsOf(meta: MessagePeople): Participant[] {
   const mailingList = meta.mailingList;
-  const replyTo = meta.replyTo.find((entry) => {
-    const address = addressOf(entry);
-    return ADDRESS.test(address) && !isListAddress(address, mailingList);
-  });
+  const person = (entry: Address) => ADDRESS.test(addressOf(entry)) && !isListAddress(addressOf(entry), mailingList);
+  const original = (meta.originalFrom ?? []).find(person);
+  const replyTo = original ?? meta.replyTo.find(person);
   const out: Participant[] = [];
   const seen = new Set<string>();
   for (const [field, rel] of FIELDS) {
     for (let entry of meta[field]) {
       let name = entry.name;
       const via = VIA.exec(name);
-      if (isListAddress(addressOf(entry), mailingList) || (rel === 'sent' && via)) {
+      const rewritten = rel === 'sent' && (via || (original && addressOf(original) !== addressOf(entry)));
+      if (isListAddress(addressOf(entry), mailingList) || rewritten) {
         if (rel !== 'sent' || !replyTo) continue;
         entry = replyTo;
         name = via ? via[1]! : name || replyTo.name;

@@ -82,9 +82,24 @@ describe('mail: multipart/alternative with attachments', () => {
     assert.deepEqual(item.meta.bcc, [{ name: '', address: 'eve@example.com' }]);
     assert.equal(item.meta.replyTo[0]?.address, 'jane@work.example');
     assert.equal(item.meta.mailingList, 'finance.lists.example.com');
+    assert.equal(item.meta.originalFrom, undefined);
     assert.equal(item.meta.textSource, 'plain');
     assert.equal(item.meta.truncated, false);
     assert.deepEqual(item.warnings, []);
+  });
+
+  it('keeps the sender a list rewrote From for (X-Original-From), its name decoded', async () => {
+    const item = await parseEmail(
+      message([
+        ['From', '"=?UTF-8?Q?Zo=C3=AB_M=C3=BCller?= via Dev" <dev@lists.example.org>'],
+        ['X-Original-From', '=?UTF-8?Q?Zo=C3=AB_M=C3=BCller?= <Zoe@Mueller.example>'],
+        ['List-Id', '<dev.lists.example.org>'],
+        ['Subject', 'Rewritten'],
+        ['Message-ID', '<rewritten@example.org>'],
+      ]),
+    );
+    assert.deepEqual(item.meta.from, [{ name: 'Zoë Müller via Dev', address: 'dev@lists.example.org' }]);
+    assert.deepEqual(item.meta.originalFrom, [{ name: 'Zoë Müller', address: 'zoe@mueller.example' }]);
   });
 
   it('passes attachments through the document handler, keeping the rest as opaque attachments', async () => {

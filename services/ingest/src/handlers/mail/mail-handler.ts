@@ -276,6 +276,13 @@ function takeoutGmail(headers: RawHeader[]): MailMeta['gmail'] | null {
   return { labels: takeoutLabels(value), threadId: headerValue(headers, 'x-gm-thrid')?.trim() || null };
 }
 
+/** X-Original-From (where a list that rewrote From keeps the sender), read as mailparser reads From. */
+async function originalSender(headers: RawHeader[]): Promise<Address[]> {
+  const value = headerValue(headers, 'x-original-from');
+  if (!value?.trim()) return [];
+  return addresses((await simpleParser(Buffer.from(`From: ${value}\r\n\r\n`, 'latin1'))).from);
+}
+
 async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: number): Promise<EmailItem> {
   const { mail, root, truncated, warnings } = await parseStructure(bytes);
   const plain = mail.text?.trim() ? mail.text : '';
@@ -310,6 +317,7 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
         ? 'Gmail label Spam (X-Gmail-Labels)'
         : spamHeader(root.headers);
   const listId = headerValue(root.headers, 'list-id');
+  const originalFrom = await originalSender(root.headers);
   const meta: MailMeta = {
     messageId,
     inReplyTo,
@@ -325,6 +333,7 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
     dateSource: date ? 'header' : relayed ? 'received-header' : received ? 'received' : modified ? 'file' : null,
     spam: spamReason !== null,
     spamReason,
+    ...(originalFrom.length > 0 ? { originalFrom } : {}),
     mailingList: listId ? (parseIdList(listId)[0] ?? (collapseWhitespace(listId).toLowerCase() || null)) : null,
     flags: {
       read: attributes.read ?? gmailFlags?.read ?? true,

@@ -16,8 +16,9 @@ interface DroppedIndex {
  * one — are dropped before the load and built once after it, which is far faster (pgvector
  * builds an HNSW graph in bulk at a fraction of the cost of inserting vector by vector, GIN
  * sorts its entries once). What stays: unique indexes and those behind constraints (ON CONFLICT
- * and the constraints need them) and B-tree indexes, which projectors look rows up by while
- * they apply (a graph's edges by entity) and which cost little to keep up.
+ * and the constraints need them), B-tree indexes, which projectors look rows up by while they
+ * apply (a graph's edges by entity) and which cost little to keep up, and the indexes a
+ * projector names in `keepIndexes` (a lookup by trigram similarity would scan without its GIN).
  */
 export class BulkIndexes {
   private readonly dropped = new Map<string, DroppedIndex>();
@@ -25,6 +26,8 @@ export class BulkIndexes {
   constructor(
     private readonly db: BookkeepingDb,
     private readonly schema: string,
+    /** Indexes the projection reads while it applies (`ProjectorOptions.keepIndexes`). */
+    private readonly keep: readonly string[] = [],
   ) {}
 
   /**
@@ -39,7 +42,8 @@ export class BulkIndexes {
         join pg_namespace n on n.oid = c.relnamespace
         join pg_am am on am.oid = c.relam
       where n.nspname = ${this.schema} and am.amname <> 'btree' and not i.indisunique and not i.indisprimary
-        and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid)`.execute(this.db);
+        and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid)
+        and c.relname <> all(${[...this.keep]}::text[])`.execute(this.db);
     for (const index of rows) {
       await sql`drop index ${sql.id(this.schema, index.name)}`.execute(this.db);
       this.dropped.set(index.name, index);

@@ -9,6 +9,11 @@ export interface ProjectorOptions {
   /** Also the Postgres schema it owns and the name `memex replay <name>` takes. */
   name: string;
   migrations: Migration[];
+  /**
+   * Indexes a rebuild must keep although they are costly to maintain, because the projection
+   * looks rows up by them as it applies (a trigram match of paper titles): see `BulkIndexes`.
+   */
+  keepIndexes?: string[];
 }
 
 /**

@@ -330,7 +330,7 @@ export class ProjectionRunner {
       await migrate(nextDb, next, this.options.migrations);
       await ensureBookkeeping(nextDb, next, this.failureTable);
       // The bulk of the log goes in with the costly indexes dropped; they are built once after it.
-      const indexes = new BulkIndexes(nextDb, next);
+      const indexes = new BulkIndexes(nextDb, next, this.options.keepIndexes);
       await indexes.drop();
       let position = 0;
       const catchUp = async (afterBatch?: () => Promise<void>) => {

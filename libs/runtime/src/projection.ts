@@ -41,8 +41,6 @@ export interface ReplayResult {
 }
 
 const BATCH = 500;
-/** A rebuild's batches: larger, as nobody waits on one (fewer commits, longer runs for bulk SQL). */
-const REBUILD_BATCH = 2000;
 const tracer = trace.getTracer('memex-projection');
 
 /** Checkpoint and failure tables that every projected schema has beside its own. */
@@ -345,7 +343,7 @@ export class ProjectionRunner {
         const filter = this.filters;
         for await (const logged of readLog(this.bus, { fromSeq: position + 1, filter, untilCaughtUp: true })) {
           batch.push(logged);
-          if (batch.length >= REBUILD_BATCH) await flush();
+          if (batch.length >= BATCH) await flush();
         }
         if (batch.length > 0) await flush();
       };

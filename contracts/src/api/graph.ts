@@ -75,6 +75,12 @@ export const EntityCard = Type.Object({
   merged: Type.Array(Type.Object({ merge_id: Type.String(), key: Type.String(), name: Type.String() })),
   /** Links to other things, best first: the owner's, then observed, then inferred by confidence. */
   facts: Type.Array(Fact),
+  /**
+   * For an organization, what made it one, in words: the people who write from its domain (a
+   * personal domain, named after the one person writing from it, makes none), and the other links
+   * that name it. Null for other things.
+   */
+  why: Type.Union([Type.String(), Type.Null()]),
   stats: Type.Object({ items: Type.Integer(), first_at: NullableTimestamp, last_at: NullableTimestamp }),
   /** The most recent items, newest first. */
   timeline: Type.Array(TimelineEntry),

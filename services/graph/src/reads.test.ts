@@ -152,5 +152,9 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
       );
     }
     assert.ok((await h.call(EntityGet, { key: 'person:raj@acme.example' })).facts.some((f) => f.rel === 'works_at'));
+    // The organization's card says what made it one; a person's card has no such line.
+    const acme = await h.call(EntityGet, { key: 'org:acme.example' });
+    assert.match(acme.why ?? '', /^2 people write from acme\.example: (Ann Lee, Raj Patel|Raj Patel, Ann Lee)\b/);
+    assert.equal(zed.why, null);
   });
 });

@@ -257,6 +257,29 @@ async function rankedNeighbors(
   return { ranked, items };
 }
 
+/**
+ * What made an organization, from the facts the caller may see: the people mail shows writing
+ * from its domain (each a works_at inferred from their address), then any other link naming it.
+ */
+function whyOrganization(key: string, facts: Fact[]): string {
+  const names = (rel: string) =>
+    facts
+      .filter((f) => f.rel === rel && f.direction === 'in' && 'entity' in f.other)
+      .map((f) => ('entity' in f.other ? f.other.entity.name || f.other.entity.key : ''));
+  const domain = key.replace(/^org:/, '');
+  const people = names('works_at');
+  const others = facts.filter((f) => f.rel !== 'works_at').map((f) => f.rel);
+  const parts = [
+    people.length === 1
+      ? `1 person writes from ${domain}: ${people[0]}`
+      : people.length > 1
+        ? `${people.length} people write from ${domain}: ${people.slice(0, 5).join(', ')}${people.length > 5 ? ', …' : ''}`
+        : `nobody you may see writes from ${domain}`,
+    ...(others.length > 0 ? [`named by ${[...new Set(others)].join(', ')} links`] : []),
+  ];
+  return `${parts.join('; ')} (an address at a free-mail provider, a list gateway or a personal domain named after its one writer makes no organization)`;
+}
+
 @Injectable()
 export class EntitiesService {
   constructor(@Inject(DATABASE) private readonly db: Db) {}
@@ -296,11 +319,13 @@ export class EntitiesService {
         select count(distinct i.id)::int as items, min(i.occurred_at) as first_at, max(i.occurred_at) as last_at
         from ${entityItems(id)} x join items i on i.id = x.item where ${itemVisible(call.scope)}`.execute(db)
       ).rows[0]!;
+      const facts = (await factsAbout(db, call.scope, [id], 100)).map(({ self: _self, ...fact }) => fact);
       return {
         entity: { id, key: row.key, kind: row.kind, name: summary.name, aliases, keys: row.keys, attrs },
         resolved_from: resolvedFrom,
         merged,
-        facts: (await factsAbout(db, call.scope, [id], 100)).map(({ self: _self, ...fact }) => fact),
+        facts,
+        why: row.kind === 'org' ? whyOrganization(row.key, facts) : null,
         stats: { items: stats.items, first_at: iso(stats.first_at), last_at: iso(stats.last_at) },
         timeline: await timelineOf(db, call.scope, id, { limit: params.timeline_limit ?? 20 }),
         sessions: await sessionsAbout(db, call.scope, id),

@@ -22,7 +22,7 @@ import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import type { ItemIngestedEvent } from '../ingest/identities.js';
 import { gmailState } from '../handlers/index.js';
 import { messageRow, mailLabelsAfter } from '../mail/message-row.js';
-import { joinThread, threadIds } from '../mail/threads.js';
+import { joinThreads, threadIds } from '../mail/threads.js';
 import { ingestMigrations } from './migrations.js';
 import type { IngestDatabase } from './schema.js';
 
@@ -87,25 +87,15 @@ export class ItemsProjector {
       .execute();
     // A message never changes: its row is written once; flags change through mail.flags_changed.
     const messages = [];
-    const own: string[] = [];
+    const threads = [];
     for (const [i, { seq, event }] of items.entries()) {
       const { data } = event;
       if (data.kind !== 'email' || data.parent_id) continue;
-      const ids = threadIds(data.meta, data.identity);
-      await joinThread(trx, ids, seq);
+      threads.push({ ids: threadIds(data.meta, data.identity), seq });
       messages.push(messageRow(event, data, texts[i]!, seq));
-      own.push(ids[0]!);
     }
-    // A later message of this run may have joined an earlier one's thread to another: the keys
-    // are read once all are in.
-    const keys = new Map(
-      own.length === 0
-        ? []
-        : (await trx.selectFrom('thread_ids').select(['id', 'thread_key']).where('id', 'in', own).execute()).map(
-            (r) => [r.id, r.thread_key],
-          ),
-    );
-    messages.forEach((row, i) => (row.thread_key = keys.get(own[i]!)!));
+    const keys = await joinThreads(trx, threads);
+    messages.forEach((row, i) => (row.thread_key = keys[i]!));
     if (messages.length > 0) {
       await trx
         .insertInto('messages')

@@ -20,30 +20,74 @@ export function threadIds(meta: Pick<MailMeta, 'messageId' | 'references' | 'inR
 }
 
 /**
- * The thread key of a message about to get its row, with the thread index updated: its ids join
- * one thread, and threads it connects are merged into the oldest (lowest first sequence) of them,
- * the rows of their messages re-keyed.
+ * The thread keys of a run of messages about to get their rows (each `ids` as `threadIds` gives
+ * them, in log order), with the thread index updated: each message's ids join one thread, and
+ * threads it connects are merged into the oldest (lowest first sequence among its ids) of them,
+ * the rows of their messages re-keyed. The index rows of the run's ids are read once and joined
+ * in memory one message after another, then written once; merged threads are re-keyed once, to
+ * the key they end under — the same rows as message by message, whatever the run's length.
+ * Answers each message's key once all are in (a later message may merge an earlier one's thread).
  */
-export async function joinThread(trx: Transaction<IngestDatabase>, ids: string[], seq: number): Promise<string> {
-  const found = await trx
-    .selectFrom('thread_ids')
-    .select(['thread_key', (eb) => eb.fn.min('first_seq').as('first_seq')])
-    .where('id', 'in', ids)
-    .groupBy('thread_key')
-    .orderBy('first_seq')
-    .orderBy('thread_key')
-    .execute();
-  const key = found[0]?.thread_key ?? ids[0]!;
-  const merged = found.slice(1).map((row) => row.thread_key);
-  if (merged.length > 0) {
-    await trx.updateTable('thread_ids').set({ thread_key: key }).where('thread_key', 'in', merged).execute();
-    await trx.updateTable('messages').set({ thread_key: key }).where('thread_key', 'in', merged).execute();
+export async function joinThreads(
+  trx: Transaction<IngestDatabase>,
+  messages: { ids: string[]; seq: number }[],
+): Promise<string[]> {
+  if (messages.length === 0) return [];
+  const all = [...new Set(messages.flatMap((m) => m.ids))];
+  const rows = new Map(
+    (
+      await trx
+        .selectFrom('thread_ids')
+        .select(['id', 'thread_key', 'first_seq'])
+        .where(sql<boolean>`id = any(${all}::text[])`)
+        .execute()
+    ).map((row) => [row.id, { key: row.thread_key, first: Number(row.first_seq) }]),
+  );
+  const written = new Set<string>();
+  /** Each merged thread's key → the key it was merged into (which may be merged later). */
+  const mergedInto = new Map<string, string>();
+  for (const { ids, seq } of messages) {
+    // Each thread the ids are in, by its lowest first sequence among them.
+    const found = new Map<string, number>();
+    for (const id of ids) {
+      const row = rows.get(id);
+      if (row) found.set(row.key, Math.min(found.get(row.key) ?? Infinity, row.first));
+    }
+    const threads = [...found].sort((a, b) => a[1] - b[1] || (a[0] < b[0] ? -1 : 1));
+    const key = threads[0]?.[0] ?? ids[0]!;
+    const firstSeq = threads[0]?.[1] ?? seq;
+    const merged = new Set(threads.slice(1).map(([k]) => k));
+    if (merged.size > 0) {
+      for (const m of merged) mergedInto.set(m, key);
+      for (const [id, row] of rows) {
+        if (!merged.has(row.key)) continue;
+        row.key = key;
+        written.add(id);
+      }
+    }
+    for (const id of ids) {
+      const row = rows.get(id);
+      if (row) row.key = key;
+      else rows.set(id, { key, first: firstSeq });
+      written.add(id);
+    }
   }
-  const firstSeq = found[0] ? Number(found[0].first_seq) : seq;
+  const finalKey = (key: string): string => {
+    let k = key;
+    while (mergedInto.has(k)) k = mergedInto.get(k)!;
+    return k;
+  };
+  const renames = [...mergedInto.keys()].map((old) => ({ old, key: finalKey(old) }));
+  if (renames.length > 0) {
+    // The rows of merged threads the run's messages do not name, and the messages already in them.
+    const renamed = sql`(select * from jsonb_to_recordset(${JSON.stringify(renames)}::jsonb) as r(old text, key text))`;
+    await sql`update thread_ids t set thread_key = r.key from ${renamed} r where t.thread_key = r.old`.execute(trx);
+    await sql`update messages m set thread_key = r.key from ${renamed} r where m.thread_key = r.old`.execute(trx);
+  }
   await trx
     .insertInto('thread_ids')
-    .values(ids.map((id) => ({ id, thread_key: key, first_seq: firstSeq })))
+    .values([...written].map((id) => ({ id, thread_key: rows.get(id)!.key, first_seq: rows.get(id)!.first })))
     .onConflict((oc) => oc.column('id').doUpdateSet({ thread_key: sql`excluded.thread_key` }))
     .execute();
-  return key;
+  return messages.map(({ ids }) => rows.get(ids[0]!)!.key);
 }

@@ -1,0 +1,80 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Ingest } from '@memex/contracts';
+import { createDatabase } from '@memex/db';
+import { DATABASE, HandlerProjection, ProjectionRunner, ServiceHost } from '@memex/runtime';
+import { seededRandom } from '@memex/testing';
+import { generateMessages } from '../testing/archive.js';
+import { b64, startIngest, type IngestHarness } from '../testing/service.js';
+import { ItemsProjector } from './items.projector.js';
+import type { IngestDatabase } from './schema.js';
+
+/** The rows threading and the mail views keep, in a fixed order. */
+async function threadRows(url: string) {
+  const db = createDatabase<IngestDatabase>(url, { schema: 'ingest' });
+  try {
+    return {
+      threads: await db.selectFrom('thread_ids').selectAll().orderBy('id').execute(),
+      messages: await db.selectFrom('messages').selectAll().orderBy('item_id').execute(),
+      items: await db.selectFrom('items').select(['id', 'seq']).orderBy('id').execute(),
+    };
+  } finally {
+    await db.destroy();
+  }
+}
+
+describe('ingest projector batches', () => {
+  let h: IngestHarness;
+  before(async () => {
+    h = await startIngest();
+  });
+  after(async () => h?.stop());
+
+  test('threads joined a run at a time (replies before their parents, threads merged by a late message) equal message by message', async () => {
+    const random = seededRandom(5);
+    // Shuffled, so replies often come first: their parents are ghosts, and a late message joins threads.
+    const messages = [...generateMessages({ messages: 150, seed: 5 })]
+      .map((message) => ({ message, order: random() }))
+      .sort((a, b) => a.order - b.order)
+      .map(({ message }) => message);
+    let seq = 0;
+    for (let i = 0; i < messages.length; i += 25) {
+      const answer = await h.call(Ingest, {
+        items: messages.slice(i, i + 25).map((m, j) => ({
+          type: 'message/rfc822',
+          data: b64(m.bytes),
+          source: { kind: 'mbox', id: 'batches' },
+          external_id: `m${i + j}`,
+        })),
+      });
+      seq = answer.seq;
+    }
+    const runner = h.app.get(ServiceHost).projector!;
+    await runner.waitFor(seq, 120_000);
+    const live = await threadRows(h.env.config.databaseUrl);
+    assert.equal(live.messages.length, messages.length);
+    const threads = new Set(live.messages.map((m) => m.thread_key));
+    assert.ok(threads.size < messages.length * 0.9, `${threads.size} threads of ${messages.length} messages`);
+
+    const handlers = HandlerProjection.of(h.app.get(ItemsProjector));
+    const oneByOne = new ProjectionRunner(h.bus, h.env.config.databaseUrl, h.app.get(DATABASE), runner.options, {
+      apply: (trx, logged) => handlers.apply(trx, logged),
+    });
+    await oneByOne.rebuild(h.env.config.databaseUrl);
+    assert.deepEqual(await threadRows(h.env.config.databaseUrl), live);
+
+    const cut = seededRandom(9);
+    const chunked = new ProjectionRunner(h.bus, h.env.config.databaseUrl, h.app.get(DATABASE), runner.options, {
+      apply: (trx, logged) => handlers.apply(trx, logged),
+      async applyBatch(trx, batch) {
+        for (let i = 0; i < batch.length;) {
+          const size = 1 + Math.floor(cut() * 40);
+          await handlers.applyBatch(trx, batch.slice(i, i + size));
+          i += size;
+        }
+      },
+    });
+    await chunked.rebuild(h.env.config.databaseUrl);
+    assert.deepEqual(await threadRows(h.env.config.databaseUrl), live);
+  });
+});

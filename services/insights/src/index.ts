@@ -1,3 +1,3 @@
 export { InsightsModule } from './insights.module.js';
-export { benchCorpus, benchDetection, type DetectionBenchResult, type EngineNote } from './engine/index.js';
-export { toMarkdown } from './notes/markdown.js';
+export { benchCorpus, benchDetection, type DetectionBenchResult, type EngineNote } from './domain/engine/index.js';
+export { toMarkdown } from './testing/markdown.js';

@@ -21,9 +21,9 @@ import {
   TriageError,
   type StoredSignal,
   type TriageAction,
-} from '../engine/index.js';
-import { markdownDocumentFacts, notePutFacts, type NoteFacts, type PreviousVersion } from '../notes/note-facts.js';
-import { fromEvent, toRow, toStored } from '../signals/signal-rows.js';
+} from '../domain/engine/index.js';
+import { markdownDocumentFacts, notePutFacts, type NoteFacts, type PreviousVersion } from '../domain/note-facts.js';
+import { fromEvent, toRow, toStored } from './signal-rows.js';
 import { insightsMigrations } from './migrations.js';
 import type { InsightsDatabase } from './schema.js';
 

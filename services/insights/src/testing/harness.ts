@@ -15,9 +15,9 @@ import type { MemexConfig } from '@memex/config';
 import { IngestModule } from '@memex/ingest';
 import { ServiceHost, startService, type ServiceModuleFactory } from '@memex/runtime';
 import { createTestEnv, type TestEnv } from '@memex/testing';
-import type { EngineNote } from '../engine/index.js';
+import type { EngineNote } from '../domain/engine/index.js';
 import { InsightsModule } from '../insights.module.js';
-import { toMarkdown } from '../notes/markdown.js';
+import { toMarkdown } from './markdown.js';
 
 export const TEST_SPACE = 'test-vectors@1';
 

@@ -6,11 +6,11 @@ import { draftOf, EventPublisher, newId } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { visibleTo } from '@memex/db';
 import { CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
-import type { EngineNote } from '../engine/index.js';
+import type { EngineNote } from '../domain/engine/index.js';
 import type { InsightsDatabase } from '../projection/schema.js';
 import { detectInWorker } from './detect-worker.js';
 import { loadEngineConfig } from './engine-config.js';
-import { toEvent } from './signal-rows.js';
+import { toEvent } from '../projection/signal-rows.js';
 
 export type Detection = ResultOf<typeof SignalsList>['detection'];
 /** What a refresh did: detected, found nothing changed, or is still detecting. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { MemexError } from '@memex/contracts';
-import { resolveEngineConfig, type EngineConfig, type EngineConfigInput } from '../engine/index.js';
+import { resolveEngineConfig, type EngineConfig, type EngineConfigInput } from '../domain/engine/index.js';
 
 export const CONFIG_FILE = 'insights.json';
 export const CONFIG_ENV = 'MEMEX_INSIGHTS_CONFIG';

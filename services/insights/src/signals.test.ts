@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ItemsDelete, NotesPut, SignalsList, type ResultOf } from '@memex/contracts';
 import { readLog } from '@memex/bus';
-import { addDays, around, blend, CorpusBuilder } from '../engine/synthetic.js';
-import { startInsights, type InsightsHarness } from '../testing/harness.js';
+import { addDays, around, blend, CorpusBuilder } from './domain/engine/synthetic.js';
+import { startInsights, type InsightsHarness } from './testing/harness.js';
 
 const START = new Date('2021-01-01T00:00:00Z');
 type Listed = ResultOf<typeof SignalsList>;

@@ -1,4 +1,4 @@
-import type { Signal } from '../engine/index.js';
+import type { Signal } from './engine/index.js';
 
 const day = (iso: string): string => iso.slice(0, 10);
 

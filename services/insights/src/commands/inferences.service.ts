@@ -1,10 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sql, type Kysely, type SqlBool } from 'kysely';
+import type { Kysely } from 'kysely';
 import {
   InferenceMinted,
   InferenceReminted,
-  InferencesGet,
-  InferencesList,
   InferencesMint,
   InferencesRemint,
   MemexError,
@@ -17,33 +15,23 @@ import type { MemexConfig } from '@memex/config';
 import { visibleTo } from '@memex/db';
 import { CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
 import {
-  evaluateInference,
   formatCitation,
   InferenceValidationError,
   mintInference,
   remintInference,
-  renderInference,
   transitionSignal,
-  type Inference,
   type InferenceSource,
   type MintInput,
   type MintedInference,
-} from '../engine/index.js';
+} from '../domain/engine/index.js';
 import type { InsightsDatabase } from '../projection/schema.js';
-import { findSignal, triageConflict } from '../signals/signals.service.js';
-import { toStored } from '../signals/signal-rows.js';
-
-type InferenceView = ResultOf<typeof InferencesGet>;
+import { toStored } from '../projection/signal-rows.js';
+import { InferencesQueries } from '../queries/inferences.service.js';
+import { findSignal } from '../queries/signal-access.js';
+import { triageConflict } from './triage.service.js';
 
 /** How often a mint retries when another mint took the id it chose. */
 const MINT_ATTEMPTS = 5;
-
-/** An inference is visible to a scope when every source note is (as the note is now, or was when deleted). */
-function inferenceVisibleTo(scope: Scope) {
-  const visible = visibleTo(scope, { kind: 's.kind', labels: 's.labels', spam: 's.spam' });
-  return sql<SqlBool>`not exists (select 1 from inference_sources s where s.inference_id = inferences.id
-    and not coalesce(${visible}, false))`;
-}
 
 function validated<T>(make: () => T): T {
   try {
@@ -66,6 +54,7 @@ export class InferencesService {
     @Inject(CONFIG) private readonly config: MemexConfig,
     private readonly publisher: EventPublisher,
     private readonly host: ServiceHost,
+    private readonly queries: InferencesQueries,
   ) {}
 
   @RpcMethod(InferencesMint)
@@ -119,7 +108,7 @@ export class InferencesService {
     call: CallContext,
   ): Promise<ResultOf<typeof InferencesRemint>> {
     await this.caughtUp();
-    const [previous] = await this.load(call.scope, params.id);
+    const [previous] = await this.queries.load(call.scope, params.id);
     if (!previous) throw new MemexError('not_found', `no inference #${params.id}`);
     const input: MintInput = {
       title: params.title ?? previous.title,
@@ -135,24 +124,6 @@ export class InferencesService {
       data: { id: previous.id, ...this.synthesis(reminted) },
     });
     return { id: previous.id, revision: reminted.revision, citation: formatCitation(reminted), seq };
-  }
-
-  @RpcMethod(InferencesList)
-  async list(params: ParamsOf<typeof InferencesList>, call: CallContext): Promise<ResultOf<typeof InferencesList>> {
-    const views = await this.views(await this.load(call.scope));
-    const wanted = params.status;
-    return {
-      inferences: views
-        .filter((v) => !wanted || v.status === wanted || (wanted === 'flagged' && v.status !== 'active'))
-        .slice(0, params.limit ?? 100),
-    };
-  }
-
-  @RpcMethod(InferencesGet)
-  async get(params: ParamsOf<typeof InferencesGet>, call: CallContext): Promise<ResultOf<typeof InferencesGet>> {
-    const [view] = await this.views(await this.load(call.scope, params.id));
-    if (!view) throw new MemexError('not_found', `no inference #${params.id}`);
-    return view;
   }
 
   /**
@@ -190,74 +161,5 @@ export class InferencesService {
       model_id: minted.modelId,
       sources: minted.sources.map((s) => ({ note_id: s.noteId, content_hash: s.contentHash })),
     };
-  }
-
-  /** Inferences in scope (one, or all newest first) with their evidence rows and who minted them. */
-  private async load(scope: Scope, id?: number): Promise<Array<Inference & { madeBy: string; titles: string[] }>> {
-    let query = this.db.selectFrom('inferences').selectAll().where(inferenceVisibleTo(scope)).orderBy('id', 'desc');
-    if (id !== undefined) query = query.where('id', '=', id);
-    const rows = await query.execute();
-    if (rows.length === 0) return [];
-    const sources = await this.db
-      .selectFrom('inference_sources')
-      .selectAll()
-      .where(
-        'inference_id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .orderBy('inference_id')
-      .orderBy('ordinal')
-      .execute();
-    return rows.map((row) => {
-      const own = sources.filter((s) => s.inference_id === row.id);
-      return {
-        id: row.id,
-        title: row.title,
-        summary: row.summary,
-        confidence: row.confidence,
-        modelId: row.model_id,
-        sources: own.map((s) => ({ noteId: s.note_id, contentHash: s.content_hash })),
-        titles: own.map((s) => s.title),
-        signalKey: row.signal_key,
-        mintedAt: row.minted_at,
-        revision: row.revision,
-        madeBy: row.made_by,
-      };
-    });
-  }
-
-  /** Invalidation on read: each source's hash now against its snapshot. */
-  private async views(inferences: Array<Inference & { madeBy: string; titles: string[] }>): Promise<InferenceView[]> {
-    const ids = [...new Set(inferences.flatMap((inf) => inf.sources.map((s) => s.noteId)))];
-    const rows =
-      ids.length === 0
-        ? []
-        : await this.db.selectFrom('notes').select(['id', 'content_hash']).where('id', 'in', ids).execute();
-    const current = new Map(rows.map((row) => [row.id, row.content_hash]));
-    return inferences.map((inf) => {
-      const evaluation = evaluateInference(inf, current);
-      return {
-        id: inf.id,
-        title: inf.title,
-        summary: inf.summary,
-        confidence: inf.confidence,
-        model_id: inf.modelId,
-        status: evaluation.status,
-        sources: evaluation.sources.map((s, i) => ({
-          note_id: s.noteId,
-          title: inf.titles[i] ?? '',
-          mark: s.mark,
-          snapshot_hash: s.snapshotHash,
-          current_hash: s.currentHash,
-        })),
-        signal_key: inf.signalKey,
-        made_by: inf.madeBy,
-        minted_at: inf.mintedAt.toISOString(),
-        revision: inf.revision,
-        citation: formatCitation(inf, evaluation),
-        card: renderInference(inf, evaluation),
-      };
-    });
   }
 }

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ingest, NotePutV1, SignalsList } from '@memex/contracts';
 import { newId } from '@memex/bus';
-import { startInsights, type InsightsHarness } from '../testing/harness.js';
+import { startInsights, type InsightsHarness } from './testing/harness.js';
 
 describe('Markdown documents are notes too', () => {
   let h: InsightsHarness;

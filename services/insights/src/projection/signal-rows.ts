@@ -7,7 +7,7 @@ import {
   type Signal,
   type SignalStatus,
   type StoredSignal,
-} from '../engine/index.js';
+} from '../domain/engine/index.js';
 import type { SignalsTable } from '../projection/schema.js';
 
 /** A signal as the event carries it → as the engine sees it (the detail is the engine's own, round-tripped). */

@@ -1,5 +1,5 @@
 import { TaskPool } from '@memex/workers';
-import { detectIfChanged, type DetectionRun, type EngineConfig, type EngineNote } from '../engine/index.js';
+import { detectIfChanged, type DetectionRun, type EngineConfig, type EngineNote } from '../domain/engine/index.js';
 
 interface Job {
   notes: EngineNote[];

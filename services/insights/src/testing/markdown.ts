@@ -1,5 +1,5 @@
 import { stringify as toYaml } from 'yaml';
-import type { EngineNote } from '../engine/index.js';
+import type { EngineNote } from '../domain/engine/index.js';
 
 /**
  * A generated note (tests, benchmarks) as a memex note's Markdown: its dates, front matter and

@@ -17,7 +17,7 @@ import { readLog } from '@memex/bus';
 import { GraphModule } from '@memex/graph';
 import { PipelinesModule } from '@memex/pipelines';
 import { SearchModule } from '@memex/search';
-import { agent, startInsights, type InsightsHarness } from '../testing/harness.js';
+import { agent, startInsights, type InsightsHarness } from './testing/harness.js';
 
 const synthesis = { summary: 'Both notes say so.', confidence: 0.78, model_id: 'claude-test' };
 

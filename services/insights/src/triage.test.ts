@@ -11,7 +11,7 @@ import {
   type ResultOf,
 } from '@memex/contracts';
 import { ServiceHost } from '@memex/runtime';
-import { agent, startInsights, type InsightsHarness } from '../testing/harness.js';
+import { agent, startInsights, type InsightsHarness } from './testing/harness.js';
 
 type Signal = ResultOf<typeof SignalsList>['signals'][number];
 

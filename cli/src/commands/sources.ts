@@ -43,7 +43,8 @@ function line(s: Summary): string {
   if (s.worker) {
     const seen = s.worker.last_seen ? `last seen ${s.worker.last_seen}` : 'not heard since the memex started';
     const derives = s.worker.derives ? ', makes its thumbnails' : '';
-    return `${s.id}  worker  ${s.worker.folders.join(', ') || '(folders not heard yet)'}  ${state}  ${seen}${derives}`;
+    // Its items are the worker's own source: search filters them with source:<name>.
+    return `${s.id}  worker  ${s.worker.folders.join(', ') || '(folders not heard yet)'}  ${state}  ${seen}${derives}  (search: source:${s.name})`;
   }
   const counts =
     s.managed_by === 'sources'

@@ -28,5 +28,25 @@ export const MailFlagsChanged = defineEvent({
   ),
 });
 
+/**
+ * A stored message is spam after all: a copy of it turned up in a spam folder (Junk, Spam, Bulk…).
+ * Every read model that keeps the message's visibility marks it spam, so no agent sees it from
+ * then on. Subject item:<id>.
+ */
+export const MailSpamMarked = defineEvent({
+  type: 'mail.spam_marked',
+  owner: 'ingest',
+  v: 1,
+  description: 'A stored message was found to be spam (a copy of it was in a spam folder): it is hidden from agents.',
+  data: Type.Object(
+    {
+      id: Type.String({ pattern: ULID_PATTERN }),
+      /** Why, in words: 'a copy in folder "Junk"'. */
+      reason: Type.String({ minLength: 1, maxLength: 500 }),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by the mail area. Add each definition here and to this list. */
-export const mailEvents = [MailFlagsChanged];
+export const mailEvents = [MailFlagsChanged, MailSpamMarked];

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Actor, ItemIngested, MailFlagsChanged, MemexError } from '@memex/contracts';
+import { type Actor, ItemIngested, MailFlagsChanged, MailSpamMarked, MemexError } from '@memex/contracts';
 import { newId, type DraftOf, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { changeTo, decideOutcome, RejectedItem, type EmailItem, type MailMeta } from '../handlers/index.js';
@@ -192,22 +192,27 @@ export class ItemStore {
   /**
    * A copy of a stored message found in another folder (the same mail in two archives, or in
    * INBOX and in an archive folder) gives the message that folder's label too, as a mail client
-   * shows one message in several folders.
+   * shows one message in several folders. A copy in a spam folder marks the message spam: someone
+   * filed it as junk, wherever the first copy came from.
    */
   private async labelCopy(copy: MailMeta, stored: ItemIngestedEvent, actor: Actor): Promise<void> {
     if (stored.data.kind !== 'email') return;
     const labels = stored.data.meta.labels;
+    const about = { subject: `item:${stored.data.id}`, actor, labels: stored.labels, kind: stored.kind ?? 'email' };
     // The inbox is a flag of the message, not a label; a copy there changes nothing.
     const added = copy.labels.filter((label) => !labels.includes(label) && !isInboxFolder(label));
-    if (added.length === 0) return;
-    await this.publisher.publish(MailFlagsChanged, {
-      subject: `item:${stored.data.id}`,
-      actor,
-      labels: stored.labels,
-      kind: stored.kind ?? 'email',
-      spam: stored.spam ?? false,
-      data: { id: stored.data.id, labels_added: added },
-    });
+    if (added.length > 0)
+      await this.publisher.publish(MailFlagsChanged, {
+        ...about,
+        spam: stored.spam ?? false,
+        data: { id: stored.data.id, labels_added: added },
+      });
+    if (copy.spam && !stored.spam)
+      await this.publisher.publish(MailSpamMarked, {
+        ...about,
+        spam: true,
+        data: { id: stored.data.id, reason: `a copy in ${copy.spamReason ?? 'a spam folder'}` },
+      });
   }
 
   /**

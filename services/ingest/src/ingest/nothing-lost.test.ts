@@ -1,6 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Ingest, ItemsGet, MailThread } from '@memex/contracts';
+import { Ingest, ItemsGet, MailList, MailThread } from '@memex/contracts';
 import { ServiceHost } from '@memex/runtime';
 import { message } from '../handlers/testing/build.js';
 import { b64, startIngest, type IngestHarness } from '../testing/service.js';
@@ -162,5 +162,45 @@ describe('nothing lost silently', () => {
     );
     const thread = await h.call(MailThread, { id: first.results[0]!.id!, min_seq: await h.bus.lastSeq() });
     assert.deepEqual(thread.messages[0]!.labels.sort(), ['Archive/2009', 'Projects']);
+  });
+
+  test('a copy of a stored message found in a Junk folder marks it spam: hidden from agents, in the spam view', async () => {
+    const bytes = b64(
+      message(
+        [
+          ['From', 'deals@shop.example'],
+          ['Subject', 'Cheap pills'],
+          ['Date', 'Mon, 1 Jun 2009 12:00:00 +0000'],
+          ['Message-ID', '<pills@shop.example>'],
+        ],
+        'Buy now.\r\n',
+      ),
+    );
+    const inFolder = (folder: string, source: string) => ({
+      type: 'message/rfc822',
+      data: bytes,
+      source: { kind: 'maildir', id: source },
+      external_id: `${folder}/1`,
+      attributes: { folder },
+    });
+    const first = await h.call(Ingest, { items: [inFolder('Archive', 'laptop')] });
+    const id = first.results[0]!.id!;
+    assert.equal((await h.call(ItemsGet, { id, min_seq: first.seq })).spam, false);
+    const copy = await h.call(Ingest, { items: [inFolder('Junk', 'server')] });
+    assert.deepEqual(
+      copy.results.map((r) => [r.status, r.id]),
+      [['duplicate', id]],
+    );
+    const seq = await h.bus.lastSeq();
+    assert.equal((await h.call(ItemsGet, { id, min_seq: seq })).spam, true);
+    const thread = await h.call(MailThread, { id, min_seq: seq });
+    assert.deepEqual(
+      thread.messages.map((m) => [m.spam, [...m.labels].sort()]),
+      [[true, ['Archive', 'Junk']]],
+    );
+    const spamView = await h.call(MailList, { view: 'spam', min_seq: seq });
+    assert.ok(spamView.messages.some((m) => m.id === id));
+    const inbox = await h.call(MailList, { view: 'all', min_seq: seq });
+    assert.ok(!inbox.messages.some((m) => m.id === id));
   });
 });

@@ -10,6 +10,7 @@ import {
   LocationReachable,
   LocationUnreachable,
   MailFlagsChanged,
+  MailSpamMarked,
   NotePut,
   PhotoAnalyzed,
   type Place,
@@ -103,6 +104,13 @@ export class ItemsProjector {
         .onConflict((oc) => oc.column('item_id').doNothing())
         .execute();
     }
+  }
+
+  /** A copy in a spam folder: the item and its message are spam, out of every view but spam's. */
+  @On(MailSpamMarked)
+  async spamMarked(trx: Trx, event: EventOf<typeof MailSpamMarked>, seq: number): Promise<void> {
+    await trx.updateTable('items').set({ spam: true }).where('id', '=', event.data.id).execute();
+    await trx.updateTable('messages').set({ spam: true, seq }).where('item_id', '=', event.data.id).execute();
   }
 
   @On(MailFlagsChanged)

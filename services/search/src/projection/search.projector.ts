@@ -5,6 +5,7 @@ import {
   EmbeddingComputed,
   ItemDeleted,
   ItemIngested,
+  MailSpamMarked,
   ModelActivated,
   ModelAdded,
   NotePut,
@@ -320,6 +321,13 @@ export class SearchProjector implements AroundBatch<Trx> {
         on conflict do nothing returning ord)
       update spaces set embedded_items = embedded_items + (select count(*)::int from marked)
       where ord = ${ord} and exists (select 1 from marked)`.execute(trx);
+  }
+
+  /** A message found to be spam after it was stored: its item and passages are hidden from agents. */
+  @On(MailSpamMarked)
+  async spamMarked(trx: Trx, { data: { id } }: EventOf<typeof MailSpamMarked>): Promise<void> {
+    await trx.updateTable('items').set({ spam: true }).where('id', '=', id).execute();
+    await trx.updateTable('parts').set({ spam: true }).where('item_id', '=', id).execute();
   }
 
   @On(ItemDeleted)

@@ -95,6 +95,26 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
     await p.setViewportSize(DESKTOP);
   }
 
+  /** Photos of one person from the faces test set, ingested with a capture time on that day: their ids. */
+  async function portraits(person: 'collins' | 'hopper', count: number, day: string): Promise<string[]> {
+    const photos = (await faceTestSet())
+      .filter((p) => p.people.length === 1 && p.people[0]!.person === person)
+      .slice(0, count);
+    const { results } = await stack.owner.call(Ingest, {
+      items: photos.map((photo, i) => ({
+        type: 'image/jpeg',
+        data: photo.jpeg.toString('base64'),
+        source: { kind: 'folder', id: 'e2e-web-photos' },
+        external_id: `${person}-${i}.jpg`,
+        // A Takeout-style capture time (these JPEGs carry no EXIF): events need a time.
+        attributes: { filename: `${person}-${i}.jpg`, taken_at: `${day}T10:0${i}:00Z` },
+      })),
+    });
+    const ids = results.map((r) => r.id!);
+    assert.equal(ids.filter(Boolean).length, count, JSON.stringify(results));
+    return ids;
+  }
+
   before(async () => {
     assertWebBuilt();
     // Faces cluster from two (the default three is Immich's); events form soon after photos stop.
@@ -143,36 +163,9 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
       ],
     });
     assert.equal(calendar.results[0]?.status, 'created', JSON.stringify(calendar.results));
-    const collins = (await faceTestSet())
-      .filter((p) => p.people.length === 1 && p.people[0]!.person === 'collins')
-      .slice(0, 3);
-    const { results } = await stack.owner.call(Ingest, {
-      items: collins.map((photo, i) => ({
-        type: 'image/jpeg',
-        data: photo.jpeg.toString('base64'),
-        source: { kind: 'folder', id: 'e2e-web-photos' },
-        external_id: `collins-${i}.jpg`,
-        // A Takeout-style capture time (these JPEGs carry no EXIF): events need a time.
-        attributes: { filename: `collins-${i}.jpg`, taken_at: `2024-06-01T10:0${i}:00Z` },
-      })),
-    });
-    photoIds = results.map((r) => r.id!);
-    assert.equal(photoIds.filter(Boolean).length, 3, JSON.stringify(results));
-    // Two photos of another person, a year earlier: a second cluster to merge and split.
-    const hopper = (await faceTestSet())
-      .filter((p) => p.people.length === 1 && p.people[0]!.person === 'hopper')
-      .slice(0, 2);
-    const hopperResults = await stack.owner.call(Ingest, {
-      items: hopper.map((photo, i) => ({
-        type: 'image/jpeg',
-        data: photo.jpeg.toString('base64'),
-        source: { kind: 'folder', id: 'e2e-web-photos' },
-        external_id: `hopper-${i}.jpg`,
-        attributes: { filename: `hopper-${i}.jpg`, taken_at: `2023-06-01T10:0${i}:00Z` },
-      })),
-    });
-    hopperIds = hopperResults.results.map((r) => r.id!);
-    assert.equal(hopperIds.filter(Boolean).length, 2, JSON.stringify(hopperResults.results));
+    // Three photos of one person, and two of another a year earlier: a second cluster to merge and split.
+    photoIds = await portraits('collins', 3, '2024-06-01');
+    hopperIds = await portraits('hopper', 2, '2023-06-01');
     await waitUntil(
       async () => {
         const { clusters } = await stack.owner.call(FacesClusters, {});

@@ -1,7 +1,8 @@
 // The web UI in real headless Chromium against a running stack with data: sign-in and the session
 // cookie, search and a mail thread, a person's card corrected, the graph explorer, a trail, the
-// review queue, a signal, an agent token that never sees mail, a hostile HTML mail that can
-// neither run script nor load a remote image, axe-core on every page, and screenshots.
+// review queue, a signal, a token made in Settings' scopes editor and an agent token that never
+// see mail, an item's original by Range over /api/v1/content, a hostile HTML mail that can neither
+// run script nor load a remote image, axe-core on every page, and screenshots.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -9,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import {
   Ingest,
+  ItemsContent,
   NotesPut,
   ReviewList,
   Search,
@@ -219,6 +221,40 @@ describe('the web UI in headless Chromium', { skip }, () => {
     });
     assert.equal(forged.status, 403, forged.body);
     assert.match(forged.body, /x-memex-csrf/);
+  });
+
+  test("an item's original at /api/v1/content: whole, by Range (206, from the end, 416), a download unless media, within the caller's scope", async () => {
+    const get = (id: string, token: string, range?: string) =>
+      fetch(`${stack.url}/api/v1/content/${id}`, {
+        headers: { authorization: `Bearer ${token}`, ...(range ? { range } : {}) },
+      });
+    const plan = ids.plan!;
+    const { data, size } = await stack.owner.call(ItemsContent, { id: plan });
+    const whole = Buffer.from(data, 'base64');
+    const all = await get(plan, stack.ownerToken);
+    assert.equal(all.status, 200);
+    assert.deepEqual(Buffer.from(await all.arrayBuffer()), whole);
+    assert.equal(all.headers.get('accept-ranges'), 'bytes');
+    // Not video or audio: a download, sandboxed, never a page of this origin.
+    assert.equal(all.headers.get('content-disposition'), "attachment; filename*=UTF-8''harbour-plan.md");
+    assert.equal(all.headers.get('content-security-policy'), "default-src 'none'; sandbox");
+    const part = await get(plan, stack.ownerToken, 'bytes=2-9');
+    assert.equal(part.status, 206);
+    assert.equal(part.headers.get('content-range'), `bytes 2-9/${size}`);
+    assert.deepEqual(Buffer.from(await part.arrayBuffer()), whole.subarray(2, 10));
+    const tail = await get(plan, stack.ownerToken, 'bytes=-5');
+    assert.equal(tail.headers.get('content-range'), `bytes ${size - 5}-${size - 1}/${size}`);
+    assert.deepEqual(Buffer.from(await tail.arrayBuffer()), whole.subarray(size - 5));
+    const beyond = await get(plan, stack.ownerToken, `bytes=${size}-`);
+    assert.equal(beyond.status, 416);
+    assert.equal(beyond.headers.get('content-range'), `bytes */${size}`);
+    const backwards = await get(plan, stack.ownerToken, 'bytes=9-2');
+    assert.equal(backwards.status, 400);
+    assert.match(await backwards.text(), /ends before it starts/);
+    // An agent without mail reads a mail's bytes here no more than through the API.
+    assert.equal((await get(ids.renewal!, agentToken)).status, 404);
+    assert.equal((await get(plan, agentToken)).status, 200);
+    assert.equal((await fetch(`${stack.url}/api/v1/content/${plan}`)).status, 401);
   });
 
   test('search as you type, grouped by kind, from: completion, j/k and Enter open a mail thread', async () => {
@@ -470,13 +506,13 @@ describe('the web UI in headless Chromium', { skip }, () => {
       await row.getByRole('button', { name: 'Revoke reader' }).click();
       await row.getByText(/revoked/).waitFor();
       await reader.page.goto(`${stack.url}/search`);
-      await reader.page.getByLabel('Token').waitFor();
+      await reader.page.getByLabel('Token', { exact: true }).waitFor();
     } finally {
       await reader.context.close();
     }
     assert.deepEqual(errors, []);
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('Token').waitFor();
+    await page.getByLabel('Token', { exact: true }).waitFor();
     assert.deepEqual(await page.context().cookies(), []);
     await signIn(page, stack.url, stack.ownerToken);
   });

@@ -135,8 +135,19 @@ export function PhotosPage({ session }: { session: Session }) {
 }
 
 const nameOf = (cluster: Cluster) => cluster.name ?? 'Unnamed person';
+
 /** Clusters as the choices of a select: named, or told apart by their size. */
-const choiceOf = (cluster: Cluster) => `${nameOf(cluster)} (${cluster.faces} faces)`;
+function ClusterOptions({ clusters }: { clusters: Cluster[] }) {
+  return (
+    <>
+      {clusters.map((cluster) => (
+        <option key={cluster.cluster_id} value={cluster.cluster_id}>
+          {nameOf(cluster)} ({cluster.faces} faces)
+        </option>
+      ))}
+    </>
+  );
+}
 
 /**
  * A face cluster: its cover face, size and, for the owner, corrections in place — name it, merge
@@ -200,11 +211,7 @@ function ClusterCard({
                   Same person as{' '}
                   <select value={into} required onChange={(e) => setInto(e.currentTarget.value)}>
                     <option value="">choose…</option>
-                    {others.map((other) => (
-                      <option key={other.cluster_id} value={other.cluster_id}>
-                        {choiceOf(other)}
-                      </option>
-                    ))}
+                    <ClusterOptions clusters={others} />
                   </select>
                 </label>
                 <button type="submit" disabled={state.busy || !into}>
@@ -270,11 +277,7 @@ function ClusterFaces({
                       onChange={(e) => setTargets({ ...targets, [face.face_id]: e.currentTarget.value })}
                     >
                       <option value="">no one (not {label})</option>
-                      {others.map((other) => (
-                        <option key={other.cluster_id} value={other.cluster_id}>
-                          {choiceOf(other)}
-                        </option>
-                      ))}
+                      <ClusterOptions clusters={others} />
                     </select>
                   </label>
                   <button type="submit" disabled={busy} aria-label={`Move face ${i + 1} of ${label}`}>

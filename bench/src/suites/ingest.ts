@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { MemexClient } from '@memex/client';
-import { DEFAULT_SERVICES, REPO_ROOT } from '@memex/config';
+import { DEFAULT_SERVICES, loadConfig, REPO_ROOT } from '@memex/config';
 import { AdminReplay, MailAccounts, MemexError, Search, type ServiceName } from '@memex/contracts';
 import { generateMessages, writeMaildir, writeMbox } from '@memex/ingest/testing';
 import { freePort } from '@memex/stack';
@@ -109,7 +109,9 @@ async function replayEach(client: MemexClient, services: string[]): Promise<Benc
 async function importArchive(messages: number, measure: 'import' | 'replay'): Promise<BenchResult[]> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-bench-ingest-'));
   const services = [...DEFAULT_SERVICES];
-  const env = await createTestEnv({ port: await freePort(), services, rpcTimeoutMs: 120_000 });
+  // MEMEX_INGEST_MAX_LAG as a user sets it (0: no backpressure by projector lag, to compare).
+  const { ingestMaxLag } = loadConfig();
+  const env = await createTestEnv({ port: await freePort(), services, rpcTimeoutMs: 120_000, ingestMaxLag });
   const processes = services.map((service) => spawnService(env.config, service));
   try {
     const mbox = path.join(work, 'archive.mbox');

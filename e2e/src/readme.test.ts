@@ -1,123 +1,82 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Search } from '@memex/contracts';
+import { EntityGet, Ingest, Search, SignalsList } from '@memex/contracts';
 import { FakeHead } from '@memex/head/testing';
-import { sharedRoot, sharedSkip } from '@memex/testing';
+import { pdf } from '@memex/ingest/testing';
+import { FakeChatServer, type FakeChatAnswer, type FakeChatRequest } from '@memex/pipelines';
+import { sharedRoot, sharedSkip, waitUntil } from '@memex/testing';
+import {
+  NOT_RUN,
+  SECTIONS_BY_TEST,
+  SECTION_TIMEOUT_MS,
+  examplesOf,
+  printed,
+  readmeExamples,
+  readmeSession,
+  runExamples,
+} from './readme-run.js';
 import { startStack, type TestStack } from './stack.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const CLI = path.join(ROOT, 'cli/bin/memex.js');
+const HEAD_SECTION = 'Connecting the agent host (the head)';
+/** This file's sections but the head's, which runs against a fake head in a test of its own. */
+const SECTIONS = SECTIONS_BY_TEST['readme.test.ts'].filter((s) => s !== HEAD_SECTION);
 
-/** The README sections whose `sh` examples run here, against a test stack, as a reader would type them. */
-const SECTIONS = [
-  'Two commands',
-  'Using it',
-  'Tokens for agents',
-  'Bringing your archives in',
-  'Finding things',
-  'Calendar and contacts',
-  'Rebuilding a read model',
+/** The first page and references of an arXiv paper, written here (its words are this test's). */
+const PAPER_PAGES = [
+  [
+    'arXiv:2103.15348v2 [cs.CV] 21 Jun 2021',
+    'LayoutParser: A Unified Toolkit for Deep',
+    'Learning Based Document Image Analysis',
+    'Zejiang Shen1, Ruochen Zhang2, Melissa Dell3',
+    '1 Allen Institute for AI',
+    '2 Brown University',
+    '3 Harvard University',
+    'Abstract',
+    'A toolkit for document layout analysis: detecting the regions of scanned pages, reading their',
+    'text and exporting the structure, with models that can be shared and reused.',
+    '1 Introduction',
+    'Layout detection [1] is the first step of reading a scanned archive.',
+  ],
+  [
+    'References',
+    '[1] K. He, G. Gkioxari, P. Dollar, and R. Girshick, "Mask R-CNN," in Proc. ICCV, 2017, pp. 2961-2969.',
+  ],
 ];
-
-/** Sections run by a test of their own below (against a fake head). */
-const OWN_TEST = ['Connecting the agent host (the head)'];
-
-/**
- * Sections with examples that do not run here, each with why: every section with `sh` examples is
- * in SECTIONS, OWN_TEST or here (checked), so a new one cannot go untested without saying so.
- */
-const NOT_RUN: Record<string, string> = {
-  'Importing a Google Takeout':
-    'needs a Google Takeout export under ~/Downloads, which this test does not generate yet',
-  'Photos and videos': 'needs photo exports with sidecars and the media service; not generated here yet',
-  'Watched folders and sources': 'needs watched folders and the sources service, which is being built',
-  'Folders on another machine (memex worker)': 'needs a second machine running memex worker',
-  'The graph':
-    "names a second address of Ann's (ann@old.example) and a trail's id (<trail>) the reader supplies; not generated here yet",
-  'Papers and citations':
-    "needs an arXiv paper's PDF in the memex (none is generated here); services/graph's papers.test.ts ingests real and generated PDFs and reads the same cards and searches",
-  'Summaries, topics and commitments (a chat model)': 'needs a chat model endpoint (no fake of one in this test yet)',
-  'Connecting Gmail':
-    "needs Google's consent in a browser (mail-sync's tests use a fake Google, not through these commands)",
-  'Connecting an IMAP account':
-    'needs an IMAP account (mail-sync tests run their own server, not through these commands)',
-  'Patterns across your notes':
-    'mints signal number 3, which needs notes that make three signals; not generated here yet',
-  Development: 'builds and runs the whole suite, of which this test is part',
-};
-
-/** Commands a reader runs that this test does not (the suite is itself what they start). */
-const NOT_HERE: Array<[RegExp, string]> = [[/^npm /, 'starts or tests the whole system']];
-
-/** Runs a shell command without blocking this process (the stack it talks to runs here). */
-function sh(
-  command: string,
-  options: { cwd: string; env: NodeJS.ProcessEnv },
-): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], { ...options, stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-interface Example {
-  section: string;
-  command: string;
-}
-
-/** The `sh` blocks of the README, one command per entry (`\\` continuations joined), with their sections. */
-function readmeExamples(markdown: string): Example[] {
-  const out: Example[] = [];
-  let section = '';
-  let inBlock = false;
-  let pending = '';
-  for (const line of markdown.split('\n')) {
-    const heading = /^#{2,3} (.+)$/.exec(line);
-    if (heading && !inBlock) section = heading[1]!.trim();
-    else if (line.startsWith('```')) inBlock = !inBlock && line.trim() === '```sh';
-    else if (inBlock) {
-      pending += line.endsWith('\\') ? `${line.slice(0, -1)} ` : line;
-      if (line.endsWith('\\')) continue;
-      const command = pending.trim();
-      pending = '';
-      if (command && !command.startsWith('#')) out.push({ section, command });
-    }
-  }
-  return out;
-}
 
 /** Files the examples name under `~`, generated (no third-party data), and a model read in place. */
 function makeHome(home: string): void {
-  const mail = (n: number, subject: string, body: string) =>
-    `From: Ann Lee <ann@example.com>\nTo: Me <me@example.com>\nSubject: ${subject}\nDate: Tue, 0${n} Mar 2021 10:00:00 +0000\nMessage-ID: <readme-${n}@example.com>\n\n${body}\n`;
+  const mail = (n: number, from: string, subject: string, body: string) =>
+    `From: Ann Lee <${from}>\nTo: Me <me@example.com>\nSubject: ${subject}\nDate: Tue, 0${n} Mar 2021 10:00:00 +0000\nMessage-ID: <readme-${n}@example.com>\n\n${body}\n`;
   fs.mkdirSync(path.join(home, 'mail'), { recursive: true });
   fs.writeFileSync(
     path.join(home, 'mail/archive-2009.mbox'),
     [
-      mail(1, 'The renewal contract', 'The quarterly report on the renewal contract is attached.'),
-      mail(2, 'Car trouble', 'My automobile broke down on the way to the office.'),
+      mail(1, 'ann@example.com', 'The renewal contract', 'The quarterly report on the renewal contract is attached.'),
+      mail(2, 'ann@example.com', 'Car trouble', 'My automobile broke down on the way to the office.'),
+      // Her old address, with the same full name: `memex review` suggests the merge README makes.
+      mail(4, 'ann@old.example', 'New address', 'I write from my new address from now on.'),
     ]
       .map((m) => `From ann@example.com Tue Mar  2 10:00:00 2021\n${m}\n`)
       .join(''),
   );
   for (const dir of ['cur', 'new', 'tmp', '.Work/cur', '.Work/new', '.Work/tmp'])
     fs.mkdirSync(path.join(home, 'Maildir', dir), { recursive: true });
-  fs.writeFileSync(path.join(home, 'Maildir/.Work/cur/1.readme:2,S'), mail(3, 'Budget', 'The budget for March.'));
+  fs.writeFileSync(
+    path.join(home, 'Maildir/.Work/cur/1.readme:2,S'),
+    mail(3, 'ann@example.com', 'Budget', 'The budget for March.'),
+  );
   fs.mkdirSync(path.join(home, 'Documents/papers'), { recursive: true });
-  fs.writeFileSync(path.join(home, 'Documents/papers/plan.md'), '# Renewal plan\n\nCall Acme about the contract.\n');
+  // Three links to notes that do not exist: three dangling_link signals for "Patterns across your notes".
+  fs.writeFileSync(
+    path.join(home, 'Documents/papers/plan.md'),
+    '# Renewal plan\n\nCall Acme about the contract. See [[Pricing 2026]], [[Acme contacts]] and [[Renewal checklist]].\n',
+  );
   fs.writeFileSync(path.join(home, 'Documents/papers/notes.txt'), 'Notes on the quarterly report.\n');
+  fs.writeFileSync(path.join(home, 'Documents/papers/layoutparser.pdf'), pdf(PAPER_PAGES));
   fs.mkdirSync(path.join(home, 'Calendars'));
   fs.writeFileSync(
     path.join(home, 'Calendars/team.ics'),
@@ -148,73 +107,149 @@ function makeHome(home: string): void {
   }
 }
 
+const GRANT_MAIL = `From: Ann Lee <ann@example.com>
+To: Me <me@example.com>
+Subject: The grant draft
+Date: Mon, 04 Mar 2024 09:15:00 +0000
+Message-ID: <readme-grant@example.com>
+
+About the Memex grant: I'll send the draft by Friday.
+`;
+
+/** The chat model's answers (a fake OpenAI-compatible and Ollama server), as tests of tier 2 script them. */
+function chatAnswer(request: FakeChatRequest): FakeChatAnswer {
+  switch (request.task) {
+    case 'summary':
+      return { json: { summary: 'Ann will send the grant draft by Friday.' } };
+    case 'topics':
+      return { json: { topics: [{ name: 'Grant Application', quote: 'grant' }] } };
+    case 'entities':
+      return { json: { entities: [{ kind: 'project', name: 'Memex', key: '', quote: 'Memex' }] } };
+    case 'commitments':
+      return {
+        json: {
+          commitments: [
+            {
+              kind: 'promise',
+              by: [{ address: 'ann@example.com', name: 'Ann Lee' }],
+              to: [{ address: 'me@example.com', name: 'Me' }],
+              what: 'send the grant draft',
+              due: '2024-03-08',
+              due_text: 'by Friday',
+              quote: "I'll send the draft by Friday.",
+            },
+          ],
+        },
+      };
+    case 'synthesis': {
+      const cited = /\[item:([0-9A-Z]{26})\]/.exec(request.user)?.[1] ?? 'none';
+      return { json: { sentences: [{ text: 'Ann promised the grant draft by Friday.', sources: [cited] }] } };
+    }
+  }
+  return { json: {} };
+}
+
 describe("README's command examples run as written", () => {
   let stack: TestStack;
+  let chat: FakeChatServer;
   let home: string;
   before(async () => {
-    stack = await startStack(['ingest', 'pipelines', 'search', 'graph', 'calendar-sync']);
+    stack = await startStack(['ingest', 'pipelines', 'search', 'graph', 'calendar-sync', 'insights']);
+    chat = new FakeChatServer(chatAnswer);
+    await chat.start();
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-readme-'));
     makeHome(home);
     fs.symlinkSync(stack.config.home, path.join(home, '.memex'));
   });
   after(async () => {
     await stack?.stop();
+    await chat?.stop();
     if (home) fs.rmSync(home, { recursive: true, force: true });
   });
 
-  test('every command of the chosen sections succeeds', async () => {
-    const all = readmeExamples(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'));
-    const untested = [...new Set(all.map((e) => e.section))].filter(
-      (s) => !SECTIONS.includes(s) && !OWN_TEST.includes(s) && !(s in NOT_RUN),
-    );
-    assert.deepEqual(untested, [], 'a README section with examples is run here, or NOT_RUN says why not');
-    for (const [section, why] of Object.entries(NOT_RUN))
-      console.log(`README section not run here: "${section}": ${why}`);
-    const examples = all.filter((e) => SECTIONS.includes(e.section));
-    assert.ok(examples.length >= 15, `${examples.length} examples found in ${SECTIONS.join(', ')}`);
+  test('every README section with examples is run by a test, or NOT_RUN says why not', () => {
+    const covered = [...Object.values(SECTIONS_BY_TEST).flat(), ...Object.keys(NOT_RUN)];
+    const sections = [...new Set(readmeExamples().map((e) => e.section))];
     assert.deepEqual(
-      SECTIONS.filter((s) => !examples.some((e) => e.section === s)),
+      sections.filter((s) => !covered.includes(s)),
       [],
-      'every chosen section still has examples',
     );
-    const port = new URL(stack.url).port;
-    const vars: Record<string, string> = {};
-    let lastId = '';
-    let lastSeq = '0';
+    for (const [section, why] of Object.entries(NOT_RUN)) console.log(`README section not run: "${section}": ${why}`);
+  });
+
+  test('every command of the chosen sections succeeds', { timeout: SECTION_TIMEOUT_MS }, async () => {
+    const examples = examplesOf(SECTIONS);
+    assert.ok(examples.length >= 40, `${examples.length} examples found in ${SECTIONS.join(', ')}`);
+    const session = readmeSession(home, {
+      ...process.env,
+      HOME: home,
+      MEMEX_URL: stack.url,
+      MEMEX_HOME: stack.config.home,
+    });
     let searchReady = false;
-    const ran: string[] = [];
-    for (const { section, command } of examples) {
-      if (NOT_HERE.some(([pattern]) => pattern.test(command))) continue;
-      if (command.includes('~/models/') && !fs.existsSync(path.join(home, 'models'))) continue; // no shared model here
-      if (/memex (search|similar)/.test(command) && !searchReady) {
-        // What was imported is searchable once the pipelines have embedded it (in the background).
-        for (let i = 0; i < 240 && (await stack.owner.call(Search, { q: 'renewal' })).hits.length < 2; i++)
-          await sleep(250);
-        searchReady = true;
-      }
-      const streaming = command.startsWith('curl -N');
-      const run = command
-        .replaceAll('localhost:7777', `127.0.0.1:${port}`)
-        .replaceAll('npx memex', `${JSON.stringify(process.execPath)} ${CLI}`)
-        .replaceAll('01J…', lastId)
-        .replace('"min_seq":42', `"min_seq":${lastSeq}`)
-        .replace('curl -N', 'curl -N --max-time 2');
-      const assignment = /^(\w+)=(\$\(.*\))$/.exec(run);
-      const result = await sh(assignment ? `printf %s "${assignment[2]}"` : run, {
-        cwd: home,
-        env: { ...process.env, ...vars, HOME: home, MEMEX_URL: stack.url, MEMEX_HOME: stack.config.home },
-      });
-      const where = `${section}: ${command}\nexit ${result.status}\n${result.stdout}\n${result.stderr}`;
-      // A stream is cut after two seconds by --max-time (curl's exit 28); it must have sent events.
-      if (streaming) assert.ok(result.status === 28 && /^data: /m.test(result.stdout), where);
-      else assert.equal(result.status, 0, where);
-      assert.doesNotMatch(result.stdout, /"error"\s*:/, where);
-      if (assignment) vars[assignment[1]!] = result.stdout;
-      lastId = [...result.stdout.matchAll(/\b0[0-9A-HJKMNP-TV-Z]{25}\b/g)].at(-1)?.[0] ?? lastId;
-      lastSeq = /"seq":(\d+)/.exec(result.stdout)?.[1] ?? lastSeq;
-      ran.push(command);
-    }
+    await runExamples(examples, session, {
+      // No shared model on this machine: the reader's model folder is not there either.
+      skip: (command) => command.includes('~/models/') && !fs.existsSync(path.join(home, 'models')),
+      prepare: (command) =>
+        command
+          .replaceAll('https://api.openai.com/v1', `${chat.url}/v1`)
+          .replaceAll('http://localhost:11434', chat.url)
+          .replace('sk-…', 'sk-readme-test')
+          .replace('curl -N', 'curl -N --max-time 2'),
+      before: async (command) => {
+        if (/memex (search|similar)/.test(command) && !searchReady) {
+          // What was imported is searchable once the pipelines have embedded it (in the background).
+          await waitUntil(async () => (await stack.owner.call(Search, { q: 'renewal' })).hits.length >= 2, 'search');
+          searchReady = true;
+        }
+        if (command.includes('memex review'))
+          await waitUntil(
+            async () =>
+              (await stack.owner.call(EntityGet, { key: 'person:ann@old.example' }).catch(() => null)) !== null,
+            "Ann's old address in the graph",
+          );
+        if (command.includes('memex entity paper:'))
+          await waitUntil(
+            async () =>
+              (await stack.owner.call(EntityGet, { key: 'paper:arxiv:2103.15348' }).catch(() => null)) !== null,
+            'the paper in the graph',
+          );
+        if (command.startsWith('npx memex jobs')) {
+          // Mail that arrives once the model is registered: its topic is what `memex summarize` asks about.
+          await stack.owner.call(Ingest, {
+            items: [
+              {
+                type: 'message/rfc822',
+                data: Buffer.from(GRANT_MAIL).toString('base64'),
+                source: { kind: 'mbox', id: 'readme' },
+                external_id: 'grant',
+              },
+            ],
+          });
+        }
+        if (command.includes('memex summarize topic:grant-application'))
+          await waitUntil(
+            async () =>
+              (await stack.owner.call(EntityGet, { key: 'topic:grant-application' }).catch(() => null)) !== null,
+            'the topic the chat model read',
+          );
+        if (command.startsWith('npx memex signals'))
+          await waitUntil(
+            async () => (await stack.owner.call(SignalsList, {})).signals.length >= 3,
+            'three signals from the notes',
+          );
+      },
+      check: (command, result) =>
+        command.startsWith('curl -N')
+          ? // A stream is cut after two seconds by --max-time (curl's exit 28); it must have sent events.
+            result.status === 28 && /^data: /m.test(result.stdout)
+          : result.status === 0 && !/"error"\s*:/.test(result.stdout),
+    });
+    const ran = session.outputs.map((o) => o.command);
     assert.ok(ran.some((c) => c.includes('memex.items.get')) && ran.some((c) => c.includes('import mbox')));
+    assert.match(printed(session, /memex entity paper:arxiv/), /LayoutParser/);
+    assert.match(printed(session, /memex trail show/), /1\. .*person:me@example.com/);
+    assert.ok(chat.count('topics') >= 1, 'the registered chat model was asked');
   });
 
   test("a body sent as curl -d's form is refused, naming the Content-Type to send", async () => {
@@ -241,26 +276,22 @@ describe("README's head section runs as written, against a fake head", () => {
         path.join(home, 'head-memories.json'),
         JSON.stringify([{ about: 'org:acme.example', text: 'Acme invoices in EUR.', session: 's-1' }]),
       );
-      const section = OWN_TEST[0]!;
-      const examples = readmeExamples(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8')).filter(
-        (e) => e.section === section,
-      );
-      assert.ok(examples.length >= 5, `${examples.length} examples in ${section}`);
-      const outputs: string[] = [];
-      for (const { command } of examples) {
-        const run = command
-          .replace('https://head.example:8443', fake.enrollUrl)
-          .replace(' TOKEN ', ` ${fake.newToken()} `)
-          .replace('3f2a…', new X509Certificate(fake.ca.pem).fingerprint256)
-          .replaceAll('npx memex', `${JSON.stringify(process.execPath)} ${CLI}`);
-        const result = await sh(run, {
-          cwd: home,
-          env: { ...process.env, HOME: home, MEMEX_URL: stack.url, MEMEX_HOME: stack.config.home },
-        });
-        assert.equal(result.status, 0, `${command}\nexit ${result.status}\n${result.stdout}\n${result.stderr}`);
-        outputs.push(result.stdout);
-      }
-      const said = outputs.join('\n');
+      const examples = examplesOf([HEAD_SECTION]);
+      assert.ok(examples.length >= 5, `${examples.length} examples in ${HEAD_SECTION}`);
+      const session = readmeSession(home, {
+        ...process.env,
+        HOME: home,
+        MEMEX_URL: stack.url,
+        MEMEX_HOME: stack.config.home,
+      });
+      await runExamples(examples, session, {
+        prepare: (command) =>
+          command
+            .replace('https://head.example:8443', fake.enrollUrl)
+            .replace(' TOKEN ', ` ${fake.newToken()} `)
+            .replace('3f2a…', new X509Certificate(fake.ca.pem).fingerprint256),
+      });
+      const said = session.outputs.map((o) => o.result.stdout).join('\n');
       assert.match(said, /enrolled as .*OU=memex/);
       assert.match(said, /1 memories kept as notes/);
       assert.match(said, /unenrolled/);

@@ -21,6 +21,7 @@ import type { BookkeepingDb, BookkeepingTables, BookkeepingTrx } from './bookkee
 import type { ProjectorOptions } from './decorators.js';
 import { BulkIndexes } from './bulk-indexes.js';
 import { FailureTable, type ProjectorFailure, type RetryResult } from './failures.js';
+import { consumerLag, projectorConsumer } from './lag.js';
 
 /** A read model builder. `apply` must be deterministic: every row derives from events only. */
 export interface Projection {
@@ -97,7 +98,7 @@ export class ProjectionRunner {
   }
 
   get durableName(): string {
-    return `proj_${this.options.name}`;
+    return projectorConsumer(this.options.name);
   }
 
   /** Last sequence applied, as far as this process knows. */
@@ -268,7 +269,7 @@ export class ProjectionRunner {
   /** Events of its filter not yet applied (JetStream's count for the durable consumer). */
   async lag(): Promise<number> {
     const info = await this.bus.jsm.consumers.info(EVENTS_STREAM, this.durableName).catch(() => undefined);
-    return info ? info.num_pending + info.num_ack_pending : 0;
+    return info ? consumerLag(info) : 0;
   }
 
   /**

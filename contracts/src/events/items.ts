@@ -7,7 +7,6 @@ const Sha256 = Type.String({ pattern: '^[0-9a-f]{64}$' });
 
 /** What every item.ingested says of its item, whatever its kind. */
 const ItemFields = {
-  id: Type.String({ pattern: ULID_PATTERN }),
   revision: Type.Integer({ minimum: 1 }),
   title: Type.String(),
   source: Type.Object({ kind: Type.String(), id: Type.String() }, { additionalProperties: false }),
@@ -41,7 +40,11 @@ export type ItemKind = keyof typeof metaByKind;
 
 /** An item of one kind, with that kind's meta (handler-specific structure: mail headers, pages, links…). */
 const itemOf = <K extends ItemKind>(kind: K) =>
-  Type.Object({ ...ItemFields, kind: Type.Literal(kind), meta: metaByKind[kind] }, { additionalProperties: false });
+  Type.Object(
+    // The kind before the rest: a check of another kind's branch stops there.
+    { kind: Type.Literal(kind), id: Type.String({ pattern: ULID_PATTERN }), ...ItemFields, meta: metaByKind[kind] },
+    { additionalProperties: false },
+  );
 
 /** item.ingested's data: a union on `kind`, so `data.kind === 'email'` types `data.meta` as an email's. */
 export const ItemIngestedData = Type.Union([

@@ -2,7 +2,11 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { CalendarBrief, CalendarFreebusy, CalendarList, Ingest, ItemsDelete, type ResultOf } from '@memex/contracts';
+import { createDatabase } from '@memex/db';
+import { DATABASE, HandlerProjection, ProjectionRunner, ServiceHost } from '@memex/runtime';
 import { sharedFile, sharedSkip } from '@memex/testing';
+import { CalendarProjector } from './projection/calendar.projector.js';
+import type { CalendarDatabase } from './projection/schema.js';
 import { startCalendar, type CalendarHarness } from './testing/harness.js';
 import { ics, invitationMail } from './testing/generate.js';
 
@@ -258,6 +262,31 @@ describe('calendar-sync: calendar files and invitations', () => {
       );
     },
   );
+
+  it('a replay one event at a time builds the rows the live batches built', async () => {
+    const runner = h.calendar.get(ServiceHost).projector!;
+    await runner.caughtUp(60_000);
+    const rows = async () => {
+      const db = createDatabase<CalendarDatabase>(h.env.config.databaseUrl, { schema: 'calendar' });
+      try {
+        return await Promise.all(
+          (['components', 'events', 'instances'] as const).map(async (table) =>
+            (await db.selectFrom(table).selectAll().execute()).map((row) => JSON.stringify(row)).sort(),
+          ),
+        );
+      } finally {
+        await db.destroy();
+      }
+    };
+    const live = await rows();
+    assert.ok(live[0]!.length > 0 && live[2]!.length > 0);
+    const handlers = HandlerProjection.of(h.calendar.get(CalendarProjector));
+    const oneByOne = new ProjectionRunner(h.bus, h.env.config.databaseUrl, h.calendar.get(DATABASE), runner.options, {
+      apply: (trx, logged) => handlers.apply(trx, logged),
+    });
+    await oneByOne.rebuild(h.env.config.databaseUrl);
+    assert.deepEqual(await rows(), live);
+  });
 
   it('refuses a range that ends before it starts, saying so', async () => {
     await assert.rejects(

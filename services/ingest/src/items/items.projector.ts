@@ -312,7 +312,7 @@ function itemRow({ seq, event }: Logged<ItemIngestedEvent>, text: string): ItemR
     source_id: data.source.id,
     external_id: data.external_id,
     // An undated item (no plausible date of its own) has no time in the world: never "recent".
-    occurred_at: data.meta['undated'] ? null : new Date(event.occurred_at),
+    occurred_at: data.meta.undated ? null : new Date(event.occurred_at),
     added_at: new Date(event.recorded_at),
     made_by_kind: event.actor.kind,
     made_by_id: event.actor.id,

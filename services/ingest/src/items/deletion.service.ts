@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import {
   type EventEnvelope,
+  isEventOf,
   ItemDeleted,
+  ItemIngested,
   ItemsDelete,
   MemexError,
   type ParamsOf,
@@ -12,7 +14,7 @@ import { aggregateFilter, EVENTS_STREAM, EventPublisher, eventSubject, readLog, 
 import { BlobStore } from '@memex/blobs';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
-import { contentKeyHash, sourceKeyHash, type ItemIngestedEvent } from '../ingest/identities.js';
+import { contentKeyHash, sourceKeyHash } from '../ingest/identities.js';
 import type { IngestDatabase } from './schema.js';
 
 /**
@@ -57,8 +59,8 @@ export class DeletionService {
     for (const id of ids) {
       erased += await this.erase(aggregateFilter(`item:${id}`), (event) => {
         // Every identity the item had (each revision's), to release below.
-        if (event.type !== 'item.ingested') return;
-        const data = (event as ItemIngestedEvent).data;
+        if (!isEventOf(ItemIngested, event)) return;
+        const { data } = event;
         if (data.parent_id) return;
         claims.add(contentKeyHash(data.identity));
         for (const alias of data.aliases ?? []) claims.add(contentKeyHash(alias));

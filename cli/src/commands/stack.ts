@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { withoutCredentials } from '@memex/bus';
 import { ensureNatsToken, loadConfig, REPO_ROOT } from '@memex/config';
 import { ProcessSupervisor, stackPaths, startLocalServers, stopStack } from '@memex/stack';
 
@@ -54,7 +55,13 @@ export function registerStack(program: Command): void {
       const supervisor = new ProcessSupervisor({
         logDir: paths.logs,
         stateFile: paths.stateFile,
-        info: { url, home: config.home, databaseUrl: servers.databaseUrl, natsUrl: servers.natsUrl },
+        info: {
+          url,
+          home: config.home,
+          databaseUrl: servers.databaseUrl,
+          // The state file is for reading; the token stays in nats-token.
+          natsUrl: withoutCredentials(servers.natsUrl),
+        },
       });
       for (const server of servers.servers) supervisor.addServer(server);
       supervisor.handleSignals();

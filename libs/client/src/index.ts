@@ -6,6 +6,14 @@ import {
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
+import { Agent, fetch } from 'undici';
+
+/**
+ * Calls wait as long as their method runs: `memex replay` of a large read model answers after
+ * many minutes, and fetch's own dispatcher gives up on an answer's headers after 5 (it failed a
+ * replay of search over a 5,000-message log as "fetch failed").
+ */
+const patient = new Agent({ headersTimeout: 0, bodyTimeout: 0 });
 
 export interface ClientOptions {
   /** Gateway base URL, e.g. http://127.0.0.1:7777 */
@@ -30,6 +38,7 @@ export class MemexClient {
   /** Calls any method by name; a failure throws MemexError with the gateway's code and message. */
   async rpc(method: string, params: unknown = {}): Promise<unknown> {
     const response = await fetch(`${this.options.url}/api/v1/memex/rpc`, {
+      dispatcher: patient,
       method: 'POST',
       headers: { authorization: `Bearer ${this.options.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ method, params }),

@@ -17,6 +17,13 @@ export function accountOf(source: { kind: string; id: string }): string {
 }
 
 export function snippetOf(text: string): string {
+  // The head of a long text gives the same snippet when it flattens to more than the snippet:
+  // whitespace is collapsed from the start, so the first characters do not depend on the rest.
+  const head = text
+    .slice(0, SNIPPET_LENGTH * 4)
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (head.length > SNIPPET_LENGTH) return `${head.slice(0, SNIPPET_LENGTH - 1)}…`;
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > SNIPPET_LENGTH ? `${flat.slice(0, SNIPPET_LENGTH - 1)}…` : flat;
 }

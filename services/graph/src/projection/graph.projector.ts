@@ -308,13 +308,13 @@ export class GraphProjector {
   /** What an `item.ingested` event writes if its item is new. */
   private ingestOf(event: EventOf<typeof ItemIngested>): Ingest {
     const data = event.data;
-    const meta = data.meta;
-    const spam = event.spam ?? meta.spam === true;
+    const mail = data.kind === 'email' ? data.meta : null;
+    const spam = event.spam ?? mail?.spam === true;
     const vis: Vis = { kind: data.kind, labels: [...event.labels].sort(), spam };
-    const isMail = data.kind === 'email';
-    const participants = isMail && !spam ? participantsOf(meta) : [];
-    const meetings = spam ? [] : calendarEventsOf(meta);
-    const cards = spam ? [] : contactCardsOf(meta);
+    const isMail = mail !== null;
+    const participants = mail && !spam ? participantsOf(mail) : [];
+    const meetings = spam ? [] : calendarEventsOf(data);
+    const cards = spam ? [] : contactCardsOf(data);
     const at = knownTime(event);
     const item: ItemRow = {
       id: data.id,

@@ -26,16 +26,17 @@ export const SECTIONS_BY_TEST = {
     'Connecting the agent host (the head)',
     'Rebuilding a read model',
   ],
+  'readme-sources.test.ts': [
+    'Importing a Google Takeout',
+    'Photos and videos',
+    'Watched folders and sources',
+    'Folders on another machine (memex worker)',
+  ],
+  'readme-mail.test.ts': ['Connecting Gmail', 'Connecting an IMAP account'],
 };
 
 /** Sections with examples that no test runs, each with why. */
 export const NOT_RUN: Record<string, string> = {
-  'Importing a Google Takeout': 'readme-sources.test.ts, next',
-  'Photos and videos': 'readme-sources.test.ts, next',
-  'Watched folders and sources': 'readme-sources.test.ts, next',
-  'Folders on another machine (memex worker)': 'readme-sources.test.ts, next',
-  'Connecting Gmail': 'readme-mail.test.ts, next',
-  'Connecting an IMAP account': 'readme-mail.test.ts, next',
   Development: 'builds and runs the whole suite, of which these tests are part',
 };
 

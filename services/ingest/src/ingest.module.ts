@@ -3,12 +3,12 @@ import type { MemexConfig } from '@memex/config';
 import type { Bus } from '@memex/bus';
 import { Locations, memexLocations, workerScheme } from '@memex/locations';
 import { BUS, MemexModule } from '@memex/runtime';
-import { IngestService } from './ingest/ingest.service.js';
-import { DeletionService } from './items/deletion.service.js';
-import { ItemsProjector } from './items/items.projector.js';
-import { ItemsService } from './items/items.service.js';
-import { MailService } from './mail/mail.service.js';
-import { NotesService } from './notes/notes.service.js';
+import { IngestService } from './commands/ingest.service.js';
+import { DeletionService } from './commands/deletion.service.js';
+import { ItemsProjector } from './projection/items.projector.js';
+import { ItemsService } from './queries/items.service.js';
+import { MailService } from './queries/mail.service.js';
+import { NotesService } from './commands/notes.service.js';
 
 /** The ingest service: the one way items get in, the items and mail read model, and deletion. */
 @Module({})

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { once } from 'node:events';
 import { seededRandom } from '@memex/testing';
-import { pdf } from '../handlers/testing/build.js';
+import { pdf } from '../domain/handlers/testing/build.js';
 
 /**
  * Deterministic mail archives for tests and benchmarks: messages with realistic sizes (a few KB

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ingest, ItemsContent, ItemsGet, MemexError, OWNER_SCOPE, Types, type ParamsOf } from '@memex/contracts';
 import { readLog } from '@memex/bus';
-import { message } from '../handlers/testing/build.js';
+import { message } from '../domain/handlers/testing/build.js';
 import { b64, startIngest, type IngestHarness } from '../testing/service.js';
 import { IngestService } from './ingest.service.js';
 

@@ -1,5 +1,5 @@
 /** The item reader's worker (ParsePool): reads one item per task, several at once. */
-import { createRegistry } from '../handlers/index.js';
+import { createRegistry } from '../domain/handlers/index.js';
 import { readItem, type ParseRequest } from './parse.js';
 
 const registry = createRegistry();

@@ -16,7 +16,7 @@ import { draftOf, EventPublisher, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { visibleTo } from '@memex/db';
 import { CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
-import type { IngestDatabase, MessagesTable } from '../items/schema.js';
+import type { IngestDatabase, MessagesTable } from '../projection/schema.js';
 
 type MessageRow = Selectable<MessagesTable>;
 type Query = SelectQueryBuilder<IngestDatabase, 'messages', object>;

@@ -8,7 +8,7 @@ import { createDatabase } from '@memex/db';
 import { ServiceHost } from '@memex/runtime';
 import { sharedFile, sharedSkip } from '@memex/testing';
 import { b64, startIngest, type IngestHarness } from '../testing/service.js';
-import type { IngestDatabase } from '../items/schema.js';
+import type { IngestDatabase } from './schema.js';
 
 const notmuchMissing = spawnSync('notmuch', ['--version']).error
   ? 'notmuch is not installed (apt-get install notmuch)'

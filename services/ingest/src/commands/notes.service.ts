@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import { MemexError, noteMarkdownOf, NotePut, NotesPut, type ParamsOf, type ResultOf } from '@memex/contracts';
 import { EventPublisher, newId } from '@memex/bus';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
-import type { IngestDatabase } from '../items/schema.js';
+import type { IngestDatabase } from '../projection/schema.js';
 
 /** A note's title when none is given: its first line, shortened. */
 export function titleOf(body: string): string {

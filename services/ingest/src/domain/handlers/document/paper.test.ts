@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ingest, ItemsDelete, ItemsGet } from '@memex/contracts';
-import { b64, startIngest, type IngestHarness } from '../../testing/service.js';
+import { b64, startIngest, type IngestHarness } from '../../../testing/service.js';
 import { pdf } from '../testing/build.js';
 import { registry } from '../testing/parse.js';
 

@@ -6,9 +6,9 @@ import { EventPublisher, readLog, type Bus, type DraftOf, type Published } from 
 import { BlobStore } from '@memex/blobs';
 import { DATABASE } from '@memex/runtime';
 import { memexLocations } from '@memex/locations';
-import { createRegistry } from '../handlers/index.js';
-import { message } from '../handlers/testing/build.js';
-import type { IngestDatabase } from '../items/schema.js';
+import { createRegistry } from '../domain/handlers/index.js';
+import { message } from '../domain/handlers/testing/build.js';
+import type { IngestDatabase } from '../projection/schema.js';
 import { b64, startIngest, type IngestHarness } from '../testing/service.js';
 import { IdentityLog } from './identities.js';
 import { ItemStore, keysOf, type StoreOutcome } from './item-store.js';

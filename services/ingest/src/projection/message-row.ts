@@ -1,8 +1,8 @@
 import type { Insertable } from 'kysely';
 import type { MailFlagsChanged, EventOf, ItemDataOf } from '@memex/contracts';
-import { gmailState } from '../handlers/index.js';
-import type { ItemIngestedEvent } from '../ingest/identities.js';
-import type { MessagesTable } from '../items/schema.js';
+import { gmailState } from '../domain/handlers/index.js';
+import type { ItemIngestedEvent } from '../commands/identities.js';
+import type { MessagesTable } from './schema.js';
 
 const SNIPPET_LENGTH = 200;
 

@@ -1,5 +1,5 @@
 import { TaskFailed, TaskPool } from '@memex/workers';
-import { baseType, decodeItemData, RejectedItem, type HandlerRegistry, type ParsedItem } from '../handlers/index.js';
+import { baseType, decodeItemData, RejectedItem, type HandlerRegistry, type ParsedItem } from '../domain/handlers/index.js';
 
 /** What a parser needs of an item: its type, its bytes as sent, its attributes. */
 export interface ParseRequest {

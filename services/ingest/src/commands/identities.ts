@@ -9,7 +9,7 @@ import {
   type EventOf,
 } from '@memex/contracts';
 import { decodeJson, EVENTS_STREAM, eventSubject, type Bus, type DraftOf, type EventPublisher } from '@memex/bus';
-import type { IngestDatabase } from '../items/schema.js';
+import type { IngestDatabase } from '../projection/schema.js';
 import type { ItemSource } from './prepare.js';
 
 /** Who an identity belongs to, as the last claim of its subject says. */

@@ -14,7 +14,7 @@ import { BlobStore } from '@memex/blobs';
 import { visibleTo } from '@memex/db';
 import { Locations, LocationUnreachable } from '@memex/locations';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
-import type { IngestDatabase } from './schema.js';
+import type { IngestDatabase } from '../projection/schema.js';
 
 @Injectable()
 export class ItemsService {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sha256 } from '@memex/blobs';
 import type { DocumentMeta as EventDocumentMeta, KindAndMeta, PdfMeta } from '@memex/contracts';
-import type { DocumentMeta, PdfFields, ParsedItem } from '../handlers/index.js';
+import type { DocumentMeta, PdfFields, ParsedItem } from '../domain/handlers/index.js';
 import type { ItemSource, PreparedItem } from './prepare.js';
 
 /** One item to store: a top-level item or one of its attachments, with its blobs. */

@@ -20,10 +20,10 @@ import {
 } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
-import type { ItemIngestedEvent } from '../ingest/identities.js';
-import { gmailState } from '../handlers/index.js';
-import { messageRow, mailLabelsAfter } from '../mail/message-row.js';
-import { joinThreads, threadIds } from '../mail/threads.js';
+import type { ItemIngestedEvent } from '../commands/identities.js';
+import { gmailState } from '../domain/handlers/index.js';
+import { messageRow, mailLabelsAfter } from './message-row.js';
+import { joinThreads, threadIds } from './threads.js';
 import { ingestMigrations } from './migrations.js';
 import type { IngestDatabase } from './schema.js';
 

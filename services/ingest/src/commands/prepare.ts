@@ -9,7 +9,7 @@ import {
   type HandlerRegistry,
   type IngestHandler,
   type ParsedItem,
-} from '../handlers/index.js';
+} from '../domain/handlers/index.js';
 import type { ItemReader } from './parse.js';
 
 export type IngestItemParams = Static<typeof IngestItem>;

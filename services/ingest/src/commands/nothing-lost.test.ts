@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ingest, ItemsGet, MailList, MailThread } from '@memex/contracts';
 import { ServiceHost } from '@memex/runtime';
-import { message } from '../handlers/testing/build.js';
+import { message } from '../domain/handlers/testing/build.js';
 import { b64, startIngest, type IngestHarness } from '../testing/service.js';
 
 /**

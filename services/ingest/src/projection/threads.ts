@@ -1,6 +1,6 @@
 import { sql, type Transaction } from 'kysely';
-import type { MailMeta } from '../handlers/index.js';
-import type { IngestDatabase } from '../items/schema.js';
+import type { MailMeta } from '../domain/handlers/index.js';
+import type { IngestDatabase } from './schema.js';
 
 /**
  * Threads as notmuch and mu build them (JWZ's "every id a message names is in its conversation"):

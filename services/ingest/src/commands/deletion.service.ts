@@ -14,8 +14,8 @@ import { aggregateFilter, EVENTS_STREAM, EventPublisher, eventSubject, readLog, 
 import { BlobStore } from '@memex/blobs';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
-import { contentKeyHash, sourceKeyHash } from '../ingest/identities.js';
-import type { IngestDatabase } from './schema.js';
+import { contentKeyHash, sourceKeyHash } from './identities.js';
+import type { IngestDatabase } from '../projection/schema.js';
 
 /**
  * Deletion is real (DESIGN.md §3, seed §9): the item and its attachments lose their events (erased

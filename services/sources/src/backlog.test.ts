@@ -39,6 +39,13 @@ test("each source's pipeline backlog: the jobs waiting on MEMEX_JOBS for its ite
 
   // The pipelines service is not running here: what is queued stays queued.
   await h.bus.ensureStreams();
+  const backlogs = async () =>
+    Object.fromEntries(
+      (await h.call(SourcesList, {})).sources
+        .filter((s) => s.managed_by === 'sources')
+        .map((s) => [s.id, s.pipeline_backlog]),
+    );
+  assert.deepEqual(await backlogs(), { notes: 0, papers: 0 }, 'an empty queue is no backlog');
   await queue('memex.job.t1.text.new', { task: 'text', item_id: paper1!.id, revision: 1, source_seq: 1, spaces: [] });
   await queue('memex.job.t0.structure.new', { task: 'structure', item_id: paper1!.id, revision: 1, source_seq: 1 });
   await queue('memex.job.t1.text.recent', {
@@ -59,12 +66,6 @@ test("each source's pipeline backlog: the jobs waiting on MEMEX_JOBS for its ite
   });
   await queue('memex.job.t1.backfill.background', { task: 'backfill', space: 'glove', until_seq: 9 });
 
-  const backlogs = async () =>
-    Object.fromEntries(
-      (await h.call(SourcesList, {})).sources
-        .filter((s) => s.managed_by === 'sources')
-        .map((s) => [s.id, s.pipeline_backlog]),
-    );
   await waitUntil(
     async () => JSON.stringify(await backlogs()) === JSON.stringify({ notes: 1, papers: 3 }),
     'the backlogs counted',

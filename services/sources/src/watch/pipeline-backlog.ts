@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { decodeJson, isNotFound, JOBS_STREAM, type Bus } from '@memex/bus';
 import { BUS, DATABASE } from '@memex/runtime';
@@ -19,6 +19,7 @@ const PARALLEL = 32;
  */
 @Injectable()
 export class PipelineBacklog {
+  private readonly logger = new Logger('memex:sources');
   private counted: { at: number; perSource: Map<string, number> } | null = null;
   private counting: Promise<Map<string, number>> | null = null;
 
@@ -34,6 +35,11 @@ export class PipelineBacklog {
       .then((perSource) => {
         this.counted = { at: Date.now(), perSource };
         return perSource;
+      })
+      .catch((error: unknown) => {
+        // A count that fails leaves the list answering (with the last count, or none), said in the log.
+        this.logger.warn(`pipeline backlog not counted: ${error instanceof Error ? error.message : String(error)}`);
+        return this.counted?.perSource ?? new Map<string, number>();
       })
       .finally(() => (this.counting = null));
     return this.counting;
@@ -66,8 +72,9 @@ export class PipelineBacklog {
       if (isNotFound(error)) return perItem; // no pipelines have run yet
       throw error;
     }
+    if (state.messages === 0) return perItem; // an empty stream's first_seq is past its last (or 0)
     const last = Math.min(state.last_seq, state.first_seq + MAX_JOBS - 1);
-    let next = state.first_seq;
+    let next = Math.max(1, state.first_seq);
     const reader = async () => {
       for (let seq = next++; seq <= last; seq = next++) {
         const stored = await this.bus.jsm.streams.getMessage(JOBS_STREAM, { seq }).catch((error: unknown) => {

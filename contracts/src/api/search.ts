@@ -122,7 +122,9 @@ export const ModelsAdd = defineMethod({
     /** Given: a chat model for tiers 2 and 3 (an http(s) URL), not an embedding model. */
     tasks: Type.Optional(Type.Array(ChatCapability, { minItems: 1 })),
     version: Type.Optional(Type.String({ minLength: 1, description: 'a chat model’s version (default 1)' })),
-    kinds: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { description: 'item kinds routed to the chat model' })),
+    kinds: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { description: 'item kinds routed to the chat model' }),
+    ),
     budget: Type.Optional(Budget),
     cost_per_1k_tokens: Type.Optional(Type.Number({ minimum: 0 })),
   }),
@@ -202,7 +204,13 @@ export const JobsStatus = defineMethod({
           }),
         ),
         reruns: Type.Array(
-          Type.Object({ rerun_id: Type.String(), model: Type.String(), jobs: Type.Integer(), done: Type.Integer(), failed: Type.Integer() }),
+          Type.Object({
+            rerun_id: Type.String(),
+            model: Type.String(),
+            jobs: Type.Integer(),
+            done: Type.Integer(),
+            failed: Type.Integer(),
+          }),
         ),
       }),
     ),

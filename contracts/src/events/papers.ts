@@ -59,7 +59,8 @@ export const PaperExtracted = defineEvent({
   type: 'paper.extracted',
   owner: 'pipelines',
   v: 1,
-  description: "A PDF read as a research paper (title, authors, venue, year, abstract, DOI/arXiv id) and its references.",
+  description:
+    'A PDF read as a research paper (title, authors, venue, year, abstract, DOI/arXiv id) and its references.',
   data: Type.Object(
     {
       item_id: Type.String({ pattern: ULID_PATTERN }),

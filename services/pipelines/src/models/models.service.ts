@@ -87,7 +87,8 @@ export class ModelsService {
   private async addChat(params: ParamsOf<typeof ModelsAdd>, call: CallContext): Promise<ResultOf<typeof ModelsAdd>> {
     if (!/^https?:\/\//i.test(params.path))
       throw new MemexError('invalid_params', `a chat model is an http(s) URL, got "${params.path}"`);
-    if (!params.model) throw new MemexError('invalid_params', 'a chat model needs --model (the name the endpoint knows)');
+    if (!params.model)
+      throw new MemexError('invalid_params', 'a chat model needs --model (the name the endpoint knows)');
     const name = params.name ?? params.model.replace(/[^A-Za-z0-9._:-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '');
     const version = params.version ?? '1';
     if (!/^[A-Za-z0-9][A-Za-z0-9._:+-]*$/.test(version))

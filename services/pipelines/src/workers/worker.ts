@@ -81,7 +81,8 @@ export class Worker {
       await this.backfill.runStructure(job, touch);
       return;
     }
-    if (job.task === 'understand') throw new Error('tier-2 jobs belong to the understanding runner, not a tier-1 worker');
+    if (job.task === 'understand')
+      throw new Error('tier-2 jobs belong to the understanding runner, not a tier-1 worker');
     const spaces = job.all_spaces ? [...new Set([...job.spaces, ...this.models.spaces()])] : job.spaces;
     await this.text.run({ ...job, spaces }, touch, attempt);
   }

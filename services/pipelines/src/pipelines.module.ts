@@ -12,16 +12,16 @@ import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, MemexModule } from '@memex/runtime';
 import { JobQueue } from './jobs/queue.js';
 import { Scheduler } from './jobs/scheduler.js';
-import { upgradeBuiltinSpace } from './models/builtin-upgrade.js';
-import { logTier0Version } from './structure/tier0-upgrade.js';
-import { ModelRegistry } from './models/registry.js';
-import { ModelsService } from './models/models.service.js';
+import { upgradeBuiltinSpace } from './domain/models/builtin-upgrade.js';
+import { logTier0Version } from './domain/structure/tier0-upgrade.js';
+import { ModelRegistry } from './domain/models/registry.js';
+import { ModelsService } from './commands/models.service.js';
 import { WorkerPool, workersFromEnv } from './workers/pool.js';
-import { Budgets } from './understanding/budgets.js';
-import { Lanes } from './understanding/lanes.js';
-import { tier2ConcurrencyFromEnv, UnderstandingRunner } from './understanding/runner.js';
-import { RerunService } from './understanding/rerun.service.js';
-import { SummarizeService } from './understanding/summarize.service.js';
+import { Budgets } from './domain/understanding/budgets.js';
+import { Lanes } from './domain/understanding/lanes.js';
+import { tier2ConcurrencyFromEnv, UnderstandingRunner } from './domain/understanding/runner.js';
+import { RerunService } from './commands/rerun.service.js';
+import { SummarizeService } from './commands/summarize.service.js';
 
 export interface PipelinesOptions {
   /** Worker threads in this process (default MEMEX_PIPELINE_WORKERS, else 2). */

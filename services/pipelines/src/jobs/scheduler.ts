@@ -18,12 +18,12 @@ import {
   EVENTS_STREAM,
   type Bus,
 } from '@memex/bus';
-import { chatModelId, type ModelRegistry } from '../models/registry.js';
-import type { Lanes } from '../understanding/lanes.js';
-import { TASK_NAMES, TASKS, taskFits, type TaskName } from '../understanding/tasks.js';
+import { chatModelId, type ModelRegistry } from '../domain/models/registry.js';
+import type { Lanes } from '../domain/understanding/lanes.js';
+import { TASK_NAMES, TASKS, taskFits, type TaskName } from '../domain/understanding/tasks.js';
 import { eraseDerived } from './log.js';
 import type { JobQueue, Priority, TextJob, UnderstandJob } from './queue.js';
-import { readingsAdded } from '../structure/tier0-upgrade.js';
+import { readingsAdded } from '../domain/structure/tier0-upgrade.js';
 
 const DURABLE = 'pipelines_scheduler';
 const BATCH = 256;

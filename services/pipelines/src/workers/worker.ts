@@ -1,9 +1,9 @@
 import { BlobStore } from '@memex/blobs';
 import { Bus, EventPublisher } from '@memex/bus';
-import { ModelRegistry } from '../models/registry.js';
-import { TextTask } from '../text/text-task.js';
+import { ModelRegistry } from '../domain/models/registry.js';
+import { TextTask } from '../domain/text/text-task.js';
 import { BackfillTask } from '../jobs/backfill-task.js';
-import { StructureTask } from '../structure/structure-task.js';
+import { StructureTask } from '../domain/structure/structure-task.js';
 import { JobQueue, MAX_ATTEMPTS, type Job, type TakenJob } from '../jobs/queue.js';
 
 /** What a worker needs: NATS and the blobs directory, nothing else (it can run on another machine). */

@@ -11,11 +11,11 @@ import {
 } from '@memex/contracts';
 import { callMethod, EventPublisher, type Bus } from '@memex/bus';
 import { BUS, RpcMethod, type CallContext } from '@memex/runtime';
-import { chatModelId, ModelRegistry } from '../models/registry.js';
-import { Budgets } from './budgets.js';
+import { chatModelId, ModelRegistry } from '../domain/models/registry.js';
+import { Budgets } from '../domain/understanding/budgets.js';
 import { credentialsProvider, type CredentialsProvider } from '@memex/credentials';
-import { ChatEndpoint, modelApiKey } from './chat.js';
-import { promptHash } from './tasks.js';
+import { ChatEndpoint, modelApiKey } from '../domain/understanding/chat.js';
+import { promptHash } from '../domain/understanding/tasks.js';
 
 /** Tier 3's question: sentences about the thing, each naming the items it rests on. */
 const SYNTHESIS = {

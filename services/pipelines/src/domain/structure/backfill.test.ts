@@ -7,9 +7,9 @@ import { BlobStore } from '@memex/blobs';
 import { Bus, EVENT_SUBJECT_ROOT, EVENTS_STREAM, EventPublisher, eventsOf as logged } from '@memex/bus';
 import { startService } from '@memex/runtime';
 import { createTestEnv, itemMeta, pdfMeta, type TestEnv } from '@memex/testing';
-import { PipelinesModule } from '../pipelines.module.js';
-import { generatedPapers, pdfText } from '../testing/papers.js';
-import { eventsOf, ingest } from '../testing/items.js';
+import { PipelinesModule } from '../../pipelines.module.js';
+import { generatedPapers, pdfText } from '../../testing/papers.js';
+import { eventsOf, ingest } from '../../testing/items.js';
 import { TIER0_VERSION } from './structure-task.js';
 
 const MAIL = itemMeta('email', {

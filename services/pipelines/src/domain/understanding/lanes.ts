@@ -1,5 +1,5 @@
 import type { Bus } from '@memex/bus';
-import { JobQueue } from '../jobs/queue.js';
+import { JobQueue } from '../../jobs/queue.js';
 
 /** `t2.<model>`: a chat model's lane (NAME@VERSION spelled as a subject token). */
 export function laneOf(modelId: string): string {

@@ -16,8 +16,8 @@ import { BUILTIN_SPEC, loadProvider, type EmbeddingProvider } from '@memex/embed
 import { RpcMethod, type CallContext } from '@memex/runtime';
 import { JobQueue } from '../jobs/queue.js';
 import { WorkerPool } from '../workers/pool.js';
-import { UnderstandingRunner } from '../understanding/runner.js';
-import { chatModelId, ModelRegistry } from './registry.js';
+import { UnderstandingRunner } from '../domain/understanding/runner.js';
+import { chatModelId, ModelRegistry } from '../domain/models/registry.js';
 
 /** `memex models add|use` and the job backlog: the commands of the pipelines area. */
 @Injectable()

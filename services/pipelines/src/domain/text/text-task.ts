@@ -2,9 +2,9 @@ import { EmbeddingComputed, encodeVector, PartExtracted, type DataOf } from '@me
 import { eventsOf, lastEventOf, type Bus, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { isZeroVector, l2normalize, type EmbeddingProvider } from '@memex/embeddings';
-import { derivedDraft, readSource, type Derived, type Source } from '../jobs/source.js';
-import { eraseDerived, isDeleted } from '../jobs/log.js';
-import type { TextJob } from '../jobs/queue.js';
+import { derivedDraft, readSource, type Derived, type Source } from '../../jobs/source.js';
+import { eraseDerived, isDeleted } from '../../jobs/log.js';
+import type { TextJob } from '../../jobs/queue.js';
 import type { ModelRegistry } from '../models/registry.js';
 import { splitPassages, TEXT_PIPELINE, type Passage } from './passages.js';
 

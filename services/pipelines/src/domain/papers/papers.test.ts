@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { generatedPapers, pdfText } from '../testing/papers.js';
+import { generatedPapers, pdfText } from '../../testing/papers.js';
 import { readPaper } from './paper-reading.js';
 import { fieldsOf } from './references.js';
 

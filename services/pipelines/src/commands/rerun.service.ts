@@ -3,11 +3,11 @@ import { MemexError, RerunStarted, Rerun, type ParamsOf, type ResultOf } from '@
 import { EventPublisher, newId, type Bus } from '@memex/bus';
 import { BUS, RpcMethod, type CallContext } from '@memex/runtime';
 import { latestItems } from '../jobs/backfill-task.js';
-import { ModelRegistry } from '../models/registry.js';
-import { Budgets } from './budgets.js';
-import { Lanes } from './lanes.js';
-import { UnderstandingRunner } from './runner.js';
-import { estimateTokens, MAX_TEXT_CHARS, TASK_NAMES, TASKS, taskFits, type TaskName } from './tasks.js';
+import { ModelRegistry } from '../domain/models/registry.js';
+import { Budgets } from '../domain/understanding/budgets.js';
+import { Lanes } from '../domain/understanding/lanes.js';
+import { UnderstandingRunner } from '../domain/understanding/runner.js';
+import { estimateTokens, MAX_TEXT_CHARS, TASK_NAMES, TASKS, taskFits, type TaskName } from '../domain/understanding/tasks.js';
 
 /** Tokens an answer is allowed for in estimates (a summary, a list of topics). */
 const ANSWER_TOKENS = 300;

@@ -12,9 +12,9 @@ import {
 } from '@memex/contracts';
 import { readEventsOf, type Bus, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
-import { eraseDerived, isDeleted } from '../jobs/log.js';
-import type { UnderstandJob } from '../jobs/queue.js';
-import { derivedDraft, readSource, type Source } from '../jobs/source.js';
+import { eraseDerived, isDeleted } from '../../jobs/log.js';
+import type { UnderstandJob } from '../../jobs/queue.js';
+import { derivedDraft, readSource, type Source } from '../../jobs/source.js';
 import { chatModelId, type ChatModelInfo, type ModelRegistry } from '../models/registry.js';
 import type { Budgets, Pause } from './budgets.js';
 import { credentialsProvider, type CredentialsProvider } from '@memex/credentials';

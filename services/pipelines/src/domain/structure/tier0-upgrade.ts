@@ -1,6 +1,6 @@
 import { MemexError, Tier0Upgraded } from '@memex/contracts';
 import type { EventPublisher } from '@memex/bus';
-import type { Tier0Reading } from '../jobs/queue.js';
+import type { Tier0Reading } from '../../jobs/queue.js';
 import { TIER0_ADDED, TIER0_VERSION } from './structure-task.js';
 
 /**

@@ -1,9 +1,9 @@
 import { CommitmentExtracted, pdfMetaOf, PaperExtracted, StructureExtracted } from '@memex/contracts';
 import type { Bus, Drafted, EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
-import { eraseDerived, isDeleted } from '../jobs/log.js';
-import type { StructureJob, Tier0Reading } from '../jobs/queue.js';
-import { derivedDraft, readSource } from '../jobs/source.js';
+import { eraseDerived, isDeleted } from '../../jobs/log.js';
+import type { StructureJob, Tier0Reading } from '../../jobs/queue.js';
+import { derivedDraft, readSource } from '../../jobs/source.js';
 import { PAPER_RULES, readPaper } from '../papers/index.js';
 import { MAX_EVENT_BYTES } from '../text/text-task.js';
 import { COMMITMENT_RULES, commitmentsIn } from './commitments.js';

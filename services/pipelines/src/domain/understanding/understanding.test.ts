@@ -14,11 +14,11 @@ import { BlobStore } from '@memex/blobs';
 import { Bus, callMethod, EventPublisher } from '@memex/bus';
 import { startService } from '@memex/runtime';
 import { createTestEnv, itemMeta, waitUntil, type TestEnv } from '@memex/testing';
-import { PipelinesModule } from '../pipelines.module.js';
-import { eventsOf, ingest } from '../testing/items.js';
+import { PipelinesModule } from '../../pipelines.module.js';
+import { eventsOf, ingest } from '../../testing/items.js';
 import { FakeChatServer, type FakeChatAnswer, type FakeChatRequest } from './testing/fake-chat.js';
 import { promptHash, TASKS } from './tasks.js';
-import { JobQueue, type UnderstandJob } from '../jobs/queue.js';
+import { JobQueue, type UnderstandJob } from '../../jobs/queue.js';
 import { laneOf } from './lanes.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

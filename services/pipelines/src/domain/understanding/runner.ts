@@ -10,7 +10,7 @@ import {
 } from '@memex/contracts';
 import { readEventsOf, type Bus, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
-import { MAX_ATTEMPTS, type TakenJob, type UnderstandJob } from '../jobs/queue.js';
+import { MAX_ATTEMPTS, type TakenJob, type UnderstandJob } from '../../jobs/queue.js';
 import { chatModelId, type ChatModelInfo, type ModelRegistry } from '../models/registry.js';
 import { Budgets, type Pause } from './budgets.js';
 import type { Lanes } from './lanes.js';

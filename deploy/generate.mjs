@@ -58,6 +58,11 @@ jetstream {
   store_dir: "/data"
   max_memory_store: 256MB
 }
+# Every client needs the token: a worker on another machine joins this bus (docs/sources.md).
+# $MEMEX_NATS_TOKEN is read from the server's environment.
+authorization {
+  token: $MEMEX_NATS_TOKEN
+}
 `;
 }
 
@@ -105,7 +110,7 @@ x-app: &app
   environment: &env
     MEMEX_HOME: /data
     MEMEX_HOST: 0.0.0.0
-    MEMEX_NATS_URL: nats://nats:4222
+    MEMEX_NATS_URL: nats://\${MEMEX_NATS_TOKEN:?set MEMEX_NATS_TOKEN, e.g. openssl rand -hex 24}@nats:4222
     MEMEX_DATABASE_URL: postgres://memex:\${MEMEX_PG_PASSWORD:-memex}@postgres:5432/memex
     MEMEX_SERVICES: ${services.join(',')}
   volumes:
@@ -121,6 +126,8 @@ services:
     image: ${NATS_IMAGE}
     command: ["-c", "/etc/nats/nats.conf"]
     restart: unless-stopped
+    environment:
+      MEMEX_NATS_TOKEN: \${MEMEX_NATS_TOKEN:?set MEMEX_NATS_TOKEN, e.g. openssl rand -hex 24}
     volumes:
       - ./nats.conf:/etc/nats/nats.conf:ro
       - nats-data:/data
@@ -214,11 +221,11 @@ data:
   MEMEX_HOST: 0.0.0.0
   MEMEX_PORT: "7777"
   MEMEX_GRPC_PORT: "7778"
-  MEMEX_NATS_URL: nats://nats:4222
   MEMEX_SERVICES: ${services.join(',')}
   MEMEX_LOG_LEVEL: info
 ---
-# Change the password before the first start (Postgres keeps the one it was initialized with).
+# Change the password before the first start (Postgres keeps the one it was initialized with),
+# and the NATS token (both places: the server reads MEMEX_NATS_TOKEN, the services the URL).
 apiVersion: v1
 kind: Secret
 metadata:
@@ -228,6 +235,8 @@ type: Opaque
 stringData:
   POSTGRES_PASSWORD: change-me
   MEMEX_DATABASE_URL: postgres://memex:change-me@postgres:5432/memex
+  MEMEX_NATS_TOKEN: change-me-nats-token
+  MEMEX_NATS_URL: nats://change-me-nats-token@nats:4222
 ---
 # MEMEX_HOME for every pod: blobs (content-addressed files) and the owner token. ReadWriteMany,
 # because ingest, pipelines, workers and the gateway all read or write blobs.
@@ -311,6 +320,10 @@ ${statefulServer({
   ],
   container: `
           args: ["-c", "/etc/nats/nats.conf"]
+          env:
+            - name: MEMEX_NATS_TOKEN
+              valueFrom:
+                secretKeyRef: { name: memex-secrets, key: MEMEX_NATS_TOKEN }
           readinessProbe:
             httpGet: { path: "/healthz?js-enabled-only=true", port: 8222 }
           volumeMounts:

@@ -77,11 +77,7 @@ describe(
       stack = await startStack(['ingest', 'search', 'mail-sync']);
       const home = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-readme-mail-'));
       fs.writeFileSync(path.join(home, 'client_secret.json'), JSON.stringify(google.clientSecrets));
-      session = readmeSession(home, {
-        ...process.env,
-        HOME: home,
-        MEMEX_URL: stack.url,
-        MEMEX_HOME: stack.config.home,
+      session = readmeSession(home, stack, {
         // README: "asked without echo; or --password-file ~/imap-password, or MEMEX_IMAP_PASSWORD=…"
         MEMEX_IMAP_PASSWORD: dovecot.password,
       });

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestStack } from './stack.js';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const CLI = path.join(ROOT, 'cli/bin/memex.js');
@@ -120,8 +121,17 @@ export interface ReadmeSession {
   running: ChildProcess[];
 }
 
-export function readmeSession(home: string, env: NodeJS.ProcessEnv): ReadmeSession {
-  return { home, env, vars: {}, lastId: '', lastSeq: '0', outputs: [], running: [] };
+/** A reader at `home` whose `npx memex` talks to the test's stack (and whatever else `env` adds). */
+export function readmeSession(home: string, stack: TestStack, env: NodeJS.ProcessEnv = {}): ReadmeSession {
+  return {
+    home,
+    env: { ...process.env, HOME: home, MEMEX_URL: stack.url, MEMEX_HOME: stack.config.home, ...env },
+    vars: {},
+    lastId: '',
+    lastSeq: '0',
+    outputs: [],
+    running: [],
+  };
 }
 
 export interface RunOptions {

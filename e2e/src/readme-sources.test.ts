@@ -103,12 +103,6 @@ async function makeHome(home: string): Promise<void> {
 describe("README's archive sections run as written: Takeout, photos, watched folders, a worker", () => {
   let stack: TestStack;
   let session: ReadmeSession;
-  const env = (home: string) => ({
-    ...process.env,
-    HOME: home,
-    MEMEX_URL: stack.url,
-    MEMEX_HOME: stack.config.home,
-  });
 
   before(async () => {
     // Media reads EXIF, makes renditions and keyframes and finds faces; the rest is other tests'.
@@ -116,7 +110,7 @@ describe("README's archive sections run as written: Takeout, photos, watched fol
     stack = await startStack(['ingest', 'pipelines', 'search', 'media', 'sources']);
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-readme-sources-'));
     await makeHome(home);
-    session = readmeSession(home, env(home));
+    session = readmeSession(home, stack);
   });
   after(async () => {
     for (const child of session?.running ?? []) child.kill('SIGTERM');

@@ -180,12 +180,7 @@ describe("README's command examples run as written", () => {
   test('every command of the chosen sections succeeds', { timeout: SECTION_TIMEOUT_MS }, async () => {
     const examples = examplesOf(SECTIONS);
     assert.ok(examples.length >= 40, `${examples.length} examples found in ${SECTIONS.join(', ')}`);
-    const session = readmeSession(home, {
-      ...process.env,
-      HOME: home,
-      MEMEX_URL: stack.url,
-      MEMEX_HOME: stack.config.home,
-    });
+    const session = readmeSession(home, stack);
     let searchReady = false;
     await runExamples(examples, session, {
       // No shared model on this machine: the reader's model folder is not there either.
@@ -278,12 +273,7 @@ describe("README's head section runs as written, against a fake head", () => {
       );
       const examples = examplesOf([HEAD_SECTION]);
       assert.ok(examples.length >= 5, `${examples.length} examples in ${HEAD_SECTION}`);
-      const session = readmeSession(home, {
-        ...process.env,
-        HOME: home,
-        MEMEX_URL: stack.url,
-        MEMEX_HOME: stack.config.home,
-      });
+      const session = readmeSession(home, stack);
       await runExamples(examples, session, {
         prepare: (command) =>
           command

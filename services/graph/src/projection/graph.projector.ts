@@ -14,6 +14,7 @@ import {
   LinkConfirmed,
   LinkRetracted,
   LinksInferred,
+  MailSpamMarked,
   NotePut,
   PaperExtracted,
   PeopleSeen,
@@ -515,9 +516,42 @@ export class GraphProjector {
     ).rows[0];
   }
 
+  /**
+   * A stored message found to be spam later: the graph keeps it as it keeps mail that was spam
+   * when it came — its row marked spam, no participants, nothing resting on it (no people,
+   * names or links read from it) — so no agent reaches it through the graph.
+   */
+  @On(MailSpamMarked)
+  async spamMarked(trx: Trx, { data: { id } }: EventOf<typeof MailSpamMarked>): Promise<void> {
+    const item = await this.storedItem(trx, id);
+    if (!item || item.spam) return;
+    const touched = await this.dropObservations(trx, id, item);
+    await sql`update items set spam = true, participants = '[]'::jsonb where id = ${id}`.execute(trx);
+    const occurredAt = item.occurred_at?.toISOString() ?? null;
+    await this.countMonth(trx, occurredAt, { kind: item.kind, labels: item.labels, spam: true }, 1);
+    await prune(trx, [...touched].sort());
+  }
+
   /** Everything that rests on the item goes: evidence, links left bare, names it gave, trail steps. */
   private async forgetItem(trx: Trx, id: string): Promise<void> {
     const item = await this.storedItem(trx, id);
+    const touched = await this.dropObservations(trx, id, item);
+    await sql`delete from refused_evidence where item = ${id}`.execute(trx);
+    await sql`delete from papers where item = ${id}`.execute(trx);
+    await sql`delete from commitment_status where id in (select id from commitments where item = ${id})`.execute(trx);
+    await sql`delete from commitments where item = ${id}`.execute(trx);
+    await sql`delete from trail_steps where target_item = ${id}`.execute(trx);
+    await sql`delete from verdicts where src_item = ${id} or dst_item = ${id}`.execute(trx);
+    await sql`delete from items where id = ${id}`.execute(trx);
+    await prune(trx, [...touched].sort());
+  }
+
+  /** The item's evidence, the links that end on it, the names it gave and its month count go; answers the keys touched. */
+  private async dropObservations(
+    trx: Trx,
+    id: string,
+    item: Awaited<ReturnType<GraphProjector['storedItem']>>,
+  ): Promise<Set<string>> {
     const touched = new Set<string>();
     for (const key of await dropEvidence(trx, { via: id })) touched.add(key);
     for (const key of await dropEvidence(trx, { item: id })) touched.add(key);
@@ -534,14 +568,7 @@ export class GraphProjector {
       for (const key of names.keys()) touched.add((JSON.parse(key) as [string])[0]);
       await this.countMonth(trx, item.occurred_at?.toISOString() ?? null, vis, -1);
     }
-    await sql`delete from refused_evidence where item = ${id}`.execute(trx);
-    await sql`delete from papers where item = ${id}`.execute(trx);
-    await sql`delete from commitment_status where id in (select id from commitments where item = ${id})`.execute(trx);
-    await sql`delete from commitments where item = ${id}`.execute(trx);
-    await sql`delete from trail_steps where target_item = ${id}`.execute(trx);
-    await sql`delete from verdicts where src_item = ${id} or dst_item = ${id}`.execute(trx);
-    await sql`delete from items where id = ${id}`.execute(trx);
-    await prune(trx, [...touched].sort());
+    return touched;
   }
 
   @On(PhotoAnalyzed)

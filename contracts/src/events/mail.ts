@@ -48,5 +48,34 @@ export const MailSpamMarked = defineEvent({
   ),
 });
 
+const ThreadKey = Type.String({ minLength: 1, maxLength: 1000 });
+
+/**
+ * Threads that are one conversation (JWZ threading in ingest: a message naming ids of several
+ * threads joins them, the oldest thread wins). Keys are the thread keys messages carry in
+ * item.ingested's meta (`threadKey`): every message whose key is in `merged` belongs to the
+ * thread `key` from then on, as do later messages carrying one of those keys. Subject item:<id>
+ * of the message that joined them, so the join is erased with it (a replay without it leaves
+ * the threads apart, as ingest's own threads are).
+ */
+export const ThreadJoined = defineEvent({
+  type: 'thread.joined',
+  owner: 'ingest',
+  v: 1,
+  description:
+    "Mail threads were joined into one (a message named ids of several): the merged keys are the surviving key's.",
+  data: Type.Object(
+    {
+      /** The surviving thread key (the oldest thread's). */
+      key: ThreadKey,
+      /** The thread keys that are `key` from now on. */
+      merged: Type.Array(ThreadKey, { minItems: 1, maxItems: 10_000 }),
+      /** The message whose arrival joined them. */
+      id: Type.String({ pattern: ULID_PATTERN }),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by the mail area. Add each definition here and to this list. */
-export const mailEvents = [MailFlagsChanged, MailSpamMarked];
+export const mailEvents = [MailFlagsChanged, MailSpamMarked, ThreadJoined];

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import {
   CalendarEventSynced,
   CommitmentExtracted,
@@ -25,6 +25,7 @@ import {
   TrailAppended,
   TrailCommented,
   TrailCreated,
+  ThreadJoined,
   TrailReordered,
   VideoAnalyzed,
   makerString,
@@ -73,6 +74,10 @@ import { applyPhotoEvents } from './photo-events.js';
 import { evidenceOf, inferredRow, namesOf, ReadItems, TierZeroReadings, type LinkInput } from './readings.js';
 import { applyStructure } from './signatures.js';
 import { commitmentLinks, understoodLinks, writeCommitments } from './understanding.js';
+
+/** A message's thread key as the graph keeps it: the key its thread was joined into, if it was. */
+const joinedKey = (threadKey: RawBuilder<unknown>): RawBuilder<string | null> =>
+  sql<string | null>`coalesce((select j.key from thread_joins j where j.merged = ${threadKey}), ${threadKey})`;
 
 /** Who made the links read from mail headers: the structure tier, version 1 of these rules. */
 export const MAIL_STRUCTURE_MAKER = 'ingest@1';
@@ -174,7 +179,7 @@ export class GraphProjector {
     await sql`
       insert into items (id, kind, title, excerpt, labels, spam, occurred_at, made_by, thread_key, participants)
       values (${row.id}, ${row.vis.kind}, ${row.title}, ${row.excerpt}, ${row.vis.labels}::text[], ${row.vis.spam}, ${row.occurredAt},
-              ${row.madeBy}, ${row.threadKey}, ${row.participants ? JSON.stringify(row.participants) : null}::jsonb)
+              ${row.madeBy}, ${joinedKey(sql`${row.threadKey}::text`)}, ${row.participants ? JSON.stringify(row.participants) : null}::jsonb)
       on conflict (id) do update set kind = excluded.kind, title = excluded.title, excerpt = excluded.excerpt, labels = excluded.labels,
         spam = excluded.spam, occurred_at = excluded.occurred_at, made_by = excluded.made_by, thread_key = excluded.thread_key,
         participants = coalesce(items.participants, excluded.participants)`.execute(trx);
@@ -270,7 +275,7 @@ export class GraphProjector {
     await sql`
       with rows as (
         select r.id, r.kind, r.title, r.excerpt, array(select jsonb_array_elements_text(r.labels)) as labels, r.spam,
-               r.occurred_at, r.made_by, r.thread_key, r.participants
+               r.occurred_at, r.made_by, ${joinedKey(sql`r.thread_key`)} as thread_key, r.participants
         from jsonb_to_recordset(${JSON.stringify(items)}::jsonb) as r(id text, kind text, title text, excerpt text, labels jsonb,
           spam boolean, occurred_at timestamptz, made_by text, thread_key text, participants jsonb)),
       counted as (
@@ -514,6 +519,22 @@ export class GraphProjector {
       }>`
         select kind, labels, spam, occurred_at, participants from items where id = ${id}`.execute(trx)
     ).rows[0];
+  }
+
+  /**
+   * Threads ingest found to be one: the messages of the merged threads, and keys already joined
+   * into them, move to the surviving key.
+   */
+  @On(ThreadJoined)
+  async threadJoined(trx: Trx, { data: { key, merged } }: EventOf<typeof ThreadJoined>): Promise<void> {
+    const others = merged.filter((m) => m !== key);
+    if (others.length === 0) return;
+    await sql`update thread_joins set key = ${key} where key = any(${others}::text[])`.execute(trx);
+    await sql`insert into thread_joins (merged, key) select unnest(${others}::text[]), ${key}
+      on conflict (merged) do update set key = excluded.key`.execute(trx);
+    // The survivor itself may have been joined into another before; it stays a thread of its own.
+    await sql`delete from thread_joins where merged = ${key}`.execute(trx);
+    await sql`update items set thread_key = ${key} where thread_key = any(${others}::text[])`.execute(trx);
   }
 
   /**

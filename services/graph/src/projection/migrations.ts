@@ -263,4 +263,13 @@ export const graphMigrations: Migration[] = [
       await sql`create index paper_stubs_title on paper_stubs using gin (norm_title gin_trgm_ops)`.execute(db);
     },
   },
+  {
+    name: '011_thread_joins',
+    async up(db) {
+      // Thread keys that thread.joined made another's: a message arriving later with one of them
+      // is in the thread it was joined into.
+      await sql`create table thread_joins (merged text primary key, key text not null)`.execute(db);
+      await sql`create index thread_joins_key on thread_joins (key)`.execute(db);
+    },
+  },
 ];

@@ -21,6 +21,7 @@ interface LinkEnds {
  */
 export interface GraphDatabase {
   /** Items as the graph needs them: to cite, order and scope-check what links rest on. */
+  thread_joins: { merged: string; key: string };
   items: {
     id: string;
     kind: string;

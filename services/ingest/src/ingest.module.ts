@@ -4,6 +4,7 @@ import type { Bus } from '@memex/bus';
 import { Locations, memexLocations, workerScheme } from '@memex/locations';
 import { BUS, MemexModule } from '@memex/runtime';
 import { IngestService } from './commands/ingest.service.js';
+import { ThreadJoins } from './commands/thread-joins.js';
 import { DeletionService } from './commands/deletion.service.js';
 import { ItemsProjector } from './projection/items.projector.js';
 import { ItemsService } from './queries/items.service.js';
@@ -27,6 +28,7 @@ export class IngestModule {
         ItemsService,
         NotesService,
         IngestService,
+        ThreadJoins,
         DeletionService,
         MailService,
       ],

@@ -24,6 +24,8 @@ import { IdentityLog } from './identities.js';
 import { ItemStore, keysOf, type StoreOutcome } from './item-store.js';
 import { KeyedQueue, mapLimit } from './keyed-queue.js';
 import { LagGate } from './lag-gate.js';
+import { ThreadJoins } from './thread-joins.js';
+import { threadIds } from '../projection/threads.js';
 import { ParsePool } from './parse.js';
 import { checkRequestSize, prepareItem, type PreparedItem } from './prepare.js';
 
@@ -58,6 +60,7 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
     @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
     private readonly locations: Locations,
     @Inject(CONFIG) config: MemexConfig,
+    private readonly threadJoins: ThreadJoins,
   ) {
     this.lagGate = new LagGate(bus, config.ingestMaxLag);
     this.identities = new IdentityLog(bus, publisher, db);
@@ -129,6 +132,18 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
     );
     const failure = stored.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failure) retryLater(failure.reason);
+    // A new message naming other messages' ids may join threads that were apart.
+    const replies = accepted.filter(
+      (item) =>
+        item.parsed.kind === 'email' &&
+        results[item.index]?.status === 'created' &&
+        threadIds(item.parsed.meta, item.parsed.identity).length > 1,
+    );
+    await this.threadJoins.publishFor(
+      replies.map((item) => results[item.index]!.id!),
+      seq,
+      actor,
+    );
     if (call.scope.kind === 'agent') await this.hideInvisible(results, call.scope);
     // Nothing new written: the log's end still covers the items the duplicates name.
     return { results, seq: seq || (await this.bus.lastSeq()) };

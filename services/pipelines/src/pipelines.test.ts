@@ -97,8 +97,13 @@ describe('pipelines tier 1', () => {
       },
     });
     await eventsOf(bus, 'embedding.computed', id, 1);
-    // The note's tier-0 job runs beside the text job: let it finish too before counting the log.
+    // The note's tier-0 job runs beside the text job: let it and whatever else it starts finish
+    // (the log still for a second) before counting the log.
     await eventsOf(bus, 'structure.extracted', id, 1);
+    for (let seen = -1, now = await bus.lastSeq(); now !== seen; now = await bus.lastSeq()) {
+      seen = now;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
     // Same job again (as after a crash before the ack): same event ids, so the log dedupes them.
     const queue = new JobQueue(bus);
     const job: TextJob = {
@@ -114,6 +119,7 @@ describe('pipelines tier 1', () => {
     const after = await bus.lastSeq();
     assert.equal(after, before, 'no new events for a job already done');
     assert.equal((await eventsOf(bus, 'part.extracted', id, 1)).length, 1);
+    assert.equal((await eventsOf(bus, 'embedding.computed', id, 1)).length, 1);
   });
 
   test('an item.deleted erases the item’s derived events from the log', async () => {

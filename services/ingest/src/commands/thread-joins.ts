@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import { type Actor, ThreadJoined } from '@memex/contracts';
 import { draftOf, EventPublisher } from '@memex/bus';
@@ -16,8 +16,13 @@ import type { IngestDatabase } from '../projection/schema.js';
  * from the log and so builds what the live read models built.
  */
 @Injectable()
-export class ThreadJoins {
+export class ThreadJoins implements OnApplicationShutdown {
   private readonly logger = new Logger('memex:ingest');
+  /** New messages whose joins are not published yet, with the sequence they were stored at and who sent them. */
+  private readonly waiting = new Map<string, { seq: number; actor: Actor }>();
+  /** Of those, the ones a try already missed (ingest's read model was late): health says so until they are out. */
+  private readonly late = new Set<string>();
+  private retry?: NodeJS.Timeout;
 
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
@@ -26,16 +31,46 @@ export class ThreadJoins {
     private readonly host: ServiceHost,
   ) {}
 
-  /** After the messages `ids` (new, naming other ids) are in the log up to `seq`: one event per thread they are in that has several keys. */
+  /**
+   * After the messages `ids` (new, naming other ids) are in the log up to `seq`: one event per
+   * thread they are in that has several keys. When ingest's read model is not there in time, they
+   * wait (and show in health) and are tried again with the next request or within 30 s.
+   */
   async publishFor(ids: string[], seq: number, actor: Actor): Promise<void> {
-    if (ids.length === 0) return;
+    for (const id of ids) this.waiting.set(id, { seq, actor });
+    if (this.waiting.size === 0) return;
+    const taken = new Map(this.waiting);
+    const upTo = Math.max(...[...taken.values()].map((w) => w.seq));
     try {
-      await this.host.projector!.waitFor(seq, this.config.minSeqTimeoutMs);
+      await this.host.projector!.waitFor(upTo, this.config.minSeqTimeoutMs);
     } catch (error) {
-      // The messages are stored; their threads stay apart in other read models until a later message joins them again.
-      this.logger.warn(`thread joins of ${ids.length} new messages not published: ${(error as Error).message}`);
+      for (const id of taken.keys()) this.late.add(id);
+      this.logger.warn(`thread joins of ${taken.size} new messages wait: ${(error as Error).message}`);
+      this.retry ??= setTimeout(() => {
+        this.retry = undefined;
+        void this.publishFor([], 0, actor).catch((e: unknown) => this.logger.warn(String(e)));
+      }, 30_000);
       return;
     }
+    await this.publishJoins(taken);
+    for (const id of taken.keys()) {
+      this.waiting.delete(id);
+      this.late.delete(id);
+    }
+  }
+
+  healthProblems(): string[] {
+    return this.late.size > 0
+      ? [`thread joins of ${this.late.size} new messages not published yet: ingest's read model was late; tried again`]
+      : [];
+  }
+
+  onApplicationShutdown(): void {
+    clearTimeout(this.retry);
+  }
+
+  private async publishJoins(taken: Map<string, { seq: number; actor: Actor }>): Promise<void> {
+    const ids = [...taken.keys()];
     const rows = await sql<{ thread_key: string; key: string; id: string; labels: string[]; founder: boolean }>`
       with threads as (select distinct thread_key from messages where item_id = any(${ids}::text[]))
       select m.thread_key, i.meta->>'threadKey' as key, m.item_id as id, m.labels,
@@ -44,17 +79,16 @@ export class ThreadJoins {
       where m.thread_key in (select thread_key from threads) and i.meta->>'threadKey' is not null
       order by m.thread_key, founder desc, i.added_at, i.id`.execute(this.db);
     const byThread = Map.groupBy(rows.rows, (row) => row.thread_key);
-    const asked = new Set(ids);
     const drafts = [];
     for (const messages of byThread.values()) {
       const key = messages[0]!.key;
       const merged = [...new Set(messages.map((m) => m.key))].filter((k) => k !== key);
-      const cause = messages.find((m) => asked.has(m.id));
+      const cause = messages.find((m) => taken.has(m.id));
       if (merged.length === 0 || !cause) continue;
       drafts.push(
         draftOf(ThreadJoined, {
           subject: `item:${cause.id}`,
-          actor,
+          actor: taken.get(cause.id)!.actor,
           labels: cause.labels,
           kind: 'email',
           data: { key, merged, id: cause.id },

@@ -1,17 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { EventOf, ItemIngested } from '@memex/contracts';
 import { itemMeta } from '@memex/testing';
 import { priorityOf, PriorityBuffer, WorkBudget } from './priorities.js';
 
-function photo(takenDaysBeforeArrival: number | null): EventOf<typeof ItemIngested> {
+function photo(takenDaysBeforeArrival: number | null): Parameters<typeof priorityOf>[0] {
   const arrived = Date.parse('2025-06-01T12:00:00Z');
   const taken = arrived - (takenDaysBeforeArrival ?? 0) * 86_400_000;
   return {
     recorded_at: new Date(arrived).toISOString(),
     occurred_at: new Date(taken).toISOString(),
     data: itemMeta('photo', { timeSource: takenDaysBeforeArrival === null ? null : 'exif' }),
-  } as unknown as EventOf<typeof ItemIngested>;
+  };
 }
 
 test('a photo taken within a week of arriving is new; an older or undated one is backfill', () => {

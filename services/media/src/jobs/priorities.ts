@@ -1,5 +1,4 @@
-import type { EventOf, ItemIngested } from '@memex/contracts';
-import { timeKnown } from '../domain/media-item.js';
+import { timeKnown, type KindAndMeta } from '../domain/media-item.js';
 
 /** `new`: taken shortly before it arrived (a phone's latest); `backfill`: an old library being imported. */
 export type Priority = 'new' | 'backfill';
@@ -11,7 +10,10 @@ export function newWithinMsFromEnv(env: NodeJS.ProcessEnv = process.env): number
 }
 
 /** New when taken within `newWithinMs` of being logged; undated photos count as backfill. */
-export function priorityOf(event: EventOf<typeof ItemIngested>, newWithinMs: number): Priority {
+export function priorityOf(
+  event: { recorded_at: string; occurred_at: string; data: KindAndMeta },
+  newWithinMs: number,
+): Priority {
   if (!timeKnown(event.data)) return 'backfill';
   return Date.parse(event.recorded_at) - Date.parse(event.occurred_at) <= newWithinMs ? 'new' : 'backfill';
 }

@@ -156,7 +156,7 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
   /** A full blob disk: /healthz is degraded until a write succeeds again. */
   async healthProblems(): Promise<string[]> {
     const problem = this.blobs.spaceProblem();
-    return [...(problem ? [problem] : []), ...this.threadJoins.healthProblems()];
+    return problem ? [problem] : [];
   }
 
   private result(outcome: StoreOutcome, item: PreparedItem): Result {

@@ -46,6 +46,11 @@ describe('sources: a Google Takeout and a photo library as sources', () => {
     assert.equal(scan.failed, 0);
     mail = await messages(6);
     assert.equal(mail.size, 6, 'no message twice');
+    // The new message can be listed before the relabel of the old one is applied: wait (bounded) for it.
+    const relabelled = (m: typeof mail) => m.get('Photos of the kids')!.labels.includes('Travel');
+    await waitUntil(async () => relabelled((mail = await messages(6))), 'the relabel applied', {
+      timeoutMs: 60_000,
+    }).catch(() => undefined);
     const kids = mail.get('Photos of the kids')!;
     assert.deepEqual(
       { read: kids.read, labels: [...kids.labels].sort() },

@@ -144,13 +144,7 @@ describe('nothing lost silently', () => {
         'Body.\r\n',
       ),
     );
-    const inFolder = (folder: string, source: string) => ({
-      type: 'message/rfc822',
-      data: bytes,
-      source: { kind: 'maildir', id: source },
-      external_id: `${folder}/1`,
-      attributes: { folder },
-    });
+    const inFolder = (folder: string, source: string) => copyInFolder(bytes, folder, source);
     const first = await h.call(Ingest, { items: [inFolder('Archive/2009', 'laptop')] });
     const copy = await h.call(Ingest, { items: [inFolder('Projects', 'server'), inFolder('INBOX', 'phone')] });
     assert.deepEqual(
@@ -176,13 +170,7 @@ describe('nothing lost silently', () => {
         'Buy now.\r\n',
       ),
     );
-    const inFolder = (folder: string, source: string) => ({
-      type: 'message/rfc822',
-      data: bytes,
-      source: { kind: 'maildir', id: source },
-      external_id: `${folder}/1`,
-      attributes: { folder },
-    });
+    const inFolder = (folder: string, source: string) => copyInFolder(bytes, folder, source);
     const first = await h.call(Ingest, { items: [inFolder('Archive', 'laptop')] });
     const id = first.results[0]!.id!;
     assert.equal((await h.call(ItemsGet, { id, min_seq: first.seq })).spam, false);
@@ -204,3 +192,14 @@ describe('nothing lost silently', () => {
     assert.ok(!inbox.messages.some((m) => m.id === id));
   });
 });
+
+/** A Maildir copy of one message, found in `folder` of the machine `source`. */
+function copyInFolder(bytes: string, folder: string, source: string) {
+  return {
+    type: 'message/rfc822',
+    data: bytes,
+    source: { kind: 'maildir', id: source },
+    external_id: `${folder}/1`,
+    attributes: { folder },
+  };
+}

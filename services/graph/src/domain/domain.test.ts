@@ -98,9 +98,62 @@ test('participants: a list-rewritten From is the Reply-To person, list addresses
     mailingList: 'dev.lists.example.org',
   });
   assert.deepEqual(participantsOf(meta), [{ rel: 'sent', address: 'zed@zedshaw.example', name: 'Zed Shaw' }]);
-  // Rewritten, with nobody to stand for: no sender rather than the list as one.
-  assert.deepEqual(participantsOf({ ...meta, replyTo: [] }), []);
-  assert.deepEqual(participantsOf(people({ from: [{ name: 'Ann', address: 'ann-XyZ12@public.gmane.org' }] })), []);
+  // Rewritten, with no address to stand for: the person its name says, never the list as one.
+  const zedByName = { rel: 'sent', address: '', name: 'Zed Shaw', key: 'person:zed-shaw' };
+  assert.deepEqual(participantsOf({ ...meta, replyTo: [] }), [zedByName]);
+  assert.deepEqual(participantsOf({ ...meta, replyTo: [], from: [{ name: '', address: 'dev@lists.example.org' }] }), []);
+});
+
+/**
+ * From lines as list gateways write them (shapes seen in public kernel, git and U-Boot archives:
+ * gmane's `<local>-<hash of the domain>@public.gmane.org`, the hash holding + and /; groups.io's
+ * `"<name> via groups.io" <<local>=<domain>@groups.io>`; Google Groups' "<name> via <group>").
+ */
+test('participants: a gateway-munged sender with no X-Original-From or Reply-To is known by name, or by the address the munging kept', () => {
+  const sent = (from: Partial<MailMeta>['from'], extra: Partial<MailMeta> = {}) =>
+    participantsOf(people({ from, ...extra }));
+  const jane = { rel: 'sent', address: '', name: 'Jane Doe', key: 'person:jane-doe' };
+  assert.deepEqual(sent([{ name: 'Jane Doe', address: 'jane.doe-Re5JQEeQqe8AvxtiuMwx3w@public.gmane.org' }]), [jane]);
+  assert.deepEqual(sent([{ name: 'Christoph Lameter', address: 'clameter-sJ/iWh9BUns@public.gmane.org' }]), [
+    { rel: 'sent', address: '', name: 'Christoph Lameter', key: 'person:christoph-lameter' },
+  ]);
+  assert.deepEqual(sent([{ name: 'Jane Doe via Group', address: 'group@googlegroups.com' }]), [jane]);
+  assert.deepEqual(sent([{ name: 'Zoë Müller via Group', address: 'group@googlegroups.com' }]), [
+    { rel: 'sent', address: '', name: 'Zoë Müller', key: 'person:zoe-muller' },
+  ]);
+  // The address is still there, behind an equals sign: that is the person.
+  assert.deepEqual(sent([{ name: 'Saravana Kannan via groups.io', address: 'saravanak=google.com@groups.io' }]), [
+    { rel: 'sent', address: 'saravanak@google.com', name: 'Saravana Kannan' },
+  ]);
+  assert.deepEqual(sent([{ name: 'Jane Doe', address: 'jane=example.com@lists.example.net' }]), [
+    { rel: 'sent', address: 'jane@example.com', name: 'Jane Doe' },
+  ]);
+  // gmane munges every field: a recipient it munged is known by name; a group's own address is nobody.
+  assert.deepEqual(
+    participantsOf(
+      people({
+        from: [{ name: 'Li Zefan', address: 'lizefan-hv44wF8Li93QT0dZR+AlfA@public.gmane.org' }],
+        to: [
+          { name: 'Tejun Heo', address: 'tj-DgEjT+Ai2ygdnm+yROfE0A@public.gmane.org' },
+          { name: 'Cgroups', address: 'cgroups@googlegroups.com' },
+          { name: '', address: 'ann=example.org@groups.io' },
+        ],
+      }),
+    ),
+    [
+      { rel: 'sent', address: '', name: 'Li Zefan', key: 'person:li-zefan' },
+      { rel: 'received', address: '', name: 'Tejun Heo', key: 'person:tejun-heo' },
+      { rel: 'received', address: 'ann@example.org', name: '' },
+    ],
+  );
+  // None of them makes the gateway an organization.
+  for (const gateway of ['jane.doe-Re5JQEeQqe8AvxtiuMwx3w@public.gmane.org', 'group@googlegroups.com', 'x@groups.io'])
+    assert.equal(orgDomainOf(gateway), null);
+  // An ordinary address with no list about it is left alone; a nameless gmane sender is nobody.
+  assert.deepEqual(sent([{ name: 'Ann', address: 'ann-lee@example.com' }]), [
+    { rel: 'sent', address: 'ann-lee@example.com', name: 'Ann' },
+  ]);
+  assert.deepEqual(sent([{ name: '', address: 'ann-XyZ12abc@public.gmane.org' }]), []);
 });
 
 test('participants: X-Original-From names the sender a list rewrote, before Reply-To (which lists often set to themselves)', () => {

@@ -1,4 +1,5 @@
 import type { Address, KindAndMeta, MailMeta } from '@memex/contracts';
+import { slugify } from './keys.js';
 
 /**
  * What the graph reads from an email's `meta` (item.ingested's, typed by its kind: from/to/cc/bcc
@@ -39,6 +40,15 @@ export const GATEWAY_DOMAINS = ['gmane.org', 'gmane.io', 'googlegroups.com', 'gr
 /** A display name a list rewrote: "Ann Lee via dev-list" (DMARC From munging). */
 const VIA = /^(.+?)\s+via\s+\S.*$/i;
 
+/**
+ * gmane's munged address: the writer's local part, a dash and a hash of their domain
+ * (`laijs-BthXqXjhjHXQFUHtdCDX3A@public.gmane.org`): the domain cannot be had back.
+ */
+const GMANE_MUNGED = /^[^@]+-[A-Za-z0-9+/]{6,}@(?:public\.)?gmane\.(?:org|io)$/;
+
+/** A list's address that keeps the writer's: `saravanak=google.com@groups.io` is saravanak@google.com. */
+const EQUALS_MUNGED = /^([^@=]+)=([a-z0-9-]+(?:\.[a-z0-9-]+)+)@([^@]+)$/;
+
 const addressOf = (entry: Address) => entry.address.trim().toLowerCase();
 
 /**
@@ -54,12 +64,45 @@ export function isListAddress(address: string, mailingList: string | null): bool
   return dot > 0 && address === `${mailingList.slice(0, dot)}@${mailingList.slice(dot + 1)}`;
 }
 
+/** The list's hosts: a gateway, or the registrable domain of the List-Id (`dev.lists.example.org`). */
+function isListHost(host: string, mailingList: string | null): boolean {
+  const domain = registrableDomain(host);
+  if (!domain) return false;
+  return GATEWAY_DOMAINS.includes(domain) || (mailingList !== null && registrableDomain(mailingList) === domain);
+}
+
 /**
- * Each distinct (rel, address) of a message once, in header order; malformed addresses are
+ * The writer's own address inside one a list wrote for them (`saravanak=google.com@groups.io` is
+ * saravanak@google.com): in a From, or in any field at a list's host; null for any other address.
+ */
+export function restoredAddress(address: string, mailingList: string | null, sender: boolean): string | null {
+  const equals = EQUALS_MUNGED.exec(address);
+  if (!equals || !(sender || isListHost(equals[3]!, mailingList))) return null;
+  const own = `${equals[1]}@${equals[2]}`;
+  return ADDRESS.test(own) && registrableDomain(equals[2]!) && !isListAddress(own, mailingList) ? own : null;
+}
+
+/**
+ * The person behind an address a list or gateway wrote in place of theirs when only their name is
+ * left, keyed `person:<name in words>` as a paper's authors are: gmane's
+ * `jane.doe-Re5JQ…@public.gmane.org` (in any field), "Jane Doe via Group" <group@googlegroups.com>
+ * (as the sender). Null without a name, and for a list's own address among the recipients.
+ */
+function namedOnly(entry: Address, sender: boolean): Pick<Participant, 'address' | 'name' | 'key'> | null {
+  const address = addressOf(entry);
+  const via = VIA.exec(entry.name);
+  const name = cleanName(via ? via[1]! : entry.name, address);
+  if (!name || !(sender || GMANE_MUNGED.test(address))) return null;
+  return { address: '', name, key: `person:${slugify(name)}` };
+}
+
+/**
+ * Each distinct person of a message once per relation, in header order; malformed addresses are
  * skipped. A list or gateway that rewrote the sender ("Ann via dev-list" <dev@lists…>, gmane's
  * munged addresses, a From that X-Original-From contradicts) is not a person: the sender is the
- * person X-Original-From names, else the Reply-To's, under the name the list showed, or unknown.
- * Nor is a list's address among the recipients.
+ * person X-Original-From names, else the Reply-To's, under the name the list showed, else whom the
+ * rewritten address still names (`restoredAddress`), else whom its name does (`namedOnly`). A
+ * list's own address among the recipients is nobody; a gmane-munged recipient is whom its name says.
  */
 export function participantsOf(meta: MessagePeople): Participant[] {
   const mailingList = meta.mailingList;
@@ -68,21 +111,33 @@ export function participantsOf(meta: MessagePeople): Participant[] {
   const replyTo = original ?? meta.replyTo.find(person);
   const out: Participant[] = [];
   const seen = new Set<string>();
+  const add = (rel: Participant['rel'], who: Pick<Participant, 'address' | 'name' | 'key'>) => {
+    const id = `${rel} ${who.key ?? `person:${who.address}`}`;
+    if (seen.has(id)) return;
+    seen.add(id);
+    out.push({ rel, ...who });
+  };
   for (const [field, rel] of FIELDS) {
-    for (let entry of meta[field]) {
-      let name = entry.name;
-      const via = VIA.exec(name);
-      const rewritten = rel === 'sent' && (via || (original && addressOf(original) !== addressOf(entry)));
-      if (isListAddress(addressOf(entry), mailingList) || rewritten) {
-        if (rel !== 'sent' || !replyTo) continue;
-        entry = replyTo;
-        name = via ? via[1]! : name || replyTo.name;
-      }
+    for (const entry of meta[field]) {
       const address = addressOf(entry);
-      if (!ADDRESS.test(address)) continue;
-      if (seen.has(`${rel} ${address}`)) continue;
-      seen.add(`${rel} ${address}`);
-      out.push({ rel, address, name: cleanName(name, address) });
+      const sender = rel === 'sent';
+      const via = VIA.exec(entry.name);
+      const shown = via ? via[1]! : entry.name;
+      const restored = (!sender || !original) && restoredAddress(address, mailingList, sender);
+      if (restored) {
+        add(rel, { address: restored, name: cleanName(shown, restored) });
+        continue;
+      }
+      const rewritten = sender && (via || (original && addressOf(original) !== address));
+      if (isListAddress(address, mailingList) || rewritten) {
+        if (sender && replyTo) add(rel, { address: addressOf(replyTo), name: cleanName(shown || replyTo.name, addressOf(replyTo)) });
+        else {
+          const named = namedOnly(entry, sender);
+          if (named) add(rel, named);
+        }
+        continue;
+      }
+      if (ADDRESS.test(address)) add(rel, { address, name: cleanName(entry.name, address) });
     }
   }
   return out;

@@ -337,7 +337,8 @@ export class GraphProjector {
     const links: LinkRow[] = [];
     const itemRef = { item: data.id };
     for (const p of participants) {
-      const person = `person:${p.address}`;
+      // Keyed by address; by name when a list gateway left none (gmane's munged addresses).
+      const person = p.key ?? `person:${p.address}`;
       if (p.name) names.add(nameKey(person, p.name), vis, 1);
       links.push(this.mailLink(person, p.rel, itemRef, at, data.id));
       const domain = orgDomainOf(p.address);

@@ -21,6 +21,7 @@ const MEANING: Record<string, string> = {
   ok: 'ok',
   degraded: 'degraded: some events failed to project, so a read model misses data',
   starting: 'starting: not every service answers yet',
+  down: 'down: a service stopped answering (below)',
 };
 
 /**

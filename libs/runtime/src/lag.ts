@@ -1,11 +1,21 @@
 import type { ConsumerInfo } from '@nats-io/jetstream';
+import { sql, type Kysely } from 'kysely';
 import { EVENTS_STREAM, type Bus } from '@memex/bus';
 
 const PREFIX = 'proj_';
+const LEAD_PREFIX = 'memex-lead-';
 
 /** The durable consumer through which a projector reads the log. */
 export function projectorConsumer(projector: string): string {
   return `${PREFIX}${projector}`;
+}
+
+/**
+ * The Postgres application name of the session through which a projector's process takes (and
+ * then holds) the projector's lead: it lives exactly as long as a process of the service is up.
+ */
+export function projectorLeadSession(projector: string): string {
+  return `${LEAD_PREFIX}${projector}`;
 }
 
 /** Events of its filter a consumer has not had acknowledged: what its projector has left to apply. */
@@ -20,4 +30,16 @@ export async function projectorLags(bus: Bus): Promise<Map<string, number>> {
     if (info.name.startsWith(PREFIX)) lags.set(info.name.slice(PREFIX.length), consumerLag(info));
   }
   return lags;
+}
+
+/**
+ * The projectors some process of their service is up for: those with a lead session in this
+ * database. A process that exits or is killed loses its session at once (its connection closes);
+ * a paused or busy one keeps it.
+ */
+export async function liveProjectors<DB>(db: Kysely<DB>): Promise<Set<string>> {
+  const { rows } = await sql<{ name: string }>`
+    select distinct application_name as name from pg_stat_activity
+    where datname = current_database() and starts_with(application_name, ${LEAD_PREFIX})`.execute(db);
+  return new Set(rows.map((row) => row.name.slice(LEAD_PREFIX.length)));
 }

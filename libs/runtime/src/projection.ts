@@ -21,7 +21,7 @@ import type { BookkeepingDb, BookkeepingTables, BookkeepingTrx } from './bookkee
 import type { ProjectorOptions } from './decorators.js';
 import { BulkIndexes } from './bulk-indexes.js';
 import { FailureTable, type ProjectorFailure, type RetryResult } from './failures.js';
-import { consumerLag, projectorConsumer } from './lag.js';
+import { consumerLag, projectorConsumer, projectorLeadSession } from './lag.js';
 
 /** A read model builder. `apply` must be deterministic: every row derives from events only. */
 export interface Projection {
@@ -120,7 +120,10 @@ export class ProjectionRunner {
 
   private async tryLead(): Promise<void> {
     if (this.stopped) return;
-    const client = new pg.Client({ connectionString: this.databaseUrl, application_name: `memex-lead-${this.name}` });
+    const client = new pg.Client({
+      connectionString: this.databaseUrl,
+      application_name: projectorLeadSession(this.name),
+    });
     // Postgres going away ends the session that held the lock: stop applying and lead again once
     // it is back (an unhandled 'error' here would take the whole service down).
     client.on('error', (error) => this.lostLead(client, error));

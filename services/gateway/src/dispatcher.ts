@@ -9,6 +9,8 @@ type ProjectorHealth = NonNullable<ServiceHealth['projector']>;
 export class Dispatcher extends MethodRouter {
   /** Each service's projector as it last answered, to say how far behind it falls while silent. */
   private readonly projectors = new Map<string, ProjectorHealth>();
+  /** Services that have answered since this gateway started: silent now, they are down, not starting. */
+  private readonly answered = new Set<string>();
 
   /**
    * Each expected service's health; a silent one is reported as not ready, with its projector's
@@ -25,6 +27,7 @@ export class Dispatcher extends MethodRouter {
             1000,
           );
           if (health.projector) this.projectors.set(service, health.projector);
+          if (health.ready) this.answered.add(service);
           return health;
         } catch (error) {
           const projector = await this.silentProjector(service);
@@ -32,6 +35,11 @@ export class Dispatcher extends MethodRouter {
         }
       }),
     );
+  }
+
+  /** Whether the service answered ready since this gateway started (so a silent one is down, not starting). */
+  wasUp(service: string): boolean {
+    return this.answered.has(service);
   }
 
   /** A silent service's projector: its durable consumer's position and lag, the rest as last known. */

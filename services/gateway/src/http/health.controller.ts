@@ -21,7 +21,8 @@ export class HealthController {
   }
 
   /**
-   * 200 once every expected service answers ready, with the log's last sequence; 503 before.
+   * 200 once every expected service answers ready, with the log's last sequence; 503 before
+   * (`starting`) and while a service that was up does not answer (`down`).
    * Ready with events a projector failed to apply is `degraded`, not `ok`: data is missing from a
    * read model until `memex failures retry` applies them (still 200: the services do answer).
    */
@@ -35,7 +36,9 @@ export class HealthController {
     const failures = services.reduce((sum, service) => sum + (service.projector?.failures ?? 0), 0);
     // A service's problems (a revoked Google grant) need the owner too.
     const problems = services.some((service) => (service.problems?.length ?? 0) > 0);
-    const status = !ready ? 'starting' : failures > 0 || problems ? 'degraded' : 'ok';
+    // Not ready because a service that was up stopped answering is `down`; none up yet, `starting`.
+    const down = services.some((service) => !service.ready && this.dispatcher.wasUp(service.service));
+    const status = !ready ? (down ? 'down' : 'starting') : failures > 0 || problems ? 'degraded' : 'ok';
     await reply.code(ready ? 200 : 503).send({ status, log: { last_seq: lastSeq }, failures, services });
   }
 

@@ -51,7 +51,7 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
   private requests = 0;
   private readonly identities: IdentityLog;
   private readonly store: ItemStore;
-  private readonly lagGate: LagGate;
+  private readonly lagGate: LagGate<IngestDatabase>;
 
   constructor(
     @Inject(BUS) private readonly bus: Bus,
@@ -62,7 +62,7 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
     @Inject(CONFIG) config: MemexConfig,
     private readonly threadJoins: ThreadJoins,
   ) {
-    this.lagGate = new LagGate(bus, config.ingestMaxLag);
+    this.lagGate = new LagGate(bus, db, config.ingestMaxLag);
     this.identities = new IdentityLog(bus, publisher, db);
     this.store = new ItemStore(this.identities, publisher, blobs);
   }

@@ -1,41 +1,19 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { MemexClient } from '@memex/client';
-import { DEFAULT_SERVICES, loadConfig, REPO_ROOT } from '@memex/config';
+import type { MemexClient } from '@memex/client';
 import { AdminReplay, MailAccounts, MemexError, Search, type ServiceName } from '@memex/contracts';
 import { generateMessages, writeMaildir, writeMbox } from '@memex/ingest/testing';
-import { freePort } from '@memex/stack';
-import { createTestEnv, seededRandom, servicesReady, spawnService } from '@memex/testing';
+import { seededRandom } from '@memex/testing';
 import { Mu } from '../mu.js';
 import { Notmuch } from '../notmuch.js';
 import type { BenchResult } from '../result.js';
 import { samplePeakRss } from '../rss.js';
 import { settled } from '../settled.js';
+import { importMbox, startWholeStack } from '../whole-stack.js';
 
 const MESSAGES = Number(process.env.MEMEX_BENCH_INGEST_MESSAGES ?? 50_000);
 const SEED = 42;
-
-/** `memex import mbox` as a user runs it; resolves when it exits. */
-function importMbox(url: string, token: string, home: string, mbox: string): Promise<void> {
-  const cli = spawn(
-    process.execPath,
-    [path.join(REPO_ROOT, 'cli', 'bin', 'memex.js'), 'import', 'mbox', mbox, '--source', 'bench', '--json'],
-    {
-      env: { ...process.env, MEMEX_URL: url, MEMEX_TOKEN: token, MEMEX_HOME: home },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  let out = '';
-  cli.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  return new Promise((resolve, reject) =>
-    cli.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`memex import exited with ${code}: ${out}`)),
-    ),
-  );
-}
 
 /** Resolves once the mail views list `count` messages in the account. */
 async function mailViewsHold(client: MemexClient, count: number): Promise<void> {
@@ -108,11 +86,8 @@ async function replayEach(client: MemexClient, services: string[]): Promise<Benc
 
 async function importArchive(messages: number, measure: 'import' | 'replay'): Promise<BenchResult[]> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-bench-ingest-'));
-  const services = [...DEFAULT_SERVICES];
-  // MEMEX_INGEST_MAX_LAG as a user sets it (0: no backpressure by projector lag, to compare).
-  const { ingestMaxLag } = loadConfig();
-  const env = await createTestEnv({ port: await freePort(), services, rpcTimeoutMs: 120_000, ingestMaxLag });
-  const processes = services.map((service) => spawnService(env.config, service));
+  const stack = await startWholeStack();
+  const { services, client } = stack;
   try {
     const mbox = path.join(work, 'archive.mbox');
     const bytes = await writeMbox(mbox, generateMessages({ messages: messages, seed: SEED }));
@@ -126,19 +101,14 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
     const megabytes = Math.round(bytes / 1e5) / 10;
     console.log(`${messages} messages, ${megabytes} MB of mbox written; ${services.length} services`);
 
-    const url = `http://127.0.0.1:${env.config.port}`;
-    await servicesReady(url, services);
-    const token = fs.readFileSync(path.join(env.home, 'owner-token'), 'utf8').trim();
-    const client = new MemexClient({ url, token });
-
     // The whole stack's memory while a client sends as fast as it can (backpressure keeps it bounded).
-    const memory = samplePeakRss(Object.fromEntries(services.map((service, i) => [service, processes[i]!.pid!])));
+    const memory = samplePeakRss(Object.fromEntries(services.map((service, i) => [service, stack.processes[i]!.pid!])));
     const started = performance.now();
-    await importMbox(url, token, env.home, mbox);
+    await importMbox(stack, mbox, 'bench');
     const answered = (performance.now() - started) / 1000;
     await mailViewsHold(client, messages);
     const viewed = (performance.now() - started) / 1000;
-    await settled(client, url, subjects[0] ?? 'meeting', 4 * 60 * 60_000);
+    await settled(client, stack.url, subjects[0] ?? 'meeting', 4 * 60 * 60_000);
     const searchable = (performance.now() - started) / 1000;
     const peak = memory.stop();
     if (measure === 'replay') return await replayEach(client, services);
@@ -201,9 +171,7 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
       },
     ];
   } finally {
-    for (const child of processes) child.kill('SIGTERM');
-    await Promise.all(processes.map((child) => (child.exitCode === null ? once(child, 'exit') : undefined)));
-    await env.stop();
+    await stack.stop();
     fs.rmSync(work, { recursive: true, force: true });
   }
 }

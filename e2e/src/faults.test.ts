@@ -7,9 +7,10 @@ import { ensureOwnerToken, startGateway } from '@memex/gateway';
 import { generateMessages, writeMbox } from '@memex/ingest/testing';
 import { MemexClient } from '@memex/client';
 import { MailAccounts } from '@memex/contracts';
-import { freePort, makeServerTempDir, ProcessSupervisor, startPostgres, type PostgresHandle } from '@memex/stack';
+import { ProcessSupervisor } from '@memex/stack';
 import { createTestEnv, servicesReady, waitUntil, type TestEnv } from '@memex/testing';
 import { finishImport, importedSoFar, importMbox, publishedEmails, type ImportTarget } from './mbox-import.js';
+import { startOwnPostgres, type OwnPostgres } from './supervised-stack.js';
 
 /**
  * The real servers failing under a running import, services run as `npm start` runs them (ingest
@@ -19,27 +20,15 @@ import { finishImport, importedSoFar, importMbox, publishedEmails, type ImportTa
  */
 const MESSAGES = 2_000;
 
-let postgres: PostgresHandle;
-let postgresDir: string;
-let postgresPort: number;
+let postgres: OwnPostgres;
 let env: TestEnv;
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 let url: string;
 let token: string;
 let target: ImportTarget;
 
-function startOwnPostgres(): Promise<PostgresHandle> {
-  return startPostgres({ dataDir: postgresDir, port: postgresPort, database: 'postgres', detached: false });
-}
-
 before(async () => {
-  postgresDir = path.join(makeServerTempDir('memex-faults-pg-'), 'data');
-  postgresPort = await freePort();
   postgres = await startOwnPostgres();
-  const setup = new pg.Client({ connectionString: postgres.url });
-  await setup.connect();
-  await setup.query('create extension if not exists vector; create extension if not exists pg_trgm');
-  await setup.end();
   env = await createTestEnv({ services: ['gateway', 'ingest'], rpcTimeoutMs: 15_000, databaseUrl: postgres.url });
   gateway = await startGateway(env.config);
   const address = gateway.getHttpServer().address();
@@ -113,7 +102,7 @@ test(`NATS restarted, then Postgres, while ${MESSAGES} messages are imported: ea
     await postgres.stop();
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     const postgresBack = Date.now();
-    postgres = await startOwnPostgres();
+    await postgres.start();
     const postgresRecovery = await recovery(postgresDown);
 
     // The import retries what failed; if it gave up, the user runs it again.

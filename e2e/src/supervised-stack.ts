@@ -1,9 +1,10 @@
 import path from 'node:path';
+import pg from 'pg';
 import { configEnv, REPO_ROOT, type MemexConfig } from '@memex/config';
 import { ensureOwnerToken } from '@memex/gateway';
 import { MemexClient } from '@memex/client';
 import { JobsStatus } from '@memex/contracts';
-import { freePort, ProcessSupervisor } from '@memex/stack';
+import { freePort, makeServerTempDir, ProcessSupervisor, startPostgres, type PostgresHandle } from '@memex/stack';
 import { createTestEnv, servicesReady, waitUntil, type TestEnv, type TestNatsOptions } from '@memex/testing';
 import { generateMessages, writeMbox } from '@memex/ingest/testing';
 import { spawnMemex, type ImportTarget } from './mbox-import.js';
@@ -167,4 +168,34 @@ export async function archiveFor(stack: SupervisedStack, messages: number, seed:
   const mbox = path.join(stack.config.home, 'archive.mbox');
   await writeMbox(mbox, generateMessages({ messages, seed }));
   return { url: stack.url, token: stack.token, home: stack.config.home, mbox };
+}
+
+/** A Postgres cluster of the test's own, to stop and start as a fault without taking any other test's database down. */
+export interface OwnPostgres {
+  /** The `postgres` database, with pgvector and pg_trgm: the same before and after a restart. */
+  readonly url: string;
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data after stop(). */
+  start(): Promise<void>;
+}
+
+export async function startOwnPostgres(): Promise<OwnPostgres> {
+  const dataDir = path.join(makeServerTempDir('memex-faults-pg-'), 'data');
+  const port = await freePort();
+  const start = () => startPostgres({ dataDir, port, database: 'postgres', detached: false });
+  let handle: PostgresHandle | undefined = await start();
+  const setup = new pg.Client({ connectionString: handle.url });
+  await setup.connect();
+  await setup.query('create extension if not exists vector; create extension if not exists pg_trgm');
+  await setup.end();
+  return {
+    url: handle.url,
+    async stop() {
+      await handle?.stop();
+      handle = undefined;
+    },
+    async start() {
+      handle = await start();
+    },
+  };
 }

@@ -42,9 +42,11 @@ function line(s: Summary): string {
   const state = s.state === 'error' ? `ERROR (${s.reason})` : s.state;
   if (s.worker) {
     const seen = s.worker.last_seen ? `last seen ${s.worker.last_seen}` : 'not heard since the memex started';
-    const derives = s.worker.derives ? ', makes its thumbnails' : '';
+    const reachable = s.worker.reachable ? 'reachable' : 'unreachable';
+    const items = s.worker.items_counted ? `${s.counts.items} items` : 'items not counted yet';
+    const own = [s.worker.extracts && 'extracts its text', s.worker.derives && 'makes its thumbnails'].filter(Boolean);
     // Its items are the worker's own source: search filters them with source:<name>.
-    return `${s.id}  worker  ${s.worker.folders.join(', ') || '(folders not heard yet)'}  ${state}  ${seen}${derives}  (search: source:${s.name})`;
+    return `${s.id}  worker  ${s.worker.folders.join(', ') || '(folders not heard yet)'}  ${state}  ${items}, ${reachable}, ${seen}${own.length ? `, ${own.join(', ')}` : ''}  (search: source:${s.name})`;
   }
   const counts =
     s.managed_by === 'sources'

@@ -16,6 +16,7 @@ interface WorkerCommandOptions {
   rescanSeconds: number;
   heartbeatSeconds: number;
   deriveJobs: number;
+  extractJobs: number;
 }
 
 function seconds(value: string): number {
@@ -35,7 +36,7 @@ export function registerWorker(program: Command): void {
   program
     .command('worker')
     .description(
-      "serve this machine's folders to a memex: join its NATS, scan the folders (their files become items located at worker:<name>:<path>; the bytes stay here), answer requests for their content, make their thumbnails and keyframes on this machine's CPU for the memex's media service, and keep heartbeats so the memex knows when they are away",
+      "serve this machine's folders to a memex: join its NATS, scan the folders (their files become items located at worker:<name>:<path>; the bytes stay here), answer requests for their content, extract their text and metadata and make their thumbnails and keyframes on this machine's CPU for the memex's media service, and keep heartbeats so the memex knows when they are away",
     )
     .requiredOption('--name <name>', 'this worker’s name (a-z, 0-9, _ and -): its items are worker:<name>:<path>')
     .requiredOption('--folder <dir>', 'a folder to serve (repeat for more)', (value: string, all: string[] = []) => [
@@ -59,6 +60,12 @@ export function registerWorker(program: Command): void {
       count,
       2,
     )
+    .option(
+      '--extract-jobs <n>',
+      "files whose text, EXIF and OCR this machine reads at once for the memex's ingest (0: ingest reads the files through the worker and extracts them itself)",
+      count,
+      2,
+    )
     .action(async (options: WorkerCommandOptions) => {
       const token = options.token ?? process.env['MEMEX_NATS_TOKEN'];
       const password = options.password ?? process.env['MEMEX_NATS_PASSWORD'];
@@ -75,6 +82,7 @@ export function registerWorker(program: Command): void {
         rescanMs: options.rescanSeconds * 1000,
         heartbeatMs: options.heartbeatSeconds * 1000,
         deriveJobs: options.deriveJobs,
+        extractJobs: options.extractJobs,
         log: (line) => console.error(line),
       });
       console.error(`worker ${options.name}: serving ${options.folder.join(', ')}; Ctrl-C stops it`);

@@ -30,7 +30,7 @@ export interface ScanCounts {
 
 /** Items per memex.ingest request: a located item carries no bytes, so a request stays small. */
 const BATCH_ITEMS = 100;
-/** Ingest reads each file back from this worker to extract it: give a batch time. */
+/** Ingest asks this worker to extract each new file (OCR is slow on a small CPU): give a batch time. */
 const INGEST_TIMEOUT_MS = 300_000;
 
 interface Work {
@@ -45,8 +45,8 @@ interface Work {
 /**
  * Makes the memex hold what a worker's folder holds, with the sources service's scanner parts
  * (walk, hash, compare, external ids): a new file becomes an item located at
- * `worker:<name>:<path>` (its bytes stay here; ingest reads them through this worker to
- * extract what it needs), a changed file updates its item, a moved one keeps it (same content),
+ * `worker:<name>:<path>` (its bytes stay here; ingest asks this worker to extract what it
+ * needs, ExtractServer), a changed file updates its item, a moved one keeps it (same content),
  * a deleted one deletes it.
  */
 export class FolderScan {

@@ -59,6 +59,19 @@ export class WorkerState {
     delete this.state.folders[folder]?.[relative];
   }
 
+  /** Its files that are items, and the distinct items they are (identical copies are one item). */
+  counts(): { files: number; items: number } {
+    const ids = new Set<string>();
+    let files = 0;
+    for (const records of Object.values(this.state.folders))
+      for (const record of Object.values(records))
+        if (record.item_id) {
+          files++;
+          ids.add(record.item_id);
+        }
+    return { files, items: ids.size };
+  }
+
   save(): void {
     const temp = `${this.file}.tmp`;
     fs.writeFileSync(temp, JSON.stringify(this.state));

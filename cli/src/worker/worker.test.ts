@@ -22,7 +22,9 @@ import {
 import { Bus, callMethod, readLog } from '@memex/bus';
 import { REPO_ROOT } from '@memex/config';
 import { IngestModule } from '@memex/ingest';
+import { docx, pdf } from '@memex/ingest/testing';
 import { MediaModule } from '@memex/media';
+import { photographedSign } from '@memex/media/testing';
 import { startService } from '@memex/runtime';
 import { SourcesModule } from '@memex/sources';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
@@ -140,7 +142,8 @@ describe('memex worker: folders on another machine', () => {
   test('its files become items located on it, their content comes through it, and they are unreachable while it is away', async () => {
     const folder = path.join(stack.env.home, 'nas', 'volume1', 'photos');
     fs.mkdirSync(path.join(folder, '2024'), { recursive: true });
-    // A photo larger than one NATS reply, so reads come in chunks; a note; a file nothing reads.
+    // A photo larger than one NATS reply (so content is read in chunks), with EXIF time and place;
+    // a photographed sign (text by OCR); a note, a PDF, a Word file, an HTML page; a file nothing reads.
     const photo = await sharp({
       create: {
         width: 900,
@@ -151,10 +154,22 @@ describe('memex worker: folders on another machine', () => {
       },
     })
       .jpeg({ quality: 100 })
+      .withExif({
+        IFD0: { Make: 'TestPhone' },
+        IFD2: { DateTimeOriginal: '2024:06:15 12:00:00', OffsetTimeOriginal: '+02:00' },
+        IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 30/1 0/1', GPSLongitudeRef: 'E', GPSLongitude: '2/1 20/1 0/1' },
+      })
       .toBuffer();
     assert.ok(photo.length > 600 * 1024, `the photo is ${photo.length} bytes`);
     fs.writeFileSync(path.join(folder, '2024', 'beach.jpg'), photo);
+    fs.writeFileSync(path.join(folder, '2024', 'sign.jpg'), await photographedSign(['MAPLE STREET BAKERY']));
     fs.writeFileSync(path.join(folder, 'notes.md'), '# Camera settings\n\nISO 100 at the beach.\n');
+    fs.writeFileSync(path.join(folder, 'report.pdf'), pdf([['Harbour report', 'Moorings for twelve boats.']]));
+    fs.writeFileSync(path.join(folder, 'letter.docx'), docx([{ text: 'Dear harbour master, the pontoon leaks.' }]));
+    fs.writeFileSync(
+      path.join(folder, 'page.html'),
+      '<html><head><title>Tide table</title></head><body><p>High water at 06:40.</p></body></html>',
+    );
     fs.writeFileSync(path.join(folder, 'thumbs.db'), 'x');
     const dataDir = path.join(stack.env.home, 'worker-data');
     // Every request to the worker, in order (a plain subscriber gets a copy of each): which read its bytes, which asked it for pictures.
@@ -167,13 +182,14 @@ describe('memex worker: folders on another machine', () => {
     });
 
     worker = startWorker(stack, folder, dataDir);
-    await waitUntil(async () => (await workerItems(stack)).size === 2, 'the worker’s two files as items', {
-      timeoutMs: 60_000,
+    await waitUntil(async () => (await workerItems(stack)).size === 6, 'the worker’s six files as items', {
+      timeoutMs: 120_000,
       everyMs: 250,
     });
     const items = await workerItems(stack);
-    const photoId = items.get(`worker:nas:${path.join(folder, '2024', 'beach.jpg')}`)!;
-    const noteId = items.get(`worker:nas:${path.join(folder, 'notes.md')}`)!;
+    const at = (relative: string) => items.get(`worker:nas:${path.join(folder, relative)}`)!;
+    const photoId = at('2024/beach.jpg');
+    const noteId = at('notes.md');
     assert.ok(photoId && noteId, [...items.keys()].join(', '));
 
     await waitUntil(
@@ -181,23 +197,16 @@ describe('memex worker: folders on another machine', () => {
       'the photo in the read model',
     );
     // The worker made the photo's thumbnails on its own CPU, asked by media, which stored them and
-    // published photo.analyzed: media never read the photo's bytes (only ingest did, once, to extract it).
+    // published photo.analyzed.
     await waitUntil(
       async () => ((await stack.call(MediaGet, { item_id: photoId }).catch(() => null))?.renditions.length ?? 0) > 0,
       'thumbnails of the worker’s photo',
       { timeoutMs: 60_000, everyMs: 250 },
     );
     const beach = path.join(folder, '2024', 'beach.jpg');
-    const derive = asked.findIndex((a) => a.what === 'derive' && a.path === beach);
-    assert.ok(derive >= 0, `media asked the worker for the photo's renditions: ${JSON.stringify(asked)}`);
-    assert.deepEqual(
-      asked.slice(derive).filter((a) => a.what === 'read' && a.path === beach),
-      [],
-      'no read of the photo after media asked for its pictures',
-    );
     assert.ok(
-      asked.slice(0, derive).some((a) => a.what === 'read' && a.path === beach),
-      'ingest read it to extract it',
+      asked.some((a) => a.what === 'derive' && a.path === beach),
+      `media asked the worker for the photo's renditions: ${JSON.stringify(asked)}`,
     );
     assert.match(
       workerLog,
@@ -209,6 +218,32 @@ describe('memex worker: folders on another machine', () => {
       ['thumb', 256, 199],
     ]);
 
+    // Ingest asked the worker to extract each file, on the worker's CPU: text, EXIF, OCR came
+    // back, and nothing on the memex host read a byte of any of them.
+    assert.deepEqual(
+      asked
+        .filter((a) => a.what === 'extract')
+        .map((a) => path.relative(folder, a.path))
+        .sort(),
+      ['2024/beach.jpg', '2024/sign.jpg', 'letter.docx', 'notes.md', 'page.html', 'report.pdf'],
+    );
+    assert.deepEqual(
+      asked.filter((a) => a.what === 'read'),
+      [],
+      'no bytes read through the worker',
+    );
+    const text = async (relative: string) => (await stack.call(ItemsGet, { id: at(relative) })).text;
+    assert.match(await text('report.pdf'), /Moorings for twelve boats/);
+    assert.match(await text('letter.docx'), /the pontoon leaks/);
+    assert.match(await text('page.html'), /High water at 06:40/);
+    assert.match(await text('notes.md'), /ISO 100 at the beach/);
+    assert.match(await text('2024/sign.jpg'), /BAKERY/i, 'the sign read by OCR on the worker');
+    const beachItem = await stack.call(ItemsGet, { id: photoId });
+    assert.equal(beachItem.occurred_at, '2024-06-15T10:00:00.000Z', 'the EXIF capture time, read on the worker');
+    const gps = beachItem.meta['gps'] as { latitude: number; longitude: number };
+    assert.deepEqual([gps.latitude.toFixed(3), gps.longitude.toFixed(3)], ['48.500', '2.333']);
+    assert.match(workerLog, /worker nas: extract of .*report\.pdf: document, \d+ characters of text/);
+
     // memex sources lists the worker: its folder, when it was last heard, that it makes its thumbnails.
     const listed = (await stack.call(SourcesList, {})).sources.find((s) => s.id === 'worker.nas');
     assert.equal(listed?.kind, 'worker');
@@ -217,6 +252,12 @@ describe('memex worker: folders on another machine', () => {
     assert.deepEqual(listed.worker?.folders, [folder]);
     assert.equal(listed.worker.reachable, true);
     assert.equal(listed.worker.derives, true);
+    assert.equal(listed.worker.extracts, true);
+    // Its items, as its heartbeat counts them (the files of its record that are items).
+    await waitUntil(
+      async () => (await stack.call(SourcesGet, { id: 'worker.nas' })).source.counts.items === 6,
+      'the worker’s six items counted',
+    );
     assert.ok(Date.now() - Date.parse(listed.worker.last_seen!) < 60_000, listed.worker.last_seen ?? 'never seen');
 
     const got = await stack.call(ItemsGet, { id: photoId });
@@ -244,6 +285,10 @@ describe('memex worker: folders on another machine', () => {
       timeoutMs: 30_000,
       everyMs: 250,
     });
+    await waitUntil(
+      async () => (await stack.call(SourcesGet, { id: 'worker.nas' })).source.counts.items === 7,
+      'the new item counted',
+    );
 
     // The worker goes away: its items are marked unreachable, not deleted; content says why.
     await stopWorker(worker);
@@ -255,6 +300,7 @@ describe('memex worker: folders on another machine', () => {
     const away = await stack.call(ItemsGet, { id: noteId });
     const gone = (await stack.call(SourcesGet, { id: 'worker.nas' })).source;
     assert.equal(gone.state, 'error');
+    assert.equal(gone.counts.items, 7, 'its items still counted while it is away');
     assert.equal(gone.worker?.reachable, false);
     assert.match(gone.reason!, /unreachable: no heartbeat since /);
     assert.match(away.unreachable!.why, /worker "nas" has sent no heartbeat/);
@@ -271,7 +317,7 @@ describe('memex worker: folders on another machine', () => {
       { timeoutMs: 30_000, everyMs: 200 },
     );
     assert.ok((await content(stack, photoId)).equals(photo));
-    assert.equal((await workerItems(stack)).size, 3, 'no file became a second item');
+    assert.equal((await workerItems(stack)).size, 7, 'no file became a second item');
 
     // The worker goes away while the sources service is down: once it is back, it knows the
     // worker from the log and marks its items when no heartbeat comes.

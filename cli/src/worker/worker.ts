@@ -5,6 +5,7 @@ import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/trans
 import { natsConnectOptions } from '@memex/bus';
 import { WORKER_NAME_PATTERN, workerSubject, type WorkerHeartbeat } from '@memex/locations';
 import { DeriveServer } from './derive.js';
+import { ExtractServer } from './extract.js';
 import { FileServer } from './serve.js';
 import { FolderScan } from './scan.js';
 import { WorkerState } from './state.js';
@@ -25,6 +26,8 @@ export interface WorkerOptions {
   rescanMs?: number;
   /** Media's pictures of its files made here at once (default 2); 0: media reads the files through the worker instead. */
   deriveJobs?: number;
+  /** Files whose text and metadata this machine reads at once for ingest (default 2); 0: ingest reads the files through the worker instead. */
+  extractJobs?: number;
   log?: (line: string) => void;
 }
 
@@ -36,8 +39,9 @@ export interface RunningWorker {
 
 /**
  * `memex worker`: a machine that keeps its files (a NAS, a laptop) joins the memex's NATS,
- * serves its folders' bytes on request, makes media's pictures of them on its own CPU (so the
- * originals stay here), sends heartbeats (the sources service marks its items
+ * serves its folders' bytes on request, reads their text and metadata for ingest and makes
+ * media's pictures of them on its own CPU (so the originals stay here), sends heartbeats (with
+ * how many items its files are) (the sources service marks its items
  * unreachable when they stop), and scans its folders — at start, on every change (chokidar), and
  * every `rescanMs` — sending ingest only locations, never the files.
  */
@@ -59,18 +63,25 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
   const deriveJobs = options.deriveJobs ?? 2;
   const deriver = deriveJobs > 0 ? new DeriveServer(nc, options.name, server, deriveJobs, log) : null;
   await deriver?.start();
-  const beat: WorkerHeartbeat = {
+  const extractJobs = options.extractJobs ?? 2;
+  const extractor = extractJobs > 0 ? new ExtractServer(nc, options.name, server, extractJobs, log) : null;
+  await extractor?.start();
+  const state = new WorkerState(options.dataDir);
+  const startedAt = new Date().toISOString();
+  const beat = (): WorkerHeartbeat => ({
     name: options.name,
     folders,
     interval_ms: heartbeatMs,
-    started_at: new Date().toISOString(),
+    started_at: startedAt,
     derives: deriver !== null,
-  };
-  const heartbeat = () => nc.publish(workerSubject(options.name, 'heartbeat'), JSON.stringify(beat));
+    extracts: extractor !== null,
+    counts: state.counts(),
+  });
+  const heartbeat = () => nc.publish(workerSubject(options.name, 'heartbeat'), JSON.stringify(beat()));
   heartbeat();
   const beating = setInterval(heartbeat, heartbeatMs);
 
-  const scanner = new FolderScan(nc, options.name, new WorkerState(options.dataDir));
+  const scanner = new FolderScan(nc, options.name, state);
   let stopped = false;
   let scanning: Promise<void> = Promise.resolve();
   const scanAll = async (only: string[] = folders) => {
@@ -127,7 +138,8 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
       for (const timer of settle.values()) clearTimeout(timer);
       await Promise.all(watchers.map((watcher) => watcher.close()));
       await scanning;
-      deriver?.stop();
+      await deriver?.stop();
+      await extractor?.stop();
       server.stop();
       await nc.drain();
     },

@@ -68,6 +68,15 @@ export const SourceSummary = Type.Object({
         }),
         reachable: Type.Boolean(),
         derives: Type.Boolean({ description: 'it makes media’s thumbnails and keyframes of its files itself' }),
+        extracts: Type.Optional(
+          Type.Boolean({ description: 'it reads its files’ text, EXIF and OCR itself for ingest (`--extract-jobs`)' }),
+        ),
+        items_counted: Type.Optional(
+          Type.Boolean({
+            description:
+              'counts are its last heartbeat’s (its files that are items); false: not heard since the sources service started, so not counted',
+          }),
+        ),
       },
       { description: 'a `memex worker` (kind worker): what its heartbeats say' },
     ),

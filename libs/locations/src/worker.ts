@@ -16,7 +16,7 @@ export const WORKER_CHUNK_BYTES = 512 * 1024;
 /** The header a worker's reply carries instead of content when the file cannot be read (the why). */
 export const WORKER_ERROR_HEADER = 'Memex-Unreachable';
 
-export const workerSubject = (name: string, what: 'stat' | 'read' | 'derive' | 'heartbeat') =>
+export const workerSubject = (name: string, what: 'stat' | 'read' | 'derive' | 'extract' | 'heartbeat') =>
   `memex.worker.${name}.${what}`;
 
 /** The location prefix that covers every file of a worker. */
@@ -30,6 +30,10 @@ export interface WorkerHeartbeat {
   started_at: string;
   /** Whether it derives media's pictures of its files itself (`memex.worker.<name>.derive`). */
   derives?: boolean;
+  /** Whether it extracts its files' text and metadata itself for ingest (`memex.worker.<name>.extract`). */
+  extracts?: boolean;
+  /** Its files that are items in the memex, and the distinct items they are, as its record says. */
+  counts?: { files: number; items: number };
 }
 
 export interface WorkerStatRequest {
@@ -141,7 +145,50 @@ export interface NatsManyRequester {
     subject: string,
     payload: Uint8Array,
     options: { maxWait: number; strategy: 'sentinel' },
-  ): Promise<AsyncIterable<{ data: Uint8Array; headers?: { get(key: string): string } | undefined }>>;
+  ): Promise<AsyncIterable<Reply>>;
+}
+
+type Reply = { data: Uint8Array; headers?: { get(key: string): string } | undefined };
+
+/**
+ * One streamed request to the worker holding `location` (derive, extract): each message with a
+ * body goes to `take`; the empty message that ends the stream is returned, after its unreachable
+ * reason or failure is thrown. Null when no worker answers on the subject.
+ */
+async function streamFromWorker(
+  nc: NatsManyRequester,
+  location: string,
+  what: 'derive' | 'extract',
+  request: Record<string, unknown>,
+  doing: string,
+  maxWaitMs: number,
+  take: (reply: Reply) => void,
+): Promise<Reply | null> {
+  const { scheme, rest } = parseLocation(location);
+  if (scheme !== 'worker') throw new InvalidLocation(location, 'is not on a worker');
+  const { name, path } = parseWorkerRest(rest);
+  const payload = new TextEncoder().encode(JSON.stringify({ ...request, path }));
+  try {
+    const replies = await nc.requestMany(workerSubject(name, what), payload, {
+      maxWait: maxWaitMs,
+      strategy: 'sentinel',
+    });
+    for await (const reply of replies) {
+      if (reply.data.length > 0) {
+        take(reply);
+        continue;
+      }
+      const unreachable = reply.headers?.get(WORKER_ERROR_HEADER);
+      if (unreachable) throw new LocationUnreachable(location, unreachable);
+      const failed = reply.headers?.get(WORKER_FAILED_HEADER);
+      if (failed) throw new Error(`worker "${name}" could not ${doing} ${path}: ${failed}`);
+      return reply;
+    }
+  } catch (error) {
+    if (isNoResponders(error)) return null;
+    throw error;
+  }
+  throw new Error(`worker "${name}" did not ${doing} ${path} within ${maxWaitMs / 1000} s`);
 }
 
 /**
@@ -156,33 +203,62 @@ export async function deriveOnWorker(
   request: { task: 'renditions'; format: string } | { task: 'keyframes' },
   maxWaitMs = 4 * 60_000,
 ): Promise<WorkerDerived | null> {
-  const { scheme, rest } = parseLocation(location);
-  if (scheme !== 'worker') throw new InvalidLocation(location, 'is not on a worker');
-  const { name, path } = parseWorkerRest(rest);
-  const payload = new TextEncoder().encode(JSON.stringify({ ...request, path } satisfies WorkerDeriveRequest));
   const pictures: DerivedPicture[] = [];
-  try {
-    const replies = await nc.requestMany(workerSubject(name, 'derive'), payload, {
-      maxWait: maxWaitMs,
-      strategy: 'sentinel',
-    });
-    for await (const reply of replies) {
-      if (reply.data.length > 0) {
-        const picture = JSON.parse(reply.headers?.get(WORKER_PICTURE_HEADER) || '{}') as Omit<DerivedPicture, 'webp'>;
-        pictures.push({ ...picture, webp: Buffer.from(reply.data) });
-        continue;
-      }
-      const unreachable = reply.headers?.get(WORKER_ERROR_HEADER);
-      if (unreachable) throw new LocationUnreachable(location, unreachable);
-      const failed = reply.headers?.get(WORKER_FAILED_HEADER);
-      if (failed) throw new Error(`worker "${name}" could not make the ${request.task} of ${path}: ${failed}`);
-      return { pictures, problem: reply.headers?.get(WORKER_PROBLEM_HEADER) || null };
-    }
-  } catch (error) {
-    if (isNoResponders(error)) return null;
-    throw error;
-  }
-  throw new Error(`worker "${name}" did not finish the ${request.task} of ${path} within ${maxWaitMs / 1000} s`);
+  const end = await streamFromWorker(
+    nc,
+    location,
+    'derive',
+    request,
+    `make the ${request.task} of`,
+    maxWaitMs,
+    (reply) => {
+      const picture = JSON.parse(reply.headers?.get(WORKER_PICTURE_HEADER) || '{}') as Omit<DerivedPicture, 'webp'>;
+      pictures.push({ ...picture, webp: Buffer.from(reply.data) });
+    },
+  );
+  return end && { pictures, problem: end.headers?.get(WORKER_PROBLEM_HEADER) || null };
+}
+
+/**
+ * Ingest asks the worker holding a file to read it with ingest's own handlers on the worker's CPU
+ * (text of documents, a photo's EXIF and OCR): the file's bytes never cross the network, only
+ * what the handlers made of them. `type` and `attributes` are the item's as memex.ingest got them.
+ */
+export interface WorkerExtractRequest {
+  path: string;
+  type: string;
+  attributes?: unknown;
+}
+
+/**
+ * An extract reply is a stream: the reading (opaque here: ingest's encoding, its
+ * `commands/worker-reading.ts`) cut into messages of at most WORKER_CHUNK_BYTES, then an empty
+ * message that ends it — carrying why the handler rejected the file (this header), why the file
+ * cannot be read (WORKER_ERROR_HEADER) or a failure (WORKER_FAILED_HEADER), if any.
+ */
+export const WORKER_REJECTED_HEADER = 'Memex-Rejected';
+
+export type WorkerExtracted = { reading: Buffer } | { rejected: string };
+
+/**
+ * Asks the worker holding `location` to extract it. Null when no worker answers on its extract
+ * subject (one started with `--extract-jobs 0`, or away): the caller reads the bytes through the
+ * worker instead. `LocationUnreachable` when the worker cannot read the file; an Error when it
+ * failed otherwise or did not finish within `maxWaitMs`.
+ */
+export async function extractOnWorker(
+  nc: NatsManyRequester,
+  location: string,
+  request: Omit<WorkerExtractRequest, 'path'>,
+  maxWaitMs = 4 * 60_000,
+): Promise<WorkerExtracted | null> {
+  const chunks: Buffer[] = [];
+  const end = await streamFromWorker(nc, location, 'extract', { ...request }, 'extract', maxWaitMs, (reply) =>
+    chunks.push(Buffer.from(reply.data)),
+  );
+  if (!end) return null;
+  const rejected = end.headers?.get(WORKER_REJECTED_HEADER);
+  return rejected ? { rejected } : { reading: Buffer.concat(chunks) };
 }
 
 /** No process subscribes to the subject (nats.js's NoRespondersError, known by its class name: this library does not depend on nats.js). */

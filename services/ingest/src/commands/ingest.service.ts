@@ -27,7 +27,7 @@ import { LagGate } from './lag-gate.js';
 import { ThreadJoins } from './thread-joins.js';
 import { threadIds } from '../projection/threads.js';
 import { ParsePool } from './parse.js';
-import { checkRequestSize, prepareItem, type PreparedItem } from './prepare.js';
+import { checkRequestSize, prepareItem, type ItemReaders, type PreparedItem } from './prepare.js';
 
 type Result = Static<typeof IngestResult>;
 
@@ -51,6 +51,7 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
   private requests = 0;
   private readonly identities: IdentityLog;
   private readonly store: ItemStore;
+  private readonly readers: ItemReaders;
   private readonly lagGate: LagGate<IngestDatabase>;
 
   constructor(
@@ -58,13 +59,15 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
     publisher: EventPublisher,
     private readonly blobs: BlobStore,
     @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
-    private readonly locations: Locations,
+    locations: Locations,
     @Inject(CONFIG) config: MemexConfig,
     private readonly threadJoins: ThreadJoins,
   ) {
     this.lagGate = new LagGate(bus, db, config.ingestMaxLag);
     this.identities = new IdentityLog(bus, publisher, db);
     this.store = new ItemStore(this.identities, publisher, blobs);
+    // A worker's files are read by the worker itself (docs/sources.md "Workers").
+    this.readers = { reader: this.reader, registry: this.registry, locations, workers: bus.nc };
   }
 
   @RpcMethod(Types)
@@ -102,7 +105,7 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
     const results: Result[] = new Array(params.items.length);
     const prepared = await mapLimit(params.items, PARSE_CONCURRENCY, async (item, index) => {
       try {
-        return await prepareItem(this.reader, this.registry, this.locations, item, index, call.scope, call.caller);
+        return await prepareItem(this.readers, item, index, call.scope, call.caller);
       } catch (error) {
         results[index] = this.rejected(error, index);
         return null;

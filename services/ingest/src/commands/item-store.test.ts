@@ -71,7 +71,8 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
     graceMs: number,
   ): Promise<StoreOutcome> {
     const registry = createRegistry();
-    const prepared = await prepareItem(inlineReader(registry), registry, memexLocations(), item, 0, OWNER_SCOPE);
+    const readers = { reader: inlineReader(registry), registry, locations: memexLocations(), workers: null };
+    const prepared = await prepareItem(readers, item, 0, OWNER_SCOPE);
     const keys = keysOf(prepared);
     const known = await identities.known([{ ...prepared, identity: prepared.parsed.identity }]);
     const log = new IdentityLog(h.bus, withPublisher, h.app.get<Kysely<IngestDatabase>>(DATABASE));

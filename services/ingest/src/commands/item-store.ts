@@ -348,7 +348,7 @@ export class ItemStore {
           origin: item.source.kind.startsWith('import') ? 'imported' : 'mirrored',
           content_type: record.contentType,
           content_sha256: record.contentSha256,
-          size: record.content.length,
+          size: record.size,
           ...(record.location !== null ? { location: record.location } : {}),
           text_sha256: record.textSha256,
           text_length: record.textLength,

@@ -1,7 +1,15 @@
 import { INGEST_REQUEST_LIMIT_BYTES, MemexError, type Actor, type Scope } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
 import type { IngestItem } from '@memex/contracts';
-import { InvalidLocation, LocationUnreachable, TooLarge, type Locations } from '@memex/locations';
+import {
+  extractOnWorker,
+  InvalidLocation,
+  LocationUnreachable,
+  parseLocation,
+  TooLarge,
+  type Locations,
+  type NatsManyRequester,
+} from '@memex/locations';
 import {
   baseType,
   formatBytes,
@@ -11,6 +19,7 @@ import {
   type ParsedItem,
 } from '../domain/handlers/index.js';
 import type { ItemReader } from './parse.js';
+import { decodeReading } from './worker-reading.js';
 
 export type IngestItemParams = Static<typeof IngestItem>;
 
@@ -53,7 +62,11 @@ export interface PreparedItem {
   handler: IngestHandler;
   /** The request's type without parameters. */
   contentType: string;
-  bytes: Buffer;
+  /**
+   * The original's bytes; for a file its worker extracted (docs/sources.md "Workers") only their
+   * sha256 and size: the memex never had the bytes.
+   */
+  original: Buffer | { sha256: string; size: number };
   /** Where the bytes live when the memex keeps no copy of them (in-place files); null for blobs. */
   location: string | null;
   parsed: ParsedItem;
@@ -127,15 +140,22 @@ export function checkRequestSize(items: IngestItemParams[]): void {
   }
 }
 
+/** What prepares items: the item reader and its handlers, the locations, and the workers on the bus. */
+export interface ItemReaders {
+  reader: ItemReader;
+  registry: HandlerRegistry;
+  locations: Locations;
+  /** Asks a `worker:` file's worker to extract it; null: ingest reads the bytes through the worker. */
+  workers: NatsManyRequester | null;
+}
+
 /**
  * Every per-item check, the cheap ones here first (source, labels, external_id, a handler for the
  * type), then the reader's (base64, the limit on the decoded size before parsing, attributes, the
- * handler's parse).
+ * handler's parse) — or, for a file on a worker, the worker's own reading of it.
  */
 export async function prepareItem(
-  reader: ItemReader,
-  registry: HandlerRegistry,
-  locations: Locations,
+  { reader, registry, locations, workers }: ItemReaders,
   item: IngestItemParams,
   index: number,
   scope: Scope,
@@ -151,7 +171,15 @@ export async function prepareItem(
   if (externalId?.includes('\0')) throw new RejectedItem('external_id contains a NUL character (U+0000)');
   const handler = registry.forType(item.type);
   const location = item.location ?? null;
-  const located = location === null ? undefined : await readLocation(locations, location, handler.limitBytes, scope);
+  const common = { index, handler, location, source, externalId, labels };
+  if (location !== null && scope.kind !== 'owner')
+    throw new RejectedItem('location: only the owner may ingest files in place');
+  const onWorker = location === null || !workers ? null : await extractedOnWorker(workers, handler, location, item);
+  if (onWorker) {
+    const { sha256, size, type, parsed } = onWorker;
+    return { ...common, contentType: baseType(type), original: { sha256, size }, parsed };
+  }
+  const located = location === null ? undefined : await readLocation(locations, location, handler.limitBytes);
   const { bytes, type, parsed } = await reader.read({
     type: item.type,
     data: item.data,
@@ -159,15 +187,46 @@ export async function prepareItem(
     bytes: located,
     attributes: item.attributes,
   });
-  return { index, handler, contentType: baseType(type), bytes, location, parsed, source, externalId, labels };
+  return { ...common, contentType: baseType(type), original: bytes, parsed };
+}
+
+/**
+ * A `worker:` file read by its worker, with ingest's handlers on the worker's CPU; null when the
+ * location is elsewhere or its worker does not extract (ingest then reads the bytes through it).
+ */
+async function extractedOnWorker(
+  workers: NatsManyRequester,
+  handler: IngestHandler,
+  location: string,
+  item: IngestItemParams,
+) {
+  if (item.data !== undefined || item.text !== undefined)
+    throw new RejectedItem('give exactly one of data (base64), text or location');
+  let scheme: string;
+  try {
+    scheme = parseLocation(location).scheme;
+  } catch (error) {
+    if (error instanceof InvalidLocation) throw new RejectedItem(error.message);
+    throw error;
+  }
+  if (scheme !== 'worker') return null;
+  try {
+    const extracted = await extractOnWorker(workers, location, { type: item.type, attributes: item.attributes });
+    if (extracted === null) return null;
+    if ('rejected' in extracted) throw new RejectedItem(extracted.rejected);
+    return decodeReading(extracted.reading, handler, location);
+  } catch (error) {
+    if (error instanceof InvalidLocation) throw new RejectedItem(error.message);
+    if (error instanceof LocationUnreachable) throw new RejectedItem(`could not read ${location}: ${error.why}`);
+    throw error;
+  }
 }
 
 /**
  * The bytes of an in-place file, for extraction only. Reading the memex host's files is the
- * owner's privilege: an agent could otherwise ingest any file the service can read.
+ * owner's privilege (checked before): an agent could otherwise ingest any file the service can read.
  */
-async function readLocation(locations: Locations, location: string, limitBytes: number, scope: Scope): Promise<Buffer> {
-  if (scope.kind !== 'owner') throw new RejectedItem('location: only the owner may ingest files in place');
+async function readLocation(locations: Locations, location: string, limitBytes: number): Promise<Buffer> {
   try {
     return await locations.readAll(location, limitBytes);
   } catch (error) {

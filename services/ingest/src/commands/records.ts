@@ -11,8 +11,10 @@ export interface ItemRecord {
   title: string;
   identity: string;
   contentType: string;
+  /** The bytes to store as its blob (none for a located item: they stay at the location). */
   content: Buffer;
   contentSha256: string;
+  size: number;
   /** Where the content lives when it is not stored as a blob (the top-level item of an in-place file). */
   location: string | null;
   text: Buffer;
@@ -73,7 +75,7 @@ function eventMeta(
             id: c.id,
             filename: c.typed.kind === 'attachment' ? c.typed.meta.filename : null,
             content_type: c.contentType,
-            size: c.content.length,
+            size: c.size,
           })),
           ...common,
         },
@@ -141,6 +143,7 @@ function record(
     contentType,
     content,
     contentSha256: sha256(content),
+    size: content.length,
     location: null,
     text,
     textSha256: sha256(text),
@@ -174,8 +177,17 @@ export function itemRecords(prepared: PreparedItem, id: string): ItemRecord[] {
     out.push(own);
     return own;
   };
-  const top = visit(prepared.parsed, id, null, prepared.bytes, prepared.contentType);
+  const { original } = prepared;
+  const top = visit(
+    prepared.parsed,
+    id,
+    null,
+    Buffer.isBuffer(original) ? original : Buffer.alloc(0),
+    prepared.contentType,
+  );
   top.location = prepared.location;
+  // A file its worker extracted: the memex never had its bytes, only their digest.
+  if (!Buffer.isBuffer(original)) Object.assign(top, { contentSha256: original.sha256, size: original.size });
   return out;
 }
 

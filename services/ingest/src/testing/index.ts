@@ -1,5 +1,5 @@
 /** Test and benchmark helpers (`@memex/ingest/testing`): never imported by the service itself. */
 export * from './archive.js';
 export * from './service.js';
-export { pdf } from '../domain/handlers/testing/build.js';
+export { docx, pdf } from '../domain/handlers/testing/build.js';
 export { outlookMsg, type OutlookMessage } from '../domain/handlers/testing/outlook-msg.js';

@@ -171,10 +171,12 @@ export class SourcesQueries implements HealthProblems {
 
 /**
  * A `memex worker` as a source (id `worker.<name>`, the source id of its reachability events):
- * its folders and when it was last heard. Its items are counted by nothing here — the worker
- * sends them to memex.ingest itself (`import:worker:<name>`, search's `source:<name>`).
+ * its folders, when it was last heard, and its items as its heartbeats count them (the worker
+ * sends them to memex.ingest itself: `import:worker:<name>`, search's `source:<name>`); all of
+ * them are in place.
  */
 function workerSummary(worker: WorkerSeen): Summary {
+  const items = worker.counts?.items ?? 0;
   const lastSeen = worker.lastSeen?.toISOString() ?? null;
   return {
     id: `worker.${worker.name}`,
@@ -188,8 +190,15 @@ function workerSummary(worker: WorkerSeen): Summary {
       : `unreachable: no heartbeat ${lastSeen ? `since ${lastSeen}` : 'since the sources service started'}`,
     settings: null,
     last_scan: null,
-    counts: { files: 0, items: 0, failed: 0, in_place: 0 },
+    counts: { files: worker.counts?.files ?? 0, items, failed: 0, in_place: items },
     backlog: 0,
-    worker: { folders: worker.folders, last_seen: lastSeen, reachable: worker.reachable, derives: worker.derives },
+    worker: {
+      folders: worker.folders,
+      last_seen: lastSeen,
+      reachable: worker.reachable,
+      derives: worker.derives,
+      extracts: worker.extracts,
+      items_counted: worker.counts !== null,
+    },
   };
 }

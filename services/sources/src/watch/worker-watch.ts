@@ -18,6 +18,9 @@ interface Seen {
   /** What its last heartbeat said (empty until heard). */
   folders: string[];
   derives: boolean;
+  extracts: boolean;
+  /** What its last heartbeat counted (null until heard). */
+  counts: { files: number; items: number } | null;
   intervalMs: number;
   /** What this process last published for the worker (null: nothing yet). */
   published: 'reachable' | 'unreachable' | null;
@@ -30,6 +33,9 @@ export interface WorkerSeen {
   lastSeen: Date | null;
   reachable: boolean;
   derives: boolean;
+  extracts: boolean;
+  /** Its files that are items and the items they are, as its last heartbeat said; null when not heard since this process started. */
+  counts: { files: number; items: number } | null;
 }
 
 /**
@@ -95,6 +101,8 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
         heardAt: null,
         folders: [],
         derives: false,
+        extracts: false,
+        counts: null,
         intervalMs: DEFAULT_HEARTBEAT_MS,
         published: state,
       });
@@ -116,6 +124,8 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
       heardAt: now,
       folders: Array.isArray(beat.folders) ? beat.folders.filter((f) => typeof f === 'string') : [],
       derives: beat.derives === true,
+      extracts: beat.extracts === true,
+      counts: heardCounts(beat.counts),
       intervalMs: beat.interval_ms,
       published,
     });
@@ -133,6 +143,8 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
         lastSeen: seen.heardAt === null ? null : new Date(seen.heardAt),
         reachable: now - seen.lastAt < MISSED_HEARTBEATS * seen.intervalMs,
         derives: seen.derives,
+        extracts: seen.extracts,
+        counts: seen.counts,
       }));
   }
 
@@ -165,4 +177,12 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
       });
     else await this.publisher.publish(LocationReachable, { subject: `source:worker.${name}`, actor: CALLER, data });
   }
+}
+
+/** A heartbeat's counts when they are counts (a worker from before they were sent has none). */
+function heardCounts(counts: unknown): { files: number; items: number } | null {
+  const { files, items } = (counts ?? {}) as { files?: unknown; items?: unknown };
+  return Number.isSafeInteger(files) && Number.isSafeInteger(items)
+    ? { files: files as number, items: items as number }
+    : null;
 }

@@ -56,7 +56,8 @@ export const SourceSummary = Type.Object({
   backlog: Type.Integer({ description: 'files seen but not yet items (waiting for memex.ingest)' }),
   pipeline_backlog: Type.Optional(
     Type.Integer({
-      description: 'jobs waiting on the pipelines (MEMEX_JOBS, every tier) for its items; counted at most every 5 s',
+      description:
+        'work waiting for its items: jobs on the pipelines (MEMEX_JOBS, every tier) and its photos and videos media has not finished (media’s queue); counted at most every 5 s',
     }),
   ),
   worker: Type.Optional(

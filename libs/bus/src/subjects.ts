@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 
 export const EVENTS_STREAM = 'MEMEX_EVENTS';
 export const JOBS_STREAM = 'MEMEX_JOBS';
+/** The media service's work queue: its durable consumer of item.ingested on MEMEX_EVENTS (photos and videos). */
+export const MEDIA_QUEUE_CONSUMER = 'media_photos';
 export const EVENT_SUBJECT_ROOT = 'memex.evt';
 export const JOB_SUBJECT_ROOT = 'memex.job';
 

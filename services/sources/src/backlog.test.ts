@@ -5,9 +5,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { AckPolicy } from '@nats-io/jetstream';
 import { SourcesAdd, SourcesGet, SourcesList } from '@memex/contracts';
-import { encodeJson, JOBS_STREAM } from '@memex/bus';
+import sharp from 'sharp';
+import { encodeJson, EVENTS_STREAM, JOBS_STREAM, MEDIA_QUEUE_CONSUMER, typeFilter } from '@memex/bus';
 import { waitUntil } from '@memex/testing';
 import { startSourcesHarness, type SourcesHarness } from './testing/harness.js';
+
+// The photos here need no text read from their pixels.
+process.env['MEMEX_OCR'] = 'off';
 
 let h: SourcesHarness;
 let dir: string;
@@ -94,4 +98,44 @@ test("each source's pipeline backlog: the jobs waiting on MEMEX_JOBS for its ite
       everyMs: 500,
     },
   );
+});
+
+test("media's own queue counts in the backlog: a source's photos media has not finished, until it acknowledges them", async () => {
+  const album = path.join(dir, 'album');
+  await fs.mkdir(album);
+  for (const [n, red] of [
+    [1, 200],
+    [2, 40],
+  ] as const) {
+    const jpeg = await sharp({ create: { width: 64, height: 48, channels: 3, background: { r: red, g: 90, b: 10 } } })
+      .jpeg()
+      .toBuffer();
+    await fs.writeFile(path.join(album, `photo-${n}.jpg`), jpeg);
+  }
+  await fs.writeFile(path.join(album, 'captions.md'), '# Captions\n\nA red one and a dark one.\n');
+  await h.call(SourcesAdd, { kind: 'folder', path: album, id: 'album' });
+  await waitUntil(async () => (await h.items('album')).length === 3, 'three items');
+  const backlog = async () => (await h.call(SourcesGet, { id: 'album' })).source.pipeline_backlog;
+  assert.equal(await backlog(), 0, 'no media service has run: no queue');
+
+  // Media's queue as the media service makes it (it is not running here, so nothing is taken).
+  await h.bus.jsm.consumers.add(EVENTS_STREAM, {
+    durable_name: MEDIA_QUEUE_CONSUMER,
+    ack_policy: AckPolicy.Explicit,
+    filter_subject: typeFilter('item.ingested'),
+  });
+  // The two photos wait for media; the note is no media's work; the other sources' notes neither.
+  await waitUntil(async () => (await backlog()) === 2, 'the photos waiting for media', {
+    timeoutMs: 30_000,
+    everyMs: 500,
+  });
+  assert.equal((await h.call(SourcesGet, { id: 'papers' })).source.pipeline_backlog, 0);
+
+  // Media takes and acknowledges everything: the backlog goes.
+  const consumer = await h.bus.js.consumers.get(EVENTS_STREAM, MEDIA_QUEUE_CONSUMER);
+  for (let pending = 1; pending > 0; pending = (await consumer.info()).num_pending) {
+    const batch = await consumer.fetch({ max_messages: 100, expires: 2_000 });
+    for await (const msg of batch) await msg.ackAck();
+  }
+  await waitUntil(async () => (await backlog()) === 0, 'no media backlog', { timeoutMs: 30_000, everyMs: 500 });
 });

@@ -10,7 +10,15 @@ import {
   type EventOf,
 } from '@memex/contracts';
 import type { BlobStore } from '@memex/blobs';
-import { decodeEvent, ensureDurable, EVENTS_STREAM, typeFilter, type Bus, type EventPublisher } from '@memex/bus';
+import {
+  decodeEvent,
+  ensureDurable,
+  EVENTS_STREAM,
+  MEDIA_QUEUE_CONSUMER,
+  typeFilter,
+  type Bus,
+  type EventPublisher,
+} from '@memex/bus';
 import type { PeopleSync } from '../commands/people.js';
 import type { PhotoEventsPublisher } from './photo-events.js';
 import type { FaceModel } from '../domain/faces/face-model.js';
@@ -21,8 +29,8 @@ import { newWithinMsFromEnv, priorityOf, PriorityBuffer, WorkBudget } from './pr
 import { analyzeTags, analyzeFaces, analyzePhoto, analyzeVideo, MEDIA_PIPELINE } from './analyze.js';
 import { readWorkersThrough } from './original.js';
 
-/** The durable consumer every media process shares: each photo goes to one of them. */
-const DURABLE = 'media_photos';
+/** The durable consumer every media process shares: each photo goes to one of them (the sources service counts its backlog). */
+const DURABLE = MEDIA_QUEUE_CONSUMER;
 /** A photo not acked within this time goes to another worker (a dead machine's work is not lost). */
 const ACK_WAIT_MS = 5 * 60 * 1000;
 /** Photos read ahead of the workers, among which new ones go first (the window priorities act in). */

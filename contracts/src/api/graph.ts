@@ -76,11 +76,16 @@ export const EntityCard = Type.Object({
   /** Links to other things, best first: the owner's, then observed, then inferred by confidence. */
   facts: Type.Array(Fact),
   /**
-   * For an organization, what made it one, in words: the people who write from its domain (a
-   * personal domain, named after the one person writing from it, makes none), and the other links
-   * that name it. Null for other things.
+   * For an organization, what made it one, in words: the evidence that its domain is one (an
+   * institution's suffix, a mailing list it hosts, several people writing from it), the people who
+   * write from it and the other links that name it. Null for other things.
    */
   why: Type.Union([Type.String(), Type.Null()]),
+  /**
+   * For a person, the mail domains they write from that are no organization (no other evidence
+   * yet: one person's vanity domain is theirs); empty for other things.
+   */
+  own_domains: Type.Array(Type.String()),
   stats: Type.Object({ items: Type.Integer(), first_at: NullableTimestamp, last_at: NullableTimestamp }),
   /** The most recent items, newest first. */
   timeline: Type.Array(TimelineEntry),

@@ -56,6 +56,15 @@ function archive(): Buffer[] {
     ].map((name) => fixture(`${name}.eml`)),
     ...splitMbox(fixture('mimekit/netscape-1996-content-length.mbox')),
     ...splitMbox(fixture('spamassassin-testdata/nice.mbox')),
+    // John Doe is the only writer at machine.example in RFC 2822's examples: one person's domain is
+    // no organization (domain/orgs.ts), so a colleague of his writes too.
+    message({
+      From: 'Jane Roe <jroe@machine.example>',
+      To: 'John Doe <jdoe@machine.example>',
+      Subject: 'Room booking',
+      Date: 'Fri, 21 Nov 1997 11:00:00 -0600',
+      'Message-ID': '<room-booking@machine.example>',
+    }),
   ];
 }
 

@@ -67,6 +67,22 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
         Subject: 'Direct question',
         Date: 'Thu, 07 Dec 2023 10:00:00 +0000',
       }),
+      // gmane's munging with nothing else to go by: the writer is known by name.
+      message({
+        From: 'Li Zefan <lizefan-hv44wF8Li93QT0dZR+AlfA@public.gmane.org>',
+        To: 'cgroups-u79uwXL29TY76Z2rM5mHXA@public.gmane.org',
+        Subject: '[PATCH] memcg: cleanup',
+        Date: 'Fri, 08 Dec 2023 10:00:00 +0000',
+      }),
+      // A vanity domain not named after its one writer, under two of her addresses.
+      ...['jane@moonbase.example', 'hello@moonbase.example'].map((address, i) =>
+        message({
+          From: `Jane Doe <${address}>`,
+          To: 'me@home.example',
+          Subject: `From the moon ${i}`,
+          Date: `Sat, ${9 + i} Dec 2023 10:00:00 +0000`,
+        }),
+      ),
     ];
     for (const raw of list) drafts.push(await mailEvent(h.blobs, raw));
     await h.publish([...drafts, older, noDate]);
@@ -90,7 +106,7 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
     for (const limit of [1, 4, 9, 10, 50]) {
       const everything = await allPages({ limit });
       assert.equal(new Set(everything).size, everything.length, `repeated at limit ${limit}`);
-      assert.equal(everything.length, 49, `limit ${limit}: every dated item once`);
+      assert.equal(everything.length, 52, `limit ${limit}: every dated item once`);
       const ann = await allPages({ key: 'person:ann@acme.example', limit });
       assert.deepEqual(new Set(ann), new Set(burst), `Ann's timeline at limit ${limit}`);
       assert.equal(ann.length, 45);
@@ -144,6 +160,10 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
       'org:example.org',
       // zedshaw.example is Zed Shaw's own domain, not where he works; acme.example has Ann and Raj.
       'org:zedshaw.example',
+      // Only Jane writes from moonbase.example, and the recipient nobody names at home.example.
+      'org:moonbase.example',
+      'org:home.example',
+      'person:lizefan-hv44wf8li93qt0dzr+alfa@public.gmane.org',
     ]) {
       await assert.rejects(
         h.call(EntityGet, { key }),
@@ -156,5 +176,18 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
     const acme = await h.call(EntityGet, { key: 'org:acme.example' });
     assert.match(acme.why ?? '', /^2 people write from acme\.example: (Ann Lee, Raj Patel|Raj Patel, Ann Lee)\b/);
     assert.equal(zed.why, null);
+    // Ann works at acme.example since her first message, though Raj's (published after hers) made it an organization.
+    const ann = await h.call(EntityGet, { key: 'person:ann@acme.example' });
+    const annWorks = ann.facts.find((f) => f.rel === 'works_at')!;
+    assert.equal(Date.parse(annWorks.valid_from!), Date.UTC(2024, 0, 10, 9));
+    assert.ok(annWorks.evidence.every((e) => burst.includes(e.item)) && annWorks.evidence.length > 0);
+    assert.deepEqual(ann.own_domains, []);
+    // A one-person domain is on its person's card instead.
+    const jane = await h.call(EntityGet, { key: 'person:jane@moonbase.example' });
+    assert.deepEqual(jane.own_domains, ['moonbase.example']);
+    assert.equal(jane.facts.filter((f) => f.rel === 'works_at').length, 0);
+    const li = await h.call(EntityGet, { key: 'person:li-zefan' });
+    assert.equal(li.entity.name, 'Li Zefan');
+    assert.deepEqual(li.timeline.map((entry) => [entry.item.title, entry.rels]), [['[PATCH] memcg: cleanup', ['sent']]]);
   });
 });

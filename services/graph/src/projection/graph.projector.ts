@@ -44,7 +44,9 @@ import {
   syncedMeetingOf,
   type CalendarEventFacts,
 } from '../domain/calendar.js';
-import { isPersonalDomain, knownTime, orgDomainOf, participantsOf, type Participant } from '../domain/mail.js';
+import { knownTime, participantsOf, type Participant } from '../domain/mail.js';
+import { domainWriterOf, type DomainWriter } from '../domain/orgs.js';
+import { addOrgLinks, forgetDomainWriters, MAIL_STRUCTURE_MAKER } from './orgs.js';
 import {
   countNames,
   createKeys,
@@ -79,14 +81,10 @@ import { commitmentLinks, understoodLinks, writeCommitments } from './understand
 const joinedKey = (threadKey: RawBuilder<unknown>): RawBuilder<string | null> =>
   sql<string | null>`coalesce((select j.key from thread_joins j where j.merged = ${threadKey}), ${threadKey})`;
 
-/** Who made the links read from mail headers: the structure tier, version 1 of these rules. */
-export const MAIL_STRUCTURE_MAKER = 'ingest@1';
 /** Who made the links read from calendar items (events, attendees, meetings): version 1 of these rules. */
 export const CALENDAR_STRUCTURE_MAKER = 'calendar@1';
 /** Who made the links read from contact cards (vCard items): version 1 of these rules. */
 export const CONTACTS_STRUCTURE_MAKER = 'contacts@1';
-/** How sure an address's domain says where its owner works. */
-export const WORKS_AT_CONFIDENCE = 0.7;
 const EXCERPT_CHARS = 1000;
 
 /** The graph's copy of an item. */
@@ -106,8 +104,10 @@ interface ItemRow {
 interface Ingest {
   item: ItemRow;
   names: KeyCounts;
-  /** One per link id (a message naming one person twice is one link). */
+  /** One per link id (a message naming one person twice is one link); works_at come from `writers`. */
   links: LinkRow[];
+  /** Its people at domains that may be organizations' (`addOrgLinks` turns them into works_at). */
+  writers: DomainWriter[];
 }
 
 /**
@@ -221,6 +221,7 @@ export class GraphProjector {
     const fresh = await this.putItem(trx, ingest.item);
     // A message never changes (seed §4.5), so its people and links are read once. Spam makes none.
     if (!fresh || ingest.links.length === 0) return;
+    await addOrgLinks(trx, [ingest]);
     await ensureKeys(
       trx,
       ingest.links.flatMap((l) => ('key' in l.src ? [l.src.key] : [])),
@@ -287,6 +288,7 @@ export class GraphProjector {
       select * from rows`.execute(trx);
     const linked = ingests.filter((i) => i.links.length > 0);
     if (linked.length === 0) return;
+    await addOrgLinks(trx, linked);
     // Things are created in the order one message after another creates them (its people, then
     // its organizations), so hash collisions probe alike.
     const order = new Set<string>();
@@ -335,30 +337,15 @@ export class GraphProjector {
     };
     const names = new KeyCounts();
     const links: LinkRow[] = [];
+    const writers: DomainWriter[] = [];
     const itemRef = { item: data.id };
     for (const p of participants) {
       // Keyed by address; by name when a list gateway left none (gmane's munged addresses).
       const person = p.key ?? `person:${p.address}`;
       if (p.name) names.add(nameKey(person, p.name), vis, 1);
       links.push(this.mailLink(person, p.rel, itemRef, at, data.id));
-      const domain = orgDomainOf(p.address);
-      if (domain && !isPersonalDomain(domain, p)) {
-        const org = `org:${domain}`;
-        links.push({
-          id: linkId(person, 'works_at', org, MAIL_STRUCTURE_MAKER),
-          src: { key: person, kind: 'person' },
-          rel: 'works_at',
-          dst: { key: org, kind: 'org' },
-          validFrom: at,
-          validTo: null,
-          confidence: WORKS_AT_CONFIDENCE,
-          basis: 'inferred',
-          madeBy: MAIL_STRUCTURE_MAKER,
-          vis: null,
-          evidence: [{ item: data.id, part: '', quote: null }],
-          via: data.id,
-        });
-      }
+      const writer = domainWriterOf(p, data.id, at, mail!.mailingList);
+      if (writer) writers.push(writer);
     }
     for (const meeting of meetings) this.meetingLinks(meeting, data.id, vis, names, links, item.participants!);
     // A contact card names the person of each of its addresses. Two addresses on one card are not
@@ -375,7 +362,7 @@ export class GraphProjector {
           links.push(cardPhoneLink(person, phone, data.id, at, CONTACTS_STRUCTURE_MAKER));
       }
     }
-    return { item, names, links: dedupe(links) };
+    return { item, names, links: dedupe(links), writers };
   }
 
   /**
@@ -406,7 +393,7 @@ export class GraphProjector {
     const names = new KeyCounts();
     const links: LinkRow[] = [];
     this.meetingLinks(meeting, source, vis, names, links, item.participants!);
-    await this.applyIngest(trx, { item, names, links: dedupe(links) });
+    await this.applyIngest(trx, { item, names, links: dedupe(links), writers: [] });
   }
 
   /**
@@ -577,6 +564,7 @@ export class GraphProjector {
     const touched = new Set<string>();
     for (const key of await dropEvidence(trx, { via: id })) touched.add(key);
     for (const key of await dropEvidence(trx, { item: id })) touched.add(key);
+    await forgetDomainWriters(trx, id);
     const ended = (
       await sql<{ id: string }>`select id from links where src_item = ${id} or dst_item = ${id}`.execute(trx)
     ).rows.map((r) => r.id);

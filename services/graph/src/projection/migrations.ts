@@ -272,4 +272,18 @@ export const graphMigrations: Migration[] = [
       await sql`create index thread_joins_key on thread_joins (key)`.execute(db);
     },
   },
+  {
+    name: '012_org_domains',
+    async up(db) {
+      // Mail domains that are organizations, with what made them one (domain/orgs.ts), and the
+      // people seen at domains that are none yet, one row per message: theirs until more evidence.
+      await sql`create table org_domains (domain text primary key, evidence text not null)`.execute(db);
+      await sql`create table domain_writers (
+        domain text not null, person text not null, name text not null, counts boolean not null,
+        item text not null, at timestamptz, primary key (domain, person, item)
+      )`.execute(db);
+      await sql`create index domain_writers_item on domain_writers (item)`.execute(db);
+      await sql`create index domain_writers_person on domain_writers (person)`.execute(db);
+    },
+  },
 ];

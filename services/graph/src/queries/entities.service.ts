@@ -14,6 +14,7 @@ import {
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { decodeCursor, encodeCursor, type Cursor } from '../domain/cursor.js';
+import { SEVERAL_PEOPLE } from '../domain/orgs.js';
 import { confirmedSql, rejectedSql } from '../projection/links.js';
 import {
   afterCursor,
@@ -258,10 +259,11 @@ async function rankedNeighbors(
 }
 
 /**
- * What made an organization, from the facts the caller may see: the people mail shows writing
- * from its domain (each a works_at inferred from their address), then any other link naming it.
+ * What made an organization, from the facts the caller may see: the evidence its mail domain gave
+ * (domain/orgs.ts; several people is said by naming them), the people mail shows writing from it
+ * (each a works_at inferred from their address), then any other link naming it.
  */
-function whyOrganization(key: string, facts: Fact[]): string {
+function whyOrganization(key: string, facts: Fact[], evidence: string | null): string {
   const names = (rel: string) =>
     facts
       .filter((f) => f.rel === rel && f.direction === 'in' && 'entity' in f.other)
@@ -275,9 +277,25 @@ function whyOrganization(key: string, facts: Fact[]): string {
       : people.length > 1
         ? `${people.length} people write from ${domain}: ${people.slice(0, 5).join(', ')}${people.length > 5 ? ', …' : ''}`
         : `nobody you may see writes from ${domain}`,
+    ...(evidence && evidence !== SEVERAL_PEOPLE ? [evidence] : []),
     ...(others.length > 0 ? [`named by ${[...new Set(others)].join(', ')} links`] : []),
   ];
-  return `${parts.join('; ')} (an address at a free-mail provider, a list gateway or a personal domain named after its one writer makes no organization)`;
+  return `${parts.join('; ')} (a mail domain is an organization when several people write from it, it is an institution's or it hosts a mailing list; one person's own domain, free mail and list gateways are none)`;
+}
+
+/** What made an organization's mail domain one (org_domains), null for one that is not a mail domain's. */
+async function domainEvidence(db: Db, key: string): Promise<string | null> {
+  const domain = key.replace(/^org:/, '');
+  const rows = await sql<{ evidence: string }>`select evidence from org_domains where domain = ${domain}`.execute(db);
+  return rows.rows[0]?.evidence ?? null;
+}
+
+/** The mail domains a person's keys write from that are no organization, as far as the caller may see their mail. */
+async function ownDomains(db: Db, scope: Scope, keys: string[]): Promise<string[]> {
+  const rows = await sql<{ domain: string }>`
+    select distinct w.domain from domain_writers w join items i on i.id = w.item
+    where w.person = any(${keys}::text[]) and ${itemVisible(scope)} order by w.domain`.execute(db);
+  return rows.rows.map((r) => r.domain);
 }
 
 @Injectable()
@@ -325,7 +343,8 @@ export class EntitiesService {
         resolved_from: resolvedFrom,
         merged,
         facts,
-        why: row.kind === 'org' ? whyOrganization(row.key, facts) : null,
+        why: row.kind === 'org' ? whyOrganization(row.key, facts, await domainEvidence(db, row.key)) : null,
+        own_domains: row.kind === 'person' ? await ownDomains(db, call.scope, row.keys) : [],
         stats: { items: stats.items, first_at: iso(stats.first_at), last_at: iso(stats.last_at) },
         timeline: await timelineOf(db, call.scope, id, { limit: params.timeline_limit ?? 20 }),
         sessions: await sessionsAbout(db, call.scope, id),

@@ -18,10 +18,13 @@ import {
   FacesList,
   Ingest,
   MediaEvents,
+  NotesPut,
   SourcesAdd,
   SourcesList,
   TokensCreate,
 } from '@memex/contracts';
+import { AckPolicy } from '@nats-io/jetstream';
+import { Bus, encodeJson, JOBS_STREAM, readLog, typeFilter } from '@memex/bus';
 import { ics } from '@memex/calendar-sync/testing';
 import { Dovecot, dovecotSkip, TestSmtp } from '@memex/mail-sync/testing';
 import {
@@ -356,6 +359,12 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
         // Seeking from a keyframe's button: the player asks for the bytes it needs and shows that frame.
         const keyframes = page.getByRole('list', { name: 'Keyframes' }).getByRole('button');
         assert.ok((await keyframes.count()) >= 2, 'the red, blue and green scenes give keyframes');
+        // Each is its picture (memex.media.keyframe's WebP), decoded and drawn.
+        await page.waitForFunction(() => {
+          const pictures = [...document.querySelectorAll<HTMLImageElement>('.keyframes button img')];
+          return pictures.length >= 2 && pictures.every((img) => img.complete && img.naturalWidth > 0);
+        });
+        assert.equal(await keyframes.locator('img').count(), await keyframes.count());
         const seekedTo = video.evaluate(
           (v: HTMLVideoElement) =>
             new Promise<number>((resolve) =>
@@ -475,14 +484,41 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
     },
   );
 
-  test("sources and jobs: a watched folder's state, last scan and items", async () => {
+  test("sources and jobs: a watched folder's state, last scan, items and pipeline backlog, live", async () => {
     await page.goto(`${stack.url}/status`);
     const sources = page.getByRole('table', { name: 'Sources' });
     const row = sources.getByRole('row', { name: /web-notes/ });
     await row.waitFor();
-    assert.match((await row.textContent()) ?? '', /active.*1 files, 1 new, 0 failed.*1 items/);
+    assert.match((await row.textContent()) ?? '', /active.*1 files, 1 new, 0 failed.*1 items\s*nothing waiting$/);
     await page.getByText('Live: connected').waitFor();
     await check('sources-jobs');
+
+    // A job queued for the folder's note (no pipelines service runs here, so it stays queued) is
+    // its pipeline backlog once an event refreshes the page; taken, it goes — the page never reloaded.
+    const bus = await Bus.connect(stack.config.natsUrl, 'web-pages-backlog');
+    try {
+      let noteId: string | undefined;
+      for await (const { event } of readLog(bus, { filter: typeFilter('item.ingested'), untilCaughtUp: true })) {
+        const data = event.data as { id: string; source: { id: string } };
+        if (data.source.id === 'web-notes') noteId = data.id;
+      }
+      assert.ok(noteId, 'the folder’s note in the log');
+      await bus.ensureStreams();
+      const job = { task: 'text', item_id: noteId, revision: 1, source_seq: 1, spaces: [] };
+      await bus.js.publish('memex.job.t1.text.new', encodeJson(job));
+      await stack.owner.call(NotesPut, { title: 'Backlog', body: 'An event while the page watches the backlog.' });
+      await sources.getByRole('row', { name: /web-notes.*1 items\s*1 waiting$/ }).waitFor({ timeout: 60_000 });
+      await bus.jsm.consumers.add(JOBS_STREAM, { durable_name: 'web_pages_backlog', ack_policy: AckPolicy.Explicit });
+      const consumer = await bus.js.consumers.get(JOBS_STREAM, 'web_pages_backlog');
+      for (let taken = 0; taken < 1;)
+        for await (const msg of await consumer.fetch({ max_messages: 1, expires: 2_000 })) {
+          await msg.ackAck();
+          taken++;
+        }
+      await sources.getByRole('row', { name: /web-notes.*1 items\s*nothing waiting$/ }).waitFor({ timeout: 60_000 });
+    } finally {
+      await bus.close();
+    }
   });
 
   test("an agent token's session never shows photos", async () => {

@@ -1,6 +1,6 @@
 // The web UI in real headless Chromium against a running stack with data: sign-in and the session
 // cookie, search and a mail thread, a person's card corrected, the graph explorer, a trail, the
-// review queue, a signal, a token made in Settings' scopes editor and an agent token that never
+// review queue, a signal, a token made in Settings' scopes editor, a scope rule edited there, and an agent token that never
 // see mail, an item's original by Range over /api/v1/content, a hostile HTML mail that can neither
 // run script nor load a remote image, axe-core on every page, and screenshots.
 import { after, before, describe, test } from 'node:test';
@@ -9,10 +9,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import {
+  AdminReplay,
   Ingest,
   ItemsContent,
+  MemexError,
   NotesPut,
   ReviewList,
+  ScopesGet,
+  ScopesSet,
   Search,
   SignalsList,
   TokensCreate,
@@ -487,10 +491,12 @@ describe('the web UI in headless Chromium', { skip }, () => {
     const sees = (await row.getByRole('cell').nth(2).textContent()) ?? '';
     assert.match(sees, /\bdocument\b/);
     assert.doesNotMatch(sees, /\bemail\b/);
-    await page
-      .getByRole('table', { name: 'Scope rules' })
-      .getByRole('row', { name: /^mail email/ })
-      .waitFor();
+    // The scope rules, in their editor: the defaults, mail opening email and attachments.
+    const mailKinds = page
+      .getByRole('form', { name: 'Scope rules' })
+      .getByRole('textbox', { name: 'Kinds mail opens' });
+    await mailKinds.waitFor();
+    assert.equal(await mailKinds.inputValue(), 'email, attachment');
     await check('settings');
     const reader = await openContext(browser);
     try {
@@ -515,6 +521,65 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await page.getByLabel('Token', { exact: true }).waitFor();
     assert.deepEqual(await page.context().cookies(), []);
     await signIn(page, stack.url, stack.ownerToken);
+  });
+
+  test('settings: a scope rule added in the editor opens mail to client:acme tokens at once, a replay keeps it, removed it is gone; only the owner sets rules', async () => {
+    await page.goto(`${stack.url}/settings`);
+    const editor = page.getByRole('form', { name: 'Scope rules' });
+    await editor.getByText(/These rules are the defaults until they are saved here\./).waitFor();
+    await editor.getByRole('button', { name: 'Add rule' }).click();
+    await editor.getByRole('textbox', { name: 'Label of rule 4' }).fill('client:acme');
+    await editor.getByRole('textbox', { name: 'Kinds client:acme opens' }).fill('email, attachment');
+    await editor.getByRole('button', { name: 'Save rules' }).click();
+    await editor.getByText(/These rules are set here\./).waitFor();
+    await editor.getByText('Scope rules saved.').waitFor();
+    // The helper token (client:acme) sees mail now: in the tokens table and in its own session.
+    const helper = page.getByRole('row', { name: /^helper/ });
+    await helper.getByRole('cell', { name: /\bemail\b/ }).waitFor();
+    const agent = await openContext(browser);
+    try {
+      await signIn(agent.page, stack.url, agentToken);
+      await agent.page.getByRole('link', { name: 'Mail' }).waitFor();
+      await agent.page.locator('#q').fill('renewal');
+      await agent.page
+        .locator('.results[data-query="renewal"]')
+        .getByRole('region', { name: 'email results' })
+        .waitFor();
+
+      // The rules are logged: the gateway's read model rebuilt from the log still has them.
+      await stack.owner.call(AdminReplay, { projector: 'gateway' });
+      const replayed = await stack.owner.call(ScopesGet, {});
+      assert.equal(replayed.from, 'set');
+      assert.deepEqual(
+        replayed.rules.find((rule) => rule.when === 'client:acme'),
+        { when: 'client:acme', kinds: ['attachment', 'email'] },
+      );
+      // An agent token can neither set the rules nor read them.
+      for (const attempt of [
+        stack.clientFor(agentToken).call(ScopesSet, { rules: [{ when: '*', kinds: ['email'] }] }),
+        stack.clientFor(agentToken).call(ScopesGet, {}),
+      ])
+        await assert.rejects(attempt, (e: MemexError) => e.code === 'forbidden');
+
+      // Removed and saved: the token's next request is under the rules without it.
+      await page.reload();
+      await editor.getByRole('button', { name: 'Remove the rule for client:acme' }).click();
+      await editor.getByRole('button', { name: 'Save rules' }).click();
+      await helper.getByRole('cell', { name: /\bemail\b/ }).waitFor({ state: 'detached' });
+      await agent.page.goto(`${stack.url}/search`);
+      await agent.page.locator('#q').fill('renewal');
+      const results = agent.page.locator('.results[data-query="renewal"]');
+      await results.getByRole('link', { name: 'Harbour plan' }).waitFor();
+      assert.equal(await results.getByRole('region', { name: 'email results' }).count(), 0);
+      assert.equal(await agent.page.getByRole('link', { name: 'Mail' }).count(), 0);
+    } finally {
+      await agent.context.close();
+    }
+    assert.deepEqual(
+      (await stack.owner.call(ScopesGet, {})).rules.map((rule) => rule.when),
+      ['*', 'mail', 'photos'],
+    );
+    assert.deepEqual(errors, []);
   });
 
   test("an agent token's session never shows mail", async () => {

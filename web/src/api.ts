@@ -33,6 +33,7 @@ import type {
   MailThread,
   MediaEvents,
   MediaGet,
+  MediaKeyframe,
   MediaMoments,
   MediaPlaces,
   MediaRendition,
@@ -45,6 +46,8 @@ import type {
   ResultOf,
   ReviewDecide,
   ReviewList,
+  ScopesGet,
+  ScopesSet,
   Search,
   SignalsList,
   SignalsTriage,
@@ -82,6 +85,7 @@ interface Methods {
   'memex.calendar.brief': typeof CalendarBrief;
   'memex.media.get': typeof MediaGet;
   'memex.media.rendition': typeof MediaRendition;
+  'memex.media.keyframe': typeof MediaKeyframe;
   'memex.media.places': typeof MediaPlaces;
   'memex.media.moments': typeof MediaMoments;
   'memex.media.events': typeof MediaEvents;
@@ -120,6 +124,8 @@ interface Methods {
   'memex.tokens.list': typeof TokensList;
   'memex.tokens.create': typeof TokensCreate;
   'memex.tokens.revoke': typeof TokensRevoke;
+  'memex.scopes.get': typeof ScopesGet;
+  'memex.scopes.set': typeof ScopesSet;
 }
 export type MethodName = keyof Methods;
 export type Params<N extends MethodName> = ParamsOf<Methods[N]>;
@@ -197,15 +203,6 @@ export async function resume(): Promise<Session | null> {
   } catch {
     return null;
   }
-}
-
-/** The scope rules in force and what each agent token may see (owner only; Settings shows them). */
-export interface Scopes {
-  rules: Array<{ when: string; kinds: string[] }>;
-  tokens: Array<{ id: string; kinds: string[] }>;
-}
-export function scopes(): Promise<Scopes> {
-  return request<Scopes>('/api/v1/session/scopes', { method: 'GET' });
 }
 
 export async function signOut(): Promise<void> {

@@ -15,7 +15,7 @@ import { mailMethods } from './mail.js';
 import { mediaMethods } from './media.js';
 import { searchMethods } from './search.js';
 import { understandingMethods } from './understanding.js';
-import { TokensCreate, TokensList, TokensRevoke } from './tokens.js';
+import { ScopesGet, ScopesSet, TokensCreate, TokensList, TokensRevoke } from './tokens.js';
 
 /** Every API method, by name. The gateway routes, validates and documents from this list. */
 export class MethodCatalog {
@@ -43,6 +43,8 @@ export const apiCatalog = new MethodCatalog([
   TokensCreate,
   TokensList,
   TokensRevoke,
+  ScopesGet,
+  ScopesSet,
   AdminReplay,
   AdminFailures,
   AdminFailuresRetry,

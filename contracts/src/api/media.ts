@@ -76,6 +76,14 @@ export const MediaGet = defineMethod({
   result: PhotoView,
 });
 
+/** A WebP picture media made: a photo's thumbnail or preview, a video's keyframe. */
+const WebpPicture = Type.Object({
+  content_type: Type.Literal('image/webp'),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  data: Type.String({ contentEncoding: 'base64' }),
+});
+
 export const MediaRendition = defineMethod({
   name: 'memex.media.rendition',
   service: 'media',
@@ -86,12 +94,22 @@ export const MediaRendition = defineMethod({
     item_id: Type.String({ pattern: ULID_PATTERN }),
     name: Type.Optional(Type.Union([Type.Literal('thumb'), Type.Literal('preview')], { default: 'thumb' })),
   }),
-  result: Type.Object({
-    content_type: Type.Literal('image/webp'),
-    width: Type.Integer(),
-    height: Type.Integer(),
-    data: Type.String({ contentEncoding: 'base64' }),
+  result: WebpPicture,
+});
+
+export const MediaKeyframe = defineMethod({
+  name: 'memex.media.keyframe',
+  service: 'media',
+  kind: 'query',
+  access: 'any',
+  summary:
+    'A video’s keyframe (the frame at a scene change, by its second as memex.media.get lists it) as WebP bytes (base64).',
+  params: Type.Object({
+    item_id: Type.String({ pattern: ULID_PATTERN }),
+    /** The keyframe's `at`, as memex.media.get gives it. */
+    at: Type.Number({ minimum: 0 }),
   }),
+  result: WebpPicture,
 });
 
 export const MediaPlaces = defineMethod({
@@ -273,6 +291,7 @@ export const FacesMerge = defineMethod({
 export const mediaMethods: MethodDefinition[] = [
   MediaGet,
   MediaRendition,
+  MediaKeyframe,
   MediaPlaces,
   MediaMoments,
   MediaEvents,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineMethod, Seq } from './method.js';
+import { ScopeRule } from '../scope.js';
 
 export const TokensCreate = defineMethod({
   name: 'memex.tokens.create',
@@ -39,5 +40,45 @@ export const TokensRevoke = defineMethod({
   access: 'owner',
   summary: 'Revoke an agent token.',
   params: Type.Object({ id: Type.String({ minLength: 1 }) }),
+  result: Type.Object({ seq: Seq }),
+});
+
+/** Where the rules in force come from: set through memex.scopes.set, `$MEMEX_HOME/scopes.json`, or the defaults. */
+const ScopeRulesFrom = Type.Union([Type.Literal('set'), Type.Literal('file'), Type.Literal('defaults')]);
+
+export const ScopesGet = defineMethod({
+  name: 'memex.scopes.get',
+  service: 'gateway',
+  kind: 'query',
+  access: 'owner',
+  summary:
+    'The scope rules in force (which label opens which item kinds to agent tokens), where they come from, and the item kinds each agent token sees under them.',
+  params: Type.Object({}),
+  result: Type.Object({
+    rules: Type.Array(ScopeRule),
+    from: ScopeRulesFrom,
+    tokens: Type.Array(Type.Object({ id: Type.String(), kinds: Type.Array(Type.String()) })),
+  }),
+});
+
+export const ScopesSet = defineMethod({
+  name: 'memex.scopes.set',
+  service: 'gateway',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Replace the scope rules: each `{when, kinds}` opens those item kinds to agent tokens labelled `when` (`*`: every token). Logged, so a replay keeps them; they take the place of scopes.json.',
+  params: Type.Object({
+    rules: Type.Array(
+      Type.Object(
+        {
+          when: Type.String({ minLength: 1, pattern: '^[^\\s,]+$' }),
+          kinds: Type.Array(Type.String({ minLength: 1, pattern: '^[a-z][a-z0-9_]*$' }), { maxItems: 50 }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: 100 },
+    ),
+  }),
   result: Type.Object({ seq: Seq }),
 });

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineEvent, ULID_PATTERN } from './envelope.js';
+import { ScopeRule } from '../scope.js';
 
 /** An agent token; only its SHA-256 is ever logged. */
 export const TokenCreated = defineEvent({
@@ -26,4 +27,17 @@ export const TokenRevoked = defineEvent({
   data: Type.Object({ id: Type.String({ pattern: ULID_PATTERN }) }, { additionalProperties: false }),
 });
 
-export const tokenEvents = [TokenCreated, TokenRevoked];
+/**
+ * The owner set the scope rules: which labels open which item kinds to agent tokens. The last one
+ * logged is in force, in place of `$MEMEX_HOME/scopes.json` and the defaults. Subject scope_rules:all.
+ */
+export const ScopeRulesSet = defineEvent({
+  type: 'scope_rules.set',
+  owner: 'gateway',
+  v: 1,
+  description:
+    'The owner set the scope rules (label → item kinds an agent token with it sees); they replace scopes.json and the defaults. Subject scope_rules:all.',
+  data: Type.Object({ rules: Type.Array(ScopeRule, { maxItems: 100 }) }, { additionalProperties: false }),
+});
+
+export const tokenEvents = [TokenCreated, TokenRevoked, ScopeRulesSet];

@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
 import { AuthService } from './auth/auth.service.js';
+import { ScopesService } from './auth/scopes.service.js';
 import { TokensProjector } from './auth/tokens.projector.js';
 import { TokensService } from './auth/tokens.service.js';
 import { Dispatcher } from './dispatcher.js';
@@ -30,7 +31,7 @@ export class GatewayModule {
         ContentController,
         StaticController,
       ],
-      providers: [TokensProjector, TokensService, AuthService, Sessions, Dispatcher, GrpcServer],
+      providers: [TokensProjector, TokensService, AuthService, ScopesService, Sessions, Dispatcher, GrpcServer],
     };
   }
 }

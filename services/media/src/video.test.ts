@@ -6,6 +6,7 @@ import {
   OWNER_SCOPE,
   ItemsDelete,
   MediaGet,
+  MediaKeyframe,
   MediaMoments,
   MemexError,
   Search,
@@ -108,6 +109,17 @@ describe(
       );
       const blobs = new BlobStore(h.env.config.blobsDir);
       for (const frame of item!.keyframes) assert.ok(await blobs.has(frame.sha256));
+      // memex.media.keyframe serves each one's WebP bytes by its second; a second with none is not found, saying which there are.
+      for (const frame of item!.keyframes) {
+        const picture = await h.call(MediaKeyframe, { item_id: id, at: frame.at });
+        const webp = Buffer.from(picture.data, 'base64');
+        assert.equal(webp.subarray(8, 12).toString('latin1'), 'WEBP');
+        assert.deepEqual([picture.width, picture.height], [frame.width, frame.height]);
+      }
+      await assert.rejects(
+        h.call(MediaKeyframe, { item_id: id, at: 1.5 }),
+        (e: MemexError) => e.code === 'not_found' && e.message.includes('its keyframes are at '),
+      );
 
       await h.settle();
       await waitUntil(

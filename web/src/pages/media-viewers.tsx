@@ -1,7 +1,7 @@
 // Item viewers for photos, videos and recordings (memex.media.get): a photo with its faces, place
 // and time; a video or recording playing from the gateway's content route (Range requests, so
 // seeking fetches only what it needs) beside its transcript, which follows the player; keyframes
-// as a strip of seconds to play from; "Find in transcript" (memex.media.moments) lists the
+// as a strip of pictures (memex.media.keyframe), each playing from its second; "Find in transcript" (memex.media.moments) lists the
 // seconds the words were said and `?t=<second>` plays from there.
 import type { Ref } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -180,7 +180,8 @@ export function RecordingViewer({ itemId }: { itemId: string }) {
                   {recording.keyframes.map((frame) => (
                     <li key={frame.at}>
                       <button type="button" onClick={() => seek(frame.at)} aria-label={`Play from ${clock(frame.at)}`}>
-                        {clock(frame.at)}
+                        <KeyframePicture itemId={itemId} at={frame.at} />
+                        <span>{clock(frame.at)}</span>
                       </button>
                     </li>
                   ))}
@@ -228,5 +229,19 @@ export function RecordingViewer({ itemId }: { itemId: string }) {
         );
       }}
     </Loading>
+  );
+}
+
+/** A keyframe's picture (decorative: its button names the second it plays from). */
+function KeyframePicture({ itemId, at }: { itemId: string; at: number }) {
+  const picture = useLoad(() => call('memex.media.keyframe', { item_id: itemId, at }), [itemId, at]);
+  if (!picture.data) return null;
+  return (
+    <img
+      src={`data:${picture.data.content_type};base64,${picture.data.data}`}
+      width={picture.data.width}
+      height={picture.data.height}
+      alt=""
+    />
   );
 }

@@ -1,8 +1,11 @@
 // Settings: agent tokens and their scopes (create with labels chosen from those that exist, what each
-// sees, revoke) and embedding models (which one search uses).
-import { useState } from 'preact/hooks';
-import { call, scopes, type Scopes } from '../api';
-import { formatDate, Loading, Page, Status, useAction, useLoad, TableHead } from '../ui';
+// sees, revoke), the scope rules (which label opens which item kinds, edited in place) and embedding
+// models (which one search uses).
+import { useEffect, useState } from 'preact/hooks';
+import { call, type Result } from '../api';
+import { formatDate, Loading, Page, Status, useAction, useLoad, TableHead, type Loaded } from '../ui';
+
+type Scopes = Result<'memex.scopes.get'>;
 
 export function SettingsPage() {
   return (
@@ -27,7 +30,7 @@ function opens(rules: Scopes['rules'], labels: string[]): string[] {
  */
 function Tokens() {
   const tokens = useLoad(() => call('memex.tokens.list', {}), []);
-  const rules = useLoad(() => scopes(), []);
+  const rules = useLoad(() => call('memex.scopes.get', {}), []);
   const sources = useLoad(() => call('memex.sources.list', {}), []);
   const [name, setName] = useState('');
   const [chosen, setChosen] = useState<string[]>([]);
@@ -137,29 +140,106 @@ function Tokens() {
           </table>
         )}
       </Loading>
-      <Loading loaded={rules}>
-        {({ rules: list }) => (
-          <>
-            <h3 id="rules-title">Scope rules</h3>
-            <table aria-labelledby="rules-title">
-              <TableHead columns={['Label', 'Opens']} />
-              <tbody>
-                {list.map((rule) => (
-                  <tr key={rule.when}>
-                    <td>{rule.when === '*' ? 'every token' : rule.when}</td>
-                    <td>{rule.kinds.join(', ')}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-            <p class="hint">
-              The rules are <code>$MEMEX_HOME/scopes.json</code> (the defaults when it is absent); a token sees an item
-              of a kind its labels open when the item has no label or shares one with the token, and never spam.
-            </p>
-          </>
-        )}
-      </Loading>
+      <ScopeRules scopes={rules} />
     </section>
+  );
+}
+
+/** One rule as the editor holds it: the kinds as typed. */
+interface DraftRule {
+  when: string;
+  kinds: string;
+}
+
+const WHERE_FROM: Record<Scopes['from'], string> = {
+  set: 'set here',
+  file: 'read from $MEMEX_HOME/scopes.json until they are saved here',
+  defaults: 'the defaults until they are saved here',
+};
+
+/**
+ * The scope rules, edited in place: a label (or * for every token) and the item kinds it opens.
+ * Saving replaces them all (memex.scopes.set, logged, so a replay keeps them); every token's
+ * calls follow at once, and the tokens table above says what each now sees.
+ */
+function ScopeRules({ scopes }: { scopes: Loaded<Scopes> }) {
+  const [draft, setDraft] = useState<DraftRule[]>([]);
+  const [act, state] = useAction();
+  useEffect(() => {
+    setDraft((scopes.data?.rules ?? []).map((rule) => ({ when: rule.when, kinds: rule.kinds.join(', ') })));
+  }, [scopes.data]);
+  const edit = (i: number, change: Partial<DraftRule>) =>
+    setDraft(draft.map((rule, j) => (j === i ? { ...rule, ...change } : rule)));
+  const save = (event: Event) => {
+    event.preventDefault();
+    void act(async () => {
+      const rules = draft.map((rule) => ({
+        when: rule.when.trim(),
+        kinds: rule.kinds.split(/[\s,]+/).filter(Boolean),
+      }));
+      const { seq } = await call('memex.scopes.set', { rules });
+      await call('memex.scopes.get', { min_seq: seq });
+      await scopes.reload();
+    }, 'Scope rules saved.');
+  };
+  const name = (rule: DraftRule, i: number) =>
+    rule.when.trim() === '*' ? 'every token' : rule.when.trim() || `rule ${i + 1}`;
+  return (
+    <Loading loaded={scopes}>
+      {({ from }) => (
+        <form onSubmit={save} aria-labelledby="rules-title">
+          <h3 id="rules-title">Scope rules</h3>
+          <table>
+            <TableHead columns={['Label', 'Opens (item kinds)', '']} />
+            <tbody>
+              {draft.map((rule, i) => (
+                <tr key={i}>
+                  <td>
+                    <input
+                      value={rule.when}
+                      required
+                      aria-label={`Label of rule ${i + 1}`}
+                      onInput={(e) => edit(i, { when: e.currentTarget.value })}
+                    />
+                  </td>
+                  <td>
+                    <input
+                      value={rule.kinds}
+                      aria-label={`Kinds ${name(rule, i)} opens`}
+                      onInput={(e) => edit(i, { kinds: e.currentTarget.value })}
+                    />
+                  </td>
+                  <td>
+                    <button
+                      type="button"
+                      class="link danger"
+                      aria-label={`Remove the rule for ${name(rule, i)}`}
+                      onClick={() => setDraft(draft.filter((_, j) => j !== i))}
+                    >
+                      Remove
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <div class="row">
+            <button type="button" onClick={() => setDraft([...draft, { when: '', kinds: '' }])}>
+              Add rule
+            </button>
+            <button type="submit" disabled={state.busy}>
+              Save rules
+            </button>
+          </div>
+          <Status {...state} />
+          <p class="hint">
+            These rules are {WHERE_FROM[from]}. A label of <code>*</code> opens its kinds to every token; a token sees
+            an item of a kind its labels open when the item has no label or shares one with the token, and never spam.
+            Kinds are separated by commas (<code>email, attachment</code>).
+          </p>
+        </form>
+      )}
+    </Loading>
   );
 }
 

@@ -2,10 +2,18 @@ import { timingSafeEqual } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { agentScope, DEFAULT_SCOPE_RULES, MemexError, OWNER_SCOPE, type Scope, type ScopeRule } from '@memex/contracts';
+import type { Kysely } from 'kysely';
+import { agentScope, DEFAULT_SCOPE_RULES, MemexError, OWNER_SCOPE, type ScopeRule } from '@memex/contracts';
 import type { MemexConfig } from '@memex/config';
-import { CONFIG, loadScopeRules, ServiceHost, type Principal } from '@memex/runtime';
+import { CONFIG, DATABASE, loadScopeRules, ServiceHost, type Principal } from '@memex/runtime';
+import type { GatewayDatabase } from './schema.js';
 import { generateSecret, TokensService } from './tokens.service.js';
+
+/** The scope rules in force, and where they come from. */
+export interface ScopeRulesInForce {
+  rules: ScopeRule[];
+  from: 'set' | 'file' | 'defaults';
+}
 
 export type { Principal } from '@memex/runtime';
 
@@ -13,17 +21,19 @@ export type { Principal } from '@memex/runtime';
 @Injectable()
 export class AuthService implements OnModuleInit {
   private ownerToken!: Buffer;
-  private rules = DEFAULT_SCOPE_RULES;
+  private fileRules: ScopeRulesInForce = { rules: DEFAULT_SCOPE_RULES, from: 'defaults' };
 
   constructor(
     @Inject(CONFIG) private readonly config: MemexConfig,
+    @Inject(DATABASE) private readonly db: Kysely<GatewayDatabase>,
     private readonly host: ServiceHost,
     private readonly tokens: TokensService,
   ) {}
 
   onModuleInit(): void {
     this.ownerToken = Buffer.from(ensureOwnerToken(this.config.home));
-    this.rules = loadScopeRules(this.config.home);
+    const rules = loadScopeRules(this.config.home);
+    this.fileRules = { rules, from: rules === DEFAULT_SCOPE_RULES ? 'defaults' : 'file' };
   }
 
   /**
@@ -39,14 +49,13 @@ export class AuthService implements OnModuleInit {
     return this.tokens.findActive(secret);
   }
 
-  /** The scope rules in force: `$MEMEX_HOME/scopes.json`, or the defaults. */
-  get scopeRules(): readonly ScopeRule[] {
-    return this.rules;
-  }
-
-  /** What an agent token with these labels may see. */
-  scopeOf(tokenId: string, labels: string[]): Scope {
-    return agentScope(tokenId, labels, this.rules);
+  /**
+   * The scope rules in force: the last the owner set (memex.scopes.set, from the read model, so
+   * every call sees a change once it is projected), else `$MEMEX_HOME/scopes.json`, else the defaults.
+   */
+  async scopeRules(): Promise<ScopeRulesInForce> {
+    const set = await this.db.selectFrom('scope_rules').select('rules').where('key', '=', 'all').executeTakeFirst();
+    return set ? { rules: set.rules, from: 'set' } : this.fileRules;
   }
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
@@ -60,7 +69,7 @@ export class AuthService implements OnModuleInit {
     const token = secret.startsWith('mxa_') ? await this.findAgentToken(secret) : undefined;
     if (!token) throw new MemexError('unauthorized', 'invalid or revoked token');
     return {
-      scope: this.scopeOf(token.id, token.labels),
+      scope: agentScope(token.id, token.labels, (await this.scopeRules()).rules),
       caller: { kind: 'session', id: `token:${token.id}` },
     };
   }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { sql, type Transaction } from 'kysely';
-import { TokenCreated, TokenRevoked, type EventOf } from '@memex/contracts';
+import { ScopeRulesSet, TokenCreated, TokenRevoked, type EventOf } from '@memex/contracts';
 import type { Migration } from '@memex/db';
 import { On, Projector } from '@memex/runtime';
 import type { GatewayDatabase } from './schema.js';
@@ -20,9 +20,19 @@ const migrations: Migration[] = [
         .execute();
     },
   },
+  {
+    name: '002_scope_rules',
+    async up(db) {
+      await db.schema
+        .createTable('scope_rules')
+        .addColumn('key', 'text', (c) => c.primaryKey())
+        .addColumn('rules', 'jsonb', (c) => c.notNull())
+        .execute();
+    },
+  },
 ];
 
-/** Agent tokens, from token.created / token.revoked (the log holds only their hashes). */
+/** Agent tokens, from token.created / token.revoked (the log holds only their hashes), and the scope rules the owner set. */
 @Injectable()
 @Projector({ name: 'gateway', migrations })
 export class TokensProjector {
@@ -42,6 +52,16 @@ export class TokensProjector {
       .updateTable('tokens')
       .set({ revoked_at: new Date(event.recorded_at) })
       .where('id', '=', event.data.id)
+      .execute();
+  }
+
+  @On(ScopeRulesSet)
+  async scopeRulesSet(trx: Transaction<GatewayDatabase>, event: EventOf<typeof ScopeRulesSet>): Promise<void> {
+    const rules = JSON.stringify(event.data.rules);
+    await trx
+      .insertInto('scope_rules')
+      .values({ key: 'all', rules })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ rules }))
       .execute();
   }
 }

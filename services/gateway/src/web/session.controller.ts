@@ -1,8 +1,6 @@
 import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MemexError, type Scope } from '@memex/contracts';
-import { AuthService } from '../auth/auth.service.js';
-import { TokensService } from '../auth/tokens.service.js';
 import { toErrorBody } from '../http/errors.js';
 import { Sessions, sessionSetCookie } from './sessions.js';
 
@@ -16,11 +14,7 @@ function describe(scope: Scope, csrf: string) {
 /** Browser sign-in: a token in, an HttpOnly SameSite=Strict session cookie out. */
 @Controller('api/v1/session')
 export class SessionController {
-  constructor(
-    @Inject(Sessions) private readonly sessions: Sessions,
-    @Inject(AuthService) private readonly auth: AuthService,
-    @Inject(TokensService) private readonly tokens: TokensService,
-  ) {}
+  constructor(@Inject(Sessions) private readonly sessions: Sessions) {}
 
   @Post()
   async signIn(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
@@ -47,29 +41,6 @@ export class SessionController {
       if (!session) throw new MemexError('unauthorized', 'not signed in');
       const principal = await this.sessions.authenticate(request);
       await reply.send(describe(principal.scope, session.csrf));
-    } catch (error) {
-      const { status, body } = toErrorBody(error);
-      await reply.code(status).send(body);
-    }
-  }
-
-  /**
-   * For Settings (owner only): the scope rules in force — which label opens which item kinds —
-   * and what each agent token may see, computed by the rule the gateway applies to its calls.
-   */
-  @Get('scopes')
-  async scopes(@Req() request: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
-    try {
-      const principal = await this.sessions.authenticate(request);
-      if (principal.scope.kind !== 'owner') throw new MemexError('forbidden', 'the scope rules are the owner’s to see');
-      const { tokens } = await this.tokens.list();
-      await reply.send({
-        rules: this.auth.scopeRules,
-        tokens: tokens.map((token) => {
-          const scope = this.auth.scopeOf(token.id, token.labels);
-          return { id: token.id, kinds: scope.kind === 'agent' ? scope.kinds : [] };
-        }),
-      });
     } catch (error) {
       const { status, body } = toErrorBody(error);
       await reply.code(status).send(body);

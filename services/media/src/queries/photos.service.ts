@@ -3,6 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import {
   MediaEvents,
   MediaGet,
+  MediaKeyframe,
   MediaMoments,
   MediaPlaces,
   MediaRendition,
@@ -82,11 +83,33 @@ export class PhotosService {
         (row.analyzed_revision === row.revision ? 'none was made' : 'the media pipeline has not read it yet');
       throw new MemexError('not_found', `photo ${params.item_id} has no ${name}: ${why}`);
     }
-    const webp = await this.blobs.get(rendition.sha256);
+    return this.picture(rendition);
+  }
+
+  @RpcMethod(MediaKeyframe)
+  async keyframe(params: ParamsOf<typeof MediaKeyframe>, call: CallContext): Promise<ResultOf<typeof MediaKeyframe>> {
+    const row = await this.photo(params.item_id, call);
+    if (!row) throw new MemexError('not_found', `no video ${params.item_id}`);
+    const frame = row.analyzed_revision === row.revision ? row.keyframes.find((k) => k.at === params.at) : undefined;
+    if (!frame) {
+      const why =
+        row.analyzed_revision !== row.revision
+          ? 'the media pipeline has not read it yet'
+          : row.keyframes.length > 0
+            ? `its keyframes are at ${row.keyframes.map((k) => k.at).join(', ')} s`
+            : (row.rendition_problem ?? 'it has none');
+      throw new MemexError('not_found', `video ${params.item_id} has no keyframe at ${params.at} s: ${why}`);
+    }
+    return this.picture(frame);
+  }
+
+  /** A WebP picture from the blob store, as the rendition and keyframe methods answer it. */
+  private async picture(stored: { sha256: string; width: number; height: number }) {
+    const webp = await this.blobs.get(stored.sha256);
     return {
-      content_type: 'image/webp',
-      width: rendition.width,
-      height: rendition.height,
+      content_type: 'image/webp' as const,
+      width: stored.width,
+      height: stored.height,
       data: webp.toString('base64'),
     };
   }

@@ -1,6 +1,7 @@
 // Sources and jobs: services' health and problems, projector lag, each source's state, last scan,
-// counts and last error, pipeline backlog and tier 2's budgets, mail accounts, events that failed
-// to project,
+// counts, last error and the work its items wait for on the pipelines (each worker's items and
+// whether it is reachable), the pipelines' queues and tier 2's budgets, mail accounts, events that
+// failed to project,
 // kept live by the event stream (SSE): every event arriving refreshes the figures (at most every 2 s).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
@@ -18,6 +19,14 @@ interface Health {
   }>;
 }
 const REFRESH_MS = 2000;
+/**
+ * While some source's items wait on the pipelines, and for a while after events arrive, the
+ * figures are read again this often: the sources service counts a backlog at most every 5 s, so
+ * the count an event's refresh reads can be older than the event (a job queued, a job done).
+ */
+const BACKLOG_REFRESH_MS = 5000;
+
+type SourceSummary = NonNullable<Awaited<ReturnType<typeof loadStatus>>['sources']>[number];
 
 async function loadStatus() {
   const [health, jobs, accounts, failures, sources] = await Promise.all([
@@ -39,6 +48,13 @@ export function StatusPage() {
   });
   const lastRefresh = useRef(0);
   const startSeq = status.data?.health.log.last_seq;
+  const lastEvent = useRef(0);
+  useEffect(() => {
+    const waiting = (status.data?.sources ?? []).some((source) => (source.pipeline_backlog ?? 0) > 0);
+    if (!waiting && Date.now() - lastEvent.current > BACKLOG_REFRESH_MS + REFRESH_MS) return;
+    const timer = setTimeout(status.reload, BACKLOG_REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [status.data]);
   const [act, retried] = useAction();
   const retry = () =>
     act(async () => {
@@ -55,6 +71,7 @@ export function StatusPage() {
     source.onerror = () => setLive((l) => ({ ...l, connected: false }));
     source.onmessage = () => undefined;
     const onEvent = (event: MessageEvent) => {
+      lastEvent.current = Date.now();
       setLive((l) => ({
         connected: true,
         events: l.events + 1,
@@ -75,6 +92,12 @@ export function StatusPage() {
       'note.put',
       'mail.flags_changed',
       'signals.detected',
+      'photo.analyzed',
+      'video.analyzed',
+      'faces.detected',
+      'source.scanned',
+      'location.unreachable',
+      'location.reachable',
     ];
     for (const type of types) source.addEventListener(type, onEvent);
     return () => source.close();
@@ -122,7 +145,7 @@ export function StatusPage() {
                 <p class="muted">No sources (memex sources add a folder).</p>
               ) : (
                 <table aria-labelledby="sources-title">
-                  <TableHead columns={['Source', 'State', 'Last scan', 'Items']} />
+                  <TableHead columns={['Source', 'State', 'Last scan', 'Items', 'Pipelines']} />
                   <tbody>
                     {sources.map((source) => (
                       <tr key={source.id}>
@@ -138,11 +161,8 @@ export function StatusPage() {
                             ? `${formatDate(source.last_scan.finished_at, true)}: ${source.last_scan.files} files, ${source.last_scan.ingested} new, ${source.last_scan.failed} failed`
                             : 'not yet'}
                         </td>
-                        <td>
-                          {source.counts.items} items
-                          {source.counts.failed > 0 && `, ${source.counts.failed} files refused`}
-                          {source.backlog > 0 && `, ${source.backlog} waiting`}
-                        </td>
+                        <td>{itemsText(source)}</td>
+                        <td>{pipelinesText(source)}</td>
                       </tr>
                     ))}
                   </tbody>
@@ -253,6 +273,27 @@ export function StatusPage() {
       </Loading>
     </Page>
   );
+}
+
+/** A source's items as a person reads them: a worker's as its heartbeats count them, with whether it is reachable. */
+function itemsText(source: SourceSummary): string {
+  if (source.worker) {
+    const items = source.worker.items_counted ? `${source.counts.items} items` : 'items not counted yet';
+    return `${items}, ${source.worker.reachable ? 'reachable' : 'unreachable'}`;
+  }
+  return [
+    `${source.counts.items} items`,
+    source.counts.failed > 0 && `${source.counts.failed} files refused`,
+    source.backlog > 0 && `${source.backlog} files waiting for ingest`,
+  ]
+    .filter(Boolean)
+    .join(', ');
+}
+
+/** The work its items wait for (pipeline jobs, media's photos and videos); the accounts' is not counted. */
+function pipelinesText(source: SourceSummary): string {
+  if (source.pipeline_backlog === undefined) return '—';
+  return source.pipeline_backlog === 0 ? 'nothing waiting' : `${source.pipeline_backlog} waiting`;
 }
 
 /** A model's limits as a person reads them; none set is said so. */

@@ -189,7 +189,7 @@ function ScopeRules({ scopes }: { scopes: Loaded<Scopes> }) {
       {({ from }) => (
         <form onSubmit={save} aria-labelledby="rules-title">
           <h3 id="rules-title">Scope rules</h3>
-          <table>
+          <table class="scope-rules">
             <TableHead columns={['Label', 'Opens (item kinds)', '']} />
             <tbody>
               {draft.map((rule, i) => (

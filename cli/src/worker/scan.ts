@@ -28,9 +28,12 @@ export interface ScanCounts {
   rejected: number;
 }
 
-/** Items per memex.ingest request: a located item carries no bytes, so a request stays small. */
-const BATCH_ITEMS = 100;
-/** Ingest asks this worker to extract each new file (OCR is slow on a small CPU): give a batch time. */
+/**
+ * Items per memex.ingest request. A located item carries no bytes, but ingest asks this worker to
+ * extract each one before it answers (`--extract-jobs` at once; OCR takes seconds a photo on a
+ * small CPU): a request of 25 answers well within INGEST_TIMEOUT_MS.
+ */
+const BATCH_ITEMS = 25;
 const INGEST_TIMEOUT_MS = 300_000;
 
 interface Work {

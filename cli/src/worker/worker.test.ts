@@ -73,14 +73,15 @@ async function startStack(): Promise<Stack> {
 let workerLog = '';
 
 /** `memex worker` as its own process, on its own folder and data directory, joined to the test's NATS. */
-function startWorker(stack: Stack, folder: string, dataDir: string): ChildProcess {
+function startWorker(stack: Stack, folder: string, dataDir: string, name = 'nas', ...more: string[]): ChildProcess {
   const child = spawn(
     process.execPath,
     [
       MEMEX,
       'worker',
+      ...more,
       '--name',
-      'nas',
+      name,
       '--folder',
       folder,
       '--data',
@@ -328,5 +329,38 @@ describe('memex worker: folders on another machine', () => {
       'the photo marked unreachable after the restart',
       { timeoutMs: 40_000, everyMs: 250 },
     );
+  });
+
+  test('a worker started with --extract-jobs 0 leaves extraction to the memex, which reads its files through it', async () => {
+    const folder = path.join(stack.env.home, 'lan', 'docs');
+    fs.mkdirSync(folder, { recursive: true });
+    const note = path.join(folder, 'minutes.md');
+    fs.writeFileSync(note, '# Minutes\n\nThe pontoon is fixed.\n');
+    // Only reads are watched: a subscriber on the extract subject would be a responder that never answers.
+    const reads: string[] = [];
+    const watching = stack.bus.nc.subscribe('memex.worker.lan.read', {
+      callback: (_, message) => reads.push(message.json<{ path: string }>().path),
+    });
+    const lan = startWorker(stack, folder, path.join(stack.env.home, 'lan-data'), 'lan', '--extract-jobs', '0');
+    try {
+      let id: string | undefined;
+      await waitUntil(
+        async () => {
+          for await (const { event } of readLog(stack.bus, { filter: 'memex.evt.item.ingested.>', untilCaughtUp: true }))
+            if ((event.data as { location?: string }).location === `worker:lan:${note}`) id = (event.data as { id: string }).id;
+          return id !== undefined;
+        },
+        'the note as an item',
+        { timeoutMs: 60_000, everyMs: 250 },
+      );
+      await waitUntil(async () => (await stack.call(ItemsGet, { id: id! }).catch(() => null)) !== null, 'the note read');
+      assert.match((await stack.call(ItemsGet, { id: id! })).text, /The pontoon is fixed/);
+      assert.ok(reads.includes(note), 'ingest read the note through the worker to extract it');
+      const listed = (await stack.call(SourcesGet, { id: 'worker.lan' })).source;
+      assert.equal(listed.worker?.extracts, false);
+    } finally {
+      watching.unsubscribe();
+      await stopWorker(lan);
+    }
   });
 });

@@ -346,14 +346,21 @@ describe('memex worker: folders on another machine', () => {
       let id: string | undefined;
       await waitUntil(
         async () => {
-          for await (const { event } of readLog(stack.bus, { filter: 'memex.evt.item.ingested.>', untilCaughtUp: true }))
-            if ((event.data as { location?: string }).location === `worker:lan:${note}`) id = (event.data as { id: string }).id;
+          for await (const { event } of readLog(stack.bus, {
+            filter: 'memex.evt.item.ingested.>',
+            untilCaughtUp: true,
+          }))
+            if ((event.data as { location?: string }).location === `worker:lan:${note}`)
+              id = (event.data as { id: string }).id;
           return id !== undefined;
         },
         'the note as an item',
         { timeoutMs: 60_000, everyMs: 250 },
       );
-      await waitUntil(async () => (await stack.call(ItemsGet, { id: id! }).catch(() => null)) !== null, 'the note read');
+      await waitUntil(
+        async () => (await stack.call(ItemsGet, { id: id! }).catch(() => null)) !== null,
+        'the note read',
+      );
       assert.match((await stack.call(ItemsGet, { id: id! })).text, /The pontoon is fixed/);
       assert.ok(reads.includes(note), 'ingest read the note through the worker to extract it');
       const listed = (await stack.call(SourcesGet, { id: 'worker.lan' })).source;

@@ -339,7 +339,9 @@ describe('memex worker: folders on another machine', () => {
     // Only reads are watched: a subscriber on the extract subject would be a responder that never answers.
     const reads: string[] = [];
     const watching = stack.bus.nc.subscribe('memex.worker.lan.read', {
-      callback: (_, message) => reads.push(message.json<{ path: string }>().path),
+      callback: (_, message) => {
+        reads.push(message.json<{ path: string }>().path);
+      },
     });
     const lan = startWorker(stack, folder, path.join(stack.env.home, 'lan-data'), 'lan', '--extract-jobs', '0');
     try {

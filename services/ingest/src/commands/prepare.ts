@@ -218,7 +218,9 @@ async function extractedOnWorker(
   } catch (error) {
     if (error instanceof InvalidLocation) throw new RejectedItem(error.message);
     if (error instanceof LocationUnreachable) throw new RejectedItem(`could not read ${location}: ${error.why}`);
-    throw error;
+    if (error instanceof RejectedItem) throw error;
+    // The worker failed or took too long: the request is worth sending again, the item is not refused.
+    throw new MemexError('unavailable', error instanceof Error ? error.message : String(error));
   }
 }
 

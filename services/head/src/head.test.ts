@@ -18,6 +18,7 @@ import {
   ItemIngested,
   LinkAdded,
   LinksInferred,
+  ScopeRulesSet,
   type MethodDefinition,
   type ParamsOf,
   type ResultOf,
@@ -185,7 +186,7 @@ test('the link comes back after the head restarts, and a revoked certificate is 
   }
 });
 
-test('a relayed call runs within the scope the head stamped: a notes session never sees mail and cannot widen itself', async () => {
+test('a relayed call runs within the scope the head stamped: a notes session never sees mail and cannot widen itself, until the owner sets rules that open mail to notes', async () => {
   const fake = new FakeHead();
   await fake.start();
   const w = await world({ ingest: true });
@@ -216,6 +217,18 @@ test('a relayed call runs within the scope the head stamped: a notes session nev
     await assert.rejects(
       fake.call('memex.items.get', {}, { labels: ['notes'] }),
       (e: Error & { code?: string }) => e.code === 'invalid_params',
+    );
+    // The owner's scope rules (memex.scopes.set logs them) apply to the head's next call.
+    await new EventPublisher(w.bus).publish(ScopeRulesSet, {
+      subject: 'scope_rules:all',
+      actor: { kind: 'user', id: 'owner' },
+      data: { rules: [{ when: 'notes', kinds: ['email'] }] },
+    });
+    const asNotes = (await fake.call('memex.items.get', { id }, { labels: ['notes'] })) as { title: string };
+    assert.equal(asNotes.title, 'salary review');
+    await assert.rejects(
+      fake.call('memex.items.get', { id }, { labels: ['mail'] }),
+      (e: Error & { code?: string }) => e.code === 'not_found',
     );
   } finally {
     await w.stop();

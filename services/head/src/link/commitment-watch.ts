@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import { CommitmentsList, type ResultOf, type ScopeRule } from '@memex/contracts';
+import { CommitmentsList, type ResultOf } from '@memex/contracts';
 import type { Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { BUS, CONFIG, loadScopeRules, MethodRouter, type HealthProblems } from '@memex/runtime';
+import { BUS, CONFIG, MethodRouter, scopeRulesInForce, type HealthProblems } from '@memex/runtime';
 import { commitmentFires, triggerScope } from '../domain/triggers.js';
 import { HeadLinkService } from './head-link.service.js';
 import { TriggerFiring } from './trigger-firing.js';
@@ -19,7 +19,7 @@ const COMMITMENTS_PER_CHECK = 500;
 @Injectable()
 export class CommitmentWatch implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('memex:commitment-watch');
-  private readonly rules: ScopeRule[];
+  private readonly home: string;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private problem: string | undefined;
@@ -31,7 +31,7 @@ export class CommitmentWatch implements OnApplicationBootstrap, OnApplicationShu
     private readonly link: HeadLinkService,
     private readonly firing: TriggerFiring,
   ) {
-    this.rules = loadScopeRules(config.home);
+    this.home = config.home;
   }
 
   onApplicationBootstrap(): void {
@@ -64,11 +64,12 @@ export class CommitmentWatch implements OnApplicationBootstrap, OnApplicationShu
     if (triggers.length === 0) return;
     const now = new Date();
     const seq = Math.max(1, await this.bus.lastSeq());
+    const rules = await scopeRulesInForce(this.bus, this.home);
     for (const trigger of triggers) {
       const { commitments } = (await this.router.call(
         CommitmentsList.name,
         { status: 'open', limit: COMMITMENTS_PER_CHECK },
-        { scope: triggerScope(trigger, this.rules), caller: { kind: 'system', id: `trigger:${trigger.id}` } },
+        { scope: triggerScope(trigger, rules), caller: { kind: 'system', id: `trigger:${trigger.id}` } },
       )) as ResultOf<typeof CommitmentsList>;
       for (const commitment of commitments) {
         if (!commitmentFires(trigger, commitment, now)) continue;

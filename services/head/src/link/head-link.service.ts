@@ -2,17 +2,10 @@ import os from 'node:os';
 import { EventEmitter } from 'node:events';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type * as grpc from '@grpc/grpc-js';
-import {
-  agentScope,
-  isMemexError,
-  MemexError,
-  OWNER_SCOPE,
-  type ResultOf,
-  type HeadStatus,
-  type ScopeRule,
-} from '@memex/contracts';
+import { agentScope, isMemexError, MemexError, OWNER_SCOPE, type ResultOf, type HeadStatus } from '@memex/contracts';
 import type { MemexConfig } from '@memex/config';
-import { CONFIG, loadScopeRules, MethodRouter, type HealthProblems, type Principal } from '@memex/runtime';
+import type { Bus } from '@memex/bus';
+import { BUS, CONFIG, MethodRouter, scopeRulesInForce, type HealthProblems, type Principal } from '@memex/runtime';
 import { CredentialsStore, type HeadCredentials } from '../domain/credentials.js';
 import { certificateFacts } from '../domain/pki.js';
 import { HeadConnection, type CallFrame, type HeadApi, type HeadFrame, type MemexFrame } from './head-api.js';
@@ -35,7 +28,7 @@ type LinkState = ResultOf<typeof HeadStatus>['state'];
 export class HeadLinkService implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('memex:head-link');
   private readonly store: CredentialsStore;
-  private readonly rules: ScopeRule[];
+  private readonly home: string;
   /** `turn-ended` (session, labels) and `connected` (HeadApi) for the knowledge and trigger parts. */
   readonly events = new EventEmitter();
   private connection: HeadConnection | undefined;
@@ -54,10 +47,11 @@ export class HeadLinkService implements OnApplicationBootstrap, OnApplicationShu
 
   constructor(
     @Inject(CONFIG) config: MemexConfig,
+    @Inject(BUS) private readonly bus: Bus,
     private readonly router: MethodRouter,
   ) {
     this.store = new CredentialsStore(config.home);
-    this.rules = loadScopeRules(config.home);
+    this.home = config.home;
   }
 
   onApplicationBootstrap(): void {
@@ -157,7 +151,7 @@ export class HeadLinkService implements OnApplicationBootstrap, OnApplicationShu
     let reply: Extract<MemexFrame, { reply: unknown }>['reply'];
     try {
       const params: unknown = call.params_json ? JSON.parse(call.params_json) : {};
-      const result = await this.router.call(call.method, params, this.principal(call));
+      const result = await this.router.call(call.method, params, await this.principal(call));
       reply = { id: call.id, result_json: JSON.stringify(result ?? null) };
     } catch (error) {
       const memex = isMemexError(error)
@@ -172,13 +166,14 @@ export class HeadLinkService implements OnApplicationBootstrap, OnApplicationShu
   }
 
   /** The head decides the scope; the memex enforces it like a token's (a call can never widen it). */
-  private principal(call: CallFrame): Principal {
+  private async principal(call: CallFrame): Promise<Principal> {
     const scope = call.scope;
     if (!scope) throw new MemexError('forbidden', 'a call from the head must carry a scope');
     if (scope.owner) return { scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } };
     const session = scope.session || 'unnamed';
     return {
-      scope: agentScope(`head:${session}`, scope.labels, this.rules),
+      // The rules as they are now: a change the owner made applies to the next call.
+      scope: agentScope(`head:${session}`, scope.labels, await scopeRulesInForce(this.bus, this.home)),
       caller: { kind: 'session', id: `head:${session}` },
     };
   }

@@ -4,14 +4,14 @@ import { sql, type Kysely } from 'kysely';
 import {
   isEventOf,
   ItemIngested,
+  ScopeRulesSet,
   TriggerRegistered,
   TriggerRemoved,
   type EventEnvelope,
-  type ScopeRule,
 } from '@memex/contracts';
 import { readLog, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { BUS, CONFIG, DATABASE, loadScopeRules, ServiceHost, type HealthProblems } from '@memex/runtime';
+import { BUS, CONFIG, DATABASE, ServiceHost, scopeRulesInForce, type HealthProblems } from '@memex/runtime';
 import { fires, thingsChanged, type ActiveTrigger } from '../domain/triggers.js';
 import type { HeadDatabase } from '../projection/schema.js';
 import { HeadLinkService } from './head-link.service.js';
@@ -31,7 +31,7 @@ const RETRY_MS = 1000;
 @Injectable()
 export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('memex:triggers');
-  private readonly rules: ScopeRule[];
+  private readonly home: string;
   private readonly abort = new AbortController();
   private loop: Promise<void> | undefined;
   /** Why evaluation stopped, until a trigger fires again. */
@@ -45,7 +45,7 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     private readonly link: HeadLinkService,
     private readonly host: ServiceHost,
   ) {
-    this.rules = loadScopeRules(config.home);
+    this.home = config.home;
   }
 
   onApplicationBootstrap(): void {
@@ -81,10 +81,13 @@ export class TriggerEvaluator implements OnApplicationBootstrap, OnApplicationSh
     const triggers = new Map((await this.firing.active()).map((t) => [t.id, t]));
     let cursor = await this.startSeq([...triggers.values()], seen);
     let sinceSave = 0;
+    let rules = await scopeRulesInForce(this.bus, this.home);
     for await (const { seq, event } of readLog(this.bus, { fromSeq: cursor + 1, signal: this.abort.signal })) {
+      // New scope rules apply from their place in the log on.
+      if (isEventOf(ScopeRulesSet, event)) rules = event.data.rules;
       this.track(triggers, seq, event);
       for (const trigger of triggers.values()) {
-        if (fires(trigger, seq, event, this.rules) && !(await this.firing.firedBefore(trigger.id, event.id))) {
+        if (fires(trigger, seq, event, rules) && !(await this.firing.firedBefore(trigger.id, event.id))) {
           await this.fire(api, trigger, seq, event);
         }
       }

@@ -6,7 +6,13 @@ import { DEFAULT_SERVICES } from '@memex/config';
 import { MailAccounts } from '@memex/contracts';
 import { waitUntil } from '@memex/testing';
 import { finishImport, importedSoFar, importMbox, publishedEmails, type ImportTarget } from './mbox-import.js';
-import { archiveFor, replayAndCompare, startSupervisedStack, type SupervisedStack } from './supervised-stack.js';
+import {
+  archiveFor,
+  faultsMessages,
+  replayAndCompare,
+  startSupervisedStack,
+  type SupervisedStack,
+} from './supervised-stack.js';
 
 /**
  * Every service `npm start` runs (DEFAULT_SERVICES, the gateway too), each in its own process
@@ -20,7 +26,7 @@ import { archiveFor, replayAndCompare, startSupervisedStack, type SupervisedStac
  * (import 413 s with every kill during it, each service ready again 11-18 s after its SIGKILL,
  * settled 259 s later, eleven replays equal in 165 s).
  */
-const MESSAGES = Number(process.env.MEMEX_FAULTS_MESSAGES) || 1_000;
+const MESSAGES = faultsMessages(1_000);
 /** `memex replay`s run at once after the faults. */
 const REPLAYS_AT_ONCE = 3;
 

@@ -10,7 +10,7 @@ import { MailAccounts } from '@memex/contracts';
 import { ProcessSupervisor } from '@memex/stack';
 import { createTestEnv, servicesReady, waitUntil, type TestEnv } from '@memex/testing';
 import { finishImport, importedSoFar, importMbox, publishedEmails, type ImportTarget } from './mbox-import.js';
-import { startOwnPostgres, type OwnPostgres } from './supervised-stack.js';
+import { faultsMessages, startOwnPostgres, type OwnPostgres } from './supervised-stack.js';
 
 /**
  * The real servers failing under a running import, services run as `npm start` runs them (ingest
@@ -18,7 +18,9 @@ import { startOwnPostgres, type OwnPostgres } from './supervised-stack.js';
  * database goes down with it). Afterwards every message is there exactly once, the import's
  * summary is true, and /healthz never said ok while Postgres was down.
  */
-const MESSAGES = 2_000;
+const MESSAGES = faultsMessages(2_000);
+/** The suite's 5 minutes per step in CI, more for MEMEX_FAULTS_MESSAGES=10000 by hand. */
+const SCALED = { timeout: 300_000 * Math.max(1, MESSAGES / 2_000) };
 
 let postgres: OwnPostgres;
 let env: TestEnv;
@@ -36,7 +38,7 @@ before(async () => {
   token = ensureOwnerToken(env.config.home);
   target = { url, token, home: env.home, mbox: path.join(env.home, 'archive.mbox') };
   await writeMbox(target.mbox, generateMessages({ messages: MESSAGES, seed: 11 }));
-});
+}, SCALED);
 after(async () => {
   await gateway?.close();
   await env?.stop();
@@ -65,110 +67,114 @@ async function recovery(since: number): Promise<number> {
   return Date.now() - since;
 }
 
-test(`NATS restarted, then Postgres, while ${MESSAGES} messages are imported: each exactly once, the summary true, /healthz truthful`, async () => {
-  const supervisor = new ProcessSupervisor({ output: process.stderr });
-  supervisor.add({
-    name: 'ingest',
-    command: process.execPath,
-    args: [path.join(REPO_ROOT, 'services', 'ingest', 'dist', 'main.js')],
-    env: { ...configEnv(env.config), NO_COLOR: '1' },
-  });
-  const samples: Sample[] = [];
-  let sampling = true;
-  const sampler = (async () => {
-    while (sampling) {
-      const sent = Date.now();
-      const status = await health();
-      samples.push({ sent, answered: Date.now(), status });
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  })();
-  try {
-    await servicesReady(url, ['ingest']);
-    let ended = false;
-    const first = importMbox(target, 10).done.finally(() => (ended = true));
-    await waitUntil(async () => ended || importedSoFar(env.home) >= MESSAGES / 4, 'a quarter of the import', {
-      timeoutMs: 300_000,
+test(
+  `NATS restarted, then Postgres, while ${MESSAGES} messages are imported: each exactly once, the summary true, /healthz truthful`,
+  SCALED,
+  async () => {
+    const supervisor = new ProcessSupervisor({ output: process.stderr });
+    supervisor.add({
+      name: 'ingest',
+      command: process.execPath,
+      args: [path.join(REPO_ROOT, 'services', 'ingest', 'dist', 'main.js')],
+      env: { ...configEnv(env.config), NO_COLOR: '1' },
     });
-    assert.ok(!ended, 'the import was still running when NATS restarted');
-    const natsDown = Date.now();
-    await env.restartNats();
-    const natsRecovery = await recovery(natsDown);
-
-    await waitUntil(async () => ended || importedSoFar(env.home) >= MESSAGES / 2, 'half of the import', {
-      timeoutMs: 300_000,
-    });
-    const postgresDown = Date.now();
-    await postgres.stop();
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
-    const postgresBack = Date.now();
-    await postgres.start();
-    const postgresRecovery = await recovery(postgresDown);
-
-    // The import retries what failed; if it gave up, the user runs it again.
-    const run = await finishImport(target, first);
-    const runs = run.runs;
-    assert.equal(run.code, 0, JSON.stringify(runs));
-    const all = run.summary['all_runs'] as Record<string, number>;
-    assert.equal(all['rejected'], 0, JSON.stringify(all));
-
-    // Exactly one item per message, each published once, and the mail read model agrees.
-    const { published, lastSeq } = await publishedEmails(env.config.natsUrl);
-    assert.equal(published.size, MESSAGES);
-    assert.deepEqual([...new Set(published.values())], [1]);
-    // Every message counted once. A batch whose answer a fault lost is answered `duplicate` when
-    // retried, though this import created it: the split between the two is not exact.
-    assert.equal(
-      all['created']! + all['duplicate']!,
-      MESSAGES,
-      `the summary counts each message once: ${JSON.stringify(all)}`,
-    );
-    // The read model catches up after the faults (on a loaded machine, past one min_seq wait).
-    const memex = new MemexClient({ url, token });
-    let accounts: Array<{ account: string; messages: number }> = [];
-    await waitUntil(
-      async () => {
-        accounts = (await memex.call(MailAccounts, { min_seq: lastSeq }).catch(() => ({ accounts: [] }))).accounts;
-        return accounts.length > 0;
-      },
-      'the mail read model to apply the whole import',
-      { timeoutMs: 180_000, everyMs: 1_000 },
-    );
-    assert.deepEqual(
-      accounts.map((a) => [a.account, a.messages]),
-      [['import:mbox:archive', MESSAGES]],
-    );
-    const client = new pg.Client({ connectionString: postgres.url });
-    await client.connect();
+    const samples: Sample[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const sent = Date.now();
+        const status = await health();
+        samples.push({ sent, answered: Date.now(), status });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
     try {
-      const { rows } = await client.query<{ n: number; ids: number }>(
-        'select count(*)::int as n, count(distinct message_id)::int as ids from ingest.messages',
-      );
-      assert.deepEqual(rows[0], { n: MESSAGES, ids: MESSAGES });
-    } finally {
-      await client.end();
-    }
+      await servicesReady(url, ['ingest']);
+      let ended = false;
+      const first = importMbox(target, 10).done.finally(() => (ended = true));
+      await waitUntil(async () => ended || importedSoFar(env.home) >= MESSAGES / 4, 'a quarter of the import', {
+        timeoutMs: 300_000,
+      });
+      assert.ok(!ended, 'the import was still running when NATS restarted');
+      const natsDown = Date.now();
+      await env.restartNats();
+      const natsRecovery = await recovery(natsDown);
 
-    // While Postgres was down, /healthz never said ok.
-    const whileDown = samples.filter((s) => s.sent >= postgresDown + 500 && s.answered <= postgresBack);
-    assert.ok(whileDown.length > 0, 'healthz was asked while Postgres was down');
-    assert.deepEqual(
-      whileDown.filter((s) => s.status === 'ok'),
-      [],
-      `healthz while Postgres was down: ${[...new Set(whileDown.map((s) => s.status))].join(', ')}`,
-    );
-    console.log(
-      `faults: ${MESSAGES} messages checked; NATS restart → healthz ok in ${natsRecovery} ms; ` +
-        `Postgres down 3 s → healthz ok ${postgresRecovery} ms after it stopped; ` +
-        `healthz while Postgres was down: ${[...new Set(whileDown.map((s) => s.status))].join(', ')}; ` +
-        `import runs: ${runs.length}, summary ${JSON.stringify(all)}`,
-    );
-    // The service rides out both restarts: a dropped Postgres connection must not end it.
-    assert.equal(supervisor.status()[0]?.restarts ?? 0, 0, 'ingest exited and was restarted by the supervisor');
-  } finally {
-    sampling = false;
-    await sampler;
-    console.log(`faults: ingest restarted by the supervisor ${supervisor.status()[0]?.restarts ?? 0} times`);
-    await supervisor.stop();
-  }
-});
+      await waitUntil(async () => ended || importedSoFar(env.home) >= MESSAGES / 2, 'half of the import', {
+        timeoutMs: 300_000,
+      });
+      const postgresDown = Date.now();
+      await postgres.stop();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      const postgresBack = Date.now();
+      await postgres.start();
+      const postgresRecovery = await recovery(postgresDown);
+
+      // The import retries what failed; if it gave up, the user runs it again.
+      const run = await finishImport(target, first);
+      const runs = run.runs;
+      assert.equal(run.code, 0, JSON.stringify(runs));
+      const all = run.summary['all_runs'] as Record<string, number>;
+      assert.equal(all['rejected'], 0, JSON.stringify(all));
+
+      // Exactly one item per message, each published once, and the mail read model agrees.
+      const { published, lastSeq } = await publishedEmails(env.config.natsUrl);
+      assert.equal(published.size, MESSAGES);
+      assert.deepEqual([...new Set(published.values())], [1]);
+      // Every message counted once. A batch whose answer a fault lost is answered `duplicate` when
+      // retried, though this import created it: the split between the two is not exact.
+      assert.equal(
+        all['created']! + all['duplicate']!,
+        MESSAGES,
+        `the summary counts each message once: ${JSON.stringify(all)}`,
+      );
+      // The read model catches up after the faults (on a loaded machine, past one min_seq wait).
+      const memex = new MemexClient({ url, token });
+      let accounts: Array<{ account: string; messages: number }> = [];
+      await waitUntil(
+        async () => {
+          accounts = (await memex.call(MailAccounts, { min_seq: lastSeq }).catch(() => ({ accounts: [] }))).accounts;
+          return accounts.length > 0;
+        },
+        'the mail read model to apply the whole import',
+        { timeoutMs: 180_000, everyMs: 1_000 },
+      );
+      assert.deepEqual(
+        accounts.map((a) => [a.account, a.messages]),
+        [['import:mbox:archive', MESSAGES]],
+      );
+      const client = new pg.Client({ connectionString: postgres.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ n: number; ids: number }>(
+          'select count(*)::int as n, count(distinct message_id)::int as ids from ingest.messages',
+        );
+        assert.deepEqual(rows[0], { n: MESSAGES, ids: MESSAGES });
+      } finally {
+        await client.end();
+      }
+
+      // While Postgres was down, /healthz never said ok.
+      const whileDown = samples.filter((s) => s.sent >= postgresDown + 500 && s.answered <= postgresBack);
+      assert.ok(whileDown.length > 0, 'healthz was asked while Postgres was down');
+      assert.deepEqual(
+        whileDown.filter((s) => s.status === 'ok'),
+        [],
+        `healthz while Postgres was down: ${[...new Set(whileDown.map((s) => s.status))].join(', ')}`,
+      );
+      console.log(
+        `faults: ${MESSAGES} messages checked; NATS restart → healthz ok in ${natsRecovery} ms; ` +
+          `Postgres down 3 s → healthz ok ${postgresRecovery} ms after it stopped; ` +
+          `healthz while Postgres was down: ${[...new Set(whileDown.map((s) => s.status))].join(', ')}; ` +
+          `import runs: ${runs.length}, summary ${JSON.stringify(all)}`,
+      );
+      // The service rides out both restarts: a dropped Postgres connection must not end it.
+      assert.equal(supervisor.status()[0]?.restarts ?? 0, 0, 'ingest exited and was restarted by the supervisor');
+    } finally {
+      sampling = false;
+      await sampler;
+      console.log(`faults: ingest restarted by the supervisor ${supervisor.status()[0]?.restarts ?? 0} times`);
+      await supervisor.stop();
+    }
+  },
+);

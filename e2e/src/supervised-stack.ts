@@ -10,6 +10,14 @@ import { generateMessages, writeMbox } from '@memex/ingest/testing';
 import { spawnMemex, type ImportTarget } from './mbox-import.js';
 import { snapshotSchema } from './snapshot.js';
 
+/**
+ * How many messages a fault test imports: its own count, sized for the suite's time in CI, or
+ * MEMEX_FAULTS_MESSAGES when set (the issue's 10,000, run by hand).
+ */
+export function faultsMessages(inCi: number): number {
+  return Number(process.env.MEMEX_FAULTS_MESSAGES) || inCi;
+}
+
 /** What /healthz answers (the parts the fault tests read). */
 export interface Health {
   status: string;

@@ -13,7 +13,7 @@ import { serveRpc, typeFilters, type Bus, type RpcRequest } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { Projector, RpcMethod, type ProjectorOptions } from './decorators.js';
 import { HandlerProjection } from './handlers.js';
-import { ProjectionRunner, type Projection } from './projection.js';
+import { ProjectionRunner, type Projection, type ReplayResult } from './projection.js';
 import type { BookkeepingDb } from './bookkeeping.js';
 import { CONFIG, DATABASE, SERVICE } from './tokens.js';
 import { BUS } from './providers.js';
@@ -92,11 +92,9 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
     }
     const prefix = `memex.rpc.${this.options.service}`;
     this.serve(`${prefix}.health`, queue, () => this.health());
-    this.serve(`${prefix}.admin.replay`, queue, async (request) => {
-      if (request.scope.kind !== 'owner') throw new MemexError('forbidden', 'replay needs the owner token');
-      if (!this.runner) throw new MemexError('not_found', `the ${this.options.service} service has no projector`);
-      return this.runner.rebuild(this.config.databaseUrl);
-    }, { heartbeatMs: REPLAY_HEARTBEAT_MS });
+    this.serve(`${prefix}.admin.replay`, queue, (request) => this.replay(request), {
+      heartbeatMs: REPLAY_HEARTBEAT_MS,
+    });
     this.serve(`${prefix}.admin.failures`, queue, async (request) => {
       const runner = this.ownerRunner(request);
       return { failures: runner ? await runner.failures() : [] };
@@ -113,6 +111,22 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
     this.logger.log(
       `ready (${this.subscriptions.length} subjects${this.runner ? `, projector ${this.runner.name}` : ''})`,
     );
+  }
+
+  /** `memex replay`: rebuilds the read model beside the live one and switches to it (ProjectionRunner.rebuild). */
+  private async replay(request: RpcRequest): Promise<ReplayResult> {
+    const { service } = this.options;
+    if (request.scope.kind !== 'owner') throw new MemexError('forbidden', 'replay needs the owner token');
+    if (!this.runner) throw new MemexError('not_found', `the ${service} service has no projector`);
+    return this.runner.rebuild(this.config.databaseUrl).catch((error: unknown) => {
+      if (error instanceof MemexError) throw error;
+      // Postgres or NATS went away mid-rebuild: the owner need only run it again.
+      throw new MemexError(
+        'unavailable',
+        `the ${service} replay broke off (${(error as Error).message}); the live read model is whole (switching to ` +
+          `the rebuilt one is a single transaction): run memex replay ${service} again`,
+      );
+    });
   }
 
   /** The projector for an owner's admin request (undefined when the service has none). */

@@ -47,6 +47,13 @@ describe('ingest: thread.joined', () => {
     assert.deepEqual(await joins(), []);
     const [b] = await ingest(mail('b', ['a']));
     assert.deepEqual(await joins(), [{ key: 'a@gen', merged: ['b@gen'], id: b }]);
+    // Replies in the joined thread say nothing more: its keys are all where they belong.
+    await ingest(mail('d', ['a', 'b', 'c']));
+    await ingest(mail('d2', ['b', 'c']));
+    assert.deepEqual(await joins(), [{ key: 'a@gen', merged: ['b@gen'], id: b }]);
+    // A message that brings another thread's key in is a new join, of that key alone.
+    const [x] = await ingest(mail('x', ['c', 'e']));
+    assert.deepEqual((await joins()).slice(1), [{ key: 'a@gen', merged: ['e@gen', 'c@gen'], id: x }]);
   });
 
   test('joins missed while the read model is late wait and are published with the next request', async () => {

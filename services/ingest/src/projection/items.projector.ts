@@ -14,6 +14,7 @@ import {
   NotePut,
   PhotoAnalyzed,
   type Place,
+  ThreadJoined,
   VideoAnalyzed,
   makerString,
   type EventOf,
@@ -104,6 +105,18 @@ export class ItemsProjector {
         .onConflict((oc) => oc.column('item_id').doNothing())
         .execute();
     }
+  }
+
+  /**
+   * Keys ingest joined into another thread's (thread.joined): what ThreadJoins has said, so it says
+   * each join once — after a crash too, from what this holds at start.
+   */
+  @On(ThreadJoined)
+  async threadJoined(trx: Trx, { data: { key, merged } }: EventOf<typeof ThreadJoined>): Promise<void> {
+    const others = merged.filter((m) => m !== key);
+    if (others.length === 0) return;
+    await sql`insert into thread_joined (merged, key) select unnest(${others}::text[]), ${key}
+      on conflict (merged) do update set key = excluded.key`.execute(trx);
   }
 
   /** A copy in a spam folder: the item and its message are spam, out of every view but spam's. */

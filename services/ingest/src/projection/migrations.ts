@@ -162,4 +162,12 @@ export const ingestMigrations: Migration[] = [
       )`.execute(db);
     },
   },
+  {
+    // The thread keys thread.joined joined into another, as the log says (commands/thread-joins.ts
+    // publishes a join only when a key is not yet where its thread now is).
+    name: '008_thread_joined',
+    async up(db) {
+      await sql`create table thread_joined (merged text primary key, key text not null)`.execute(db);
+    },
+  },
 ];

@@ -1,0 +1,120 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { Bus, callMethod, readEventsOf } from '@memex/bus';
+import { Ingest, ItemIngested, MemexError, ThreadJoined } from '@memex/contracts';
+import { createTestEnv, spawnService, waitUntil, type TestEnv } from '@memex/testing';
+
+/** A message of a generated thread: `<id>@gen`, naming `references`. */
+function mail(id: string, references: string[] = []): string {
+  const headers = [
+    'From: Dev <dev@example.org>',
+    'To: list@example.org',
+    `Subject: ${references.length > 0 ? 'Re: ' : ''}series`,
+    'Date: Tue, 1 Mar 2011 10:00:00 +0000',
+    `Message-ID: <${id}@gen>`,
+    ...(references.length > 0 ? [`References: ${references.map((r) => `<${r}@gen>`).join(' ')}`] : []),
+  ];
+  return Buffer.from(`${headers.join('\r\n')}\r\n\r\nbody of ${id}\r\n`).toString('base64');
+}
+
+let env: TestEnv;
+let bus: Bus;
+before(async () => {
+  env = await createTestEnv();
+  bus = await Bus.connect(env.config.natsUrl, 'thread-join-crash');
+  await bus.ensureStreams();
+});
+after(async () => {
+  await bus.close();
+  await env.stop();
+});
+
+const ingest = (...messages: string[]) =>
+  callMethod(
+    bus,
+    Ingest,
+    { items: messages.map((data) => ({ type: 'message/rfc822', data, source: { kind: 'mbox', id: 'crash' } })) },
+    { timeoutMs: 120_000 },
+  );
+
+async function joins() {
+  const out = [];
+  for await (const { event } of readEventsOf(bus, ThreadJoined, { untilCaughtUp: true })) out.push(event.data);
+  return out;
+}
+
+async function logged(messageId: string): Promise<boolean> {
+  for await (const { event } of readEventsOf(bus, ItemIngested, { untilCaughtUp: true }))
+    if (event.data.kind === 'email' && event.data.meta.messageId === messageId) return true;
+  return false;
+}
+
+/** An ingest process, once it answers (an empty request is refused, by a running ingest). */
+async function started(): Promise<ChildProcess> {
+  const child = spawnService(env.config, 'ingest');
+  try {
+    await waitUntil(
+      async () =>
+        callMethod(bus, Ingest, { items: [] }, { timeoutMs: 5_000 }).then(
+          () => true,
+          (error: unknown) => error instanceof MemexError && error.code === 'invalid_params',
+        ),
+      'ingest to answer',
+    );
+  } catch (error) {
+    await killed(child);
+    throw error;
+  }
+  return child;
+}
+
+async function killed(child: ChildProcess): Promise<void> {
+  const exit = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGKILL');
+  await exit;
+}
+
+test('a thread join pending when ingest is killed (SIGKILL after the message, before its join) is published at the next start, once; replies in the joined thread publish none', async () => {
+  const first = await started();
+  // c's mailer trimmed References to its parent b: apart, a and c are two threads.
+  await ingest(mail('a'), mail('c', ['b']));
+  assert.deepEqual(await joins(), []);
+
+  // Hold ingest's read model back (its projector cannot write messages), so the join of b — which
+  // waits for the read model to hold b — is still to come when the process dies.
+  const lock = new pg.Client({ connectionString: env.config.databaseUrl });
+  await lock.connect();
+  await lock.query('begin');
+  await lock.query('lock table ingest.messages in access exclusive mode');
+  const pending = ingest(mail('b', ['a'])).catch((error: unknown) => error);
+  await waitUntil(() => logged('b@gen'), 'b in the log');
+  await killed(first);
+  assert.ok((await pending) instanceof Error, 'the request died with the process');
+  assert.deepEqual(await joins(), [], 'killed before the join');
+  await lock.query('rollback');
+  await lock.end();
+
+  // No request comes: the restarted ingest publishes the join its read model shows pending.
+  const second = await started();
+  try {
+    await waitUntil(async () => (await joins()).length > 0, 'the pending join', { timeoutMs: 120_000 });
+    const b = (await joins())[0]!;
+    assert.deepEqual([b.key, b.merged], ['a@gen', ['b@gen']]);
+
+    // Replies in the joined thread join nothing new; a message linking another thread does, once.
+    await ingest(mail('d', ['a', 'b', 'c']));
+    await ingest(mail('e'), mail('f', ['c', 'e']));
+    await ingest(mail('g', ['a', 'f']));
+    assert.deepEqual(
+      (await joins()).map((j) => [j.key, j.merged]),
+      [
+        ['a@gen', ['b@gen']],
+        ['a@gen', ['e@gen', 'c@gen']],
+      ],
+    );
+  } finally {
+    await killed(second);
+  }
+});

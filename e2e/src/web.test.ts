@@ -143,6 +143,17 @@ describe('the web UI in headless Chromium', { skip }, () => {
         ],
         hostileHtml(trap.url),
       ),
+      // A colleague writing from Ann's domain too: several people make acme-corp.example an organization, so Ann works_at it.
+      mime(
+        [
+          ['From', 'Raj Patel <raj@acme-corp.example>'],
+          ['To', 'Ann Lee <ann@acme-corp.example>'],
+          ['Subject', 'Quarterly figures'],
+          ['Date', 'Mon, 3 Feb 2025 09:00:00 +0000'],
+          ['Message-ID', '<q1@acme-corp.example>'],
+        ],
+        'Ann, the figures for the quarter are in the shared folder. Raj\n',
+      ),
     ];
     const ingested = await stack.owner.call(Ingest, {
       items: [
@@ -158,10 +169,10 @@ describe('the web UI in headless Chromium', { skip }, () => {
     });
     assert.deepEqual(
       ingested.results.map((r) => r.status),
-      ['created', 'created', 'created', 'created', 'created', 'created'],
+      ['created', 'created', 'created', 'created', 'created', 'created', 'created'],
       JSON.stringify(ingested.results),
     );
-    ['renewal', 'reply', 'boat', 'weekend', 'hostile', 'plan'].forEach(
+    ['renewal', 'reply', 'boat', 'weekend', 'hostile', 'colleague', 'plan'].forEach(
       (name, i) => (ids[name] = ingested.results[i]!.id!),
     );
     await stack.owner.call(NotesPut, {
@@ -555,11 +566,12 @@ describe('the web UI in headless Chromium', { skip }, () => {
         { when: 'client:acme', kinds: ['attachment', 'email'] },
       );
       // An agent token can neither set the rules nor read them.
-      for (const attempt of [
-        stack.clientFor(agentToken).call(ScopesSet, { rules: [{ when: '*', kinds: ['email'] }] }),
-        stack.clientFor(agentToken).call(ScopesGet, {}),
-      ])
-        await assert.rejects(attempt, (e: MemexError) => e.code === 'forbidden');
+      const asAgent = stack.clientFor(agentToken);
+      await assert.rejects(
+        asAgent.call(ScopesSet, { rules: [{ when: '*', kinds: ['email'] }] }),
+        (e: MemexError) => e.code === 'forbidden',
+      );
+      await assert.rejects(asAgent.call(ScopesGet, {}), (e: MemexError) => e.code === 'forbidden');
 
       // Removed and saved: the token's next request is under the rules without it.
       await page.reload();

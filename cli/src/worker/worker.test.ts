@@ -108,14 +108,29 @@ async function stopWorker(child: ChildProcess): Promise<void> {
   await once(child, 'exit');
 }
 
-/** The items located on worker nas, from the log: location → id. */
-async function workerItems(stack: Stack): Promise<Map<string, string>> {
+/** The items located on a worker (nas unless named), from the log: location → id. */
+async function workerItems(stack: Stack, name = 'nas'): Promise<Map<string, string>> {
   const items = new Map<string, string>();
   for await (const { event } of readLog(stack.bus, { filter: 'memex.evt.item.ingested.>', untilCaughtUp: true })) {
     const data = event.data as { id: string; location?: string };
-    if (data.location?.startsWith('worker:nas:')) items.set(data.location, data.id);
+    if (data.location?.startsWith(`worker:${name}:`)) items.set(data.location, data.id);
   }
   return items;
+}
+
+/** The item of one file on a worker, once it is in the log and the read model. */
+async function itemOf(stack: Stack, name: string, file: string): Promise<string> {
+  let id: string | undefined;
+  await waitUntil(
+    async () => (id = (await workerItems(stack, name)).get(`worker:${name}:${file}`)) !== undefined,
+    `${file} as an item`,
+    {
+      timeoutMs: 60_000,
+      everyMs: 250,
+    },
+  );
+  await waitUntil(async () => (await stack.call(ItemsGet, { id: id! }).catch(() => null)) !== null, `${file} read`);
+  return id!;
 }
 
 /** The whole original, read through memex.items.content range by range. */
@@ -345,31 +360,34 @@ describe('memex worker: folders on another machine', () => {
     });
     const lan = startWorker(stack, folder, path.join(stack.env.home, 'lan-data'), 'lan', '--extract-jobs', '0');
     try {
-      let id: string | undefined;
-      await waitUntil(
-        async () => {
-          for await (const { event } of readLog(stack.bus, {
-            filter: 'memex.evt.item.ingested.>',
-            untilCaughtUp: true,
-          }))
-            if ((event.data as { location?: string }).location === `worker:lan:${note}`)
-              id = (event.data as { id: string }).id;
-          return id !== undefined;
-        },
-        'the note as an item',
-        { timeoutMs: 60_000, everyMs: 250 },
-      );
-      await waitUntil(
-        async () => (await stack.call(ItemsGet, { id: id! }).catch(() => null)) !== null,
-        'the note read',
-      );
-      assert.match((await stack.call(ItemsGet, { id: id! })).text, /The pontoon is fixed/);
+      const id = await itemOf(stack, 'lan', note);
+      assert.match((await stack.call(ItemsGet, { id })).text, /The pontoon is fixed/);
       assert.ok(reads.includes(note), 'ingest read the note through the worker to extract it');
       const listed = (await stack.call(SourcesGet, { id: 'worker.lan' })).source;
       assert.equal(listed.worker?.extracts, false);
     } finally {
       watching.unsubscribe();
       await stopWorker(lan);
+    }
+  });
+
+  test('a reading larger than one NATS message comes back in pieces and is whole', async () => {
+    const folder = path.join(stack.env.home, 'big', 'books');
+    fs.mkdirSync(folder, { recursive: true });
+    const book = path.join(folder, 'book.md');
+    // About 1.5 MB of text: its reading is three replies of at most 512 KB.
+    const lines = Array.from({ length: 30_000 }, (_, i) => `Line ${i} of the long book, about tides and boats.`);
+    fs.writeFileSync(book, `# The long book\n\n${lines.join('\n')}\n`);
+    const big = startWorker(stack, folder, path.join(stack.env.home, 'big-data'), 'big');
+    try {
+      const id = await itemOf(stack, 'big', book);
+      const text = (await stack.call(ItemsGet, { id })).text;
+      assert.ok(text.length > 1_400_000, `${text.length} characters`);
+      assert.match(text, /Line 0 of the long book/);
+      assert.match(text, /Line 29999 of the long book, about tides and boats\.$/);
+      assert.match(workerLog, /worker big: extract of .*book\.md: document, \d{7} characters of text/);
+    } finally {
+      await stopWorker(big);
     }
   });
 });

@@ -188,6 +188,9 @@ describe('graph reads: paging, briefs, undated items, list gateways', () => {
     assert.equal(jane.facts.filter((f) => f.rel === 'works_at').length, 0);
     const li = await h.call(EntityGet, { key: 'person:li-zefan' });
     assert.equal(li.entity.name, 'Li Zefan');
-    assert.deepEqual(li.timeline.map((entry) => [entry.item.title, entry.rels]), [['[PATCH] memcg: cleanup', ['sent']]]);
+    assert.deepEqual(
+      li.timeline.map((entry) => [entry.item.title, entry.rels]),
+      [['[PATCH] memcg: cleanup', ['sent']]],
+    );
   });
 });

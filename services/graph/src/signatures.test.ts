@@ -106,10 +106,10 @@ describe('signature facts (tier 0 → graph)', () => {
       .map((f) => `${f.rel} ${f.made_by}`)
       .sort();
     assert.deepEqual(rels, ['has_title structure@2', 'works_at structure@2']);
-    // The header's facts are another maker's and stay (no works_at among them: Jane is the only one
-    // writing from acme.example, which her signature does not make an organization yet).
-    assert.ok(after.facts.some((f) => f.made_by === 'ingest@1' && f.rel === 'sent'));
+    // The header's facts are another maker's: no works_at among them, as Jane is the only one
+    // writing from acme.example (her signature does not make it an organization yet): it is hers.
     assert.ok(!after.facts.some((f) => f.made_by === 'ingest@1' && f.rel === 'works_at'));
+    assert.deepEqual(after.own_domains, ['acme.example']);
 
     // Deleting the message takes its signature's facts (and the company it alone named) with it.
     await h.publish([

@@ -101,7 +101,10 @@ test('participants: a list-rewritten From is the Reply-To person, list addresses
   // Rewritten, with no address to stand for: the person its name says, never the list as one.
   const zedByName = { rel: 'sent', address: '', name: 'Zed Shaw', key: 'person:zed-shaw' };
   assert.deepEqual(participantsOf({ ...meta, replyTo: [] }), [zedByName]);
-  assert.deepEqual(participantsOf({ ...meta, replyTo: [], from: [{ name: '', address: 'dev@lists.example.org' }] }), []);
+  assert.deepEqual(
+    participantsOf({ ...meta, replyTo: [], from: [{ name: '', address: 'dev@lists.example.org' }] }),
+    [],
+  );
 });
 
 /**

@@ -130,7 +130,8 @@ export function participantsOf(meta: MessagePeople): Participant[] {
       }
       const rewritten = sender && (via || (original && addressOf(original) !== address));
       if (isListAddress(address, mailingList) || rewritten) {
-        if (sender && replyTo) add(rel, { address: addressOf(replyTo), name: cleanName(shown || replyTo.name, addressOf(replyTo)) });
+        if (sender && replyTo)
+          add(rel, { address: addressOf(replyTo), name: cleanName(shown || replyTo.name, addressOf(replyTo)) });
         else {
           const named = namedOnly(entry, sender);
           if (named) add(rel, named);

@@ -1,7 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Participant } from './mail.js';
-import { domainWriterOf, institutionSuffix, OrgLedger, peopleCount, standingEvidence, type DomainWriter } from './orgs.js';
+import {
+  domainWriterOf,
+  institutionSuffix,
+  OrgLedger,
+  peopleCount,
+  standingEvidence,
+  type DomainWriter,
+} from './orgs.js';
 
 let n = 0;
 /** A message's writer: its sender unless `rel` says otherwise. */
@@ -17,7 +24,11 @@ function works(messages: (DomainWriter | null)[][]): string[][] {
 test("one person's vanity domain is theirs, however it is named; a second person makes it an organization", () => {
   // Not named after its writer, so isPersonalDomain alone cannot tell.
   const jane = () => writer('jane@moonbase.example', 'Jane Doe');
-  assert.deepEqual(works([[jane()], [jane()], [writer('shop@moonbase.example', 'Jane Doe', 'received')]]), [[], [], []]);
+  assert.deepEqual(works([[jane()], [jane()], [writer('shop@moonbase.example', 'Jane Doe', 'received')]]), [
+    [],
+    [],
+    [],
+  ]);
   // Raj at the same domain: the domain is an organization, and Jane works there since her first message.
   assert.deepEqual(works([[jane()], [jane()], [writer('raj@moonbase.example', 'Raj Patel')], [jane()]]), [
     [],

@@ -25,20 +25,25 @@ export async function addOrgLinks(trx: Trx, messages: { writers: DomainWriter[];
         select domain, evidence from org_domains where domain = any(${domains}::text[])`.execute(trx)
     ).rows.map((r) => [r.domain, r.evidence]),
   );
-  const stored = await sql<{ domain: string; person: string; name: string; counts: boolean; item: string; at: Date | null }>`
+  const stored = await sql<{
+    domain: string;
+    person: string;
+    name: string;
+    counts: boolean;
+    item: string;
+    at: Date | null;
+  }>`
     select domain, person, name, counts, item, at from domain_writers
     where domain = any(${domains}::text[]) and domain <> all(${[...orgs.keys()]}::text[]) order by domain, at, item, person`.execute(
     trx,
   );
   const writers = Map.groupBy(
-    stored.rows.map(
-      (r): DomainWriter => ({
-        ...r,
-        address: r.person.slice('person:'.length),
-        at: r.at?.toISOString() ?? null,
-        standing: null,
-      }),
-    ),
+    stored.rows.map((r): DomainWriter => ({
+      ...r,
+      address: r.person.slice('person:'.length),
+      at: r.at?.toISOString() ?? null,
+      standing: null,
+    })),
     (w) => w.domain,
   );
   const ledger = new OrgLedger(orgs, writers);

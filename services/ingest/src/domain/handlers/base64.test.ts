@@ -13,6 +13,8 @@ test('valid base64 passes, unbroken or wrapped, with any padding', () => {
 
 test('each kind of corruption is named', () => {
   assert.match(base64Problem('QUJD*EFG')!, /unexpected character "\*" at position 4/);
+  assert.match(base64Problem('QUJD\r\nQU*D\r\n')!, /unexpected character "\*" at position 8/);
+  assert.match(base64Problem('QUI=\r\nQUJD')!, /data after the "=" padding at position 6/);
   assert.match(base64Problem('QUI=QUJD')!, /data after the "=" padding at position 4/);
   assert.match(base64Problem('QUJDR===')!, /more than two "=" padding/);
   assert.match(base64Problem('QUJDR')!, /not a whole number of bytes/);

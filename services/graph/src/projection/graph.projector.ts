@@ -48,10 +48,7 @@ import { knownTime, participantsOf, type Participant } from '../domain/mail.js';
 import { domainWriterOf, type DomainWriter } from '../domain/orgs.js';
 import { addOrgLinks, forgetDomainWriters, MAIL_STRUCTURE_MAKER } from './orgs.js';
 import {
-  countNames,
-  createKeys,
   ensureKeys,
-  entitiesOfKeys,
   KeyCounts,
   makerOf,
   merge,
@@ -61,7 +58,6 @@ import {
   observe,
   ownLinkVis,
   prune,
-  refreshEntities,
   split,
   type Trx,
   type Vis,
@@ -73,8 +69,8 @@ import { graphMigrations } from './migrations.js';
 import { applyPaper } from './papers.js';
 import { applyPeopleSeen } from './people.js';
 import { applyPhotoEvents } from './photo-events.js';
-import { evidenceOf, inferredRow, namesOf, ReadItems, TierZeroReadings, type LinkInput } from './readings.js';
-import { applyStructure } from './signatures.js';
+import { evidenceOf, FirstWrites, inferredRow, namesOf, ReadItems, type LinkInput } from './readings.js';
+import { applyStructure, type StoredItem } from './signatures.js';
 import { commitmentLinks, understoodLinks, writeCommitments } from './understanding.js';
 
 /** A message's thread key as the graph keeps it: the key its thread was joined into, if it was. */
@@ -100,6 +96,23 @@ interface ItemRow {
   participants: Participant[] | null;
 }
 
+/** The events an import logs for each mail, which `firstWrites` takes together. */
+type ImportEvent =
+  EventOf<typeof ItemIngested> | EventOf<typeof StructureExtracted> | EventOf<typeof CommitmentExtracted>;
+
+/** An item as `storedItem` (and `ReadItems`) will read it back once written. */
+function storedOf(item: ItemRow): StoredItem & { made_by: string } {
+  return {
+    kind: item.vis.kind,
+    labels: item.vis.labels,
+    spam: item.vis.spam,
+    occurred_at: item.occurredAt === null ? null : new Date(item.occurredAt),
+    // As jsonb gives it back (no undefined fields).
+    participants: item.participants === null ? null : (JSON.parse(JSON.stringify(item.participants)) as Participant[]),
+    made_by: item.madeBy,
+  };
+}
+
 /** What an `item.ingested` event writes when its item is new: the item, names seen in it, links. */
 interface Ingest {
   item: ItemRow;
@@ -119,15 +132,60 @@ interface Ingest {
 @Projector({ name: 'graph', migrations: graphMigrations })
 export class GraphProjector {
   /**
-   * Runs of `item.ingested` (an import is thousands in a row) go through `ingestAll`, a few
-   * multi-row statements for the lot; any other event is applied alone, in its place.
+   * An import logs each mail's `item.ingested` and, a little behind, tier 0's two readings of it
+   * (structure.extracted, commitment.extracted), interleaved: runs of these go through
+   * `firstWrites`, a few multi-row statements for a whole batch; any other event is applied
+   * alone, in its place.
    */
-  @OnBatch(ItemIngested)
-  async itemsIngested(trx: Trx, run: LoggedOf<typeof ItemIngested>[]): Promise<void> {
-    await this.ingestAll(
+  @OnBatch(ItemIngested, StructureExtracted, CommitmentExtracted)
+  async imported(
+    trx: Trx,
+    run: LoggedOf<typeof ItemIngested | typeof StructureExtracted | typeof CommitmentExtracted>[],
+  ): Promise<void> {
+    const events = run.map(({ event }) => event);
+    for (let next = 0; next < events.length;) next = await this.firstWrites(trx, events, next);
+  }
+
+  /**
+   * From `start` on, the events that write something for the first time — a new item, a first
+   * reading of an item (`FirstWrites`) — together, with exactly the effect of each applied alone
+   * in turn; then the first event that cannot join them (an item the graph has or had, or that
+   * comes twice; a reading that replaces an earlier one or whose evidence is checked) alone, in
+   * its place. Answers where the next group starts.
+   */
+  private async firstWrites(trx: Trx, events: ImportEvent[], start: number): Promise<number> {
+    const known = await ReadItems.of(
       trx,
-      run.map(({ event }) => event),
+      events.slice(start).map((event) => (event.type === 'item.ingested' ? event.data.id : event.data.item_id)),
     );
+    const items: Ingest[] = [];
+    const group = new FirstWrites();
+    // A task reading an item twice: the second reading replaces the first, so it goes alone.
+    const read = new Set<string>();
+    let next = start;
+    for (; next < events.length; next++) {
+      const event = events[next]!;
+      if (event.type === 'item.ingested') {
+        if (known.has(event.data.id)) break;
+        const ingest = this.ingestOf(event);
+        items.push(ingest);
+        known.added(event.data.id, storedOf(ingest.item));
+        // A message never changes (seed §4.5), so its people and links are read once. Spam makes none.
+        if (ingest.links.length > 0) group.addItem(ingest.names, ingest.links);
+        continue;
+      }
+      const once = `${event.type} ${event.data.item_id}`;
+      if (read.has(once) || !group.add(event, known)) break;
+      read.add(once);
+    }
+    await this.insertItems(trx, items);
+    await group.write(trx);
+    const alone = events[next];
+    if (!alone) return next;
+    if (alone.type === 'item.ingested') await this.itemIngested(trx, alone);
+    else if (alone.type === 'structure.extracted') await this.structureExtracted(trx, alone);
+    else await this.commitmentExtracted(trx, alone);
+    return next + 1;
   }
 
   @On(LinkConfirmed)
@@ -231,35 +289,11 @@ export class GraphProjector {
   }
 
   /**
-   * Consecutive `item.ingested` events with exactly the effect of `itemIngested` on each in turn:
-   * those of new items together (`ingestNew`); one whose item exists, is deleted or comes twice
-   * alone, in its place.
+   * New items and their month counts in one statement, as `putItem` one after another would leave
+   * them; the works_at links of their people (`addOrgLinks`) join their links, which `FirstWrites`
+   * writes.
    */
-  private async ingestAll(trx: Trx, events: EventOf<typeof ItemIngested>[]): Promise<void> {
-    if (events.length === 0) return;
-    const ids = events.map((e) => e.data.id);
-    const known = new Set(
-      (
-        await sql<{ id: string }>`
-          select id from items where id = any(${ids}::text[]) union select id from tombstones where id = any(${ids}::text[])`.execute(
-          trx,
-        )
-      ).rows.map((r) => r.id),
-    );
-    let fresh: Ingest[] = [];
-    for (const event of events) {
-      if (known.has(event.data.id)) {
-        await this.ingestNew(trx, fresh);
-        fresh = [];
-        await this.itemIngested(trx, event);
-      } else fresh.push(this.ingestOf(event));
-      known.add(event.data.id);
-    }
-    await this.ingestNew(trx, fresh);
-  }
-
-  /** New items, their names and links in a few statements, as `itemIngested` one after another would leave them. */
-  private async ingestNew(trx: Trx, ingests: Ingest[]): Promise<void> {
+  private async insertItems(trx: Trx, ingests: Ingest[]): Promise<void> {
     if (ingests.length === 0) return;
     const items = ingests.map(({ item }) => ({
       id: item.id,
@@ -286,30 +320,9 @@ export class GraphProjector {
         on conflict (month, kind, labels, spam) do update set n = month_counts.n + excluded.n)
       insert into items (id, kind, title, excerpt, labels, spam, occurred_at, made_by, thread_key, participants)
       select * from rows`.execute(trx);
-    const linked = ingests.filter((i) => i.links.length > 0);
-    if (linked.length === 0) return;
-    await addOrgLinks(trx, linked);
-    // Things are created in the order one message after another creates them (its people, then
-    // its organizations), so hash collisions probe alike.
-    const order = new Set<string>();
-    for (const { links } of linked) {
-      const keys = (ends: ('src' | 'dst')[]) =>
-        [...new Set(links.flatMap((l) => ends.flatMap((end) => ('key' in l[end] ? [l[end].key] : []))))].sort();
-      for (const key of [...keys(['src']), ...keys(['src', 'dst'])]) order.add(key);
-    }
-    const { created } = await createKeys(trx, [...order]);
-    const names = new KeyCounts();
-    for (const ingest of linked) names.addAll(ingest.names);
-    const named = await countNames(trx, names);
-    await writeLinks(
+    await addOrgLinks(
       trx,
-      linked.flatMap((i) => i.links),
-    );
-    await refreshEntities(trx, created, true);
-    const createdSet = new Set(created);
-    await refreshEntities(
-      trx,
-      (await entitiesOfKeys(trx, named)).filter((id) => !createdSet.has(id)),
+      ingests.filter((i) => i.links.length > 0),
     );
   }
 
@@ -771,33 +784,6 @@ export class GraphProjector {
   /** Tier 0's signature facts on the sender's person (`applyStructure`). */
   private async structureExtracted(trx: Trx, event: EventOf<typeof StructureExtracted>): Promise<void> {
     await applyStructure(trx, event, await this.storedItem(trx, event.data.item_id));
-  }
-
-  /**
-   * Tier 0's readings (a signature, commitments), two per mail of an import: those that read an
-   * item for the first time together (`TierZeroReadings`), with exactly the effect of each applied
-   * alone; one that reads an item again, or reads an item the graph lacks, alone in its place.
-   */
-  @OnBatch(StructureExtracted, CommitmentExtracted)
-  async readings(trx: Trx, run: LoggedOf<typeof StructureExtracted | typeof CommitmentExtracted>[]): Promise<void> {
-    const known = await ReadItems.of(
-      trx,
-      run.map(({ event }) => event.data.item_id),
-    );
-    let group = new TierZeroReadings();
-    // An item read twice by one task in a run: the second reading replaces the first, alone.
-    const read = new Set<string>();
-    for (const { event } of run) {
-      const once = `${event.type} ${event.data.item_id}`;
-      const added = !read.has(once) && group.add(event, known);
-      read.add(once);
-      if (added) continue;
-      await group.write(trx);
-      group = new TierZeroReadings();
-      if (event.type === 'structure.extracted') await this.structureExtracted(trx, event);
-      else await this.commitmentExtracted(trx, event);
-    }
-    await group.write(trx);
   }
 
   /** Tier 0's reading of a paper: the paper, its authors and what it cites (`applyPaper`). */

@@ -59,9 +59,10 @@ function linkKeys(links: LinkRow[]): string[] {
 }
 
 /**
- * What deciding whether a reading is an item's first needs, read for a run's items at once: the
- * items, which are deleted, and what earlier readings left on them (evidence by pipeline and
- * basis, commitments and refused evidence by pipeline) — what a reading would replace.
+ * What deciding whether an event writes something for the first time needs, read for a run's
+ * items at once: the items, which are deleted, and what earlier readings left on them (evidence by
+ * pipeline and basis, commitments and refused evidence by pipeline) — what a reading would replace.
+ * Items new in the run, not yet written, are added as the run takes them (`added`).
  */
 export class ReadItems {
   private constructor(
@@ -90,6 +91,16 @@ export class ReadItems {
     return this.left.has(`deleted ${id}`);
   }
 
+  /** The graph has the item, or had it (deleted). */
+  has(id: string): boolean {
+    return this.items.has(id) || this.deleted(id);
+  }
+
+  /** An item new in the run, as the graph will store it, for the readings after it. */
+  added(id: string, item: StoredItem & { made_by: string }): void {
+    this.items.set(id, item);
+  }
+
   /** An earlier reading of the item by this pipeline left something a new one would replace. */
   readBefore(id: string, pipeline: string, basis: 'observed' | 'inferred'): boolean {
     return (
@@ -100,18 +111,39 @@ export class ReadItems {
   }
 }
 
+/** A write in a `FirstWrites`: its links, and the keys it makes things of, in the order it makes them. */
+interface Entry {
+  links: LinkRow[];
+  /** Read when the group is written: a new item's links gain works_at links just before. */
+  keys: () => string[];
+}
+
 /**
- * Tier 0's first readings of items (signatures, commitments) written together: the effect of
- * `applyStructure` and the projector's `commitmentExtracted` on each in turn, when each reads an
- * item no earlier reading of its task left anything on (nothing to replace) and its evidence all
- * stands (nothing refused). Things are made in the order the events one by one would make them.
+ * What events that write for the first time write, together: new items' names and links (the
+ * items themselves are the projector's) and tier 0's first readings of items (signatures,
+ * commitments) — the effect of `applyStructure`, the projector's `commitmentExtracted` and its
+ * ingest of a new item on each in turn. A reading counts when it reads an item no earlier reading
+ * of its task left anything on (nothing to replace) and its evidence all stands (nothing refused).
+ * These commute but for the things they make, which are made in the order the events one by one
+ * would make them (so a hash collision probes alike).
  */
-export class TierZeroReadings {
-  private readonly keys: string[] = [];
+export class FirstWrites {
+  private readonly entries: Entry[] = [];
   private readonly names = new KeyCounts();
-  private readonly links: LinkRow[] = [];
   private readonly participants: { id: string; participants: Participant[] }[] = [];
   private readonly commitments: CommitmentRow[] = [];
+
+  /**
+   * A new item's names and links, as its ingest makes them: its people (the links' sources)
+   * first, then its organizations. `links` is read at `write`, so works_at links pushed onto it
+   * before count.
+   */
+  addItem(names: KeyCounts, links: LinkRow[]): void {
+    const keys = (ends: ('src' | 'dst')[]) =>
+      [...new Set(links.flatMap((l) => ends.flatMap((end) => ('key' in l[end] ? [l[end].key] : []))))].sort();
+    this.names.addAll(names);
+    this.entries.push({ links, keys: () => [...keys(['src']), ...keys(['src', 'dst'])] });
+  }
 
   /** Takes the event if it is a first reading; false when it must be applied alone. */
   add(event: EventOf<typeof StructureExtracted> | EventOf<typeof CommitmentExtracted>, known: ReadItems): boolean {
@@ -126,8 +158,8 @@ export class TierZeroReadings {
     if (known.readBefore(itemId, pipelineOf(madeBy), 'observed')) return false;
     const reading = signatureReading(event.data, item);
     if (!reading) return true;
-    this.keys.push(...linkKeys(reading.links));
-    this.links.push(...reading.links);
+    const keys = linkKeys(reading.links);
+    this.entries.push({ links: reading.links, keys: () => keys });
     const given = namesGiven(item, reading.named);
     if (given) {
       this.names.addAll(given.counts);
@@ -157,19 +189,22 @@ export class TierZeroReadings {
     }
     this.commitments.push(...commitmentRows(data));
     const names = namesOf(read.names, noteVis(event.labels));
-    this.keys.push(...[...new Set(names.keys)].sort());
     this.names.addAll(names.counts);
     const links = dedupe(rows);
-    this.keys.push(...linkKeys(links));
-    this.links.push(...links);
+    const keys = [...[...new Set(names.keys)].sort(), ...linkKeys(links)];
+    this.entries.push({ links, keys: () => keys });
     return true;
   }
 
+  /** Writes it all, after the new items themselves (readings' evidence and participants are on them). */
   async write(trx: Trx): Promise<void> {
     await insertCommitments(trx, this.commitments);
-    const { created } = await createKeys(trx, [...new Set(this.keys)]);
+    const { created } = await createKeys(trx, [...new Set(this.entries.flatMap((entry) => entry.keys()))]);
     const named = await countNames(trx, this.names);
-    await writeLinks(trx, this.links);
+    await writeLinks(
+      trx,
+      this.entries.flatMap((entry) => entry.links),
+    );
     await setParticipants(trx, this.participants);
     await refreshEntities(trx, created, true);
     const createdSet = new Set(created);

@@ -52,7 +52,17 @@ export class Bus {
   ) {}
 
   static async connect(url: string, name: string): Promise<Bus> {
-    const nc = await connect({ ...natsConnectOptions(url), name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const nc = await connect({
+      ...natsConnectOptions(url),
+      name,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 500,
+      // nats.js otherwise builds two Errors (stack traces) per request, each publish's ack wait
+      // included: a JetStream publish cost 33-55 µs of client CPU with them, 17-19 without
+      // (20,000 publishes of 1.5 KB, load 31). A timeout still says what timed out, only
+      // without the caller's stack.
+      noAsyncTraces: true,
+    });
     const jsm = await jetstreamManager(nc);
     return new Bus(nc, jetstream(nc), jsm);
   }

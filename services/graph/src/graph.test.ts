@@ -115,8 +115,9 @@ describe('graph service', { skip: sharedSkip('corpus/mail') }, () => {
       .map((f) => 'entity' in f.other && f.other.entity.key);
     assert.ok(staff.includes('person:jwz@netscape.com') && staff.includes('person:atzet@netscape.com'), String(staff));
     await h.call(EntityGet, { key: 'org:winehq.com' });
-    // mailusr1@ is the only one who writes from mcom.com in the mbox (to jwz@urchin.mcom.com, an
-    // unnamed recipient, who does not count): its domain, no organization.
+    // mcom.com in the mbox: mailusr1@ writes from it (to netscape.com), and Jamie Zawinski writes
+    // from netscape.com to his own unnamed jwz@urchin.mcom.com, who does not count: one person's
+    // domain, no organization.
     await notFound(h.call(EntityGet, { key: 'org:mcom.com' }));
     assert.deepEqual((await h.call(EntityGet, { key: 'person:mailusr1@navstar1.mcom.com' })).own_domains, ['mcom.com']);
     for (const free of ['org:gmail.com', 'org:googlemail.com']) await notFound(h.call(EntityGet, { key: free }));

@@ -36,6 +36,10 @@ test("one person's vanity domain is theirs, however it is named; a second person
     ['person:jane@moonbase.example', 'person:jane@moonbase.example', 'person:raj@moonbase.example'],
     ['person:jane@moonbase.example'],
   ]);
+  // A colleague writing to another address at the domain, named or not, is evidence enough.
+  assert.deepEqual(works([[writer('ann@acme.example', 'Ann Lee'), writer('carol@acme.example', '', 'cc')]]), [
+    ['person:ann@acme.example', 'person:carol@acme.example'],
+  ]);
   // Two colleagues in one message are evidence enough.
   assert.deepEqual(works([[writer('ann@acme.example', 'Ann Lee'), writer('bob@acme.example', 'Bob', 'cc')]]), [
     ['person:ann@acme.example', 'person:bob@acme.example'],

@@ -18,7 +18,13 @@ export interface DomainWriter {
   address: string;
   /** Their display name folded (case, accents), '' when the message gives none. */
   name: string;
-  /** Whether they count among the domain's people: a sender, or a recipient the message names. */
+  /** They sent the message. */
+  sent: boolean;
+  /**
+   * Whether they count among the domain's people: a sender, a recipient the message names, or one
+   * a colleague (another address at the domain) writes to; not an unnamed recipient from outside
+   * (a vanity domain's aliases that shops and services write to).
+   */
   counts: boolean;
   item: string;
   at: string | null;
@@ -75,6 +81,7 @@ export function domainWriterOf(
     person: `person:${p.address}`,
     address: p.address,
     name,
+    sent: p.rel === 'sent',
     counts: p.rel === 'sent' || name !== '',
     item,
     at,
@@ -126,9 +133,11 @@ export class OrgLedger {
    * One message's writers: those that work at an organization — each of them when their domain
    * is one, and every writer met before at a domain this message makes one.
    */
-  take(writers: DomainWriter[]): DomainWriter[] {
+  take(message: DomainWriter[]): DomainWriter[] {
     const works: DomainWriter[] = [];
-    for (const writer of writers) {
+    const colleague = (w: DomainWriter) =>
+      message.some((s) => s.sent && s.domain === w.domain && s.address !== w.address);
+    for (const writer of message.map((w) => (w.counts || !colleague(w) ? w : { ...w, counts: true }))) {
       if (this.orgs.has(writer.domain)) {
         works.push(writer);
         continue;

@@ -41,6 +41,7 @@ export async function addOrgLinks(trx: Trx, messages: { writers: DomainWriter[];
     stored.rows.map((r): DomainWriter => ({
       ...r,
       address: r.person.slice('person:'.length),
+      sent: false,
       at: r.at?.toISOString() ?? null,
       standing: null,
     })),

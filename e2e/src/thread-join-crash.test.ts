@@ -4,20 +4,11 @@ import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { Bus, callMethod, readEventsOf } from '@memex/bus';
 import { Ingest, ItemIngested, MemexError, ThreadJoined } from '@memex/contracts';
+import { seriesMail } from '@memex/ingest/testing';
 import { createTestEnv, spawnService, waitUntil, type TestEnv } from '@memex/testing';
 
-/** A message of a generated thread: `<id>@gen`, naming `references`. */
-function mail(id: string, references: string[] = []): string {
-  const headers = [
-    'From: Dev <dev@example.org>',
-    'To: list@example.org',
-    `Subject: ${references.length > 0 ? 'Re: ' : ''}series`,
-    'Date: Tue, 1 Mar 2011 10:00:00 +0000',
-    `Message-ID: <${id}@gen>`,
-    ...(references.length > 0 ? [`References: ${references.map((r) => `<${r}@gen>`).join(' ')}`] : []),
-  ];
-  return Buffer.from(`${headers.join('\r\n')}\r\n\r\nbody of ${id}\r\n`).toString('base64');
-}
+/** A message of the series, as memex.ingest takes it (base64). */
+const mail = (id: string, references: string[] = []) => seriesMail(id, references).toString('base64');
 
 let env: TestEnv;
 let bus: Bus;

@@ -2,20 +2,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Ingest, ThreadJoined } from '@memex/contracts';
 import { readEventsOf } from '@memex/bus';
+import { seriesMail as mail } from '../testing/archive.js';
 import { b64, startIngest, type IngestHarness } from '../testing/service.js';
 import { ThreadJoins } from './thread-joins.js';
-
-function mail(id: string, references: string[] = []): Buffer {
-  const headers = [
-    'From: Dev <dev@example.org>',
-    'To: list@example.org',
-    `Subject: ${references.length > 0 ? 'Re: ' : ''}series`,
-    'Date: Tue, 1 Mar 2011 10:00:00 +0000',
-    `Message-ID: <${id}@gen>`,
-    ...(references.length > 0 ? [`References: ${references.map((r) => `<${r}@gen>`).join(' ')}`] : []),
-  ];
-  return Buffer.from(`${headers.join('\r\n')}\r\n\r\nbody of ${id}\r\n`);
-}
 
 describe('ingest: thread.joined', () => {
   let h: IngestHarness;

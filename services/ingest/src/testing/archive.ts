@@ -197,3 +197,19 @@ export function writeMaildir(dir: string, messages: Iterable<GeneratedMessage>):
   }
   return count;
 }
+
+/**
+ * A message of a generated series for threading tests: Message-ID `<id>@gen`, naming
+ * `references` (ids without `@gen`) in References; a reply's Subject starts with Re:.
+ */
+export function seriesMail(id: string, references: string[] = []): Buffer {
+  const headers = [
+    'From: Dev <dev@example.org>',
+    'To: list@example.org',
+    `Subject: ${references.length > 0 ? 'Re: ' : ''}series`,
+    'Date: Tue, 1 Mar 2011 10:00:00 +0000',
+    `Message-ID: <${id}@gen>`,
+    ...(references.length > 0 ? [`References: ${references.map((r) => `<${r}@gen>`).join(' ')}`] : []),
+  ];
+  return Buffer.from(`${headers.join('\r\n')}\r\n\r\nbody of ${id}\r\n`);
+}

@@ -24,6 +24,11 @@ export function eventSubject(type: string, aggregate: string): string {
   return `${EVENT_SUBJECT_ROOT}.${type}.${aggregateToken(aggregate)}`;
 }
 
+/** The event type an event's subject names (`memex.evt.item.ingested.01J…` → `item.ingested`). */
+export function typeOfSubject(subject: string): string {
+  return subject.slice(EVENT_SUBJECT_ROOT.length + 1, subject.lastIndexOf('.'));
+}
+
 /** Every event about one aggregate, whatever its type. */
 export function aggregateFilter(aggregate: string): string {
   return `${EVENT_SUBJECT_ROOT}.*.*.${aggregateToken(aggregate)}`;

@@ -84,20 +84,21 @@ export class HandlerProjection implements Projection {
       runHandler = undefined;
     };
     for (const logged of batch) {
-      const event = this.registry.upcast(logged.event);
-      const handler = this.batched.get(event.type);
+      // Routed by the type its subject names, so an event no handler takes is never decoded.
+      const type = logged.type ?? logged.event.type;
+      const handler = this.batched.get(type);
       if (handler) {
         if (handler !== runHandler) await flush();
         runHandler = handler;
-        run.push({ seq: logged.seq, event });
+        run.push({ seq: logged.seq, event: this.registry.upcast(logged.event) });
         continue;
       }
       // A projector on NATS 2.9 reads one subject filter, which may take in types it has no handler
       // for: such an event does nothing, so it does not end a run (an import interleaves identity
       // claims with its items).
-      if (!this.single.handles(event.type)) continue;
+      if (!this.single.handles(type)) continue;
       await flush();
-      await this.single.dispatch(event, trx, logged.seq);
+      await this.single.dispatch(logged.event, trx, logged.seq);
     }
     await flush();
   }

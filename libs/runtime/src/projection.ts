@@ -2,15 +2,15 @@ import { EventEmitter, once } from 'node:events';
 import pg from 'pg';
 import { sql } from 'kysely';
 import { context, trace } from '@opentelemetry/api';
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import { MemexError } from '@memex/contracts';
 import {
   consumeBatches,
-  decodeEvent,
   EVENT_SUBJECT_ROOT,
   EVENTS_STREAM,
   extractTrace,
   isNotFound,
+  loggedMessage,
   readLog,
   type Bus,
   type LoggedEvent,
@@ -186,7 +186,7 @@ export class ProjectionRunner {
     });
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, this.durableName);
     this.messages = await consumer.consume({ max_messages: 2000 });
-    this.loop = consumeBatches(this.messages, BATCH, (batch) => this.applyBatch(this.db, batch.map(toLogged))).catch(
+    this.loop = consumeBatches(this.messages, BATCH, (batch) => this.applyBatch(this.db, batch.map(loggedMessage))).catch(
       (error) => {
         // Postgres or NATS went away mid-batch: nothing was committed past the checkpoint, so
         // start over from it once things are back.
@@ -401,10 +401,6 @@ export class ProjectionRunner {
     await this.leaderClient?.end().catch(() => undefined);
     this.leaderClient = undefined;
   }
-}
-
-function toLogged(msg: JsMsg): LoggedEvent {
-  return { seq: msg.seq, event: decodeEvent(msg.data), headers: msg.headers, pending: msg.info.pending };
 }
 
 function reportError(name: string): (error: unknown) => void {

@@ -15,16 +15,26 @@ import { sql, type RawBuilder } from 'kysely';
 export const TEXT_CONFIG = sql`'memex'::regconfig`;
 
 /** The people of an item (weight C: below its title and text). */
-const peopleTsv = (from: unknown, to: unknown): RawBuilder<unknown> =>
+export const peopleTsv = (from: unknown, to: unknown): RawBuilder<unknown> =>
   sql`doc_tsv(people_words(${from}::text || E'\\n' || ${to}::text), 'C')`;
+
+/** An item's title (weight A). */
+export const titleWordsTsv = (title: unknown): RawBuilder<unknown> => sql`doc_tsv(${title}::text, 'A')`;
 
 /** An item's own words: its title (weight A) and its people (weight C). */
 export const titleTsv = (title: unknown, from: unknown, to: unknown): RawBuilder<unknown> =>
-  sql`doc_tsv(${title}::text, 'A') || ${peopleTsv(from, to)}`;
+  sql`${titleWordsTsv(title)} || ${peopleTsv(from, to)}`;
+
+/**
+ * A passage's words from its item's title and people as `titleWordsTsv` and `peopleTsv` give
+ * them (computed once for an item's passages): the title (A) ahead of the text (B), then the people (C).
+ */
+export const passageTsv = (titleWords: unknown, text: unknown, people: unknown): RawBuilder<unknown> =>
+  sql`${titleWords} || doc_tsv(${text}::text, 'B') || ${people}`;
 
 /** A passage's words: its item's title (A) ahead of its own text (B), then its item's people (C). */
 export const partTsv = (title: unknown, text: unknown, from: unknown, to: unknown): RawBuilder<unknown> =>
-  sql`doc_tsv(${title}::text, 'A') || doc_tsv(${text}::text, 'B') || ${peopleTsv(from, to)}`;
+  passageTsv(titleWordsTsv(title), text, peopleTsv(from, to));
 
 /** Which of a hit's fields hold the matched words (for `why.keyword.fields`). */
 export const fieldMatches = (

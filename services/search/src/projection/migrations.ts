@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Migration } from '@memex/db';
 import { partTsv, titleTsv } from '../domain/text.js';
+import { countWords } from './vocabulary.js';
 
 export const searchMigrations: Migration[] = [
   {
@@ -158,4 +159,44 @@ export const searchMigrations: Migration[] = [
       await sql`create index items_tags on items using gin (tags)`.execute(db);
     },
   },
+  {
+    // The projector now finds a text's words itself (vocabulary.ts) instead of by a regular
+    // expression in SQL, which may split rare letters otherwise: the counts are taken again its
+    // way, so what a deletion removes is what was added.
+    name: '005_vocabulary_counted_by_projector',
+    async up(db) {
+      const counts = new Map<string, number>();
+      const count = (texts: string[]) => {
+        for (const [word, n] of countWords(texts)) counts.set(word, (counts.get(word) ?? 0) + n);
+      };
+      for (let after = ''; ;) {
+        const { rows } = await sql<{ id: string; title: string }>`select id, title from items where id > ${after}
+          order by id limit ${PAGE}`.execute(db);
+        count(rows.map((row) => row.title));
+        if (rows.length < PAGE) break;
+        after = rows[rows.length - 1]!.id;
+      }
+      for (let after = { item_id: '', ordinal: -1 }; ;) {
+        const { rows } = await sql<{ item_id: string; ordinal: number; text: string }>`select item_id, ordinal, text
+          from parts where (item_id, ordinal) > (${after.item_id}, ${after.ordinal}) order by item_id, ordinal limit ${PAGE}`.execute(
+          db,
+        );
+        count(rows.map((row) => row.text));
+        if (rows.length < PAGE) break;
+        after = rows[rows.length - 1]!;
+      }
+      await sql`delete from word_uses`.execute(db);
+      await sql`delete from words`.execute(db);
+      const all = [...counts];
+      for (let i = 0; i < all.length; i += PAGE) {
+        const page = all.slice(i, i + PAGE);
+        await sql`with u as (insert into word_uses (word, uses)
+            select * from unnest(${page.map(([word]) => word)}::text[], ${page.map(([, n]) => n)}::int[]) returning word)
+          insert into words (word) select word from u`.execute(db);
+      }
+    },
+  },
 ];
+
+/** Rows read or written per statement by a migration that goes through a whole table. */
+const PAGE = 5000;

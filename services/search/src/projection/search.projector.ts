@@ -16,12 +16,12 @@ import {
   type MailMeta,
 } from '@memex/contracts';
 import { On, OnBatch, Projector, type AroundBatch } from '@memex/runtime';
-import { partTsv, titleTsv } from '../domain/text.js';
+import { partTsv, passageTsv, peopleTsv, titleTsv, titleWordsTsv } from '../domain/text.js';
 import type { ItemsTable, SearchDatabase } from '../schema.js';
 import { searchMigrations } from './migrations.js';
 import { allSpaces, ensureSpace, vectorLiteral, vectorTables } from './vectors.js';
 import { groupsOf, type Embedded, type Extracted, type ImportEvent, type Ingested } from './groups.js';
-import { addWords, countsOf, flushWords, passageCounts, removeWords, stageWords, wordsOf } from './vocabulary.js';
+import { addWords, countWords, flushWords, removeWords, stageWords } from './vocabulary.js';
 
 type Trx = Transaction<SearchDatabase>;
 // Tags come from media's photo.tagged, not from the item: an upsert keeps them.
@@ -158,10 +158,8 @@ export class SearchProjector implements AroundBatch<Trx> {
       const chunk = fresh.slice(i, i + ITEMS_PER_INSERT);
       const values = chunk.map((row) => ({ ...row, title_tsv: titleTsv(row.title, row.people_from, row.people_to) }));
       const insert = trx.insertInto('items').values(values as never);
-      const titles = chunk.map((row) => row.title);
       // The rows and their titles' words in one statement.
-      const counts = sql`select w, 1 as n from unnest(${titles}::text[]) t (title), lateral ${wordsOf(sql.ref('t.title'))} x`;
-      await addWords(trx, counts, sql`item as (${insert}),`);
+      await addWords(trx, countWords(chunk.map((row) => row.title)), sql`item as (${insert}),`);
     }
     for (const row of live) {
       const known = before.get(row.id)!;
@@ -177,8 +175,8 @@ export class SearchProjector implements AroundBatch<Trx> {
       .where('id', '=', row.id)
       .execute();
     if (before.title !== row.title) {
-      await removeWords(trx, countsOf(before.title));
-      await addWords(trx, countsOf(row.title));
+      await removeWords(trx, countWords([before.title]));
+      await addWords(trx, countWords([row.title]));
     }
     if (before.title !== row.title || before.people_from !== row.people_from || before.people_to !== row.people_to) {
       const tsv = partTsv(row.title, sql.ref('text'), row.people_from, row.people_to);
@@ -238,20 +236,23 @@ export class SearchProjector implements AroundBatch<Trx> {
     );
     if (parts.length === 0) return;
     const column = <T>(pick: (part: (typeof parts)[number]) => T) => parts.map(pick);
-    const tsv = partTsv(sql.ref('i.title'), sql.ref('v.text'), sql.ref('i.people_from'), sql.ref('i.people_to'));
-    // The passages, with their items' title and scope, and their words in one statement.
-    await addWords(
-      trx,
-      passageCounts(sql`inserted`),
-      sql`v as (select * from unnest(${column((p) => p.item_id)}::text[], ${column((p) => p.ordinal)}::int[],
+    // An item's title and people are turned into words once, not once per passage (materialized).
+    const tsv = passageTsv(sql.ref('i.title_words'), sql.ref('v.text'), sql.ref('i.people'));
+    // The passages, with their items' title and scope; those a conflict kept out count no words.
+    const { rows: inserted } = await sql<{ item_id: string; ordinal: number }>`with
+        v as (select * from unnest(${column((p) => p.item_id)}::text[], ${column((p) => p.ordinal)}::int[],
           ${column((p) => p.kind)}::text[], ${column((p) => p.text)}::text[], ${column((p) => p.start)}::int[],
           ${column((p) => p.end)}::int[], ${column((p) => p.page ?? null)}::int[])
           v (item_id, ordinal, part_kind, text, start_offset, end_offset, page)),
-        inserted as (insert into parts (item_id, ordinal, part_kind, kind, labels, spam, text, start_offset, end_offset, page, tsv)
-          select v.item_id, v.ordinal, v.part_kind, i.kind, i.labels, i.spam, v.text, v.start_offset, v.end_offset, v.page, ${tsv}
-          from v join items i on i.id = v.item_id
-          on conflict (item_id, ordinal) do nothing returning text),`,
-    );
+        i as materialized (select id, kind, labels, spam, ${titleWordsTsv(sql.ref('title'))} as title_words,
+            ${peopleTsv(sql.ref('people_from'), sql.ref('people_to'))} as people
+          from items where id in (select item_id from v))
+      insert into parts (item_id, ordinal, part_kind, kind, labels, spam, text, start_offset, end_offset, page, tsv)
+      select v.item_id, v.ordinal, v.part_kind, i.kind, i.labels, i.spam, v.text, v.start_offset, v.end_offset, v.page, ${tsv}
+      from v join i on i.id = v.item_id
+      on conflict (item_id, ordinal) do nothing returning item_id, ordinal`.execute(trx);
+    const texts = new Map(parts.map((part) => [`${part.item_id}\n${part.ordinal}`, part.text]));
+    await addWords(trx, countWords(inserted.map((row) => texts.get(`${row.item_id}\n${row.ordinal}`)!)));
   }
 
   /**
@@ -338,7 +339,7 @@ export class SearchProjector implements AroundBatch<Trx> {
       .where('id', '=', id)
       .returning(['title', 'has_text'])
       .executeTakeFirst();
-    if (removed) await removeWords(trx, countsOf(removed.title));
+    if (removed) await removeWords(trx, countWords([removed.title]));
     if (removed?.has_text) await this.addTextItems(trx, -1);
     await trx
       .insertInto('tombstones')
@@ -365,8 +366,8 @@ export class SearchProjector implements AroundBatch<Trx> {
   /** Removes an item's passages, their words and its vectors in every space (a new version or a deletion). */
   private async clearParts(trx: Trx, id: string): Promise<void> {
     const item = await trx.selectFrom('items').select(['has_text']).where('id', '=', id).executeTakeFirst();
-    await removeWords(trx, passageCounts(sql`(select text from parts where item_id = ${id})`));
-    await trx.deleteFrom('parts').where('item_id', '=', id).execute();
+    const removed = await trx.deleteFrom('parts').where('item_id', '=', id).returning('text').execute();
+    await removeWords(trx, countWords(removed.map((part) => part.text)));
     for (const space of await allSpaces(trx)) {
       const tables = vectorTables(space.ord);
       await sql`delete from ${sql.table(tables.parts)} where item_id = ${id}`.execute(trx);

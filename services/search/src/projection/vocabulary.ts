@@ -6,18 +6,31 @@ import type { SearchDatabase } from '../schema.js';
  * words of the current titles and passages, counted, so a deleted item's words leave it and a
  * replay rebuilds it identically. Counts live in `word_uses` (updates touch no index); `words`,
  * with the trigram and prefix indexes, only sees a word arrive and go.
+ *
+ * Words are found here, in the projector, not in SQL: splitting a passage with a regular
+ * expression in Postgres cost more than its tsvector (about a third of a replay).
  */
 
-/** The words of a text (lowercase runs of letters and digits), as a subquery of `w`. */
-export const wordsOf = (text: unknown): RawBuilder<unknown> =>
-  sql`(select distinct w from regexp_split_to_table(lower(${text}), '[^[:alnum:]]+') w where length(w) between 2 and 40)`;
+const SEPARATORS = /[^\p{L}\p{N}]+/u;
+const SURROGATE = /[\uD800-\uDFFF]/;
 
-/** `(w, n)` rows: each word of one text, once. */
-export const countsOf = (text: string): RawBuilder<unknown> => sql`select w, 1 as n from ${wordsOf(text)} x`;
+/** The words of a text: lowercase runs of letters and digits of 2 to 40 characters, each once. */
+export function wordsOf(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const word of text.toLowerCase().split(SEPARATORS)) {
+    // In characters, not UTF-16 units: a letter beyond the BMP is one.
+    const length = SURROGATE.test(word) ? [...word].length : word.length;
+    if (length >= 2 && length <= 40) words.add(word);
+  }
+  return words;
+}
 
-/** `(w, n)` rows: each word with the number of an item's passages holding it (`from` names them, e.g. a CTE). */
-export const passageCounts = (from: RawBuilder<unknown>): RawBuilder<unknown> =>
-  sql`select w, count(*)::int as n from ${from} p, lateral ${wordsOf(sql.ref('p.text'))} x group by w`;
+/** How many of `texts` hold each word. */
+export function countWords(texts: Iterable<string>): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const text of texts) for (const word of wordsOf(text)) counts.set(word, (counts.get(word) ?? 0) + 1);
+  return counts;
+}
 
 /**
  * Word counts change once per batch of events, not once per passage (a passage holds a hundred
@@ -28,18 +41,20 @@ export async function stageWords(trx: Transaction<SearchDatabase>): Promise<void
   await sql`create temp table if not exists word_delta (w text not null, n int not null) on commit drop`.execute(trx);
 }
 
-/** Stages `counts` as additions; `preamble` may define CTEs they read (ending in a comma). */
+/** Stages `counts` as additions (negative: removals); `preamble` may run first in the same statement (CTEs, ending in a comma). */
 export async function addWords(
   trx: Transaction<SearchDatabase>,
-  counts: RawBuilder<unknown>,
-  preamble = sql``,
+  counts: Map<string, number>,
+  preamble?: RawBuilder<unknown>,
 ): Promise<void> {
-  await sql`with ${preamble} c as (${counts}) insert into word_delta (w, n) select w, n from c`.execute(trx);
+  if (counts.size === 0 && !preamble) return;
+  await sql`with ${preamble ?? sql``} c (w, n) as (select * from unnest(${[...counts.keys()]}::text[], ${[...counts.values()]}::int[]))
+    insert into word_delta (w, n) select w, n from c`.execute(trx);
 }
 
 /** Stages `counts` as removals. */
-export async function removeWords(trx: Transaction<SearchDatabase>, counts: RawBuilder<unknown>): Promise<void> {
-  await sql`with c as (${counts}) insert into word_delta (w, n) select w, -n from c`.execute(trx);
+export async function removeWords(trx: Transaction<SearchDatabase>, counts: Map<string, number>): Promise<void> {
+  await addWords(trx, new Map([...counts].map(([word, n]) => [word, -n])));
 }
 
 /** Applies what was staged: new words join the vocabulary, words nothing uses any more leave it. */

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import type { Participant } from './mail.js';
 import {
   domainWriterOf,
+  evidenceOf,
+  isOrganization,
   institutionSuffix,
   OrgLedger,
   peopleCount,
@@ -17,7 +19,7 @@ const writer = (address: string, name: string, rel: Participant['rel'] = 'sent',
 
 /** The works_at each message gets, by person, from a fresh ledger. */
 function works(messages: (DomainWriter | null)[][]): string[][] {
-  const ledger = new OrgLedger(new Map(), new Map());
+  const ledger = new OrgLedger(new Set(), new Map());
   return messages.map((m) => ledger.take(m.filter((w): w is DomainWriter => w !== null)).map((w) => w.person));
 }
 
@@ -76,14 +78,23 @@ test("an institution's suffix or a list the domain hosts makes it an organizatio
   ]);
 });
 
-test('a ledger holds only the people of domains that are no organization', () => {
-  const ledger = new OrgLedger(new Map([['acme.example', 'several people write from it']]), new Map());
+test('whether a domain is an organization is a function of its writers, whatever their order', () => {
+  const ledger = new OrgLedger(new Set(['acme.example']), new Map());
   ledger.take([writer('ann@acme.example', 'Ann')!, writer('jane@moonbase.example', 'Jane')!]);
   ledger.take([writer('kim@solo.example', 'Kim')!]);
-  ledger.take([writer('lee@solo.example', 'Lee')!]);
+  const lee = writer('lee@solo.example', 'Lee')!;
+  ledger.take([lee]);
   assert.deepEqual(
-    ledger.kept().map((w) => w.person),
-    ['person:jane@moonbase.example'],
+    ledger.added.map((w) => w.person),
+    ['person:ann@acme.example', 'person:jane@moonbase.example', 'person:kim@solo.example', 'person:lee@solo.example'],
   );
-  assert.deepEqual([...ledger.promoted], [['solo.example', 'several people write from it']]);
+  assert.deepEqual([...ledger.promoted], ['solo.example']);
+  const kim = ledger.added[2]!;
+  assert.ok(isOrganization([lee, kim]) && isOrganization([kim, lee]));
+  // Lee's message deleted: Kim alone is no organization, as if Lee had never written.
+  assert.ok(!isOrganization([kim]));
+  assert.equal(evidenceOf([kim, lee]), 'several people write from it');
+  const list = writer('ann@example.org', 'Ann', 'sent', 'dev.lists.example.org')!;
+  assert.ok(isOrganization([list]));
+  assert.equal(evidenceOf([kim, list]), 'it hosts the mailing list dev.lists.example.org');
 });

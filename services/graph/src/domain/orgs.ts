@@ -6,8 +6,9 @@ import { isPersonalDomain, orgDomainOf, registrableDomain, type Participant } fr
  * the domain is a firm's: one person's vanity domain is theirs. A domain is an organization only
  * with evidence — several people at it, a suffix only institutions get (a university's .ac.uk, a
  * government's .gov), or a mailing list it hosts — and until then it is the domain of the people
- * seen at it (shown on their cards). Decided message after message in log order, so a replay
- * decides the same; a domain once an organization stays one.
+ * seen at it (shown on their cards). Whether it is one is a function of the messages that show
+ * people at it (`isOrganization`), whatever their order: a message deleted takes its evidence
+ * back, so the graph is what a replay of the messages left would build.
  */
 
 /** One of a message's people at a domain that may be an organization's. */
@@ -63,6 +64,17 @@ export function standingEvidence(domain: string, mailingList: string | null): st
 /** Evidence a domain's people give once there are several. */
 export const SEVERAL_PEOPLE = 'several people write from it';
 
+/** Whether the writers seen at a domain make it an organization. */
+export function isOrganization(writers: DomainWriter[]): boolean {
+  return writers.some((w) => w.standing !== null) || peopleCount(writers) > 1;
+}
+
+/** What makes a domain an organization, in words: an institution's suffix, a list it hosts, its people. */
+export function evidenceOf(writers: Pick<DomainWriter, 'standing'>[]): string {
+  const standing = writers.flatMap((w) => (w.standing ? [w.standing] : [])).sort();
+  return standing[0] ?? SEVERAL_PEOPLE;
+}
+
 /**
  * A message's person at a domain that may be an organization; null for free mail, gateways, a
  * name-keyed person (no address) and a domain named after the person (their own: `isPersonalDomain`).
@@ -115,17 +127,17 @@ export function peopleCount(writers: DomainWriter[]): number {
 }
 
 /**
- * The domains seen so far and what they are: organizations with their evidence, and the people
- * at each domain that is not one yet. `take` reads a message's writers in order.
+ * The domains seen so far: which are organizations, and the people at each that is not one yet.
+ * `take` reads a message's writers in order.
  */
 export class OrgLedger {
-  /** Domains that became organizations in this ledger's messages, with their evidence. */
-  readonly promoted = new Map<string, string>();
-  /** Writers met in this ledger's messages at domains that are no organization (yet). */
+  /** Domains that became organizations in this ledger's messages. */
+  readonly promoted = new Set<string>();
+  /** Every writer met in this ledger's messages (with `counts` as the whole message decides it). */
   readonly added: DomainWriter[] = [];
 
   constructor(
-    private readonly orgs: Map<string, string>,
+    private readonly orgs: Set<string>,
     private readonly writers: Map<string, DomainWriter[]>,
   ) {}
 
@@ -138,27 +150,21 @@ export class OrgLedger {
     const colleague = (w: DomainWriter) =>
       message.some((s) => s.sent && s.domain === w.domain && s.address !== w.address);
     for (const writer of message.map((w) => (w.counts || !colleague(w) ? w : { ...w, counts: true }))) {
+      this.added.push(writer);
       if (this.orgs.has(writer.domain)) {
         works.push(writer);
         continue;
       }
       const seen = [...(this.writers.get(writer.domain) ?? []), writer];
-      const evidence = writer.standing ?? (peopleCount(seen) > 1 ? SEVERAL_PEOPLE : null);
-      if (!evidence) {
+      if (!isOrganization(seen)) {
         this.writers.set(writer.domain, seen);
-        this.added.push(writer);
         continue;
       }
-      this.orgs.set(writer.domain, evidence);
-      this.promoted.set(writer.domain, evidence);
+      this.orgs.add(writer.domain);
+      this.promoted.add(writer.domain);
       this.writers.delete(writer.domain);
       works.push(...seen);
     }
     return works;
-  }
-
-  /** The writers to keep: those added at domains still no organization. */
-  kept(): DomainWriter[] {
-    return this.added.filter((w) => !this.orgs.has(w.domain));
   }
 }

@@ -286,4 +286,14 @@ export const graphMigrations: Migration[] = [
       await sql`create index domain_writers_person on domain_writers (person)`.execute(db);
     },
   },
+  {
+    name: '013_domain_writers_kept',
+    async up(db) {
+      // A domain's writers stay once it is an organization, with the evidence each message gave
+      // on its own (`standing`), so a deletion can tell whether the rest still make it one; the
+      // evidence in words is read from them.
+      await sql`alter table domain_writers add column standing text`.execute(db);
+      await sql`alter table org_domains drop column evidence`.execute(db);
+    },
+  },
 ];

@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { linkId } from '../domain/keys.js';
-import { OrgLedger, type DomainWriter } from '../domain/orgs.js';
-import type { Trx } from './entities.js';
-import type { LinkRow } from './links.js';
+import { isOrganization, OrgLedger, type DomainWriter } from '../domain/orgs.js';
+import { prune, type Trx } from './entities.js';
+import { dropLinks, type LinkRow } from './links.js';
 
 /** Who made the links read from mail headers: the structure tier, version 1 of these rules. */
 export const MAIL_STRUCTURE_MAKER = 'ingest@1';
@@ -13,55 +13,57 @@ export const WORKS_AT_CONFIDENCE = 0.7;
  * New messages' `works_at` links to the organizations of their people's domains (`OrgLedger`
  * decides which domains are organizations), each message's pushed onto its own links in order:
  * when a message makes a domain an organization, the people met at it before get theirs then,
- * resting on their own messages. The ledger's state is read once for the messages' domains and
- * written back once (org_domains, domain_writers).
+ * resting on their own messages. The ledger's state is read once for the messages' domains (the
+ * writers only of those that are no organization yet) and written back once.
  */
 export async function addOrgLinks(trx: Trx, messages: { writers: DomainWriter[]; links: LinkRow[] }[]): Promise<void> {
   const domains = [...new Set(messages.flatMap((m) => m.writers.map((w) => w.domain)))];
   if (domains.length === 0) return;
-  const orgs = new Map(
+  const orgs = new Set(
     (
-      await sql<{ domain: string; evidence: string }>`
-        select domain, evidence from org_domains where domain = any(${domains}::text[])`.execute(trx)
-    ).rows.map((r) => [r.domain, r.evidence]),
-  );
-  const stored = await sql<{
-    domain: string;
-    person: string;
-    name: string;
-    counts: boolean;
-    item: string;
-    at: Date | null;
-  }>`
-    select domain, person, name, counts, item, at from domain_writers
-    where domain = any(${domains}::text[]) and domain <> all(${[...orgs.keys()]}::text[]) order by domain, at, item, person`.execute(
-    trx,
+      await sql<{ domain: string }>`select domain from org_domains where domain = any(${domains}::text[])`.execute(trx)
+    ).rows.map((r) => r.domain),
   );
   const writers = Map.groupBy(
-    stored.rows.map((r): DomainWriter => ({
-      ...r,
-      address: r.person.slice('person:'.length),
-      sent: false,
-      at: r.at?.toISOString() ?? null,
-      standing: null,
-    })),
+    await writersAt(
+      trx,
+      domains.filter((d) => !orgs.has(d)),
+    ),
     (w) => w.domain,
   );
   const ledger = new OrgLedger(orgs, writers);
   for (const message of messages) message.links.push(...worksAtLinks(ledger.take(message.writers)));
-  if (ledger.promoted.size > 0) {
-    const promoted = [...ledger.promoted];
-    await sql`insert into org_domains (domain, evidence)
-      select * from unnest(${promoted.map(([d]) => d)}::text[], ${promoted.map(([, e]) => e)}::text[])`.execute(trx);
-    await sql`delete from domain_writers where domain = any(${promoted.map(([d]) => d)}::text[])`.execute(trx);
-  }
-  const kept = ledger.kept();
-  if (kept.length > 0)
-    await sql`insert into domain_writers (domain, person, name, counts, item, at)
-      select * from unnest(${kept.map((w) => w.domain)}::text[], ${kept.map((w) => w.person)}::text[],
-        ${kept.map((w) => w.name)}::text[], ${kept.map((w) => w.counts)}::boolean[], ${kept.map((w) => w.item)}::text[],
-        ${kept.map((w) => w.at)}::timestamptz[])
+  if (ledger.promoted.size > 0)
+    await sql`insert into org_domains (domain) select unnest(${[...ledger.promoted]}::text[])`.execute(trx);
+  const added = ledger.added;
+  if (added.length > 0)
+    await sql`insert into domain_writers (domain, person, name, counts, standing, item, at)
+      select * from unnest(${added.map((w) => w.domain)}::text[], ${added.map((w) => w.person)}::text[],
+        ${added.map((w) => w.name)}::text[], ${added.map((w) => w.counts)}::boolean[], ${added.map((w) => w.standing)}::text[],
+        ${added.map((w) => w.item)}::text[], ${added.map((w) => w.at)}::timestamptz[])
       on conflict do nothing`.execute(trx);
+}
+
+/** The writers stored at the domains. */
+async function writersAt(trx: Trx, domains: string[]): Promise<DomainWriter[]> {
+  if (domains.length === 0) return [];
+  const rows = await sql<{
+    domain: string;
+    person: string;
+    name: string;
+    counts: boolean;
+    standing: string | null;
+    item: string;
+    at: Date | null;
+  }>`
+    select domain, person, name, counts, standing, item, at from domain_writers
+    where domain = any(${domains}::text[]) order by domain, at, item, person`.execute(trx);
+  return rows.rows.map((r) => ({
+    ...r,
+    address: r.person.slice('person:'.length),
+    sent: false,
+    at: r.at?.toISOString() ?? null,
+  }));
 }
 
 /**
@@ -93,7 +95,31 @@ function worksAtLinks(writers: DomainWriter[]): LinkRow[] {
   });
 }
 
-/** A deleted message's people no longer count at their domains. */
+/**
+ * A deleted message's people no longer count at their domains: an organization the rest of its
+ * mail no longer makes one is none again (its mail-made works_at links go, the things left bare
+ * are pruned), as a replay without the message builds it.
+ */
 export async function forgetDomainWriters(trx: Trx, item: string): Promise<void> {
-  await sql`delete from domain_writers where item = ${item}`.execute(trx);
+  const gone = await sql<{ domain: string }>`delete from domain_writers where item = ${item} returning domain`.execute(
+    trx,
+  );
+  const orgs = (
+    await sql<{ domain: string }>`
+      select domain from org_domains where domain = any(${[...new Set(gone.rows.map((r) => r.domain))]}::text[])`.execute(
+      trx,
+    )
+  ).rows.map((r) => r.domain);
+  const left = Map.groupBy(await writersAt(trx, orgs), (w) => w.domain);
+  const none = orgs.filter((d) => !isOrganization(left.get(d) ?? []));
+  if (none.length === 0) return;
+  await sql`delete from org_domains where domain = any(${none}::text[])`.execute(trx);
+  const links = await sql<{ id: string }>`
+    select id from links where rel = 'works_at' and made_by = ${MAIL_STRUCTURE_MAKER}
+      and dst_key = any(${none.map((d) => `org:${d}`)}::text[])`.execute(trx);
+  const touched = await dropLinks(
+    trx,
+    links.rows.map((r) => r.id),
+  );
+  await prune(trx, [...new Set(touched)].sort());
 }

@@ -14,7 +14,7 @@ import {
 import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { decodeCursor, encodeCursor, type Cursor } from '../domain/cursor.js';
-import { SEVERAL_PEOPLE } from '../domain/orgs.js';
+import { evidenceOf as orgEvidenceOf, SEVERAL_PEOPLE } from '../domain/orgs.js';
 import { confirmedSql, rejectedSql } from '../projection/links.js';
 import {
   afterCursor,
@@ -283,18 +283,22 @@ function whyOrganization(key: string, facts: Fact[], evidence: string | null): s
   return `${parts.join('; ')} (a mail domain is an organization when several people write from it, it is an institution's or it hosts a mailing list; one person's own domain, free mail and list gateways are none)`;
 }
 
-/** What made an organization's mail domain one (org_domains), null for one that is not a mail domain's. */
+/** What made an organization's mail domain one (`evidenceOf` its writers), null for one that is not a mail domain's. */
 async function domainEvidence(db: Db, key: string): Promise<string | null> {
   const domain = key.replace(/^org:/, '');
-  const rows = await sql<{ evidence: string }>`select evidence from org_domains where domain = ${domain}`.execute(db);
-  return rows.rows[0]?.evidence ?? null;
+  const rows = await sql<{ standing: string | null }>`
+    select w.standing from org_domains o join domain_writers w on w.domain = o.domain
+    where o.domain = ${domain} and w.standing is not null
+    union all select null from org_domains where domain = ${domain}`.execute(db);
+  return rows.rows.length > 0 ? orgEvidenceOf(rows.rows) : null;
 }
 
 /** The mail domains a person's keys write from that are no organization, as far as the caller may see their mail. */
 async function ownDomains(db: Db, scope: Scope, keys: string[]): Promise<string[]> {
   const rows = await sql<{ domain: string }>`
     select distinct w.domain from domain_writers w join items i on i.id = w.item
-    where w.person = any(${keys}::text[]) and ${itemVisible(scope)} order by w.domain`.execute(db);
+    where w.person = any(${keys}::text[]) and ${itemVisible(scope)}
+      and not exists (select 1 from org_domains o where o.domain = w.domain) order by w.domain`.execute(db);
   return rows.rows.map((r) => r.domain);
 }
 

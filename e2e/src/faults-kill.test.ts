@@ -1,11 +1,17 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import pg from 'pg';
 import { DEFAULT_SERVICES } from '@memex/config';
 import { MailAccounts } from '@memex/contracts';
 import { waitUntil } from '@memex/testing';
-import { finishImport, importedSoFar, importMbox, publishedEmails, type ImportTarget } from './mbox-import.js';
+import {
+  finishImport,
+  importedSoFar,
+  importMbox,
+  publishedEmails,
+  storedMessages,
+  type ImportTarget,
+} from './mbox-import.js';
 import {
   archiveFor,
   faultsMessages,
@@ -118,16 +124,7 @@ test(
       accounts.map((a) => [a.account, a.messages]),
       [['import:mbox:archive', MESSAGES]],
     );
-    const client = new pg.Client({ connectionString: stack.config.databaseUrl });
-    await client.connect();
-    try {
-      const { rows } = await client.query<{ n: number; ids: number }>(
-        'select count(*)::int as n, count(distinct message_id)::int as ids from ingest.messages',
-      );
-      assert.deepEqual(rows[0], { n: MESSAGES, ids: MESSAGES });
-    } finally {
-      await client.end();
-    }
+    assert.deepEqual(await storedMessages(stack.config.databaseUrl), { n: MESSAGES, ids: MESSAGES });
 
     // Every read model equals a fresh replay of the same log, row for row (each projector's schema
     // is named as its service's health names the projector).

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import pg from 'pg';
 import { ItemIngested } from '@memex/contracts';
 import { Bus, readEventsOf } from '@memex/bus';
 import { REPO_ROOT } from '@memex/config';
@@ -109,5 +110,19 @@ export async function publishedEmails(natsUrl: string): Promise<{ published: Map
     return { published, lastSeq };
   } finally {
     await bus.close();
+  }
+}
+
+/** Rows of ingest's messages table, and how many distinct Message-IDs among them (each message once: both equal the archive's count). */
+export async function storedMessages(databaseUrl: string): Promise<{ n: number; ids: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number; ids: number }>(
+      'select count(*)::int as n, count(distinct message_id)::int as ids from ingest.messages',
+    );
+    return rows[0]!;
+  } finally {
+    await client.end();
   }
 }

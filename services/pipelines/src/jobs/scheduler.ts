@@ -16,6 +16,7 @@ import {
   EVENT_SUBJECT_ROOT,
   EventRoutes,
   EVENTS_STREAM,
+  typeOfSubject,
   type Bus,
 } from '@memex/bus';
 import { chatModelId, type ModelRegistry } from '../domain/models/registry.js';
@@ -124,6 +125,8 @@ export class Scheduler {
   }
 
   private async handle(msg: JsMsg): Promise<void> {
+    // Every event comes (one filter: NATS 2.9); those of no route are skipped by their subject, undecoded.
+    if (!this.routes.handles(typeOfSubject(msg.subject))) return;
     await this.routes.dispatch(decodeEvent(msg.data), msg.seq);
   }
 

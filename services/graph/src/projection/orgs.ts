@@ -13,8 +13,9 @@ export const WORKS_AT_CONFIDENCE = 0.7;
  * New messages' `works_at` links to the organizations of their people's domains (`OrgLedger`
  * decides which domains are organizations), each message's pushed onto its own links in order:
  * when a message makes a domain an organization, the people met at it before get theirs then,
- * resting on their own messages. The ledger's state is read once for the messages' domains (the
- * writers only of those that are no organization yet) and written back once.
+ * resting on each of their messages. The ledger reads, once, what decides it — each distinct
+ * person, name and evidence at the domains that are no organization yet, not every message (a
+ * vanity domain's owner is in all of theirs) — and the messages of a domain only when it becomes one.
  */
 export async function addOrgLinks(trx: Trx, messages: { writers: DomainWriter[]; links: LinkRow[] }[]): Promise<void> {
   const domains = [...new Set(messages.flatMap((m) => m.writers.map((w) => w.domain)))];
@@ -24,30 +25,53 @@ export async function addOrgLinks(trx: Trx, messages: { writers: DomainWriter[];
       await sql<{ domain: string }>`select domain from org_domains where domain = any(${domains}::text[])`.execute(trx)
     ).rows.map((r) => r.domain),
   );
-  const writers = Map.groupBy(
-    await writersAt(
-      trx,
-      domains.filter((d) => !orgs.has(d)),
-    ),
-    (w) => w.domain,
+  const seen = await writersAt(
+    trx,
+    domains.filter((d) => !orgs.has(d)),
+    'distinct',
   );
-  const ledger = new OrgLedger(orgs, writers);
-  for (const message of messages) message.links.push(...worksAtLinks(ledger.take(message.writers)));
-  if (ledger.promoted.size > 0)
-    await sql`insert into org_domains (domain) select unnest(${[...ledger.promoted]}::text[])`.execute(trx);
-  const added = ledger.added;
-  if (added.length > 0)
-    await sql`insert into domain_writers (domain, person, name, counts, standing, item, at)
-      select * from unnest(${added.map((w) => w.domain)}::text[], ${added.map((w) => w.person)}::text[],
-        ${added.map((w) => w.name)}::text[], ${added.map((w) => w.counts)}::boolean[], ${added.map((w) => w.standing)}::text[],
-        ${added.map((w) => w.item)}::text[], ${added.map((w) => w.at)}::timestamptz[])
-      on conflict do nothing`.execute(trx);
+  const ledger = new OrgLedger(
+    orgs,
+    Map.groupBy(seen, (w) => w.domain),
+  );
+  /** The message that made each domain an organization. */
+  const madeBy = new Map<string, LinkRow[]>();
+  for (const message of messages) {
+    const before = ledger.promoted.size;
+    message.links.push(...worksAtLinks(ledger.take(message.writers)));
+    for (const domain of [...ledger.promoted].slice(before)) madeBy.set(domain, message.links);
+  }
+  if (ledger.promoted.size === 0) return insertWriters(trx, ledger.added);
+  await sql`insert into org_domains (domain) select unnest(${[...ledger.promoted]}::text[])`.execute(trx);
+  // The earlier messages of the people at a domain that became one: each is evidence of their works_at.
+  const earlier = new Set(seen.map((w) => w.domain));
+  const stored = await writersAt(
+    trx,
+    [...ledger.promoted].filter((d) => earlier.has(d)),
+    'all',
+  );
+  for (const [domain, writers] of Map.groupBy(stored, (w) => w.domain))
+    madeBy.get(domain)!.push(...worksAtLinks(writers));
+  await insertWriters(trx, ledger.added);
 }
 
-/** The writers stored at the domains. */
-async function writersAt(trx: Trx, domains: string[]): Promise<DomainWriter[]> {
+/** The messages' writers, kept whatever their domain is (a deletion decides again from the rest). */
+async function insertWriters(trx: Trx, added: DomainWriter[]): Promise<void> {
+  if (added.length === 0) return;
+  await sql`insert into domain_writers (domain, person, name, counts, standing, item, at)
+    select * from unnest(${added.map((w) => w.domain)}::text[], ${added.map((w) => w.person)}::text[],
+      ${added.map((w) => w.name)}::text[], ${added.map((w) => w.counts)}::boolean[], ${added.map((w) => w.standing)}::text[],
+      ${added.map((w) => w.item)}::text[], ${added.map((w) => w.at)}::timestamptz[])
+    on conflict do nothing`.execute(trx);
+}
+
+/**
+ * The writers stored at the domains: every message's (`all`), or what decides whether the domain
+ * is an organization (`distinct`): each person, name, count and evidence once, with their first message.
+ */
+async function writersAt(trx: Trx, domains: string[], rows: 'all' | 'distinct'): Promise<DomainWriter[]> {
   if (domains.length === 0) return [];
-  const rows = await sql<{
+  const found = await sql<{
     domain: string;
     person: string;
     name: string;
@@ -55,10 +79,14 @@ async function writersAt(trx: Trx, domains: string[]): Promise<DomainWriter[]> {
     standing: string | null;
     item: string;
     at: Date | null;
-  }>`
-    select domain, person, name, counts, standing, item, at from domain_writers
-    where domain = any(${domains}::text[]) order by domain, at, item, person`.execute(trx);
-  return rows.rows.map((r) => ({
+  }>`${
+    rows === 'all'
+      ? sql`select domain, person, name, counts, standing, item, at from domain_writers
+          where domain = any(${domains}::text[])`
+      : sql`select domain, person, name, counts, standing, min(item) as item, min(at) as at from domain_writers
+          where domain = any(${domains}::text[]) group by domain, person, name, counts, standing`
+  } order by domain, at, item, person`.execute(trx);
+  return found.rows.map((r) => ({
     ...r,
     address: r.person.slice('person:'.length),
     sent: false,
@@ -110,7 +138,7 @@ export async function forgetDomainWriters(trx: Trx, item: string): Promise<void>
       trx,
     )
   ).rows.map((r) => r.domain);
-  const left = Map.groupBy(await writersAt(trx, orgs), (w) => w.domain);
+  const left = Map.groupBy(await writersAt(trx, orgs, 'distinct'), (w) => w.domain);
   const none = orgs.filter((d) => !isOrganization(left.get(d) ?? []));
   if (none.length === 0) return;
   await sql`delete from org_domains where domain = any(${none}::text[])`.execute(trx);

@@ -9,7 +9,7 @@ import { Search, type ItemKind, type SearchMode } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
 import { benchEmbed, builtinGloveTablePath, defaultProvider, parseGloveTable } from '@memex/embeddings';
 import { splitPassages } from '@memex/pipelines';
-import { SearchHarness, type TestItem } from '@memex/search/testing';
+import { countWords, partTsv, SearchHarness, titleTsv, type TestItem } from '@memex/search/testing';
 import { findPostgresBinaries } from '@memex/stack';
 import { seededRandom } from '@memex/testing';
 import { Notmuch, timed } from '../notmuch.js';
@@ -245,8 +245,10 @@ const csv = (value: string | number) => `"${String(value).replace(/"/g, '""')}"`
 /**
  * The same read model at a size the pipeline would take hours to fill here: passages split by
  * tier 1's own splitter and embedded by the built-in model in this process, written with COPY,
- * indexes built after the load (as a bulk load should). One item first goes through the whole
- * pipeline, which creates the space and its tables; the live services answer the queries.
+ * indexes built after the load (as a bulk load should). Rows as the projector builds them: its
+ * tsvectors (`titleTsv`, `partTsv`) and its vocabulary's counts (`countWords`). One item first
+ * goes through the whole pipeline, which creates the space and its tables; the live services
+ * answer the queries.
  */
 async function bulkScale(target: number, generator: TextGenerator): Promise<BenchResult[]> {
   const label = labelOf(target);
@@ -254,6 +256,7 @@ async function bulkScale(target: number, generator: TextGenerator): Promise<Benc
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-bench-search-'));
   const client = new pg.Client({ connectionString: h.env.config.databaseUrl });
   await client.connect();
+  const db = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 2 });
   try {
     await h.ingest(syntheticMail(generator, 0));
     await h.settle();
@@ -267,9 +270,14 @@ async function bulkScale(target: number, generator: TextGenerator): Promise<Benc
     };
     let passages = 0;
     let items = 0;
+    const vocabulary = new Map<string, number>();
+    const count = (texts: string[]) => {
+      for (const [word, n] of countWords(texts)) vocabulary.set(word, (vocabulary.get(word) ?? 0) + n);
+    };
     while (passages < target) {
       const batch = Array.from({ length: 500 }, (_, j) => ({ id: newId(), ...syntheticMail(generator, items + j) }));
       const split = batch.map((item) => splitPassages(item.text));
+      count([...batch.map((item) => item.title), ...split.flat().map((p) => p.text)]);
       const vectors = await provider.embed(
         batch.flatMap((item, j) => split[j]!.map((p) => `${item.title}\n${p.text}`)),
       );
@@ -309,21 +317,25 @@ async function bulkScale(target: number, generator: TextGenerator): Promise<Benc
     copy(`\\copy search.stage_parts from '${files.parts}' with (format csv)`);
     copy(`\\copy search.vec_0_parts (item_id, ordinal, embedding) from '${files.vparts}' with (format csv)`);
     copy(`\\copy search.vec_0_items (item_id, embedding) from '${files.vitems}' with (format csv)`);
-    await client.query(`insert into search.items (id, kind, title, labels, spam, source_kind, source_id, people_from, people_to,
+    const people = { from: 'bench <bench@example.com>', to: 'sam <sam@example.com>' };
+    await sql`insert into items (id, kind, title, labels, spam, source_kind, source_id, people_from, people_to,
         occurred_at, revision, parts_revision, parts_pipeline, has_text, title_tsv, seq)
-      select id, 'email', title, '{}', false, 'bench', 'bulk', 'bench <bench@example.com>', 'sam <sam@example.com>',
-        occurred_at, 1, 1, 'text@1', true, to_tsvector('english', title), 0 from search.stage_items`);
-    await client.query(`insert into search.parts (item_id, ordinal, part_kind, kind, labels, spam, text, start_offset, end_offset, tsv)
-      select item_id, ordinal, 'passage', 'email', '{}', false, text, start_offset, end_offset,
-        setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', text), 'B') from search.stage_parts`);
-    // The vocabulary: the synthetic text is drawn from the generator's words.
-    await client.query(`insert into search.words (word) select unnest($1::text[]) on conflict do nothing`, [
-      generator.words,
-    ]);
-    await client.query(
-      `insert into search.word_uses (word, uses) select unnest($1::text[]), 1 on conflict do nothing`,
-      [generator.words],
+      select id, 'email', title, '{}', false, 'bench', 'bulk', ${people.from}, ${people.to},
+        occurred_at, 1, 1, 'text@1', true, ${titleTsv(sql.ref('title'), people.from, people.to)}, 0 from stage_items`.execute(
+      db,
     );
+    await sql`insert into parts (item_id, ordinal, part_kind, kind, labels, spam, text, start_offset, end_offset, tsv)
+      select item_id, ordinal, 'passage', 'email', '{}', false, text, start_offset, end_offset,
+        ${partTsv(sql.ref('title'), sql.ref('text'), people.from, people.to)} from stage_parts`.execute(db);
+    // The vocabulary with the counts the projector keeps (the first item's words are there already).
+    const words = [...vocabulary];
+    for (let i = 0; i < words.length; i += 10_000) {
+      const page = words.slice(i, i + 10_000);
+      await sql`with u as (insert into word_uses (word, uses)
+          select * from unnest(${page.map(([word]) => word)}::text[], ${page.map(([, n]) => n)}::int[])
+          on conflict (word) do update set uses = word_uses.uses + excluded.uses returning word)
+        insert into words (word) select word from u on conflict do nothing`.execute(db);
+    }
     await client.query(`insert into search.embedded (item_id, ord) select id, 0 from search.stage_items;
       update search.state set text_items = text_items + ${items};
       update search.spaces set embedded_items = embedded_items + ${items} where ord = 0;
@@ -332,15 +344,11 @@ async function bulkScale(target: number, generator: TextGenerator): Promise<Benc
     for (const index of indexes) await client.query(index.indexdef);
     await client.query('analyze');
     const loaded = (performance.now() - loading) / 1000;
-    const db = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 2 });
-    try {
-      const measured = await measure(h, db, generator, label);
-      const how = `${passages} passages of ${items} items bulk-loaded (split and embedded in ${Math.round(generated)} s; copied and indexed in ${Math.round(loaded)} s)`;
-      return measured.map((result) => ({ ...result, notes: result.notes ? `${result.notes}; ${how}` : how }));
-    } finally {
-      await db.destroy();
-    }
+    const measured = await measure(h, db, generator, label);
+    const how = `${passages} passages of ${items} items bulk-loaded (split and embedded in ${Math.round(generated)} s; copied and indexed in ${Math.round(loaded)} s)`;
+    return measured.map((result) => ({ ...result, notes: result.notes ? `${result.notes}; ${how}` : how }));
   } finally {
+    await db.destroy();
     await client.end();
     await h.stop();
     fs.rmSync(dir, { recursive: true, force: true });

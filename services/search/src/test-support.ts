@@ -162,3 +162,7 @@ export class SearchHarness {
     await this.env.stop();
   }
 }
+
+/** How the projector turns text into rows, for a bench that bulk-loads the read model as it would build it. */
+export { partTsv, titleTsv } from './domain/text.js';
+export { countWords } from './projection/vocabulary.js';

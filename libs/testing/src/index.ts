@@ -5,3 +5,4 @@ export * from './wait.js';
 export * from './shared.js';
 export * from './small-filesystem.js';
 export * from './item-meta.js';
+export * from './debian-source.js';

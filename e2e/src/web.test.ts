@@ -367,6 +367,15 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await facts.locator('li', { hasText: 'knows' }).getByText('Dave Moss').waitFor();
   });
 
+  test("an organization's card says what made it one; a person's own domain is no organization", async () => {
+    await page.goto(`${stack.url}/thing/${encodeURIComponent('org:acme-corp.example')}`);
+    const why = page.locator('p.why', { hasText: 'Why an organization' });
+    await why.waitFor();
+    assert.match((await why.textContent()) ?? '', /writes? from acme-corp\.example: .*Raj Patel/);
+    await page.goto(`${stack.url}/thing/${encodeURIComponent('person:mallory@prize.example')}`);
+    await page.locator('p.why', { hasText: 'Own mail domains: prize.example' }).waitFor();
+  });
+
   test('the graph explorer: neighbours drawn, a click on Expand adds that thing’s neighbours, filters hide kinds and times', async () => {
     await page.goto(`${stack.url}/graph/${encodeURIComponent('person:ann@acme-corp.example')}`);
     const list = page.getByRole('list', { name: 'Things in the graph' });

@@ -30,6 +30,17 @@ export function ThingPage({ entityKey, session }: { entityKey: string; session: 
             {c.resolved_from && ` · (was ${c.resolved_from})`}
           </p>
           {c.entity.aliases.length > 0 && <p>Also known as: {c.entity.aliases.join(', ')}</p>}
+          {c.why && (
+            <p class="why">
+              <strong>Why an organization:</strong> {c.why}
+            </p>
+          )}
+          {c.own_domains.length > 0 && (
+            <p class="why">
+              <strong>Own mail domains:</strong> {c.own_domains.join(', ')} (no organization: nobody else writes from
+              them and nothing else names them one)
+            </p>
+          )}
           <div class="columns">
             <div>
               <Facts card={c} owner={owner} reload={card.reload} />

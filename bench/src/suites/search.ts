@@ -1,19 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
-import pg from 'pg';
 import { newId } from '@memex/bus';
 import { Search, type ItemKind, type SearchMode } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
 import { benchEmbed, builtinGloveTablePath, defaultProvider, parseGloveTable } from '@memex/embeddings';
-import { splitPassages } from '@memex/pipelines';
-import { countWords, partTsv, SearchHarness, titleTsv, type TestItem } from '@memex/search/testing';
-import { findPostgresBinaries } from '@memex/stack';
+import { SearchHarness, type TestItem } from '@memex/search/testing';
 import { seededRandom } from '@memex/testing';
 import { Notmuch, timed } from '../notmuch.js';
 import { percentile, type BenchResult } from '../result.js';
+import { bulkLoadSearch } from '../search-bulk.js';
 
 const MODES: SearchMode[] = ['keyword', 'meaning', 'hybrid'];
 const RELEVANCE_DIR = new URL('../../relevance/', import.meta.url);
@@ -240,118 +237,34 @@ async function pipelineScale(target: number, generator: TextGenerator): Promise<
   }
 }
 
-const csv = (value: string | number) => `"${String(value).replace(/"/g, '""')}"`;
-
 /**
- * The same read model at a size the pipeline would take hours to fill here: passages split by
- * tier 1's own splitter and embedded by the built-in model in this process, written with COPY,
- * indexes built after the load (as a bulk load should). Rows as the projector builds them: its
- * tsvectors (`titleTsv`, `partTsv`) and its vocabulary's counts (`countWords`). One item first
- * goes through the whole pipeline, which creates the space and its tables; the live services
- * answer the queries.
+ * The same read model at a size the pipeline would take hours to fill here, bulk-loaded as the
+ * projector would build it (`bulkLoadSearch`). One item first goes through the whole pipeline,
+ * which creates the space and its tables; the live services answer the queries.
  */
 async function bulkScale(target: number, generator: TextGenerator): Promise<BenchResult[]> {
   const label = labelOf(target);
   const h = await SearchHarness.start({ workers: 1 });
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-bench-search-'));
-  const client = new pg.Client({ connectionString: h.env.config.databaseUrl });
-  await client.connect();
   const db = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 2 });
   try {
     await h.ingest(syntheticMail(generator, 0));
     await h.settle();
-    const started = performance.now();
-    const provider = await defaultProvider();
-    const files = {
-      items: path.join(dir, 'items.csv'),
-      parts: path.join(dir, 'parts.csv'),
-      vparts: path.join(dir, 'vparts.csv'),
-      vitems: path.join(dir, 'vitems.csv'),
-    };
-    let passages = 0;
-    let items = 0;
-    const vocabulary = new Map<string, number>();
-    const count = (texts: string[]) => {
-      for (const [word, n] of countWords(texts)) vocabulary.set(word, (vocabulary.get(word) ?? 0) + n);
-    };
-    while (passages < target) {
-      const batch = Array.from({ length: 500 }, (_, j) => ({ id: newId(), ...syntheticMail(generator, items + j) }));
-      const split = batch.map((item) => splitPassages(item.text));
-      count([...batch.map((item) => item.title), ...split.flat().map((p) => p.text)]);
-      const vectors = await provider.embed(
-        batch.flatMap((item, j) => split[j]!.map((p) => `${item.title}\n${p.text}`)),
-      );
-      const out = { items: '', parts: '', vparts: '', vitems: '' };
-      let v = 0;
-      batch.forEach((item, j) => {
-        out.items += `${csv(item.id)},${csv(item.title)},${csv(item.occurred_at)}\n`;
-        const own: Float32Array[] = [];
-        for (const p of split[j]!) {
-          const vector = vectors[v++]!;
-          own.push(vector);
-          out.parts += `${csv(item.id)},${p.ordinal},${csv(item.title)},${csv(p.text)},${p.start},${p.end}\n`;
-          out.vparts += `${csv(item.id)},${p.ordinal},${csv(`[${Array.from(vector).join(',')}]`)}\n`;
-        }
-        const mean = own.reduce((sum, x) => sum.map((value, d) => value + x[d]!), new Float32Array(provider.dims));
-        const norm = Math.hypot(...mean) || 1;
-        out.vitems += `${csv(item.id)},${csv(`[${Array.from(mean, (x) => x / norm).join(',')}]`)}\n`;
-        passages += split[j]!.length;
-      });
-      for (const [name, text] of Object.entries(out)) fs.appendFileSync(files[name as keyof typeof files], text);
-      items += batch.length;
-    }
-    const generated = (performance.now() - started) / 1000;
-
-    const loading = performance.now();
-    const psql = path.join(findPostgresBinaries().bindir, 'psql');
-    const copy = (command: string) =>
-      execFileSync(psql, [h.env.config.databaseUrl, '-v', 'ON_ERROR_STOP=1', '-c', command], { stdio: 'pipe' });
-    const { rows: indexes } = await client.query<{ indexname: string; indexdef: string }>(
-      `select indexname, indexdef from pg_indexes where schemaname = 'search' and tablename in ('items', 'parts', 'vec_0_parts', 'vec_0_items')
-         and indexdef not like '%UNIQUE%'`,
-    );
-    for (const index of indexes) await client.query(`drop index search."${index.indexname}"`);
-    await client.query(`create unlogged table search.stage_items (id text, title text, occurred_at timestamptz);
-      create unlogged table search.stage_parts (item_id text, ordinal int, title text, text text, start_offset int, end_offset int)`);
-    copy(`\\copy search.stage_items from '${files.items}' with (format csv)`);
-    copy(`\\copy search.stage_parts from '${files.parts}' with (format csv)`);
-    copy(`\\copy search.vec_0_parts (item_id, ordinal, embedding) from '${files.vparts}' with (format csv)`);
-    copy(`\\copy search.vec_0_items (item_id, embedding) from '${files.vitems}' with (format csv)`);
     const people = { from: 'bench <bench@example.com>', to: 'sam <sam@example.com>' };
-    await sql`insert into items (id, kind, title, labels, spam, source_kind, source_id, people_from, people_to,
-        occurred_at, revision, parts_revision, parts_pipeline, has_text, title_tsv, seq)
-      select id, 'email', title, '{}', false, 'bench', 'bulk', ${people.from}, ${people.to},
-        occurred_at, 1, 1, 'text@1', true, ${titleTsv(sql.ref('title'), people.from, people.to)}, 0 from stage_items`.execute(
-      db,
+    const { items, passages, generated, loaded } = await bulkLoadSearch(h.env.config.databaseUrl, (sofar) =>
+      sofar.passages < target
+        ? Array.from({ length: 500 }, (_, j) => ({
+            id: newId(),
+            ...syntheticMail(generator, sofar.items + j),
+            ...people,
+          }))
+        : undefined,
     );
-    await sql`insert into parts (item_id, ordinal, part_kind, kind, labels, spam, text, start_offset, end_offset, tsv)
-      select item_id, ordinal, 'passage', 'email', '{}', false, text, start_offset, end_offset,
-        ${partTsv(sql.ref('title'), sql.ref('text'), people.from, people.to)} from stage_parts`.execute(db);
-    // The vocabulary with the counts the projector keeps (the first item's words are there already).
-    const words = [...vocabulary];
-    for (let i = 0; i < words.length; i += 10_000) {
-      const page = words.slice(i, i + 10_000);
-      await sql`with u as (insert into word_uses (word, uses)
-          select * from unnest(${page.map(([word]) => word)}::text[], ${page.map(([, n]) => n)}::int[])
-          on conflict (word) do update set uses = word_uses.uses + excluded.uses returning word)
-        insert into words (word) select word from u on conflict do nothing`.execute(db);
-    }
-    await client.query(`insert into search.embedded (item_id, ord) select id, 0 from search.stage_items;
-      update search.state set text_items = text_items + ${items};
-      update search.spaces set embedded_items = embedded_items + ${items} where ord = 0;
-      drop table search.stage_items, search.stage_parts`);
-    await client.query(`set maintenance_work_mem = '1GB'`);
-    for (const index of indexes) await client.query(index.indexdef);
-    await client.query('analyze');
-    const loaded = (performance.now() - loading) / 1000;
     const measured = await measure(h, db, generator, label);
     const how = `${passages} passages of ${items} items bulk-loaded (split and embedded in ${Math.round(generated)} s; copied and indexed in ${Math.round(loaded)} s)`;
     return measured.map((result) => ({ ...result, notes: result.notes ? `${result.notes}; ${how}` : how }));
   } finally {
     await db.destroy();
-    await client.end();
     await h.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -43,10 +43,10 @@ function line(s: Summary): string {
   if (s.worker) {
     const seen = s.worker.last_seen ? `last seen ${s.worker.last_seen}` : 'not heard since the memex started';
     const reachable = s.worker.reachable ? 'reachable' : 'unreachable';
-    const items = s.worker.items_counted ? `${s.counts.items} items` : 'items not counted yet';
+    const counts = `${s.counts.items} items from ${s.counts.files} files, ${s.counts.failed} failed, pipelines backlog ${s.pipeline_backlog ?? 0} jobs (${s.worker.jobs_waiting ?? 0} on the worker)`;
     const own = [s.worker.extracts && 'extracts its text', s.worker.derives && 'makes its thumbnails'].filter(Boolean);
     // Its items are the worker's own source: search filters them with source:<name>.
-    return `${s.id}  worker  ${s.worker.folders.join(', ') || '(folders not heard yet)'}  ${state}  ${items}, ${reachable}, ${seen}${own.length ? `, ${own.join(', ')}` : ''}  (search: source:${s.name})`;
+    return `${s.id}  worker  ${s.worker.folders.join(', ') || '(folders not heard yet)'}  ${state}  ${counts}, ${reachable}, ${seen}${own.length ? `, ${own.join(', ')}` : ''}  (search: source:${s.name})`;
   }
   const counts =
     s.managed_by === 'sources'
@@ -181,7 +181,9 @@ export function registerSources(program: Command): void {
     });
   sources
     .command('rescan <id>')
-    .description('compare the folder with the memex now; waits for the scan')
+    .description(
+      'compare the folder (or a worker’s folders: worker.<name>) with the memex now, the files that failed read again; waits for the scan',
+    )
     .action(async (id: string) => {
       const r = await client().call(SourcesRescan, { id });
       console.log(

@@ -19,7 +19,9 @@ export class DeriveServer extends JobServer {
   async start(): Promise<void> {
     // Loaded here, not at import: sharp and ffmpeg are only this command's (the CLI's others start faster).
     const pictures = await import('@memex/media/pictures');
-    this.subscription = serveJobs(this.nc, this.name, 'derive', this.jobs, (message) => this.answer(message, pictures));
+    this.subscription = serveJobs(this.nc, this.name, 'derive', this.slots, (message) =>
+      this.answer(message, pictures),
+    );
   }
 
   private async answer(message: Msg, pictures: Pictures): Promise<void> {

@@ -14,10 +14,9 @@ export function serveJobs(
   nc: NatsConnection,
   name: string,
   what: 'derive' | 'extract',
-  jobs: number,
+  slots: JobSlots,
   job: (message: Msg) => Promise<void>,
 ): Subscription {
-  const slots = new JobSlots(jobs);
   return nc.subscribe(workerSubject(name, what), {
     queue: `memex-worker-${name}`,
     callback: (error, message) => {
@@ -40,32 +39,46 @@ export function endStream(message: Msg, header: string | null, value = ''): void
 
 /** The bytes of the file a job names, or null once the stream is ended with why it cannot be read. */
 export async function readRequested(files: FileServer, message: Msg, requested: unknown): Promise<Buffer | null> {
-  const found = await files.confined(requested);
-  if ('why' in found) {
-    endStream(message, WORKER_ERROR_HEADER, found.why);
+  const read = await readServed(files, requested);
+  if ('why' in read) {
+    endStream(message, WORKER_ERROR_HEADER, read.why);
     return null;
   }
+  return read.bytes;
+}
+
+/** The bytes of a file under the worker's folders, or why they cannot be read. */
+export async function readServed(files: FileServer, requested: unknown): Promise<{ bytes: Buffer } | { why: string }> {
+  const found = await files.confined(requested);
+  if ('why' in found) return found;
   try {
-    return await fs.readFile(found.file);
+    return { bytes: await fs.readFile(found.file) };
   } catch (error) {
-    endStream(message, WORKER_ERROR_HEADER, whyUnreadable(error));
-    return null;
+    return { why: whyUnreadable(error) };
   }
 }
 
-/** A kind of job the worker serves (DeriveServer, ExtractServer): its subscription, its count, its log. */
+/** A kind of job the worker serves (DeriveServer, ExtractServer): its subscription, its slots, its count, its log. */
 export abstract class JobServer {
   protected subscription: Subscription | undefined;
   /** Jobs done since start (said in the log). */
   done = 0;
+  protected readonly slots: JobSlots;
 
   constructor(
     protected readonly nc: NatsConnection,
     protected readonly name: string,
     protected readonly files: FileServer,
-    protected readonly jobs: number,
+    jobs: number,
     protected readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.slots = new JobSlots(jobs);
+  }
+
+  /** Its jobs not done yet, running or waiting (the heartbeat's `jobs`). */
+  get pending(): number {
+    return this.slots.pending;
+  }
 
   abstract start(): Promise<void>;
 

@@ -15,6 +15,7 @@ import {
 } from '@memex/contracts';
 import { decodeJson, encodeJson, type RpcReply } from '@memex/bus';
 import { differences, externalIdOf, readFile, walk, type DiskFile, type KnownFile } from '@memex/sources';
+import type { ExtractServer } from './extract.js';
 import type { WorkerState } from './state.js';
 
 /** What one scan of a folder did. */
@@ -29,9 +30,10 @@ export interface ScanCounts {
 }
 
 /**
- * Items per memex.ingest request. A located item carries no bytes, but ingest asks this worker to
- * extract each one before it answers (`--extract-jobs` at once; OCR takes seconds a photo on a
- * small CPU): a request of 25 answers well within INGEST_TIMEOUT_MS.
+ * Items per memex.ingest request. A located item carries no bytes, and ingest asks this worker to
+ * extract each one before it answers: the scan has read them ahead (ExtractServer.readAhead), so
+ * the request waits only for ingest's own work, however long the readings took. Without an
+ * extractor (`--extract-jobs 0`) ingest reads the bytes through the worker itself.
  */
 const BATCH_ITEMS = 25;
 const INGEST_TIMEOUT_MS = 300_000;
@@ -60,11 +62,14 @@ export class FolderScan {
     private readonly nc: NatsConnection,
     private readonly name: string,
     private readonly state: WorkerState,
+    private readonly extractor: ExtractServer | null,
   ) {
     this.caller = { kind: 'system', id: `worker:${name}` };
   }
 
-  async scan(folder: string): Promise<ScanCounts> {
+  /** Compares a folder with the record; `retryFailures`: the files that failed before are read again (a rescan asked for). */
+  async scan(folder: string, { retryFailures = false } = {}): Promise<ScanCounts> {
+    if (retryFailures) this.state.forgetFailures(folder);
     const known = this.state.known(folder);
     const disk = await walk(folder);
     const diff = differences([...disk.keys(), ...known.keys()], disk, known);
@@ -100,7 +105,13 @@ export class FolderScan {
       const type = typeOfFileName(file.path);
       if (!type || !accepted.has(type)) {
         const reason = `no handler takes ${path.extname(file.path) || 'files without an extension'}`;
-        this.state.set(folder, file.path, { ...record, item_id: null, external_id: null, rejected: reason });
+        this.state.set(folder, file.path, {
+          ...record,
+          item_id: null,
+          external_id: null,
+          rejected: reason,
+          unsupported: true,
+        });
         counts.skipped++;
         continue;
       }
@@ -131,37 +142,64 @@ export class FolderScan {
     return counts;
   }
 
-  private async ingest(folder: string, batch: Work[], counts: ScanCounts): Promise<void> {
-    const { results } = await this.call(
-      Ingest,
-      {
-        items: batch.map((w) => ({
-          type: w.type,
-          source: { kind: 'worker', id: this.name },
-          external_id: w.externalId,
-          location: `worker:${this.name}:${path.join(folder, w.file.path)}`,
-          attributes: { filename: path.posix.basename(w.file.path), modified: w.file.modifiedAt.toISOString() },
-        })),
-      },
-      INGEST_TIMEOUT_MS,
-    );
+  private async ingest(folder: string, work: Work[], counts: ScanCounts): Promise<void> {
+    const record = (w: Work) => ({ size: w.file.size, modified_at: w.file.modifiedAt.toISOString(), sha256: w.sha256 });
+    const failed = (w: Work, reason: string) => {
+      counts.rejected++;
+      this.state.set(folder, w.file.path, { ...record(w), item_id: null, external_id: null, rejected: reason });
+    };
+    const attributes = (w: Work) => ({
+      filename: path.posix.basename(w.file.path),
+      modified: w.file.modifiedAt.toISOString(),
+    });
+    const batch: Work[] = [];
+    if (this.extractor) {
+      // Read here first: a file its handler refuses is recorded now, once, and not sent.
+      const readings = await Promise.all(
+        work.map((w) =>
+          this.extractor!.readAhead({ path: path.join(folder, w.file.path), type: w.type, attributes: attributes(w) }),
+        ),
+      );
+      readings.forEach((read, i) => {
+        const w = work[i]!;
+        if ('rejected' in read) failed(w, read.rejected);
+        else if (!('unreadable' in read)) batch.push(w); // gone meanwhile: the next scan sees it
+      });
+    } else batch.push(...work);
+    if (batch.length === 0) return this.state.save();
+    let results;
+    try {
+      ({ results } = await this.call(
+        Ingest,
+        {
+          items: batch.map((w) => ({
+            type: w.type,
+            source: { kind: 'worker', id: this.name },
+            external_id: w.externalId,
+            location: `worker:${this.name}:${path.join(folder, w.file.path)}`,
+            attributes: attributes(w),
+          })),
+        },
+        INGEST_TIMEOUT_MS,
+      ));
+    } finally {
+      this.extractor?.forget(work.map((w) => path.join(folder, w.file.path)));
+    }
     results.forEach((result, i) => {
       const w = batch[i]!;
-      const record = { size: w.file.size, modified_at: w.file.modifiedAt.toISOString(), sha256: w.sha256 };
       if (result.status === 'rejected' || !result.id) {
-        counts.rejected++;
-        this.state.set(folder, w.file.path, {
-          ...record,
-          item_id: null,
-          external_id: null,
-          rejected: result.reason ?? 'rejected',
-        });
+        failed(w, result.reason ?? 'rejected');
         return;
       }
       if (w.movedFrom) counts.moved++;
       else if (result.status === 'created') counts.created++;
       else if (result.status === 'updated') counts.updated++;
-      this.state.set(folder, w.file.path, { ...record, item_id: result.id, external_id: w.externalId, rejected: null });
+      this.state.set(folder, w.file.path, {
+        ...record(w),
+        item_id: result.id,
+        external_id: w.externalId,
+        rejected: null,
+      });
     });
     this.state.save();
   }

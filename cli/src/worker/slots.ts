@@ -5,6 +5,11 @@ export class JobSlots {
 
   constructor(private readonly size: number) {}
 
+  /** Jobs running or waiting for a slot (the worker's heartbeat says them: its backlog). */
+  get pending(): number {
+    return this.running + this.waiting.length;
+  }
+
   async run<T>(job: () => Promise<T>): Promise<T> {
     if (this.running < this.size) this.running++;
     else await new Promise<void>((resolve) => this.waiting.push(resolve));

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { WorkerFailure } from '@memex/locations';
 import type { KnownFile } from '@memex/sources';
 
 /** What the worker knows of one file: the item it is (or why it is none), and how it looked. */
@@ -11,6 +12,8 @@ export interface FileRecord {
   modified_at: string;
   /** Why the memex did not take it (no handler, rejected), so it is not sent again until it changes. */
   rejected: string | null;
+  /** Its type is none a handler reads: skipped, not a failure. */
+  unsupported?: boolean;
 }
 
 interface StateJson {
@@ -59,17 +62,40 @@ export class WorkerState {
     delete this.state.folders[folder]?.[relative];
   }
 
-  /** Its files that are items, and the distinct items they are (identical copies are one item). */
-  counts(): { files: number; items: number } {
+  /** Its files that are items, the distinct items they are (identical copies are one item), and its failed files. */
+  counts(): { files: number; items: number; failed: number } {
     const ids = new Set<string>();
     let files = 0;
+    let failed = 0;
     for (const records of Object.values(this.state.folders))
       for (const record of Object.values(records))
         if (record.item_id) {
           files++;
           ids.add(record.item_id);
-        }
-    return { files, items: ids.size };
+        } else if (isFailure(record)) failed++;
+    return { files, items: ids.size, failed };
+  }
+
+  /** The first `limit` failed files (by folder and path), with why. */
+  failures(limit: number): WorkerFailure[] {
+    const failures: WorkerFailure[] = [];
+    for (const [folder, records] of Object.entries(this.state.folders).sort(([a], [b]) => a.localeCompare(b)))
+      for (const [relative, record] of Object.entries(records).sort(([a], [b]) => a.localeCompare(b))) {
+        if (failures.length >= limit) return failures;
+        if (isFailure(record))
+          failures.push({
+            path: path.join(folder, relative),
+            reason: record.rejected,
+            modified_at: record.modified_at,
+          });
+      }
+    return failures;
+  }
+
+  /** Forgets a folder's failed files, so its next scan sends them again (a rescan asked for). */
+  forgetFailures(folder: string): void {
+    for (const [relative, record] of Object.entries(this.state.folders[folder] ?? {}))
+      if (isFailure(record)) this.delete(folder, relative);
   }
 
   save(): void {
@@ -77,4 +103,9 @@ export class WorkerState {
     fs.writeFileSync(temp, JSON.stringify(this.state));
     fs.renameSync(temp, this.file);
   }
+}
+
+/** A file the memex was sent (or read ahead) and could not take; a skipped type is none. */
+function isFailure(record: FileRecord): record is FileRecord & { rejected: string } {
+  return record.item_id === null && record.rejected !== null && record.unsupported !== true;
 }

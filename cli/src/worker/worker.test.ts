@@ -15,6 +15,7 @@ import {
   OWNER_SCOPE,
   SourcesGet,
   SourcesList,
+  SourcesRescan,
   type MethodDefinition,
   type ParamsOf,
   type ResultOf,
@@ -336,14 +337,84 @@ describe('memex worker: folders on another machine', () => {
     assert.equal((await workerItems(stack)).size, 7, 'no file became a second item');
 
     // The worker goes away while the sources service is down: once it is back, it knows the
-    // worker from the log and marks its items when no heartbeat comes.
+    // worker from the log and marks its items when no heartbeat comes. Its items are counted
+    // from the read model as soon as the service answers, before any heartbeat could be.
     const running = worker;
     await stack.restartSources(() => stopWorker(running));
+    const restarted = (await stack.call(SourcesGet, { id: 'worker.nas' })).source;
+    assert.deepEqual(
+      [restarted.counts.items, restarted.counts.in_place, restarted.worker?.last_seen],
+      [7, 7, null],
+      'counted right after the restart',
+    );
     await waitUntil(
       async () => (await stack.call(ItemsGet, { id: photoId })).unreachable != null,
       'the photo marked unreachable after the restart',
       { timeoutMs: 40_000, everyMs: 250 },
     );
+  });
+
+  test('a file its reader refuses is recorded once with why and read again on a rescan; jobs queued on the worker are its backlog', async () => {
+    const folder = path.join(stack.env.home, 'shelf', 'docs');
+    fs.mkdirSync(folder, { recursive: true });
+    const broken = path.join(folder, 'broken.pdf');
+    fs.writeFileSync(broken, 'this was never a PDF');
+    const sign = path.join(folder, 'sign.jpg');
+    fs.writeFileSync(sign, await photographedSign(['HARBOUR MASTER OFFICE']));
+    fs.writeFileSync(path.join(folder, 'ok.md'), '# Shelf\n\nBooks about boats.\n');
+    const refusals = () =>
+      workerLog.split('\n').filter((line) => line.includes(`extract of ${broken}: rejected`)).length;
+    const shelf = startWorker(stack, folder, path.join(stack.env.home, 'shelf-data'), 'shelf', '--extract-jobs', '1');
+    try {
+      const ok = await itemOf(stack, 'shelf', path.join(folder, 'ok.md'));
+      await itemOf(stack, 'shelf', sign);
+      // The worker read each file before sending it: ingest's request was answered with that reading.
+      assert.match(workerLog, /worker shelf: extract of .*ok\.md: document, \d+ characters of text \(read ahead\)/);
+      assert.match((await stack.call(ItemsGet, { id: ok })).text, /Books about boats/);
+      const failures = async () => (await stack.call(SourcesGet, { id: 'worker.shelf' })).failures;
+      await waitUntil(async () => (await failures()).length === 1, 'the refused PDF listed with why');
+      const [failure] = await failures();
+      assert.equal(failure!.path, broken);
+      assert.match(failure!.reason, /PDF/);
+      const listed = (await stack.call(SourcesGet, { id: 'worker.shelf' })).source;
+      assert.deepEqual([listed.counts.items, listed.counts.failed], [2, 1]);
+      assert.equal(refusals(), 1);
+
+      // Another scan (a new file) does not read the refused one again.
+      const more = path.join(folder, 'more.md');
+      fs.writeFileSync(more, '# More\n\nA second shelf.\n');
+      await itemOf(stack, 'shelf', more);
+      assert.equal(refusals(), 1, 'the refused file is not read again until asked');
+
+      // memex sources rescan worker.shelf: the worker scans now and reads the refused file again.
+      const rescanned = await stack.call(SourcesRescan, { id: 'worker.shelf' });
+      assert.deepEqual([rescanned.files, rescanned.failed, rescanned.ingested], [4, 1, 0]);
+      assert.equal(refusals(), 2);
+      assert.equal((await failures()).length, 1, 'still one failure, recorded again');
+
+      // Jobs asked of the worker wait for its one slot: its heartbeat counts them, and they are
+      // its source's pipelines backlog until done.
+      const ended: string[] = [];
+      const inbox = stack.bus.nc.subscribe(`_INBOX.shelf-test.${Date.now()}`, {
+        callback: (_, message) => {
+          if (message.data.length === 0) ended.push(message.headers?.get('Memex-Rejected') ?? 'done');
+        },
+      });
+      for (let i = 0; i < 4; i++)
+        stack.bus.nc.publish('memex.worker.shelf.extract', JSON.stringify({ path: sign, type: 'image/jpeg' }), {
+          reply: inbox.getSubject(),
+        });
+      const source = async () => (await stack.call(SourcesGet, { id: 'worker.shelf' })).source;
+      await waitUntil(async () => ((await source()).worker?.jobs_waiting ?? 0) > 0, 'the queued jobs heard');
+      const busy = await source();
+      assert.ok(busy.pipeline_backlog! >= busy.worker!.jobs_waiting!, JSON.stringify(busy));
+      await waitUntil(async () => ended.length === 4, 'the four jobs done', { timeoutMs: 120_000, everyMs: 250 });
+      await waitUntil(async () => (await source()).worker?.jobs_waiting === 0, 'no job left on the worker');
+      assert.deepEqual(ended, ['done', 'done', 'done', 'done']);
+      inbox.unsubscribe();
+    } finally {
+      await stopWorker(shelf);
+    }
   });
 
   test('a worker started with --extract-jobs 0 leaves extraction to the memex, which reads its files through it', async () => {

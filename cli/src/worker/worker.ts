@@ -3,11 +3,17 @@ import path from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { connect, credsAuthenticator, type NatsConnection } from '@nats-io/transport-node';
 import { natsConnectOptions } from '@memex/bus';
-import { WORKER_NAME_PATTERN, workerSubject, type WorkerHeartbeat } from '@memex/locations';
+import {
+  WORKER_FAILURES_HEARD,
+  WORKER_NAME_PATTERN,
+  workerSubject,
+  type WorkerHeartbeat,
+  type WorkerRescanReply,
+} from '@memex/locations';
 import { DeriveServer } from './derive.js';
 import { ExtractServer } from './extract.js';
 import { FileServer } from './serve.js';
-import { FolderScan } from './scan.js';
+import { FolderScan, type ScanCounts } from './scan.js';
 import { WorkerState } from './state.js';
 
 /** Changes reported within this long of each other are scanned together (a move is an unlink and an add). */
@@ -76,33 +82,52 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
     derives: deriver !== null,
     extracts: extractor !== null,
     counts: state.counts(),
+    jobs: { extract: extractor?.pending ?? 0, derive: deriver?.pending ?? 0 },
+    failures: state.failures(WORKER_FAILURES_HEARD),
   });
   const heartbeat = () => nc.publish(workerSubject(options.name, 'heartbeat'), JSON.stringify(beat()));
   heartbeat();
   const beating = setInterval(heartbeat, heartbeatMs);
 
-  const scanner = new FolderScan(nc, options.name, state);
+  const scanner = new FolderScan(nc, options.name, state, extractor);
   let stopped = false;
-  let scanning: Promise<void> = Promise.resolve();
-  const scanAll = async (only: string[] = folders) => {
+  let scanning: Promise<unknown> = Promise.resolve();
+  /** Scans folders one after another; what they found, summed, or the first failure's reason. */
+  const scanAll = async (only: string[] = folders, retryFailures = false): Promise<WorkerRescanReply> => {
+    const sum = { files: 0, created: 0, updated: 0, moved: 0, removed: 0, failed: 0 };
+    let failure: string | null = null;
     for (const folder of only) {
-      if (stopped) return;
+      if (stopped) break;
       try {
-        const { files, ...changes } = await scanner.scan(folder);
+        const { files, ...changes } = await scanner.scan(folder, { retryFailures });
         if (Object.values(changes).some((n) => n > 0))
           log(`worker ${options.name}: ${folder}: ${files} files; ${JSON.stringify(changes)}`);
+        addTo(sum, { files, ...changes });
       } catch (error) {
         // The memex may be away; the next scan tries again.
+        failure ??= `${folder}: ${error instanceof Error ? error.message : String(error)}`;
         log(
           `worker ${options.name}: ${folder}: scan failed: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
     }
+    return failure ? { error: failure } : sum;
   };
-  const scanned = (scanning = scanAll());
+  const scanned: Promise<void> = scanAll().then(() => undefined);
+  scanning = scanned;
   const rescans = setInterval(() => {
     scanning = scanning.then(() => scanAll());
   }, rescanMs);
+  // `memex sources rescan worker.<name>`: every folder now, its failed files read again; answered once done.
+  const rescanRequests = nc.subscribe(workerSubject(options.name, 'rescan'), {
+    queue: `memex-worker-${options.name}`,
+    callback: (error, message) => {
+      if (error) return;
+      const done = scanning.then(() => scanAll(folders, true));
+      scanning = done;
+      void done.then((reply) => message.respond(JSON.stringify(reply)));
+    },
+  });
   // Changes as they happen: a folder with changes is scanned again once they settle (a scan
   // compares sizes and times, so it reads only what changed); the rescan is the safety net.
   const settle = new Map<string, NodeJS.Timeout>();
@@ -135,6 +160,7 @@ export async function runWorker(options: WorkerOptions): Promise<RunningWorker> 
       stopped = true;
       clearInterval(beating);
       clearInterval(rescans);
+      rescanRequests.unsubscribe();
       for (const timer of settle.values()) clearTimeout(timer);
       await Promise.all(watchers.map((watcher) => watcher.close()));
       await scanning;
@@ -157,4 +183,14 @@ async function connectTo(options: WorkerOptions): Promise<NatsConnection> {
     ...(auth.user ? { user: auth.user, pass: auth.pass ?? '' } : {}),
     ...(auth.credsFile ? { authenticator: credsAuthenticator(fs.readFileSync(auth.credsFile)) } : {}),
   });
+}
+
+/** Adds one folder's scan to the sum of a rescan. */
+function addTo(sum: Exclude<WorkerRescanReply, { error: string }>, counts: ScanCounts): void {
+  sum.files += counts.files;
+  sum.created += counts.created;
+  sum.updated += counts.updated;
+  sum.moved += counts.moved;
+  sum.removed += counts.removed;
+  sum.failed += counts.rejected;
 }

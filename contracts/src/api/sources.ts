@@ -72,14 +72,17 @@ export const SourceSummary = Type.Object({
         extracts: Type.Optional(
           Type.Boolean({ description: 'it reads its files’ text, EXIF and OCR itself for ingest (`--extract-jobs`)' }),
         ),
-        items_counted: Type.Optional(
-          Type.Boolean({
+        jobs_waiting: Type.Optional(
+          Type.Integer({
             description:
-              'counts are its last heartbeat’s (its files that are items); false: not heard since the sources service started, so not counted',
+              'the jobs the memex asked of it (extractions, thumbnails and keyframes) running or queued on it, as its last heartbeat said (0 when not heard); part of pipeline_backlog',
           }),
         ),
       },
-      { description: 'a `memex worker` (kind worker): what its heartbeats say' },
+      {
+        description:
+          'a `memex worker` (kind worker): what its heartbeats say. Its counts.items and in_place are its items in the read model (right from the start of the sources service); counts.files and failed are its heartbeat’s (its record of its files), the items until heard',
+      },
     ),
   ),
 });

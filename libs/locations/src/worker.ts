@@ -16,7 +16,7 @@ export const WORKER_CHUNK_BYTES = 512 * 1024;
 /** The header a worker's reply carries instead of content when the file cannot be read (the why). */
 export const WORKER_ERROR_HEADER = 'Memex-Unreachable';
 
-export const workerSubject = (name: string, what: 'stat' | 'read' | 'derive' | 'extract' | 'heartbeat') =>
+export const workerSubject = (name: string, what: 'stat' | 'read' | 'derive' | 'extract' | 'heartbeat' | 'rescan') =>
   `memex.worker.${name}.${what}`;
 
 /** The location prefix that covers every file of a worker. */
@@ -32,9 +32,35 @@ export interface WorkerHeartbeat {
   derives?: boolean;
   /** Whether it extracts its files' text and metadata itself for ingest (`memex.worker.<name>.extract`). */
   extracts?: boolean;
-  /** Its files that are items in the memex, and the distinct items they are, as its record says. */
-  counts?: { files: number; items: number };
+  /**
+   * Its files that are items in the memex, the distinct items they are, and the files that could
+   * not become items (a reader's rejection, recorded once), as its record says.
+   */
+  counts?: { files: number; items: number; failed?: number };
+  /** Jobs the memex asked of it that are not done yet (running or waiting for a slot), by kind. */
+  jobs?: { extract: number; derive: number };
+  /** Its failed files with why, at most WORKER_FAILURES_HEARD of them. */
+  failures?: WorkerFailure[];
 }
+
+/** A file of a worker's that could not become an item, and why. */
+export interface WorkerFailure {
+  path: string;
+  reason: string;
+  modified_at: string;
+}
+
+/** The failed files a heartbeat lists at most (its count says how many there are). */
+export const WORKER_FAILURES_HEARD = 100;
+
+/**
+ * What `memex.worker.<name>.rescan` answers once the worker has scanned its folders again — the
+ * files it failed before read again too: `{ files, created, updated, moved, removed, failed }`,
+ * summed over its folders, or `{ error }`.
+ */
+export type WorkerRescanReply =
+  | { files: number; created: number; updated: number; moved: number; removed: number; failed: number }
+  | { error: string };
 
 export interface WorkerStatRequest {
   path: string;

@@ -275,12 +275,16 @@ export function StatusPage() {
   );
 }
 
-/** A source's items as a person reads them: a worker's as its heartbeats count them, with whether it is reachable. */
+/** A source's items as a person reads them: a worker's with its failed files and whether it is reachable. */
 function itemsText(source: SourceSummary): string {
-  if (source.worker) {
-    const items = source.worker.items_counted ? `${source.counts.items} items` : 'items not counted yet';
-    return `${items}, ${source.worker.reachable ? 'reachable' : 'unreachable'}`;
-  }
+  if (source.worker)
+    return [
+      `${source.counts.items} items`,
+      source.counts.failed > 0 && `${source.counts.failed} files failed`,
+      source.worker.reachable ? 'reachable' : 'unreachable',
+    ]
+      .filter(Boolean)
+      .join(', ');
   return [
     `${source.counts.items} items`,
     source.counts.failed > 0 && `${source.counts.failed} files refused`,
@@ -290,10 +294,12 @@ function itemsText(source: SourceSummary): string {
     .join(', ');
 }
 
-/** The work its items wait for (pipeline jobs, media's photos and videos); the accounts' is not counted. */
+/** The work its items wait for (pipeline jobs, media's photos and videos; a worker's own queue); the accounts' is not counted. */
 function pipelinesText(source: SourceSummary): string {
   if (source.pipeline_backlog === undefined) return '—';
-  return source.pipeline_backlog === 0 ? 'nothing waiting' : `${source.pipeline_backlog} waiting`;
+  if (source.pipeline_backlog === 0) return 'nothing waiting';
+  const onWorker = source.worker?.jobs_waiting ?? 0;
+  return `${source.pipeline_backlog} waiting${onWorker > 0 ? ` (${onWorker} on the worker)` : ''}`;
 }
 
 /** A model's limits as a person reads them; none set is said so. */

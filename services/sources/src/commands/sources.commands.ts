@@ -19,6 +19,7 @@ import {
   type ResultOf,
 } from '@memex/contracts';
 import { EventPublisher, type Bus } from '@memex/bus';
+import { WORKER_NAME_PATTERN, workerSubject, type WorkerRescanReply } from '@memex/locations';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
 import { sourceIdFor } from '../domain/files.js';
@@ -28,6 +29,8 @@ import { Watchers } from '../watch/watchers.js';
 
 /** The safety-net rescan of a watched folder, unless configured otherwise. */
 const DEFAULT_RESCAN_SECONDS = 15 * 60;
+/** How long a worker's rescan is waited for (it reads its changed and failed files first). */
+const WORKER_RESCAN_MS = 10 * 60_000;
 
 /** memex.sources.add|configure|pause|resume|rescan|remove. */
 @Injectable()
@@ -63,7 +66,13 @@ export class SourcesCommands {
       );
     const taken = new Set(sources.map((s) => s.id));
     if (params.id && taken.has(params.id)) throw new MemexError('conflict', `there is already a source ${params.id}`);
-    const id = params.id ?? sourceIdFor(path.basename(folder), taken);
+    // `worker.<name>` are the workers' ids (memex sources lists them beside the folders).
+    if (params.id?.startsWith('worker.'))
+      throw new MemexError(
+        'invalid_params',
+        `source ids starting with "worker." are the workers'; choose another --id`,
+      );
+    const id = params.id ?? sourceIdFor(path.basename(folder).replace(/^worker\./i, 'worker-'), taken);
     const settings: Settings = {
       name: params.name ?? path.basename(folder),
       labels: [...new Set(params.labels ?? [])].sort(),
@@ -132,15 +141,34 @@ export class SourcesCommands {
     return { seq };
   }
 
+  /** A folder's scan, or a worker's (`worker.<name>`: it scans its own folders); the files that failed are read again. */
   @RpcMethod(SourcesRescan)
   async rescan(params: ParamsOf<typeof SourcesRescan>): Promise<ResultOf<typeof SourcesRescan>> {
+    const worker = /^worker\.(.+)$/.exec(params.id)?.[1];
+    if (worker && WORKER_NAME_PATTERN.test(worker)) return this.rescanWorker(worker);
     const source = await this.source(params.id);
     if (source.paused) throw new MemexError('conflict', `source ${params.id} is paused: resume it (it rescans then)`);
-    const outcome = await this.watchers.rescan(params.id);
+    const outcome = await this.watchers.rescan(params.id, { retryFailures: true });
     if (!outcome) throw new MemexError('not_found', `no source ${params.id}`);
     if (outcome.rootMissing)
       throw new MemexError('unavailable', `source ${params.id} cannot be scanned: ${outcome.why}`);
     return { ...outcome.counts, seq: await this.bus.lastSeq() };
+  }
+
+  private async rescanWorker(name: string): Promise<ResultOf<typeof SourcesRescan>> {
+    let reply: WorkerRescanReply;
+    try {
+      const answer = await this.bus.nc.request(workerSubject(name, 'rescan'), '{}', { timeout: WORKER_RESCAN_MS });
+      reply = answer.json<WorkerRescanReply>();
+    } catch (error) {
+      throw new MemexError(
+        'unavailable',
+        `worker "${name}" did not answer the rescan (${error instanceof Error ? error.message : String(error)}): is it running? (memex sources list)`,
+      );
+    }
+    if ('error' in reply) throw new MemexError('unavailable', `worker "${name}" could not scan ${reply.error}`);
+    const { created, ...counts } = reply;
+    return { ...counts, ingested: created, seq: await this.bus.lastSeq() };
   }
 
   /** Stops watching first, so no scan adds what is being deleted. */

@@ -41,4 +41,20 @@ export const sourcesMigrations: Migration[] = [
         .execute();
     },
   },
+  {
+    // The items located on workers, so their counts (and the work waiting for them) are known
+    // from the read model at start, not from the next heartbeat. Filled from item.ingested: an
+    // existing memex gets its workers' earlier items with `memex replay sources`.
+    name: '002_worker_items',
+    async up(db) {
+      await db.schema
+        .createTable('worker_items')
+        .addColumn('item_id', 'text', (c) => c.primaryKey())
+        .addColumn('worker', 'text', (c) => c.notNull())
+        .addColumn('location', 'text', (c) => c.notNull())
+        .addColumn('seq', 'bigint', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('worker_items_worker').on('worker_items').column('worker').execute();
+    },
+  },
 ];

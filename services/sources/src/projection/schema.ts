@@ -44,7 +44,16 @@ export interface FilesTable {
   seq: number;
 }
 
+/** An item whose original is on a worker (`worker:<name>:/…`, its location in item.ingested). */
+export interface WorkerItemsTable {
+  item_id: string;
+  worker: string;
+  location: string;
+  seq: number;
+}
+
 export interface SourcesDatabase {
   sources: SourcesTable;
   files: FilesTable;
+  worker_items: WorkerItemsTable;
 }

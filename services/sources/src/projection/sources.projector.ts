@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Transaction } from 'kysely';
 import {
   ItemDeleted,
+  ItemIngested,
   LocationReachable,
   LocationUnreachable,
   SourceAdded,
@@ -17,6 +18,7 @@ import {
   SourceScanned,
   type EventOf,
 } from '@memex/contracts';
+import { parseLocation, parseWorkerRest } from '@memex/locations';
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import { sourcesMigrations } from './migrations.js';
 import type { SourcesDatabase } from './schema.js';
@@ -191,17 +193,38 @@ export class SourcesProjector {
       .execute();
   }
 
+  /**
+   * Items located on a worker (the worker ingests them itself): which worker, so its counts and
+   * the pipelines' work for its items are known from the read model. A worker's item keeps its
+   * worker (a move there is a new location on the same worker). Other items are not kept.
+   */
+  @OnBatch(ItemIngested)
+  async itemsIngested(trx: Trx, run: LoggedOf<typeof ItemIngested>[]): Promise<void> {
+    const rows = new Map<string, { item_id: string; worker: string; location: string; seq: number }>();
+    for (const { seq, event } of run) {
+      const worker = workerOf(event.data.location);
+      if (worker) rows.set(event.data.id, { item_id: event.data.id, worker, location: event.data.location!, seq });
+    }
+    if (rows.size === 0) return;
+    await trx
+      .insertInto('worker_items')
+      .values([...rows.values()])
+      .onConflict((oc) =>
+        oc.column('item_id').doUpdateSet((eb) => ({
+          worker: eb.ref('excluded.worker'),
+          location: eb.ref('excluded.location'),
+          seq: eb.ref('excluded.seq'),
+        })),
+      )
+      .execute();
+  }
+
   /** An item deleted (its file gone, or by hand): its paths are no longer items. */
   @OnBatch(ItemDeleted)
   async itemsDeleted(trx: Trx, run: LoggedOf<typeof ItemDeleted>[]): Promise<void> {
-    await trx
-      .deleteFrom('files')
-      .where(
-        'item_id',
-        'in',
-        run.map(({ event }) => event.data.id),
-      )
-      .execute();
+    const ids = run.map(({ event }) => event.data.id);
+    await trx.deleteFrom('files').where('item_id', 'in', ids).execute();
+    await trx.deleteFrom('worker_items').where('item_id', 'in', ids).execute();
   }
 
   @On(LocationUnreachable)
@@ -224,4 +247,10 @@ export class SourcesProjector {
       .where('root', '=', event.data.prefix)
       .execute();
   }
+}
+
+/** The worker a location is on (`worker:<name>:/…`), or null. */
+function workerOf(location: string | undefined): string | null {
+  if (!location?.startsWith('worker:')) return null;
+  return parseWorkerRest(parseLocation(location).rest).name;
 }

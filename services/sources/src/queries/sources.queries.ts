@@ -42,10 +42,23 @@ export class SourcesQueries implements HealthProblems {
     return {
       sources: [
         ...rows.map((row) => this.summary(row, counts.get(row.id), pipelines.get(row.id) ?? 0)),
-        ...this.workerWatch.known().map(workerSummary),
+        ...(await this.workers(pipelines)),
         ...(await this.accounts()),
       ],
     };
+  }
+
+  /** The workers this service knows, their items counted in the read model. */
+  private async workers(pipelines: Map<string, number>): Promise<Summary[]> {
+    const rows = await this.db
+      .selectFrom('worker_items')
+      .select(['worker', sql<number>`count(*)::int`.as('items')])
+      .groupBy('worker')
+      .execute();
+    const items = new Map(rows.map((row) => [row.worker, row.items]));
+    return this.workerWatch
+      .known()
+      .map((worker) => workerSummary(worker, items.get(worker.name) ?? 0, pipelines.get(`worker.${worker.name}`) ?? 0));
   }
 
   /** A source in error or away makes the service (and /healthz) degraded, with the reason. */
@@ -68,10 +81,13 @@ export class SourcesQueries implements HealthProblems {
   async get(params: ParamsOf<typeof SourcesGet>): Promise<ResultOf<typeof SourcesGet>> {
     const row = await this.db.selectFrom('sources').selectAll().where('id', '=', params.id).executeTakeFirst();
     if (!row) {
-      const other = [...this.workerWatch.known().map(workerSummary), ...(await this.accounts())].find(
-        (a) => a.id === params.id,
-      );
-      if (other) return { source: other, failures: [] };
+      const worker = this.workerWatch.known().find((w) => `worker.${w.name}` === params.id);
+      if (worker) {
+        const workers = await this.workers(await this.pipelineBacklog.perSource());
+        return { source: workers.find((s) => s.id === params.id)!, failures: worker.failures };
+      }
+      const account = (await this.accounts()).find((a) => a.id === params.id);
+      if (account) return { source: account, failures: [] };
       throw new MemexError('not_found', `no source ${params.id} (memex sources list)`);
     }
     const failures = await this.db
@@ -171,12 +187,12 @@ export class SourcesQueries implements HealthProblems {
 
 /**
  * A `memex worker` as a source (id `worker.<name>`, the source id of its reachability events):
- * its folders, when it was last heard, and its items as its heartbeats count them (the worker
- * sends them to memex.ingest itself: `import:worker:<name>`, search's `source:<name>`); all of
- * them are in place.
+ * its folders, when it was last heard, its items in the read model (the worker sends them to
+ * memex.ingest itself: `import:worker:<name>`, search's `source:<name>`; all in place), its files
+ * and failed files as its heartbeats count them, and the work waiting for its items: the
+ * pipelines' (`memexBacklog`) and the jobs queued on the worker itself.
  */
-function workerSummary(worker: WorkerSeen): Summary {
-  const items = worker.counts?.items ?? 0;
+function workerSummary(worker: WorkerSeen, items: number, memexBacklog: number): Summary {
   const lastSeen = worker.lastSeen?.toISOString() ?? null;
   return {
     id: `worker.${worker.name}`,
@@ -190,15 +206,16 @@ function workerSummary(worker: WorkerSeen): Summary {
       : `unreachable: no heartbeat ${lastSeen ? `since ${lastSeen}` : 'since the sources service started'}`,
     settings: null,
     last_scan: null,
-    counts: { files: worker.counts?.files ?? 0, items, failed: 0, in_place: items },
+    counts: { files: worker.counts?.files ?? items, items, failed: worker.counts?.failed ?? 0, in_place: items },
     backlog: 0,
+    pipeline_backlog: memexBacklog + worker.jobs,
     worker: {
       folders: worker.folders,
       last_seen: lastSeen,
       reachable: worker.reachable,
       derives: worker.derives,
       extracts: worker.extracts,
-      items_counted: worker.counts !== null,
+      jobs_waiting: worker.jobs,
     },
   };
 }

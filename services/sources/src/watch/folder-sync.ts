@@ -91,8 +91,15 @@ export class FolderSync {
     private readonly exports: ExportSync,
   ) {}
 
-  /** Null when the source is gone or paused. */
-  async reconcile(sourceId: string, touched: Touched[] | null): Promise<Reconciled | null> {
+  /**
+   * Null when the source is gone or paused. `retryFailures` (a rescan asked for): the files
+   * ingest refused before are sent again, changed or not.
+   */
+  async reconcile(
+    sourceId: string,
+    touched: Touched[] | null,
+    { retryFailures = false } = {},
+  ): Promise<Reconciled | null> {
     // Decisions read the read model: it must hold this service's own last events.
     await this.host.projector!.caughtUp(this.config.minSeqTimeoutMs);
     const source = await this.db.selectFrom('sources').selectAll().where('id', '=', sourceId).executeTakeFirst();
@@ -124,6 +131,13 @@ export class FolderSync {
     }
     const { disk, paths } = await this.look(root, known, touched);
     const diff = differences(paths, disk, known);
+    if (retryFailures) {
+      const changed = new Set(diff.changed.map((c) => c.disk.path));
+      for (const row of known.values()) {
+        const file = disk.get(row.path);
+        if (row.rejected !== null && file && !changed.has(row.path)) diff.changed.push({ disk: file, known: row });
+      }
+    }
     const counts: ScanCounts = { files: disk.size, ingested: 0, updated: 0, moved: 0, removed: 0, failed: 0 };
     const accepted = await this.acceptedTypes();
 

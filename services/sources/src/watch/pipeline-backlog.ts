@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { ItemIngested, typeOfFileName } from '@memex/contracts';
 import {
@@ -30,7 +30,7 @@ type PerItem = Map<string, number>;
 
 /**
  * The pipelines' backlog of each source (`memex sources`, seed: status for people): the work
- * waiting for the source's files — the jobs on MEMEX_JOBS (tiers 0–2, any priority) that name one
+ * waiting for the source's files (a worker's: its items') — the jobs on MEMEX_JOBS (tiers 0–2, any priority) that name one
  * of its items, and its photos and videos media has not finished (media's own queue, the
  * `media_photos` consumer of item.ingested). Both are read, not consumed, at most every FRESH_MS
  * and over their first MAX_JOBS sequences.
@@ -68,10 +68,18 @@ export class PipelineBacklog {
     const perSource = new Map<string, number>();
     const ids = [...new Set([...jobs.keys(), ...media.keys()])];
     for (let i = 0; i < ids.length; i += 5_000) {
+      const some = ids.slice(i, i + 5_000);
       const rows = await this.db
         .selectFrom('files')
         .select(['source_id', 'item_id', 'path'])
-        .where('item_id', 'in', ids.slice(i, i + 5_000))
+        .where('item_id', 'in', some)
+        // A worker's items are its source's (`worker.<name>`), the location its path.
+        .unionAll(
+          this.db
+            .selectFrom('worker_items')
+            .select([sql<string>`'worker.' || worker`.as('source_id'), 'item_id', sql<string>`location`.as('path')])
+            .where('item_id', 'in', some),
+        )
         .execute();
       // Identical copies are one item: its work counts once per source.
       const counted = new Set<string>();

@@ -96,14 +96,14 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
     await entry.queue.catch(() => undefined);
   }
 
-  /** A full scan now (after the one running); its outcome. */
-  rescan(id: string): Promise<Reconciled | null> {
+  /** A full scan now (after the one running); its outcome. `retryFailures`: refused files are sent again (memex sources rescan). */
+  rescan(id: string, options: { retryFailures?: boolean } = {}): Promise<Reconciled | null> {
     const entry = this.watched.get(id);
-    if (!entry) return this.sync.reconcile(id, null);
+    if (!entry) return this.sync.reconcile(id, null, options);
     if (entry.next) clearTimeout(entry.next);
     entry.next = null;
     return this.enqueue(entry, async () => {
-      const outcome = await this.sync.reconcile(id, null);
+      const outcome = await this.sync.reconcile(id, null, options);
       await this.afterScan(entry, outcome);
       return outcome;
     });

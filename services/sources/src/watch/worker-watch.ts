@@ -1,7 +1,14 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { LocationReachable, LocationUnreachable, type Actor } from '@memex/contracts';
 import { EventPublisher, readEventsOf, type Bus } from '@memex/bus';
-import { WORKER_NAME_PATTERN, workerPrefix, workerSubject, type WorkerHeartbeat } from '@memex/locations';
+import {
+  WORKER_FAILURES_HEARD,
+  WORKER_NAME_PATTERN,
+  workerPrefix,
+  workerSubject,
+  type WorkerFailure,
+  type WorkerHeartbeat,
+} from '@memex/locations';
 import { BUS, ServiceHost } from '@memex/runtime';
 
 /** A worker is gone when this many of its heartbeats in a row have not come. */
@@ -20,7 +27,10 @@ interface Seen {
   derives: boolean;
   extracts: boolean;
   /** What its last heartbeat counted (null until heard). */
-  counts: { files: number; items: number } | null;
+  counts: HeardCounts | null;
+  /** Its jobs running or queued, and its failed files, as its last heartbeat said (none until heard). */
+  jobs: number;
+  failures: WorkerFailure[];
   intervalMs: number;
   /** What this process last published for the worker (null: nothing yet). */
   published: 'reachable' | 'unreachable' | null;
@@ -34,8 +44,18 @@ export interface WorkerSeen {
   reachable: boolean;
   derives: boolean;
   extracts: boolean;
-  /** Its files that are items and the items they are, as its last heartbeat said; null when not heard since this process started. */
-  counts: { files: number; items: number } | null;
+  /** Its files that are items, the items they are and its failed files, as its last heartbeat said; null when not heard since this process started. */
+  counts: HeardCounts | null;
+  /** The jobs the memex asked of it, running or queued on it (0 until heard). */
+  jobs: number;
+  /** Its failed files with why (at most WORKER_FAILURES_HEARD; none until heard). */
+  failures: WorkerFailure[];
+}
+
+interface HeardCounts {
+  files: number;
+  items: number;
+  failed: number;
 }
 
 /**
@@ -61,7 +81,7 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
     private readonly host: ServiceHost,
   ) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.subscription = this.bus.nc.subscribe(workerSubject('*', 'heartbeat'), {
       callback: (error, message) => {
         if (error) return;
@@ -73,7 +93,8 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
       },
     });
     this.timer = setInterval(() => this.check(), 1_000);
-    void this.remember().catch((error) =>
+    // Known before the service answers: the list shows every worker right after a restart.
+    await this.remember().catch((error) =>
       this.logger.error(`workers: ${error instanceof Error ? error.message : String(error)}`),
     );
   }
@@ -103,6 +124,8 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
         derives: false,
         extracts: false,
         counts: null,
+        jobs: 0,
+        failures: [],
         intervalMs: DEFAULT_HEARTBEAT_MS,
         published: state,
       });
@@ -126,6 +149,8 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
       derives: beat.derives === true,
       extracts: beat.extracts === true,
       counts: heardCounts(beat.counts),
+      jobs: heardJobs(beat.jobs),
+      failures: heardFailures(beat.failures),
       intervalMs: beat.interval_ms,
       published,
     });
@@ -145,6 +170,8 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
         derives: seen.derives,
         extracts: seen.extracts,
         counts: seen.counts,
+        jobs: seen.jobs,
+        failures: seen.failures,
       }));
   }
 
@@ -179,10 +206,29 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
   }
 }
 
-/** A heartbeat's counts when they are counts (a worker from before they were sent has none). */
-function heardCounts(counts: unknown): { files: number; items: number } | null {
-  const { files, items } = (counts ?? {}) as { files?: unknown; items?: unknown };
+/** A heartbeat's counts when they are counts (a worker from before they were sent has none; one from before `failed`, 0). */
+function heardCounts(counts: unknown): HeardCounts | null {
+  const { files, items, failed } = (counts ?? {}) as { files?: unknown; items?: unknown; failed?: unknown };
   return Number.isSafeInteger(files) && Number.isSafeInteger(items)
-    ? { files: files as number, items: items as number }
+    ? { files: files as number, items: items as number, failed: Number.isSafeInteger(failed) ? (failed as number) : 0 }
     : null;
+}
+
+/** A heartbeat's jobs not done, all kinds together (0 from a worker that does not send them). */
+function heardJobs(jobs: unknown): number {
+  return Object.values((jobs ?? {}) as Record<string, unknown>)
+    .filter((n): n is number => Number.isSafeInteger(n) && (n as number) > 0)
+    .reduce((sum, n) => sum + n, 0);
+}
+
+/** A heartbeat's failed files, those that are well formed, at most WORKER_FAILURES_HEARD. */
+function heardFailures(failures: unknown): WorkerFailure[] {
+  if (!Array.isArray(failures)) return [];
+  return failures
+    .filter(
+      (f): f is WorkerFailure =>
+        typeof f?.path === 'string' && typeof f?.reason === 'string' && typeof f?.modified_at === 'string',
+    )
+    .slice(0, WORKER_FAILURES_HEARD)
+    .map(({ path, reason, modified_at }) => ({ path, reason, modified_at }));
 }

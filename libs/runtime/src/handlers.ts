@@ -65,6 +65,10 @@ export class HandlerProjection implements Projection {
     return [...this.single.types, ...this.batched.keys()].sort();
   }
 
+  handles(type: string): boolean {
+    return this.single.handles(type) || this.batched.has(type);
+  }
+
   async apply(trx: Trx, logged: LoggedEvent): Promise<void> {
     await this.applyBatch(trx, [logged]);
   }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
 import { Bus, EventPublisher, newId, type LoggedEvent } from '@memex/bus';
 import { createDatabase, type Migration } from '@memex/db';
-import { createTestEnv, type TestEnv } from '@memex/testing';
+import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
 import { bookkeepingOf, type BookkeepingTables, type BookkeepingTrx } from './bookkeeping.js';
 import { ProjectionRunner, type Projection } from './projection.js';
 
@@ -157,6 +157,66 @@ test('only one replica projects; the other follows the checkpoint for min_seq', 
   } finally {
     await leader.stop();
     await follower.stop();
+  }
+});
+
+test('a batch of events the projection has no handler for is not applied; the checkpoint still moves past it', async () => {
+  /** Handles only note.deleted, so the notes below are none of its business. */
+  class DeletionsOnly implements Projection {
+    applied: number[] = [];
+    handles(type: string): boolean {
+      return type === 'note.deleted';
+    }
+    async apply(_trx: BookkeepingTrx, { seq }: LoggedEvent): Promise<void> {
+      this.applied.push(seq);
+    }
+  }
+  const projection = new DeletionsOnly();
+  // Its own read model: the other tests' projector applies every note.
+  const skipDb = createDatabase<BookkeepingTables>(env.config.databaseUrl, { schema: 'skip_test' });
+  const runner = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    bookkeepingOf(skipDb),
+    { name: 'skip_test', migrations },
+    projection,
+  );
+  await runner.start();
+  const checkpoint = async () =>
+    Number(
+      (
+        await skipDb
+          .selectFrom('projector_checkpoint')
+          .select('seq')
+          .where('projector', '=', 'skip_test')
+          .executeTakeFirst()
+      )?.seq ?? 0,
+    );
+  let last = 0;
+  try {
+    for (const body of ['not mine', 'nor this']) last = await note(body);
+    await runner.waitFor(last, 10_000);
+    assert.deepEqual(projection.applied, []);
+    // Written in Postgres shortly after, for a restart and for replicas that follow it.
+    await waitUntil(async () => (await checkpoint()) === last, 'the checkpoint past the skipped notes');
+  } finally {
+    await runner.stop();
+  }
+  // A restart resumes past them: nothing is read again, so nothing is applied.
+  const restarted = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    bookkeepingOf(skipDb),
+    { name: 'skip_test', migrations },
+    projection,
+  );
+  await restarted.start();
+  try {
+    assert.equal(restarted.checkpoint, last);
+    assert.deepEqual(projection.applied, []);
+  } finally {
+    await restarted.stop();
+    await skipDb.destroy();
   }
 });
 

@@ -31,6 +31,8 @@ export interface Projection {
    * event in order. If it throws, the batch is redone event by event with `apply`.
    */
   applyBatch?(trx: BookkeepingTrx, batch: LoggedEvent[]): Promise<void>;
+  /** Whether an event of this type changes the read model; a batch of none is not applied (see `skip`). */
+  handles?(type: string): boolean;
 }
 
 export interface ReplayResult {
@@ -42,6 +44,8 @@ export interface ReplayResult {
 }
 
 const BATCH = 500;
+/** How long the checkpoint past a run of events the projection has no handler for may go unwritten. */
+const SKIPPED_CHECKPOINT_MS = 1000;
 const tracer = trace.getTracer('memex-projection');
 
 /** Checkpoint and failure tables that every projected schema has beside its own. */
@@ -77,6 +81,9 @@ export class ProjectionRunner {
   private leaderClient: pg.Client | undefined;
   private stopped = false;
   private leaderRetry: NodeJS.Timeout | undefined;
+  /** The position past skipped batches not yet in Postgres, and the timer that writes it. */
+  private skippedTo: number | undefined;
+  private skippedWrite: NodeJS.Timeout | undefined;
   private readonly failureTable: FailureTable;
 
   constructor(
@@ -202,6 +209,11 @@ export class ProjectionRunner {
     const fresh = batch.filter((logged) => logged.seq > (live ? this.position : 0));
     if (fresh.length === 0) return;
     const last = fresh[fresh.length - 1]!.seq;
+    if (live && this.nothingToApply(fresh)) {
+      this.skip(last);
+      eventsApplied.inc({ projector: this.name }, fresh.length);
+      return;
+    }
     const parent = extractTrace(fresh[fresh.length - 1]!.headers);
     await context.with(parent, () =>
       tracer.startActiveSpan(`project ${this.name}`, async (span) => {
@@ -245,6 +257,46 @@ export class ProjectionRunner {
       this.events.emit('applied', last);
     }
     eventsApplied.inc({ projector: this.name }, fresh.length);
+  }
+
+  /** Whether the projection says no event of the batch changes its read model. */
+  private nothingToApply(batch: LoggedEvent[]): boolean {
+    const { handles } = this.projection;
+    return (
+      handles !== undefined && !batch.some((logged) => handles.call(this.projection, logged.type ?? logged.event.type))
+    );
+  }
+
+  /**
+   * A batch that changes nothing (on NATS 2.9 a projector of several nouns reads every event, and
+   * an import's are mostly others': each service but search would otherwise commit a transaction
+   * per batch for its checkpoint alone) moves the position at once and the checkpoint in Postgres
+   * within SKIPPED_CHECKPOINT_MS. A crash before that reads those events again, to skip them again.
+   */
+  private skip(seq: number): void {
+    this.skippedTo = seq;
+    this.position = seq;
+    this.events.emit('applied', seq);
+    this.skippedWrite ??= setTimeout(
+      () => void this.writeSkipped().catch(reportError(this.name)),
+      SKIPPED_CHECKPOINT_MS,
+    );
+  }
+
+  /** Writes the position past skipped batches, never below a checkpoint a batch wrote meanwhile. */
+  private async writeSkipped(): Promise<void> {
+    clearTimeout(this.skippedWrite);
+    this.skippedWrite = undefined;
+    const seq = this.skippedTo;
+    this.skippedTo = undefined;
+    if (seq === undefined) return;
+    await this.db
+      .insertInto('projector_checkpoint')
+      .values({ projector: this.name, seq })
+      .onConflict((oc) =>
+        oc.column('projector').doUpdateSet({ seq: sql<number>`greatest(projector_checkpoint.seq, excluded.seq)` }),
+      )
+      .execute();
   }
 
   private async saveCheckpoint(trx: BookkeepingTrx, seq: number): Promise<void> {
@@ -398,6 +450,7 @@ export class ProjectionRunner {
     this.stopped = true;
     clearTimeout(this.leaderRetry);
     await this.pause();
+    await this.writeSkipped().catch(reportError(this.name));
     await this.leaderClient?.end().catch(() => undefined);
     this.leaderClient = undefined;
   }

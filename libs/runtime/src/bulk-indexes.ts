@@ -17,8 +17,9 @@ interface DroppedIndex {
  * builds an HNSW graph in bulk at a fraction of the cost of inserting vector by vector, GIN
  * sorts its entries once). What stays: unique indexes and those behind constraints (ON CONFLICT
  * and the constraints need them), B-tree indexes, which projectors look rows up by while they
- * apply (a graph's edges by entity) and which cost little to keep up, and the indexes a
- * projector names in `keepIndexes` (a lookup by trigram similarity would scan without its GIN).
+ * apply (a graph's edges by entity) and which cost little to keep up — but for those a projector
+ * names in `dropIndexes` because only queries read them — and the indexes a projector names in
+ * `keepIndexes` (a lookup by trigram similarity would scan without its GIN).
  */
 export class BulkIndexes {
   private readonly dropped = new Map<string, DroppedIndex>();
@@ -28,6 +29,8 @@ export class BulkIndexes {
     private readonly schema: string,
     /** Indexes the projection reads while it applies (`ProjectorOptions.keepIndexes`). */
     private readonly keep: readonly string[] = [],
+    /** B-tree indexes only queries read (`ProjectorOptions.dropIndexes`). */
+    private readonly alsoDrop: readonly string[] = [],
   ) {}
 
   /**
@@ -41,7 +44,8 @@ export class BulkIndexes {
         join pg_class c on c.oid = i.indexrelid
         join pg_namespace n on n.oid = c.relnamespace
         join pg_am am on am.oid = c.relam
-      where n.nspname = ${this.schema} and am.amname <> 'btree' and not i.indisunique and not i.indisprimary
+      where n.nspname = ${this.schema} and (am.amname <> 'btree' or c.relname = any(${[...this.alsoDrop]}::text[]))
+        and not i.indisunique and not i.indisprimary
         and not exists (select 1 from pg_constraint k where k.conindid = i.indexrelid)
         and c.relname <> all(${[...this.keep]}::text[])`.execute(this.db);
     for (const index of rows) {

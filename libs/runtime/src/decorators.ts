@@ -14,6 +14,17 @@ export interface ProjectorOptions {
    * looks rows up by them as it applies (a trigram match of paper titles): see `BulkIndexes`.
    */
   keepIndexes?: string[];
+  /**
+   * B-tree indexes a rebuild drops for its bulk load and builds after it, as it does the costly
+   * ones, because only queries read them (graph's @-mention order): see `BulkIndexes`.
+   */
+  dropIndexes?: string[];
+  /**
+   * Events per transaction in a rebuild's catch-up (default 500, as live). A projection whose
+   * work per batch grows with the things touched more than with the events (graph's refreshes
+   * and weights) rebuilds faster in larger ones; its bulk statements must take that many rows.
+   */
+  rebuildBatch?: number;
 }
 
 /**

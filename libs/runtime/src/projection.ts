@@ -384,7 +384,7 @@ export class ProjectionRunner {
       await migrate(nextDb, next, this.options.migrations);
       await ensureBookkeeping(nextDb, next, this.failureTable);
       // The bulk of the log goes in with the costly indexes dropped; they are built once after it.
-      const indexes = new BulkIndexes(nextDb, next, this.options.keepIndexes);
+      const indexes = new BulkIndexes(nextDb, next, this.options.keepIndexes, this.options.dropIndexes);
       await indexes.drop();
       let position = 0;
       const catchUp = async (afterBatch?: () => Promise<void>) => {
@@ -399,7 +399,7 @@ export class ProjectionRunner {
         const filter = this.filters;
         for await (const logged of readLog(this.bus, { fromSeq: position + 1, filter, untilCaughtUp: true })) {
           batch.push(logged);
-          if (batch.length >= BATCH) await flush();
+          if (batch.length >= (this.options.rebuildBatch ?? BATCH)) await flush();
         }
         if (batch.length > 0) await flush();
       };

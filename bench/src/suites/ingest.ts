@@ -10,6 +10,7 @@ import { Notmuch } from '../notmuch.js';
 import type { BenchResult } from '../result.js';
 import { samplePeakRss } from '../rss.js';
 import { settled } from '../settled.js';
+import { sampleTimeline } from '../timeline.js';
 import { importMbox, startWholeStack } from '../whole-stack.js';
 
 const MESSAGES = Number(process.env.MEMEX_BENCH_INGEST_MESSAGES ?? 50_000);
@@ -102,7 +103,10 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
     console.log(`${messages} messages, ${megabytes} MB of mbox written; ${services.length} services`);
 
     // The whole stack's memory while a client sends as fast as it can (backpressure keeps it bounded).
-    const memory = samplePeakRss(Object.fromEntries(services.map((service, i) => [service, stack.processes[i]!.pid!])));
+    const pids = Object.fromEntries(services.map((service, i) => [service, stack.processes[i]!.pid!]));
+    const memory = samplePeakRss(pids);
+    // Where the time goes: each process's CPU, each projector's lag and the pipelines' backlog over time.
+    const timeline = sampleTimeline(client, stack.url, pids);
     const started = performance.now();
     await importMbox(stack, mbox, 'bench');
     const answered = (performance.now() - started) / 1000;
@@ -111,6 +115,7 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
     await settled(client, stack.url, subjects[0] ?? 'meeting', 4 * 60 * 60_000);
     const searchable = (performance.now() - started) / 1000;
     const peak = memory.stop();
+    await timeline.stop();
     if (measure === 'replay') return await replayEach(client, services);
     const found = await findable(client, subjects);
     const mb = (bytes: number) => Math.round(bytes / 1e6);

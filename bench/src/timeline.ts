@@ -1,0 +1,128 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import { JobsStatus, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
+
+interface Caller {
+  call<M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>>;
+}
+
+interface Health {
+  services: Array<{ service: string; projector?: { lag: number } }>;
+}
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** A process's parent pid and CPU seconds (user + system), or undefined once it is gone. */
+function statOf(pid: number): { ppid: number; cpu: number } | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name, which may itself hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
+  } catch {
+    return undefined;
+  }
+}
+
+function commandOf(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
+}
+
+/** Every live descendant of `root` with its CPU seconds so far. */
+function descendants(root: number): Map<number, { cpu: number; command: string }> {
+  const parents = new Map<number, { ppid: number; cpu: number }>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = statOf(Number(entry));
+    if (stat) parents.set(Number(entry), stat);
+  }
+  const found = new Map<number, { cpu: number; command: string }>();
+  const within = (pid: number): boolean => {
+    for (let at = pid; at > 1; at = parents.get(at)?.ppid ?? 0) if (at === root) return true;
+    return false;
+  };
+  for (const [pid, stat] of parents)
+    if (pid !== root && within(pid)) found.set(pid, { cpu: stat.cpu, command: commandOf(pid) });
+  return found;
+}
+
+/**
+ * Where an import's time goes, sampled every `everyMs`: each service's CPU (and Postgres', NATS',
+ * the CLI's — every process this bench started), each projector's lag and the pipelines' backlog.
+ * Prints one line per sample as it goes; `stop` prints each one's CPU seconds in all and the
+ * second each projector's lag was last above zero (the tail: who catches up last).
+ */
+export function sampleTimeline(client: Caller, url: string, services: Record<string, number>, everyMs = 10_000) {
+  const started = performance.now();
+  const byPid = new Map(Object.entries(services).map(([name, pid]) => [pid, name]));
+  const nameOf = (pid: number, command: string): string =>
+    byPid.get(pid) ??
+    (command.startsWith('postgres')
+      ? 'postgres'
+      : command.includes('nats-server')
+        ? 'nats'
+        : command.includes('memex.js')
+          ? 'cli'
+          : 'other');
+  const total = new Map<string, number>();
+  const seen = new Map<number, number>();
+  const lastLagged = new Map<string, number>();
+  let previous: number | undefined;
+  const sample = async () => {
+    const at = (performance.now() - started) / 1000;
+    const cpu = new Map<string, number>();
+    for (const [pid, { cpu: seconds, command }] of descendants(process.pid)) {
+      const name = nameOf(pid, command);
+      cpu.set(name, (cpu.get(name) ?? 0) + seconds - (seen.get(pid) ?? 0));
+      seen.set(pid, seconds);
+    }
+    // The first look only sets where each process starts from (their start-up is not the import's).
+    if (previous === undefined) {
+      previous = at;
+      return;
+    }
+    for (const [name, seconds] of cpu) total.set(name, (total.get(name) ?? 0) + seconds);
+    const lags = await fetch(`${url}/healthz`)
+      .then((response) => response.json() as Promise<Health>)
+      .then((health) =>
+        health.services.filter((s) => (s.projector?.lag ?? 0) > 0).map((s) => [s.service, s.projector!.lag] as const),
+      )
+      .catch(() => []);
+    for (const [service] of lags) lastLagged.set(service, at);
+    const backlog = await client.call(JobsStatus, {}).then(
+      (status) =>
+        status.queues
+          .filter((q) => q.waiting + q.in_progress > 0)
+          .map((q) => `${q.priority} ${q.waiting}+${q.in_progress}`)
+          .join(', '),
+      () => '?',
+    );
+    const interval = at - previous;
+    previous = at;
+    const busiest = [...cpu]
+      .filter(([, seconds]) => seconds / interval >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+      .map(([name, seconds]) => `${name} ${Math.round((100 * seconds) / interval)}%`)
+      .join(' ');
+    console.log(
+      `[${at.toFixed(0)} s, load ${os.loadavg()[0]!.toFixed(1)}] cpu: ${busiest}; lag: ${lags.map(([s, lag]) => `${s} ${lag}`).join(' ') || 'none'}; jobs: ${backlog || 'none'}`,
+    );
+  };
+  let running = sample();
+  const timer = setInterval(() => (running = running.then(sample)), everyMs);
+  return {
+    async stop(): Promise<void> {
+      clearInterval(timer);
+      await running;
+      await sample();
+      const cpuTotals = [...total].sort((a, b) => b[1] - a[1]).map(([name, s]) => `${name} ${s.toFixed(0)}`);
+      console.log(`CPU seconds by process: ${cpuTotals.join(', ')}`);
+      const tails = [...lastLagged].sort((a, b) => b[1] - a[1]).map(([name, at]) => `${name} ${at.toFixed(0)} s`);
+      console.log(`last seen behind: ${tails.join(', ') || 'none'}`);
+    },
+  };
+}

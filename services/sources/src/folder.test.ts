@@ -167,5 +167,20 @@ describe('a watched folder', () => {
     assert.equal(listed.state, 'active');
     assert.deepEqual(listed.settings?.labels, ['client:acme']);
     assert.equal(listed.counts.in_place, 0, 'documents are copied (media auto)');
+
+    // A refused file is recorded once and left alone by the scans, until a rescan asked for
+    // sends it again: refused while it holds a NUL byte, an item once the same size and time hold text.
+    const golf = path.join(dir, 'golf.txt');
+    await fs.writeFile(golf, 'golf-one\0');
+    const refused = async () => (await h.call(SourcesGet, { id })).failures.map((f) => f.path).sort();
+    await waitUntil(async () => (await refused()).includes('golf.txt'), 'the text with a NUL byte refused');
+    assert.match((await h.call(SourcesGet, { id })).failures.find((f) => f.path === 'golf.txt')!.reason, /NUL/);
+    const { mtime } = await fs.stat(golf);
+    await fs.writeFile(golf, 'golf-one\n');
+    await fs.utimes(golf, mtime, mtime);
+    const rescanned = await h.call(SourcesRescan, { id });
+    assert.deepEqual([rescanned.ingested, rescanned.failed], [1, 1], 'golf.txt read again; broken.pdf refused again');
+    await settled('the refused file read again on a rescan');
+    assert.deepEqual(await refused(), ['broken.pdf']);
   });
 });

@@ -1,5 +1,5 @@
 import { after, before, test } from 'node:test';
-import { NotePut, noteMarkdownOf } from '@memex/contracts';
+import { ItemDeleted, NotePut, noteMarkdownOf } from '@memex/contracts';
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
 import { Bus, EventPublisher, newId, type LoggedEvent } from '@memex/bus';
@@ -239,6 +239,66 @@ test('rebuild reproduces the read model and the live projector goes on after the
     assert.equal(result.last_seq, await bus.lastSeq());
     assert.deepEqual(await db.selectFrom('seen').selectAll().orderBy('id').execute(), before);
     const after = await note('after');
+    await runner.waitFor(after, 10_000);
+    assert.ok(await db.selectFrom('seen').select('id').where('seq', '=', after).executeTakeFirst());
+  } finally {
+    await runner.stop();
+  }
+});
+
+test('a rebuild passes over the events its projection has no handler for, and ends at the last event read', async () => {
+  /** Takes note.put only; records what it is given. */
+  class NotesOnly extends SeenProjection {
+    given: number[] = [];
+    handles(type: string): boolean {
+      return type === 'note.put';
+    }
+    override async apply(trx: BookkeepingTrx, logged: LoggedEvent): Promise<void> {
+      this.given.push(logged.seq);
+      await super.apply(trx, logged);
+    }
+  }
+  const projection = Object.assign(new NotesOnly(), { fixed: true });
+  const runner = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    bookkeepingOf(db),
+    // Batches of three: several are read while the one before is applied.
+    { name: 'seen_test', migrations, rebuildBatch: 3 },
+    projection,
+  );
+  await runner.start();
+  try {
+    const deletions: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      await note(`kept ${i}`);
+      const id = newId();
+      const { seq } = await publisher.publish(ItemDeleted, {
+        subject: `item:${id}`,
+        actor: { kind: 'user', id: 'owner' },
+        data: { id },
+      });
+      deletions.push(seq);
+    }
+    // The log ends with an event the projection skips.
+    const last = deletions.at(-1)!;
+    await runner.waitFor(last, 10_000);
+    const before = await db.selectFrom('seen').selectAll().orderBy('id').execute();
+    projection.given = [];
+    const result = await runner.rebuild(env.config.databaseUrl);
+    assert.equal(result.last_seq, last);
+    assert.deepEqual(await db.selectFrom('seen').selectAll().orderBy('id').execute(), before);
+    assert.deepEqual(
+      projection.given.filter((seq) => deletions.includes(seq)),
+      [],
+    );
+    const checkpoint = await db
+      .selectFrom('projector_checkpoint')
+      .select('seq')
+      .where('projector', '=', 'seen_test')
+      .executeTakeFirstOrThrow();
+    assert.equal(Number(checkpoint.seq), last);
+    const after = await note('after the rebuild');
     await runner.waitFor(after, 10_000);
     assert.ok(await db.selectFrom('seen').select('id').where('seq', '=', after).executeTakeFirst());
   } finally {

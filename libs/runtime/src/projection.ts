@@ -389,19 +389,32 @@ export class ProjectionRunner {
       let position = 0;
       const catchUp = async (afterBatch?: () => Promise<void>) => {
         let batch: LoggedEvent[] = [];
+        // A batch is applied while the next is read from the log: at most one in flight, in order.
+        let applying: Promise<void> = Promise.resolve();
         const flush = async () => {
-          await this.applyBatchInto(nextDb, batch);
-          await afterBatch?.();
-          position = batch[batch.length - 1]!.seq;
-          events += batch.length;
+          const full = batch;
           batch = [];
+          await applying;
+          applying = this.applyBatchInto(nextDb, full).then(afterBatch);
+          // Awaited at the next flush or after the last; until then its failure must not count as unhandled.
+          applying.catch(() => undefined);
         };
         const filter = this.filters;
+        let read = position;
         for await (const logged of readLog(this.bus, { fromSeq: position + 1, filter, untilCaughtUp: true })) {
+          read = logged.seq;
+          events++;
+          // An event of a type the projection has no handler for (NATS 2.9 takes one filter, so
+          // every event for a projector of several nouns) changes nothing: not batched, not decoded.
+          if (this.projection.handles?.(logged.type ?? logged.event.type) === false) continue;
           batch.push(logged);
           if (batch.length >= (this.options.rebuildBatch ?? BATCH)) await flush();
         }
         if (batch.length > 0) await flush();
+        await applying;
+        // The checkpoint past the events read, the last of which may have been skipped.
+        if (read > position) await nextDb.transaction().execute((trx) => this.saveCheckpoint(trx, read));
+        position = read;
       };
       await catchUp(() => indexes.drop());
       await indexes.restore();

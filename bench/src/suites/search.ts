@@ -362,7 +362,7 @@ async function annRecall(
     name: `ANN recall@10 at ${label} passages (HNSW vs exact)`,
     value: r3(mean(recalls)),
     unit: 'recall',
-    notes: 'halfvec, m=16, ef_construction=64, ef_search=400 (as memex.search), 100 queries',
+    notes: 'halfvec, m=32, ef_construction=128, ef_search=400 (as memex.search), 100 queries',
   };
 }
 

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Migration } from '@memex/db';
 import { partTsv, titleTsv } from '../domain/text.js';
+import { createVectorIndexes, vectorTables } from './vectors.js';
 import { countWords } from './vocabulary.js';
 
 export const searchMigrations: Migration[] = [
@@ -194,6 +195,29 @@ export const searchMigrations: Migration[] = [
             select * from unnest(${page.map(([word]) => word)}::text[], ${page.map(([, n]) => n)}::int[]) returning word)
           insert into words (word) select word from u`.execute(db);
       }
+    },
+  },
+  {
+    // Search at scale:
+    // - each space's HNSW graphs built again denser (createVectorIndexes: the default graph
+    //   missed a seventh of the exact nearest ten);
+    // - the titles of items with no passages indexed apart, so the title-only branch reads those
+    //   items alone, not every item whose title holds a common word;
+    // - a passage row (text ~1.3 KB and tsvector ~1.7 KB) kept whole in its page up to 4 KB:
+    //   past the default 2 KB the tsvector went to TOAST, and matching and ranking a common
+    //   word's passages fetched each one from there. Rows written from now on (a replay rewrites
+    //   them all).
+    name: '006_denser_hnsw_textless_titles_inline_passages',
+    async up(db) {
+      await sql`set local maintenance_work_mem = '512MB'`.execute(db);
+      const spaces = await sql<{ ord: number }>`select ord from spaces order by ord`.execute(db);
+      for (const { ord } of spaces.rows) {
+        for (const table of Object.values(vectorTables(ord)))
+          await sql`drop index if exists ${sql.id(`${table}_hnsw`)}`.execute(db);
+        await createVectorIndexes(db, ord);
+      }
+      await sql`create index items_textless_title_tsv on items using gin (title_tsv) where not has_text`.execute(db);
+      await sql`alter table parts set (toast_tuple_target = 4080)`.execute(db);
     },
   },
 ];

@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { BUILTIN_SPEC, GLOVE_SIF_SPACE } from '@memex/embeddings';
+import { schemaOnly } from '@memex/db';
 import type { SearchDatabase, SpacesTable } from '../schema.js';
 
 export type SpaceRow = Omit<SpacesTable, 'embedded_items'> & { embedded_items: number };
@@ -80,13 +81,27 @@ export async function ensureSpace(trx: Transaction<SearchDatabase>, info: SpaceI
   await sql`create table ${sql.table(tables.items)} (item_id text primary key, embedding ${type} not null)`.execute(
     trx,
   );
-  await sql`create index ${sql.id(`${tables.parts}_hnsw`)} on ${sql.table(tables.parts)} using hnsw (embedding halfvec_cosine_ops)`.execute(
-    trx,
-  );
-  await sql`create index ${sql.id(`${tables.items}_hnsw`)} on ${sql.table(tables.items)} using hnsw (embedding halfvec_cosine_ops)`.execute(
-    trx,
-  );
+  await createVectorIndexes(schemaOnly<SearchDatabase>(trx), ord);
   return row;
+}
+
+/**
+ * The HNSW graph's build parameters. pgvector's defaults (m = 16, ef_construction = 64) build a
+ * graph too sparse for mail: an archive's passages lie close together and a 1–3 word query lies
+ * outside them, so its neighbours differ by little. Measured at 10^5 bench passages against
+ * exact search (ef_search 400): the default graph found 0.86 of the exact top ten, m = 16 with
+ * ef_construction = 200 0.91, m = 32 with ef_construction = 128 0.97 (0.96 at ef_search 300).
+ * The price is a longer build and insert, and about twice the distances per step of a query.
+ */
+const HNSW_BUILD = sql.raw('with (m = 32, ef_construction = 128)');
+
+/** The HNSW indexes of a space's vector tables (cosine distance, as search and similar query them). */
+export async function createVectorIndexes(db: Kysely<unknown>, ord: number): Promise<void> {
+  for (const table of Object.values(vectorTables(ord))) {
+    await sql`create index ${sql.id(`${table}_hnsw`)} on ${sql.table(table)} using hnsw (embedding halfvec_cosine_ops) ${HNSW_BUILD}`.execute(
+      db,
+    );
+  }
 }
 
 export async function allSpaces(db: Kysely<SearchDatabase> | Transaction<SearchDatabase>): Promise<SpaceRow[]> {

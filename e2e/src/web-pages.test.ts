@@ -516,6 +516,36 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
           taken++;
         }
       await sources.getByRole('row', { name: /web-notes.*1 items\s*nothing waiting$/ }).waitFor({ timeout: 60_000 });
+
+      // A worker (this test speaks its heartbeat) with jobs queued on it and a file it could not
+      // read: its row says the failure and counts those jobs in its pipelines backlog.
+      const beat = () =>
+        bus.nc.publish(
+          'memex.worker.web-nas.heartbeat',
+          JSON.stringify({
+            name: 'web-nas',
+            folders: ['/volume1/photos'],
+            interval_ms: 300,
+            started_at: new Date().toISOString(),
+            counts: { files: 0, items: 0, failed: 1 },
+            jobs: { extract: 2, derive: 1 },
+            failures: [
+              { path: '/volume1/photos/scan.pdf', reason: 'unreadable PDF', modified_at: '2026-01-01T00:00:00Z' },
+            ],
+          }),
+        );
+      beat();
+      const beating = setInterval(beat, 300);
+      try {
+        await stack.owner.call(NotesPut, { title: 'Worker', body: 'An event while the page watches the workers.' });
+        await sources
+          .getByRole('row', {
+            name: /web-nas \(worker\).*0 items, 1 files failed, reachable\s*3 waiting \(3 on the worker\)$/,
+          })
+          .waitFor({ timeout: 60_000 });
+      } finally {
+        clearInterval(beating);
+      }
     } finally {
       await bus.close();
     }

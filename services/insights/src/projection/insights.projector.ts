@@ -14,7 +14,7 @@ import {
   type DetectedSignal,
   type EventOf,
 } from '@memex/contracts';
-import { On, Projector, type AroundBatch } from '@memex/runtime';
+import { On, OnBatch, Projector, type AroundBatch, type LoggedOf } from '@memex/runtime';
 import {
   applyDetection,
   transitionSignal,
@@ -66,16 +66,30 @@ export class InsightsProjector implements AroundBatch<Trx> {
     await this.putNote(trx, seq, this.dirty, event.data.id, (previous) => notePutFacts(event, seq, previous));
   }
 
-  @On(ItemIngested)
-  async itemIngested(trx: Trx, event: EventOf<typeof ItemIngested>, seq: number): Promise<void> {
-    // Only a document can be (or have been) a Markdown note: the rest of the items cost nothing here.
-    if (event.data.kind !== 'document') return;
-    await this.putNote(trx, seq, this.dirty, event.data.id, (previous) => markdownDocumentFacts(event, previous));
-  }
-
-  @On(EmbeddingComputed)
-  async embeddingComputed(trx: Trx, event: EventOf<typeof EmbeddingComputed>, seq: number): Promise<void> {
-    await this.storeVector(trx, seq, this.dirty, event);
+  /**
+   * An import is thousands of mails and their embeddings in a row, of which only Markdown
+   * documents and their notes' vectors matter here: a run is applied in order, the vectors of
+   * the mails between two documents looked up against the notes with one statement.
+   */
+  @OnBatch(ItemIngested, EmbeddingComputed)
+  async itemsAndEmbeddings(trx: Trx, run: LoggedOf<typeof ItemIngested | typeof EmbeddingComputed>[]): Promise<void> {
+    let vectors: LoggedOf<typeof EmbeddingComputed>[] = [];
+    for (const logged of run) {
+      if (logged.event.type === EmbeddingComputed.type) {
+        const { piece, item } = (logged as LoggedOf<typeof EmbeddingComputed>).event.data;
+        // Only the item-level vector (piece 0) is kept.
+        if (piece === 0 && item) vectors.push(logged as LoggedOf<typeof EmbeddingComputed>);
+        continue;
+      }
+      const { event, seq } = logged as LoggedOf<typeof ItemIngested>;
+      // Only a document can be (or have been) a Markdown note: the rest of the items cost nothing here.
+      if (event.data.kind !== 'document') continue;
+      // The vectors before it are of the notes as they were before it.
+      await this.storeVectors(trx, vectors);
+      vectors = [];
+      await this.putNote(trx, seq, this.dirty, event.data.id, (previous) => markdownDocumentFacts(event, previous));
+    }
+    await this.storeVectors(trx, vectors);
   }
 
   @On(ItemDeleted)
@@ -126,29 +140,32 @@ export class InsightsProjector implements AroundBatch<Trx> {
       .execute();
   }
 
-  /** The item-level vector (piece 0) of the note's current revision; older revisions' are stale. */
-  private async storeVector(
-    trx: Trx,
-    seq: number,
-    dirty: Dirty,
-    event: EventOf<typeof EmbeddingComputed>,
-  ): Promise<void> {
-    const { item_id, revision, space, dims, piece, item } = event.data;
-    if (piece !== 0 || !item) return;
-    const note = await trx.selectFrom('notes').select('revision').where('id', '=', item_id).executeTakeFirst();
-    if (!note || Number(note.revision) !== revision) return;
-    const vector = Buffer.from(item, 'base64');
-    if (vector.length !== dims * 4) {
-      throw new Error(
-        `embedding.computed for ${item_id}: a ${dims}-d vector has ${dims * 4} bytes, not ${vector.length}`,
-      );
-    }
-    await trx
-      .insertInto('note_vectors')
-      .values({ note_id: item_id, space, vector })
-      .onConflict((oc) => oc.columns(['note_id', 'space']).doUpdateSet({ vector }))
+  /** Item-level vectors (piece 0), in order, each kept if it is of its note's current revision (older revisions' are stale). */
+  private async storeVectors(trx: Trx, vectors: LoggedOf<typeof EmbeddingComputed>[]): Promise<void> {
+    if (vectors.length === 0) return;
+    const ids = [...new Set(vectors.map(({ event }) => event.data.item_id))];
+    const notes = await trx
+      .selectFrom('notes')
+      .select(['id', 'revision'])
+      .where(sql<boolean>`id = any(${ids}::text[])`)
       .execute();
-    dirty.notesSeq = seq;
+    const revisions = new Map(notes.map((note) => [note.id, Number(note.revision)]));
+    for (const { event, seq } of vectors) {
+      const { item_id, revision, space, dims, item } = event.data;
+      if (revisions.get(item_id) !== revision) continue;
+      const vector = Buffer.from(item!, 'base64');
+      if (vector.length !== dims * 4) {
+        throw new Error(
+          `embedding.computed for ${item_id}: a ${dims}-d vector has ${dims * 4} bytes, not ${vector.length}`,
+        );
+      }
+      await trx
+        .insertInto('note_vectors')
+        .values({ note_id: item_id, space, vector })
+        .onConflict((oc) => oc.columns(['note_id', 'space']).doUpdateSet({ vector }))
+        .execute();
+      this.dirty.notesSeq = seq;
+    }
   }
 
   /** The note goes; inference evidence citing it stays (that is how an inference is seen orphaned). */

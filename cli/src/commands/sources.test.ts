@@ -7,6 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Search } from '@memex/contracts';
+import { Bus } from '@memex/bus';
 import { startStack, type TestStack } from '@memex/e2e';
 import { waitUntil } from '@memex/testing';
 
@@ -61,5 +62,43 @@ describe('memex sources', () => {
     assert.match(await memex('sources', 'list'), /2 items from 2 files/);
     assert.match(await memex('sources', 'remove', 'papers'), /removed papers; its items stay/);
     assert.match(await memex('sources'), /no sources/);
+  });
+
+  test('a worker: its failed files with why, and the jobs queued on it in its pipelines backlog', async () => {
+    // This test speaks a worker's heartbeat (memex worker's own are in cli/src/worker/worker.test.ts).
+    const bus = await Bus.connect(stack.config.natsUrl, 'cli-sources-worker');
+    const beat = () =>
+      bus.nc.publish(
+        'memex.worker.cli-nas.heartbeat',
+        JSON.stringify({
+          name: 'cli-nas',
+          folders: ['/volume1/photos'],
+          interval_ms: 300,
+          started_at: new Date().toISOString(),
+          extracts: true,
+          counts: { files: 0, items: 0, failed: 1 },
+          jobs: { extract: 2, derive: 1 },
+          failures: [
+            { path: '/volume1/photos/scan.pdf', reason: 'unreadable PDF', modified_at: '2026-01-01T00:00:00Z' },
+          ],
+        }),
+      );
+    beat();
+    const beating = setInterval(beat, 300);
+    try {
+      await waitUntil(async () => /cli-nas/.test(await memex('sources')), 'the worker heard', {
+        timeoutMs: 30_000,
+        everyMs: 200,
+      });
+      const got = await memex('sources', 'get', 'worker.cli-nas');
+      assert.match(
+        got,
+        /^worker\.cli-nas {2}worker {2}\/volume1\/photos {2}active {2}0 items from 0 files, 1 failed, pipelines backlog 3 jobs \(3 on the worker\), reachable/m,
+      );
+      assert.match(got, /^ {2}failed: \/volume1\/photos\/scan\.pdf: unreadable PDF$/m);
+    } finally {
+      clearInterval(beating);
+      await bus.close();
+    }
   });
 });

@@ -143,6 +143,16 @@ export class FolderScan {
   }
 
   private async ingest(folder: string, work: Work[], counts: ScanCounts): Promise<void> {
+    try {
+      await this.send(folder, work, counts);
+    } finally {
+      // Readings ingest did not ask for (a refused file, an unchanged item, a failed request) go.
+      this.extractor?.forget(work.map((w) => path.join(folder, w.file.path)));
+    }
+  }
+
+  /** Reads the files ahead (with an extractor), sends those that read to memex.ingest, records what each became. */
+  private async send(folder: string, work: Work[], counts: ScanCounts): Promise<void> {
     const record = (w: Work) => ({ size: w.file.size, modified_at: w.file.modifiedAt.toISOString(), sha256: w.sha256 });
     const failed = (w: Work, reason: string) => {
       counts.rejected++;
@@ -167,24 +177,19 @@ export class FolderScan {
       });
     } else batch.push(...work);
     if (batch.length === 0) return this.state.save();
-    let results;
-    try {
-      ({ results } = await this.call(
-        Ingest,
-        {
-          items: batch.map((w) => ({
-            type: w.type,
-            source: { kind: 'worker', id: this.name },
-            external_id: w.externalId,
-            location: `worker:${this.name}:${path.join(folder, w.file.path)}`,
-            attributes: attributes(w),
-          })),
-        },
-        INGEST_TIMEOUT_MS,
-      ));
-    } finally {
-      this.extractor?.forget(work.map((w) => path.join(folder, w.file.path)));
-    }
+    const { results } = await this.call(
+      Ingest,
+      {
+        items: batch.map((w) => ({
+          type: w.type,
+          source: { kind: 'worker', id: this.name },
+          external_id: w.externalId,
+          location: `worker:${this.name}:${path.join(folder, w.file.path)}`,
+          attributes: attributes(w),
+        })),
+      },
+      INGEST_TIMEOUT_MS,
+    );
     results.forEach((result, i) => {
       const w = batch[i]!;
       if (result.status === 'rejected' || !result.id) {

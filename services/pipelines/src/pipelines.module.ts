@@ -7,6 +7,7 @@ import {
   type OnApplicationBootstrap,
 } from '@nestjs/common';
 import { BlobStore } from '@memex/blobs';
+import { builtinGloveTablePath } from '@memex/embeddings';
 import { EventPublisher, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, MemexModule } from '@memex/runtime';
@@ -57,6 +58,9 @@ class PipelinesRunner implements OnApplicationBootstrap, BeforeApplicationShutdo
       if (!this.abort.signal.aborted) console.error('pipelines: following models failed:', error);
     });
     await this.scheduler.start();
+    // The built-in embedder's table is converted from its package on first use: once, here, rather
+    // than by every worker thread at once on its first job (7 s of CPU each, in the middle of an import).
+    if (this.pool.workers > 0) await builtinGloveTablePath();
     await this.pool.start();
     await this.understanding.start();
   }

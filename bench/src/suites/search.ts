@@ -189,24 +189,39 @@ function syntheticMail(generator: TextGenerator, i: number): TestItem & { occurr
   };
 }
 
+/** A Maildir for notmuch to index the same mails as memex: `cur`, `new` and `tmp` in a fresh directory. */
+function maildirFor(): string {
+  const maildir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-bench-maildir-'));
+  for (const sub of ['cur', 'new', 'tmp']) fs.mkdirSync(path.join(maildir, sub));
+  return maildir;
+}
+
+/** Mails as messages in the Maildir, numbered from `first` (their Message-IDs and file names). */
+function writeToMaildir(
+  maildir: string,
+  first: number,
+  mails: Array<{ title: string; text: string; occurred_at: string }>,
+) {
+  mails.forEach((mail, j) =>
+    fs.writeFileSync(
+      path.join(maildir, 'cur', `${first + j}.bench:2,S`),
+      `From: Bench <bench@example.com>\nTo: Sam <sam@example.com>\nSubject: ${mail.title}\nDate: ${new Date(mail.occurred_at).toUTCString()}\nMessage-ID: <${first + j}@bench.example>\n\n${mail.text}\n`,
+    ),
+  );
+}
+
 /** Indexing rate through the whole pipeline, then lag, latency, ANN recall and notmuch side by side. */
 async function pipelineScale(target: number, generator: TextGenerator): Promise<BenchResult[]> {
   const label = labelOf(target);
   const items = Math.ceil(target / 2);
   const h = await SearchHarness.start({ workers: 2 });
-  const maildir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-bench-maildir-'));
+  const maildir = maildirFor();
   try {
-    for (const sub of ['cur', 'new', 'tmp']) fs.mkdirSync(path.join(maildir, sub));
     // Texts and blobs first: what ingest does before tier 1 starts is not part of the indexing rate.
     const prepared: Array<{ item: TestItem; sha: string }> = [];
     for (let i = 0; i < items; i += 200) {
       const batch = Array.from({ length: Math.min(200, items - i) }, (_, j) => syntheticMail(generator, i + j));
-      batch.forEach((item, j) =>
-        fs.writeFileSync(
-          path.join(maildir, 'cur', `${i + j}.bench:2,S`),
-          `From: Bench <bench@example.com>\nTo: Sam <sam@example.com>\nSubject: ${item.title}\nDate: ${new Date(item.occurred_at).toUTCString()}\nMessage-ID: <${i + j}@bench.example>\n\n${item.text}\n`,
-        ),
-      );
+      writeToMaildir(maildir, i, batch);
       const shas = await Promise.all(batch.map((item) => h.blobs.put(Buffer.from(item.text))));
       batch.forEach((item, j) => prepared.push({ item, sha: shas[j]! }));
     }
@@ -240,31 +255,35 @@ async function pipelineScale(target: number, generator: TextGenerator): Promise<
 /**
  * The same read model at a size the pipeline would take hours to fill here, bulk-loaded as the
  * projector would build it (`bulkLoadSearch`). One item first goes through the whole pipeline,
- * which creates the space and its tables; the live services answer the queries.
+ * which creates the space and its tables; the live services answer the queries. The same mails
+ * go into a Maildir for notmuch, so keyword latency stands beside `notmuch search` at every size.
  */
 async function bulkScale(target: number, generator: TextGenerator): Promise<BenchResult[]> {
   const label = labelOf(target);
   const h = await SearchHarness.start({ workers: 1 });
   const db = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 2 });
+  const maildir = maildirFor();
   try {
     await h.ingest(syntheticMail(generator, 0));
     await h.settle();
     const people = { from: 'bench <bench@example.com>', to: 'sam <sam@example.com>' };
-    const { items, passages, generated, loaded } = await bulkLoadSearch(h.env.config.databaseUrl, (sofar) =>
-      sofar.passages < target
-        ? Array.from({ length: 500 }, (_, j) => ({
-            id: newId(),
-            ...syntheticMail(generator, sofar.items + j),
-            ...people,
-          }))
-        : undefined,
-    );
-    const measured = await measure(h, db, generator, label);
+    const { items, passages, generated, loaded } = await bulkLoadSearch(h.env.config.databaseUrl, (sofar) => {
+      if (sofar.passages >= target) return undefined;
+      const mails = Array.from({ length: 500 }, (_, j) => ({
+        id: newId(),
+        ...syntheticMail(generator, sofar.items + j),
+        ...people,
+      }));
+      writeToMaildir(maildir, sofar.items, mails);
+      return mails;
+    });
+    const measured = await measure(h, db, generator, label, maildir);
     const how = `${passages} passages of ${items} items bulk-loaded (split and embedded in ${Math.round(generated)} s; copied and indexed in ${Math.round(loaded)} s)`;
     return measured.map((result) => ({ ...result, notes: result.notes ? `${result.notes}; ${how}` : how }));
   } finally {
     await db.destroy();
     await h.stop();
+    fs.rmSync(maildir, { recursive: true, force: true });
   }
 }
 

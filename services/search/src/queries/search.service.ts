@@ -102,13 +102,14 @@ export class SearchService implements OnApplicationShutdown {
     const limit = params.limit ?? 20;
     const offset = params.offset ?? 0;
     const filters = allOf(filterConditions(params, parsed));
-    const keyword = await keywordQuery(this.db, call.scope, parsed);
     const text = meaningText(parsed);
+    // The query's words and the space to embed it in, then the two signals: side by side, each on its own connection.
+    const [keyword, space] = await Promise.all([
+      keywordQuery(this.db, call.scope, parsed),
+      text && mode !== 'keyword' ? this.activeSpace() : undefined,
+    ]);
     // Each signal ranks as deep as the page reaches (a later page ranks deeper than the first).
     const ctx = { scope: call.scope, filters, keyword, candidates: Math.max(CANDIDATES, offset + limit) };
-
-    // The two signals run side by side, each on its own connection.
-    const space = text && mode !== 'keyword' ? await this.activeSpace() : undefined;
     let matched = keyword.all;
     const [byKeyword, byMeaning] = await Promise.all([
       (async () => {

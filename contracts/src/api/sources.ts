@@ -160,7 +160,8 @@ export const SourcesRescan = defineMethod({
   service: 'sources',
   kind: 'command',
   access: 'owner',
-  summary: 'Compare a source with what the memex holds now; answers when the scan is done, with what it changed.',
+  summary:
+    'Compare a source with what the memex holds now, the files it refused before sent again (a worker, `worker.<name>`, is asked to scan its folders); answers when the scan is done, with what it changed.',
   params: Type.Object({ id: SourceIdParam }),
   result: Type.Object({
     files: Type.Integer(),

@@ -1,7 +1,7 @@
 import { eventCatalog, type EventEnvelope, type EventRegistry } from '@memex/contracts';
 import { assertHandleable, EventRoutes, type LoggedEvent } from '@memex/bus';
 import { EventHandler, type EventHandlerMark } from './decorators.js';
-import type { BookkeepingTrx } from './bookkeeping.js';
+import type { BookkeepingDb, BookkeepingTrx } from './bookkeeping.js';
 import type { Projection } from './projection.js';
 
 type Trx = BookkeepingTrx;
@@ -10,6 +10,11 @@ type Run = { seq: number; event: EventEnvelope }[];
 /** A projector may wrap each batch (search stages its word counts once per batch); `Trx` is its own schema's. */
 export interface AroundBatch<ServiceTrx> {
   aroundBatch(trx: ServiceTrx, apply: () => Promise<void>): Promise<void>;
+}
+
+/** A projector may write at the end of a rebuild's bulk load what it put off (`Projection.afterBulkLoad`). */
+export interface AfterBulkLoad<ServiceDb> {
+  afterBulkLoad(db: ServiceDb): Promise<void>;
 }
 
 /**
@@ -77,6 +82,10 @@ export class HandlerProjection implements Projection {
     const around = (this.projector as Partial<AroundBatch<Trx>>).aroundBatch;
     if (around) await around.call(this.projector, trx, () => this.route(trx, batch));
     else await this.route(trx, batch);
+  }
+
+  async afterBulkLoad(db: BookkeepingDb): Promise<void> {
+    await (this.projector as Partial<AfterBulkLoad<BookkeepingDb>>).afterBulkLoad?.call(this.projector, db);
   }
 
   private async route(trx: Trx, batch: LoggedEvent[]): Promise<void> {

@@ -5,8 +5,8 @@ import type { Kysely } from 'kysely';
 import { Bus, EventPublisher, newId, type LoggedEvent } from '@memex/bus';
 import { createDatabase, type Migration } from '@memex/db';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
-import { bookkeepingOf, type BookkeepingTables, type BookkeepingTrx } from './bookkeeping.js';
-import { ProjectionRunner, type Projection } from './projection.js';
+import { bookkeepingOf, type BookkeepingDb, type BookkeepingTables, type BookkeepingTrx } from './bookkeeping.js';
+import { bulkLoading, ProjectionRunner, type Projection } from './projection.js';
 
 const migrations: Migration[] = [
   {
@@ -301,6 +301,45 @@ test('a rebuild passes over the events its projection has no handler for, and en
     const after = await note('after the rebuild');
     await runner.waitFor(after, 10_000);
     assert.ok(await db.selectFrom('seen').select('id').where('seq', '=', after).executeTakeFirst());
+  } finally {
+    await runner.stop();
+  }
+});
+
+test("a rebuild's bulk load says so to the projection, which then writes what it put off, once, before the swap", async () => {
+  const seen: string[] = [];
+  class Deferring extends SeenProjection {
+    override async apply(trx: BookkeepingTrx, logged: LoggedEvent): Promise<void> {
+      seen.push(`${logged.seq} ${(await bulkLoading(trx)) ? 'bulk' : 'live'}`);
+      await super.apply(trx, logged);
+    }
+    async afterBulkLoad(next: BookkeepingDb): Promise<void> {
+      const rows = await next.withTables<SeenTables>().selectFrom('seen').select('seq').execute();
+      seen.push(`after bulk load: ${rows.length} rows`);
+    }
+  }
+  const runner = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    bookkeepingOf(db),
+    { name: 'seen_test', migrations },
+    Object.assign(new Deferring(), { fixed: true }),
+  );
+  await runner.start();
+  try {
+    const seqs = [await note('one'), await note('two')];
+    await runner.waitFor(seqs[1]!, 10_000);
+    const rows = await db.selectFrom('seen').select('id').execute();
+    assert.ok(seen.includes(`${seqs[1]} live`));
+    seen.length = 0;
+    await runner.rebuild(env.config.databaseUrl);
+    assert.ok(seen.includes(`${seqs[1]} bulk`));
+    assert.ok(!seen.some((entry) => entry.endsWith(' live')));
+    assert.deepEqual(
+      seen.filter((entry) => entry.startsWith('after')),
+      [`after bulk load: ${rows.length} rows`],
+    );
+    assert.equal(seen.at(-1), `after bulk load: ${rows.length} rows`);
   } finally {
     await runner.stop();
   }

@@ -1,6 +1,6 @@
 import { EventEmitter, once } from 'node:events';
 import pg from 'pg';
-import { sql } from 'kysely';
+import { sql, type QueryExecutorProvider } from 'kysely';
 import { context, trace } from '@opentelemetry/api';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import { MemexError } from '@memex/contracts';
@@ -31,6 +31,11 @@ export interface Projection {
    * event in order. If it throws, the batch is redone event by event with `apply`.
    */
   applyBatch?(trx: BookkeepingTrx, batch: LoggedEvent[]): Promise<void>;
+  /**
+   * Optional: a rebuild's bulk load (its first catch-up, while `bulkLoading` says so) is done and
+   * its dropped indexes not built yet: the projection writes in `db` what it put off meanwhile.
+   */
+  afterBulkLoad?(db: BookkeepingDb): Promise<void>;
   /** Whether an event of this type changes the read model; a batch of none is not applied (see `skip`). */
   handles?(type: string): boolean;
 }
@@ -44,6 +49,31 @@ export interface ReplayResult {
 }
 
 const BATCH = 500;
+
+/** Set for its transaction when a batch is part of a rebuild's bulk load. */
+const BULK_LOAD_SETTING = 'memex.bulk_load';
+const bulkLoads = new WeakMap<QueryExecutorProvider, boolean>();
+
+async function markBulkLoad(trx: BookkeepingTrx): Promise<void> {
+  await sql`select set_config(${BULK_LOAD_SETTING}, 'on', true)`.execute(trx);
+}
+
+/**
+ * Whether `trx` applies a batch of a rebuild's bulk load, whose schema no query reads yet: a
+ * projection may put off rows derived for queries (a sort key to keep in step) and write them all
+ * at once in `Projection.afterBulkLoad`. Asked once per transaction.
+ */
+
+export async function bulkLoading(trx: QueryExecutorProvider): Promise<boolean> {
+  let bulk = bulkLoads.get(trx);
+  if (bulk === undefined) {
+    const { rows } = await sql<{ on: boolean }>`
+      select current_setting(${BULK_LOAD_SETTING}, true) is not distinct from 'on' as on`.execute(trx);
+    bulk = rows[0]!.on;
+    bulkLoads.set(trx, bulk);
+  }
+  return bulk;
+}
 /** How long the checkpoint past a run of events the projection has no handler for may go unwritten. */
 const SKIPPED_CHECKPOINT_MS = 1000;
 const tracer = trace.getTracer('memex-projection');
@@ -205,7 +235,7 @@ export class ProjectionRunner {
   }
 
   /** Applies a batch in one transaction; on failure, event by event so one bad event can't stall the rest. */
-  private async applyBatch(db: BookkeepingDb, batch: LoggedEvent[], live = true): Promise<void> {
+  private async applyBatch(db: BookkeepingDb, batch: LoggedEvent[], live = true, bulk = false): Promise<void> {
     const fresh = batch.filter((logged) => logged.seq > (live ? this.position : 0));
     if (fresh.length === 0) return;
     const last = fresh[fresh.length - 1]!.seq;
@@ -221,6 +251,7 @@ export class ProjectionRunner {
           await db.transaction().execute(async (trx) => {
             // A rebuild's schema is thrown away unless the rebuild completes, so its commits need not wait for the disk.
             if (!live) await sql`set local synchronous_commit = off`.execute(trx);
+            if (bulk) await markBulkLoad(trx);
             if (this.projection.applyBatch) await this.projection.applyBatch(trx, fresh);
             else for (const logged of fresh) await this.projection.apply(trx, logged);
             await this.saveCheckpoint(trx, last);
@@ -228,6 +259,7 @@ export class ProjectionRunner {
         } catch (batchError) {
           const trx = await db.startTransaction().execute();
           try {
+            if (bulk) await markBulkLoad(trx);
             for (const logged of fresh) {
               const savepoint = await trx.savepoint('event').execute();
               try {
@@ -387,7 +419,7 @@ export class ProjectionRunner {
       const indexes = new BulkIndexes(nextDb, next, this.options.keepIndexes, this.options.dropIndexes);
       await indexes.drop();
       let position = 0;
-      const catchUp = async (afterBatch?: () => Promise<void>) => {
+      const catchUp = async (bulk: boolean, afterBatch?: () => Promise<void>) => {
         let batch: LoggedEvent[] = [];
         // A batch is applied while the next is read from the log: at most one in flight, in order.
         let applying: Promise<void> = Promise.resolve();
@@ -395,7 +427,7 @@ export class ProjectionRunner {
           const full = batch;
           batch = [];
           await applying;
-          applying = this.applyBatchInto(nextDb, full).then(afterBatch);
+          applying = this.applyBatchInto(nextDb, full, bulk).then(afterBatch);
           // Awaited at the next flush or after the last; until then its failure must not count as unhandled.
           applying.catch(() => undefined);
         };
@@ -416,11 +448,12 @@ export class ProjectionRunner {
         if (read > position) await nextDb.transaction().execute((trx) => this.saveCheckpoint(trx, read));
         position = read;
       };
-      await catchUp(() => indexes.drop());
+      await catchUp(true, () => indexes.drop());
+      await this.projection.afterBulkLoad?.(nextDb);
       await indexes.restore();
       await this.pause();
       try {
-        await catchUp();
+        await catchUp(false);
         await this.db.transaction().execute(async (trx) => {
           await sql`alter schema ${sql.id(this.name)} rename to ${sql.id(`${this.name}_old`)}`.execute(trx);
           await sql`alter schema ${sql.id(next)} rename to ${sql.id(this.name)}`.execute(trx);
@@ -444,8 +477,8 @@ export class ProjectionRunner {
   }
 
   /** The rebuild's apply: the same projection, writing its checkpoint under the live name. */
-  private async applyBatchInto(db: BookkeepingDb, batch: LoggedEvent[]): Promise<void> {
-    await this.applyBatch(db, batch, false);
+  private async applyBatchInto(db: BookkeepingDb, batch: LoggedEvent[], bulk: boolean): Promise<void> {
+    await this.applyBatch(db, batch, false, bulk);
   }
 
   private async pause(): Promise<void> {

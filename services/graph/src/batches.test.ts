@@ -163,6 +163,7 @@ describe('graph projector batches', () => {
     const handlers = HandlerProjection.of(h.app.get(GraphProjector));
     const oneByOne = new ProjectionRunner(h.bus, h.env.config.databaseUrl, h.app.get(DATABASE), runner.options, {
       apply: (trx, logged) => handlers.apply(trx, logged),
+      afterBulkLoad: (db) => handlers.afterBulkLoad(db),
     });
     await oneByOne.rebuild(h.env.config.databaseUrl);
     assert.deepEqual(await snapshot(h.env.config.databaseUrl), live);
@@ -171,6 +172,7 @@ describe('graph projector batches', () => {
       const random = seededRandom(seed);
       const chunked = new ProjectionRunner(h.bus, h.env.config.databaseUrl, h.app.get(DATABASE), runner.options, {
         apply: (trx, logged) => handlers.apply(trx, logged),
+        afterBulkLoad: (db) => handlers.afterBulkLoad(db),
         async applyBatch(trx, batch) {
           for (const chunk of randomChunks(batch, random)) await handlers.applyBatch(trx, chunk);
         },

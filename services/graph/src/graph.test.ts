@@ -700,6 +700,7 @@ describe('graph service', { skip: sharedSkip('corpus/mail') }, () => {
     const handlers = HandlerProjection.of(projector);
     const oneByOne = new ProjectionRunner(h.bus, h.env.config.databaseUrl, h.app.get(DATABASE), runner.options, {
       apply: (trx, logged) => handlers.apply(trx, logged),
+      afterBulkLoad: (db) => handlers.afterBulkLoad(db),
     });
     await oneByOne.rebuild(h.env.config.databaseUrl);
     assert.deepEqual(await snapshot(h.env.config.databaseUrl), before);

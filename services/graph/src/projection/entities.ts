@@ -1,5 +1,6 @@
 import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Actor } from '@memex/contracts';
+import { bulkLoading } from '@memex/runtime';
 import { defaultName, foldText, hashId, kindOfKey } from '../domain/keys.js';
 import type { GraphDatabase } from './schema.js';
 
@@ -125,13 +126,19 @@ export async function observe(trx: Trx, counts: KeyCounts): Promise<void> {
     await sql`delete from key_scope where key = any(${counts.keys()}::text[]) and n <= 0`.execute(trx);
   const perKey = new Map<string, number>();
   for (const row of rows) perKey.set(row.key, (perKey.get(row.key) ?? 0) + row.n);
+  const weigh = sql`
+    update entities e set weight = e.weight + d.n
+    from (select k.entity, sum(r.n)::int as n
+          from jsonb_to_recordset(${JSON.stringify([...perKey].map(([key, n]) => ({ key, n })))}::jsonb) as r(key text, n integer)
+          join entity_keys k on k.key = r.key group by k.entity) d
+    where e.id = d.entity returning e.id, e.weight, d.n`;
+  // A rebuild's bulk load writes every prefix with its tier at its end (`writeAllPrefixes`).
+  if (await bulkLoading(trx)) {
+    await weigh.execute(trx);
+    return;
+  }
   await sql`
-    with weighed as (
-      update entities e set weight = e.weight + d.n
-      from (select k.entity, sum(r.n)::int as n
-            from jsonb_to_recordset(${JSON.stringify([...perKey].map(([key, n]) => ({ key, n })))}::jsonb) as r(key text, n integer)
-            join entity_keys k on k.key = r.key group by k.entity) d
-      where e.id = d.entity returning e.id, e.weight, d.n),
+    with weighed as (${weigh}),
     -- Most weights stay in their tier: only the prefixes of those that left it are read.
     retiered as (select id, weight from weighed where ${tierSql(sql`weight`)} <> ${tierSql(sql`weight - n`)})
     ${retier(sql`retiered`)}`.execute(trx);
@@ -162,7 +169,8 @@ function retier(weighed: RawBuilder<unknown>): RawBuilder<unknown> {
 
 /**
  * Writes the @-mention prefixes (1 to PREFIX_CHARS characters of each term, `exact` when a term
- * is the whole prefix) of every thing from its terms (a migration's backfill, the bench's load).
+ * is the whole prefix) of every thing from its terms (a migration's backfill, the bench's load,
+ * the end of a rebuild's bulk load through `writeAllPrefixes`).
  */
 export async function writePrefixes(db: Kysely<GraphDatabase>): Promise<void> {
   await sql`
@@ -171,6 +179,18 @@ export async function writePrefixes(db: Kysely<GraphDatabase>): Promise<void> {
     from mention_terms t join entities e on e.id = t.entity
     cross join generate_series(1, least(length(t.term), ${PREFIX_CHARS})) n
     group by left(t.term, n), t.entity, e.weight`.execute(db);
+}
+
+/**
+ * The end of a rebuild's bulk load, which kept the terms but put the prefixes off: every thing's
+ * prefixes, with the tier of its weight then, as the live projection keeps them in step (a
+ * batch that fell back to events one by one may have written some: they go first).
+ */
+export async function writeAllPrefixes(db: Kysely<GraphDatabase>): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await sql`delete from mention_prefixes`.execute(trx);
+    await writePrefixes(trx);
+  });
 }
 
 /** The prefixes `writePrefixes` makes of terms, each with whether a term is the whole prefix (in characters, as SQL's left()). */
@@ -226,6 +246,8 @@ async function rewriteTerms(trx: Trx, things: { id: number; stored: string[]; te
       trx,
     );
   }
+  // A rebuild's bulk load writes every prefix at its end (`writeAllPrefixes`).
+  if (await bulkLoading(trx)) return;
   await deleteOfEntities(trx, 'mention_prefixes', 'prefix', prefixesGone);
   if (prefixesSet.length > 0) {
     await sql`
@@ -414,11 +436,11 @@ export async function pointKeysAt(trx: Trx, keys: string[], entity: number): Pro
 }
 
 async function recomputeWeights(trx: Trx, ids: number[]): Promise<void> {
-  await sql`
-    with weighed as (
-      update entities e set weight = coalesce((select sum(s.n)::int from key_scope s join entity_keys k on k.key = s.key where k.entity = e.id), 0)
-      where e.id = any(${ids}::bigint[]) returning e.id, e.weight)
-    ${retier(sql`weighed`)}`.execute(trx);
+  const weigh = sql`
+    update entities e set weight = coalesce((select sum(s.n)::int from key_scope s join entity_keys k on k.key = s.key where k.entity = e.id), 0)
+    where e.id = any(${ids}::bigint[]) returning e.id, e.weight`;
+  if (await bulkLoading(trx)) await weigh.execute(trx);
+  else await sql`with weighed as (${weigh}) ${retier(sql`weighed`)}`.execute(trx);
 }
 
 /** The thing a key belongs to now (keys always point at a thing that was not merged away). */

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { sql, type RawBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import {
   CalendarEventSynced,
   CommitmentExtracted,
@@ -59,6 +59,7 @@ import {
   ownLinkVis,
   prune,
   split,
+  writeAllPrefixes,
   type Trx,
   type Vis,
 } from './entities.js';
@@ -66,6 +67,7 @@ import { cardPhoneLink, cardPhones } from './contact-phones.js';
 import { applyOwnerName } from './owner-names.js';
 import { checkEvidence, dedupe, dropEvidence, dropLinks, recordVerdict, writeLinks, type LinkRow } from './links.js';
 import { graphMigrations } from './migrations.js';
+import type { GraphDatabase } from './schema.js';
 import { applyPaper } from './papers.js';
 import { applyPeopleSeen } from './people.js';
 import { applyPhotoEvents } from './photo-events.js';
@@ -152,6 +154,11 @@ interface Ingest {
   rebuildBatch: 5000,
 })
 export class GraphProjector {
+  /** A rebuild's bulk load put the @-mention prefixes off (`bulkLoading`): all of them, once. */
+  async afterBulkLoad(db: Kysely<GraphDatabase>): Promise<void> {
+    await writeAllPrefixes(db);
+  }
+
   /**
    * An import logs each mail's `item.ingested` and, a little behind, tier 0's two readings of it
    * (structure.extracted, commitment.extracted), interleaved: runs of these go through

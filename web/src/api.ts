@@ -174,16 +174,11 @@ async function request<T>(path: string, init: RequestInit): Promise<T> {
   return body as T;
 }
 
-/** A typed call: `call('memex.search', { q })` answers Search's result type; `signal` abandons it. */
-export async function call<N extends MethodName>(
-  method: N,
-  params: Params<N>,
-  signal?: AbortSignal,
-): Promise<Result<N>> {
+/** A typed call: `call('memex.search', { q })` answers Search's result type. */
+export async function call<N extends MethodName>(method: N, params: Params<N>): Promise<Result<N>> {
   const body = await request<{ result: Result<N> }>(`/api/v1/memex/${method.slice('memex.'.length)}`, {
     method: 'POST',
     body: JSON.stringify(params),
-    ...(signal ? { signal } : {}),
   });
   return body.result;
 }

@@ -8,7 +8,6 @@ import { formatDate, Page, Snippet } from '../ui';
 
 const KINDS = ['email', 'document', 'paper', 'note', 'web', 'photo', 'video', 'event', 'attachment'];
 const MODES = ['hybrid', 'keyword', 'meaning'] as const;
-const TYPING_PAUSE_MS = 120;
 
 type Mode = (typeof MODES)[number];
 interface Filters {
@@ -44,7 +43,6 @@ export function SearchPage({ session }: { session: Session }) {
   const [suggestions, setSuggestions] = useState<Suggestion[]>([]);
   const [suggested, setSuggested] = useState(0);
   const [help, setHelp] = useState(false);
-  const round = useRef(0);
   const input = useRef<HTMLInputElement>(null);
   const kinds = session.kind === 'owner' ? KINDS : KINDS.filter((k) => session.kinds.includes(k));
 
@@ -52,12 +50,40 @@ export function SearchPage({ session }: { session: Session }) {
     if (!loc.query.get('q')) input.current?.focus();
   }, []);
 
-  // Results: each keystroke starts a round after a short pause; only the latest round renders.
+  // Results: a keystroke searches at once when no search is running; one typed while a search
+  // runs waits for it, then the latest text is searched (the texts typed between are skipped).
+  // Abandoning a fetch would not stop the gateway or search service working on it, so this keeps
+  // one search per page at a time instead of a queue of searches nobody will see. Each answer is
+  // shown as it comes (`data-query` says for what), so fast typing still sees results move.
+  const latest = useRef<Params<'memex.search'> | null>(null);
+  const running = useRef(false);
+  const waiting = useRef<Params<'memex.search'> | null>(null);
+  const search = (params: Params<'memex.search'>) => {
+    if (running.current) return void (waiting.current = params);
+    running.current = true;
+    call('memex.search', params)
+      .then(
+        (answer) => {
+          if (!latest.current) return; // the box was emptied (or the page left) meanwhile
+          setResult({ for: params.q, answer });
+          if (params === latest.current) setError('');
+          setSelected(-1);
+        },
+        (e: Error) => params === latest.current && setError(e.message),
+      )
+      .finally(() => {
+        running.current = false;
+        const next = waiting.current;
+        waiting.current = null;
+        if (next) search(next);
+      });
+  };
+
   useEffect(() => {
-    const mine = ++round.current;
     const text = q.trim();
     navigate(paths.search(q), { replace: true });
     if (!text) {
+      latest.current = waiting.current = null;
       setResult(null);
       setError('');
       return;
@@ -68,24 +94,17 @@ export function SearchPage({ session }: { session: Session }) {
     if (filters.to) params.to = filters.to;
     if (filters.source) params.sources = [filters.source];
     if (filters.label) params.labels = [filters.label];
-    // A newer keystroke abandons this round's request, so fast typing does not queue searches.
-    const abandon = new AbortController();
-    const timer = setTimeout(() => {
-      call('memex.search', params, abandon.signal).then(
-        (answer) => {
-          if (mine !== round.current) return;
-          setResult({ for: text, answer });
-          setError('');
-          setSelected(-1);
-        },
-        (e: Error) => mine === round.current && !abandon.signal.aborted && setError(e.message),
-      );
-    }, TYPING_PAUSE_MS);
-    return () => {
-      clearTimeout(timer);
-      abandon.abort();
-    };
+    // A space typed after a word asks the same search again: the one asked already stands.
+    if (JSON.stringify(params) === JSON.stringify(latest.current)) return;
+    latest.current = params;
+    search(params);
   }, [q, mode, filters]);
+  useEffect(
+    () => () => {
+      latest.current = waiting.current = null;
+    },
+    [],
+  );
 
   // Completion of `from:`/`to:` with people the graph knows.
   useEffect(() => {

@@ -71,6 +71,7 @@ export class BulkIndexes {
     this.dropped.clear();
     const { rows: tables } = await sql<{ name: string }>`
       select tablename as name from pg_tables where schemaname = ${this.schema}`.execute(this.db);
-    for (const { name } of tables) await sql`analyze ${sql.id(this.schema, name)}`.execute(this.db);
+    if (tables.length > 0)
+      await sql`analyze ${sql.join(tables.map(({ name }) => sql.id(this.schema, name)))}`.execute(this.db);
   }
 }

@@ -44,7 +44,7 @@ export interface WorkerSeen {
   reachable: boolean;
   derives: boolean;
   extracts: boolean;
-  /** Its files that are items, the items they are and its failed files, as its last heartbeat said; null when not heard since this process started. */
+  /** Its files that are items and its failed files, as its last heartbeat said; null when not heard since this process started. */
   counts: HeardCounts | null;
   /** The jobs the memex asked of it, running or queued on it (0 until heard). */
   jobs: number;
@@ -52,9 +52,9 @@ export interface WorkerSeen {
   failures: WorkerFailure[];
 }
 
+/** What a heartbeat counts that the read model cannot: its files (copies included) and its failed ones. Its items are counted in worker_items. */
 interface HeardCounts {
   files: number;
-  items: number;
   failed: number;
 }
 
@@ -208,9 +208,9 @@ export class WorkerWatch implements OnApplicationBootstrap, OnApplicationShutdow
 
 /** A heartbeat's counts when they are counts (a worker from before they were sent has none; one from before `failed`, 0). */
 function heardCounts(counts: unknown): HeardCounts | null {
-  const { files, items, failed } = (counts ?? {}) as { files?: unknown; items?: unknown; failed?: unknown };
-  return Number.isSafeInteger(files) && Number.isSafeInteger(items)
-    ? { files: files as number, items: items as number, failed: Number.isSafeInteger(failed) ? (failed as number) : 0 }
+  const { files, failed } = (counts ?? {}) as { files?: unknown; failed?: unknown };
+  return Number.isSafeInteger(files)
+    ? { files: files as number, failed: Number.isSafeInteger(failed) ? (failed as number) : 0 }
     : null;
 }
 

@@ -174,13 +174,15 @@ test('a batch of events the projection has no handler for is not applied; the ch
   const projection = new DeletionsOnly();
   // Its own read model: the other tests' projector applies every note.
   const skipDb = createDatabase<BookkeepingTables>(env.config.databaseUrl, { schema: 'skip_test' });
-  const runner = new ProjectionRunner(
-    bus,
-    env.config.databaseUrl,
-    bookkeepingOf(skipDb),
-    { name: 'skip_test', migrations },
-    projection,
-  );
+  const runnerOf = () =>
+    new ProjectionRunner(
+      bus,
+      env.config.databaseUrl,
+      bookkeepingOf(skipDb),
+      { name: 'skip_test', migrations },
+      projection,
+    );
+  const runner = runnerOf();
   await runner.start();
   const checkpoint = async () =>
     Number(
@@ -203,13 +205,7 @@ test('a batch of events the projection has no handler for is not applied; the ch
     await runner.stop();
   }
   // A restart resumes past them: nothing is read again, so nothing is applied.
-  const restarted = new ProjectionRunner(
-    bus,
-    env.config.databaseUrl,
-    bookkeepingOf(skipDb),
-    { name: 'skip_test', migrations },
-    projection,
-  );
+  const restarted = runnerOf();
   await restarted.start();
   try {
     assert.equal(restarted.checkpoint, last);

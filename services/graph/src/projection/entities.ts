@@ -329,8 +329,15 @@ export interface PlaceAttrs {
  * aliases (the other names), attrs and @-mention terms. Things merged away own no keys and keep
  * what they had, so a split finds them as they were.
  */
-/** `force`: rebuild the terms even when name, aliases and attrs stand (new things, things split back out). */
-export async function refreshEntities(trx: Trx, ids: number[], force = false): Promise<void> {
+/**
+ * `force`: rebuild the terms even when name, aliases and attrs stand (new things, things split
+ * back out) — of all `ids`, or of those in the set.
+ */
+export async function refreshEntities(
+  trx: Trx,
+  ids: number[],
+  force: boolean | ReadonlySet<number> = false,
+): Promise<void> {
   if (ids.length === 0) return;
   const states = await sql<EntityState>`
     select e.id, e.kind, e.key, e.name, e.aliases, e.attrs,
@@ -363,7 +370,7 @@ export async function refreshEntities(trx: Trx, ids: number[], force = false): P
       JSON.stringify(aliases) === JSON.stringify(state.aliases) &&
       JSON.stringify(attrs) === JSON.stringify(state.attrs);
     // Terms follow from name, aliases and keys: when those stand, the terms do too.
-    if (unchanged && !force) continue;
+    if (unchanged && !(force === true || (force !== false && force.has(id)))) continue;
     if (!unchanged) changed.push({ id, name, aliases, attrs });
     // Aliases often only change order (as their counts do): the same terms are not written again.
     const terms = mentionTerms([name, ...aliases], state.keys);

@@ -206,11 +206,12 @@ export class FirstWrites {
       this.entries.flatMap((entry) => entry.links),
     );
     await setParticipants(trx, this.participants);
-    await refreshEntities(trx, created, true);
+    // One refresh for the new things (their terms written whatever they show) and those named.
     const createdSet = new Set(created);
     await refreshEntities(
       trx,
-      (await entitiesOfKeys(trx, named)).filter((id) => !createdSet.has(id)),
+      [...created, ...(await entitiesOfKeys(trx, named)).filter((id) => !createdSet.has(id))],
+      createdSet,
     );
   }
 }

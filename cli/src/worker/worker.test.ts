@@ -364,12 +364,23 @@ describe('memex worker: folders on another machine', () => {
     fs.writeFileSync(path.join(folder, 'ok.md'), '# Shelf\n\nBooks about boats.\n');
     const refusals = () =>
       workerLog.split('\n').filter((line) => line.includes(`extract of ${broken}: rejected`)).length;
+    // What the memex asks the worker to extract (a plain subscriber gets a copy of each request).
+    const asked: string[] = [];
+    const watching = stack.bus.nc.subscribe('memex.worker.shelf.extract', {
+      callback: (_, message) => {
+        asked.push(message.json<{ path: string }>().path);
+      },
+    });
     const shelf = startWorker(stack, folder, path.join(stack.env.home, 'shelf-data'), 'shelf', '--extract-jobs', '1');
     try {
       const ok = await itemOf(stack, 'shelf', path.join(folder, 'ok.md'));
       await itemOf(stack, 'shelf', sign);
-      // The worker read each file before sending it: ingest's request was answered with that reading.
+      // The worker read each file before sending it: ingest's request was answered with that
+      // reading (the OCR of the sign too), and the refused PDF was never sent, so no request
+      // of the memex waited on a reading.
       assert.match(workerLog, /worker shelf: extract of .*ok\.md: document, \d+ characters of text \(read ahead\)/);
+      assert.match(workerLog, /worker shelf: extract of .*sign\.jpg: photo, \d+ characters of text \(read ahead\)/);
+      assert.deepEqual(asked.sort(), [path.join(folder, 'ok.md'), sign].sort());
       assert.match((await stack.call(ItemsGet, { id: ok })).text, /Books about boats/);
       const failures = async () => (await stack.call(SourcesGet, { id: 'worker.shelf' })).failures;
       await waitUntil(async () => (await failures()).length === 1, 'the refused PDF listed with why');
@@ -413,6 +424,7 @@ describe('memex worker: folders on another machine', () => {
       assert.deepEqual(ended, ['done', 'done', 'done', 'done']);
       inbox.unsubscribe();
     } finally {
+      watching.unsubscribe();
       await stopWorker(shelf);
     }
   });

@@ -37,6 +37,7 @@ import {
 } from '@memex/media/testing';
 import { waitUntil } from '@memex/testing';
 import { mailItem, mime } from './mail.js';
+import { speakWorkerHeartbeat } from './worker-heartbeat.js';
 import { startStack, type TestStack } from './stack.js';
 import {
   assertWebBuilt,
@@ -519,23 +520,13 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
 
       // A worker (this test speaks its heartbeat) with jobs queued on it and a file it could not
       // read: its row says the failure and counts those jobs in its pipelines backlog.
-      const beat = () =>
-        bus.nc.publish(
-          'memex.worker.web-nas.heartbeat',
-          JSON.stringify({
-            name: 'web-nas',
-            folders: ['/volume1/photos'],
-            interval_ms: 300,
-            started_at: new Date().toISOString(),
-            counts: { files: 0, items: 0, failed: 1 },
-            jobs: { extract: 2, derive: 1 },
-            failures: [
-              { path: '/volume1/photos/scan.pdf', reason: 'unreadable PDF', modified_at: '2026-01-01T00:00:00Z' },
-            ],
-          }),
-        );
-      beat();
-      const beating = setInterval(beat, 300);
+      const silence = speakWorkerHeartbeat(bus.nc, {
+        name: 'web-nas',
+        folders: ['/volume1/photos'],
+        counts: { files: 0, items: 0, failed: 1 },
+        jobs: { extract: 2, derive: 1 },
+        failures: [{ path: '/volume1/photos/scan.pdf', reason: 'unreadable PDF', modified_at: '2026-01-01T00:00:00Z' }],
+      });
       try {
         await stack.owner.call(NotesPut, { title: 'Worker', body: 'An event while the page watches the workers.' });
         await sources
@@ -544,7 +535,7 @@ describe('the web UI pages for photos, the calendar, mail and sources in headles
           })
           .waitFor({ timeout: 60_000 });
       } finally {
-        clearInterval(beating);
+        silence();
       }
     } finally {
       await bus.close();

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { Search } from '@memex/contracts';
 import { Bus } from '@memex/bus';
-import { startStack, type TestStack } from '@memex/e2e';
+import { speakWorkerHeartbeat, startStack, type TestStack } from '@memex/e2e';
 import { waitUntil } from '@memex/testing';
 
 const CLI = fileURLToPath(new URL('../../bin/memex.js', import.meta.url));
@@ -67,24 +67,14 @@ describe('memex sources', () => {
   test('a worker: its failed files with why, and the jobs queued on it in its pipelines backlog', async () => {
     // This test speaks a worker's heartbeat (memex worker's own are in cli/src/worker/worker.test.ts).
     const bus = await Bus.connect(stack.config.natsUrl, 'cli-sources-worker');
-    const beat = () =>
-      bus.nc.publish(
-        'memex.worker.cli-nas.heartbeat',
-        JSON.stringify({
-          name: 'cli-nas',
-          folders: ['/volume1/photos'],
-          interval_ms: 300,
-          started_at: new Date().toISOString(),
-          extracts: true,
-          counts: { files: 0, items: 0, failed: 1 },
-          jobs: { extract: 2, derive: 1 },
-          failures: [
-            { path: '/volume1/photos/scan.pdf', reason: 'unreadable PDF', modified_at: '2026-01-01T00:00:00Z' },
-          ],
-        }),
-      );
-    beat();
-    const beating = setInterval(beat, 300);
+    const silence = speakWorkerHeartbeat(bus.nc, {
+      name: 'cli-nas',
+      folders: ['/volume1/photos'],
+      extracts: true,
+      counts: { files: 0, items: 0, failed: 1 },
+      jobs: { extract: 2, derive: 1 },
+      failures: [{ path: '/volume1/photos/scan.pdf', reason: 'unreadable PDF', modified_at: '2026-01-01T00:00:00Z' }],
+    });
     try {
       await waitUntil(async () => /cli-nas/.test(await memex('sources')), 'the worker heard', {
         timeoutMs: 30_000,
@@ -97,7 +87,7 @@ describe('memex sources', () => {
       );
       assert.match(got, /^ {2}failed: \/volume1\/photos\/scan\.pdf: unreadable PDF$/m);
     } finally {
-      clearInterval(beating);
+      silence();
       await bus.close();
     }
   });

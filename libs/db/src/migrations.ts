@@ -17,8 +17,8 @@ export function schemaOnly<DB>(db: Kysely<DB>): Kysely<unknown> {
 }
 
 /**
- * Creates the schema if needed and applies the migrations not yet applied, in order and in one
- * transaction (all or none), under an advisory lock so replicas starting together don't race.
+ * Creates the schema if needed and applies the migrations not yet applied, each in its own
+ * transaction, under an advisory lock so replicas starting together don't race.
  */
 export async function migrate<DB>(db: Kysely<DB>, schema: string, migrations: Migration[]): Promise<string[]> {
   const applied: string[] = [];
@@ -30,18 +30,14 @@ export async function migrate<DB>(db: Kysely<DB>, schema: string, migrations: Mi
         name text primary key, applied_at timestamptz not null default now())`.execute(conn);
       const done = await sql<{ name: string }>`select name from ${sql.id(schema, 'schema_migrations')}`.execute(conn);
       const doneNames = new Set(done.rows.map((row) => row.name));
-      const pending = migrations.filter((migration) => !doneNames.has(migration.name));
-      // One transaction for them all: a fresh schema (a rebuild's) is migrated in a few round trips.
-      if (pending.length > 0) {
+      for (const migration of migrations) {
+        if (doneNames.has(migration.name)) continue;
         await conn.transaction().execute(async (trx) => {
           await sql`set local search_path to ${sql.id(schema)}, public`.execute(trx);
-          for (const migration of pending) await migration.up(schemaOnly(trx));
-          const names = pending.map((migration) => migration.name);
-          await sql`insert into ${sql.id(schema, 'schema_migrations')} (name) select unnest(${names}::text[])`.execute(
-            trx,
-          );
+          await migration.up(schemaOnly(trx));
+          await sql`insert into ${sql.id(schema, 'schema_migrations')} (name) values (${migration.name})`.execute(trx);
         });
-        applied.push(...pending.map((migration) => migration.name));
+        applied.push(migration.name);
       }
     } finally {
       await sql`select pg_advisory_unlock(hashtext(${'migrate:' + schema}))`.execute(conn);

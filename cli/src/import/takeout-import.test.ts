@@ -29,10 +29,19 @@ describe('memex import takeout: a Google Takeout imported twice', () => {
     return all;
   }
 
-  /** The messages once the mail views hold `count` of them (they follow the log). */
-  async function messagesOnce(count: number): Promise<Map<string, Message>> {
+  /**
+   * The messages once the mail views hold `count` of them and `ready` holds (they follow the log,
+   * where a relabelled message's update may come after the new messages).
+   */
+  async function messagesOnce(
+    count: number,
+    ready: (found: Map<string, Message>) => boolean = () => true,
+  ): Promise<Map<string, Message>> {
     let found = new Map<string, Message>();
-    await waitUntil(async () => (found = await messages()).size >= count, `${count} messages in the mail views`);
+    await waitUntil(
+      async () => (found = await messages()).size >= count && ready(found),
+      `${count} messages in the mail views`,
+    );
     return found;
   }
 
@@ -104,7 +113,7 @@ describe('memex import takeout: a Google Takeout imported twice', () => {
       { created: 2, updated: 1, duplicate: 0 },
     );
 
-    mail = await messagesOnce(6);
+    mail = await messagesOnce(6, (found) => found.get('Photos of the kids')?.labels.includes('Travel') === true);
     assert.equal(mail.size, 6, 'no message twice');
     const relabelled = mail.get('Photos of the kids')!;
     assert.deepEqual(

@@ -206,20 +206,30 @@ describe('detection longer than a read may wait', () => {
   after(async () => h.stop());
 
   test('answers with the last run’s signals while detecting, and stores the run when done', async () => {
-    const put = await h.call(NotesPut, { title: 'Question', body: 'What is [[Elsewhere]]?' });
-    const first = await h.call(SignalsList, { min_seq: put.seq });
-    assert.equal(first.detection.running, true);
-    assert.deepEqual(first.signals, []);
-    let later = first;
-    // The run's signals are projected a moment before the service notes that the run is over.
-    for (let i = 0; i < 100 && (later.signals.length === 0 || later.detection.running); i++) {
-      await sleep(100);
-      later = await h.call(SignalsList, {});
+    const targetsOf = (listed: Listed) => listed.signals.map((s) => String(s.detail['target'])).sort();
+    let settled: string[] = [];
+    let sawRunning = 0;
+    // A small run may still finish between the read's wait and its query: then it must show as
+    // merged, never as running beside its own signals. Rounds until a read caught one running.
+    for (let round = 1; round <= 5 && sawRunning === 0; round++) {
+      const target = `Elsewhere ${round}`;
+      const put = await h.call(NotesPut, { title: `Question ${round}`, body: `What is [[${target}]]?` });
+      const first = await h.call(SignalsList, { min_seq: put.seq });
+      if (first.detection.running) {
+        sawRunning++;
+        assert.deepEqual(targetsOf(first), settled, 'while detecting, the last run’s signals');
+      } else {
+        assert.ok(targetsOf(first).includes(target), 'a run reported done is merged');
+      }
+      let later = first;
+      for (let i = 0; i < 100 && later.detection.running; i++) {
+        await sleep(100);
+        later = await h.call(SignalsList, {});
+      }
+      assert.equal(later.detection.running, false);
+      settled = [...settled, target].sort();
+      assert.deepEqual(targetsOf(later), settled);
     }
-    assert.deepEqual(
-      later.signals.map((s) => s.detail['target']),
-      ['Elsewhere'],
-    );
-    assert.equal(later.detection.running, false);
+    assert.equal(sawRunning, 1, 'some read answered while detection went on');
   });
 });

@@ -182,11 +182,18 @@ export class DetectionService {
       });
   }
 
-  /** What the last run saw, counted within the caller's scope. */
-  async describe(outcome: Outcome, scope: Scope): Promise<Detection> {
-    const state = await this.db.selectFrom('engine_state').selectAll().executeTakeFirstOrThrow();
-    const space = await activeSpace(this.db, state.chosen_space);
-    const counts = await this.db
+  /**
+   * What the last run saw, counted within the caller's scope, read from `db` — the snapshot the
+   * caller read the signals in, so a run merged after `refresh` stopped waiting (but before the
+   * read) is reported as run, not as still running beside its own signals.
+   */
+  async describe(outcome: Outcome, scope: Scope, db: Kysely<InsightsDatabase> = this.db): Promise<Detection> {
+    const state = await db.selectFrom('engine_state').selectAll().executeTakeFirstOrThrow();
+    const merged =
+      state.detected_notes_seq === state.notes_seq && state.config_hash === loadEngineConfig(this.config.home).hash;
+    const running = outcome === 'running' && !merged;
+    const space = await activeSpace(db, state.chosen_space);
+    const counts = await db
       .selectFrom('notes')
       .leftJoin('note_vectors', (join) =>
         join.onRef('note_vectors.note_id', '=', 'notes.id').on('note_vectors.space', '=', space ?? ''),
@@ -199,7 +206,7 @@ export class DetectionService {
       .executeTakeFirstOrThrow();
     return {
       ran: outcome === 'ran',
-      running: outcome === 'running',
+      running,
       fingerprint: state.fingerprint,
       detected_at: state.detected_at?.toISOString() ?? null,
       notes: Number(counts.notes),

@@ -11,7 +11,7 @@ import {
   type StoredSignal,
 } from '../domain/engine/index.js';
 import { describeSignal } from '../domain/describe.js';
-import { DetectionService } from '../commands/detection.service.js';
+import { DetectionService, type Outcome } from '../commands/detection.service.js';
 import type { InsightsDatabase, SignalsTable } from '../projection/schema.js';
 import { revealed, toStored, type NoteWords } from '../projection/signal-rows.js';
 import { signalVisibleTo } from './signal-access.js';
@@ -36,8 +36,21 @@ export class SignalsService {
   @RpcMethod(SignalsList)
   async list(params: ParamsOf<typeof SignalsList>, call: CallContext): Promise<ResultOf<typeof SignalsList>> {
     const outcome = await this.detection.refresh(this.config.rpcTimeoutMs / 2);
+    // One snapshot: the signals and whether the run that was still going is merged in them.
+    return this.db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => this.listIn(trx, params, call, outcome));
+  }
+
+  private async listIn(
+    db: Kysely<InsightsDatabase>,
+    params: ParamsOf<typeof SignalsList>,
+    call: CallContext,
+    outcome: Outcome,
+  ): Promise<ResultOf<typeof SignalsList>> {
     const now = new Date();
-    const rows = await this.db.selectFrom('signals').selectAll().where(signalVisibleTo(call.scope)).execute();
+    const rows = await db.selectFrom('signals').selectAll().where(signalVisibleTo(call.scope)).execute();
     const counts: Record<string, Counts> = Object.fromEntries(SIGNAL_KINDS.map((kind) => [kind, emptyCounts()]));
     const wanted = params.status ?? 'pending';
     const chosen: Array<{ row: Selectable<SignalsTable>; signal: StoredSignal; status: SignalStatus }> = [];
@@ -55,17 +68,17 @@ export class SignalsService {
         Number(b.signal.present) - Number(a.signal.present) || b.signal.score - a.signal.score || a.row.id - b.row.id,
     );
     const page = chosen.slice(0, params.limit ?? 100);
-    const notes = await this.notesOf(page.flatMap(({ signal }) => signal.noteIds));
+    const notes = await this.notesOf(db, page.flatMap(({ signal }) => signal.noteIds));
     return {
       signals: page.map(({ row, signal, status }) => this.view(row, signal, status, notes)),
       counts,
-      detection: await this.detection.describe(outcome, call.scope),
+      detection: await this.detection.describe(outcome, call.scope, db),
     };
   }
 
-  private async notesOf(ids: string[]): Promise<Map<string, ShownNote>> {
+  private async notesOf(db: Kysely<InsightsDatabase>, ids: string[]): Promise<Map<string, ShownNote>> {
     if (ids.length === 0) return new Map();
-    const rows = await this.db
+    const rows = await db
       .selectFrom('notes')
       .select(['id', 'title', 'created_at', 'tags', 'links'])
       .where('id', 'in', [...new Set(ids)])

@@ -6,3 +6,4 @@ export * from './shared.js';
 export * from './small-filesystem.js';
 export * from './item-meta.js';
 export * from './debian-source.js';
+export { freePort } from '@memex/stack';

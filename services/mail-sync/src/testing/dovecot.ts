@@ -6,21 +6,13 @@ import path from 'node:path';
 import { ImapFlow } from 'imapflow';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser } from 'mailparser';
-import { waitUntil } from '@memex/testing';
+import { freePort, waitUntil } from '@memex/testing';
 
 const DOVECOT = ['/usr/sbin/dovecot', '/usr/local/sbin/dovecot'].find((p) => fs.existsSync(p));
 
 /** Why the IMAP tests cannot run here, or false (Debian's dovecot-imapd is installed). */
 export function dovecotSkip(): string | false {
   return DOVECOT ? false : 'needs dovecot (apt-get install dovecot-imapd; deploy/local/provision.sh --with-media)';
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

@@ -132,7 +132,7 @@ export async function observe(trx: Trx, counts: KeyCounts): Promise<void> {
           from jsonb_to_recordset(${JSON.stringify([...perKey].map(([key, n]) => ({ key, n })))}::jsonb) as r(key text, n integer)
           join entity_keys k on k.key = r.key group by k.entity) d
     where e.id = d.entity returning e.id, e.weight, d.n`;
-  // A rebuild's bulk load writes every prefix with its tier at its end (`writeAllPrefixes`).
+  // A rebuild's bulk load writes every prefix with its tier at its end (`finishBulkLoad`).
   if (await bulkLoading(trx)) {
     await weigh.execute(trx);
     return;
@@ -170,7 +170,7 @@ function retier(weighed: RawBuilder<unknown>): RawBuilder<unknown> {
 /**
  * Writes the @-mention prefixes (1 to PREFIX_CHARS characters of each term, `exact` when a term
  * is the whole prefix) of every thing from its terms (a migration's backfill, the bench's load,
- * the end of a rebuild's bulk load through `writeAllPrefixes`).
+ * the end of a rebuild's bulk load through `finishBulkLoad`).
  */
 export async function writePrefixes(db: Kysely<GraphDatabase>): Promise<void> {
   await sql`
@@ -182,12 +182,14 @@ export async function writePrefixes(db: Kysely<GraphDatabase>): Promise<void> {
 }
 
 /**
- * The end of a rebuild's bulk load, which kept the terms but put the prefixes off: every thing's
- * prefixes, with the tier of its weight then, as the live projection keeps them in step (a
- * batch that fell back to events one by one may have written some: they go first).
+ * The end of a rebuild's bulk load, which put the things' refreshes (`putOff`) and the prefixes
+ * off: the refreshes, then every thing's prefixes from its terms, with the tier of its weight
+ * then, as the live projection keeps them in step (a batch that fell back to events one by one
+ * may have written some: they go first).
  */
-export async function writeAllPrefixes(db: Kysely<GraphDatabase>): Promise<void> {
+export async function finishBulkLoad(db: Kysely<GraphDatabase>): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    await refreshPutOff(trx);
     await sql`delete from mention_prefixes`.execute(trx);
     await writePrefixes(trx);
   });
@@ -223,7 +225,11 @@ async function deleteOfEntities(
  * Moves things' @-mention terms and prefixes from those stored to their new ones, writing only
  * the difference (a new alias adds a few rows; rewriting all of a busy thing's costs a batch).
  */
-async function rewriteTerms(trx: Trx, things: { id: number; stored: string[]; terms: string[] }[]): Promise<void> {
+async function rewriteTerms(
+  trx: Trx,
+  things: { id: number; stored: string[]; terms: string[] }[],
+  write: { prefixes: boolean },
+): Promise<void> {
   const termsGone: { entity: number; value: string }[] = [];
   const termsAdded: { entity: number; term: string }[] = [];
   const prefixesGone: { entity: number; value: string }[] = [];
@@ -233,6 +239,7 @@ async function rewriteTerms(trx: Trx, things: { id: number; stored: string[]; te
     const after = new Set(terms);
     for (const term of before) if (!after.has(term)) termsGone.push({ entity, value: term });
     for (const term of after) if (!before.has(term)) termsAdded.push({ entity, term });
+    if (!write.prefixes) continue;
     const old = prefixesOf(before);
     const now = prefixesOf(after);
     for (const prefix of old.keys()) if (!now.has(prefix)) prefixesGone.push({ entity, value: prefix });
@@ -246,8 +253,8 @@ async function rewriteTerms(trx: Trx, things: { id: number; stored: string[]; te
       trx,
     );
   }
-  // A rebuild's bulk load writes every prefix at its end (`writeAllPrefixes`).
-  if (await bulkLoading(trx)) return;
+  // A rebuild's bulk load writes every prefix at its end (`finishBulkLoad`).
+  if (!write.prefixes) return;
   await deleteOfEntities(trx, 'mention_prefixes', 'prefix', prefixesGone);
   if (prefixesSet.length > 0) {
     await sql`
@@ -325,11 +332,21 @@ export interface PlaceAttrs {
 }
 
 /**
+ * The things a rebuild's bulk load has yet to refresh (`refreshEntities`), and those of them whose
+ * terms are to be rebuilt whatever they show. What a thing shows follows from the keys it owns and
+ * what was seen of them, and nothing a projection applies reads it but the refresh itself, so a
+ * bulk load refreshes each thing once: before its keys change (`pointKeysAt`, `prune`: a thing
+ * merged away keeps what it showed then) and at the load's end (`refreshPutOff`), not in every
+ * batch that names it. Held here because a load's batches are transactions of their own; one
+ * rebuild runs at a time, and a thing refreshed once more than needed is unchanged by it.
+ */
+const putOff = { ids: new Set<number>(), forced: new Set<number>() };
+
+/**
  * Recomputes what a thing shows from the keys it owns: its name (the name seen most often),
  * aliases (the other names), attrs and @-mention terms. Things merged away own no keys and keep
- * what they had, so a split finds them as they were.
- */
-/**
+ * what they had, so a split finds them as they were. In a rebuild's bulk load, put off (`putOff`).
+ *
  * `force`: rebuild the terms even when name, aliases and attrs stand (new things, things split
  * back out) — of all `ids`, or of those in the set.
  */
@@ -339,6 +356,38 @@ export async function refreshEntities(
   force: boolean | ReadonlySet<number> = false,
 ): Promise<void> {
   if (ids.length === 0) return;
+  if (!(await bulkLoading(trx))) return refreshNow(trx, ids, force, { prefixes: true });
+  for (const id of ids) {
+    putOff.ids.add(id);
+    if (force === true || (force !== false && force.has(id))) putOff.forced.add(id);
+  }
+}
+
+/**
+ * The refreshes a bulk load put off, done now (before keys move, and at the load's end). Prefix
+ * rows are not written: the load's end writes them all (`finishBulkLoad`).
+ */
+async function refreshPutOff(trx: Trx): Promise<void> {
+  if (putOff.ids.size === 0) return;
+  const ids = [...putOff.ids];
+  const forced = new Set(putOff.forced);
+  putOff.ids.clear();
+  putOff.forced.clear();
+  await refreshNow(trx, ids, forced, { prefixes: false });
+}
+
+/** In a bulk load, the refreshes put off, before keys move to another thing or go. */
+async function refreshBeforeKeysMove(trx: Trx): Promise<void> {
+  // A live projector's transaction (beside a rebuild) leaves the rebuild's things alone.
+  if (putOff.ids.size > 0 && (await bulkLoading(trx))) await refreshPutOff(trx);
+}
+
+async function refreshNow(
+  trx: Trx,
+  ids: number[],
+  force: boolean | ReadonlySet<number>,
+  write: { prefixes: boolean },
+): Promise<void> {
   const states = await sql<EntityState>`
     select e.id, e.kind, e.key, e.name, e.aliases, e.attrs,
       (select array_agg(k.key order by k.key) from entity_keys k where k.entity = e.id) as keys,
@@ -388,7 +437,7 @@ export async function refreshEntities(
     await sql`delete from mention_terms where entity = any(${emptied}::bigint[])`.execute(trx);
     await sql`delete from mention_prefixes where entity = any(${emptied}::bigint[])`.execute(trx);
   }
-  await rewriteTerms(trx, retermed);
+  await rewriteTerms(trx, retermed, write);
 }
 
 /** Keys sorted, so attrs are the same whatever order the keys arrived in. */
@@ -434,6 +483,7 @@ export function mentionTerms(names: string[], keys: string[]): string[] {
 /** Every column that follows a key to its thing, pointed at `entity` for these keys. */
 export async function pointKeysAt(trx: Trx, keys: string[], entity: number): Promise<void> {
   if (keys.length === 0) return;
+  await refreshBeforeKeysMove(trx);
   await sql`update entity_keys set entity = ${entity} where key = any(${keys}::text[])`.execute(trx);
   await sql`update links set src_entity = ${entity} where src_key = any(${keys}::text[])`.execute(trx);
   await sql`update links set dst_entity = ${entity} where dst_key = any(${keys}::text[])`.execute(trx);
@@ -520,6 +570,7 @@ export async function prune(trx: Trx, keys: string[]): Promise<void> {
         and not exists (select 1 from trail_steps t where t.target_key = k.key)`.execute(trx)
   ).rows;
   if (dead.length === 0) return;
+  await refreshBeforeKeysMove(trx);
   const deadKeys = dead.map((r) => r.key);
   await sql`delete from entity_keys where key = any(${deadKeys}::text[])`.execute(trx);
   await sql`delete from key_names where key = any(${deadKeys}::text[])`.execute(trx);

@@ -49,6 +49,7 @@ import { domainWriterOf, type DomainWriter } from '../domain/orgs.js';
 import { addOrgLinks, forgetDomainWriters, MAIL_STRUCTURE_MAKER } from './orgs.js';
 import {
   ensureKeys,
+  finishBulkLoad,
   KeyCounts,
   makerOf,
   merge,
@@ -59,7 +60,6 @@ import {
   ownLinkVis,
   prune,
   split,
-  writeAllPrefixes,
   type Trx,
   type Vis,
 } from './entities.js';
@@ -154,9 +154,9 @@ interface Ingest {
   rebuildBatch: 5000,
 })
 export class GraphProjector {
-  /** A rebuild's bulk load put the @-mention prefixes off (`bulkLoading`): all of them, once. */
+  /** A rebuild's bulk load put the things' refreshes and @-mention prefixes off (`bulkLoading`): all of them, once. */
   async afterBulkLoad(db: Kysely<GraphDatabase>): Promise<void> {
-    await writeAllPrefixes(db);
+    await finishBulkLoad(db);
   }
 
   /**

@@ -19,7 +19,7 @@ import { On, OnBatch, Projector, type AroundBatch } from '@memex/runtime';
 import { partTsv, passageTsv, peopleTsv, titleTsv, titleWordsTsv } from '../domain/text.js';
 import type { ItemsTable, SearchDatabase } from '../schema.js';
 import { searchMigrations } from './migrations.js';
-import { allSpaces, ensureSpace, vectorLiteral, vectorTables } from './vectors.js';
+import { allSpaces, createVectorIndexes, ensureSpace, vectorLiteral, vectorTables } from './vectors.js';
 import { groupsOf, type Embedded, type Extracted, type ImportEvent, type Ingested } from './groups.js';
 import { addWords, countWords, flushWords, removeWords, stageWords } from './vocabulary.js';
 
@@ -289,13 +289,21 @@ export class SearchProjector implements AroundBatch<Trx> {
     if (current.length === 0) return;
     const ords = new Map((await allSpaces(trx)).map((space) => [space.space, space.ord]));
     const bySpace = new Map<number, Embedded['event']['data'][]>();
+    const created: number[] = [];
     for (const { seq, event } of current) {
       const { data } = event;
-      const ord = ords.get(data.space) ?? (await ensureSpace(trx, { space: data.space, dims: data.dims }, seq)).ord;
+      let ord = ords.get(data.space);
+      if (ord === undefined) {
+        const space = await ensureSpace(trx, { space: data.space, dims: data.dims }, seq);
+        ord = space.ord;
+        if (space.created) created.push(ord);
+      }
       ords.set(data.space, ord);
       bySpace.set(ord, [...(bySpace.get(ord) ?? []), data]);
     }
     for (const [ord, embedded] of bySpace) await this.storeVectors(trx, ord, embedded);
+    // A space's graphs built over its first vectors at once (see ensureSpace).
+    for (const ord of created) await createVectorIndexes(trx, ord);
     await this.maybeSwitch(trx);
   }
 
@@ -369,7 +377,8 @@ export class SearchProjector implements AroundBatch<Trx> {
   @On(ModelAdded)
   async modelAdded(trx: Trx, event: EventOf<typeof ModelAdded>, seq: number): Promise<void> {
     const { data } = event;
-    await ensureSpace(trx, { ...data }, seq);
+    const space = await ensureSpace(trx, { ...data }, seq);
+    if (space.created) await createVectorIndexes(trx, space.ord);
     await trx.updateTable('state').set({ chosen: data.space }).where('id', '=', 1).execute();
     await this.maybeSwitch(trx);
   }

@@ -1,6 +1,5 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type QueryExecutorProvider, type Transaction } from 'kysely';
 import { BUILTIN_SPEC, GLOVE_SIF_SPACE } from '@memex/embeddings';
-import { schemaOnly } from '@memex/db';
 import type { SearchDatabase, SpacesTable } from '../schema.js';
 
 export type SpaceRow = Omit<SpacesTable, 'embedded_items'> & { embedded_items: number };
@@ -33,15 +32,23 @@ export interface SpaceInfo {
 
 /**
  * The space's row, created with its tables on first sight (a model.added, or the first vectors of
- * the built-in space, which has no model.added). Vectors are stored as halfvec: half the memory
- * and index size of float32, with a loss of precision far below what separates neighbours.
+ * the built-in space, which has no model.added); `created` says it was. Vectors are stored as
+ * halfvec: half the memory and index size of float32, with a loss of precision far below what
+ * separates neighbours. A new space's tables come without their HNSW indexes: the caller builds
+ * them (`createVectorIndexes`) once it has put in the vectors it holds, because pgvector builds a
+ * graph over rows already there far faster than it inserts them one by one (a rebuild's first
+ * batch of vectors took seconds through the graph, before the bulk load's index policy could drop it).
  */
-export async function ensureSpace(trx: Transaction<SearchDatabase>, info: SpaceInfo, seq: number): Promise<SpaceRow> {
+export async function ensureSpace(
+  trx: Transaction<SearchDatabase>,
+  info: SpaceInfo,
+  seq: number,
+): Promise<SpaceRow & { created: boolean }> {
   const existing = await trx.selectFrom('spaces').selectAll().where('space', '=', info.space).executeTakeFirst();
   if (existing) {
     if (existing.dims !== info.dims)
       throw new Error(`space ${info.space} has ${existing.dims} dimensions, not ${info.dims}`);
-    if (!info.spec) return existing;
+    if (!info.spec) return { ...existing, created: false };
     const update = {
       kind: info.kind ?? existing.kind,
       spec: info.spec,
@@ -51,7 +58,7 @@ export async function ensureSpace(trx: Transaction<SearchDatabase>, info: SpaceI
       details: info.details ?? {},
     };
     await trx.updateTable('spaces').set(update).where('space', '=', info.space).execute();
-    return { ...existing, ...update };
+    return { ...existing, ...update, created: false };
   }
   const max = await trx
     .selectFrom('spaces')
@@ -81,8 +88,7 @@ export async function ensureSpace(trx: Transaction<SearchDatabase>, info: SpaceI
   await sql`create table ${sql.table(tables.items)} (item_id text primary key, embedding ${type} not null)`.execute(
     trx,
   );
-  await createVectorIndexes(schemaOnly<SearchDatabase>(trx), ord);
-  return row;
+  return { ...row, created: true };
 }
 
 /**
@@ -96,7 +102,7 @@ export async function ensureSpace(trx: Transaction<SearchDatabase>, info: SpaceI
 const HNSW_BUILD = sql.raw('with (m = 32, ef_construction = 128)');
 
 /** The HNSW indexes of a space's vector tables (cosine distance, as search and similar query them). */
-export async function createVectorIndexes(db: Kysely<unknown>, ord: number): Promise<void> {
+export async function createVectorIndexes(db: QueryExecutorProvider, ord: number): Promise<void> {
   for (const table of Object.values(vectorTables(ord))) {
     await sql`create index ${sql.id(`${table}_hnsw`)} on ${sql.table(table)} using hnsw (embedding halfvec_cosine_ops) ${HNSW_BUILD}`.execute(
       db,

@@ -178,7 +178,9 @@ export async function writePrefixes(db: Kysely<GraphDatabase>): Promise<void> {
     select left(t.term, n), bool_or(length(t.term) = n), ${tierSql(sql`e.weight`)}, t.entity
     from mention_terms t join entities e on e.id = t.entity
     cross join generate_series(1, least(length(t.term), ${PREFIX_CHARS})) n
-    group by left(t.term, n), t.entity, e.weight`.execute(db);
+    group by t.entity, left(t.term, n), e.weight
+    -- In the primary key's order: rows appended to its index, not inserted all over it (half the time).
+    order by t.entity, left(t.term, n)`.execute(db);
 }
 
 /**
@@ -189,6 +191,9 @@ export async function writePrefixes(db: Kysely<GraphDatabase>): Promise<void> {
  */
 export async function finishBulkLoad(db: Kysely<GraphDatabase>): Promise<void> {
   await db.transaction().execute(async (trx) => {
+    // The load's schema has no statistics yet: planned without them, the refresh scanned the
+    // tables for each thing (~20x slower on a 2,000-message import's 800 things).
+    await sql`analyze entities, entity_keys, key_names, places, papers, mention_terms`.execute(trx);
     await refreshPutOff(trx);
     await sql`delete from mention_prefixes`.execute(trx);
     await writePrefixes(trx);

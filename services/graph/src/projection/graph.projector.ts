@@ -207,7 +207,7 @@ export class GraphProjector {
       read.add(once);
     }
     await this.insertItems(trx, items);
-    await group.write(trx);
+    await group.write(trx, known);
     const alone = events[next];
     if (!alone) return next;
     if (alone.type === 'item.ingested') await this.itemIngested(trx, alone);

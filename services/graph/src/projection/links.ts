@@ -37,15 +37,30 @@ function itemOf(ref: Ref): string | null {
   return 'item' in ref ? ref.item : null;
 }
 
-/** Visibility of items the graph knows; unknown ids are absent. */
-export async function itemVis(trx: Trx, ids: string[]): Promise<Map<string, Vis & { madeBy: string }>> {
+/** Visibility of items the graph knows; unknown ids are absent. `read`: items the caller has read already. */
+export async function itemVis(
+  trx: Trx,
+  ids: string[],
+  read: ReadonlyMap<string, Vis & { made_by: string }> = new Map(),
+): Promise<Map<string, Vis & { madeBy: string }>> {
   const out = new Map<string, Vis & { madeBy: string }>();
-  if (ids.length === 0) return out;
+  for (const id of ids) {
+    const item = read.get(id);
+    if (item) out.set(id, { kind: item.kind, labels: item.labels, spam: item.spam, madeBy: item.made_by });
+  }
+  const unread = [...new Set(ids.filter((id) => !out.has(id)))];
+  if (unread.length === 0) return out;
   const rows = await sql<{ id: string; kind: string; labels: string[]; spam: boolean; made_by: string }>`
-    select id, kind, labels, spam, made_by from items where id = any(${[...new Set(ids)]}::text[])`.execute(trx);
+    select id, kind, labels, spam, made_by from items where id = any(${unread}::text[])`.execute(trx);
   for (const row of rows.rows)
     out.set(row.id, { kind: row.kind, labels: row.labels, spam: row.spam, madeBy: row.made_by });
   return out;
+}
+
+/** What a caller of `writeLinks` has read already: the things of keys (`createKeys`), items. */
+export interface Known {
+  keys: ReadonlyMap<string, number>;
+  items: ReadonlyMap<string, Vis & { made_by: string }>;
 }
 
 /**
@@ -71,12 +86,10 @@ function remade(before: LinkRow, after: LinkRow): LinkRow {
  * Writes links and their evidence: a link made again gains evidence (and is active again), and
  * each new evidence row is an observation of the link's keys in that item's visibility class.
  */
-export async function writeLinks(trx: Trx, links: LinkRow[]): Promise<void> {
+export async function writeLinks(trx: Trx, links: LinkRow[], known?: Known): Promise<void> {
   if (links.length === 0) return;
-  const ids = await ensureKeys(
-    trx,
-    links.flatMap((l) => [keyOf(l.src), keyOf(l.dst)].filter((k): k is string => k !== null)),
-  );
+  const keys = links.flatMap((l) => [keyOf(l.src), keyOf(l.dst)].filter((k): k is string => k !== null));
+  const ids = known && keys.every((key) => known.keys.has(key)) ? known.keys : await ensureKeys(trx, keys);
   const byId = new Map<string, LinkRow>();
   for (const link of links) {
     const seen = byId.get(link.id);
@@ -134,6 +147,7 @@ export async function writeLinks(trx: Trx, links: LinkRow[]): Promise<void> {
     const vis = await itemVis(
       trx,
       added.rows.map((r) => r.item),
+      known?.items,
     );
     for (const row of added.rows) {
       const v = vis.get(row.item);

@@ -196,22 +196,30 @@ export class FirstWrites {
     return true;
   }
 
-  /** Writes it all, after the new items themselves (readings' evidence and participants are on them). */
-  async write(trx: Trx): Promise<void> {
+  /**
+   * Writes it all, after the new items themselves (readings' evidence and participants are on
+   * them); `known` is the run's items, as read and added.
+   */
+  async write(trx: Trx, known: ReadItems): Promise<void> {
     await insertCommitments(trx, this.commitments);
-    const { created } = await createKeys(trx, [...new Set(this.entries.flatMap((entry) => entry.keys()))]);
+    const { ids, created } = await createKeys(trx, [...new Set(this.entries.flatMap((entry) => entry.keys()))]);
     const named = await countNames(trx, this.names);
     await writeLinks(
       trx,
       this.entries.flatMap((entry) => entry.links),
+      { keys: ids, items: known.items },
     );
     await setParticipants(trx, this.participants);
-    // One refresh for the new things (their terms written whatever they show) and those named.
+    // One refresh for the new things (their terms written whatever they show) and those named
+    // (the keys named are those of the links, so their things are known but for a stray one).
     const createdSet = new Set(created);
-    await refreshEntities(
-      trx,
-      [...created, ...(await entitiesOfKeys(trx, named)).filter((id) => !createdSet.has(id))],
-      createdSet,
-    );
+    const namedThings = [
+      ...named.flatMap((key) => (ids.has(key) ? [ids.get(key)!] : [])),
+      ...(await entitiesOfKeys(
+        trx,
+        named.filter((key) => !ids.has(key)),
+      )),
+    ];
+    await refreshEntities(trx, [...created, ...new Set(namedThings.filter((id) => !createdSet.has(id)))], createdSet);
   }
 }

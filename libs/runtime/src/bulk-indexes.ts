@@ -61,6 +61,9 @@ export class BulkIndexes {
   async restore(): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await sql`set local maintenance_work_mem = ${sql.lit(BUILD_MEMORY)}`.execute(trx);
+      // Parallel workers for the builds that take them (pgvector's HNSW, B-tree) however small the
+      // table: Postgres plans none below 8 MB, and a rebuild's HNSW graphs are its longest step.
+      await sql`set local min_parallel_table_scan_size = 0`.execute(trx);
       for (const index of this.dropped.values()) {
         const { rows } = await sql<{
           present: boolean;

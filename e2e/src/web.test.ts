@@ -508,7 +508,10 @@ describe('the web UI in headless Chromium', { skip }, () => {
     const secret = (await page.locator('code.secret').textContent()) ?? '';
     const row = page.getByRole('row', { name: /reader/ });
     await row.getByRole('cell', { name: 'client:acme', exact: true }).waitFor();
-    const sees = (await row.getByRole('cell').nth(2).textContent()) ?? '';
+    // The tokens and the rules (which say what each token sees) reload side by side after a create.
+    const seesCell = row.getByRole('cell').nth(2).filter({ hasText: /\bdocument\b/ });
+    await seesCell.waitFor();
+    const sees = (await seesCell.textContent()) ?? '';
     assert.match(sees, /\bdocument\b/);
     assert.doesNotMatch(sees, /\bemail\b/);
     // The scope rules, in their editor: the defaults, mail opening email and attachments.

@@ -127,7 +127,9 @@ export async function bulkLoadSearch(
       update search.state set text_items = text_items + ${items};
       update search.spaces set embedded_items = embedded_items + ${items} where ord = 0;
       drop table search.stage_items, search.stage_parts`);
-    await client.query(`set maintenance_work_mem = '1GB'`);
+    // pgvector builds the HNSW graph in memory while it fits (10^6 passages at m=32: ~1.5 GB) and
+    // far slower once it spills.
+    await client.query(`set maintenance_work_mem = '4GB'`);
     for (const index of indexes) await client.query(index.indexdef);
     await client.query('analyze');
     return { items, passages, generated, loaded: (performance.now() - loading) / 1000 };

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Migration } from '@memex/db';
 import { partTsv, titleTsv } from '../domain/text.js';
-import { createVectorIndexes, vectorTables } from './vectors.js';
+import { createFreshTables, createVectorIndexes, vectorTables } from './vectors.js';
 import { countWords } from './vocabulary.js';
 
 export const searchMigrations: Migration[] = [
@@ -218,6 +218,14 @@ export const searchMigrations: Migration[] = [
       }
       await sql`create index items_textless_title_tsv on items using gin (title_tsv) where not has_text`.execute(db);
       await sql`alter table parts set (toast_tuple_target = 4080)`.execute(db);
+    },
+  },
+  {
+    // Live vectors wait outside the HNSW graphs (see freshTables): each space's fresh tables.
+    name: '007_fresh_vectors',
+    async up(db) {
+      const spaces = await sql<{ ord: number; dims: number }>`select ord, dims from spaces order by ord`.execute(db);
+      for (const { ord, dims } of spaces.rows) await createFreshTables(db, ord, dims);
     },
   },
 ];

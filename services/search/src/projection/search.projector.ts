@@ -15,11 +15,19 @@ import {
   type EventOf,
   type MailMeta,
 } from '@memex/contracts';
-import { On, OnBatch, Projector, type AroundBatch } from '@memex/runtime';
+import { bulkLoading, On, OnBatch, Projector, type AroundBatch } from '@memex/runtime';
 import { partTsv, passageTsv, peopleTsv, titleTsv, titleWordsTsv } from '../domain/text.js';
 import type { ItemsTable, SearchDatabase } from '../schema.js';
 import { searchMigrations } from './migrations.js';
-import { allSpaces, createVectorIndexes, ensureSpace, vectorLiteral, vectorTables } from './vectors.js';
+import {
+  allSpaces,
+  createVectorIndexes,
+  ensureSpace,
+  freshFull,
+  freshTables,
+  vectorLiteral,
+  vectorTables,
+} from './vectors.js';
 import { groupsOf, type Embedded, type Extracted, type ImportEvent, type Ingested } from './groups.js';
 import { addWords, countWords, flushWords, removeWords, stageWords } from './vocabulary.js';
 
@@ -301,15 +309,24 @@ export class SearchProjector implements AroundBatch<Trx> {
       ords.set(data.space, ord);
       bySpace.set(ord, [...(bySpace.get(ord) ?? []), data]);
     }
-    for (const [ord, embedded] of bySpace) await this.storeVectors(trx, ord, embedded);
+    // Live vectors wait in the fresh tables (see freshTables); a rebuild's bulk load and a new
+    // space's first vectors go into the graph tables, whose graphs are built over them after.
+    const bulk = await bulkLoading(trx);
+    for (const [ord, embedded] of bySpace) {
+      const direct = bulk || created.includes(ord) || (await freshFull(trx, ord));
+      await this.storeVectors(trx, ord, embedded, direct);
+    }
     // A space's graphs built over its first vectors at once (see ensureSpace).
     for (const ord of created) await createVectorIndexes(trx, ord);
     await this.maybeSwitch(trx);
   }
 
-  /** One space's vectors: a passage's first vector counts (as a conflict would keep it), an item's last. */
-  private async storeVectors(trx: Trx, ord: number, run: Embedded['event']['data'][]): Promise<void> {
-    const tables = vectorTables(ord);
+  /**
+   * One space's vectors, into its graph tables (`direct`) or its fresh ones: a passage's first
+   * vector counts (in either table, as a conflict would keep it), an item's last (leaving the other).
+   */
+  private async storeVectors(trx: Trx, ord: number, run: Embedded['event']['data'][], direct: boolean): Promise<void> {
+    const [tables, other] = direct ? [vectorTables(ord), freshTables(ord)] : [freshTables(ord), vectorTables(ord)];
     const parts = new Map<string, { item_id: string; ordinal: number; embedding: string }>();
     const itemVectors = new Map<string, string>();
     for (const data of run) {
@@ -333,7 +350,9 @@ export class SearchProjector implements AroundBatch<Trx> {
         from unnest(${passages.map((p) => p.item_id)}::text[], ${passages.map((p) => p.ordinal)}::int[],
           ${passages.map((p) => p.embedding)}::text[]) v (item_id, ordinal, embedding)
         where exists (select 1 from parts x where x.item_id = v.item_id and x.ordinal = v.ordinal)
+          and not exists (select 1 from ${sql.table(other.parts)} o where o.item_id = v.item_id and o.ordinal = v.ordinal)
         on conflict do nothing),
+      replaced as (delete from ${sql.table(other.items)} where item_id = any(${[...itemVectors.keys()]}::text[])),
       i as (insert into ${sql.table(tables.items)} (item_id, embedding)
         select v.item_id, v.embedding::halfvec from unnest(${[...itemVectors.keys()]}::text[], ${[...itemVectors.values()]}::text[]) v (item_id, embedding)
         on conflict (item_id) do update set embedding = excluded.embedding),
@@ -389,9 +408,11 @@ export class SearchProjector implements AroundBatch<Trx> {
     const removed = await trx.deleteFrom('parts').where('item_id', '=', id).returning('text').execute();
     await removeWords(trx, countWords(removed.map((part) => part.text)));
     for (const space of await allSpaces(trx)) {
-      const tables = vectorTables(space.ord);
-      await sql`delete from ${sql.table(tables.parts)} where item_id = ${id}`.execute(trx);
-      await sql`delete from ${sql.table(tables.items)} where item_id = ${id}`.execute(trx);
+      // Fresh rows first: one the mover holds is waited for, then found in the graph table (moveFresh).
+      for (const tables of [freshTables(space.ord), vectorTables(space.ord)]) {
+        await sql`delete from ${sql.table(tables.parts)} where item_id = ${id}`.execute(trx);
+        await sql`delete from ${sql.table(tables.items)} where item_id = ${id}`.execute(trx);
+      }
     }
     const unmarked = await trx.deleteFrom('embedded').where('item_id', '=', id).returning('ord').execute();
     for (const { ord } of unmarked) {

@@ -5,13 +5,87 @@ import type { SearchDatabase, SpacesTable } from '../schema.js';
 export type SpaceRow = Omit<SpacesTable, 'embedded_items'> & { embedded_items: number };
 
 /**
- * The vector tables of a space. One pair per space rather than one table for all: vectors of
- * different spaces are never compared, each space has its own dimensions (a column type), an
+ * The vector tables of a space, with their HNSW graphs (`freshTables` holds the vectors not in
+ * them yet). One pair per space rather than one table for all: vectors of different spaces are
+ * never compared, each space has its own dimensions (a column type), an
  * HNSW index over one space needs no space filter (pgvector applies filters after the graph
  * walk, which costs recall), and dropping a space is dropping its tables.
  */
 export function vectorTables(ord: number): { parts: string; items: string } {
   return { parts: `vec_${ord}_parts`, items: `vec_${ord}_items` };
+}
+
+/**
+ * A space's fresh vectors: what the live projector writes, not yet in the HNSW graphs. Inserting
+ * into a graph was most of an import's indexing cost (more than half of the search projector's
+ * Postgres CPU at m = 32, one vector at a time on one core), and an import was searchable only
+ * once the last insert was done. Fresh vectors go into these unindexed tables instead;
+ * `FreshVectorMover` moves them into the graph tables on its own connection once the projector is
+ * idle (or the tables fill). Search reads both: the graphs by ANN, these by an exact scan, which
+ * `FRESH_CAP` keeps to a few milliseconds.
+ */
+export function freshTables(ord: number): { parts: string; items: string } {
+  return { parts: `vec_${ord}_parts_fresh`, items: `vec_${ord}_items_fresh` };
+}
+
+/** Fresh passage vectors at most: past this the projector inserts into the graph itself. */
+export const FRESH_CAP = 10_000;
+
+/** A space's vector table of passages or of items, without indexes beyond its primary key. */
+async function createVectorTable(db: QueryExecutorProvider, name: string, dims: number, of: 'parts' | 'items') {
+  const type = sql.raw(`halfvec(${Math.trunc(dims)})`);
+  await (
+    of === 'parts'
+      ? sql`create table ${sql.table(name)} (item_id text not null, ordinal integer not null, embedding ${type} not null, primary key (item_id, ordinal))`
+      : sql`create table ${sql.table(name)} (item_id text primary key, embedding ${type} not null)`
+  ).execute(db);
+}
+
+/** The fresh tables of a space whose graph tables exist (a migration gives them to spaces made before). */
+export async function createFreshTables(db: QueryExecutorProvider, ord: number, dims: number): Promise<void> {
+  const fresh = freshTables(ord);
+  await createVectorTable(db, fresh.parts, dims, 'parts');
+  await createVectorTable(db, fresh.items, dims, 'items');
+}
+
+/** Whether a space's fresh passage vectors have reached `FRESH_CAP`. */
+export async function freshFull(db: QueryExecutorProvider, ord: number): Promise<boolean> {
+  return (await freshCount(db, ord, FRESH_CAP)) >= FRESH_CAP;
+}
+
+/** A space's fresh vectors (passages and items), counted up to `upTo` of each. */
+export async function freshCount(db: QueryExecutorProvider, ord: number, upTo = FRESH_CAP): Promise<number> {
+  const fresh = freshTables(ord);
+  const { rows } = await sql<{ n: number }>`select
+      (select count(*) from (select 1 from ${sql.table(fresh.parts)} limit ${upTo}) p)::int
+      + (select count(*) from (select 1 from ${sql.table(fresh.items)} limit ${upTo}) i)::int as n`.execute(db);
+  return rows[0]!.n;
+}
+
+/**
+ * Moves up to `limit` fresh passage vectors and item vectors of a space into its graph tables, in
+ * one short transaction each; returns how many. Rows the projector is deleting are skipped
+ * (`skip locked`), and it deletes fresh rows before graph rows, so a vector moved while its item
+ * is deleted or re-split is deleted from the graph table after the move, never left behind. A
+ * passage already in the graph keeps its vector (a passage's first vector counts); an item's
+ * vector is its latest, so the fresh one replaces it.
+ */
+export async function moveFresh(db: QueryExecutorProvider, ord: number, limit: number): Promise<number> {
+  const [fresh, graph] = [freshTables(ord), vectorTables(ord)];
+  const { rows: parts } = await sql<{ n: number }>`with moved as (
+      delete from ${sql.table(fresh.parts)} f
+      using (select item_id, ordinal from ${sql.table(fresh.parts)} limit ${limit} for update skip locked) s
+      where f.item_id = s.item_id and f.ordinal = s.ordinal returning f.*),
+    put as (insert into ${sql.table(graph.parts)} select * from moved on conflict (item_id, ordinal) do nothing)
+    select count(*)::int as n from moved`.execute(db);
+  const { rows: items } = await sql<{ n: number }>`with moved as (
+      delete from ${sql.table(fresh.items)} f
+      using (select item_id from ${sql.table(fresh.items)} limit ${limit} for update skip locked) s
+      where f.item_id = s.item_id returning f.*),
+    put as (insert into ${sql.table(graph.items)} select * from moved
+      on conflict (item_id) do update set embedding = excluded.embedding)
+    select count(*)::int as n from moved`.execute(db);
+  return parts[0]!.n + items[0]!.n;
 }
 
 /** pgvector's text form of a vector (what `::halfvec` casts from). */
@@ -81,13 +155,9 @@ export async function ensureSpace(
   };
   await trx.insertInto('spaces').values(row).execute();
   const tables = vectorTables(ord);
-  const type = sql.raw(`halfvec(${Math.trunc(info.dims)})`);
-  await sql`create table ${sql.table(tables.parts)} (item_id text not null, ordinal integer not null, embedding ${type} not null, primary key (item_id, ordinal))`.execute(
-    trx,
-  );
-  await sql`create table ${sql.table(tables.items)} (item_id text primary key, embedding ${type} not null)`.execute(
-    trx,
-  );
+  await createVectorTable(trx, tables.parts, info.dims, 'parts');
+  await createVectorTable(trx, tables.items, info.dims, 'items');
+  await createFreshTables(trx, ord, info.dims);
   return { ...row, created: true };
 }
 

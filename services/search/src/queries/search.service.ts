@@ -17,7 +17,7 @@ import { visibleTo } from '@memex/db';
 import { defaultProvider, GLOVE_SIF_SPACE, isZeroVector } from '@memex/embeddings';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
-import { vectorLiteral, vectorTables, type SpaceRow } from '../projection/vectors.js';
+import { freshTables, vectorLiteral, vectorTables, type SpaceRow } from '../projection/vectors.js';
 import { fieldMatches, TEXT_CONFIG } from '../domain/text.js';
 import { QueryEmbedder } from './embedder.js';
 import { allOf, filterConditions } from './filters.js';
@@ -171,25 +171,31 @@ export class SearchService implements OnApplicationShutdown {
       .executeTakeFirst();
     if (!visible) throw new MemexError('not_found', `no item ${params.id}`);
     const space = await this.activeSpace();
-    const tables = space && vectorTables(space.ord);
-    const { rows: own } = tables
-      ? await sql<{
-          embedding: string;
-        }>`select embedding::text from ${sql.table(tables.items)} where item_id = ${params.id}`.execute(this.db)
-      : { rows: [] };
-    if (!space || !tables || !own[0])
+    const [graph, fresh] = space ? [vectorTables(space.ord), freshTables(space.ord)] : [];
+    // A fresh item vector is newer than one in the graph (see storeVectors).
+    const { rows: own } =
+      graph && fresh
+        ? await sql<{ embedding: string | null }>`select coalesce(
+            (select embedding::text from ${sql.table(fresh.items)} where item_id = ${params.id}),
+            (select embedding::text from ${sql.table(graph.items)} where item_id = ${params.id})) as embedding`.execute(
+            this.db,
+          )
+        : { rows: [] };
+    const vector = own[0]?.embedding;
+    if (!space || !graph || !fresh || !vector)
       throw new MemexError('not_found', `item ${params.id} has no vector in the active space yet`);
-    const vector = own[0].embedding;
+    const limit = params.limit ?? 10;
+    const nearest = (table: string, newer?: string) => sql`(
+        select v.item_id as id, v.embedding <=> ${vector}::halfvec as distance
+        from ${sql.table(table)} v join items i on i.id = v.item_id
+        where ${scopeOf(call.scope, 'i')} and v.item_id <> ${params.id}
+          ${newer ? sql`and not exists (select 1 from ${sql.table(newer)} f where f.item_id = v.item_id)` : sql``}
+        order by v.embedding <=> ${vector}::halfvec limit ${limit})`;
     const neighbours = await this.db.transaction().execute(async (trx) => {
       await this.tuneIndex(trx);
-      const { rows } = await sql<{
-        id: string;
-        distance: number;
-      }>`select v.item_id as id, v.embedding <=> ${vector}::halfvec as distance
-        from ${sql.table(tables.items)} v join items i on i.id = v.item_id
-        where ${scopeOf(call.scope, 'i')} and v.item_id <> ${params.id}
-        order by v.embedding <=> ${vector}::halfvec limit ${params.limit ?? 10}`.execute(trx);
-      return rows.sort((a, b) => a.distance - b.distance);
+      const { rows } = await sql<{ id: string; distance: number }>`${nearest(graph.items, fresh.items)}
+        union all ${nearest(fresh.items)} order by distance limit ${limit}`.execute(trx);
+      return rows;
     });
     const hits = neighbours.map((n, i) => ({
       id: n.id,
@@ -298,17 +304,20 @@ export class SearchService implements OnApplicationShutdown {
     if (isZeroVector(vector)) return NOTHING;
     const literal = vectorLiteral(vector);
     const { phrases, excluded } = ctx.keyword;
-    const tables = vectorTables(space.ord);
     const passages = PASSAGES_PER_CANDIDATE * ctx.candidates;
-    const rows = await this.db.transaction().execute(async (trx) => {
-      await this.tuneIndex(trx);
-      const result = await sql<{ id: string; kind: string; ordinal: number; distance: number }>`
+    // The nearest passages in the graph (HNSW) and among the fresh vectors not in it yet (exact).
+    const nearest = (table: string) => sql`(
         select v.item_id as id, i.kind, v.ordinal, v.embedding <=> ${literal}::halfvec as distance
-        from ${sql.table(tables.parts)} v join items i on i.id = v.item_id
+        from ${sql.table(table)} v join items i on i.id = v.item_id
         where ${scopeOf(ctx.scope, 'i')} and ${ctx.filters}
           ${phrases ? sql`and exists (select 1 from parts x where x.item_id = v.item_id and x.tsv @@ ${phrases})` : sql``}
           ${excluded ? sql`and not exists (select 1 from parts x where x.item_id = v.item_id and x.tsv @@ ${excluded})` : sql``}
-        order by v.embedding <=> ${literal}::halfvec limit ${passages}`.execute(trx);
+        order by v.embedding <=> ${literal}::halfvec limit ${passages})`;
+    const rows = await this.db.transaction().execute(async (trx) => {
+      await this.tuneIndex(trx);
+      const result = await sql<{ id: string; kind: string; ordinal: number; distance: number }>`
+        ${nearest(vectorTables(space.ord).parts)} union all ${nearest(freshTables(space.ord).parts)}
+        order by distance limit ${passages}`.execute(trx);
       return result.rows;
     });
     const sorted = rows.sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id));

@@ -1,0 +1,66 @@
+import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import { DATABASE } from '@memex/runtime';
+import type { SearchDatabase } from '../schema.js';
+import { allSpaces, FRESH_CAP, freshCount, moveFresh } from './vectors.js';
+
+/** How often the mover looks at the fresh tables. */
+const LOOK_EVERY_MS = 1000;
+/** Vectors moved per transaction: short enough that a query or the projector never waits long. */
+const CHUNK = 500;
+
+/**
+ * Moves fresh vectors (see `freshTables`) into the HNSW graph tables: when the projector is idle
+ * (no fresh vector came since the last look), or whenever they reach half of `FRESH_CAP`, so that
+ * during a long import the graph inserts run beside the projector, on the other core, rather than
+ * in its way. Moving changes where a vector is kept, not what search finds.
+ */
+@Injectable()
+export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('search');
+  /** Fresh vectors per space after the last look: fewer or as many now means none came. */
+  private readonly lastSeen = new Map<number, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private looking: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(@Inject(DATABASE) private readonly db: Kysely<SearchDatabase>) {}
+
+  onApplicationBootstrap(): void {
+    this.stopped = false;
+    this.schedule();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.looking;
+  }
+
+  private schedule(): void {
+    this.timer = setTimeout(() => {
+      this.looking = this.look()
+        // A replay swapping the schema, or Postgres restarting: the next look tries again.
+        .catch((error: unknown) => this.logger.warn(`moving fresh vectors into the graph: ${String(error)}`))
+        .finally(() => {
+          if (!this.stopped) this.schedule();
+        });
+    }, LOOK_EVERY_MS);
+  }
+
+  private async look(): Promise<void> {
+    for (const { ord } of await allSpaces(this.db)) {
+      let waiting = await freshCount(this.db, ord);
+      const idle = waiting <= (this.lastSeen.get(ord) ?? 0);
+      while (!this.stopped && waiting > 0 && (idle || waiting >= FRESH_CAP / 2)) {
+        const moved = await moveFresh(this.db, ord, CHUNK);
+        const now = await freshCount(this.db, ord);
+        // More than the move left: the projector is writing again, and has the core until the next look.
+        const arriving = now > waiting - moved;
+        waiting = now;
+        if (moved === 0 || (arriving && waiting < FRESH_CAP / 2)) break;
+      }
+      this.lastSeen.set(ord, waiting);
+    }
+  }
+}

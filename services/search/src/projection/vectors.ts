@@ -28,7 +28,7 @@ export function freshTables(ord: number): { parts: string; items: string } {
   return { parts: `vec_${ord}_parts_fresh`, items: `vec_${ord}_items_fresh` };
 }
 
-/** Fresh passage vectors at most: past this the projector inserts into the graph itself. */
+/** Fresh vectors (passages' and items') at most: past this the projector inserts into the graph itself. */
 export const FRESH_CAP = 10_000;
 
 /** A space's vector table of passages or of items, without indexes beyond its primary key. */
@@ -48,7 +48,7 @@ export async function createFreshTables(db: QueryExecutorProvider, ord: number, 
   await createVectorTable(db, fresh.items, dims, 'items');
 }
 
-/** Whether a space's fresh passage vectors have reached `FRESH_CAP`. */
+/** Whether a space's fresh vectors have reached `FRESH_CAP`. */
 export async function freshFull(db: QueryExecutorProvider, ord: number): Promise<boolean> {
   return (await freshCount(db, ord, FRESH_CAP)) >= FRESH_CAP;
 }

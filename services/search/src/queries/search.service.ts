@@ -101,7 +101,8 @@ export class SearchService implements OnApplicationShutdown {
     const mode: SearchMode = params.mode ?? 'hybrid';
     const limit = params.limit ?? 20;
     const offset = params.offset ?? 0;
-    const filters = allOf(filterConditions(params, parsed));
+    const conditions = filterConditions(params, parsed);
+    const filters = allOf(conditions);
     const text = meaningText(parsed);
     // The query's words and the space to embed it in, then the two signals: side by side, each on its own connection.
     const [keyword, space] = await Promise.all([
@@ -109,7 +110,13 @@ export class SearchService implements OnApplicationShutdown {
       text && mode !== 'keyword' ? this.activeSpace() : undefined,
     ]);
     // Each signal ranks as deep as the page reaches (a later page ranks deeper than the first).
-    const ctx = { scope: call.scope, filters, keyword, candidates: Math.max(CANDIDATES, offset + limit) };
+    const ctx = {
+      scope: call.scope,
+      filters,
+      filtered: conditions.length > 0,
+      keyword,
+      candidates: Math.max(CANDIDATES, offset + limit),
+    };
     let matched = keyword.all;
     const [byKeyword, byMeaning] = await Promise.all([
       (async () => {
@@ -268,8 +275,10 @@ export class SearchService implements OnApplicationShutdown {
    */
   private async keywordCandidates(ctx: QueryContext, query: RawBuilder<unknown>): Promise<Found> {
     const excluded = ctx.keyword.excluded ? sql`and not (p.tsv @@ ${ctx.keyword.excluded})` : sql``;
+    // Passages carry their item's scope; only filters read the item (a join per match otherwise).
+    const items = ctx.filtered ? sql`join items i on i.id = p.item_id` : sql``;
     const { rows } = await sql<Candidate & { found: number; capped: boolean }>`with m as (
-        select p.item_id, p.kind, p.ordinal, p.tsv from parts p join items i on i.id = p.item_id
+        select p.item_id, p.kind, p.ordinal, p.tsv from parts p ${items}
         where p.tsv @@ ${query} and ${scopeOf(ctx.scope, 'p')} and ${ctx.filters} ${excluded}
         limit ${RANKED_AT_MOST}
       ), found as (
@@ -366,12 +375,7 @@ export class SearchService implements OnApplicationShutdown {
     if (hits.length === 0) return new Map();
     const snippet = highlight ? sql`ts_headline(${TEXT_CONFIG}, p.text, ${highlight}, ${HEADLINE})` : sql`p.text`;
     const fields = matched
-      ? fieldMatches(matched, {
-          title: sql.ref('i.title'),
-          text: sql.ref('p.text'),
-          from: sql.ref('i.people_from'),
-          to: sql.ref('i.people_to'),
-        })
+      ? fieldMatches(matched, { item: sql.ref('i.title_tsv'), passage: sql.ref('p.tsv') })
       : { title: sql<boolean>`false`, text: sql<boolean>`false`, people: sql<boolean>`false` };
     const { rows } = await sql<{
       id: string;
@@ -411,6 +415,8 @@ export class SearchService implements OnApplicationShutdown {
 interface QueryContext {
   scope: Scope;
   filters: RawBuilder<unknown>;
+  /** Whether any filter is set (`filters` is more than `true`). */
+  filtered: boolean;
   keyword: KeywordQuery;
   /** How many items each signal ranks. */
   candidates: number;

@@ -1,7 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { Search, Similar } from '@memex/contracts';
+import { OWNER_SCOPE, Search, Similar } from '@memex/contracts';
+import { callRpc } from '@memex/bus';
+import type { ServiceHealth } from '@memex/runtime';
 import { createDatabase } from '@memex/db';
 import { FreshVectorMover } from './projection/fresh-vector-mover.js';
 import { moveFresh } from './projection/vectors.js';
@@ -103,5 +105,34 @@ describe('fresh vectors', () => {
     for (const id of deleted) assert.deepEqual(await where(id), { graph: 0, fresh: 0 }, `deleted ${id}`);
     for (const id of ids.filter((_, i) => i % 2 === 1)) assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
     mover.onApplicationBootstrap();
+  });
+
+  test('a mover that cannot move says so in the service health until it can again', async () => {
+    const problems = async () =>
+      (
+        await callRpc<ServiceHealth>(
+          h.bus,
+          'memex.rpc.search.health',
+          { method: 'health', params: {}, scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } },
+          10_000,
+        )
+      ).problems ?? [];
+    const until = async (what: string, done: (found: string[]) => boolean) => {
+      for (const deadline = Date.now() + 15_000; !done(await problems());) {
+        assert.ok(Date.now() < deadline, what);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    };
+    await sql`alter table vec_0_items_fresh rename to vec_0_items_fresh_away`.execute(db);
+    try {
+      await until('the failure is reported', (found) =>
+        found.some((problem) =>
+          /^fresh vectors have not been moved into the HNSW graph since .*vec_0_items_fresh/.test(problem),
+        ),
+      );
+    } finally {
+      await sql`alter table vec_0_items_fresh_away rename to vec_0_items_fresh`.execute(db);
+    }
+    await until('the report clears after a look that succeeds', (found) => found.length === 0);
   });
 });

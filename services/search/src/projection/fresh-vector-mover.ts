@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import { DATABASE } from '@memex/runtime';
+import { DATABASE, type HealthProblems } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
 import { allSpaces, FRESH_CAP, freshCount, moveFresh } from './vectors.js';
 
@@ -16,13 +16,15 @@ const CHUNK = 500;
  * in its way. Moving changes where a vector is kept, not what search finds.
  */
 @Injectable()
-export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationShutdown {
+export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('search');
   /** Fresh vectors per space after the last look: fewer or as many now means none came. */
   private readonly lastSeen = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
   private looking: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** Why the last look failed, until one succeeds: fresh vectors stay searchable, but the graph stops growing. */
+  private failure: { since: Date; error: string } | undefined;
 
   constructor(@Inject(DATABASE) private readonly db: Kysely<SearchDatabase>) {}
 
@@ -37,11 +39,28 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
     await this.looking;
   }
 
+  healthProblems(): Promise<string[]> {
+    const { failure } = this;
+    return Promise.resolve(
+      failure
+        ? [
+            `fresh vectors have not been moved into the HNSW graph since ${failure.since.toISOString()} (${failure.error}); meaning search still finds them, by exact scan`,
+          ]
+        : [],
+    );
+  }
+
   private schedule(): void {
     this.timer = setTimeout(() => {
       this.looking = this.look()
+        .then(() => {
+          this.failure = undefined;
+        })
         // A replay swapping the schema, or Postgres restarting: the next look tries again.
-        .catch((error: unknown) => this.logger.warn(`moving fresh vectors into the graph: ${String(error)}`))
+        .catch((error: unknown) => {
+          this.logger.warn(`moving fresh vectors into the graph: ${String(error)}`);
+          this.failure ??= { since: new Date(), error: error instanceof Error ? error.message : String(error) };
+        })
         .finally(() => {
           if (!this.stopped) this.schedule();
         });

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { JobsStatus, Search, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
 import { waitUntil } from '@memex/testing';
 
@@ -34,4 +35,33 @@ export async function settled(client: Caller, url: string, probe: string, timeou
     'the pipelines and every read model to finish',
     { timeoutMs, everyMs: 2000 },
   );
+}
+
+/**
+ * Resolves when search has moved every fresh vector into its HNSW graphs (the tables
+ * `search.vec_<n>_*_fresh` empty): after searchable, the rest of what indexing costs.
+ */
+export async function graphsComplete(databaseUrl: string, timeoutMs: number): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await waitUntil(
+      async () => {
+        const { rows: tables } = await client.query<{ name: string }>(
+          `select table_name as name from information_schema.tables where table_schema = 'search' and table_name like 'vec\\_%\\_fresh'`,
+        );
+        for (const { name } of tables) {
+          const { rows } = await client.query<{ any: boolean }>(
+            `select exists (select 1 from search."${name}") as any`,
+          );
+          if (rows[0]!.any) return false;
+        }
+        return true;
+      },
+      'every fresh vector to be in the HNSW graphs',
+      { timeoutMs, everyMs: 1000 },
+    );
+  } finally {
+    await client.end();
+  }
 }

@@ -9,7 +9,7 @@ import { Mu } from '../mu.js';
 import { Notmuch } from '../notmuch.js';
 import type { BenchResult } from '../result.js';
 import { samplePeakRss } from '../rss.js';
-import { settled } from '../settled.js';
+import { graphsComplete, settled } from '../settled.js';
 import { sampleTimeline } from '../timeline.js';
 import { importMbox, startWholeStack } from '../whole-stack.js';
 
@@ -114,6 +114,9 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
     const viewed = (performance.now() - started) / 1000;
     await settled(client, stack.url, subjects[0] ?? 'meeting', 4 * 60 * 60_000);
     const searchable = (performance.now() - started) / 1000;
+    // Searchable includes vectors not in the HNSW graphs yet (found by exact scan): the graphs' rest.
+    await graphsComplete(stack.env.config.databaseUrl, 4 * 60 * 60_000);
+    const graphed = (performance.now() - started) / 1000;
     const peak = memory.stop();
     await timeline.stop();
     if (measure === 'replay') return await replayEach(client, services);
@@ -126,7 +129,7 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
       .join(', ');
     console.log(
       `import answered in ${answered.toFixed(1)} s, mail views complete at ${viewed.toFixed(1)} s, ` +
-        `searchable at ${searchable.toFixed(1)} s; peak RSS of the services ${mb(peak.total)} MB (${heaviest} MB)`,
+        `searchable at ${searchable.toFixed(1)} s, every vector in the HNSW graphs at ${graphed.toFixed(1)} s; peak RSS of the services ${mb(peak.total)} MB (${heaviest} MB)`,
     );
 
     const notmuch = await Notmuch.open(maildir);
@@ -173,6 +176,13 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
         name: 'searchable behind the import when it ended',
         value: Math.round((searchable - answered) * 10) / 10,
         unit: 's',
+      },
+      {
+        suite: 'ingest',
+        name: 'every vector in the HNSW graphs behind searchable',
+        value: Math.round((graphed - searchable) * 10) / 10,
+        unit: 's',
+        notes: 'until then meaning search reads the newest vectors by exact scan',
       },
     ];
   } finally {

@@ -166,7 +166,7 @@ function dueOf(sentence: string, sent: Date): Due | undefined {
     return { text: period[0].trim(), value: isoDay(unit ? endOf(unit as 'week' | 'month', which, sent) : sent) };
   }
   // A stretch of time ("for the next couple of months") is not a deadline.
-  const date = datesIn(sentence, sent, true).find(
+  const date = datesIn(sentence, sent, { forward: true, englishOnly: true }).find(
     (d) =>
       !/\b(?:couple|few|several)\b/i.test(d.text) &&
       (DEADLINE_LEAD.test(sentence.slice(0, d.start)) || DEADLINE_ITSELF.test(d.text)),

@@ -43,6 +43,21 @@ describe('tier-0 extractors', () => {
     assert.ok(Object.entries(values).some(([t, v]) => t.includes('10:30 CET') && /^2025-12-01T10:30\+01:00$/.test(v)));
   });
 
+  test("dates: another language's forms are read where the text has its calendar's words or shapes, and only there", () => {
+    const dates = (text: string) =>
+      found(
+        text,
+        mentionsIn(text, REFERENCE).filter((m) => m.kind === 'date'),
+      );
+    // A day written "5." before a month spelt as in English, a French time, a German relative day.
+    assert.deepEqual(dates('Am 5. Sep 2025 um 15 Uhr'), [['5. Sep 2025 um 15 Uhr', '2025-09-05T15:00']]);
+    assert.deepEqual(dates('Rendez-vous à 15h30.'), [['à 15h30', '2025-02-27T15:30']]);
+    assert.deepEqual(dates('Wir sehen uns in 5 Tagen.'), [['in 5 Tagen', '2025-03-04']]);
+    // English text is not read by the other languages' time parsers: a paper size is no time of day.
+    assert.deepEqual(dates('Please print it on A4 paper, 2 copies.'), []);
+    assert.deepEqual(dates('Meet on 3/6/2025 at 10:30.'), [['3/6/2025 at 10:30', '2025-03-06T10:30']]);
+  });
+
   test('money: symbols before and codes after, thousands separators of both conventions, scales', () => {
     const text = "Total $1,250.00, or € 3.400,50 in Berlin, £80, CHF 1'200, 1.5 million USD, 300 euros and US$ 99.";
     assert.deepEqual(

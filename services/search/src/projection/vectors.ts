@@ -88,9 +88,15 @@ export async function moveFresh(db: QueryExecutorProvider, ord: number, limit: n
   return parts[0]!.n + items[0]!.n;
 }
 
-/** pgvector's text form of a vector (what `::halfvec` casts from). */
+/**
+ * pgvector's text form of a vector (what `::halfvec` casts from), to seven significant digits:
+ * more than a halfvec keeps (11 bits, about 3.3 digits), and printing every float32 in full was
+ * most of what the projector spent on a vector, and twice the text for Postgres to parse.
+ */
 export function vectorLiteral(vector: Float32Array): string {
-  return `[${Array.from(vector).join(',')}]`;
+  let literal = '[';
+  for (let i = 0; i < vector.length; i++) literal += (i === 0 ? '' : ',') + vector[i]!.toPrecision(7);
+  return literal + ']';
 }
 
 export interface SpaceInfo {

@@ -58,7 +58,8 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
         })
         // A replay swapping the schema, or Postgres restarting: the next look tries again.
         .catch((error: unknown) => {
-          this.logger.warn(`moving fresh vectors into the graph: ${String(error)}`);
+          // Logged once per failure (a look comes every second); health says it until a look succeeds.
+          if (!this.failure) this.logger.warn(`moving fresh vectors into the graph: ${String(error)}`);
           this.failure ??= { since: new Date(), error: error instanceof Error ? error.message : String(error) };
         })
         .finally(() => {

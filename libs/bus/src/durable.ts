@@ -6,6 +6,12 @@ import { EVENTS_STREAM } from './subjects.js';
 
 /** How long a batch waits for an event the client already holds (bounds a stall on a miscount). */
 const BUFFERED_WAIT_MS = 5;
+/**
+ * How long a batch waits for an event the server said was still to come. Bounded: that count is
+ * taken at delivery, and events erased since (a deletion) never come, so an unbounded wait would
+ * hold the batch, unapplied and unacknowledged, until the next event is written.
+ */
+const SERVER_PENDING_WAIT_MS = 50;
 
 /**
  * Creates a durable consumer on the events stream unless it exists (its position is kept by
@@ -40,10 +46,13 @@ export async function consumeBatches(
   let batch: JsMsg[] = [];
   let next = iterator.next();
   for (;;) {
-    // Events that came while the last batch was applied wait in the client's buffer: take
-    // them into this batch (a live import would otherwise commit one message at a time).
-    const buffered = batch.length > 0 && batch.length < maxBatch && messages.getPending() > 0;
-    const result = buffered ? await orIdle(next, BUFFERED_WAIT_MS) : await next;
+    // Events that came while the last batch was applied wait in the client's buffer, or are on
+    // their way: take them into this batch (a live import would otherwise commit one message at
+    // a time), but never wait long with a batch in hand.
+    const result =
+      batch.length === 0
+        ? await next
+        : await orIdle(next, messages.getPending() > 0 ? BUFFERED_WAIT_MS : SERVER_PENDING_WAIT_MS);
     if (result !== IDLE) {
       if (result.done) return;
       batch.push(result.value);

@@ -138,14 +138,16 @@ export class SearchHarness {
     const deadline = Date.now() + timeoutMs;
     const projector = this.searchApp.get(ServiceHost).projector!;
     let quiet = 0;
+    let state = '';
     while (quiet < 2) {
-      if (Date.now() > deadline) throw new Error('pipelines and search did not settle in time');
+      if (Date.now() > deadline) throw new Error(`pipelines and search did not settle in time: ${state}`);
       const scheduler = await this.bus.jsm.consumers.info(EVENTS_STREAM, 'pipelines_scheduler');
       let busy = scheduler.num_pending + scheduler.num_ack_pending;
       for await (const consumer of this.bus.jsm.consumers.list(JOBS_STREAM))
         busy += consumer.num_pending + consumer.num_ack_pending;
       const last = await this.bus.lastSeq();
       quiet = busy === 0 && projector.checkpoint >= last ? quiet + 1 : 0;
+      state = `${busy} events or jobs pending, the search projector at ${projector.checkpoint} of ${last}`;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import {
-  type EventEnvelope,
   isEventOf,
   ItemDeleted,
   ItemIngested,
@@ -10,7 +9,7 @@ import {
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
-import { aggregateFilter, EVENTS_STREAM, EventPublisher, eventSubject, readLog, type Bus } from '@memex/bus';
+import { aggregateFilter, eraseEvents, EventPublisher, eventSubject, type Bus } from '@memex/bus';
 import { BlobStore } from '@memex/blobs';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
@@ -57,22 +56,24 @@ export class DeletionService {
     let erased = 0;
     const claims = new Set<string>();
     for (const id of ids) {
-      erased += await this.erase(aggregateFilter(`item:${id}`), (event) => {
-        // Every identity the item had (each revision's), to release below.
-        if (!isEventOf(ItemIngested, event)) return;
-        const { data } = event;
-        if (data.parent_id) return;
-        claims.add(contentKeyHash(data.identity));
-        for (const alias of data.aliases ?? []) claims.add(contentKeyHash(alias));
-        if (data.external_id !== null) claims.add(sourceKeyHash(data.source, data.external_id));
+      erased += await eraseEvents(this.bus, aggregateFilter(`item:${id}`), {
+        seen: (event) => {
+          // Every identity the item had (each revision's), to release below.
+          if (!isEventOf(ItemIngested, event)) return;
+          const { data } = event;
+          if (data.parent_id) return;
+          claims.add(contentKeyHash(data.identity));
+          for (const alias of data.aliases ?? []) claims.add(contentKeyHash(alias));
+          if (data.external_id !== null) claims.add(sourceKeyHash(data.source, data.external_id));
+        },
       });
     }
     for (const hash of claims) {
       // Only this item's claims: a content claim its update lost to another item stays that item's.
       const subject = eventSubject('identity.claimed', `identity:${hash}`);
-      erased += await this.erase(subject, undefined, (event) =>
-        ids.includes((event.data as { item_id: string }).item_id),
-      );
+      erased += await eraseEvents(this.bus, subject, {
+        which: (event) => ids.includes((event.data as { item_id: string }).item_id),
+      });
     }
     await this.deleteBlobs(items, ids);
 
@@ -102,21 +103,6 @@ export class DeletionService {
       this.db,
     );
     return result.rows;
-  }
-
-  /** Overwrites and removes the events matching a subject filter (those `which` picks); returns how many. */
-  private async erase(
-    filter: string,
-    seen?: (event: EventEnvelope) => void,
-    which: (event: EventEnvelope) => boolean = () => true,
-  ): Promise<number> {
-    const seqs: number[] = [];
-    for await (const { seq, event } of readLog(this.bus, { filter, untilCaughtUp: true })) {
-      seen?.(event);
-      if (which(event)) seqs.push(seq);
-    }
-    for (const seq of seqs) await this.bus.jsm.streams.deleteMessage(EVENTS_STREAM, seq, true);
-    return seqs.length;
   }
 
   /** Blobs of these items that no other item names. */

@@ -1,0 +1,93 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { AckPolicy, DeliverPolicy, type JsMsg } from '@nats-io/jetstream';
+import { noteMarkdownOf, NotePut } from '@memex/contracts';
+import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
+import { Bus } from './bus.js';
+import { consumeBatches } from './durable.js';
+import { eraseEvents } from './erase.js';
+import { EventPublisher, newId } from './publisher.js';
+import { aggregateFilter, EVENTS_STREAM } from './subjects.js';
+
+let env: TestEnv;
+let bus: Bus;
+let publisher: EventPublisher;
+before(async () => {
+  env = await createTestEnv();
+  bus = await Bus.connect(env.config.natsUrl, 'durable-test');
+  await bus.ensureStreams();
+  publisher = new EventPublisher(bus);
+});
+after(async () => {
+  await bus.close();
+  await env.stop();
+});
+
+const publishNote = (id: string) =>
+  publisher.publish(NotePut, {
+    subject: `item:${id}`,
+    actor: { kind: 'user', id: 'owner' },
+    data: { id, title: 't', body: 'b', markdown: noteMarkdownOf('b') },
+  });
+
+/** A durable consumer of every event from `fromSeq`, read by `consumeBatches` ten at a time. */
+async function consumeFrom(
+  fromSeq: number,
+  name: string,
+  maxAckPending: number,
+  apply: (batch: JsMsg[]) => Promise<void>,
+) {
+  await bus.jsm.consumers.add(EVENTS_STREAM, {
+    durable_name: name,
+    ack_policy: AckPolicy.All,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: fromSeq,
+    max_ack_pending: maxAckPending,
+  });
+  const messages = await (await bus.js.consumers.get(EVENTS_STREAM, name)).consume({ max_messages: 100 });
+  const loop = consumeBatches(messages, 10, apply);
+  return async () => {
+    messages.stop();
+    await loop;
+  };
+}
+
+test('a batch the server says more events follow is applied even when they do not come', async () => {
+  const published = [];
+  for (let i = 0; i < 3; i++) published.push((await publishNote(newId())).seq);
+  // The first comes with 2 more counted, which the server holds back until it is acknowledged.
+  const applied: number[] = [];
+  const stop = await consumeFrom(published[0]!, 'held_back', 1, async (batch) => {
+    applied.push(...batch.map((msg) => msg.seq));
+  });
+  try {
+    await waitUntil(async () => applied.length === 3, 'every event applied', { timeoutMs: 10_000 });
+    assert.deepEqual(applied, published);
+  } finally {
+    await stop();
+  }
+});
+
+test("erasing one item's events while a durable consumer reads never makes it skip another's", async () => {
+  const erased = newId();
+  const from = (await bus.lastSeq()) + 1;
+  const kept: number[] = [];
+  for (let i = 0; i < 200; i++) {
+    if (i % 4 === 0) await publishNote(erased);
+    kept.push((await publishNote(newId())).seq);
+  }
+  const seen = new Set<number>();
+  const stop = await consumeFrom(from, 'slow_reader', 20_000, async (batch) => {
+    for (const msg of batch) seen.add(msg.seq);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  });
+  try {
+    await waitUntil(async () => seen.size > 0, 'the first batch');
+    assert.equal(await eraseEvents(bus, aggregateFilter(`item:${erased}`)), 50);
+    await waitUntil(async () => kept.every((seq) => seen.has(seq)), 'every event of the other items', {
+      timeoutMs: 20_000,
+    });
+  } finally {
+    await stop();
+  }
+});

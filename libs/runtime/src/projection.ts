@@ -377,7 +377,9 @@ export class ProjectionRunner {
         await once(this.events, 'applied', { signal: AbortSignal.timeout(Math.min(left, 250)) }).catch(() => undefined);
       } else {
         await new Promise((resolve) => setTimeout(resolve, Math.min(left, 50)));
-        this.position = await readCheckpoint(this.db, this.name);
+        // Never backwards: this replica may have become the leader and applied past what the read saw.
+        const checkpoint = await readCheckpoint(this.db, this.name);
+        this.position = Math.max(this.position, checkpoint);
       }
     }
   }

@@ -91,3 +91,11 @@ test("erasing one item's events while a durable consumer reads never makes it sk
     await stop();
   }
 });
+
+test("two erasers of the same item's events both finish, and every event is gone once", async () => {
+  const erased = newId();
+  for (let i = 0; i < 20; i++) await publishNote(erased);
+  const counts = await Promise.all([1, 2, 3].map(() => eraseEvents(bus, aggregateFilter(`item:${erased}`))));
+  assert.ok(counts.every((n) => n <= 20) && counts.some((n) => n > 0), `erased ${counts.join(', ')}`);
+  assert.equal(await eraseEvents(bus, aggregateFilter(`item:${erased}`)), 0, 'nothing left to erase');
+});

@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@memex/contracts';
-import type { Bus } from './bus.js';
+import { isNotFound, type Bus } from './bus.js';
 import { readLog } from './log-reader.js';
 import { EVENTS_STREAM } from './subjects.js';
 
@@ -23,6 +23,11 @@ export async function eraseEvents(bus: Bus, filter: string, options: EraseOption
     seen?.(event);
     if (which(event)) seqs.push(seq);
   }
-  for (const seq of seqs) await bus.jsm.streams.deleteMessage(EVENTS_STREAM, seq, true);
+  for (const seq of seqs) {
+    // Another eraser of the same item (a deletion, and a worker that finished after it) was first.
+    await bus.jsm.streams.deleteMessage(EVENTS_STREAM, seq, true).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+  }
   return seqs.length;
 }

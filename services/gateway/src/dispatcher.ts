@@ -51,7 +51,8 @@ export class Dispatcher extends MethodRouter {
     return {
       ...known,
       leader: false,
-      checkpoint: info.ack_floor.stream_seq,
+      // Seen without an ack floor while a restarting service recreates its consumer: keep the last known.
+      checkpoint: info.ack_floor?.stream_seq ?? known.checkpoint,
       lag: consumerLag(info),
     };
   }

@@ -39,7 +39,8 @@ export async function settled(client: Caller, url: string, probe: string, timeou
 
 /**
  * Resolves when search has moved every fresh vector into its HNSW graphs (the tables
- * `search.vec_<n>_*_fresh` empty): after searchable, the rest of what indexing costs.
+ * `search.vec_<n>_*_fresh` empty, and every graph table's index built): after searchable, the
+ * rest of what indexing costs.
  */
 export async function graphsComplete(databaseUrl: string, timeoutMs: number): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
@@ -47,14 +48,17 @@ export async function graphsComplete(databaseUrl: string, timeoutMs: number): Pr
   try {
     await waitUntil(
       async () => {
-        const { rows: tables } = await client.query<{ name: string }>(
-          `select table_name as name from information_schema.tables where table_schema = 'search' and table_name like 'vec\\_%\\_fresh'`,
+        const { rows: tables } = await client.query<{ name: string; graph: boolean }>(
+          `select table_name as name, table_name not like '%\_fresh' as graph from information_schema.tables
+           where table_schema = 'search' and table_name ~ '^vec_\d+_(parts|items)(_fresh)?$'`,
         );
-        for (const { name } of tables) {
-          const { rows } = await client.query<{ any: boolean }>(
-            `select exists (select 1 from search."${name}") as any`,
+        for (const { name, graph } of tables) {
+          const { rows } = await client.query<{ done: boolean }>(
+            graph
+              ? `select coalesce((select indisvalid from pg_index where indexrelid = to_regclass('search."${name}_hnsw"')), false) as done`
+              : `select not exists (select 1 from search."${name}") as done`,
           );
-          if (rows[0]!.any) return false;
+          if (!rows[0]!.done) return false;
         }
         return true;
       },

@@ -6,7 +6,7 @@ import { callRpc } from '@memex/bus';
 import type { ServiceHealth } from '@memex/runtime';
 import { createDatabase } from '@memex/db';
 import { FreshVectorMover } from './projection/fresh-vector-mover.js';
-import { moveFresh } from './projection/vectors.js';
+import { moveFresh, rebuildGraphs, withGraphLock } from './projection/vectors.js';
 import { SearchHarness } from './test-support.js';
 
 const STORIES: Array<[title: string, text: string]> = [
@@ -43,6 +43,16 @@ describe('fresh vectors', () => {
     }
   };
 
+  /** The graph indexes' identities (a rebuild makes new ones), null for one missing or not valid. */
+  const indexes = async () => {
+    const { rows } = await sql<{ parts: number | null; items: number | null }>`select
+        (select indexrelid::int from pg_index where indexrelid = to_regclass('vec_0_parts_hnsw') and indisvalid) as parts,
+        (select indexrelid::int from pg_index where indexrelid = to_regclass('vec_0_items_hnsw') and indisvalid) as items`.execute(
+      db,
+    );
+    return rows[0]!;
+  };
+
   before(async () => {
     h = await SearchHarness.start();
     mover = h.searchApp.get(FreshVectorMover);
@@ -73,39 +83,78 @@ describe('fresh vectors', () => {
     assert.equal(waiting.meaning[0], sandbags, 'the fresh passage is the nearest');
     assert.equal(waiting.similar.length, STORIES.length - 1, 'similar reads its own fresh vector and every other');
 
+    const built = await indexes();
     mover.onApplicationBootstrap();
     await drained();
     assert.deepEqual(await where(sandbags!), { graph: 2, fresh: 0 });
+    // Ten fresh vectors beside a graph of two: building the graphs again is cheaper than inserting.
+    const rebuilt = await indexes();
+    assert.ok(rebuilt.parts !== null && rebuilt.items !== null, 'the graph indexes are back and valid');
+    assert.notEqual(rebuilt.parts, built.parts, 'the passages graph was built again');
     assert.deepEqual(await answers(), waiting);
   });
 
-  test('an item deleted while its vectors are being moved leaves no vector behind', async () => {
+  test('a few fresh vectors beside a larger graph are inserted into it, the graph kept', async () => {
     await mover.onApplicationShutdown();
-    const ids: string[] = [];
-    for (let round = 0; round < 5; round++)
-      for (const [title, text] of STORIES) ids.push(await h.ingest({ title: `${title} ${round}`, text }));
+    const id = await h.ingest({ title: 'Meteor', text: 'A meteor crossed the night sky over the orchard.' });
     await h.settle();
-    assert.ok((await freshLeft()) >= ids.length * 2);
-    // A few vectors at a time, while the projector applies the deletions.
-    const deleted = ids.filter((_, i) => i % 2 === 0);
-    let deleting = true;
-    const moving = (async () => {
-      while (deleting || (await freshLeft()) > 0) {
-        await moveFresh(db, 0, 3);
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
-    })();
-    try {
-      for (const id of deleted) await h.delete(id);
-      await h.settle();
-    } finally {
-      deleting = false;
-      await moving;
-    }
-    for (const id of deleted) assert.deepEqual(await where(id), { graph: 0, fresh: 0 }, `deleted ${id}`);
-    for (const id of ids.filter((_, i) => i % 2 === 1)) assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
+    assert.deepEqual(await where(id), { graph: 0, fresh: 2 });
+    const before = await indexes();
     mover.onApplicationBootstrap();
+    await drained();
+    assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
+    assert.deepEqual(await indexes(), before, 'two fresh vectors beside a graph of fourteen: no rebuild');
   });
+
+  test('a graph index a crash left missing or unfinished is built again, and search reads the graph meanwhile', async () => {
+    await mover.onApplicationShutdown();
+    // As a crash between a rebuild's drop and its build leaves it, and as a cancelled concurrent build does.
+    await sql`drop index vec_0_parts_hnsw`.execute(db);
+    await sql`update pg_index set indisvalid = false where indexrelid = to_regclass('vec_0_items_hnsw')`.execute(db);
+    const meaning = await h.call(Search, { q: 'sandbags along the river', mode: 'meaning' });
+    assert.equal(meaning.hits[0]?.title, 'Sandbags', 'without its index the graph table is read by exact scan');
+    mover.onApplicationBootstrap();
+    for (const deadline = Date.now() + 30_000; ; await new Promise((resolve) => setTimeout(resolve, 200))) {
+      const now = await indexes();
+      if (now.parts !== null && now.items !== null) break;
+      assert.ok(Date.now() < deadline, 'the mover builds both indexes again');
+    }
+    assert.deepEqual(await h.call(Search, { q: 'sandbags along the river', mode: 'meaning' }), meaning);
+  });
+
+  for (const [how, move] of [
+    ['inserted a few at a time', () => moveFresh(db, 0, 3)],
+    ['moved by rebuilding the graphs', () => withGraphLock(db as never, 0, (conn) => rebuildGraphs(conn, 0))],
+  ] as const)
+    test(`an item deleted while its vectors are being ${how} leaves no vector behind`, async () => {
+      await mover.onApplicationShutdown();
+      const ids: string[] = [];
+      for (let round = 0; round < 5; round++)
+        for (const [title, text] of STORIES) ids.push(await h.ingest({ title: `${title} ${how} ${round}`, text }));
+      await h.settle();
+      assert.ok((await freshLeft()) >= ids.length * 2);
+      // While the projector applies the deletions.
+      const deleted = ids.filter((_, i) => i % 2 === 0);
+      let deleting = true;
+      const moving = (async () => {
+        while (deleting || (await freshLeft()) > 0) {
+          await move();
+          await new Promise((resolve) => setTimeout(resolve, 5));
+        }
+      })();
+      try {
+        for (const id of deleted) await h.delete(id);
+        await h.settle();
+      } finally {
+        deleting = false;
+        await moving;
+      }
+      for (const id of deleted) assert.deepEqual(await where(id), { graph: 0, fresh: 0 }, `deleted ${id}`);
+      for (const id of ids.filter((_, i) => i % 2 === 1)) assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
+      const built = await indexes();
+      assert.ok(built.parts !== null && built.items !== null);
+      mover.onApplicationBootstrap();
+    });
 
   test('a mover that cannot move says so in the service health until it can again', async () => {
     const problems = async () =>

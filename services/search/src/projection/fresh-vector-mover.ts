@@ -2,7 +2,16 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import type { Kysely } from 'kysely';
 import { DATABASE, type HealthProblems } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
-import { allSpaces, FRESH_CAP, freshCount, moveFresh } from './vectors.js';
+import {
+  allSpaces,
+  cheaperToRebuild,
+  ensureGraphIndexes,
+  FRESH_CAP,
+  freshCount,
+  moveFresh,
+  rebuildGraphs,
+  withGraphLock,
+} from './vectors.js';
 
 /** How often the mover looks at the fresh tables. */
 const LOOK_EVERY_MS = 1000;
@@ -12,8 +21,11 @@ const CHUNK = 500;
 /**
  * Moves fresh vectors (see `freshTables`) into the HNSW graph tables: when the projector is idle
  * (no fresh vector came since the last look), or whenever they reach half of `FRESH_CAP`, so that
- * during a long import the graph inserts run beside the projector, on the other core, rather than
- * in its way. Moving changes where a vector is kept, not what search finds.
+ * during a long import the graph work runs beside the projector, on the other core, rather than
+ * in its way. While the graph is small beside the fresh vectors (an archive's first import) it
+ * builds the graphs again over all of them (`rebuildGraphs`), else it inserts a chunk at a time.
+ * It also builds a graph index a crash or a cancelled build left missing. Moving changes where a
+ * vector is kept, not what search finds.
  */
 @Injectable()
 export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
@@ -70,17 +82,30 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
 
   private async look(): Promise<void> {
     for (const { ord } of await allSpaces(this.db)) {
-      let waiting = await freshCount(this.db, ord);
+      const waiting = await freshCount(this.db, ord);
       const idle = waiting <= (this.lastSeen.get(ord) ?? 0);
-      while (!this.stopped && waiting > 0 && (idle || waiting >= FRESH_CAP / 2)) {
-        const moved = await moveFresh(this.db, ord, CHUNK);
-        const now = await freshCount(this.db, ord);
-        // More than the move left: the projector is writing again, and has the core until the next look.
-        const arriving = now > waiting - moved;
-        waiting = now;
-        if (moved === 0 || (arriving && waiting < FRESH_CAP / 2)) break;
-      }
-      this.lastSeen.set(ord, waiting);
+      const due = waiting > 0 && (idle || waiting >= FRESH_CAP / 2);
+      // Another replica's mover holds the space: it moves them.
+      await withGraphLock(this.db, ord, async (conn) => {
+        if (due && (await cheaperToRebuild(conn, ord, waiting))) await rebuildGraphs(conn, ord);
+        else {
+          await ensureGraphIndexes(conn, ord);
+          if (due) await this.moveChunks(ord, waiting);
+        }
+      });
+      this.lastSeen.set(ord, await freshCount(this.db, ord));
+    }
+  }
+
+  /** Inserts fresh vectors into the graphs a chunk at a time, until none are left or the projector writes again. */
+  private async moveChunks(ord: number, waiting: number): Promise<void> {
+    while (!this.stopped && waiting > 0) {
+      const moved = await moveFresh(this.db, ord, CHUNK);
+      const now = await freshCount(this.db, ord);
+      // More than the move left: the projector is writing again, and has the core until the next look.
+      const arriving = now > waiting - moved;
+      waiting = now;
+      if (moved === 0 || (arriving && waiting < FRESH_CAP / 2)) break;
     }
   }
 }

@@ -55,11 +55,29 @@ export async function freshFull(db: QueryExecutorProvider, ord: number): Promise
 
 /** A space's fresh vectors (passages and items), counted up to `upTo` of each. */
 export async function freshCount(db: QueryExecutorProvider, ord: number, upTo = FRESH_CAP): Promise<number> {
-  const fresh = freshTables(ord);
+  return countUpTo(db, freshTables(ord), upTo);
+}
+
+/** Vectors in a pair of tables, counted up to `upTo` in each: never a scan of a whole large graph. */
+async function countUpTo(db: QueryExecutorProvider, tables: { parts: string; items: string }, upTo: number) {
   const { rows } = await sql<{ n: number }>`select
-      (select count(*) from (select 1 from ${sql.table(fresh.parts)} limit ${upTo}) p)::int
-      + (select count(*) from (select 1 from ${sql.table(fresh.items)} limit ${upTo}) i)::int as n`.execute(db);
+      (select count(*) from (select 1 from ${sql.table(tables.parts)} limit ${upTo}) p)::int
+      + (select count(*) from (select 1 from ${sql.table(tables.items)} limit ${upTo}) i)::int as n`.execute(db);
   return rows[0]!.n;
+}
+
+/**
+ * Whether `fresh` vectors are better put into a space's graphs by building them again over all of
+ * its vectors (`rebuildGraphs`) than by inserting them one by one. pgvector 0.8 inserted a vector
+ * into a graph at m = 32 about six times as slowly as it built one over rows already there
+ * (measured on this 2-core machine: 13.8 ms against 2.1 ms per 100-dimension vector), so a
+ * rebuild is cheaper while the graph holds fewer than about five times the fresh vectors; four
+ * leaves a margin. As fresh vectors are at most `FRESH_CAP`, only graphs of up to a few tens of
+ * thousands of vectors are ever rebuilt: an archive's first import, not every later one.
+ */
+export async function cheaperToRebuild(db: QueryExecutorProvider, ord: number, fresh: number): Promise<boolean> {
+  const limit = fresh * 4;
+  return (await countUpTo(db, vectorTables(ord), limit)) < limit;
 }
 
 /**
@@ -177,13 +195,81 @@ export async function ensureSpace(
  */
 const HNSW_BUILD = sql.raw('with (m = 32, ef_construction = 128)');
 
+/** The HNSW index of a space's graph table of passages or of items. */
+function graphIndex(table: string) {
+  return sql.id(`${table}_hnsw`);
+}
+
 /** The HNSW indexes of a space's vector tables (cosine distance, as search and similar query them). */
 export async function createVectorIndexes(db: QueryExecutorProvider, ord: number): Promise<void> {
   for (const table of Object.values(vectorTables(ord))) {
-    await sql`create index ${sql.id(`${table}_hnsw`)} on ${sql.table(table)} using hnsw (embedding halfvec_cosine_ops) ${HNSW_BUILD}`.execute(
+    await sql`create index ${graphIndex(table)} on ${sql.table(table)} using hnsw (embedding halfvec_cosine_ops) ${HNSW_BUILD}`.execute(
       db,
     );
   }
+}
+
+/** Memory for a graph build: pgvector builds in memory while the graph fits (30,000 vectors: ~25 MB). */
+const BUILD_MEMORY = sql.lit('512MB');
+
+/**
+ * Builds the HNSW index of each of a space's graph tables that has none, or only what a build cut
+ * short left (an invalid index, after a crash or a cancelled build). `concurrently`: the projector
+ * keeps writing and search keeps reading (the graph table by exact scan: right, only slower) while
+ * it builds. `conn` is one connection, not in a transaction, that holds the space's build lock.
+ */
+export async function ensureGraphIndexes(conn: QueryExecutorProvider, ord: number): Promise<void> {
+  for (const table of Object.values(vectorTables(ord))) {
+    const { rows } = await sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i
+      where i.indexrelid = to_regclass(${`${table}_hnsw`})`.execute(conn);
+    if (rows[0]?.valid) continue;
+    if (rows[0]) await sql`drop index concurrently ${graphIndex(table)}`.execute(conn);
+    await sql`set maintenance_work_mem = ${BUILD_MEMORY}`.execute(conn);
+    try {
+      await sql`create index concurrently ${graphIndex(table)} on ${sql.table(table)}
+        using hnsw (embedding halfvec_cosine_ops) ${HNSW_BUILD}`.execute(conn);
+    } finally {
+      await sql`reset maintenance_work_mem`.execute(conn);
+    }
+  }
+}
+
+/**
+ * Puts every fresh vector of a space into its graph tables by building their graphs again
+ * (see `cheaperToRebuild`): the indexes are dropped, the fresh rows moved into the bare tables,
+ * and the indexes built over all of them. Same connection rules as `ensureGraphIndexes`.
+ */
+export async function rebuildGraphs(conn: QueryExecutorProvider, ord: number): Promise<void> {
+  for (const table of Object.values(vectorTables(ord)))
+    await sql`drop index concurrently if exists ${graphIndex(table)}`.execute(conn);
+  await moveFresh(conn, ord, ALL);
+  await ensureGraphIndexes(conn, ord);
+}
+
+/** A limit that moves every fresh vector. */
+const ALL = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Runs `work` on one connection of the pool while holding the lock on a space's graph builds, or
+ * returns false at once if another replica's mover holds it (a build must not be dropped as
+ * unfinished by a second mover seeing it invalid).
+ */
+export async function withGraphLock(
+  db: Kysely<SearchDatabase>,
+  ord: number,
+  work: (conn: QueryExecutorProvider) => Promise<void>,
+): Promise<boolean> {
+  const key = `search:graphs:${ord}`;
+  return db.connection().execute(async (conn) => {
+    const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${key})) as ok`.execute(conn);
+    if (!rows[0]!.ok) return false;
+    try {
+      await work(conn);
+      return true;
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
+    }
+  });
 }
 
 export async function allSpaces(db: Kysely<SearchDatabase> | Transaction<SearchDatabase>): Promise<SpaceRow[]> {

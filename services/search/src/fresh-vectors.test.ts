@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { OWNER_SCOPE, Search, Similar } from '@memex/contracts';
+import { EmbeddingComputed, encodeVector, OWNER_SCOPE, Search, Similar } from '@memex/contracts';
 import { callRpc } from '@memex/bus';
 import type { ServiceHealth } from '@memex/runtime';
 import { createDatabase } from '@memex/db';
@@ -155,6 +155,61 @@ describe('fresh vectors', () => {
       assert.ok(built.parts !== null && built.items !== null);
       mover.onApplicationBootstrap();
     });
+
+  test('vectors stored again while the mover moves them end up in one table, never both', async () => {
+    await mover.onApplicationShutdown();
+    const id = await h.ingest({ title: 'Eclipse', text: 'The moon covered the sun for four minutes at noon.' });
+    await h.settle();
+    assert.deepEqual(await where(id), { graph: 0, fresh: 2 });
+    // The item's vectors embedded again, as a pipelines worker killed before its ack does.
+    const { rows } = await sql<{ ordinal: number | null; embedding: string }>`
+      select ordinal, embedding::text from vec_0_parts_fresh where item_id = ${id}
+      union all select null, embedding::text from vec_0_items_fresh where item_id = ${id}`.execute(db);
+    const vector = (text: string) => encodeVector(Float32Array.from(JSON.parse(text) as number[]));
+    const item = await sql<{ revision: number; pipeline: string; space: string; dims: number }>`
+      select i.parts_revision::int as revision, i.parts_pipeline as pipeline, s.space, s.dims
+      from items i, spaces s where i.id = ${id} and s.ord = 0`.execute(db);
+    const { revision, pipeline, space, dims } = item.rows[0]!;
+    // A move in flight: the fresh rows deleted and put into the graph, not committed yet.
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    const moving = db.transaction().execute(async (trx) => {
+      assert.equal(await moveFresh(trx, 0, 100), 2);
+      await committed;
+    });
+    const passages = rows.filter((row) => row.ordinal !== null);
+    await h.publisher.publish(EmbeddingComputed, {
+      subject: `item:${id}`,
+      actor: { kind: 'pipeline', id: 'test' },
+      data: {
+        item_id: id,
+        revision,
+        pipeline,
+        space,
+        dims,
+        total: passages.length,
+        piece: 0,
+        pieces: 1,
+        item: vector(rows.find((row) => row.ordinal === null)!.embedding),
+        vectors: passages.map((row) => ({ ordinal: row.ordinal!, vector: vector(row.embedding) })),
+      },
+    });
+    // The projector meets the rows the move holds, and waits for it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    commit();
+    await moving;
+    await h.settle();
+    const { rows: kept } = await sql<{ graph_parts: number; fresh_parts: number; graph_items: number; fresh_items: number }>`select
+        (select count(*)::int from vec_0_parts where item_id = ${id}) as graph_parts,
+        (select count(*)::int from vec_0_parts_fresh where item_id = ${id}) as fresh_parts,
+        (select count(*)::int from vec_0_items where item_id = ${id}) as graph_items,
+        (select count(*)::int from vec_0_items_fresh where item_id = ${id}) as fresh_items`.execute(db);
+    const counts = kept[0]!;
+    assert.equal(counts.graph_parts + counts.fresh_parts, 1, `the passage vector once: ${JSON.stringify(counts)}`);
+    assert.equal(counts.graph_items + counts.fresh_items, 1, `the item vector once: ${JSON.stringify(counts)}`);
+    mover.onApplicationBootstrap();
+    await drained();
+  });
 
   test('a mover that cannot move says so in the service health until it can again', async () => {
     const problems = async () =>

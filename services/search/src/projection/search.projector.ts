@@ -343,6 +343,13 @@ export class SearchProjector implements AroundBatch<Trx> {
     }
     const passages = [...parts.values()];
     const embedded = [...new Set(run.map((data) => data.item_id))];
+    // A mover moving these vectors right now holds their fresh rows: wait for it first, so that the
+    // statement below sees them in the graph tables. Checked in the same statement, a moved row was
+    // still absent from the graph, and the insert, once the move freed its key, kept it in both.
+    if (!direct) {
+      await sql`select 1 from ${sql.table(tables.parts)} where item_id = any(${embedded}::text[]) for update`.execute(trx);
+      await sql`select 1 from ${sql.table(tables.items)} where item_id = any(${embedded}::text[]) for update`.execute(trx);
+    }
     // Passage vectors, item vectors, and the space's count of embedded items, in one statement.
     await sql`with
       p as (insert into ${sql.table(tables.parts)} (item_id, ordinal, embedding)

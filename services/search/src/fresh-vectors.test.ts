@@ -53,6 +53,15 @@ describe('fresh vectors', () => {
     return rows[0]!;
   };
 
+  /** Waits until both graph indexes are valid (a rebuild builds them after it emptied the fresh tables). */
+  const built = async (what: string) => {
+    for (const deadline = Date.now() + 30_000; ; await new Promise((resolve) => setTimeout(resolve, 200))) {
+      const now = await indexes();
+      if (now.parts !== null && now.items !== null) return now;
+      assert.ok(Date.now() < deadline, what);
+    }
+  };
+
   before(async () => {
     h = await SearchHarness.start();
     mover = h.searchApp.get(FreshVectorMover);
@@ -83,14 +92,13 @@ describe('fresh vectors', () => {
     assert.equal(waiting.meaning[0], sandbags, 'the fresh passage is the nearest');
     assert.equal(waiting.similar.length, STORIES.length - 1, 'similar reads its own fresh vector and every other');
 
-    const built = await indexes();
+    const before = await indexes();
     mover.onApplicationBootstrap();
     await drained();
     assert.deepEqual(await where(sandbags!), { graph: 2, fresh: 0 });
     // Ten fresh vectors beside a graph of two: building the graphs again is cheaper than inserting.
-    const rebuilt = await indexes();
-    assert.ok(rebuilt.parts !== null && rebuilt.items !== null, 'the graph indexes are back and valid');
-    assert.notEqual(rebuilt.parts, built.parts, 'the passages graph was built again');
+    const rebuilt = await built('the graph indexes are back and valid');
+    assert.notEqual(rebuilt.parts, before.parts, 'the passages graph was built again');
     assert.deepEqual(await answers(), waiting);
   });
 
@@ -114,11 +122,7 @@ describe('fresh vectors', () => {
     const meaning = await h.call(Search, { q: 'sandbags along the river', mode: 'meaning' });
     assert.equal(meaning.hits[0]?.title, 'Sandbags', 'without its index the graph table is read by exact scan');
     mover.onApplicationBootstrap();
-    for (const deadline = Date.now() + 30_000; ; await new Promise((resolve) => setTimeout(resolve, 200))) {
-      const now = await indexes();
-      if (now.parts !== null && now.items !== null) break;
-      assert.ok(Date.now() < deadline, 'the mover builds both indexes again');
-    }
+    await built('the mover builds both indexes again');
     assert.deepEqual(await h.call(Search, { q: 'sandbags along the river', mode: 'meaning' }), meaning);
   });
 
@@ -209,6 +213,41 @@ describe('fresh vectors', () => {
     assert.equal(counts.graph_items + counts.fresh_items, 1, `the item vector once: ${JSON.stringify(counts)}`);
     mover.onApplicationBootstrap();
     await drained();
+  });
+
+  test('a graph build under way when search stops is cancelled, not waited for, and done at the next start', async () => {
+    await mover.onApplicationShutdown();
+    await sql`drop index vec_0_parts_hnsw`.execute(db);
+    // Another session holds the passages table: the build waits on it, as a long build would run.
+    const blocker = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 1 });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = blocker.transaction().execute(async (trx) => {
+      await sql`lock table vec_0_parts in share update exclusive mode`.execute(trx);
+      await released;
+    });
+    try {
+      mover.onApplicationBootstrap();
+      for (const deadline = Date.now() + 15_000; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where query ~* '^\\s*create index concurrently' and wait_event_type = 'Lock'`.execute(db);
+        if (rows[0]!.n > 0) break;
+        assert.ok(Date.now() < deadline, 'the mover starts building the missing index');
+      }
+      const started = Date.now();
+      const stoppedIn = await Promise.race([
+        mover.onApplicationShutdown().then(() => Date.now() - started),
+        new Promise<number>((resolve) => setTimeout(() => resolve(Infinity), 5_000)),
+      ]);
+      assert.ok(stoppedIn < 5_000, `stopped in ${stoppedIn} ms, with the table still held`);
+      assert.equal((await indexes()).parts, null, 'the build did not finish');
+    } finally {
+      release();
+      await holding;
+      await blocker.destroy();
+    }
+    mover.onApplicationBootstrap();
+    await built('the next start builds the index');
   });
 
   test('a mover that cannot move says so in the service health until it can again', async () => {

@@ -1,5 +1,6 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { DATABASE, type HealthProblems } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
 import {
@@ -35,6 +36,8 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
   private timer: NodeJS.Timeout | undefined;
   private looking: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** The Postgres backend of the connection the mover holds a space's build lock on, while it does. */
+  private building: number | undefined;
   /** Why the last look failed, until one succeeds: fresh vectors stay searchable, but the graph stops growing. */
   private failure: { since: Date; error: string } | undefined;
 
@@ -48,6 +51,13 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    // A graph build can take minutes: it is cancelled rather than waited for, and the next start
+    // finds its index unfinished and builds it again (`ensureGraphIndexes`). Again until the look
+    // ends: a cancel that came between two statements cancelled nothing.
+    for (let done = false; !done && this.building !== undefined; ) {
+      await sql`select pg_cancel_backend(${this.building})`.execute(this.db);
+      done = await Promise.race([this.looking.then(() => true), sleep(200).then(() => false)]);
+    }
     await this.looking;
   }
 
@@ -71,6 +81,7 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
         // A replay swapping the schema, or Postgres restarting: the next look tries again.
         .catch((error: unknown) => {
           // Logged once per failure (a look comes every second); health says it until a look succeeds.
+          if (this.stopped) return;
           if (!this.failure) this.logger.warn(`moving fresh vectors into the graph: ${String(error)}`);
           this.failure ??= { since: new Date(), error: error instanceof Error ? error.message : String(error) };
         })
@@ -86,11 +97,16 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
       const idle = waiting <= (this.lastSeen.get(ord) ?? 0);
       const due = waiting > 0 && (idle || waiting >= FRESH_CAP / 2);
       // Another replica's mover holds the space: it moves them.
-      await withGraphLock(this.db, ord, async (conn) => {
-        if (due && (await cheaperToRebuild(conn, ord, waiting))) await rebuildGraphs(conn, ord);
-        else {
-          await ensureGraphIndexes(conn, ord);
-          if (due) await this.moveChunks(ord, waiting);
+      await withGraphLock(this.db, ord, async (conn, backend) => {
+        this.building = backend;
+        try {
+          if (due && (await cheaperToRebuild(conn, ord, waiting))) await rebuildGraphs(conn, ord);
+          else {
+            await ensureGraphIndexes(conn, ord);
+            if (due) await this.moveChunks(ord, waiting);
+          }
+        } finally {
+          this.building = undefined;
         }
       });
       this.lastSeen.set(ord, await freshCount(this.db, ord));

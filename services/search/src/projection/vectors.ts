@@ -250,21 +250,23 @@ export async function rebuildGraphs(conn: QueryExecutorProvider, ord: number): P
 const ALL = Number.MAX_SAFE_INTEGER;
 
 /**
- * Runs `work` on one connection of the pool while holding the lock on a space's graph builds, or
- * returns false at once if another replica's mover holds it (a build must not be dropped as
- * unfinished by a second mover seeing it invalid).
+ * Runs `work` on one connection of the pool (given with its Postgres backend's pid, to cancel it
+ * by) while holding the lock on a space's graph builds, or returns false at once if another
+ * replica's mover holds it (a build must not be dropped as unfinished by a second mover seeing it
+ * invalid).
  */
 export async function withGraphLock(
   db: Kysely<SearchDatabase>,
   ord: number,
-  work: (conn: QueryExecutorProvider) => Promise<void>,
+  work: (conn: QueryExecutorProvider, backend: number) => Promise<void>,
 ): Promise<boolean> {
   const key = `search:graphs:${ord}`;
   return db.connection().execute(async (conn) => {
-    const { rows } = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${key})) as ok`.execute(conn);
+    const { rows } = await sql<{ ok: boolean; backend: number }>`
+      select pg_try_advisory_lock(hashtext(${key})) as ok, pg_backend_pid() as backend`.execute(conn);
     if (!rows[0]!.ok) return false;
     try {
-      await work(conn);
+      await work(conn, rows[0]!.backend);
       return true;
     } finally {
       await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);

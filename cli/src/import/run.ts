@@ -19,6 +19,7 @@ import {
 import { listMaildir } from './maildir.js';
 import { ImportReport, type Summary } from './report.js';
 import { StateFile, type ImportState } from './state.js';
+import { ReadModelWatch } from './read-model-watch.js';
 import { Uploader, type Answered, type Item, type Result } from './uploader.js';
 
 export type ImportKind = 'mbox' | 'maildir' | 'folder' | 'photos' | 'takeout';
@@ -336,6 +337,7 @@ export async function runImport(options: ImportOptions): Promise<ImportOutcome> 
   const state = stateFile.load(options.kind, options.source, target, options.restart, options.kind === 'takeout');
   const feed = await feedFor({ ...options, target }, state, stateFile);
   const report = new ImportReport(state, feed.total, options.progress);
+  const readModels = new ReadModelWatch(options.client.options.url);
   const uploader = new Uploader({
     client: options.client,
     batchItems: options.batchItems,
@@ -346,6 +348,11 @@ export async function runImport(options: ImportOptions): Promise<ImportOutcome> 
       feed.commit(batch, results);
       report.record(batch, results, batch[batch.length - 1]!.position ?? 0);
       stateFile.save(state);
+    },
+    async catchingUp() {
+      const { busy, lag } = await readModels.catchingUp();
+      if (busy) warn(options)(`waiting: the memex's read models are ${lag!.toLocaleString('en')} events behind, catching up`);
+      return busy;
     },
   });
   report.startProgress();

@@ -32,6 +32,12 @@ export interface UploaderOptions {
   retries: number;
   /** Called once per answered batch, in the order the batches were made (so progress can be saved). */
   onBatch(batch: Answered[], results: Result[]): void;
+  /**
+   * Whether the memex, having answered `unavailable`, is busy rather than away or stuck: its read
+   * models are behind and catching up (see `ReadModelWatch`). A batch is sent again past `retries`
+   * for as long as it is: backpressure during a large import can last minutes.
+   */
+  catchingUp?(): Promise<boolean>;
 }
 
 /** Failures that sending the same batch again may cure; the server answers a resent item as a duplicate. */
@@ -107,7 +113,8 @@ export class Uploader {
         const { results } = await this.options.client.call(Ingest, { items: batch.map((p) => p.item) });
         return results;
       } catch (error) {
-        if (!isTransient(error) || attempt >= this.options.retries) throw error;
+        if (!isTransient(error)) throw error;
+        if (attempt >= this.options.retries && !(await this.options.catchingUp?.())) throw error;
         await sleep(Math.min(1000 * 2 ** attempt, 15_000));
       }
     }

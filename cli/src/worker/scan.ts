@@ -69,9 +69,15 @@ export class FolderScan {
 
   /** Compares a folder with the record; `retryFailures`: the files that failed before are read again (a rescan asked for). */
   async scan(folder: string, { retryFailures = false } = {}): Promise<ScanCounts> {
-    if (retryFailures) this.state.forgetFailures(folder);
     const known = this.state.known(folder);
     const disk = await walk(folder);
+    // Failed files are compared as new, so they are read again; their records (and the failures
+    // the heartbeat reports meanwhile) stay until each one's new outcome replaces them.
+    const retried = retryFailures ? this.state.failedPaths(folder) : [];
+    for (const relative of retried) {
+      known.delete(relative);
+      if (!disk.has(relative)) this.state.delete(folder, relative); // gone from the disk: no failure left
+    }
     const diff = differences([...disk.keys(), ...known.keys()], disk, known);
     const counts: ScanCounts = {
       files: disk.size,

@@ -92,10 +92,11 @@ export class WorkerState {
     return failures;
   }
 
-  /** Forgets a folder's failed files, so its next scan sends them again (a rescan asked for). */
-  forgetFailures(folder: string): void {
-    for (const [relative, record] of Object.entries(this.state.folders[folder] ?? {}))
-      if (isFailure(record)) this.delete(folder, relative);
+  /** A folder's failed files (paths relative to it), which a rescan asked for reads again. */
+  failedPaths(folder: string): string[] {
+    return Object.entries(this.state.folders[folder] ?? {}).flatMap(([relative, record]) =>
+      isFailure(record) ? [relative] : [],
+    );
   }
 
   save(): void {

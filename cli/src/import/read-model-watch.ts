@@ -7,11 +7,12 @@ interface Health {
  * Watches the read models' lag on the gateway's /healthz, to tell an import refused by
  * backpressure (ingest waits while a read model is too far behind the log) from a memex that is
  * away or stuck: it is catching up while the running services' largest lag is above 0 and has
- * shrunk within `patienceMs`.
+ * fallen from one reading to the next within `patienceMs`. (Not below its lowest: while ingest
+ * refuses, the pipelines' results of what it took can still push the lag up for minutes.)
  */
 export class ReadModelWatch {
-  private lowest = Infinity;
-  private lowestAt = 0;
+  private last = Infinity;
+  private fellAt = 0;
 
   constructor(
     private readonly gatewayUrl: string,
@@ -23,11 +24,9 @@ export class ReadModelWatch {
     const lag = await this.largestLag();
     if (lag === undefined || lag === 0) return { busy: false, lag };
     const now = Date.now();
-    if (lag < this.lowest) {
-      this.lowest = lag;
-      this.lowestAt = now;
-    }
-    return { busy: now - this.lowestAt < this.patienceMs, lag };
+    if (lag < this.last) this.fellAt = now;
+    this.last = lag;
+    return { busy: now - this.fellAt < this.patienceMs, lag };
   }
 
   private async largestLag(): Promise<number | undefined> {

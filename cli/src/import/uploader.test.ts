@@ -76,6 +76,12 @@ describe('an import under backpressure', () => {
     assert.equal(gateway.refusals, 0);
   });
 
+  test('keeps waiting while the lag first grows, then falls again (the pipelines still adding to it)', async () => {
+    gateway.refusals = 3;
+    gateway.lags = [40_000, 50_000, 45_000];
+    assert.deepEqual(await upload(1_500), [[{ status: 'created', id: 'item-0' }]]);
+  });
+
   test('gives up as before when no read model is behind (the memex is away or refusing for another reason)', async () => {
     gateway.refusals = 2;
     gateway.lags = [0];

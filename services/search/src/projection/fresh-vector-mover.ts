@@ -55,7 +55,8 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
     // finds its index unfinished and builds it again (`ensureGraphIndexes`). Again until the look
     // ends: a cancel that came between two statements cancelled nothing.
     for (let done = false; !done && this.building !== undefined; ) {
-      await sql`select pg_cancel_backend(${this.building})`.execute(this.db);
+      // Postgres going away too (the whole stack stopping) ends the build as well.
+      await sql`select pg_cancel_backend(${this.building})`.execute(this.db).catch(() => undefined);
       done = await Promise.race([this.looking.then(() => true), sleep(200).then(() => false)]);
     }
     await this.looking;

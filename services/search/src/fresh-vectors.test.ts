@@ -6,7 +6,9 @@ import { callRpc } from '@memex/bus';
 import type { ServiceHealth } from '@memex/runtime';
 import { createDatabase } from '@memex/db';
 import { FreshVectorMover } from './projection/fresh-vector-mover.js';
-import { moveFresh, rebuildGraphs, withGraphLock } from './projection/vectors.js';
+import { listSegments, mergeSegments, SEAL_AT, sealFresh, segmentsToMerge } from './projection/segments.js';
+import { allSpaces, moveFresh, rebuildGraphs, withSpaceLock } from './projection/vectors.js';
+import { schemaDigest } from './schema-digest.js';
 import { SearchHarness } from './test-support.js';
 
 const STORIES: Array<[title: string, text: string]> = [
@@ -60,6 +62,45 @@ describe('fresh vectors', () => {
       if (now.parts !== null && now.items !== null) return now;
       assert.ok(Date.now() < deadline, what);
     }
+  };
+
+  /** The event of an item's vectors computed again (as a pipelines worker killed before its ack sends it), from where they are kept. */
+  const embeddedAgain = async (id: string) => {
+    const { rows } = await sql<{ ordinal: number | null; embedding: string }>`
+      select ordinal, embedding::text from (select * from vec_0_parts union all select * from vec_0_parts_fresh) p where item_id = ${id}
+      union all select null, embedding::text from (select * from vec_0_items union all select * from vec_0_items_fresh) i
+      where item_id = ${id}`.execute(db);
+    const vector = (text: string) => encodeVector(Float32Array.from(JSON.parse(text) as number[]));
+    const item = await sql<{ revision: number; pipeline: string; space: string; dims: number }>`
+      select i.parts_revision::int as revision, i.parts_pipeline as pipeline, s.space, s.dims
+      from items i, spaces s where i.id = ${id} and s.ord = 0`.execute(db);
+    const { revision, pipeline, space, dims } = item.rows[0]!;
+    const passages = rows.filter((row) => row.ordinal !== null);
+    return {
+      subject: `item:${id}`,
+      actor: { kind: 'pipeline' as const, id: 'test' },
+      data: {
+        item_id: id,
+        revision,
+        pipeline,
+        space,
+        dims,
+        total: passages.length,
+        piece: 0,
+        pieces: 1,
+        item: vector(rows.find((row) => row.ordinal === null)!.embedding),
+        vectors: passages.map((row) => ({ ordinal: row.ordinal!, vector: vector(row.embedding) })),
+      },
+    };
+  };
+  /** Asserts that an item's passage vector and item vector are each kept once, in whichever table (segments too). */
+  const storedOnce = async (id: string) => {
+    const { rows } = await sql<{ parts: number; items: number }>`select
+        (select count(*)::int from vec_0_parts where item_id = ${id})
+          + (select count(*)::int from vec_0_parts_fresh where item_id = ${id}) as parts,
+        (select count(*)::int from vec_0_items where item_id = ${id})
+          + (select count(*)::int from vec_0_items_fresh where item_id = ${id}) as items`.execute(db);
+    assert.deepEqual(rows[0], { parts: 1, items: 1 }, `each vector of ${id} once`);
   };
 
   before(async () => {
@@ -126,9 +167,24 @@ describe('fresh vectors', () => {
     assert.deepEqual(await h.call(Search, { q: 'sandbags along the river', mode: 'meaning' }), meaning);
   });
 
+  /** Seals the built-in space's fresh vectors into a segment, as the mover does during an import. */
+  const seal = async () => {
+    const space = (await allSpaces(db as never))[0]!;
+    await withSpaceLock(db as never, 0, 'graphs', async (conn) => void (await sealFresh(conn, space)));
+  };
+  /** Merges all of the built-in space's segments into one, as the mover does once it is idle. */
+  const mergeAll = async () => {
+    const space = (await allSpaces(db as never))[0]!;
+    await withSpaceLock(db as never, 0, 'merges', async (conn) => {
+      const segments = await listSegments(conn, 0);
+      if (segments.length > 1) await mergeSegments(conn, space, segments);
+    });
+  };
+
   for (const [how, move] of [
     ['inserted a few at a time', () => moveFresh(db, 0, 3)],
-    ['moved by rebuilding the graphs', () => withGraphLock(db as never, 0, (conn) => rebuildGraphs(conn, 0))],
+    ['moved by rebuilding the graphs', () => withSpaceLock(db as never, 0, 'graphs', (conn) => rebuildGraphs(conn, 0))],
+    ['sealed into segments and merged', async () => (await seal(), await mergeAll())],
   ] as const)
     test(`an item deleted while its vectors are being ${how} leaves no vector behind`, async () => {
       await mover.onApplicationShutdown();
@@ -166,14 +222,7 @@ describe('fresh vectors', () => {
     await h.settle();
     assert.deepEqual(await where(id), { graph: 0, fresh: 2 });
     // The item's vectors embedded again, as a pipelines worker killed before its ack does.
-    const { rows } = await sql<{ ordinal: number | null; embedding: string }>`
-      select ordinal, embedding::text from vec_0_parts_fresh where item_id = ${id}
-      union all select null, embedding::text from vec_0_items_fresh where item_id = ${id}`.execute(db);
-    const vector = (text: string) => encodeVector(Float32Array.from(JSON.parse(text) as number[]));
-    const item = await sql<{ revision: number; pipeline: string; space: string; dims: number }>`
-      select i.parts_revision::int as revision, i.parts_pipeline as pipeline, s.space, s.dims
-      from items i, spaces s where i.id = ${id} and s.ord = 0`.execute(db);
-    const { revision, pipeline, space, dims } = item.rows[0]!;
+    const again = await embeddedAgain(id);
     // A move in flight: the fresh rows deleted and put into the graph, not committed yet.
     let commit!: () => void;
     const committed = new Promise<void>((resolve) => (commit = resolve));
@@ -181,38 +230,72 @@ describe('fresh vectors', () => {
       assert.equal(await moveFresh(trx, 0, 100), 2);
       await committed;
     });
-    const passages = rows.filter((row) => row.ordinal !== null);
-    await h.publisher.publish(EmbeddingComputed, {
-      subject: `item:${id}`,
-      actor: { kind: 'pipeline', id: 'test' },
-      data: {
-        item_id: id,
-        revision,
-        pipeline,
-        space,
-        dims,
-        total: passages.length,
-        piece: 0,
-        pieces: 1,
-        item: vector(rows.find((row) => row.ordinal === null)!.embedding),
-        vectors: passages.map((row) => ({ ordinal: row.ordinal!, vector: vector(row.embedding) })),
-      },
-    });
+    await h.publisher.publish(EmbeddingComputed, again);
     // The projector meets the rows the move holds, and waits for it.
     await new Promise((resolve) => setTimeout(resolve, 500));
     commit();
     await moving;
     await h.settle();
-    const { rows: kept } = await sql<{ graph_parts: number; fresh_parts: number; graph_items: number; fresh_items: number }>`select
-        (select count(*)::int from vec_0_parts where item_id = ${id}) as graph_parts,
-        (select count(*)::int from vec_0_parts_fresh where item_id = ${id}) as fresh_parts,
-        (select count(*)::int from vec_0_items where item_id = ${id}) as graph_items,
-        (select count(*)::int from vec_0_items_fresh where item_id = ${id}) as fresh_items`.execute(db);
-    const counts = kept[0]!;
-    assert.equal(counts.graph_parts + counts.fresh_parts, 1, `the passage vector once: ${JSON.stringify(counts)}`);
-    assert.equal(counts.graph_items + counts.fresh_items, 1, `the item vector once: ${JSON.stringify(counts)}`);
+    await storedOnce(id);
     mover.onApplicationBootstrap();
     await drained();
+  });
+
+  test('vectors sealed into segments and merged are found the same, kept once, and digest as in one graph', async () => {
+    await mover.onApplicationShutdown();
+    const digest = () => schemaDigest(h.env.config.databaseUrl, 'search');
+    const found = async (id: string) => ({
+      meaning: (await h.call(Search, { q: 'comet passed close to the sun', mode: 'meaning' })).hits.map((hit) => hit.id),
+      similar: (await h.call(Similar, { id })).hits.map((hit) => hit.id),
+    });
+    const ids: string[] = [];
+    const earlier = (await listSegments(db as never, 0)).length;
+    for (const round of [1, 2]) {
+      for (const [title, text] of STORIES) ids.push(await h.ingest({ title: `${title} sealed ${round}`, text }));
+      await h.settle();
+      const rows = await digest();
+      const before = await found(ids.at(-1)!);
+      await seal();
+      assert.equal(await freshLeft(), 0, 'the seal takes every fresh vector');
+      assert.deepEqual(await digest(), rows, 'sealing moves vectors, the read model is the same');
+      assert.deepEqual(await found(ids.at(-1)!), before, 'and search finds the same');
+    }
+    assert.equal((await listSegments(db as never, 0)).length, earlier + 2);
+    const { rows: graphs } = await sql<{ n: number }>`select count(*)::int as n from pg_index
+      where indisvalid and indexrelid::regclass::text ~ '^vec_0_(parts|items)_seg[0-9]+_hnsw$'`.execute(db);
+    assert.equal(graphs[0]!.n, 2 * (earlier + 2), 'each segment table comes with its graph built');
+
+    // Stored again while kept in a segment: still once.
+    const comet = ids.at(-1)!;
+    await h.publisher.publish(EmbeddingComputed, await embeddedAgain(comet));
+    await h.settle();
+    await storedOnce(comet);
+
+    const rows = await digest();
+    const before = await found(comet);
+    await mergeAll();
+    assert.equal((await listSegments(db as never, 0)).length, 1, 'the segments merged into one');
+    assert.deepEqual(await digest(), rows);
+    assert.deepEqual(await found(comet), before);
+    for (const id of ids) await storedOnce(id);
+    // The comet's item vector came again: its last is kept, fresh until the mover moves it.
+    for (const id of ids.filter((id) => id !== comet)) assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
+    mover.onApplicationBootstrap();
+  });
+
+  test('segments are merged by size level while vectors arrive, all of them once idle', () => {
+    const segments = (...sizes: number[]) =>
+      sizes.map((vectors, n) => ({ n, tables: { parts: `p${n}`, items: `i${n}` }, vectors }));
+    const merged = (found: ReturnType<typeof segments> | undefined) => found?.map((segment) => segment.n);
+    assert.equal(segmentsToMerge(segments(SEAL_AT, SEAL_AT, SEAL_AT), false), undefined, 'three of a level wait');
+    assert.deepEqual(merged(segmentsToMerge(segments(SEAL_AT * 4, SEAL_AT, SEAL_AT, SEAL_AT, SEAL_AT), false)), [1, 2, 3, 4]);
+    assert.deepEqual(
+      merged(segmentsToMerge(segments(SEAL_AT * 4, SEAL_AT * 5, SEAL_AT * 6, SEAL_AT * 7, SEAL_AT), false)),
+      [0, 1, 2, 3],
+      'four of the next level up',
+    );
+    assert.deepEqual(merged(segmentsToMerge(segments(SEAL_AT * 20, SEAL_AT), true)), [0, 1], 'idle: all');
+    assert.equal(segmentsToMerge(segments(SEAL_AT), true), undefined, 'one is merged already');
   });
 
   test('a graph build under way when search stops is cancelled, not waited for, and done at the next start', async () => {

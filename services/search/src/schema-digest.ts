@@ -1,12 +1,14 @@
 import { sql } from 'kysely';
 import { createDatabase } from '@memex/db';
+import { isSegmentTable } from './projection/segments.js';
 
 const FRESH = '_fresh';
 
 /**
  * A digest of every row of every table of a schema, and of its indexes (what a replay must
  * reproduce exactly; a rebuild drops some indexes for its bulk load and must build each again).
- * A space's fresh vectors are digested with its graph's (see `freshTables`).
+ * A space's fresh vectors are digested with its graph's (see `freshTables`), and so are its
+ * segments' (see segments.ts, as rows of the graph table), without their indexes.
  */
 export async function schemaDigest(databaseUrl: string, schema: string): Promise<Record<string, string>> {
   const db = createDatabase<unknown>(databaseUrl, { schema, max: 1 });
@@ -16,6 +18,7 @@ export async function schemaDigest(databaseUrl: string, schema: string): Promise
     const names = new Set(tables.map((t) => t.name));
     const out: Record<string, string> = {};
     for (const { name } of tables) {
+      if (isSegmentTable(name)) continue;
       // Fresh vectors count as rows of their graph table: where a vector waits is not what a replay must reproduce.
       if (name.endsWith(FRESH) && names.has(name.slice(0, -FRESH.length))) continue;
       const rowsOf = names.has(`${name}${FRESH}`)
@@ -28,11 +31,12 @@ export async function schemaDigest(databaseUrl: string, schema: string): Promise
         from ${rowsOf} t`.execute(db);
       out[name] = `${rows[0]!.n}:${rows[0]!.md5}`;
     }
-    const { rows: indexes } = await sql<{ defs: string[] }>`
-      select coalesce(array_agg(indexdef order by indexname), '{}') as defs from pg_indexes where schemaname = ${schema}`.execute(
-      db,
-    );
-    out['(indexes)'] = indexes[0]!.defs.map((def) => def.replaceAll(`${schema}.`, '')).join('\n');
+    const { rows: indexes } = await sql<{ table: string; def: string }>`
+      select tablename as table, indexdef as def from pg_indexes where schemaname = ${schema} order by indexname`.execute(db);
+    out['(indexes)'] = indexes
+      .filter((index) => !isSegmentTable(index.table))
+      .map((index) => index.def.replaceAll(`${schema}.`, ''))
+      .join('\n');
     return out;
   } finally {
     await db.destroy();

@@ -3,15 +3,16 @@ import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplica
 import { sql, type Kysely } from 'kysely';
 import { DATABASE, type HealthProblems } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
+import { listSegments, mergeSegments, SEAL_AT, SEAL_MIN, sealFresh, segmentsToMerge } from './segments.js';
 import {
   allSpaces,
   cheaperToRebuild,
   ensureGraphIndexes,
-  FRESH_CAP,
   freshCount,
   moveFresh,
   rebuildGraphs,
-  withGraphLock,
+  withSpaceLock,
+  type SpaceRow,
 } from './vectors.js';
 
 /** How often the mover looks at the fresh tables. */
@@ -20,13 +21,15 @@ const LOOK_EVERY_MS = 1000;
 const CHUNK = 500;
 
 /**
- * Moves fresh vectors (see `freshTables`) into the HNSW graph tables: when the projector is idle
- * (no fresh vector came since the last look), or whenever they reach half of `FRESH_CAP`, so that
- * during a long import the graph work runs beside the projector, on the other core, rather than
- * in its way. While the graph is small beside the fresh vectors (an archive's first import) it
- * builds the graphs again over all of them (`rebuildGraphs`), else it inserts a chunk at a time.
- * It also builds a graph index a crash or a cancelled build left missing. Moving changes where a
- * vector is kept, not what search finds.
+ * Puts fresh vectors (see `freshTables`) into HNSW graphs, on its own connections, beside the
+ * projector rather than in its way: when the projector is idle (no fresh vector came since the
+ * last look), or whenever `SEAL_AT` are waiting. While a space's main graph is small beside the
+ * fresh vectors (an archive's first import) it builds the graphs again over all of them
+ * (`rebuildGraphs`); else it seals them into a segment with a graph of its own (`sealFresh`), or,
+ * for a few left when idle, inserts them into the main graph a chunk at a time. Beside that, one
+ * merge of segments at a time per space (`segmentsToMerge`), so that sealing goes on during a
+ * long merge. It also builds a graph index a crash or a cancelled build left missing. None of
+ * this changes what search finds, only where a vector is kept and how fast it is found.
  */
 @Injectable()
 export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
@@ -35,11 +38,14 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
   private readonly lastSeen = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
   private looking: Promise<void> = Promise.resolve();
+  /** The merge under way, per space. */
+  private readonly merging = new Map<number, Promise<void>>();
   private stopped = false;
-  /** The Postgres backend of the connection the mover holds a space's build lock on, while it does. */
-  private building: number | undefined;
-  /** Why the last look failed, until one succeeds: fresh vectors stay searchable, but the graph stops growing. */
+  /** The Postgres backends of the connections building a graph right now: cancelled at shutdown. */
+  private readonly building = new Set<number>();
+  /** Why the last look, or the last merge, failed, until one succeeds. */
   private failure: { since: Date; error: string } | undefined;
+  private mergeFailure: { since: Date; error: string } | undefined;
 
   constructor(@Inject(DATABASE) private readonly db: Kysely<SearchDatabase>) {}
 
@@ -52,25 +58,32 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
     this.stopped = true;
     clearTimeout(this.timer);
     // A graph build can take minutes: it is cancelled rather than waited for, and the next start
-    // finds its index unfinished and builds it again (`ensureGraphIndexes`). Again until the look
-    // ends: a cancel that came between two statements cancelled nothing.
-    for (let done = false; !done && this.building !== undefined; ) {
+    // finds its index unfinished and builds it again (`ensureGraphIndexes`), or builds its segment
+    // anew. Again until the work ends: a cancel that came between two statements cancelled nothing.
+    const work = Promise.all([this.looking, ...this.merging.values()]);
+    for (let done = false; !done && this.building.size > 0; ) {
       // Postgres going away too (the whole stack stopping) ends the build as well.
-      await sql`select pg_cancel_backend(${this.building})`.execute(this.db).catch(() => undefined);
-      done = await Promise.race([this.looking.then(() => true), sleep(200).then(() => false)]);
+      for (const backend of this.building)
+        await sql`select pg_cancel_backend(${backend})`.execute(this.db).catch(() => undefined);
+      done = await Promise.race([work.then(() => true), sleep(200).then(() => false)]);
     }
-    await this.looking;
+    await work;
   }
 
   healthProblems(): Promise<string[]> {
-    const { failure } = this;
-    return Promise.resolve(
-      failure
+    const { failure, mergeFailure } = this;
+    return Promise.resolve([
+      ...(failure
         ? [
             `fresh vectors have not been moved into the HNSW graph since ${failure.since.toISOString()} (${failure.error}); meaning search still finds them, by exact scan`,
           ]
-        : [],
-    );
+        : []),
+      ...(mergeFailure
+        ? [
+            `graph segments have not been merged since ${mergeFailure.since.toISOString()} (${mergeFailure.error}); meaning search still finds their vectors, reading more graphs`,
+          ]
+        : []),
+    ]);
   }
 
   private schedule(): void {
@@ -81,10 +94,7 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
         })
         // A replay swapping the schema, or Postgres restarting: the next look tries again.
         .catch((error: unknown) => {
-          // Logged once per failure (a look comes every second); health says it until a look succeeds.
-          if (this.stopped) return;
-          if (!this.failure) this.logger.warn(`moving fresh vectors into the graph: ${String(error)}`);
-          this.failure ??= { since: new Date(), error: error instanceof Error ? error.message : String(error) };
+          this.failure = this.failed(this.failure, 'moving fresh vectors into the graph', error);
         })
         .finally(() => {
           if (!this.stopped) this.schedule();
@@ -92,37 +102,74 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
     }, LOOK_EVERY_MS);
   }
 
+  /** A failure to report: logged once (a look comes every second), health says it until work succeeds. */
+  private failed(last: { since: Date; error: string } | undefined, doing: string, error: unknown) {
+    if (this.stopped) return last;
+    if (!last) this.logger.warn(`${doing}: ${String(error)}`);
+    return last ?? { since: new Date(), error: error instanceof Error ? error.message : String(error) };
+  }
+
   private async look(): Promise<void> {
-    for (const { ord } of await allSpaces(this.db)) {
+    for (const space of await allSpaces(this.db)) {
+      const { ord } = space;
       const waiting = await freshCount(this.db, ord);
       const idle = waiting <= (this.lastSeen.get(ord) ?? 0);
-      const due = waiting > 0 && (idle || waiting >= FRESH_CAP / 2);
+      const due = waiting > 0 && (idle || waiting >= SEAL_AT);
       // Another replica's mover holds the space: it moves them.
-      await withGraphLock(this.db, ord, async (conn, backend) => {
-        this.building = backend;
-        try {
-          if (due && (await cheaperToRebuild(conn, ord, waiting))) await rebuildGraphs(conn, ord);
+      await withSpaceLock(this.db, ord, 'graphs', (conn, backend) =>
+        this.cancellable(backend, async () => {
+          // Not while a merge runs: its segment joins the main graph, which a rebuild drops the index of.
+          if (due && !this.merging.has(ord) && (await cheaperToRebuild(conn, ord, waiting)))
+            await rebuildGraphs(conn, ord);
           else {
             await ensureGraphIndexes(conn, ord);
-            if (due) await this.moveChunks(ord, waiting);
+            if (due && waiting >= SEAL_MIN) await sealFresh(conn, space);
+            else if (due) await this.moveChunks(ord, waiting);
           }
-        } finally {
-          this.building = undefined;
-        }
-      });
-      this.lastSeen.set(ord, await freshCount(this.db, ord));
+        }),
+      );
+      const left = await freshCount(this.db, ord);
+      this.lastSeen.set(ord, left);
+      this.startMerge(space, idle && left === 0);
     }
   }
 
-  /** Inserts fresh vectors into the graphs a chunk at a time, until none are left or the projector writes again. */
+  /** Runs `work` on the connection of `backend`, which shutdown cancels while it does. */
+  private async cancellable(backend: number, work: () => Promise<unknown>): Promise<void> {
+    this.building.add(backend);
+    try {
+      await work();
+    } finally {
+      this.building.delete(backend);
+    }
+  }
+
+  /** Starts merging a space's segments, if none is under way and some should be. */
+  private startMerge(space: SpaceRow, idle: boolean): void {
+    if (this.stopped || this.merging.has(space.ord)) return;
+    const merge = withSpaceLock(this.db, space.ord, 'merges', async (conn, backend) => {
+      const segments = segmentsToMerge(await listSegments(conn, space.ord), idle);
+      if (segments) await this.cancellable(backend, () => mergeSegments(conn, space, segments));
+    })
+      .then(() => {
+        this.mergeFailure = undefined;
+      })
+      .catch((error: unknown) => {
+        this.mergeFailure = this.failed(this.mergeFailure, 'merging graph segments', error);
+      })
+      .finally(() => this.merging.delete(space.ord));
+    this.merging.set(space.ord, merge);
+  }
+
+  /** Inserts a few fresh vectors into the main graph a chunk at a time, until none are left or the projector writes again. */
   private async moveChunks(ord: number, waiting: number): Promise<void> {
     while (!this.stopped && waiting > 0) {
       const moved = await moveFresh(this.db, ord, CHUNK);
       const now = await freshCount(this.db, ord);
-      // More than the move left: the projector is writing again, and has the core until the next look.
+      // More than the move left: the projector is writing again, and the next look decides anew.
       const arriving = now > waiting - moved;
       waiting = now;
-      if (moved === 0 || (arriving && waiting < FRESH_CAP / 2)) break;
+      if (moved === 0 || arriving) break;
     }
   }
 }

@@ -323,7 +323,8 @@ export class SearchProjector implements AroundBatch<Trx> {
 
   /**
    * One space's vectors, into its graph tables (`direct`) or its fresh ones: a passage's first
-   * vector counts (in either table, as a conflict would keep it), an item's last (leaving the other).
+   * vector counts (in any table, a segment's too, as a conflict would keep it), an item's last
+   * (leaving the others).
    */
   private async storeVectors(trx: Trx, ord: number, run: Embedded['event']['data'][], direct: boolean): Promise<void> {
     const [tables, other] = direct ? [vectorTables(ord), freshTables(ord)] : [freshTables(ord), vectorTables(ord)];
@@ -343,6 +344,9 @@ export class SearchProjector implements AroundBatch<Trx> {
     }
     const passages = [...parts.values()];
     const embedded = [...new Set(run.map((data) => data.item_id))];
+    const fresh = freshTables(ord);
+    // The fresh tables first, always: they are the layout lock a segment's swap holds (see segments.ts).
+    await sql`lock table ${sql.table(fresh.parts)}, ${sql.table(fresh.items)} in row exclusive mode`.execute(trx);
     // A mover moving these vectors right now holds their fresh rows: wait for it first, so that the
     // statement below sees them in the graph tables. Checked in the same statement, a moved row was
     // still absent from the graph, and the insert, once the move freed its key, kept it in both.
@@ -358,8 +362,10 @@ export class SearchProjector implements AroundBatch<Trx> {
           ${passages.map((p) => p.embedding)}::text[]) v (item_id, ordinal, embedding)
         where exists (select 1 from parts x where x.item_id = v.item_id and x.ordinal = v.ordinal)
           and not exists (select 1 from ${sql.table(other.parts)} o where o.item_id = v.item_id and o.ordinal = v.ordinal)
+          ${direct ? sql`and not exists (select 1 from ${sql.table(tables.parts)} s where s.item_id = v.item_id and s.ordinal = v.ordinal)` : sql``}
         on conflict do nothing),
       replaced as (delete from ${sql.table(other.items)} where item_id = any(${[...itemVectors.keys()]}::text[])),
+      ${direct ? sql`segments as (delete from ${sql.table(tables.items)} where item_id = any(${[...itemVectors.keys()]}::text[]) and tableoid <> ${tables.items}::regclass),` : sql``}
       i as (insert into ${sql.table(tables.items)} (item_id, embedding)
         select v.item_id, v.embedding::halfvec from unnest(${[...itemVectors.keys()]}::text[], ${[...itemVectors.values()]}::text[]) v (item_id, embedding)
         on conflict (item_id) do update set embedding = excluded.embedding),

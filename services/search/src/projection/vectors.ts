@@ -4,6 +4,12 @@ import type { SearchDatabase, SpacesTable } from '../schema.js';
 
 export type SpaceRow = Omit<SpacesTable, 'embedded_items'> & { embedded_items: number };
 
+/** A pair of vector tables: of passages' vectors and of items'. */
+export interface VectorTables {
+  parts: string;
+  items: string;
+}
+
 /**
  * The vector tables of a space, with their HNSW graphs (`freshTables` holds the vectors not in
  * them yet). One pair per space rather than one table for all: vectors of different spaces are
@@ -11,7 +17,7 @@ export type SpaceRow = Omit<SpacesTable, 'embedded_items'> & { embedded_items: n
  * HNSW index over one space needs no space filter (pgvector applies filters after the graph
  * walk, which costs recall), and dropping a space is dropping its tables.
  */
-export function vectorTables(ord: number): { parts: string; items: string } {
+export function vectorTables(ord: number): VectorTables {
   return { parts: `vec_${ord}_parts`, items: `vec_${ord}_items` };
 }
 
@@ -24,15 +30,19 @@ export function vectorTables(ord: number): { parts: string; items: string } {
  * idle (or the tables fill). Search reads both: the graphs by ANN, these by an exact scan, which
  * `FRESH_CAP` keeps to a few milliseconds.
  */
-export function freshTables(ord: number): { parts: string; items: string } {
+export function freshTables(ord: number): VectorTables {
   return { parts: `vec_${ord}_parts_fresh`, items: `vec_${ord}_items_fresh` };
 }
 
-/** Fresh vectors (passages' and items') at most: past this the projector inserts into the graph itself. */
-export const FRESH_CAP = 10_000;
+/**
+ * Fresh vectors (passages' and items') at most: past this the projector inserts into the graph
+ * itself. The mover seals them into a segment long before (`SEAL_AT`); this bounds the exact scan
+ * if it cannot.
+ */
+export const FRESH_CAP = 50_000;
 
 /** A space's vector table of passages or of items, without indexes beyond its primary key. */
-async function createVectorTable(db: QueryExecutorProvider, name: string, dims: number, of: 'parts' | 'items') {
+export async function createVectorTable(db: QueryExecutorProvider, name: string, dims: number, of: 'parts' | 'items') {
   const type = sql.raw(`halfvec(${Math.trunc(dims)})`);
   await (
     of === 'parts'
@@ -58,11 +68,11 @@ export async function freshCount(db: QueryExecutorProvider, ord: number, upTo = 
   return countUpTo(db, freshTables(ord), upTo);
 }
 
-/** Vectors in a pair of tables, counted up to `upTo` in each: never a scan of a whole large graph. */
-async function countUpTo(db: QueryExecutorProvider, tables: { parts: string; items: string }, upTo: number) {
+/** Vectors in a pair of tables (not their segments), counted up to `upTo` in each: never a scan of a whole large graph. */
+async function countUpTo(db: QueryExecutorProvider, tables: VectorTables, upTo: number) {
   const { rows } = await sql<{ n: number }>`select
-      (select count(*) from (select 1 from ${sql.table(tables.parts)} limit ${upTo}) p)::int
-      + (select count(*) from (select 1 from ${sql.table(tables.items)} limit ${upTo}) i)::int as n`.execute(db);
+      (select count(*) from (select 1 from only ${sql.table(tables.parts)} limit ${upTo}) p)::int
+      + (select count(*) from (select 1 from only ${sql.table(tables.items)} limit ${upTo}) i)::int as n`.execute(db);
   return rows[0]!.n;
 }
 
@@ -72,8 +82,8 @@ async function countUpTo(db: QueryExecutorProvider, tables: { parts: string; ite
  * into a graph at m = 32 about six times as slowly as it built one over rows already there
  * (measured on this 2-core machine: 13.8 ms against 2.1 ms per 100-dimension vector), so a
  * rebuild is cheaper while the graph holds fewer than about five times the fresh vectors; four
- * leaves a margin. As fresh vectors are at most `FRESH_CAP`, only graphs of up to a few tens of
- * thousands of vectors are ever rebuilt: an archive's first import, not every later one.
+ * leaves a margin. As the mover seals fresh vectors into a segment at `SEAL_AT`, only graphs of up
+ * to a few tens of thousands of vectors are ever rebuilt: an archive's first import, not every later one.
  */
 export async function cheaperToRebuild(db: QueryExecutorProvider, ord: number, fresh: number): Promise<boolean> {
   const limit = fresh * 4;
@@ -195,8 +205,8 @@ export async function ensureSpace(
  */
 const HNSW_BUILD = sql.raw('with (m = 32, ef_construction = 128)');
 
-/** The HNSW index of a space's graph table of passages or of items. */
-function graphIndex(table: string) {
+/** The HNSW index of a graph table (a space's, or a segment's) of passages or of items. */
+export function graphIndex(table: string) {
   return sql.id(`${table}_hnsw`);
 }
 
@@ -213,6 +223,25 @@ export async function createVectorIndexes(db: QueryExecutorProvider, ord: number
 const BUILD_MEMORY = sql.lit('512MB');
 
 /**
+ * Builds the HNSW index of a graph table over the rows it holds, with the memory to build it in.
+ * `concurrently` lets the projector write and search read the table meanwhile; `conn` is one
+ * connection, not in a transaction when concurrently.
+ */
+export async function buildGraphIndex(
+  conn: QueryExecutorProvider,
+  table: string,
+  { concurrently }: { concurrently: boolean },
+): Promise<void> {
+  await sql`set maintenance_work_mem = ${BUILD_MEMORY}`.execute(conn);
+  try {
+    await sql`create index ${sql.raw(concurrently ? 'concurrently' : '')} ${graphIndex(table)} on ${sql.table(table)}
+      using hnsw (embedding halfvec_cosine_ops) ${HNSW_BUILD}`.execute(conn);
+  } finally {
+    await sql`reset maintenance_work_mem`.execute(conn);
+  }
+}
+
+/**
  * Builds the HNSW index of each of a space's graph tables that has none, or only what a build cut
  * short left (an invalid index, after a crash or a cancelled build). `concurrently`: the projector
  * keeps writing and search keeps reading (the graph table by exact scan: right, only slower) while
@@ -224,13 +253,7 @@ export async function ensureGraphIndexes(conn: QueryExecutorProvider, ord: numbe
       where i.indexrelid = to_regclass(${`${table}_hnsw`})`.execute(conn);
     if (rows[0]?.valid) continue;
     if (rows[0]) await sql`drop index concurrently ${graphIndex(table)}`.execute(conn);
-    await sql`set maintenance_work_mem = ${BUILD_MEMORY}`.execute(conn);
-    try {
-      await sql`create index concurrently ${graphIndex(table)} on ${sql.table(table)}
-        using hnsw (embedding halfvec_cosine_ops) ${HNSW_BUILD}`.execute(conn);
-    } finally {
-      await sql`reset maintenance_work_mem`.execute(conn);
-    }
+    await buildGraphIndex(conn, table, { concurrently: true });
   }
 }
 
@@ -251,16 +274,17 @@ const ALL = Number.MAX_SAFE_INTEGER;
 
 /**
  * Runs `work` on one connection of the pool (given with its Postgres backend's pid, to cancel it
- * by) while holding the lock on a space's graph builds, or returns false at once if another
- * replica's mover holds it (a build must not be dropped as unfinished by a second mover seeing it
- * invalid).
+ * by) while holding one of a space's locks, or returns false at once if another replica's mover
+ * holds it: `graphs` for the space's main graph and sealing (a build must not be dropped as
+ * unfinished by a second mover seeing it invalid), `merges` for merging its segments.
  */
-export async function withGraphLock(
+export async function withSpaceLock(
   db: Kysely<SearchDatabase>,
   ord: number,
-  work: (conn: QueryExecutorProvider, backend: number) => Promise<void>,
+  lock: 'graphs' | 'merges',
+  work: (conn: Kysely<SearchDatabase>, backend: number) => Promise<void>,
 ): Promise<boolean> {
-  const key = `search:graphs:${ord}`;
+  const key = `search:${lock}:${ord}`;
   return db.connection().execute(async (conn) => {
     const { rows } = await sql<{ ok: boolean; backend: number }>`
       select pg_try_advisory_lock(hashtext(${key})) as ok, pg_backend_pid() as backend`.execute(conn);

@@ -17,6 +17,7 @@ import { visibleTo } from '@memex/db';
 import { defaultProvider, GLOVE_SIF_SPACE, isZeroVector } from '@memex/embeddings';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
+import { graphLayout } from '../projection/segments.js';
 import { freshTables, vectorLiteral, vectorTables, type SpaceRow } from '../projection/vectors.js';
 import { fieldMatches, TEXT_CONFIG } from '../domain/text.js';
 import { QueryEmbedder } from './embedder.js';
@@ -184,7 +185,7 @@ export class SearchService implements OnApplicationShutdown {
       graph && fresh
         ? await sql<{ embedding: string | null }>`select coalesce(
             (select embedding::text from ${sql.table(fresh.items)} where item_id = ${params.id}),
-            (select embedding::text from ${sql.table(graph.items)} where item_id = ${params.id})) as embedding`.execute(
+            (select embedding::text from ${sql.table(graph.items)} where item_id = ${params.id} limit 1)) as embedding`.execute(
             this.db,
           )
         : { rows: [] };
@@ -192,16 +193,19 @@ export class SearchService implements OnApplicationShutdown {
     if (!space || !graph || !fresh || !vector)
       throw new MemexError('not_found', `item ${params.id} has no vector in the active space yet`);
     const limit = params.limit ?? 10;
-    const nearest = (table: string, newer?: string) => sql`(
+    const nearest = (table: RawBuilder<unknown>, newer?: string) => sql`(
         select v.item_id as id, v.embedding <=> ${vector}::halfvec as distance
-        from ${sql.table(table)} v join items i on i.id = v.item_id
+        from ${table} v join items i on i.id = v.item_id
         where ${scopeOf(call.scope, 'i')} and v.item_id <> ${params.id}
           ${newer ? sql`and not exists (select 1 from ${sql.table(newer)} f where f.item_id = v.item_id)` : sql``}
         order by v.embedding <=> ${vector}::halfvec limit ${limit})`;
     const neighbours = await this.db.transaction().execute(async (trx) => {
+      const layout = await graphLayout(trx, space.ord);
       await this.tuneIndex(trx);
-      const { rows } = await sql<{ id: string; distance: number }>`${nearest(graph.items, fresh.items)}
-        union all ${nearest(fresh.items)} order by distance limit ${limit}`.execute(trx);
+      const arms = [nearest(sql.table(fresh.items)), ...layout.graphs.map((graph) => nearest(graph.items, fresh.items))];
+      // Ties (copies of one text) by id: the same answer whichever graphs hold them.
+      const { rows } = await sql<{ id: string; distance: number }>`${sql.join(arms, sql` union all `)}
+        order by distance, id limit ${limit}`.execute(trx);
       return rows;
     });
     const hits = neighbours.map((n, i) => ({
@@ -314,19 +318,20 @@ export class SearchService implements OnApplicationShutdown {
     const literal = vectorLiteral(vector);
     const { phrases, excluded } = ctx.keyword;
     const passages = PASSAGES_PER_CANDIDATE * ctx.candidates;
-    // The nearest passages in the graph (HNSW) and among the fresh vectors not in it yet (exact).
-    const nearest = (table: string) => sql`(
+    // The nearest passages in each graph (HNSW) and among the fresh vectors not in one yet (exact).
+    const nearest = (table: RawBuilder<unknown>) => sql`(
         select v.item_id as id, i.kind, v.ordinal, v.embedding <=> ${literal}::halfvec as distance
-        from ${sql.table(table)} v join items i on i.id = v.item_id
+        from ${table} v join items i on i.id = v.item_id
         where ${scopeOf(ctx.scope, 'i')} and ${ctx.filters}
           ${phrases ? sql`and exists (select 1 from parts x where x.item_id = v.item_id and x.tsv @@ ${phrases})` : sql``}
           ${excluded ? sql`and not exists (select 1 from parts x where x.item_id = v.item_id and x.tsv @@ ${excluded})` : sql``}
         order by v.embedding <=> ${literal}::halfvec limit ${passages})`;
     const rows = await this.db.transaction().execute(async (trx) => {
+      const layout = await graphLayout(trx, space.ord);
       await this.tuneIndex(trx);
+      const arms = [nearest(sql.table(layout.fresh.parts)), ...layout.graphs.map((graph) => nearest(graph.parts))];
       const result = await sql<{ id: string; kind: string; ordinal: number; distance: number }>`
-        ${nearest(vectorTables(space.ord).parts)} union all ${nearest(freshTables(space.ord).parts)}
-        order by distance limit ${passages}`.execute(trx);
+        ${sql.join(arms, sql` union all `)} order by distance limit ${passages}`.execute(trx);
       return result.rows;
     });
     const sorted = rows.sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id));

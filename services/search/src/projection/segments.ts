@@ -1,0 +1,214 @@
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import type { SearchDatabase } from '../schema.js';
+import {
+  buildGraphIndex,
+  createVectorTable,
+  freshTables,
+  graphIndex,
+  vectorTables,
+  type SpaceRow,
+  type VectorTables,
+} from './vectors.js';
+
+/**
+ * Graph segments: vectors of a large import, in graphs of their own beside a space's main graph.
+ *
+ * Inserting a vector into a large HNSW graph costs several times what building a graph over rows
+ * already there does (see `cheaperToRebuild`), so once a space's graph is large, an import's
+ * fresh vectors are not inserted into it: the fresh tables are sealed into a segment, a pair of
+ * tables (`vec_<ord>_parts_seg<n>`, `vec_<ord>_items_seg<n>`) whose graphs are built in bulk,
+ * like Lucene's segments. Segments of like size are merged, again by a bulk build, so a search
+ * reads a few graphs (`MERGE_FACTOR` per size level at most), and all of them once the space
+ * is idle.
+ *
+ * A segment is a child table (Postgres inheritance) of the space's graph table: the projector's
+ * deletes and its "is this vector stored already" checks on the graph table reach every segment
+ * without knowing them. Search reads each table by itself (`graphLayout`), the planner cannot
+ * weigh several HNSW scans under one merge.
+ *
+ * A segment is built as a scratch table nobody reads (no concurrent index build, whose waits for
+ * older transactions would stall behind a long merge), then swapped in by one short transaction
+ * that holds the fresh tables exclusively: the layout lock. Readers and the projector take the
+ * fresh tables first, so each sees the layout before or after a swap, never half of it.
+ */
+
+/** Fresh vectors the mover seals into a segment during an import (rather than inserting them). */
+export const SEAL_AT = 5_000;
+/** Fresh vectors left when the projector is idle that make a segment rather than graph inserts. */
+export const SEAL_MIN = 1_000;
+/** Segments of one size level merged into one. */
+export const MERGE_FACTOR = 4;
+
+export interface Segment {
+  n: number;
+  tables: VectorTables;
+  /** Vectors (passages and items) as Postgres last counted them: what merging by size needs. */
+  vectors: number;
+}
+
+/** A space's segments, oldest first. */
+export async function listSegments(db: Kysely<SearchDatabase>, ord: number): Promise<Segment[]> {
+  const graph = vectorTables(ord);
+  const { rows } = await sql<{ name: string; vectors: number }>`
+    select c.relname as name, greatest(c.reltuples, 0)::int as vectors from pg_inherits i join pg_class c on c.oid = i.inhrelid
+    where i.inhparent in (to_regclass(${graph.parts}), to_regclass(${graph.items}))`.execute(db);
+  const byNumber = new Map<number, number>();
+  for (const row of rows) {
+    const n = Number(/_seg(\d+)$/.exec(row.name)?.[1]);
+    byNumber.set(n, (byNumber.get(n) ?? 0) + row.vectors);
+  }
+  return [...byNumber]
+    .sort(([a], [b]) => a - b)
+    .map(([n, vectors]) => ({ n, tables: segmentTables(ord, n), vectors }));
+}
+
+export function segmentTables(ord: number, n: number): VectorTables {
+  const graph = vectorTables(ord);
+  return { parts: `${graph.parts}_seg${n}`, items: `${graph.items}_seg${n}` };
+}
+
+/** Where a segment is built before it is swapped in, one pair per kind of work (a crash leaves it to the next). */
+function scratchTables(ord: number, work: 'sealing' | 'merging'): VectorTables {
+  const graph = vectorTables(ord);
+  return { parts: `${graph.parts}_${work}`, items: `${graph.items}_${work}` };
+}
+
+/** Whether a table of the search schema is a segment or a segment being built: its rows are read through the graph table. */
+export function isSegmentTable(name: string): boolean {
+  return /^vec_\d+_(parts|items)_(seg\d+|sealing|merging)$/.test(name);
+}
+
+/**
+ * The tables a query of a space's vectors reads, each by itself: the fresh ones (exact scan), the
+ * main graph's (`only`: not its segments again) and every segment's. Takes the layout lock for
+ * reading first, so a swap is waited for, not half seen; `trx` must be a transaction.
+ */
+export async function graphLayout(
+  trx: Kysely<SearchDatabase>,
+  ord: number,
+): Promise<{ fresh: VectorTables; graphs: Array<{ parts: RawBuilder<unknown>; items: RawBuilder<unknown> }> }> {
+  const fresh = freshTables(ord);
+  await sql`lock table ${sql.table(fresh.parts)}, ${sql.table(fresh.items)} in access share mode`.execute(trx);
+  const graph = vectorTables(ord);
+  const segments = await listSegments(trx, ord);
+  return {
+    fresh,
+    graphs: [
+      { parts: sql`only ${sql.table(graph.parts)}`, items: sql`only ${sql.table(graph.items)}` },
+      ...segments.map(({ tables }) => ({ parts: sql.table(tables.parts), items: sql.table(tables.items) })),
+    ],
+  };
+}
+
+/**
+ * Which segments to merge now, if any: while vectors arrive, `MERGE_FACTOR` of the smallest size
+ * level that has as many (each vector is built again about once per level: log₄ of the import's
+ * size); once the space is idle, all of them, so that a search reads one graph beside the main one.
+ */
+export function segmentsToMerge(segments: Segment[], idle: boolean): Segment[] | undefined {
+  if (segments.length < 2) return undefined;
+  if (idle) return segments;
+  const levels = new Map<number, Segment[]>();
+  for (const segment of segments) {
+    const level = Math.floor(Math.log(Math.max(1, segment.vectors / SEAL_AT)) / Math.log(MERGE_FACTOR));
+    levels.set(level, [...(levels.get(level) ?? []), segment]);
+  }
+  const full = [...levels].sort(([a], [b]) => a - b).find(([, same]) => same.length >= MERGE_FACTOR);
+  return full?.[1].slice(0, MERGE_FACTOR);
+}
+
+/**
+ * Seals a space's fresh vectors into a new segment: built aside from what the fresh tables hold
+ * now, then swapped in, taking from the fresh tables the rows it holds. Returns the segment's
+ * vectors. `conn` holds the space's build lock (one sealing at a time).
+ */
+export async function sealFresh(conn: Kysely<SearchDatabase>, space: SpaceRow): Promise<number> {
+  const fresh = freshTables(space.ord);
+  const scratch = await buildScratch(conn, space, 'sealing', [fresh]);
+  return swapIn(conn, space.ord, scratch, [fresh], 'keep');
+}
+
+/** Merges segments into one new segment, built aside and swapped in for them. `conn` holds the space's merge lock. */
+export async function mergeSegments(conn: Kysely<SearchDatabase>, space: SpaceRow, segments: Segment[]): Promise<number> {
+  const sources = segments.map((segment) => segment.tables);
+  const scratch = await buildScratch(conn, space, 'merging', sources);
+  return swapIn(conn, space.ord, scratch, sources, 'drop');
+}
+
+/** The scratch tables of `work`, made again with the rows of `sources` and their graphs built. */
+async function buildScratch(
+  conn: Kysely<SearchDatabase>,
+  space: SpaceRow,
+  work: 'sealing' | 'merging',
+  sources: VectorTables[],
+): Promise<VectorTables> {
+  const scratch = scratchTables(space.ord, work);
+  for (const of of ['parts', 'items'] as const) {
+    await sql`drop table if exists ${sql.table(scratch[of])}`.execute(conn);
+    await createVectorTable(conn, scratch[of], space.dims, of);
+    const rows = sql.join(
+      sources.map((source) => sql`select * from ${sql.table(source[of])}`),
+      sql` union all `,
+    );
+    await sql`insert into ${sql.table(scratch[of])} ${rows}`.execute(conn);
+    await buildGraphIndex(conn, scratch[of], { concurrently: false });
+    // The planner's row counts: whether to read a segment by its graph or by a scan, and its merge level.
+    await sql`analyze ${sql.table(scratch[of])}`.execute(conn);
+  }
+  return scratch;
+}
+
+/**
+ * Swaps built scratch tables in as a new segment, in one transaction under the layout lock: rows
+ * the sources lost while it was built (an item deleted or split again, an item's newer vector)
+ * are taken out of it; then the sources are dropped (a merge) or lose the rows it took (a seal).
+ */
+async function swapIn(
+  conn: Kysely<SearchDatabase>,
+  ord: number,
+  scratch: VectorTables,
+  sources: VectorTables[],
+  afterwards: 'keep' | 'drop',
+): Promise<number> {
+  return conn.transaction().execute(async (trx) => {
+    const fresh = freshTables(ord);
+    await sql`lock table ${sql.table(fresh.parts)}, ${sql.table(fresh.items)} in access exclusive mode`.execute(trx);
+    let vectors = 0;
+    for (const of of ['parts', 'items'] as const) {
+      const same = (source: string) =>
+        sql`exists (select 1 from ${sql.table(source)} x where ${keyMatch(of)} and x.embedding = s.embedding)`;
+      await sql`delete from ${sql.table(scratch[of])} s
+        where not (${sql.join(
+          sources.map((source) => same(source[of])),
+          sql` or `,
+        )})`.execute(trx);
+      for (const source of sources)
+        await (
+          afterwards === 'keep'
+            ? sql`delete from ${sql.table(source[of])} x using ${sql.table(scratch[of])} s where ${keyMatch(of)}`
+            : sql`drop table ${sql.table(source[of])}`
+        ).execute(trx);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(scratch[of])}`.execute(trx);
+      vectors += rows[0]!.n;
+    }
+    // Everything in it was deleted meanwhile: no segment.
+    if (vectors === 0) {
+      for (const table of Object.values(scratch)) await sql`drop table ${sql.table(table)}`.execute(trx);
+      return 0;
+    }
+    const n = (await listSegments(trx, ord)).reduce((last, segment) => Math.max(last, segment.n), 0) + 1;
+    const segment = segmentTables(ord, n);
+    const graph = vectorTables(ord);
+    for (const of of ['parts', 'items'] as const) {
+      await sql`alter table ${sql.table(scratch[of])} rename to ${sql.id(segment[of])}`.execute(trx);
+      await sql`alter index ${graphIndex(scratch[of])} rename to ${graphIndex(segment[of])}`.execute(trx);
+      await sql`alter table ${sql.table(segment[of])} inherit ${sql.table(graph[of])}`.execute(trx);
+    }
+    return vectors;
+  });
+}
+
+/** The key of a vector row in `x` equal to that of `s`. */
+function keyMatch(of: 'parts' | 'items') {
+  return of === 'parts' ? sql`x.item_id = s.item_id and x.ordinal = s.ordinal` : sql`x.item_id = s.item_id`;
+}

@@ -195,8 +195,8 @@ describe('graph service', { skip: sharedSkip('corpus/mail') }, () => {
   });
 
   test('@-mentions rank as the terms say: a whole-term match first, then the heaviest, on every prefix', async () => {
-    // Three busy writers (weights 18, 16, 20: past the tiers of one weight each, the first two in
-    // one tier, where the lighter one comes first by id).
+    // Three busy writers (weights 18, 16, 20: past the tiers of one weight each, all three in one
+    // tier, where the lighter ones come first by id).
     const drafts = [];
     for (const [n, messages] of [9, 8, 10].entries()) {
       for (let i = 0; i < messages; i++) {

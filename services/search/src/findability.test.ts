@@ -121,4 +121,21 @@ describe('search: people, accents, CJK, fusion, the meaning floor', () => {
     const keyword = await search({ q: 'night', mode: 'keyword', limit: 5 });
     assert.deepEqual([keyword.hits.length, keyword.total, keyword.total_exact], [5, SKY_ITEMS, true]);
   });
+
+  test('a subject typed word for word finds its message among more matching passages than are ranked', async () => {
+    // More passages holding the words than a query ranks (the first found are), then the one item
+    // whose title they are: as a subject's common words are in a large archive.
+    const text = 'Minutes of the harbor lantern festival committee: stalls, permits and the parade route.';
+    const sha = await h.blobs.put(Buffer.from(text));
+    await h.ingestPrepared(Array.from({ length: 1_050 }, (_, i) => ({ item: { title: `Committee minutes ${i}`, text }, sha })));
+    const subject = await h.ingest({
+      kind: 'email',
+      title: 'Harbor lantern festival',
+      text: 'Can you bring the ladder on Sunday? We hang them at six.',
+    });
+    await h.settle();
+    const result = await search({ q: 'harbor lantern festival', mode: 'keyword', limit: 10 });
+    assert.equal(result.hits[0]?.id, subject, result.hits.map((hit) => hit.title).join(' | '));
+    assert.equal(result.total_exact, false, 'the total is a lower bound');
+  });
 });

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Migration } from '@memex/db';
-import { writePrefixes } from './entities.js';
+import { tierSql, writePrefixes } from './entities.js';
 
 /**
  * The graph read model (seed §4.3). Everything a thing shows (its name, aliases, attrs, weight,
@@ -294,6 +294,14 @@ export const graphMigrations: Migration[] = [
       // evidence in words is read from them.
       await sql`alter table domain_writers add column standing text`.execute(db);
       await sql`alter table org_domains drop column evidence`.execute(db);
+    },
+  },
+  {
+    name: '014_coarser_mention_tiers',
+    async up(db) {
+      // Tiers of one weight each up to 4 (not 16), then one per doubling (not four): see tierSql.
+      await sql`update mention_prefixes m set tier = ${tierSql(sql`e.weight`)}
+        from entities e where e.id = m.entity and m.tier <> ${tierSql(sql`e.weight`)}`.execute(db);
     },
   },
 ];

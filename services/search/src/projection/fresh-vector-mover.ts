@@ -112,14 +112,17 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
   private async look(): Promise<void> {
     for (const space of await allSpaces(this.db)) {
       const { ord } = space;
-      const waiting = await freshCount(this.db, ord);
+      // Counted up to what makes a seal due: a count is a scan.
+      const waiting = await freshCount(this.db, ord, SEAL_AT);
       const idle = waiting <= (this.lastSeen.get(ord) ?? 0);
       const due = waiting > 0 && (idle || waiting >= SEAL_AT);
       // Another replica's mover holds the space: it moves them.
       await withSpaceLock(this.db, ord, 'graphs', (conn, backend) =>
         this.cancellable(backend, async () => {
           // Not while a merge runs: its segment joins the main graph, which a rebuild drops the index of.
-          if (due && !this.merging.has(ord) && (await cheaperToRebuild(conn, ord, waiting)))
+          // Rebuilt only while it is small (below 4 × SEAL_AT): a long build would keep the mover
+          // from sealing while fresh vectors pile up, and a segment costs no more to build.
+          if (due && !this.merging.has(ord) && (await cheaperToRebuild(conn, ord, Math.min(waiting, SEAL_AT))))
             await rebuildGraphs(conn, ord);
           else {
             await ensureGraphIndexes(conn, ord);
@@ -128,7 +131,7 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
           }
         }),
       );
-      const left = await freshCount(this.db, ord);
+      const left = await freshCount(this.db, ord, SEAL_AT);
       this.lastSeen.set(ord, left);
       this.startMerge(space, idle && left === 0);
     }
@@ -165,7 +168,7 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
   private async moveChunks(ord: number, waiting: number): Promise<void> {
     while (!this.stopped && waiting > 0) {
       const moved = await moveFresh(this.db, ord, CHUNK);
-      const now = await freshCount(this.db, ord);
+      const now = await freshCount(this.db, ord, SEAL_AT);
       // More than the move left: the projector is writing again, and the next look decides anew.
       const arriving = now > waiting - moved;
       waiting = now;

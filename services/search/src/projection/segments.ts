@@ -171,7 +171,10 @@ async function swapIn(
   afterwards: 'keep' | 'drop',
 ): Promise<number> {
   return conn.transaction().execute(async (trx) => {
-    const fresh = freshTables(ord);
+    const [graph, fresh] = [vectorTables(ord), freshTables(ord)];
+    // What a segment joining the graph tables takes, first: waited for (a build of the main graph's
+    // index holds it for minutes) before the layout lock stops searches and the projector.
+    await sql`lock table ${sql.table(graph.parts)}, ${sql.table(graph.items)} in share update exclusive mode`.execute(trx);
     await sql`lock table ${sql.table(fresh.parts)}, ${sql.table(fresh.items)} in access exclusive mode`.execute(trx);
     let vectors = 0;
     for (const of of ['parts', 'items'] as const) {
@@ -198,7 +201,6 @@ async function swapIn(
     }
     const n = (await listSegments(trx, ord)).reduce((last, segment) => Math.max(last, segment.n), 0) + 1;
     const segment = segmentTables(ord, n);
-    const graph = vectorTables(ord);
     for (const of of ['parts', 'items'] as const) {
       await sql`alter table ${sql.table(scratch[of])} rename to ${sql.id(segment[of])}`.execute(trx);
       await sql`alter index ${graphIndex(scratch[of])} rename to ${graphIndex(segment[of])}`.execute(trx);

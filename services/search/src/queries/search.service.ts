@@ -281,10 +281,18 @@ export class SearchService implements OnApplicationShutdown {
     const excluded = ctx.keyword.excluded ? sql`and not (p.tsv @@ ${ctx.keyword.excluded})` : sql``;
     // Passages carry their item's scope; only filters read the item (a join per match otherwise).
     const items = ctx.filtered ? sql`join items i on i.id = p.item_id` : sql``;
+    // Beside the first matching passages found, those of items whose title matches: in a large
+    // archive a subject's words are common enough that the first found rarely include the one
+    // message whose subject they are (0 of 39 sampled subjects in the top ten at 50,000 messages).
     const { rows } = await sql<Candidate & { found: number; capped: boolean }>`with m as (
-        select p.item_id, p.kind, p.ordinal, p.tsv from parts p ${items}
+        (select p.item_id, p.kind, p.ordinal, p.tsv from parts p ${items}
         where p.tsv @@ ${query} and ${scopeOf(ctx.scope, 'p')} and ${ctx.filters} ${excluded}
-        limit ${RANKED_AT_MOST}
+        limit ${RANKED_AT_MOST})
+        union
+        (select p.item_id, p.kind, p.ordinal, p.tsv from items i join parts p on p.item_id = i.id
+        where i.title_tsv @@ ${query} and i.has_text and p.tsv @@ ${query}
+          and ${scopeOf(ctx.scope, 'i')} and ${ctx.filters} ${excluded}
+        limit ${RANKED_AT_MOST})
       ), found as (
         select distinct on (m.item_id) m.item_id as id, m.kind, m.ordinal, ts_rank_cd(m.tsv, ${query}) as score
         from m order by m.item_id, score desc

@@ -24,11 +24,14 @@ export async function startWholeStack(): Promise<WholeStack> {
   const { ingestMaxLag } = loadConfig();
   const env = await createTestEnv({ port: await freePort(), services, rpcTimeoutMs: 120_000, ingestMaxLag });
   const processes = services.map((service) => spawnService(env.config, service));
-  const stop = async () => {
-    for (const child of processes) child.kill('SIGTERM');
-    await Promise.all(processes.map((child) => (child.exitCode === null ? once(child, 'exit') : undefined)));
-    await env.stop();
-  };
+  // Once, however often asked (a suite stops it before its peers run, and again when it ends).
+  let stopping: Promise<void> | undefined;
+  const stop = () =>
+    (stopping ??= (async () => {
+      for (const child of processes) child.kill('SIGTERM');
+      await Promise.all(processes.map((child) => (child.exitCode === null ? once(child, 'exit') : undefined)));
+      await env.stop();
+    })());
   try {
     const url = `http://127.0.0.1:${env.config.port}`;
     await servicesReady(url, services);

@@ -132,6 +132,9 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
         `searchable at ${searchable.toFixed(1)} s, every vector in the HNSW graphs at ${graphed.toFixed(1)} s; peak RSS of the services ${mb(peak.total)} MB (${heaviest} MB)`,
     );
 
+    // The peers on a quiet machine: the stack stopped first (search merging its graph segments
+    // once idle would take a core from them).
+    await stack.stop();
     const notmuch = await Notmuch.open(maildir);
     const notmuchRate = notmuch ? Math.round(messages / ((await notmuch.index()) / 1000)) : undefined;
     const mu = await Mu.open(maildir);

@@ -26,9 +26,9 @@ export function vectorTables(ord: number): VectorTables {
  * into a graph was most of an import's indexing cost (more than half of the search projector's
  * Postgres CPU at m = 32, one vector at a time on one core), and an import was searchable only
  * once the last insert was done. Fresh vectors go into these unindexed tables instead;
- * `FreshVectorMover` moves them into the graph tables on its own connection once the projector is
- * idle (or the tables fill). Search reads both: the graphs by ANN, these by an exact scan, which
- * `FRESH_CAP` keeps to a few milliseconds.
+ * `FreshVectorMover` puts them into graphs on its own connection once the projector is idle or
+ * `SEAL_AT` wait (see segments.ts). Search reads both: the graphs by ANN, these by an exact scan,
+ * a few milliseconds outside a large import (see `FRESH_CAP`).
  */
 export function freshTables(ord: number): VectorTables {
   return { parts: `vec_${ord}_parts_fresh`, items: `vec_${ord}_items_fresh` };

@@ -333,7 +333,7 @@ describe('fresh vectors', () => {
     await built('the next start builds the index');
   });
 
-  test('a mover that cannot move says so in the service health until it can again', async () => {
+  test('a mover that cannot move or merge says so in the service health until it can again', async () => {
     const problems = async () =>
       (
         await callRpc<ServiceHealth>(
@@ -360,5 +360,24 @@ describe('fresh vectors', () => {
       await sql`alter table vec_0_items_fresh_away rename to vec_0_items_fresh`.execute(db);
     }
     await until('the report clears after a look that succeeds', (found) => found.length === 0);
+
+    // A merge that cannot build its segment (its scratch name taken by a view) is reported too.
+    await mover.onApplicationShutdown();
+    for (const round of [1, 2]) {
+      for (const [title, text] of STORIES.slice(0, 2)) await h.ingest({ title: `${title} unmerged ${round}`, text });
+      await h.settle();
+      await seal();
+    }
+    await sql`create view vec_0_parts_merging as select 1 as taken`.execute(db);
+    try {
+      mover.onApplicationBootstrap();
+      await until('the merge failure is reported', (found) =>
+        found.some((problem) => /^graph segments have not been merged since .*vec_0_parts_merging/.test(problem)),
+      );
+    } finally {
+      await sql`drop view vec_0_parts_merging`.execute(db);
+    }
+    await until('the report clears after a merge that succeeds', (found) => found.length === 0);
+    assert.equal((await listSegments(db as never, 0)).length, 1, 'the idle space merged its segments');
   });
 });

@@ -75,6 +75,8 @@ function durableName(lane: string, priority: Priority): string {
 
 /** A long job is redelivered to another worker if not acked (or touched) within this time. */
 const ACK_WAIT_MS = 5 * 60 * 1000;
+/** How long an ack waits for the server to confirm it. */
+const ACK_CONFIRM_MS = 10_000;
 /** A job failing this many times is dropped with an error (a broken model would otherwise spin). */
 export const MAX_ATTEMPTS = 5;
 
@@ -222,9 +224,10 @@ export class JobQueue {
       job: decodeJson<Job>(msg.data),
       priority,
       attempt,
+      // A confirmed ("double") ack: the server answers once it has applied the ack, so the job
+      // is gone from the backlog when this resolves (a flush only says the server read it).
       ack: async () => {
-        reply('+ACK');
-        await this.bus.nc.flush();
+        await this.bus.nc.request(msg.reply!, '+ACK', { timeout: ACK_CONFIRM_MS });
       },
       retry: (delayMs) => reply(`-NAK ${JSON.stringify({ delay: delayMs * 1_000_000 })}`),
       drop: () => reply('+TERM'),

@@ -6,8 +6,15 @@ import { callRpc } from '@memex/bus';
 import type { ServiceHealth } from '@memex/runtime';
 import { createDatabase } from '@memex/db';
 import { FreshVectorMover } from './projection/fresh-vector-mover.js';
-import { listSegments, mergeSegments, SEAL_AT, sealFresh, segmentsToMerge } from './projection/segments.js';
-import { allSpaces, moveFresh, rebuildGraphs, withSpaceLock } from './projection/vectors.js';
+import { LEVEL_SIZE, listSegments, mergeSegments, sealFresh, segmentsToMerge } from './projection/segments.js';
+import {
+  allSpaces,
+  cheaperToRebuild,
+  moveFresh,
+  REBUILD_BELOW,
+  rebuildGraphs,
+  withSpaceLock,
+} from './projection/vectors.js';
 import { schemaDigest } from './schema-digest.js';
 import { SearchHarness } from './test-support.js';
 
@@ -283,19 +290,34 @@ describe('fresh vectors', () => {
     mover.onApplicationBootstrap();
   });
 
+  test('a main graph is built again over fresh vectors only while it is small', async () => {
+    // Row counts are all the rule reads: a space's graph tables stand in, unindexed.
+    await sql`create table vec_99_parts (n int); create table vec_99_items (n int)`.execute(db);
+    try {
+      const fill = (rows: number) => sql`insert into vec_99_parts select generate_series(1, ${rows})`.execute(db);
+      await fill(REBUILD_BELOW / 2);
+      assert.equal(await cheaperToRebuild(db, 99, 1_000), false, 'a few beside many are inserted');
+      assert.equal(await cheaperToRebuild(db, 99, 50_000), true, 'many beside a small graph: built again over all');
+      await fill(REBUILD_BELOW / 2);
+      assert.equal(await cheaperToRebuild(db, 99, 50_000), false, 'a large graph is not built again, however many wait');
+    } finally {
+      await sql`drop table vec_99_parts, vec_99_items`.execute(db);
+    }
+  });
+
   test('segments are merged by size level while vectors arrive, all of them once idle', () => {
     const segments = (...sizes: number[]) =>
       sizes.map((vectors, n) => ({ n, tables: { parts: `p${n}`, items: `i${n}` }, vectors }));
     const merged = (found: ReturnType<typeof segments> | undefined) => found?.map((segment) => segment.n);
-    assert.equal(segmentsToMerge(segments(SEAL_AT, SEAL_AT, SEAL_AT), false), undefined, 'three of a level wait');
-    assert.deepEqual(merged(segmentsToMerge(segments(SEAL_AT * 4, SEAL_AT, SEAL_AT, SEAL_AT, SEAL_AT), false)), [1, 2, 3, 4]);
+    assert.equal(segmentsToMerge(segments(LEVEL_SIZE, LEVEL_SIZE, LEVEL_SIZE), false), undefined, 'three of a level wait');
+    assert.deepEqual(merged(segmentsToMerge(segments(LEVEL_SIZE * 4, LEVEL_SIZE, LEVEL_SIZE, LEVEL_SIZE, LEVEL_SIZE), false)), [1, 2, 3, 4]);
     assert.deepEqual(
-      merged(segmentsToMerge(segments(SEAL_AT * 4, SEAL_AT * 5, SEAL_AT * 6, SEAL_AT * 7, SEAL_AT), false)),
+      merged(segmentsToMerge(segments(LEVEL_SIZE * 4, LEVEL_SIZE * 5, LEVEL_SIZE * 6, LEVEL_SIZE * 7, LEVEL_SIZE), false)),
       [0, 1, 2, 3],
       'four of the next level up',
     );
-    assert.deepEqual(merged(segmentsToMerge(segments(SEAL_AT * 20, SEAL_AT), true)), [0, 1], 'idle: all');
-    assert.equal(segmentsToMerge(segments(SEAL_AT), true), undefined, 'one is merged already');
+    assert.deepEqual(merged(segmentsToMerge(segments(LEVEL_SIZE * 20, LEVEL_SIZE), true)), [0, 1], 'idle: all');
+    assert.equal(segmentsToMerge(segments(LEVEL_SIZE), true), undefined, 'one is merged already');
   });
 
   test('a graph build under way when search stops is cancelled, not waited for, and done at the next start', async () => {

@@ -120,9 +120,7 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
       await withSpaceLock(this.db, ord, 'graphs', (conn, backend) =>
         this.cancellable(backend, async () => {
           // Not while a merge runs: its segment joins the main graph, which a rebuild drops the index of.
-          // Rebuilt only while it is small (below 4 × SEAL_AT): a long build would keep the mover
-          // from sealing while fresh vectors pile up, and a segment costs no more to build.
-          if (due && !this.merging.has(ord) && (await cheaperToRebuild(conn, ord, Math.min(waiting, SEAL_AT))))
+          if (due && !this.merging.has(ord) && (await cheaperToRebuild(conn, ord, waiting)))
             await rebuildGraphs(conn, ord);
           else {
             await ensureGraphIndexes(conn, ord);

@@ -84,17 +84,21 @@ async function countUpTo(db: QueryExecutorProvider, tables: VectorTables, upTo: 
   return rows[0]!.n;
 }
 
+/** A space's main graph holding this many vectors is not built again (see `cheaperToRebuild`). */
+export const REBUILD_BELOW = 20_000;
+
 /**
  * Whether `fresh` vectors are better put into a space's graphs by building them again over all of
  * its vectors (`rebuildGraphs`) than by inserting them one by one. pgvector 0.8 inserted a vector
  * into a graph at m = 32 about six times as slowly as it built one over rows already there
  * (measured on this 2-core machine: 13.8 ms against 2.1 ms per 100-dimension vector), so a
  * rebuild is cheaper while the graph holds fewer than about five times the fresh vectors; four
- * leaves a margin. As the mover seals fresh vectors into a segment at `SEAL_AT`, only graphs of up
- * to a few tens of thousands of vectors are ever rebuilt: an archive's first import, not every later one.
+ * leaves a margin. A graph of `REBUILD_BELOW` or more is never built again: fresh vectors go to a
+ * segment beside it (segments.ts), which costs no more to build than they do, without building
+ * the graph's own vectors again. So only an archive's first import rebuilds, not every later one.
  */
 export async function cheaperToRebuild(db: QueryExecutorProvider, ord: number, fresh: number): Promise<boolean> {
-  const limit = fresh * 4;
+  const limit = Math.min(fresh * 4, REBUILD_BELOW);
   return (await countUpTo(db, vectorTables(ord), limit)) < limit;
 }
 

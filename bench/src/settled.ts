@@ -48,19 +48,26 @@ export async function graphsComplete(databaseUrl: string, timeoutMs: number): Pr
   try {
     await waitUntil(
       async () => {
-        const { rows: tables } = await client.query<{ name: string; graph: boolean }>(
-          `select table_name as name, table_name not like '%\_fresh' as graph from information_schema.tables
-           where table_schema = 'search' and table_name ~ '^vec_\d+_(parts|items)(_fresh)?$'`,
-        );
-        for (const { name, graph } of tables) {
-          const { rows } = await client.query<{ done: boolean }>(
-            graph
-              ? `select coalesce((select indisvalid from pg_index where indexrelid = to_regclass('search."${name}_hnsw"')), false) as done`
-              : `select not exists (select 1 from search."${name}") as done`,
+        // One snapshot for every look (the catalog read through pg_class, not to_regclass, which
+        // reads the latest): looked at table by table, a rebuild of the graphs that began between
+        // two looks (indexes dropped after the first, fresh rows moved before the last) passed.
+        await client.query('begin isolation level repeatable read');
+        try {
+          const { rows: tables } = await client.query<{ name: string; graph: boolean; valid: boolean }>(
+            `select t.relname as name, t.relname not like '%\\_fresh' as graph, coalesce(i.indisvalid, false) as valid
+             from pg_class t join pg_namespace n on n.oid = t.relnamespace and n.nspname = 'search'
+               left join pg_class x on x.relname = t.relname || '_hnsw' and x.relnamespace = n.oid
+               left join pg_index i on i.indexrelid = x.oid
+             where t.relkind = 'r' and t.relname ~ '^vec_\\d+_(parts|items)(_fresh)?$'`,
           );
-          if (!rows[0]!.done) return false;
+          for (const { name, graph, valid } of tables) {
+            if (graph && !valid) return false;
+            if (!graph && (await client.query(`select 1 from search."${name}" limit 1`)).rows.length > 0) return false;
+          }
+          return tables.length > 0;
+        } finally {
+          await client.query('commit');
         }
-        return true;
       },
       'every fresh vector to be in the HNSW graphs',
       { timeoutMs, everyMs: 1000 },

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { EmbeddingComputed, encodeVector, OWNER_SCOPE, Search, Similar } from '@memex/contracts';
 import { callRpc } from '@memex/bus';
-import type { ServiceHealth } from '@memex/runtime';
+import { startService, type ServiceHealth } from '@memex/runtime';
 import { createDatabase } from '@memex/db';
 import { FreshVectorMover } from './projection/fresh-vector-mover.js';
 import { LEVEL_SIZE, listSegments, mergeSegments, sealFresh, segmentsToMerge } from './projection/segments.js';
@@ -16,6 +16,7 @@ import {
   withSpaceLock,
 } from './projection/vectors.js';
 import { schemaDigest } from './schema-digest.js';
+import { SearchModule } from './search.module.js';
 import { SearchHarness } from './test-support.js';
 
 const STORIES: Array<[title: string, text: string]> = [
@@ -252,7 +253,9 @@ describe('fresh vectors', () => {
     await mover.onApplicationShutdown();
     const digest = () => schemaDigest(h.env.config.databaseUrl, 'search');
     const found = async (id: string) => ({
-      meaning: (await h.call(Search, { q: 'comet passed close to the sun', mode: 'meaning' })).hits.map((hit) => hit.id),
+      meaning: (await h.call(Search, { q: 'comet passed close to the sun', mode: 'meaning' })).hits.map(
+        (hit) => hit.id,
+      ),
       similar: (await h.call(Similar, { id })).hits.map((hit) => hit.id),
     });
     const ids: string[] = [];
@@ -299,7 +302,11 @@ describe('fresh vectors', () => {
       assert.equal(await cheaperToRebuild(db, 99, 1_000), false, 'a few beside many are inserted');
       assert.equal(await cheaperToRebuild(db, 99, 50_000), true, 'many beside a small graph: built again over all');
       await fill(REBUILD_BELOW / 2);
-      assert.equal(await cheaperToRebuild(db, 99, 50_000), false, 'a large graph is not built again, however many wait');
+      assert.equal(
+        await cheaperToRebuild(db, 99, 50_000),
+        false,
+        'a large graph is not built again, however many wait',
+      );
     } finally {
       await sql`drop table vec_99_parts, vec_99_items`.execute(db);
     }
@@ -309,10 +316,19 @@ describe('fresh vectors', () => {
     const segments = (...sizes: number[]) =>
       sizes.map((vectors, n) => ({ n, tables: { parts: `p${n}`, items: `i${n}` }, vectors }));
     const merged = (found: ReturnType<typeof segments> | undefined) => found?.map((segment) => segment.n);
-    assert.equal(segmentsToMerge(segments(LEVEL_SIZE, LEVEL_SIZE, LEVEL_SIZE), false), undefined, 'three of a level wait');
-    assert.deepEqual(merged(segmentsToMerge(segments(LEVEL_SIZE * 4, LEVEL_SIZE, LEVEL_SIZE, LEVEL_SIZE, LEVEL_SIZE), false)), [1, 2, 3, 4]);
+    assert.equal(
+      segmentsToMerge(segments(LEVEL_SIZE, LEVEL_SIZE, LEVEL_SIZE), false),
+      undefined,
+      'three of a level wait',
+    );
     assert.deepEqual(
-      merged(segmentsToMerge(segments(LEVEL_SIZE * 4, LEVEL_SIZE * 5, LEVEL_SIZE * 6, LEVEL_SIZE * 7, LEVEL_SIZE), false)),
+      merged(segmentsToMerge(segments(LEVEL_SIZE * 4, LEVEL_SIZE, LEVEL_SIZE, LEVEL_SIZE, LEVEL_SIZE), false)),
+      [1, 2, 3, 4],
+    );
+    assert.deepEqual(
+      merged(
+        segmentsToMerge(segments(LEVEL_SIZE * 4, LEVEL_SIZE * 5, LEVEL_SIZE * 6, LEVEL_SIZE * 7, LEVEL_SIZE), false),
+      ),
       [0, 1, 2, 3],
       'four of the next level up',
     );
@@ -401,5 +417,57 @@ describe('fresh vectors', () => {
     }
     await until('the report clears after a merge that succeeds', (found) => found.length === 0);
     assert.equal((await listSegments(db as never, 0)).length, 1, 'the idle space merged its segments');
+  });
+
+  test('a second replica leaves a space to the mover holding it, and two movers keep every vector once', async () => {
+    const other = await startService((config) => SearchModule.register(config), h.env.config);
+    const otherMover = other.get(FreshVectorMover);
+    try {
+      // This replica holds the space's graphs, as while it builds them; the other's mover looks meanwhile.
+      await mover.onApplicationShutdown();
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let holding!: Promise<boolean>;
+      // Its own connection: the test's one stays free to look.
+      const holder = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 1 });
+      await new Promise<void>((entered) => {
+        holding = withSpaceLock(holder as never, 0, 'graphs', async () => (entered(), await released));
+      });
+      const ids: string[] = [];
+      try {
+        for (const [title, text] of STORIES) ids.push(await h.ingest({ title: `${title} replicated`, text }));
+        await h.settle();
+        // The other mover looks every second: three looks, each finding the space held.
+        await new Promise((resolve) => setTimeout(resolve, 3_000));
+        for (const id of ids) assert.deepEqual(await where(id), { graph: 0, fresh: 2 }, 'left for the holder');
+      } finally {
+        release();
+        await holding;
+        await holder.destroy();
+      }
+      assert.equal(await holding, true, 'the lock was held all along');
+      await drained();
+      await built('the other replica built the graphs once the space was free');
+
+      // Both movers at once, while vectors keep coming: each vector kept once, in a graph.
+      mover.onApplicationBootstrap();
+      for (const round of [1, 2, 3]) {
+        for (const [title, text] of STORIES) ids.push(await h.ingest({ title: `${title} both ${round}`, text }));
+        await new Promise((resolve) => setTimeout(resolve, 700));
+      }
+      await h.settle();
+      await drained();
+      await built('the graphs are valid after both movers');
+      for (const id of ids) {
+        await storedOnce(id);
+        assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
+      }
+      assert.deepEqual(await otherMover.healthProblems(), [], 'a space held by the other replica is no failure');
+      assert.deepEqual(await mover.healthProblems(), []);
+      const { hits } = await h.call(Search, { q: 'comet passed close to the sun', mode: 'meaning' });
+      assert.match(hits[0]!.title, /^Comet/);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -167,8 +167,8 @@ export function tierSql(weight: RawBuilder<unknown>): RawBuilder<number> {
 /**
  * Moves the prefix rows of these things to the tier of their weight now, found by their primary
  * key through `= any` of the ids, whose count the planner sees (joined to the weights a statement
- * returned, guessed at 100 things, it scanned every prefix row: ~0.1 s a batch at 10,000
- * messages, growing with the archive).
+ * returned, guessed at 100 things, it scanned every prefix row each batch: 0.1 s over the 860,000
+ * of a 40,000-message import, growing with the archive).
  */
 async function retier(trx: Trx, ids: number[]): Promise<void> {
   if (ids.length === 0) return;

@@ -4,6 +4,11 @@ import { partTsv, titleTsv } from '../domain/text.js';
 import { createFreshTables, createVectorIndexes, vectorTables } from './vectors.js';
 import { countWords } from './vocabulary.js';
 
+/** A run of Han, kana (full and half width) or Hangul characters. */
+const CJK_RUN = sql.lit(
+  '[\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff66-\\uff9f\\uac00-\\ud7af]+',
+);
+
 export const searchMigrations: Migration[] = [
   {
     name: '001_search',
@@ -116,16 +121,12 @@ export const searchMigrations: Migration[] = [
       await sql`create text search configuration memex (copy = english)`.execute(db);
       await sql`alter text search configuration memex
         alter mapping for hword, hword_part, word with unaccent, english_stem`.execute(db);
-      // Han, kana (full and half width) and Hangul.
-      const cjk = sql.lit(
-        '[\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff\\uff66-\\uff9f\\uac00-\\ud7af]+',
-      );
       // Each CJK run's overlapping bigrams in order (a query's bigrams match as a phrase), then,
       // apart from them, its single characters (a one-character query).
       await sql`create function cjk_grams(t text, unigrams boolean default true) returns text
         language sql immutable parallel safe as $$
           select coalesce(string_agg(g, ' ' order by pass, run, i), '')
-          from regexp_matches(t, ${cjk}, 'g') with ordinality as r (m, run),
+          from regexp_matches(t, ${CJK_RUN}, 'g') with ordinality as r (m, run),
             lateral (select 1 as pass, i, substr(m[1], i, 2) as g from generate_series(1, length(m[1]) - 1) i
                      union all
                      select 2, i, substr(m[1], i, 1) from generate_series(1, length(m[1])) i
@@ -142,7 +143,7 @@ export const searchMigrations: Migration[] = [
         $$`.execute(db);
       await sql`create function word_query(w text) returns tsquery
         language sql stable parallel safe as $$
-          select case when w ~ ${cjk} then phraseto_tsquery('memex', cjk_grams(w, false))
+          select case when w ~ ${CJK_RUN} then phraseto_tsquery('memex', cjk_grams(w, false))
                       else plainto_tsquery('memex', w) end
         $$`.execute(db);
       await sql`update items set title_tsv = ${titleTsv(sql.ref('title'), sql.ref('people_from'), sql.ref('people_to'))}`.execute(
@@ -226,6 +227,17 @@ export const searchMigrations: Migration[] = [
     async up(db) {
       const spaces = await sql<{ ord: number; dims: number }>`select ord, dims from spaces order by ord`.execute(db);
       for (const { ord, dims } of spaces.rows) await createFreshTables(db, ord, dims);
+    },
+  },
+  {
+    // A text without a CJK character is not searched for CJK runs, the same tsvector for less: the
+    // search was about a tenth of a passage's tsvector (5,000 texts of 1.5 KB: 429 -> 378 ms).
+    name: '008_doc_tsv_cjk_when_present',
+    async up(db) {
+      await sql`create or replace function doc_tsv(t text, weight "char") returns tsvector
+        language sql stable parallel safe as $$
+          select setweight(to_tsvector('memex', case when t ~ ${CJK_RUN} then t || ' ' || cjk_grams(t) else t end), weight)
+        $$`.execute(db);
     },
   },
 ];

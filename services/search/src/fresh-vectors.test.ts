@@ -10,6 +10,7 @@ import { LEVEL_SIZE, listSegments, mergeSegments, sealFresh, segmentsToMerge } f
 import {
   allSpaces,
   cheaperToRebuild,
+  FRESH_CAP,
   moveFresh,
   REBUILD_BELOW,
   rebuildGraphs,
@@ -226,7 +227,7 @@ describe('fresh vectors', () => {
 
   test('vectors stored again while the mover moves them end up in one table, never both', async () => {
     await mover.onApplicationShutdown();
-    const id = await h.ingest({ title: 'Eclipse', text: 'The moon covered the sun for four minutes at noon.' });
+    const id = await h.ingest({ title: 'Fjord', text: 'Glaciers calved huge icebergs into the frozen fjord.' });
     await h.settle();
     assert.deepEqual(await where(id), { graph: 0, fresh: 2 });
     // The item's vectors embedded again, as a pipelines worker killed before its ack does.
@@ -417,6 +418,30 @@ describe('fresh vectors', () => {
     }
     await until('the report clears after a merge that succeeds', (found) => found.length === 0);
     assert.equal((await listSegments(db as never, 0)).length, 1, 'the idle space merged its segments');
+  });
+
+  test('past FRESH_CAP waiting vectors the projector writes new ones into the graph tables itself', async () => {
+    await mover.onApplicationShutdown();
+    // Fresh vectors of no item up to the cap (as a stopped mover would leave them), counted by ANALYZE.
+    await sql`insert into vec_0_parts_fresh (item_id, ordinal, embedding)
+      select 'filler-' || n, 0, array_fill(0.1::real, array[(select dims from spaces where ord = 0)])::halfvec
+      from generate_series(1, ${FRESH_CAP}) n`.execute(db);
+    await sql`analyze vec_0_parts_fresh`.execute(db);
+    try {
+      const id = await h.ingest({
+        title: 'Lighthouse',
+        text: 'The lighthouse keeper lit the lamp as fog rolled over the harbour.',
+      });
+      await h.settle();
+      assert.deepEqual(await where(id), { graph: 2, fresh: 0 }, 'straight into the graph tables');
+      await storedOnce(id);
+      const { hits } = await h.call(Search, { q: 'lighthouse keeper in the fog', mode: 'meaning' });
+      assert.equal(hits[0]?.id, id);
+    } finally {
+      await sql`delete from vec_0_parts_fresh where item_id like 'filler-%'`.execute(db);
+      await sql`analyze vec_0_parts_fresh`.execute(db);
+      mover.onApplicationBootstrap();
+    }
   });
 
   test('a second replica leaves a space to the mover holding it, and two movers keep every vector once', async () => {

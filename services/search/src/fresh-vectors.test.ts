@@ -422,12 +422,12 @@ describe('fresh vectors', () => {
 
   test('past FRESH_CAP waiting vectors the projector writes new ones into the graph tables itself', async () => {
     await mover.onApplicationShutdown();
-    // Fresh vectors of no item up to the cap (as a stopped mover would leave them), counted by ANALYZE.
-    await sql`insert into vec_0_parts_fresh (item_id, ordinal, embedding)
-      select 'filler-' || n, 0, array_fill(0.1::real, array[(select dims from spaces where ord = 0)])::halfvec
-      from generate_series(1, ${FRESH_CAP}) n`.execute(db);
-    await sql`analyze vec_0_parts_fresh`.execute(db);
     try {
+      // Fresh vectors of no item up to the cap (as a stopped mover would leave them), counted by ANALYZE.
+      await sql`insert into vec_0_parts_fresh (item_id, ordinal, embedding)
+        select 'filler-' || n, 0, array_fill(0.1::real, array[(select dims from spaces where ord = 0)])::halfvec
+        from generate_series(1, ${FRESH_CAP}) n`.execute(db);
+      await sql`analyze vec_0_parts_fresh`.execute(db);
       const id = await h.ingest({
         title: 'Lighthouse',
         text: 'The lighthouse keeper lit the lamp as fog rolled over the harbour.',

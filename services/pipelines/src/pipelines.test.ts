@@ -1,13 +1,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { INestApplicationContext } from '@nestjs/common';
-import { decodeVector, type EventEnvelope, ItemDeleted, ItemIngested, NotePut, noteMarkdownOf } from '@memex/contracts';
-import { BlobStore, sha256 } from '@memex/blobs';
-import { Bus, EventPublisher, newId, readLog, typeFilter } from '@memex/bus';
+import { decodeVector, ItemDeleted, NotePut, noteMarkdownOf } from '@memex/contracts';
+import { BlobStore } from '@memex/blobs';
+import { Bus, EventPublisher, JOBS_STREAM, newId, readLog } from '@memex/bus';
 import { dot, GLOVE_SIF_SPACE } from '@memex/embeddings';
 import { startService } from '@memex/runtime';
 import { createTestEnv, pdfMeta, type TestEnv } from '@memex/testing';
-import { JobQueue, PRIORITIES, type TextJob } from './jobs/queue.js';
+import { JobQueue, jobSubject, PRIORITIES, TIER1_LANE, type TextJob } from './jobs/queue.js';
 import { PipelinesModule } from './pipelines.module.js';
 import { eventsOf, ingest } from './testing/items.js';
 
@@ -120,6 +120,44 @@ describe('pipelines tier 1', () => {
     assert.equal(after, before, 'no new events for a job already done');
     assert.equal((await eventsOf(bus, 'part.extracted', id, 1)).length, 1);
     assert.equal((await eventsOf(bus, 'embedding.computed', id, 1)).length, 1);
+  });
+
+  test('a new item is one job: text and tier 0 on one reading; a part that fails goes on as a job of its own', async () => {
+    const jobsLogged = async () => (await bus.jsm.streams.info(JOBS_STREAM)).state.last_seq;
+    const until = async (done: () => Promise<boolean>, what: string) => {
+      for (const deadline = Date.now() + 15_000; !(await done());) {
+        assert.ok(Date.now() < deadline, what);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const before = await jobsLogged();
+    const item = await ingest(publisher, blobs, {
+      title: 'Harvest',
+      text: 'Ann will send the harvest report by Friday. The barn roof needs new tiles before winter.',
+    });
+    await eventsOf(bus, 'embedding.computed', item.id, 1);
+    await eventsOf(bus, 'structure.extracted', item.id, 1);
+    assert.equal((await jobsLogged()) - before, 1, 'one job for a new item');
+
+    // The same job again with a space no model serves: tier 0 is done (its events already are),
+    // the text part fails and is queued again alone, to be retried and dropped by itself.
+    const queue = new JobQueue(bus);
+    const job: TextJob = {
+      task: 'text',
+      item_id: item.id,
+      revision: 1,
+      source_seq: item.seq,
+      spaces: ['nowhere@1'],
+      structure: true,
+    };
+    await queue.enqueue(job, 'touched', `split|${item.id}`);
+    await until(async () => (await jobsLogged()) - before === 3, 'the failed part queued on its own');
+    const alone = await bus.jsm.streams.getMessage(JOBS_STREAM, {
+      last_by_subj: jobSubject(TIER1_LANE, 'text', 'touched'),
+    });
+    const { structure, ...text } = job;
+    assert.equal(structure, true);
+    assert.deepEqual(alone!.json(), text);
   });
 
   test('an item.deleted erases the item’s derived events from the log', async () => {

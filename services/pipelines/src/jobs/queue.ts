@@ -20,6 +20,11 @@ export type TextJob = {
   spaces: string[];
   /** ...and every other space the worker knows (new items go into every registered space). */
   all_spaces?: boolean;
+  /**
+   * Tier 0 on the same reading of the item (a new item's first job): one take, one read of its
+   * event and of its text, rather than a `structure` job beside this one.
+   */
+  structure?: boolean;
 };
 export type BackfillJob = { task: 'backfill'; space: string; until_seq: number };
 /** What tier 0 reads in an item, each published as its own event. */

@@ -23,16 +23,21 @@ import { chatModelId, type ModelRegistry } from '../domain/models/registry.js';
 import type { Lanes } from '../domain/understanding/lanes.js';
 import { TASK_NAMES, TASKS, taskFits, type TaskName } from '../domain/understanding/tasks.js';
 import { eraseDerived } from './log.js';
-import type { JobQueue, Priority, TextJob, UnderstandJob } from './queue.js';
+import type { JobQueue, Priority, StructureJob, TextJob, UnderstandJob } from './queue.js';
 import { readingsAdded } from '../domain/structure/tier0-upgrade.js';
 
 const DURABLE = 'pipelines_scheduler';
 const BATCH = 256;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** The Msg-Id of a structure job of the scheduler's: an item version is read by tier 0 once. */
+export function structureJobId(job: StructureJob): string {
+  return `structure|${job.item_id}|${job.revision}`;
+}
+
 /** The Msg-Id of a text job: the same item version for the same spaces is queued once. */
 export function textJobId(job: TextJob): string {
-  return `text|${job.item_id}|${job.revision}|${job.all_spaces ? '*' : ''}${job.spaces.join(',')}`;
+  return `text|${job.item_id}|${job.revision}|${job.all_spaces ? '*' : ''}${job.spaces.join(',')}${job.structure ? '|structure' : ''}`;
 }
 
 /**
@@ -143,13 +148,9 @@ export class Scheduler {
       source_seq: seq,
       spaces: this.models.spaces(),
       all_spaces: true,
+      structure: true,
     };
     await this.queue.enqueue(job, priorityOf(event), textJobId(job));
-    await this.queue.enqueue(
-      { task: 'structure', item_id: itemId, revision, source_seq: seq },
-      priorityOf(event),
-      `structure|${itemId}|${revision}`,
-    );
     if (event.type === 'item.ingested') {
       // A model reads only what has text, and never spam (it costs, and it is someone else's words).
       const { data } = event;

@@ -54,13 +54,19 @@ export async function readSource(
       title: data.title,
       pages: pdfMetaOf(data)?.pages ?? null,
       ingested: data,
-      text: async () => {
+      // Read once, however many tasks of the job ask.
+      text: once(async () => {
         const blob = await blobs.get(data.text_sha256).catch(() => undefined);
         return blob?.toString('utf8');
-      },
+      }),
     };
   }
   throw new Error(`job for ${job.item_id} points at seq ${job.source_seq}, a ${event.type} event`);
+}
+
+function once<T>(read: () => Promise<T>): () => Promise<T> {
+  let reading: Promise<T> | undefined;
+  return () => (reading ??= read());
 }
 
 /** An event derived from an item; `key` makes its id (the same work publishes the same ids). */

@@ -4,7 +4,9 @@ import { ModelRegistry } from '../domain/models/registry.js';
 import { TextTask } from '../domain/text/text-task.js';
 import { BackfillTask } from '../jobs/backfill-task.js';
 import { StructureTask } from '../domain/structure/structure-task.js';
-import { JobQueue, MAX_ATTEMPTS, type Job, type TakenJob } from '../jobs/queue.js';
+import { JobQueue, MAX_ATTEMPTS, type Job, type StructureJob, type TakenJob, type TextJob } from '../jobs/queue.js';
+import { structureJobId, textJobId } from '../jobs/scheduler.js';
+import { readSource, type Source } from '../jobs/source.js';
 
 /** What a worker needs: NATS and the blobs directory, nothing else (it can run on another machine). */
 export interface WorkerOptions {
@@ -31,9 +33,9 @@ export class Worker {
 
   constructor(
     private readonly queue: JobQueue,
-    bus: Bus,
+    private readonly bus: Bus,
     publisher: EventPublisher,
-    blobs: BlobStore,
+    private readonly blobs: BlobStore,
     private readonly models: ModelRegistry,
     private readonly name: string,
   ) {
@@ -55,7 +57,9 @@ export class Worker {
 
   private async process(taken: TakenJob): Promise<void> {
     try {
-      await this.execute(taken.job, () => taken.working(), taken.attempt);
+      const { job } = taken;
+      if (job.task === 'text' && job.structure) await this.textAndStructure(job, taken);
+      else await this.execute(job, () => taken.working(), taken.attempt);
       await taken.ack();
     } catch (error) {
       const what = describe(taken.job);
@@ -87,8 +91,40 @@ export class Worker {
     }
     if (job.task === 'understand')
       throw new Error('tier-2 jobs belong to the understanding runner, not a tier-1 worker');
+    await this.runText(job, touch, attempt);
+  }
+
+  private runText(job: TextJob, touch: () => void, attempt: number, source?: Source) {
     const spaces = job.all_spaces ? [...new Set([...job.spaces, ...this.models.spaces()])] : job.spaces;
-    await this.text.run({ ...job, spaces }, touch, attempt);
+    return this.text.run({ ...job, spaces }, touch, attempt, source);
+  }
+
+  /**
+   * A new item's text and tier 0 on one reading of it (its event and its text read once). A part
+   * that fails goes on as a job of its own, retried and at last dropped by itself, as when they
+   * were two jobs: an embedding model that is down never holds up tier 0, nor tier 0 the text.
+   */
+  private async textAndStructure({ structure: _, ...text }: TextJob, taken: TakenJob): Promise<void> {
+    const source = await readSource(this.bus, this.blobs, text);
+    // Deleted before its job ran: nothing to do.
+    if (!source) return;
+    const { item_id, revision, source_seq } = text;
+    const structure: StructureJob = { task: 'structure', item_id, revision, source_seq };
+    const [textRun, structureRun] = await Promise.allSettled([
+      this.runText(text, () => taken.working(), taken.attempt, source),
+      this.structure.run(structure, source),
+    ]);
+    for (const [run, alone, id] of [
+      [textRun, text, textJobId(text)],
+      [structureRun, structure, structureJobId(structure)],
+    ] as const) {
+      if (run.status === 'fulfilled') continue;
+      console.warn(
+        `pipelines worker ${this.name}: ${describe(alone)} failed, queued again on its own:`,
+        (run.reason as Error).message,
+      );
+      await this.queue.enqueue(alone, taken.priority, id);
+    }
   }
 
   stop(): void {

@@ -3,7 +3,7 @@ import type { Bus, Drafted, EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { eraseDerived, isDeleted } from '../../jobs/log.js';
 import type { StructureJob, Tier0Reading } from '../../jobs/queue.js';
-import { derivedDraft, readSource } from '../../jobs/source.js';
+import { derivedDraft, readSource, type Source } from '../../jobs/source.js';
 import { PAPER_RULES, readPaper } from '../papers/index.js';
 import { MAX_EVENT_BYTES } from '../text/text-task.js';
 import { COMMITMENT_RULES, commitmentsIn } from './commitments.js';
@@ -42,8 +42,9 @@ export class StructureTask {
     private readonly blobs: BlobStore,
   ) {}
 
-  async run(job: StructureJob): Promise<StructureResult> {
-    const source = await readSource(this.bus, this.blobs, job);
+  /** `source`: the item as the job's caller read it already (a text job's tier 0). */
+  async run(job: StructureJob, source?: Source): Promise<StructureResult> {
+    source ??= await readSource(this.bus, this.blobs, job);
     if (!source) return { mentions: 0, signature: false, skipped: 'the item or its event is gone' };
     const text = await source.text();
     if (text === undefined) return { mentions: 0, signature: false, skipped: 'the text blob is gone' };

@@ -37,8 +37,9 @@ export class TextTask {
     job: TextJob,
     touch: () => void,
     attempt = 1,
+    source?: Source,
   ): Promise<{ parts: number; vectors: number; skipped?: string }> {
-    const source = await readSource(this.bus, this.blobs, job);
+    source ??= await readSource(this.bus, this.blobs, job);
     if (!source) return { parts: 0, vectors: 0, skipped: 'the item or its event is gone' };
     const drafts: Derived<typeof PartExtracted | typeof EmbeddingComputed>[] = [];
     let passages = job.all_spaces && attempt === 1 ? undefined : await this.publishedPassages(job);

@@ -15,6 +15,8 @@ import { Uploader, type Result } from './uploader.js';
 class BusyGateway {
   refusals = 0;
   lags: number[] = [];
+  /** The batch id of every memex.ingest request, in order. */
+  batches: string[] = [];
   private server = http.createServer((request, response) => {
     const reply = (status: number, body: unknown) =>
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -25,7 +27,8 @@ class BusyGateway {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
-      const { params } = JSON.parse(body) as { params: { items: unknown[] } };
+      const { params } = JSON.parse(body) as { params: { items: unknown[]; batch: string } };
+      this.batches.push(params.batch);
       if (this.refusals > 0) {
         this.refusals--;
         return reply(503, { error: { code: 'unavailable', message: 'memex.ingest waits for the search read model' } });
@@ -72,8 +75,15 @@ describe('an import under backpressure', () => {
   test('waits past its retries while the read models catch up, and sends the batch then', async () => {
     gateway.refusals = 2;
     gateway.lags = [90_000, 60_000, 30_000];
+    gateway.batches = [];
     assert.deepEqual(await upload(), [[{ status: 'created', id: 'item-0' }]]);
     assert.equal(gateway.refusals, 0);
+    // Sent three times under one batch id (what an earlier send stored is answered as stored);
+    // the next batch has its own.
+    const [id, ...again] = gateway.batches;
+    assert.ok(id && again.length === 2 && again.every((other) => other === id), JSON.stringify(gateway.batches));
+    await upload();
+    assert.notEqual(gateway.batches.at(-1), id);
   });
 
   test('keeps waiting while the lag first grows, then falls again (the pipelines still adding to it)', async () => {

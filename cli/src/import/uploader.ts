@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Ingest, MemexError, type IngestItem, type IngestResult } from '@memex/contracts';
 import type { MemexClient } from '@memex/client';
@@ -40,7 +41,10 @@ export interface UploaderOptions {
   catchingUp?(): Promise<boolean>;
 }
 
-/** Failures that sending the same batch again may cure; the server answers a resent item as a duplicate. */
+/**
+ * Failures that sending the same batch again may cure. It goes again under its batch id, so an
+ * item an earlier send stored (its answer lost to a timeout) is answered as that send stored it.
+ */
 function isTransient(error: unknown): boolean {
   if (error instanceof MemexError) return error.code === 'unavailable' || error.code === 'timeout';
   return error instanceof TypeError && /fetch failed/.test(error.message);
@@ -108,9 +112,10 @@ export class Uploader {
   }
 
   private async send(batch: Pending[]): Promise<Result[]> {
+    const id = randomUUID();
     for (let attempt = 0; ; attempt++) {
       try {
-        const { results } = await this.options.client.call(Ingest, { items: batch.map((p) => p.item) });
+        const { results } = await this.options.client.call(Ingest, { items: batch.map((p) => p.item), batch: id });
         return results;
       } catch (error) {
         if (!isTransient(error)) throw error;

@@ -67,8 +67,18 @@ export const Ingest = defineMethod({
   kind: 'command',
   access: 'any',
   summary:
-    'Put a batch of items in, each typed by its MIME type. One result per item, in order: created, updated (documents with new content), duplicate (with the existing id) or rejected (with the reason). A batch never fails because of one item; a request carries at most 40 MB of item data.',
-  params: Type.Object({ items: Type.Array(IngestItem, { minItems: 1, maxItems: 5000 }) }),
+    'Put a batch of items in, each typed by its MIME type. One result per item, in order: created, updated (documents with new content), duplicate (with the existing id) or rejected (with the reason). A batch never fails because of one item; a request carries at most 40 MB of item data. A batch sent again under its `batch` id (its answer lost to a timeout) is answered as its first send was, not with duplicates.',
+  params: Type.Object({
+    items: Type.Array(IngestItem, { minItems: 1, maxItems: 5000 }),
+    batch: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description:
+          'An id the sender gives this batch and gives again when it sends the batch again (its answer was lost to a timeout): an item the earlier send created or updated is answered created or updated again, with the same id, not duplicate.',
+      }),
+    ),
+  }),
   result: Type.Object({ results: Type.Array(IngestResult), seq: Seq }),
 });
 

@@ -33,6 +33,8 @@ export interface StoredItem {
   seq: number;
   /** Where its bytes live (in-place files), or null. */
   location: string | null;
+  /** The sender's batch that last wrote it (see `PreparedItem.batch`), or null. */
+  batch: string | null;
 }
 
 export type ItemIngestedEvent = EventOf<typeof ItemIngested>;
@@ -82,7 +84,18 @@ export class IdentityLog {
       .map((item) => sql`(${item.source.kind}, ${item.source.id}, ${item.externalId})`);
     const rows = await this.db
       .selectFrom('items')
-      .select(['id', 'identity', 'revision', 'seq', 'source_kind', 'source_id', 'external_id', 'added_at', 'location'])
+      .select([
+        'id',
+        'identity',
+        'revision',
+        'seq',
+        'source_kind',
+        'source_id',
+        'external_id',
+        'added_at',
+        'location',
+        'batch',
+      ])
       .where('parent_id', 'is', null)
       .where((eb) =>
         eb.or([
@@ -99,7 +112,8 @@ export class IdentityLog {
       claims.set(contentKeyHash(row.identity), claim);
       if (row.external_id !== null)
         claims.set(sourceKeyHash({ kind: row.source_kind, id: row.source_id }, row.external_id), claim);
-      stored.set(row.id, { identity: row.identity, revision: row.revision, seq: row.seq, location: row.location });
+      const { identity, revision, seq, location, batch } = row;
+      stored.set(row.id, { identity, revision, seq, location, batch });
     }
     return { claims, items: stored };
   }
@@ -175,7 +189,7 @@ export class IdentityLog {
     const last = await this.lastIngested(itemId);
     if (!last) return null;
     const { identity, revision, location } = last.event.data;
-    return { identity, revision, seq: last.seq, location: location ?? null };
+    return { identity, revision, seq: last.seq, location: location ?? null, batch: last.event.correlation_id ?? null };
   }
 
   /**

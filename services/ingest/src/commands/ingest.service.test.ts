@@ -97,6 +97,49 @@ describe('memex.ingest (service over NATS)', () => {
     ]);
   });
 
+  test('a batch sent again under its batch id is answered as its first send was, not with duplicates', async () => {
+    const todo = (text: string): Item => ({
+      type: 'text/markdown',
+      text,
+      source: { kind: 'folder', id: 'resent' },
+      external_id: 'todo.md',
+      attributes: { filename: 'todo.md' },
+    });
+    // A message, its copy from another folder (a duplicate of it in this very batch), a document.
+    const items = [mailItem(400, 'resent'), mailItem(400, 'resent', 'copy#400'), todo('# Todo\nBuy milk.')];
+    const first = await h.call(Ingest, { items, batch: 'send-1' });
+    const [message, , doc] = first.results.map((result) => result.id!);
+    assert.deepEqual(
+      first.results.map((result) => result.status),
+      ['created', 'duplicate', 'created'],
+    );
+    // The answer was lost (a timeout): the sender sends the batch again, under the same id.
+    assert.deepEqual((await h.call(Ingest, { items, batch: 'send-1' })).results, first.results);
+    // Another batch, or none, with the same items: duplicates.
+    for (const batch of ['send-2', undefined]) {
+      const again = await h.call(Ingest, { items, ...(batch ? { batch } : {}) });
+      assert.deepEqual(
+        again.results.map((result) => [result.status, result.id]),
+        [
+          ['duplicate', message],
+          ['duplicate', message],
+          ['duplicate', doc],
+        ],
+      );
+    }
+    // An update sent again is that update.
+    const update = [todo('# Todo\nBuy milk and eggs.')];
+    const updated = await h.call(Ingest, { items: update, batch: 'send-3' });
+    assert.deepEqual(updated.results, [{ status: 'updated', id: doc }]);
+    assert.deepEqual((await h.call(Ingest, { items: update, batch: 'send-3' })).results, updated.results);
+    assert.deepEqual((await h.call(Ingest, { items: update })).results, [{ status: 'duplicate', id: doc }]);
+    // Stored once, whatever was answered.
+    let stored = 0;
+    for await (const { event } of readLog(h.bus, { filter: 'memex.evt.item.ingested.>', untilCaughtUp: true }))
+      if ((event.data as { id: string }).id === message) stored++;
+    assert.equal(stored, 1);
+  });
+
   test('items.content and a title made from a file name give a safe base name; items.content keeps the original', async () => {
     const original = '../../../../root/.ssh/authorized_keys\u0007';
     const created = await h.call(Ingest, {

@@ -105,7 +105,7 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
     const results: Result[] = new Array(params.items.length);
     const prepared = await mapLimit(params.items, PARSE_CONCURRENCY, async (item, index) => {
       try {
-        return await prepareItem(this.readers, item, index, call.scope, call.caller);
+        return await prepareItem(this.readers, item, index, call.scope, call.caller, params.batch ?? null);
       } catch (error) {
         results[index] = this.rejected(error, index);
         return null;

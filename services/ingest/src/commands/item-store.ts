@@ -143,6 +143,12 @@ export class ItemStore {
     }
     const stored = known.items.get(owner.itemId) ?? (await this.settled(owner));
     if (!stored) return this.adopt(item, keys, owner.itemId, known, actor, hops + 1);
+    // The batch sent again (the answer to an earlier send was lost): what that send did, once; a
+    // copy further on in the batch is a duplicate of it, as it was in the earlier send.
+    if (item.batch !== null && stored.batch === item.batch) {
+      known.items.set(owner.itemId, { ...stored, batch: null });
+      return { status: stored.revision > 1 ? 'updated' : 'created', id: owner.itemId, seq: stored.seq };
+    }
     // The handlers' rule: a document with new content under its source + external_id is updated.
     const outcome = decideOutcome(
       item.handler,
@@ -285,7 +291,8 @@ export class ItemStore {
     // Attachments first, the item last: once the item is in the log, all of it is.
     await Promise.all(plan.drafts.slice(0, -1).map((draft) => this.publishFirst(draft)));
     const seq = await this.publishFirst(parent);
-    const stored = { identity: item.parsed.identity, revision: 1, seq: seq ?? 0, location: item.location };
+    // No batch: a copy of the item further on in this same send is a duplicate of it.
+    const stored = { identity: item.parsed.identity, revision: 1, seq: seq ?? 0, location: item.location, batch: null };
     known.items.set(plan.id, stored);
     const claim = { itemId: plan.id, claimedAt: Date.now() };
     known.claims.set(keys.content, claim);
@@ -300,7 +307,9 @@ export class ItemStore {
       if (!last)
         throw new MemexError('conflict', `item ${id} was deleted while it was being updated; send the item again`);
       if (last.event.data.identity === item.parsed.identity && (last.event.data.location ?? null) === item.location)
-        return { status: 'duplicate', id };
+        return item.batch !== null && last.event.correlation_id === item.batch
+          ? { status: 'updated', id, seq: last.seq } // this batch's earlier send (see `resolve`)
+          : { status: 'duplicate', id };
       const plan = await this.written(this.plan(item, id, last.event.data.revision + 1, actor));
       if (plan.drafts.length !== 1)
         throw new Error(`handler ${item.handler.name} is updatable but produced attachments`);
@@ -331,6 +340,7 @@ export class ItemStore {
       const draft: DraftOf<typeof ItemIngested> = {
         subject: `item:${record.id}`,
         actor,
+        ...(item.batch !== null ? { correlation_id: item.batch } : {}),
         labels: item.labels,
         kind: record.typed.kind,
         spam,

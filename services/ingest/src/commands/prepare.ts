@@ -73,6 +73,8 @@ export interface PreparedItem {
   source: ItemSource;
   externalId: string | null;
   labels: string[];
+  /** The sender's id of the batch it came in, the same each time that batch is sent again; or null. */
+  batch: string | null;
 }
 
 /** The server-side source of an imported item; a reason when the client's source is not allowed. */
@@ -160,6 +162,7 @@ export async function prepareItem(
   index: number,
   scope: Scope,
   caller?: Actor,
+  batch: string | null = null,
 ): Promise<PreparedItem> {
   const source = importSource(item.source, caller);
   const labels = itemLabels(item.labels, scope);
@@ -171,7 +174,7 @@ export async function prepareItem(
   if (externalId?.includes('\0')) throw new RejectedItem('external_id contains a NUL character (U+0000)');
   const handler = registry.forType(item.type);
   const location = item.location ?? null;
-  const common = { index, handler, location, source, externalId, labels };
+  const common = { index, handler, location, source, externalId, labels, batch };
   if (location !== null && scope.kind !== 'owner')
     throw new RejectedItem('location: only the owner may ingest files in place');
   const onWorker = location === null || !workers ? null : await extractedOnWorker(workers, handler, location, item);

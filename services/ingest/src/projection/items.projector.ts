@@ -278,6 +278,7 @@ const ITEM_REVISED = [
   // New content was read, so the location answered.
   'unreachable_since',
   'unreachable_why',
+  'batch',
 ] as const;
 
 /** `col = excluded.col` for each column: the row being inserted wins. */
@@ -342,6 +343,7 @@ function itemRow({ seq, event }: Logged<ItemIngestedEvent>, text: string): ItemR
     location: data.location ?? null,
     unreachable_since: null,
     unreachable_why: null,
+    batch: event.correlation_id ?? null,
   };
 }
 

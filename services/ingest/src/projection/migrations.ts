@@ -170,4 +170,12 @@ export const ingestMigrations: Migration[] = [
       await sql`create table thread_joined (merged text primary key, key text not null)`.execute(db);
     },
   },
+  {
+    // The batch a sender sent an item's last version in (memex.ingest `batch`, the event's
+    // correlation_id): the same batch sent again is answered as the first send was.
+    name: '009_items_batch',
+    async up(db) {
+      await sql`alter table items add column batch text`.execute(db);
+    },
+  },
 ];

@@ -36,6 +36,8 @@ export interface ItemsTable {
   /** Set while the location cannot be read (location.unreachable), cleared when it can again. */
   unreachable_since: Generated<Date | null>;
   unreachable_why: Generated<string | null>;
+  /** The sender's batch id (memex.ingest `batch`) its last version came in: a resent batch is told apart. */
+  batch: Generated<string | null>;
 }
 
 /** Deleted items: events about them that arrive later are ignored. */

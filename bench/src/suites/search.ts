@@ -346,16 +346,21 @@ async function measure(
       notes: 'keyword index only, no embeddings',
     });
   }
-  results.push(await annRecall(db, generator, label));
+  results.push(...(await annRecall(db, generator, label)));
   return results;
 }
 
-/** HNSW top 10 (as search runs it) against the exact top 10 by a full scan, over the passage vectors. */
+/**
+ * HNSW top 10 (as search runs it) against the exact top 10 by a full scan, over the passage
+ * vectors: the share of the exact ten's ids found, and the share of found passages at most as
+ * far as the exact tenth (ann-benchmarks' recall, with no epsilon): passages at the same distance
+ * as the tenth (halfvec distances tie) are as near, whichever of them either scan returns.
+ */
 async function annRecall(
   db: ReturnType<typeof createDatabase<unknown>>,
   generator: TextGenerator,
   label: string,
-): Promise<BenchResult> {
+): Promise<BenchResult[]> {
   const provider = await defaultProvider();
   const vectors = await provider.embed(Array.from({ length: 100 }, () => generator.query()));
   const top = async (literal: string, exact: boolean) =>
@@ -366,23 +371,40 @@ async function annRecall(
         await sql`set local hnsw.ef_search = 400`.execute(trx);
         await sql`set local hnsw.iterative_scan = relaxed_order`.execute(trx);
       }
-      const { rows } = await sql<{ k: string }>`select item_id || ':' || ordinal as k from vec_0_parts
+      const { rows } = await sql<{ k: string; d: number }>`select item_id || ':' || ordinal as k,
+          embedding <=> ${literal}::halfvec as d from vec_0_parts
         order by embedding <=> ${literal}::halfvec limit 10`.execute(trx);
-      return rows.map((r) => r.k);
+      return rows;
     });
-  const recalls: number[] = [];
+  const byId: number[] = [];
+  const byDistance: number[] = [];
+  let tied = 0;
   for (const vector of vectors) {
     const literal = `[${Array.from(vector).join(',')}]`;
     const [ann, exact] = [await top(literal, false), await top(literal, true)];
-    recalls.push(ann.filter((k) => exact.includes(k)).length / exact.length);
+    const ids = new Set(exact.map((row) => row.k));
+    const tenth = exact.at(-1)!.d;
+    byId.push(ann.filter((row) => ids.has(row.k)).length / exact.length);
+    byDistance.push(ann.filter((row) => row.d <= tenth).length / exact.length);
+    tied += ann.filter((row) => row.d <= tenth && !ids.has(row.k)).length;
   }
-  return {
-    suite: 'search',
-    name: `ANN recall@10 at ${label} passages (HNSW vs exact)`,
-    value: r3(mean(recalls)),
-    unit: 'recall',
-    notes: 'halfvec, m=32, ef_construction=128, ef_search=400 (as memex.search), 100 queries',
-  };
+  const notes = 'halfvec, m=32, ef_construction=128, ef_search=400 (as memex.search), 100 queries';
+  return [
+    {
+      suite: 'search',
+      name: `ANN recall@10 at ${label} passages (HNSW vs exact)`,
+      value: r3(mean(byId)),
+      unit: 'recall',
+      notes: `${notes}; the exact ten's ids found`,
+    },
+    {
+      suite: 'search',
+      name: `ANN recall@10 at ${label} passages, by distance (HNSW vs exact)`,
+      value: r3(mean(byDistance)),
+      unit: 'recall',
+      notes: `${notes}; found passages no farther than the exact tenth (${tied} of them tied with one of the ten, not among its ids)`,
+    },
+  ];
 }
 
 /** The same keyword queries with `notmuch search` on a Maildir of the same messages, if notmuch is installed. */

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { createDatabase } from '@memex/db';
 import { defaultProvider } from '@memex/embeddings';
 import { splitPassages } from '@memex/pipelines';
-import { countWords, partTsv, titleTsv } from '@memex/search/testing';
+import { countWords, partTsv, titleTsv, withSpaceLock } from '@memex/search/testing';
 import { findPostgresBinaries } from '@memex/stack';
 
 /** A mail for the search read model: its people as the projector keeps them (`name <address>` lines, lowercased). */
@@ -92,50 +92,66 @@ export async function bulkLoadSearch(
     const generated = (performance.now() - started) / 1000;
 
     const loading = performance.now();
-    const psql = path.join(findPostgresBinaries().bindir, 'psql');
-    const copy = (command: string) =>
-      execFileSync(psql, [databaseUrl, '-v', 'ON_ERROR_STOP=1', '-c', command], { stdio: 'pipe' });
-    const { rows: indexes } = await client.query<{ indexname: string; indexdef: string }>(
-      `select indexname, indexdef from pg_indexes where schemaname = 'search' and tablename in ('items', 'parts', 'vec_0_parts', 'vec_0_items')
-         and indexdef not like '%UNIQUE%'`,
-    );
-    for (const index of indexes) await client.query(`drop index search."${index.indexname}"`);
-    await client.query(`create unlogged table search.stage_items (id text, title text, occurred_at timestamptz, people_from text, people_to text);
-      create unlogged table search.stage_parts (item_id text, ordinal int, title text, text text, start_offset int, end_offset int, people_from text, people_to text)`);
-    copy(`\\copy search.stage_items from '${files.items}' with (format csv)`);
-    copy(`\\copy search.stage_parts from '${files.parts}' with (format csv)`);
-    copy(`\\copy search.vec_0_parts (item_id, ordinal, embedding) from '${files.vparts}' with (format csv)`);
-    copy(`\\copy search.vec_0_items (item_id, embedding) from '${files.vitems}' with (format csv)`);
-    const [from, to] = [sql.ref('people_from'), sql.ref('people_to')];
-    await sql`insert into items (id, kind, title, labels, spam, source_kind, source_id, people_from, people_to,
-        occurred_at, revision, parts_revision, parts_pipeline, has_text, title_tsv, seq)
-      select id, 'email', title, '{}', false, 'bench', 'bulk', people_from, people_to,
-        occurred_at, 1, 1, 'text@1', true, ${titleTsv(sql.ref('title'), from, to)}, 0 from stage_items`.execute(db);
-    await sql`insert into parts (item_id, ordinal, part_kind, kind, labels, spam, text, start_offset, end_offset, tsv)
-      select item_id, ordinal, 'passage', 'email', '{}', false, text, start_offset, end_offset,
-        ${partTsv(sql.ref('title'), sql.ref('text'), from, to)} from stage_parts`.execute(db);
-    // The vocabulary with the counts the projector keeps (the first item's words are there already).
-    const words = [...vocabulary];
-    for (let i = 0; i < words.length; i += 10_000) {
-      const page = words.slice(i, i + 10_000);
-      await sql`with u as (insert into word_uses (word, uses)
-          select * from unnest(${page.map(([word]) => word)}::text[], ${page.map(([, n]) => n)}::int[])
-          on conflict (word) do update set uses = word_uses.uses + excluded.uses returning word)
-        insert into words (word) select word from u on conflict do nothing`.execute(db);
-    }
-    await client.query(`insert into search.embedded (item_id, ord) select id, 0 from search.stage_items;
-      update search.state set text_items = text_items + ${items};
-      update search.spaces set embedded_items = embedded_items + ${items} where ord = 0;
-      drop table search.stage_items, search.stage_parts`);
-    // pgvector builds the HNSW graph in memory while it fits (10^6 passages at m=32: ~1.5 GB) and
-    // far slower once it spills.
-    await client.query(`set maintenance_work_mem = '4GB'`);
-    for (const index of indexes) await client.query(index.indexdef);
-    await client.query('analyze');
+    // The live service's mover builds a graph index it finds missing: it is kept out (the lock on
+    // the space's graphs it takes for each look) while the load has them dropped.
+    const graphs = db as unknown as Parameters<typeof withSpaceLock>[0];
+    while (!(await withSpaceLock(graphs, 0, 'graphs', () => copyIn(client, db, databaseUrl, files, vocabulary, items))))
+      await new Promise((resolve) => setTimeout(resolve, 200));
     return { items, passages, generated, loaded: (performance.now() - loading) / 1000 };
   } finally {
     await db.destroy();
     await client.end();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Copies the generated rows into search's tables, their secondary indexes dropped and built again after. */
+async function copyIn(
+  client: pg.Client,
+  db: ReturnType<typeof createDatabase<unknown>>,
+  databaseUrl: string,
+  files: Record<'items' | 'parts' | 'vparts' | 'vitems', string>,
+  vocabulary: Map<string, number>,
+  items: number,
+): Promise<void> {
+  const psql = path.join(findPostgresBinaries().bindir, 'psql');
+  const copy = (command: string) =>
+    execFileSync(psql, [databaseUrl, '-v', 'ON_ERROR_STOP=1', '-c', command], { stdio: 'pipe' });
+  const { rows: indexes } = await client.query<{ indexname: string; indexdef: string }>(
+    `select indexname, indexdef from pg_indexes where schemaname = 'search' and tablename in ('items', 'parts', 'vec_0_parts', 'vec_0_items')
+         and indexdef not like '%UNIQUE%'`,
+  );
+  for (const index of indexes) await client.query(`drop index search."${index.indexname}"`);
+  await client.query(`create unlogged table search.stage_items (id text, title text, occurred_at timestamptz, people_from text, people_to text);
+      create unlogged table search.stage_parts (item_id text, ordinal int, title text, text text, start_offset int, end_offset int, people_from text, people_to text)`);
+  copy(`\\copy search.stage_items from '${files.items}' with (format csv)`);
+  copy(`\\copy search.stage_parts from '${files.parts}' with (format csv)`);
+  copy(`\\copy search.vec_0_parts (item_id, ordinal, embedding) from '${files.vparts}' with (format csv)`);
+  copy(`\\copy search.vec_0_items (item_id, embedding) from '${files.vitems}' with (format csv)`);
+  const [from, to] = [sql.ref('people_from'), sql.ref('people_to')];
+  await sql`insert into items (id, kind, title, labels, spam, source_kind, source_id, people_from, people_to,
+        occurred_at, revision, parts_revision, parts_pipeline, has_text, title_tsv, seq)
+      select id, 'email', title, '{}', false, 'bench', 'bulk', people_from, people_to,
+        occurred_at, 1, 1, 'text@1', true, ${titleTsv(sql.ref('title'), from, to)}, 0 from stage_items`.execute(db);
+  await sql`insert into parts (item_id, ordinal, part_kind, kind, labels, spam, text, start_offset, end_offset, tsv)
+      select item_id, ordinal, 'passage', 'email', '{}', false, text, start_offset, end_offset,
+        ${partTsv(sql.ref('title'), sql.ref('text'), from, to)} from stage_parts`.execute(db);
+  // The vocabulary with the counts the projector keeps (the first item's words are there already).
+  const words = [...vocabulary];
+  for (let i = 0; i < words.length; i += 10_000) {
+    const page = words.slice(i, i + 10_000);
+    await sql`with u as (insert into word_uses (word, uses)
+          select * from unnest(${page.map(([word]) => word)}::text[], ${page.map(([, n]) => n)}::int[])
+          on conflict (word) do update set uses = word_uses.uses + excluded.uses returning word)
+        insert into words (word) select word from u on conflict do nothing`.execute(db);
+  }
+  await client.query(`insert into search.embedded (item_id, ord) select id, 0 from search.stage_items;
+      update search.state set text_items = text_items + ${items};
+      update search.spaces set embedded_items = embedded_items + ${items} where ord = 0;
+      drop table search.stage_items, search.stage_parts`);
+  // pgvector builds the HNSW graph in memory while it fits (10^6 passages at m=32: ~1.5 GB) and
+  // far slower once it spills.
+  await client.query(`set maintenance_work_mem = '4GB'`);
+  for (const index of indexes) await client.query(index.indexdef);
+  await client.query('analyze');
 }

@@ -1,11 +1,55 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { AdminFailures, AdminFailuresRetry, ItemIngested, ItemsGet } from '@memex/contracts';
-import { Bus, EventPublisher, newId } from '@memex/bus';
+import {
+  AdminFailures,
+  AdminFailuresRetry,
+  EmbeddingComputed,
+  ItemIngested,
+  ItemsGet,
+  JobsFailed,
+  JobsRetry,
+} from '@memex/contracts';
+import { Bus, EventPublisher, lastEventOf, newId } from '@memex/bus';
 import { BlobStore } from '@memex/blobs';
 import { itemMeta, waitUntil } from '@memex/testing';
 import { startStack, type TestStack } from './stack.js';
+
+/** An item.ingested whose text blob is not in the store (a disk restored without it): what ingest would log. */
+async function logWithoutItsText(bus: Bus, words: string): Promise<{ id: string; seq: number; text: Buffer }> {
+  const text = Buffer.from(words);
+  const textSha = createHash('sha256').update(text).digest('hex');
+  const id = newId();
+  const { seq } = await new EventPublisher(bus, 'ingest').publish(ItemIngested, {
+    subject: `item:${id}`,
+    actor: { kind: 'import', id: 'test' },
+    kind: 'document',
+    spam: false,
+    labels: [],
+    data: {
+      id,
+      ...itemMeta('document', {}, text.length),
+      revision: 1,
+      title: 'Lost text',
+      source: { kind: 'import:folder', id: 'x' },
+      external_id: `${id}.txt`,
+      identity: `sha256:${textSha}`,
+      origin: 'imported',
+      content_type: 'text/plain',
+      content_sha256: textSha,
+      size: text.length,
+      text_sha256: textSha,
+      text_length: text.length,
+    },
+  });
+  return { id, seq, text };
+}
+
+type Health = {
+  status: string;
+  failures: number;
+  services: Array<{ service: string; projector?: { failures: number }; problems?: string[] }>;
+};
 
 /**
  * Issue 11: an item was answered `created`, failed in a projector, and healthz and `memex status`
@@ -25,40 +69,11 @@ describe('a projector failure is never silent', () => {
     await stack.stop();
   });
 
-  const health = async () =>
-    (await (await fetch(`${stack.url}/healthz`)).json()) as {
-      status: string;
-      failures: number;
-      services: Array<{ service: string; projector?: { failures: number } }>;
-    };
+  const health = async () => (await (await fetch(`${stack.url}/healthz`)).json()) as Health;
 
   test('healthz is degraded, /metrics and memex.admin.failures name the event; a retry after the fix applies it', async () => {
     assert.equal((await health()).status, 'ok');
-    const text = Buffer.from('restored later');
-    const textSha = createHash('sha256').update(text).digest('hex');
-    const id = newId();
-    const { seq } = await new EventPublisher(bus, 'ingest').publish(ItemIngested, {
-      subject: `item:${id}`,
-      actor: { kind: 'import', id: 'test' },
-      kind: 'document',
-      spam: false,
-      labels: [],
-      data: {
-        id,
-        ...itemMeta('document', {}, text.length),
-        revision: 1,
-        title: 'Lost text',
-        source: { kind: 'import:folder', id: 'x' },
-        external_id: 'lost.txt',
-        identity: `sha256:${textSha}`,
-        origin: 'imported',
-        content_type: 'text/plain',
-        content_sha256: textSha,
-        size: text.length,
-        text_sha256: textSha,
-        text_length: text.length,
-      },
-    });
+    const { id, seq, text } = await logWithoutItsText(bus, 'restored later');
     await waitUntil(async () => (await health()).failures === 1, 'the failure in healthz', { timeoutMs: 20_000 });
     const body = await health();
     assert.equal(body.status, 'degraded');
@@ -83,5 +98,60 @@ describe('a projector failure is never silent', () => {
     assert.equal((await stack.owner.call(ItemsGet, { id })).text, 'restored later');
     assert.deepEqual(await health().then((h) => [h.status, h.failures]), ['ok', 0]);
     assert.deepEqual((await stack.owner.call(AdminFailures, {})).failures, []);
+  });
+});
+
+/**
+ * The same for the pipelines: a worker that cannot read an item's text (its blob is not there)
+ * no longer finishes the job with nothing to show. The job is retried, then set aside where the
+ * owner looks (healthz, /metrics, memex.jobs.failed), and runs again after the fix.
+ */
+describe('a pipeline job that fails every retry is never silent', () => {
+  let stack: TestStack;
+  let bus: Bus;
+  before(async () => {
+    stack = await startStack(['pipelines']);
+    bus = await Bus.connect(stack.config.natsUrl, 'failed-jobs-test');
+  });
+  after(async () => {
+    await bus.close();
+    await stack.stop();
+  });
+
+  test('set aside after five tries: healthz degraded, /metrics and memex.jobs.failed say why; memex.jobs.retry after the fix embeds the item', async () => {
+    const { id, text } = await logWithoutItsText(bus, 'The lighthouse keeper logged the storm.');
+    // Tries 2, 4, 8 and 16 s apart (the worker's backoff), then set aside.
+    await waitUntil(
+      async () => (await stack.owner.call(JobsFailed, {})).total === 2,
+      'text and tier-0 jobs set aside',
+      {
+        timeoutMs: 90_000,
+      },
+    );
+    const { jobs } = await stack.owner.call(JobsFailed, {});
+    assert.deepEqual(jobs.map((j) => [j.task, j.item_id, j.attempts]).sort(), [
+      ['structure', id, 5],
+      ['text', id, 5],
+    ]);
+    for (const job of jobs) assert.match(job.reason, /blob [0-9a-f]{64} is missing/);
+    const body = (await (await fetch(`${stack.url}/healthz`)).json()) as Health;
+    assert.equal(body.status, 'degraded');
+    assert.match(
+      body.services.find((s) => s.service === 'pipelines')?.problems?.join('\n') ?? '',
+      /2 pipeline job\(s\) failed every retry/,
+    );
+    const metrics = await (
+      await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${stack.ownerToken}` } })
+    ).text();
+    assert.match(metrics, /memex_pipeline_failed_jobs\{task="text"\} 1/);
+    assert.match(metrics, /memex_pipeline_failed_jobs\{task="structure"\} 1/);
+
+    // The fix: the blob is back. Run again, the item gets its passages and vectors; all green.
+    await new BlobStore(stack.config.blobsDir).put(text);
+    const { retried } = await stack.owner.call(JobsRetry, {});
+    assert.equal(retried.length, 2);
+    await waitUntil(async () => (await lastEventOf(bus, EmbeddingComputed, `item:${id}`)) !== undefined, 'its vectors');
+    await waitUntil(async () => (await stack.owner.call(JobsFailed, {})).total === 0, 'none failed');
+    assert.equal(((await (await fetch(`${stack.url}/healthz`)).json()) as Health).status, 'ok');
   });
 });

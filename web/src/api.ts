@@ -21,6 +21,8 @@ import type {
   InferencesList,
   ItemsContent,
   ItemsGet,
+  JobsFailed,
+  JobsRetry,
   JobsStatus,
   LinkAdd,
   LinkRetract,
@@ -116,6 +118,8 @@ interface Methods {
   'memex.signals.triage': typeof SignalsTriage;
   'memex.inferences.list': typeof InferencesList;
   'memex.jobs.status': typeof JobsStatus;
+  'memex.jobs.failed': typeof JobsFailed;
+  'memex.jobs.retry': typeof JobsRetry;
   'memex.sources.list': typeof SourcesList;
   'memex.admin.failures': typeof AdminFailures;
   'memex.admin.failures.retry': typeof AdminFailuresRetry;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { JobsStatus, ModelsAdd, ModelsList, ModelsUse, type ResultOf } from '@memex/contracts';
+import { ModelsAdd, ModelsList, ModelsUse } from '@memex/contracts';
 import { client, output } from '../context.js';
 
 export function registerModels(program: Command): void {
@@ -60,20 +60,6 @@ export function registerModels(program: Command): void {
       await client().call(ModelsUse, { space });
       console.log(`chose ${space}; search switches to it once every item has a vector there`);
     });
-  program
-    .command('jobs')
-    .description('the pipelines backlog by priority')
-    .option('--json', 'print JSON')
-    .action(async (options: { json?: boolean }) => {
-      const status = await client().call(JobsStatus, {});
-      output(Boolean(options.json), status, () =>
-        [
-          ...status.queues.map((q) => `${q.priority.padEnd(10)} ${q.waiting} waiting, ${q.in_progress} in progress`),
-          `${status.workers} workers in the answering process`,
-          ...tier2Lines(status.tier2),
-        ].join('\n'),
-      );
-    });
 }
 
 interface AddOptions {
@@ -117,24 +103,4 @@ function chatOptions(options: AddOptions) {
     budget: Object.fromEntries(Object.entries(budget).filter(([, v]) => v !== undefined)),
     ...(price !== undefined ? { cost_per_1k_tokens: price } : {}),
   };
-}
-
-/** Tier 2 in `memex jobs`: its backlog, each chat model's spend against its budget, re-runs. */
-export function tier2Lines(tier2: ResultOf<typeof JobsStatus>['tier2']): string[] {
-  if (!tier2 || tier2.models.length === 0) return [];
-  return [
-    `tier 2     ${tier2.waiting} waiting, ${tier2.in_progress} in progress, ${tier2.done} done, ${tier2.failed} failed${tier2.last_failure ? ` (last: ${tier2.last_failure})` : ''}`,
-    ...tier2.models.map((m) => {
-      const limits = [
-        m.budget.requests_per_minute !== undefined ? `${m.budget.requests_per_minute} req/min` : '',
-        m.budget.tokens_per_day !== undefined ? `${m.budget.tokens_per_day} tokens/day` : '',
-        m.budget.cost_per_day !== undefined ? `${m.budget.cost_per_day} cost/day` : '',
-      ].filter(Boolean);
-      const paused = m.paused_until ? `; PAUSED until ${m.paused_until}: ${m.paused_because}` : '';
-      return `  ${m.model} (${m.tasks.join(', ')}): today ${m.spent_today.requests} requests, ${m.spent_today.tokens} tokens, cost ${m.spent_today.cost.toFixed(2)}; budget ${limits.join(', ') || 'none'}${paused}`;
-    }),
-    ...tier2.reruns.map(
-      (r) => `  re-run ${r.rerun_id} with ${r.model}: ${r.done + r.failed}/${r.jobs} (${r.failed} failed)`,
-    ),
-  ];
 }

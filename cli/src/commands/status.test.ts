@@ -43,7 +43,7 @@ describe('memex status', () => {
           { service: 'insights', ready: false },
         ],
       },
-      { queues: [{ priority: 'background', waiting: 1200, in_progress: 2 }], workers: 2 },
+      { queues: [{ priority: 'background', waiting: 1200, in_progress: 2 }], workers: 2, failed: 0 },
     );
     assert.equal(
       text,

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tier2Lines } from './models.js';
+import { tier2Lines } from './jobs.js';
 import { rerunText } from './understanding.js';
 
 test('memex jobs: tier 2 per model — spend today against the budget, a pause and why, re-run progress', () => {

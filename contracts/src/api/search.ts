@@ -184,6 +184,8 @@ export const JobsStatus = defineMethod({
   result: Type.Object({
     queues: Type.Array(Type.Object({ priority: Type.String(), waiting: Type.Integer(), in_progress: Type.Integer() })),
     workers: Type.Integer({ description: 'workers of the answering pipelines process' }),
+    /** Tier 0/1 jobs set aside after their retries (`memex.jobs.failed` lists them). */
+    failed: Type.Integer({ minimum: 0 }),
     /** Tier 2 (chat models): its backlog, today's spend and each model's budget, and re-runs. */
     tier2: Type.Optional(
       Type.Object({
@@ -217,5 +219,54 @@ export const JobsStatus = defineMethod({
   }),
 });
 
+export const FailedJobSummary = Type.Object({
+  /** Its place on MEMEX_JOBS: what `memex.jobs.retry` takes. */
+  seq: Type.Integer({ minimum: 1 }),
+  task: Type.String(),
+  /** The item it worked on; none for a backfill. */
+  item_id: Type.Union([Type.String(), Type.Null()]),
+  priority: Type.String(),
+  attempts: Type.Integer(),
+  reason: Type.String(),
+  failed_at: Type.String({ format: 'date-time' }),
+  worker: Type.String(),
+});
+
+export const JobsFailed = defineMethod({
+  name: 'memex.jobs.failed',
+  service: 'pipelines',
+  kind: 'query',
+  access: 'owner',
+  summary:
+    'Tier 0/1 jobs set aside after failing every retry, oldest first, with the last error: their items miss passages, vectors or tier-0 facts until retried.',
+  params: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })) }),
+  result: Type.Object({ total: Type.Integer(), jobs: Type.Array(FailedJobSummary) }),
+});
+
+export const JobsRetry = defineMethod({
+  name: 'memex.jobs.retry',
+  service: 'pipelines',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Queue failed jobs again (all, or the sequences given) at their priority; one that fails again is set aside again with its new reason.',
+  params: Type.Object({
+    seqs: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }), { description: 'only these', maxItems: 10_000 })),
+  }),
+  result: Type.Object({
+    retried: Type.Array(Type.Integer()),
+    gone: Type.Array(Type.Integer(), { description: 'not a failed job (retried already)' }),
+  }),
+});
+
 /** API methods of the search area. Add each definition here and to this list. */
-export const searchMethods: MethodDefinition[] = [Search, Similar, ModelsAdd, ModelsUse, ModelsList, JobsStatus];
+export const searchMethods: MethodDefinition[] = [
+  Search,
+  Similar,
+  ModelsAdd,
+  ModelsUse,
+  ModelsList,
+  JobsStatus,
+  JobsFailed,
+  JobsRetry,
+];

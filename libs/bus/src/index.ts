@@ -1,5 +1,6 @@
 export * from './subjects.js';
 export * from './bus.js';
+export * from './failed-jobs.js';
 export * from './codec.js';
 export * from './trace.js';
 export * from './publisher.js';

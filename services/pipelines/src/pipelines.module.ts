@@ -17,6 +17,7 @@ import { upgradeBuiltinSpace } from './domain/models/builtin-upgrade.js';
 import { logTier0Version } from './domain/structure/tier0-upgrade.js';
 import { ModelRegistry } from './domain/models/registry.js';
 import { ModelsService } from './commands/models.service.js';
+import { JobsService } from './commands/jobs.service.js';
 import { WorkerPool, workersFromEnv } from './workers/pool.js';
 import { Budgets } from './domain/understanding/budgets.js';
 import { Lanes } from './domain/understanding/lanes.js';
@@ -31,6 +32,8 @@ export interface PipelinesOptions {
   tier2Concurrency?: number;
   /** The clock budgets' windows turn by (tests move it a day on). */
   clock?: () => number;
+  /** A failed tier-1 job's first retry waits this long, doubling each time (default 1 s; tests shorten it). */
+  retryBaseMs?: number;
 }
 
 /** Starts the scheduler and the worker threads after the connections are up; stops them before they close. */
@@ -123,10 +126,16 @@ export class PipelinesModule {
         SummarizeService,
         {
           provide: WorkerPool,
-          useFactory: (cfg: MemexConfig) => new WorkerPool(workers, { natsUrl: cfg.natsUrl, blobsDir: cfg.blobsDir }),
+          useFactory: (cfg: MemexConfig) =>
+            new WorkerPool(workers, {
+              natsUrl: cfg.natsUrl,
+              blobsDir: cfg.blobsDir,
+              retryBaseMs: options.retryBaseMs,
+            }),
           inject: [CONFIG],
         },
         ModelsService,
+        JobsService,
         PipelinesRunner,
       ],
     };

@@ -1,11 +1,19 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { INestApplicationContext } from '@nestjs/common';
-import { decodeVector, ItemDeleted, NotePut, noteMarkdownOf } from '@memex/contracts';
+import {
+  decodeVector,
+  ItemDeleted,
+  JobsFailed,
+  JobsRetry,
+  JobsStatus,
+  NotePut,
+  noteMarkdownOf,
+} from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
-import { Bus, EventPublisher, JOBS_STREAM, newId, readLog } from '@memex/bus';
+import { Bus, callMethod, callRpc, EventPublisher, failedJobCounts, JOBS_STREAM, newId, readLog } from '@memex/bus';
 import { dot, GLOVE_SIF_SPACE } from '@memex/embeddings';
-import { startService } from '@memex/runtime';
+import { startService, type ServiceHealth } from '@memex/runtime';
 import { createTestEnv, pdfMeta, type TestEnv } from '@memex/testing';
 import { JobQueue, jobSubject, PRIORITIES, TIER1_LANE, type TextJob } from './jobs/queue.js';
 import { PipelinesModule } from './pipelines.module.js';
@@ -22,7 +30,8 @@ describe('pipelines tier 1', () => {
 
   before(async () => {
     env = await createTestEnv();
-    app = await startService((config) => PipelinesModule.register(config, { workers: 1 }), env.config);
+    // Retries 20 ms apart (not 2 s): a job that keeps failing is set aside within a second.
+    app = await startService((config) => PipelinesModule.register(config, { workers: 1, retryBaseMs: 10 }), env.config);
     bus = await Bus.connect(env.config.natsUrl, 'test');
     publisher = new EventPublisher(bus);
     blobs = new BlobStore(env.config.blobsDir);
@@ -158,6 +167,49 @@ describe('pipelines tier 1', () => {
     const { structure, ...text } = job;
     assert.equal(structure, true);
     assert.deepEqual(alone!.json(), text);
+  });
+
+  test('a job that fails every retry is set aside with why: in health, memex jobs and /metrics, until memex jobs retry', async () => {
+    const item = await ingest(publisher, blobs, { title: 'Unlucky', text: 'The ferry leaves at noon.' });
+    await eventsOf(bus, 'embedding.computed', item.id, 1);
+    const job: TextJob = { task: 'text', item_id: item.id, revision: 1, source_seq: item.seq, spaces: ['gone@1'] };
+    await new JobQueue(bus).enqueue(job, 'recent', `gone|${item.id}`);
+    const setAside = async () => {
+      for (const deadline = Date.now() + 15_000; ;) {
+        const failed = await callMethod(bus, JobsFailed, { limit: 10_000 });
+        const mine = failed.jobs.filter((j) => j.item_id === item.id);
+        if (mine.length > 0) return { total: failed.total, mine };
+        assert.ok(Date.now() < deadline, 'the failing job set aside');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const { total, mine } = await setAside();
+    assert.equal(mine.length, 1, 'set aside once');
+    const [failed] = mine;
+    assert.deepEqual(
+      { task: failed!.task, priority: failed!.priority, attempts: failed!.attempts, worker: failed!.worker },
+      { task: 'text', priority: 'recent', attempts: 5, worker: 'w1' },
+    );
+    assert.match(failed!.reason, /gone@1/);
+    // Counted where the owner looks.
+    assert.equal((await callMethod(bus, JobsStatus, {})).failed, total);
+    assert.ok((await failedJobCounts(bus)).get('text')! >= 1, 'the /metrics gauge counts it');
+    const health = await callRpc<ServiceHealth>(
+      bus,
+      'memex.rpc.pipelines.health',
+      { method: 'health', params: {}, scope: { kind: 'owner' }, caller: { kind: 'system', id: 'test' } },
+      5000,
+    );
+    assert.match((health.problems ?? []).join('\n'), new RegExp(`^${total} pipeline job\\(s\\) failed every retry`));
+
+    // Run again: queued at its priority and forgotten as failed; failing again, it is set aside again.
+    const retried = await callMethod(bus, JobsRetry, { seqs: [failed!.seq] });
+    assert.deepEqual(retried, { retried: [failed!.seq], gone: [] });
+    const again = await setAside();
+    assert.equal(again.mine.length, 1);
+    assert.ok(again.mine[0]!.seq > failed!.seq, 'a new failure, after the retry ran');
+    assert.ok(again.mine[0]!.failed_at > failed!.failed_at);
+    assert.deepEqual(await callMethod(bus, JobsRetry, { seqs: [failed!.seq] }), { retried: [], gone: [failed!.seq] });
   });
 
   test('an item.deleted erases the item’s derived events from the log', async () => {

@@ -5,6 +5,7 @@
 // kept live by the event stream (SSE): every event arriving refreshes the figures (at most every 2 s).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
+import { paths } from '../router';
 import { formatDate, Loading, Page, Status, useAction, useLoad, TableHead } from '../ui';
 
 interface Health {
@@ -29,14 +30,15 @@ const BACKLOG_REFRESH_MS = 5000;
 type SourceSummary = NonNullable<Awaited<ReturnType<typeof loadStatus>>['sources']>[number];
 
 async function loadStatus() {
-  const [health, jobs, accounts, failures, sources] = await Promise.all([
+  const [health, jobs, failedJobs, accounts, failures, sources] = await Promise.all([
     fetch('/healthz').then((r) => r.json() as Promise<Health>),
     call('memex.jobs.status', {}).catch(() => null),
+    call('memex.jobs.failed', { limit: 50 }).catch(() => null),
     call('memex.mail.accounts', {}).catch(() => null),
     call('memex.admin.failures', {}),
     call('memex.sources.list', {}).catch(() => null),
   ]);
-  return { health, jobs, accounts, failures: failures.failures, sources: sources?.sources ?? null };
+  return { health, jobs, failedJobs, accounts, failures: failures.failures, sources: sources?.sources ?? null };
 }
 
 export function StatusPage() {
@@ -64,6 +66,12 @@ export function StatusPage() {
       const failing = results.reduce((n, r) => n + r.failing.length, 0);
       if (failing > 0) throw new Error(`${fixed} fixed; ${failing} still fail (reasons above)`);
     }, 'All fixed.');
+  const [actOnJobs, jobsRetried] = useAction();
+  const retryJobs = () =>
+    actOnJobs(async () => {
+      await call('memex.jobs.retry', {});
+      await status.reload();
+    }, 'Queued again; a job that fails again comes back here.');
   useEffect(() => {
     if (startSeq === undefined) return;
     const source = new EventSource(`/api/v1/memex/events?from_seq=${(startSeq ?? 0) + 1}`);
@@ -108,7 +116,7 @@ export function StatusPage() {
         Live: {live.connected ? 'connected' : 'connecting…'} · {live.events} events since this page opened
       </p>
       <Loading loaded={status}>
-        {({ health, jobs, accounts, failures, sources }) => (
+        {({ health, jobs, failedJobs, accounts, failures, sources }) => (
           <div class="columns">
             <section aria-labelledby="services-title">
               <h2 id="services-title">Services</h2>
@@ -257,6 +265,40 @@ export function StatusPage() {
                     Retry them
                   </button>
                   <Status {...retried} />
+                </>
+              )}
+              <h2>Jobs that failed</h2>
+              {!failedJobs || failedJobs.total === 0 ? (
+                <p class="muted">{failedJobs ? 'None.' : 'The pipelines service is not answering.'}</p>
+              ) : (
+                <>
+                  <p>
+                    {failedJobs.total} failed every retry and were set aside: their items miss passages, vectors or
+                    tier-0 facts until they run again.
+                  </p>
+                  <table>
+                    <TableHead columns={['Job', 'Item', 'Why']} />
+                    <tbody>
+                      {failedJobs.jobs.map((j) => (
+                        <tr key={j.seq}>
+                          <td>
+                            #{j.seq} {j.task} <span class="muted">({j.priority})</span>
+                          </td>
+                          <td>{j.item_id ? <a href={paths.item(j.item_id)}>{j.item_id}</a> : '—'}</td>
+                          <td>
+                            {j.reason}{' '}
+                            <span class="muted">
+                              ({j.attempts}×, {j.worker}, {formatDate(j.failed_at, true)})
+                            </span>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                  <button type="button" onClick={retryJobs}>
+                    Run them again
+                  </button>
+                  <Status {...jobsRetried} />
                 </>
               )}
               <h2>Latest events</h2>

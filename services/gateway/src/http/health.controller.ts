@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MemexError } from '@memex/contracts';
-import type { Bus } from '@memex/bus';
+import { failedJobCounts, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, projectorLags, type ServiceHealth } from '@memex/runtime';
 import { metricsRegistry, prometheus } from '@memex/telemetry';
@@ -60,18 +60,20 @@ export class HealthController {
   }
 }
 
-let registered = false;
+/** What the gauges read: the latest gateway's (the registry is per process; tests start several gateways). */
+let source: { bus: Bus; health: () => Promise<ServiceHealth[]> } | undefined;
 
 /** Log and projector gauges read from JetStream at scrape time, so they cover every process. */
 function registerLogMetrics(bus: Bus, health: () => Promise<ServiceHealth[]>): void {
+  const registered = source !== undefined;
+  source = { bus, health };
   if (registered) return;
-  registered = true;
   new prometheus.Gauge({
     name: 'memex_log_last_seq',
     help: 'Sequence of the last event in MEMEX_EVENTS; rate() of it is events/s',
     registers: [metricsRegistry],
     async collect() {
-      this.set(await bus.lastSeq());
+      this.set(await source!.bus.lastSeq());
     },
   });
   new prometheus.Gauge({
@@ -81,7 +83,7 @@ function registerLogMetrics(bus: Bus, health: () => Promise<ServiceHealth[]>): v
     registers: [metricsRegistry],
     async collect() {
       this.reset();
-      for (const [projector, lag] of await projectorLags(bus)) this.set({ projector }, lag);
+      for (const [projector, lag] of await projectorLags(source!.bus)) this.set({ projector }, lag);
     },
   });
   new prometheus.Gauge({
@@ -91,9 +93,19 @@ function registerLogMetrics(bus: Bus, health: () => Promise<ServiceHealth[]>): v
     registers: [metricsRegistry],
     async collect() {
       this.reset();
-      for (const service of await health()) {
+      for (const service of await source!.health()) {
         if (service.projector) this.set({ projector: service.projector.name }, service.projector.failures);
       }
+    },
+  });
+  new prometheus.Gauge({
+    name: 'memex_pipeline_failed_jobs',
+    help: 'Pipeline jobs set aside after failing every retry, per task (memex jobs failed lists them; memex jobs retry runs them again)',
+    labelNames: ['task'],
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      for (const [task, count] of await failedJobCounts(source!.bus)) this.set({ task }, count);
     },
   });
 }

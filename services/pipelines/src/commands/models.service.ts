@@ -2,7 +2,6 @@ import path from 'node:path';
 import { Injectable } from '@nestjs/common';
 import {
   ChatModelAdded,
-  JobsStatus,
   MemexError,
   ModelActivated,
   ModelAdded,
@@ -14,20 +13,14 @@ import {
 import { EventPublisher } from '@memex/bus';
 import { BUILTIN_SPEC, loadProvider, type EmbeddingProvider } from '@memex/embeddings';
 import { RpcMethod, type CallContext } from '@memex/runtime';
-import { JobQueue } from '../jobs/queue.js';
-import { WorkerPool } from '../workers/pool.js';
-import { UnderstandingRunner } from '../domain/understanding/runner.js';
 import { chatModelId, ModelRegistry } from '../domain/models/registry.js';
 
-/** `memex models add|use` and the job backlog: the commands of the pipelines area. */
+/** `memex models add|use`: registering embedding and chat models. */
 @Injectable()
 export class ModelsService {
   constructor(
     private readonly publisher: EventPublisher,
     private readonly models: ModelRegistry,
-    private readonly queue: JobQueue,
-    private readonly pool: WorkerPool,
-    private readonly understanding: UnderstandingRunner,
   ) {}
 
   /** Loads the model once (so a bad path or an unreachable server fails here, not in the workers) and logs it. */
@@ -129,14 +122,5 @@ export class ModelsService {
       data: { space: params.space },
     });
     return { space: params.space, seq };
-  }
-
-  @RpcMethod(JobsStatus)
-  async status(): Promise<ResultOf<typeof JobsStatus>> {
-    return {
-      queues: await this.queue.backlog(),
-      workers: this.pool.workers,
-      tier2: await this.understanding.status(),
-    };
   }
 }

@@ -1,6 +1,15 @@
-import { AckPolicy, type ConsumerConfig } from '@nats-io/jetstream';
+import { AckPolicy, type ConsumerConfig, type MsgRequest } from '@nats-io/jetstream';
 import { createInbox, type Msg, type Subscription } from '@nats-io/transport-node';
-import { decodeJson, encodeJson, isNotFound, JOB_SUBJECT_ROOT, JOBS_STREAM, type Bus } from '@memex/bus';
+import {
+  decodeJson,
+  encodeJson,
+  FAILED_JOB_SUBJECT_ROOT,
+  failedJobSubject,
+  isNotFound,
+  JOB_SUBJECT_ROOT,
+  JOBS_STREAM,
+  type Bus,
+} from '@memex/bus';
 
 /**
  * Priorities, highest first (seed §5): what a user just touched, new arrivals, then recent
@@ -63,6 +72,13 @@ export type UnderstandJob = {
 };
 export type Job = TextJob | BackfillJob | StructureJob | StructureBackfillJob | UnderstandJob;
 
+/** A job in a line of the log or of health. */
+export function describeJob(job: Job): string {
+  if (job.task === 'backfill') return `backfill of ${job.space}`;
+  if (job.task === 'structure_backfill') return `tier-0 backfill for ${job.version}`;
+  return `${job.task} job for item ${job.item_id} r${job.revision}`;
+}
+
 /**
  * Jobs travel in lanes: `t1` for tiers 0 and 1, `t2.<model>` for each chat model, so a model
  * whose budget is spent stops being taken from while every other lane goes on.
@@ -82,8 +98,22 @@ function durableName(lane: string, priority: Priority): string {
 const ACK_WAIT_MS = 5 * 60 * 1000;
 /** How long an ack waits for the server to confirm it. */
 const ACK_CONFIRM_MS = 10_000;
-/** A job failing this many times is dropped with an error (a broken model would otherwise spin). */
+/** A job failing this many times is set aside (a broken model would otherwise spin). */
 export const MAX_ATTEMPTS = 5;
+/** Why a job failed is kept to this length. */
+const REASON_CHARS = 2000;
+
+/** A job set aside after MAX_ATTEMPTS failures, as kept on MEMEX_JOBS until it is run again. */
+export interface FailedJob {
+  job: Job;
+  priority: Priority;
+  attempts: number;
+  /** The last attempt's error. */
+  reason: string;
+  failed_at: string;
+  /** The worker that gave up (`w1`, or a remote worker's name). */
+  worker: string;
+}
 
 /** A job taken from the queue; ack only after its results are published. */
 export interface TakenJob {
@@ -96,6 +126,11 @@ export interface TakenJob {
   retry(delayMs: number): void;
   /** Drop it for good. */
   drop(): void;
+  /**
+   * It failed for good: keep it, with why, among the failed jobs (`memex jobs failed`), and take
+   * it off the queue. Resolves once it is kept; a job that cannot be kept stays queued.
+   */
+  setAside(reason: string, worker: string): Promise<void>;
   /** Still working: restarts the ack timer. */
   working(): void;
 }
@@ -160,11 +195,7 @@ export class JobQueue {
    * rings when work arrives.
    */
   async take(idleMs: number, batch = 1): Promise<TakenJob[]> {
-    this.doorbell ??= this.bus.nc.subscribe(`${JOB_SUBJECT_ROOT}.${this.lane}.>`, {
-      callback: () => {
-        for (const wake of this.waiters) wake();
-      },
-    });
+    this.doorbell ??= this.bus.nc.subscribe(`${JOB_SUBJECT_ROOT}.${this.lane}.>`, { callback: () => this.ring() });
     // Armed before looking, so a job queued while we look still wakes us.
     let wake!: () => void;
     const rang = new Promise<void>((resolve) => (wake = resolve));
@@ -223,10 +254,12 @@ export class JobQueue {
 
   private taken(msg: Msg, priority: Priority): TakenJob {
     // $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<time>.<pending>
-    const attempt = Number(msg.reply!.split('.')[4] ?? 1);
+    const tokens = msg.reply!.split('.');
+    const attempt = Number(tokens[4] ?? 1);
     const reply = (body: string) => this.bus.nc.publish(msg.reply!, body);
+    const job = decodeJson<Job>(msg.data);
     return {
-      job: decodeJson<Job>(msg.data),
+      job,
       priority,
       attempt,
       // A confirmed ("double") ack: the server answers once it has applied the ack, so the job
@@ -234,15 +267,79 @@ export class JobQueue {
       ack: async () => {
         await this.bus.nc.request(msg.reply!, '+ACK', { timeout: ACK_CONFIRM_MS });
       },
-      retry: (delayMs) => reply(`-NAK ${JSON.stringify({ delay: delayMs * 1_000_000 })}`),
+      retry: (delayMs) => {
+        reply(`-NAK ${JSON.stringify({ delay: delayMs * 1_000_000 })}`);
+        // Its redelivery rings no doorbell (nothing is published): wake the takers when it is due.
+        setTimeout(() => this.ring(), delayMs + 10).unref();
+      },
       drop: () => reply('+TERM'),
+      setAside: async (reason, worker) => {
+        const failed: FailedJob = {
+          job,
+          priority,
+          attempts: attempt,
+          reason: reason.slice(0, REASON_CHARS),
+          failed_at: new Date().toISOString(),
+          worker,
+        };
+        // Keyed by the job's place in the stream: set aside again after a crash, it is kept once.
+        await this.bus.js.publish(failedJobSubject(this.lane, job.task), encodeJson(failed), {
+          msgID: `failed:${tokens[5]}`,
+          timeout: 10_000,
+        });
+        await this.bus.nc.request(msg.reply!, '+TERM', { timeout: ACK_CONFIRM_MS });
+      },
       working: () => reply('+WPI'),
     };
+  }
+
+  /** This lane's failed jobs, oldest first (up to `limit`), and how many there are in all. */
+  async failed(limit: number): Promise<{ total: number; jobs: Array<FailedJob & { seq: number }> }> {
+    const filter = `${FAILED_JOB_SUBJECT_ROOT}.${this.lane}.>`;
+    const { state } = await this.bus.jsm.streams.info(JOBS_STREAM, { subjects_filter: filter });
+    const total = Object.values(state.subjects ?? {}).reduce((sum, n) => sum + n, 0);
+    const jobs: Array<FailedJob & { seq: number }> = [];
+    for (let seq = 1; jobs.length < Math.min(limit, total);) {
+      // STREAM.MSG.GET takes `next_by_subj` since NATS 2.9; the client types it for direct gets only.
+      const next = { seq, next_by_subj: filter } as unknown as MsgRequest;
+      const stored = await this.bus.jsm.streams.getMessage(JOBS_STREAM, next);
+      if (!stored) break;
+      jobs.push({ seq: stored.seq, ...decodeJson<FailedJob>(stored.data) });
+      seq = stored.seq + 1;
+    }
+    return { total, jobs };
+  }
+
+  /**
+   * Queues failed jobs again at their priority (all, or those at `seqs`) and forgets their
+   * failure; one that fails again is set aside again, with its new reason.
+   */
+  async retryFailed(seqs?: number[]): Promise<{ retried: number[]; gone: number[] }> {
+    const wanted = seqs ?? (await this.failed(Number.MAX_SAFE_INTEGER)).jobs.map((failed) => failed.seq);
+    const retried: number[] = [];
+    const gone: number[] = [];
+    for (const seq of wanted) {
+      const stored = await this.bus.jsm.streams.getMessage(JOBS_STREAM, { seq });
+      if (!stored || !stored.subject.startsWith(`${FAILED_JOB_SUBJECT_ROOT}.${this.lane}.`)) {
+        gone.push(seq);
+        continue;
+      }
+      const { job, priority } = decodeJson<FailedJob>(stored.data);
+      // Queued before it is forgotten: a crash in between leaves it failed and queued, not lost.
+      await this.enqueue(job, priority, `retry:${seq}`);
+      await this.bus.jsm.streams.deleteMessage(JOBS_STREAM, seq, false);
+      retried.push(seq);
+    }
+    return { retried, gone };
+  }
+
+  private ring(): void {
+    for (const wake of this.waiters) wake();
   }
 
   close(): void {
     this.doorbell?.unsubscribe();
     this.doorbell = undefined;
-    for (const wake of this.waiters) wake();
+    this.ring();
   }
 }

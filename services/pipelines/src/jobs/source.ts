@@ -25,7 +25,10 @@ export interface Source {
   ingested?: DataOf<typeof ItemIngested>;
 }
 
-/** The item a job points at (by its source event's sequence), or undefined when it is gone. */
+/**
+ * The item a job points at (by its source event's sequence), or undefined when it is gone; its
+ * `text` is undefined when the item was deleted since.
+ */
 export async function readSource(
   bus: Bus,
   blobs: BlobStore,
@@ -56,8 +59,16 @@ export async function readSource(
       ingested: data,
       // Read once, however many tasks of the job ask.
       text: once(async () => {
-        const blob = await blobs.get(data.text_sha256).catch(() => undefined);
-        return blob?.toString('utf8');
+        try {
+          return (await blobs.get(data.text_sha256)).toString('utf8');
+        } catch (error) {
+          // Deleted meanwhile (its events are erased before its blobs): nothing to do. Otherwise the
+          // blob should be there (a blobs mount gone on a worker, a disk restored without it): a
+          // failure, retried and at last set aside where the owner sees it — not an item quietly
+          // left without passages.
+          if (!(await eventAt(bus, job.source_seq))) return undefined;
+          throw error;
+        }
       }),
     };
   }

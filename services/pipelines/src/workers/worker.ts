@@ -4,7 +4,15 @@ import { ModelRegistry } from '../domain/models/registry.js';
 import { TextTask } from '../domain/text/text-task.js';
 import { BackfillTask } from '../jobs/backfill-task.js';
 import { StructureTask } from '../domain/structure/structure-task.js';
-import { JobQueue, MAX_ATTEMPTS, type Job, type StructureJob, type TakenJob, type TextJob } from '../jobs/queue.js';
+import {
+  describeJob,
+  JobQueue,
+  MAX_ATTEMPTS,
+  type Job,
+  type StructureJob,
+  type TakenJob,
+  type TextJob,
+} from '../jobs/queue.js';
 import { structureJobId, textJobId } from '../jobs/scheduler.js';
 import { readSource, type Source } from '../jobs/source.js';
 
@@ -13,6 +21,8 @@ export interface WorkerOptions {
   natsUrl: string;
   blobsDir: string;
   name: string;
+  /** A failed job's first retry waits this long, each next one twice as long (default 1 s; tests shorten it). */
+  retryBaseMs?: number;
 }
 
 /** How long an idle worker waits on the doorbell before looking at the queues again. */
@@ -38,6 +48,7 @@ export class Worker {
     private readonly blobs: BlobStore,
     private readonly models: ModelRegistry,
     private readonly name: string,
+    private readonly retryBaseMs = 1000,
   ) {
     this.text = new TextTask(bus, publisher, blobs, models);
     this.backfill = new BackfillTask(bus, queue);
@@ -62,17 +73,19 @@ export class Worker {
       else await this.execute(job, () => taken.working(), taken.attempt);
       await taken.ack();
     } catch (error) {
-      const what = describe(taken.job);
-      if (taken.attempt >= MAX_ATTEMPTS) {
-        console.error(`pipelines worker ${this.name}: ${what} failed ${taken.attempt} times, dropped:`, error);
-        taken.drop();
-      } else {
-        console.warn(
-          `pipelines worker ${this.name}: ${what} failed (attempt ${taken.attempt}), retrying:`,
-          (error as Error).message,
-        );
-        taken.retry(1000 * 2 ** taken.attempt);
+      const what = describeJob(taken.job);
+      const reason = error instanceof Error ? error.message : String(error);
+      if (taken.attempt < MAX_ATTEMPTS) {
+        console.warn(`pipelines worker ${this.name}: ${what} failed (attempt ${taken.attempt}), retrying:`, reason);
+        taken.retry(this.retryBaseMs * 2 ** taken.attempt);
+        return;
       }
+      console.error(`pipelines worker ${this.name}: ${what} failed ${taken.attempt} times, set aside:`, error);
+      await taken.setAside(reason, this.name).catch((setAsideError: unknown) => {
+        // Not kept among the failed jobs: it stays queued, to be set aside on its next failure.
+        console.error(`pipelines worker ${this.name}: setting aside ${what} failed:`, setAsideError);
+        taken.retry(this.retryBaseMs * 2 ** MAX_ATTEMPTS);
+      });
     }
   }
 
@@ -101,7 +114,7 @@ export class Worker {
 
   /**
    * A new item's text and tier 0 on one reading of it (its event and its text read once). A part
-   * that fails goes on as a job of its own, retried and at last dropped by itself, as when they
+   * that fails goes on as a job of its own, retried and at last set aside by itself, as when they
    * were two jobs: an embedding model that is down never holds up tier 0, nor tier 0 the text.
    */
   private async textAndStructure({ structure: _, ...text }: TextJob, taken: TakenJob): Promise<void> {
@@ -120,7 +133,7 @@ export class Worker {
     ] as const) {
       if (run.status === 'fulfilled') continue;
       console.warn(
-        `pipelines worker ${this.name}: ${describe(alone)} failed, queued again on its own:`,
+        `pipelines worker ${this.name}: ${describeJob(alone)} failed, queued again on its own:`,
         (run.reason as Error).message,
       );
       await this.queue.enqueue(alone, taken.priority, id);
@@ -131,12 +144,6 @@ export class Worker {
     this.stopped = true;
     this.queue.close();
   }
-}
-
-function describe(job: Job): string {
-  if (job.task === 'backfill') return `backfill of ${job.space}`;
-  if (job.task === 'structure_backfill') return `tier-0 backfill for ${job.version}`;
-  return `${job.task} job for item ${job.item_id} r${job.revision}`;
 }
 
 /** Connects and runs one worker until `stop`. */
@@ -158,6 +165,7 @@ export async function startWorker(options: WorkerOptions): Promise<{ stop(): Pro
     new BlobStore(options.blobsDir),
     models,
     options.name,
+    options.retryBaseMs,
   );
   const running = worker.run();
   return {

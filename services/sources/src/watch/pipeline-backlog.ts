@@ -6,6 +6,7 @@ import {
   decodeJson,
   EVENTS_STREAM,
   IDLE,
+  isFailedJobSubject,
   isNotFound,
   JOBS_STREAM,
   MEDIA_QUEUE_CONSUMER,
@@ -115,7 +116,9 @@ export class PipelineBacklog {
           if (isNotFound(error)) return null; // done meanwhile: a work queue deletes what is acknowledged
           throw error;
         });
-        const itemId = stored ? (decodeJson(stored.data) as { item_id?: unknown }).item_id : undefined;
+        // A job set aside after its retries is no longer waiting (`memex jobs failed` shows it).
+        if (!stored || isFailedJobSubject(stored.subject)) continue;
+        const itemId = (decodeJson(stored.data) as { item_id?: unknown }).item_id;
         if (typeof itemId === 'string') perItem.set(itemId, (perItem.get(itemId) ?? 0) + 1);
       }
     };

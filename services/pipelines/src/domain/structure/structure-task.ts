@@ -47,7 +47,7 @@ export class StructureTask {
     source ??= await readSource(this.bus, this.blobs, job);
     if (!source) return { mentions: 0, signature: false, skipped: 'the item or its event is gone' };
     const text = await source.text();
-    if (text === undefined) return { mentions: 0, signature: false, skipped: 'the text blob is gone' };
+    if (text === undefined) return { mentions: 0, signature: false, skipped: 'the item was deleted meanwhile' };
     const sent = new Date(source.event.occurred_at);
     const reads = (reading: Tier0Reading) => !job.readings || job.readings.includes(reading);
     const mail = source.ingested?.kind === 'email' ? source.ingested.meta : null;

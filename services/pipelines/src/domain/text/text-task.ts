@@ -45,7 +45,7 @@ export class TextTask {
     let passages = job.all_spaces && attempt === 1 ? undefined : await this.publishedPassages(job);
     if (!passages) {
       const text = await source.text();
-      if (text === undefined) return { parts: 0, vectors: 0, skipped: 'the text blob is gone' };
+      if (text === undefined) return { parts: 0, vectors: 0, skipped: 'the item was deleted meanwhile' };
       passages = splitPassages(text, source.pages);
       drafts.push(...this.partEvents(source, passages));
     }

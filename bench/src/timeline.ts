@@ -50,6 +50,39 @@ function descendants(root: number): Map<number, { cpu: number; command: string }
   return found;
 }
 
+/** What a process counts as: its service, or Postgres, NATS, the CLI. */
+function nameOf(services: Map<number, string>, pid: number, command: string): string {
+  return (
+    services.get(pid) ??
+    (command.startsWith('postgres')
+      ? 'postgres'
+      : command.includes('nats-server')
+        ? 'nats'
+        : command.includes('memex.js')
+          ? 'cli'
+          : 'other')
+  );
+}
+
+/** CPU seconds so far of every process this bench started, by pid, with what it counts as. */
+export function processCpu(services: Record<string, number>): Map<number, { name: string; cpu: number }> {
+  const byPid = new Map(Object.entries(services).map(([name, pid]) => [pid, name]));
+  const found = new Map<number, { name: string; cpu: number }>();
+  for (const [pid, { cpu, command }] of descendants(process.pid))
+    found.set(pid, { name: nameOf(byPid, pid, command), cpu });
+  return found;
+}
+
+/** CPU seconds spent between two readings of `processCpu`, per name (a process started since counts whole). */
+export function cpuBetween(
+  before: Map<number, { name: string; cpu: number }>,
+  after: Map<number, { name: string; cpu: number }>,
+): Map<string, number> {
+  const spent = new Map<string, number>();
+  for (const [pid, { name, cpu }] of after) spent.set(name, (spent.get(name) ?? 0) + cpu - (before.get(pid)?.cpu ?? 0));
+  return spent;
+}
+
 /**
  * Where an import's time goes, sampled every `everyMs`: each service's CPU (and Postgres', NATS',
  * the CLI's — every process this bench started), each projector's lag and the pipelines' backlog.
@@ -58,33 +91,21 @@ function descendants(root: number): Map<number, { cpu: number; command: string }
  */
 export function sampleTimeline(client: Caller, url: string, services: Record<string, number>, everyMs = 10_000) {
   const started = performance.now();
-  const byPid = new Map(Object.entries(services).map(([name, pid]) => [pid, name]));
-  const nameOf = (pid: number, command: string): string =>
-    byPid.get(pid) ??
-    (command.startsWith('postgres')
-      ? 'postgres'
-      : command.includes('nats-server')
-        ? 'nats'
-        : command.includes('memex.js')
-          ? 'cli'
-          : 'other');
   const total = new Map<string, number>();
-  const seen = new Map<number, number>();
   const lastLagged = new Map<string, number>();
-  let previous: number | undefined;
+  let seen: Map<number, { name: string; cpu: number }> | undefined;
+  let previous = 0;
   const sample = async () => {
     const at = (performance.now() - started) / 1000;
-    const cpu = new Map<string, number>();
-    for (const [pid, { cpu: seconds, command }] of descendants(process.pid)) {
-      const name = nameOf(pid, command);
-      cpu.set(name, (cpu.get(name) ?? 0) + seconds - (seen.get(pid) ?? 0));
-      seen.set(pid, seconds);
-    }
+    const now = processCpu(services);
     // The first look only sets where each process starts from (their start-up is not the import's).
-    if (previous === undefined) {
+    if (seen === undefined) {
+      seen = now;
       previous = at;
       return;
     }
+    const cpu = cpuBetween(seen, now);
+    seen = now;
     for (const [name, seconds] of cpu) total.set(name, (total.get(name) ?? 0) + seconds);
     const lags = await fetch(`${url}/healthz`)
       .then((response) => response.json() as Promise<Health>)

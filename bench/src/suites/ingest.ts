@@ -10,7 +10,7 @@ import { Notmuch } from '../notmuch.js';
 import type { BenchResult } from '../result.js';
 import { samplePeakRss } from '../rss.js';
 import { graphsComplete, settled } from '../settled.js';
-import { sampleTimeline } from '../timeline.js';
+import { cpuBetween, processCpu, sampleTimeline } from '../timeline.js';
 import { importMbox, startWholeStack } from '../whole-stack.js';
 
 const MESSAGES = Number(process.env.MEMEX_BENCH_INGEST_MESSAGES ?? 50_000);
@@ -55,31 +55,50 @@ export function run(): Promise<BenchResult[]> {
 }
 
 /**
- * `memex replay <service>` for every service with a read model, over the log an import of
- * MEMEX_BENCH_REPLAY_MESSAGES messages (default 10,000) wrote with the whole stack running.
+ * `memex replay <service>` for every service with a read model (or those named in
+ * MEMEX_BENCH_REPLAY_SERVICES, comma-separated), over the log an import of
+ * MEMEX_BENCH_REPLAY_MESSAGES messages (default 10,000) wrote with the whole stack running;
+ * MEMEX_BENCH_REPLAY_ROUNDS times each (default 1), reporting the median round.
  */
 export function runReplay(): Promise<BenchResult[]> {
   return importArchive(Number(process.env.MEMEX_BENCH_REPLAY_MESSAGES ?? 10_000), 'replay');
 }
 
 /** Replays each service's read model; a service with none is skipped. */
-async function replayEach(client: MemexClient, services: string[]): Promise<BenchResult[]> {
+async function replayEach(client: MemexClient, pids: Record<string, number>): Promise<BenchResult[]> {
+  const only = process.env.MEMEX_BENCH_REPLAY_SERVICES?.split(',').map((s) => s.trim());
+  const rounds = Math.max(1, Number(process.env.MEMEX_BENCH_REPLAY_ROUNDS ?? 1));
   const results: BenchResult[] = [];
-  for (const service of services) {
-    const replayed = await client
-      .call(AdminReplay, { projector: service as ServiceName })
-      .catch((error: unknown) =>
-        error instanceof MemexError && error.code === 'not_found' ? null : Promise.reject(error),
+  for (const service of Object.keys(pids).filter((s) => !only || only.includes(s))) {
+    const runs: Array<{ events: number; seconds: number; rate: number; cpu: string }> = [];
+    for (let round = 0; round < rounds; round++) {
+      const before = processCpu(pids);
+      const replayed = await client
+        .call(AdminReplay, { projector: service as ServiceName })
+        .catch((error: unknown) =>
+          error instanceof MemexError && error.code === 'not_found' ? null : Promise.reject(error),
+        );
+      // (A read model of none of these events, the gateway's tokens or the head's link, says nothing.)
+      if (!replayed || replayed.events === 0) break;
+      // Whose CPU the replay took: the service's own work against Postgres' (and NATS' reading).
+      const spent = [...cpuBetween(before, processCpu(pids))]
+        .filter(([, seconds]) => seconds >= 0.05)
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`)
+        .join(', ');
+      console.log(
+        `replayed ${service}: ${replayed.events} events in ${replayed.seconds} s (load ${os.loadavg()[0]!.toFixed(1)}); CPU s ${spent}`,
       );
-    // (A read model of none of these events, the gateway's tokens or the head's link, says nothing.)
-    if (!replayed || replayed.events === 0) continue;
-    console.log(`replayed ${service}: ${replayed.events} events in ${replayed.seconds} s`);
+      runs.push({ events: replayed.events, seconds: replayed.seconds, rate: replayed.events_per_second, cpu: spent });
+    }
+    if (runs.length === 0) continue;
+    const median = [...runs].sort((a, b) => a.seconds - b.seconds)[Math.floor((runs.length - 1) / 2)]!;
     results.push({
       suite: 'replay',
       name: `memex replay ${service}`,
-      value: replayed.events_per_second,
+      value: median.rate,
       unit: 'events/s',
-      notes: `${replayed.events} events of its subjects in ${replayed.seconds} s`,
+      notes: `${median.events} events of its subjects in ${median.seconds} s${runs.length > 1 ? ` (median of ${runs.length}: ${runs.map((r) => r.seconds).join(', ')} s)` : ''}; CPU s ${median.cpu}`,
     });
   }
   return results;
@@ -119,7 +138,7 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
     const graphed = (performance.now() - started) / 1000;
     const peak = memory.stop();
     await timeline.stop();
-    if (measure === 'replay') return await replayEach(client, services);
+    if (measure === 'replay') return await replayEach(client, pids);
     const found = await findable(client, subjects);
     const mb = (bytes: number) => Math.round(bytes / 1e6);
     const heaviest = Object.entries(peak.each)

@@ -12,13 +12,21 @@ interface Health {
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/** A process's parent pid and CPU seconds (user + system), or undefined once it is gone. */
-function statOf(pid: number): { ppid: number; cpu: number } | undefined {
+/**
+ * A process's parent pid, executable name and CPU seconds (user + system, its own and that of
+ * its children that have ended), or undefined once it is gone.
+ */
+function statOf(pid: number): { ppid: number; comm: string; cpu: number } | undefined {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name, which may itself hold spaces and parentheses.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND };
+    const ticks = fields.slice(11, 15).reduce((sum, field) => sum + Number(field), 0);
+    return {
+      ppid: Number(fields[1]),
+      comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      cpu: ticks / TICKS_PER_SECOND,
+    };
   } catch {
     return undefined;
   }
@@ -33,30 +41,34 @@ function commandOf(pid: number): string {
 }
 
 /** Every live descendant of `root` with its CPU seconds so far. */
-function descendants(root: number): Map<number, { cpu: number; command: string }> {
-  const parents = new Map<number, { ppid: number; cpu: number }>();
+function descendants(root: number): Map<number, { cpu: number; comm: string; command: string }> {
+  const parents = new Map<number, { ppid: number; comm: string; cpu: number }>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const stat = statOf(Number(entry));
     if (stat) parents.set(Number(entry), stat);
   }
-  const found = new Map<number, { cpu: number; command: string }>();
+  const found = new Map<number, { cpu: number; comm: string; command: string }>();
   const within = (pid: number): boolean => {
     for (let at = pid; at > 1; at = parents.get(at)?.ppid ?? 0) if (at === root) return true;
     return false;
   };
   for (const [pid, stat] of parents)
-    if (pid !== root && within(pid)) found.set(pid, { cpu: stat.cpu, command: commandOf(pid) });
+    if (pid !== root && within(pid)) found.set(pid, { cpu: stat.cpu, comm: stat.comm, command: commandOf(pid) });
   return found;
 }
 
-/** What a process counts as: its service, or Postgres, NATS, the CLI. */
-function nameOf(services: Map<number, string>, pid: number, command: string): string {
+/** What a process counts as: its service, or Postgres (its postmaster and every backend), NATS, the CLI. */
+function nameOf(
+  services: Map<number, string>,
+  pid: number,
+  { comm, command }: { comm: string; command: string },
+): string {
   return (
     services.get(pid) ??
-    (command.startsWith('postgres')
+    (comm === 'postgres'
       ? 'postgres'
-      : command.includes('nats-server')
+      : comm === 'nats-server'
         ? 'nats'
         : command.includes('memex.js')
           ? 'cli'
@@ -68,19 +80,39 @@ function nameOf(services: Map<number, string>, pid: number, command: string): st
 export function processCpu(services: Record<string, number>): Map<number, { name: string; cpu: number }> {
   const byPid = new Map(Object.entries(services).map(([name, pid]) => [pid, name]));
   const found = new Map<number, { name: string; cpu: number }>();
-  for (const [pid, { cpu, command }] of descendants(process.pid))
-    found.set(pid, { name: nameOf(byPid, pid, command), cpu });
+  for (const [pid, proc] of descendants(process.pid)) found.set(pid, { name: nameOf(byPid, pid, proc), cpu: proc.cpu });
   return found;
 }
 
-/** CPU seconds spent between two readings of `processCpu`, per name (a process started since counts whole). */
+/**
+ * CPU seconds spent between two readings of `processCpu`, per name: a process started since
+ * counts whole, one that ended counts through its parent (Postgres' backends of a replay's own
+ * connections end with it, and a postmaster's children are all `postgres`).
+ */
 export function cpuBetween(
   before: Map<number, { name: string; cpu: number }>,
   after: Map<number, { name: string; cpu: number }>,
 ): Map<string, number> {
   const spent = new Map<string, number>();
-  for (const [pid, { name, cpu }] of after) spent.set(name, (spent.get(name) ?? 0) + cpu - (before.get(pid)?.cpu ?? 0));
+  const add = (name: string, seconds: number) => spent.set(name, (spent.get(name) ?? 0) + seconds);
+  for (const [pid, { name, cpu }] of after) add(name, cpu - (before.get(pid)?.cpu ?? 0));
+  // Gone since: what it spent is now in its parent's count of its children (see statOf), in full.
+  for (const [pid, { name, cpu }] of before) if (!after.has(pid)) add(name, -cpu);
   return spent;
+}
+
+/**
+ * Waits (up to `timeoutMs`) until the processes this bench started use less than a tenth of a
+ * core for a second: what the last step left running (Postgres' autovacuum after a bulk load, a
+ * service's background merge) then neither slows the next measured step nor counts in its CPU.
+ */
+export async function quiet(services: Record<string, number>, timeoutMs = 60_000): Promise<void> {
+  const total = (cpu: Map<number, { cpu: number }>) => [...cpu.values()].reduce((sum, p) => sum + p.cpu, 0);
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline;) {
+    const before = total(processCpu(services));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    if (total(processCpu(services)) - before < 0.1) return;
+  }
 }
 
 /**

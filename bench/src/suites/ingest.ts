@@ -10,7 +10,7 @@ import { Notmuch } from '../notmuch.js';
 import type { BenchResult } from '../result.js';
 import { samplePeakRss } from '../rss.js';
 import { graphsComplete, settled } from '../settled.js';
-import { cpuBetween, processCpu, sampleTimeline } from '../timeline.js';
+import { cpuBetween, processCpu, quiet, sampleTimeline } from '../timeline.js';
 import { importMbox, startWholeStack } from '../whole-stack.js';
 
 const MESSAGES = Number(process.env.MEMEX_BENCH_INGEST_MESSAGES ?? 50_000);
@@ -72,6 +72,7 @@ async function replayEach(client: MemexClient, pids: Record<string, number>): Pr
   for (const service of Object.keys(pids).filter((s) => !only || only.includes(s))) {
     const runs: Array<{ events: number; seconds: number; rate: number; cpu: string }> = [];
     for (let round = 0; round < rounds; round++) {
+      await quiet(pids);
       const before = processCpu(pids);
       const replayed = await client
         .call(AdminReplay, { projector: service as ServiceName })

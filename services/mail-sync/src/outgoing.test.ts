@@ -4,7 +4,7 @@ import { AccountsSync, Ingest, MailCancel, MailCompose, MailList, MailOutgoing }
 import { startService } from '@memex/runtime';
 import { spawnService, waitUntil } from '@memex/testing';
 import { MailSyncModule } from './mail-sync.module.js';
-import { fillMailbox, mailSyncReady, startMailSync, type MailSyncHarness } from './testing/harness.js';
+import { fillMailbox, mailSyncHealth, mailSyncReady, startMailSync, type MailSyncHarness } from './testing/harness.js';
 
 const ACCOUNT = 'owner@example.com';
 
@@ -120,6 +120,25 @@ test('writing mail: reply and forward built by MailComposer (threading, quoting,
     );
     assert.ok(Date.now() >= Date.parse(later.send_at!));
     assert.equal(box.sent.filter((m) => m.messageId === later.message_id).length, 1);
+
+    // Gmail is down for a while: the mail is tried again, and until it goes, health says which and why.
+    h.google.fail({ path: /\/messages\/send$/, times: 2, status: 503 });
+    const delayed = await h.call(MailCompose, {
+      account: ACCOUNT,
+      to: ['slow@example.net'],
+      subject: 'Delayed',
+      text: 'x',
+      undo_seconds: 0,
+    });
+    const problems = async () => (await mailSyncHealth(h)).problems?.join('\n') ?? '';
+    await waitUntil(async () => /mail \S+ "Delayed" to slow@example.net not sent/.test(await problems()), 'in health');
+    assert.match(
+      await problems(),
+      new RegExp(`mail ${delayed.id} "Delayed" .* from ${ACCOUNT}: .*503.* \\(\\d tr(y|ies) since `),
+    );
+    await waitUntil(async () => (await stateOf(h, delayed.id)) === 'sent', 'sent once Gmail answers');
+    assert.equal(await problems(), '', 'no problem once it went');
+    assert.equal(box.sent.filter((m) => m.messageId === delayed.message_id).length, 1);
 
     // Gmail refuses a mail for good: it fails with the reason and is not tried again.
     h.google.fail({ path: /\/messages\/send$/, times: 1, status: 400, reason: 'invalidArgument' });

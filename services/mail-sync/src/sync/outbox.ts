@@ -11,7 +11,7 @@ import { BlobStore } from '@memex/blobs';
 import { EventPublisher, type Bus } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { GrantRevokedError } from '@memex/google';
-import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
+import { BUS, CONFIG, DATABASE, ServiceHost, type HealthProblems } from '@memex/runtime';
 import type { MailSyncDatabase, OutgoingTable } from '../projection/schema.js';
 import { imapActor } from '../imap/imap-accounts.js';
 import { connectorActor } from './google-accounts.js';
@@ -36,13 +36,17 @@ const IDLE_CHECK_MS = 1000;
  * leads the projection.
  */
 @Injectable()
-export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
+export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('memex:mail-sync');
   private loop: Promise<void> | undefined;
   private stopped = false;
   private wakeUp: (() => void) | undefined;
   /** When a mail whose last try failed may be tried again (doubling, up to 10 minutes). */
   private readonly nextTry = new Map<string, number>();
+  /** Mail whose last try failed (not for good: it is tried again), in health until it goes. */
+  private readonly failing = new Map<string, { mail: Due; reason: string; since: Date; tries: number }>();
+  /** Why the last look for due mail failed, if it did (the database, the log): nothing is sent meanwhile. */
+  private stalled: string | undefined;
 
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<MailSyncDatabase>,
@@ -68,8 +72,10 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
     while (!this.stopped) {
       try {
         await this.sendDue();
+        this.stalled = undefined;
       } catch (error) {
-        this.logger.error(`outbox: ${(error as Error).message}`);
+        this.stalled = (error as Error).message;
+        this.logger.error(`outbox: ${this.stalled}`);
       }
       await new Promise<void>((resolve) => {
         this.wakeUp = resolve;
@@ -107,6 +113,9 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
       )
       .orderBy('o.send_at')
       .execute();
+    // A failing mail that is no longer due (cancelled, sent from a replica that led before) is no problem.
+    const dueIds = new Set(due.map((mail) => mail.id));
+    for (const id of this.failing.keys()) if (!dueIds.has(id)) this.failing.delete(id);
     for (const mail of due) {
       if ((this.nextTry.get(mail.id) ?? 0) > Date.now()) continue;
       try {
@@ -114,13 +123,40 @@ export class Outbox implements OnApplicationBootstrap, OnApplicationShutdown {
         if (mail.state === 'draft') await this.saveDraft(mail, transport);
         else if (mail.state === 'deleted') await this.removeDraft(mail, transport);
         else await this.send(mail, transport);
+        this.failing.delete(mail.id);
       } catch (error) {
         if (error instanceof GrantRevokedError) continue; // the sync marks the account; the mail waits for a new grant
         const waitMs = Math.min(1000 * 2 ** Math.min(mail.attempts, 10), 600_000);
+        const reason = (error as Error).message;
         this.nextTry.set(mail.id, Date.now() + waitMs);
-        this.logger.error(`outgoing ${mail.id}: ${(error as Error).message} (tried again in ${waitMs / 1000} s)`);
+        const failing = this.failing.get(mail.id);
+        this.failing.set(mail.id, {
+          mail,
+          reason,
+          since: failing?.since ?? new Date(),
+          tries: (failing?.tries ?? 0) + 1,
+        });
+        this.logger.error(`outgoing ${mail.id}: ${reason} (tried again in ${waitMs / 1000} s)`);
       }
     }
+  }
+
+  /** Mail that does not go out (the provider down, SMTP refusing for now) shows in /healthz and `memex status`, with why. */
+  async healthProblems(): Promise<string[]> {
+    const problems = this.stalled ? [`the outbox cannot look for due mail, nothing is sent: ${this.stalled}`] : [];
+    for (const [id, { mail, reason, since, tries }] of this.failing) {
+      const what =
+        mail.state === 'draft'
+          ? `draft ${id} not saved to ${mail.account}`
+          : mail.state === 'deleted'
+            ? `draft ${id} not removed from ${mail.account}`
+            : `mail ${id} "${mail.subject}" to ${mail.to.join(', ')} not sent from ${mail.account}`;
+      const next = new Date(this.nextTry.get(id) ?? Date.now()).toISOString();
+      problems.push(
+        `${what}: ${reason} (${tries} ${tries === 1 ? 'try' : 'tries'} since ${since.toISOString()}; next at ${next})`,
+      );
+    }
+    return problems;
   }
 
   private transport(provider: 'google' | 'imap'): MailTransport {

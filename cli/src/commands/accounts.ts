@@ -122,7 +122,10 @@ export function registerAccounts(program: Command): void {
                   a.status === 'active'
                     ? 'active'
                     : `NEEDS REAUTH (${a.reason ?? 'grant refused'}): run memex accounts add ${a.provider} again`;
-                return `${a.account}  ${a.provider}  ${status}  sync: ${a.sync.phase}, ${a.sync.messages} messages${a.sync.last_progress_at ? `, last ${a.sync.last_progress_at}` : ''}`;
+                const failing = a.sync.failing
+                  ? `; FAILING since ${a.sync.failing.since}: ${a.sync.failing.reason} (tried again each poll)`
+                  : '';
+                return `${a.account}  ${a.provider}  ${status}  sync: ${a.sync.phase}, ${a.sync.messages} messages${a.sync.last_progress_at ? `, last ${a.sync.last_progress_at}` : ''}${failing}`;
               })
               .join('\n'),
       );

@@ -56,6 +56,8 @@ export const AccountSummary = Type.Object({
     messages: Type.Integer({ description: 'messages mirrored' }),
     history_id: Type.Union([Type.String(), Type.Null()]),
     last_progress_at: Type.Union([Type.String(), Type.Null()]),
+    /** Set while its sync fails (the provider down, an error), with why and since when; tried again each interval. */
+    failing: Type.Union([Type.Object({ reason: Type.String(), since: Type.String() }), Type.Null()]),
   }),
 });
 

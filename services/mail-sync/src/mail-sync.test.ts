@@ -202,6 +202,19 @@ test('Gmail two-way: first sync of 2,000 messages through a 429 storm, imported 
     assert.equal(mail.length, 1999, 'all but the one trashed (the trash view has it)');
     assert.equal(find(50).starred, true);
 
+    // Gmail failing past the retries: the account's sync fails, in health and the accounts list (not
+    // only in a log line) until a cycle succeeds.
+    h.google.fail({ path: /\/history$/, times: 9, status: 500 });
+    await syncNow(h);
+    assert.match((await h.call(AccountsList, {})).accounts[0]!.sync.failing?.reason ?? '', /500/);
+    assert.match(
+      (await mailSyncHealth(h)).problems?.join('\n') ?? '',
+      new RegExp(`^the mail sync of ${ACCOUNT} fails since \\S+: .*500.* \\(tried again every`),
+    );
+    await syncNow(h);
+    assert.equal((await h.call(AccountsList, {})).accounts[0]!.sync.failing, null);
+    assert.equal((await mailSyncHealth(h)).problems, undefined, 'healthy again once a cycle succeeds');
+
     // A 401 (access token revoked early) refreshes and carries on.
     const refreshes = h.google.tokenCalls.refresh_token;
     h.google.expireAccessTokens();

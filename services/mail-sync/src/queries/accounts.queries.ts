@@ -14,6 +14,7 @@ import { DATABASE, RpcMethod, type HealthProblems } from '@memex/runtime';
 import type { MailSyncDatabase } from '../projection/schema.js';
 import { connectorActor } from '../sync/google-accounts.js';
 import { GoogleAccounts } from '../sync/google-accounts.js';
+import { SyncScheduler } from '../sync/scheduler.js';
 
 /** memex.accounts.list, and the internal memex.accounts.token for other services. */
 @Injectable()
@@ -22,6 +23,7 @@ export class AccountsQueries implements HealthProblems {
     @Inject(DATABASE) private readonly db: Kysely<MailSyncDatabase>,
     private readonly publisher: EventPublisher,
     private readonly google: GoogleAccounts,
+    private readonly scheduler: SyncScheduler,
   ) {}
 
   /** A revoked grant shows in /healthz and `memex status`, not only in `memex accounts list`. */
@@ -56,9 +58,15 @@ export class AccountsQueries implements HealthProblems {
           messages: row.messages,
           history_id: row.history_id,
           last_progress_at: row.last_progress_at?.toISOString() ?? null,
+          failing: this.failingOf(row.account),
         },
       })),
     };
+  }
+
+  private failingOf(account: string): { reason: string; since: string } | null {
+    const failing = this.scheduler.failures.get(account);
+    return failing ? { reason: failing.reason, since: failing.since.toISOString() } : null;
   }
 
   /** A revoked grant is logged (the account shows needs_reauth) and refused with that word in the error. */

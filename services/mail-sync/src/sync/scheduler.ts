@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import { DATABASE, ServiceHost } from '@memex/runtime';
+import { DATABASE, ServiceHost, type HealthProblems } from '@memex/runtime';
 import type { MailSyncDatabase } from '../projection/schema.js';
 import { ImapSync } from '../imap/imap-sync.js';
 import { GmailSync } from './gmail-sync.js';
@@ -11,15 +11,19 @@ import { GmailSync } from './gmail-sync.js';
  * `memex accounts sync` waits for the one running.
  */
 @Injectable()
-export class SyncScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
+export class SyncScheduler implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('memex:mail-sync');
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> = Promise.resolve();
   private stopped = false;
   /** How often Gmail and the IMAP servers are polled (push notifications need a public endpoint; polling is the default). */
   private readonly pollMs = Number(process.env.MEMEX_GMAIL_POLL_MS || 60_000);
-  /** The last cycle's failure per account (null once one succeeds), for `memex accounts list`. */
-  readonly failures = new Map<string, string>();
+  /**
+   * Accounts whose last cycle failed (not a revoked grant: that marks the account), with why and
+   * since when; gone once a cycle succeeds. In health and `memex accounts list`: mail not coming in
+   * is never only a log line.
+   */
+  readonly failures = new Map<string, { reason: string; since: Date }>();
 
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<MailSyncDatabase>,
@@ -55,7 +59,10 @@ export class SyncScheduler implements OnApplicationBootstrap, OnApplicationShutd
           this.failures.delete(name);
         } catch (error) {
           // One account's failure (Google down, a bug) never stops the others; the next cycle retries.
-          this.failures.set(name, (error as Error).message);
+          this.failures.set(name, {
+            reason: (error as Error).message,
+            since: this.failures.get(name)?.since ?? new Date(),
+          });
           this.logger.error(`${name}: ${(error as Error).message}`);
         }
       }
@@ -63,6 +70,13 @@ export class SyncScheduler implements OnApplicationBootstrap, OnApplicationShutd
     });
     this.running = next.catch(() => undefined);
     return next;
+  }
+
+  async healthProblems(): Promise<string[]> {
+    return [...this.failures].map(
+      ([account, { reason, since }]) =>
+        `the mail sync of ${account} fails since ${since.toISOString()}: ${reason} (tried again every ${this.pollMs / 1000} s)`,
+    );
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -11,6 +11,8 @@ import {
   MemexError,
   type ResultOf,
 } from '@memex/contracts';
+import { callRpc } from '@memex/bus';
+import type { ServiceHealth } from '@memex/runtime';
 import { invitationMail } from './testing/generate.js';
 import { startGoogleCalendar, type GoogleHarness } from './testing/google.js';
 
@@ -251,5 +253,23 @@ describe('calendar-sync: Google Calendar v3', () => {
     assert.equal(lunch.length, 1, 'one event');
     assert.equal(lunch[0]!.items.length, 2, `from Google and from the mail: ${lunch[0]!.items.join(', ')}`);
     assert.ok(lunch[0]!.items.some((i) => i.startsWith('google:')));
+  });
+
+  it('Google refusing: the sync fails naming the account, and health says so until a sync succeeds', async () => {
+    const health = async () =>
+      (
+        await callRpc<ServiceHealth>(
+          h.bus,
+          'memex.rpc.calendar-sync.health',
+          { method: 'health', params: {}, scope: { kind: 'owner' }, caller: { kind: 'system', id: 'test' } },
+          10_000,
+        )
+      ).problems ?? [];
+    // A 400 is not retried (a 5xx is, with backoff, before the sync gives up the same way).
+    h.google.fail({ path: /\/calendarList$/, times: 1, status: 400 });
+    await assert.rejects(h.call(CalendarSync, { account: ACCOUNT }), new RegExp(`${ACCOUNT}: .*400`));
+    assert.match((await health()).join('\n'), new RegExp(`^the calendar sync of ${ACCOUNT} fails since \\S+: .*400`));
+    assert.equal((await sync()).changed, 0);
+    assert.deepEqual(await health(), [], 'healthy once a sync succeeds');
   });
 });

@@ -41,7 +41,8 @@ function actorOf(account: string): Actor {
  */
 @Injectable()
 export class GoogleCalendarSync {
-  private readonly runs: AccountRuns<CalendarSyncReport>;
+  /** Its runs, and the accounts whose last one failed. */
+  readonly runs: AccountRuns<CalendarSyncReport>;
 
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<CalendarDatabase>,

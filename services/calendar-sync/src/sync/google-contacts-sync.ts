@@ -54,7 +54,8 @@ function expiredToken(error: unknown): boolean {
  */
 @Injectable()
 export class GoogleContactsSync {
-  private readonly runs: AccountRuns<ContactsSyncReport>;
+  /** Its runs, and the accounts whose last one failed. */
+  readonly runs: AccountRuns<ContactsSyncReport>;
 
   constructor(
     @Inject(DATABASE) private readonly db: Kysely<CalendarDatabase>,

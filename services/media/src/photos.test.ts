@@ -13,9 +13,11 @@ import {
   type EventOf,
 } from '@memex/contracts';
 import { lastEventOf } from '@memex/bus';
-import { ServiceHost } from '@memex/runtime';
+import { sql, type Kysely } from 'kysely';
+import { DATABASE, ServiceHost } from '@memex/runtime';
 import { sharedFile, sharedSkip, waitUntil } from '@memex/testing';
 import { MAX_PLACE_KM } from './domain/places.js';
+import { PhotoEventsPublisher } from './jobs/photo-events.js';
 import { MediaHarness } from './testing/harness.js';
 
 const PHOTOS = 'corpus/photos';
@@ -124,6 +126,23 @@ describe('media: photos from the shared corpus through ingest and the media pipe
       { timeoutMs: 60_000 },
     );
     assert.deepEqual(found!.data.home, home);
+  });
+
+  it('tells the graph its photo events again until it can: a failure is in health meanwhile', async () => {
+    const db = h.media.get(DATABASE) as Kysely<unknown>;
+    const events = h.media.get(PhotoEventsPublisher);
+    const problems = () => events.healthProblems();
+    // The read model out of reach for a while (its items table gone, as a restore in progress would leave it).
+    await sql`alter table items rename to items_away`.execute(db);
+    try {
+      events.schedule(await h.bus.lastSeq(), 0);
+      await waitUntil(async () => (await problems()).length > 0, 'the failure in health');
+      assert.match((await problems())[0]!, /^photo events and trips not told to the graph since \S+: .*items/);
+    } finally {
+      await sql`alter table items_away rename to items`.execute(db);
+    }
+    // Tried again (four settling times later, 2 s here) and told: healthy.
+    await waitUntil(async () => (await problems()).length === 0, 'told after the fix', { timeoutMs: 20_000 });
   });
 
   it('makes WebP thumbnails with the EXIF orientation applied: every turned copy of a photo looks like the upright one', async () => {

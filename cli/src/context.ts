@@ -27,3 +27,12 @@ export function client(): MemexClient {
 export function output(json: boolean, value: unknown, human: () => string): void {
   console.log(json ? JSON.stringify(value, null, 2) : human());
 }
+
+/** `--seq <seqs...>`: positive integers (a log's or a queue's sequences), each checked. */
+export function seqsOption(values: string[] | undefined, what: string): number[] | undefined {
+  return values?.map((value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`--seq ${value}: ${what} is a positive integer`);
+    return n;
+  });
+}

@@ -51,6 +51,15 @@ type Health = {
   services: Array<{ service: string; projector?: { failures: number }; problems?: string[] }>;
 };
 
+/** What /healthz answers, and what /metrics answers the owner. */
+async function healthOf(stack: TestStack): Promise<Health> {
+  return (await (await fetch(`${stack.url}/healthz`)).json()) as Health;
+}
+async function metricsOf(stack: TestStack): Promise<string> {
+  const response = await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${stack.ownerToken}` } });
+  return response.text();
+}
+
 /**
  * Issue 11: an item was answered `created`, failed in a projector, and healthz and `memex status`
  * stayed green. Here a projector fails for real (the item's text blob is not there when its event
@@ -69,7 +78,7 @@ describe('a projector failure is never silent', () => {
     await stack.stop();
   });
 
-  const health = async () => (await (await fetch(`${stack.url}/healthz`)).json()) as Health;
+  const health = () => healthOf(stack);
 
   test('healthz is degraded, /metrics and memex.admin.failures name the event; a retry after the fix applies it', async () => {
     assert.equal((await health()).status, 'ok');
@@ -78,9 +87,7 @@ describe('a projector failure is never silent', () => {
     const body = await health();
     assert.equal(body.status, 'degraded');
     assert.equal(body.services.find((s) => s.service === 'ingest')?.projector?.failures, 1);
-    const metrics = await (
-      await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${stack.ownerToken}` } })
-    ).text();
+    const metrics = await metricsOf(stack);
     assert.match(metrics, /memex_projector_failures\{projector="ingest"\} 1/);
 
     const { failures } = await stack.owner.call(AdminFailures, {});
@@ -134,15 +141,13 @@ describe('a pipeline job that fails every retry is never silent', () => {
       ['text', id, 5],
     ]);
     for (const job of jobs) assert.match(job.reason, /blob [0-9a-f]{64} is missing/);
-    const body = (await (await fetch(`${stack.url}/healthz`)).json()) as Health;
+    const body = await healthOf(stack);
     assert.equal(body.status, 'degraded');
     assert.match(
       body.services.find((s) => s.service === 'pipelines')?.problems?.join('\n') ?? '',
       /2 pipeline job\(s\) failed every retry/,
     );
-    const metrics = await (
-      await fetch(`${stack.url}/metrics`, { headers: { authorization: `Bearer ${stack.ownerToken}` } })
-    ).text();
+    const metrics = await metricsOf(stack);
     assert.match(metrics, /memex_pipeline_failed_jobs\{task="text"\} 1/);
     assert.match(metrics, /memex_pipeline_failed_jobs\{task="structure"\} 1/);
 
@@ -152,6 +157,6 @@ describe('a pipeline job that fails every retry is never silent', () => {
     assert.equal(retried.length, 2);
     await waitUntil(async () => (await lastEventOf(bus, EmbeddingComputed, `item:${id}`)) !== undefined, 'its vectors');
     await waitUntil(async () => (await stack.owner.call(JobsFailed, {})).total === 0, 'none failed');
-    assert.equal(((await (await fetch(`${stack.url}/healthz`)).json()) as Health).status, 'ok');
+    assert.equal((await healthOf(stack)).status, 'ok');
   });
 });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { AdminFailures, AdminFailuresRetry, ServiceNames, type ResultOf, type ServiceName } from '@memex/contracts';
-import { client, output } from '../context.js';
+import { client, output, seqsOption } from '../context.js';
 
 type Failure = ResultOf<typeof AdminFailures>['failures'][number];
 
@@ -44,11 +44,7 @@ export function registerFailures(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (options: { projector?: string; seq?: string[]; json?: boolean }) => {
       const projector = projectorOption(options.projector);
-      const seqs = options.seq?.map((s) => {
-        const n = Number(s);
-        if (!Number.isInteger(n) || n < 1) throw new Error(`--seq ${s}: a log sequence is a positive integer`);
-        return n;
-      });
+      const seqs = seqsOption(options.seq, 'a log sequence');
       const result = await client().call(AdminFailuresRetry, {
         ...(projector ? { projector } : {}),
         ...(seqs ? { seqs } : {}),

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { seqsOption } from '../context.js';
 import { failedText, jobsText } from './jobs.js';
 
 test('memex jobs: failed jobs are counted beside the backlog, with where to look', () => {
@@ -52,4 +53,11 @@ test('memex jobs failed: each job with its seq, item, attempts and why; what the
       '  … and 1 more (--limit)',
     ].join('\n'),
   );
+});
+
+test('--seq of memex jobs retry and memex failures retry: positive integers, a bad one named', () => {
+  assert.deepEqual(seqsOption(['3', '12'], "a job's seq"), [3, 12]);
+  assert.equal(seqsOption(undefined, "a job's seq"), undefined);
+  assert.throws(() => seqsOption(['3', '0'], "a job's seq"), /^Error: --seq 0: a job's seq is a positive integer$/);
+  assert.throws(() => seqsOption(['1.5'], 'a log sequence'), /--seq 1\.5: a log sequence is a positive integer/);
 });

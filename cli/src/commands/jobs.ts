@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { JobsFailed, JobsRetry, JobsStatus, type ResultOf } from '@memex/contracts';
-import { client, output } from '../context.js';
+import { client, output, seqsOption } from '../context.js';
 
 /** `memex jobs`: the pipelines backlog; `jobs failed` and `jobs retry`: the jobs set aside after their retries. */
 export function registerJobs(program: Command): void {
@@ -31,11 +31,7 @@ export function registerJobs(program: Command): void {
     .option('--seq <seqs...>', 'only these (the seq `memex jobs failed` shows)')
     .option('--json', 'print JSON')
     .action(async (options: { seq?: string[]; json?: boolean }) => {
-      const seqs = options.seq?.map((s) => {
-        const n = Number(s);
-        if (!Number.isInteger(n) || n < 1) throw new Error(`--seq ${s}: a job's seq is a positive integer`);
-        return n;
-      });
+      const seqs = seqsOption(options.seq, "a job's seq");
       const result = await client().call(JobsRetry, seqs ? { seqs } : {});
       output(Boolean(options.json), result, () =>
         [

@@ -41,10 +41,10 @@ export class JobsService {
    */
   async healthProblems(): Promise<string[]> {
     const { total, jobs } = await this.queue.failed(1);
-    const [last] = jobs;
-    if (total === 0 || !last) return [];
+    const [oldest] = jobs;
+    if (total === 0 || !oldest) return [];
     return [
-      `${total} pipeline job(s) failed every retry and were set aside (first: ${describeJob(last.job)}: ${last.reason}); \`memex jobs failed\` lists them, \`memex jobs retry\` runs them again`,
+      `${total} pipeline job(s) failed every retry and were set aside (first: ${describeJob(oldest.job)}: ${oldest.reason}); \`memex jobs failed\` lists them, \`memex jobs retry\` runs them again`,
     ];
   }
 }

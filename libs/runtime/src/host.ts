@@ -9,7 +9,7 @@ import {
   type ServiceName,
   type Validator,
 } from '@memex/contracts';
-import { serveRpc, typeFilters, type Bus, type RpcRequest } from '@memex/bus';
+import { callRpc, serveRpc, typeFilters, type Bus, type RpcRequest } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
 import { Projector, RpcMethod, type ProjectorOptions } from './decorators.js';
 import { HandlerProjection } from './handlers.js';
@@ -31,6 +31,20 @@ export interface ServiceHealth {
   projector?: { name: string; checkpoint: number; leader: boolean; lag: number; failures: number };
   /** What needs the owner, said by the service's providers (e.g. a Google account whose grant was revoked). */
   problems?: string[];
+}
+
+/** Asks a service (any of its processes) for its health, as the gateway's /healthz does. */
+export function serviceHealth(
+  bus: Bus,
+  service: string,
+  { timeoutMs = 5000, caller = 'system' }: { timeoutMs?: number; caller?: string } = {},
+): Promise<ServiceHealth> {
+  return callRpc<ServiceHealth>(
+    bus,
+    `memex.rpc.${service}.health`,
+    { method: 'health', params: {}, scope: { kind: 'owner' }, caller: { kind: 'system', id: caller } },
+    timeoutMs,
+  );
 }
 
 /** A provider with `healthProblems` adds what it finds wrong to its service's health (and so to /healthz). */

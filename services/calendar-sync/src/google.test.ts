@@ -11,8 +11,7 @@ import {
   MemexError,
   type ResultOf,
 } from '@memex/contracts';
-import { callRpc } from '@memex/bus';
-import type { ServiceHealth } from '@memex/runtime';
+import { serviceHealth } from '@memex/runtime';
 import { invitationMail } from './testing/generate.js';
 import { startGoogleCalendar, type GoogleHarness } from './testing/google.js';
 
@@ -256,15 +255,7 @@ describe('calendar-sync: Google Calendar v3', () => {
   });
 
   it('Google refusing: the sync fails naming the account, and health says so until a sync succeeds', async () => {
-    const health = async () =>
-      (
-        await callRpc<ServiceHealth>(
-          h.bus,
-          'memex.rpc.calendar-sync.health',
-          { method: 'health', params: {}, scope: { kind: 'owner' }, caller: { kind: 'system', id: 'test' } },
-          10_000,
-        )
-      ).problems ?? [];
+    const health = async () => (await serviceHealth(h.bus, 'calendar-sync', { timeoutMs: 10_000 })).problems ?? [];
     // A 400 is not retried (a 5xx is, with backoff, before the sync gives up the same way).
     h.google.fail({ path: /\/calendarList$/, times: 1, status: 400 });
     await assert.rejects(h.call(CalendarSync, { account: ACCOUNT }), new RegExp(`${ACCOUNT}: .*400`));

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { callRpc, EVENTS_STREAM } from '@memex/bus';
-import { consumerLag, MethodRouter, projectorConsumer, type ServiceHealth } from '@memex/runtime';
+import { EVENTS_STREAM } from '@memex/bus';
+import { consumerLag, MethodRouter, projectorConsumer, serviceHealth, type ServiceHealth } from '@memex/runtime';
 
 type ProjectorHealth = NonNullable<ServiceHealth['projector']>;
 
@@ -20,12 +20,7 @@ export class Dispatcher extends MethodRouter {
     return Promise.all(
       services.map(async (service) => {
         try {
-          const health = await callRpc<ServiceHealth>(
-            this.bus,
-            `memex.rpc.${service}.health`,
-            { method: 'health', params: {}, scope: { kind: 'owner' }, caller: { kind: 'system', id: 'gateway' } },
-            1000,
-          );
+          const health = await serviceHealth(this.bus, service, { timeoutMs: 1000, caller: 'gateway' });
           if (health.projector) this.projectors.set(service, health.projector);
           if (health.ready) this.answered.add(service);
           return health;

@@ -23,8 +23,8 @@ import {
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
-import { Bus, callMethod, callRpc, EventPublisher, newId, readLog } from '@memex/bus';
-import { startService, type ServiceHealth } from '@memex/runtime';
+import { Bus, callMethod, EventPublisher, newId, readLog } from '@memex/bus';
+import { serviceHealth, startService } from '@memex/runtime';
 import { createTestEnv, itemMeta, waitUntil, type TestEnv } from '@memex/testing';
 import { IngestModule } from '@memex/ingest';
 import { GraphModule } from '@memex/graph';
@@ -74,12 +74,7 @@ async function world(options: { ingest?: boolean; graph?: boolean } = {}): Promi
 
 /** What the head service's health reports wrong, one problem a line. */
 async function healthProblems(w: World): Promise<string> {
-  const health = await callRpc<ServiceHealth>(
-    w.bus,
-    'memex.rpc.head.health',
-    { method: 'health', params: {}, scope: { kind: 'owner' }, caller: { kind: 'system', id: 'test' } },
-    5000,
-  );
+  const health = await serviceHealth(w.bus, 'head');
   return (health.problems ?? []).join('\n');
 }
 

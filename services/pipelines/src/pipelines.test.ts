@@ -11,9 +11,9 @@ import {
   noteMarkdownOf,
 } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
-import { Bus, callMethod, callRpc, EventPublisher, failedJobCounts, JOBS_STREAM, newId, readLog } from '@memex/bus';
+import { Bus, callMethod, EventPublisher, failedJobCounts, JOBS_STREAM, newId, readLog } from '@memex/bus';
 import { dot, GLOVE_SIF_SPACE } from '@memex/embeddings';
-import { startService, type ServiceHealth } from '@memex/runtime';
+import { serviceHealth, startService } from '@memex/runtime';
 import { createTestEnv, pdfMeta, type TestEnv } from '@memex/testing';
 import { JobQueue, jobSubject, PRIORITIES, TIER1_LANE, type TextJob } from './jobs/queue.js';
 import { PipelinesModule } from './pipelines.module.js';
@@ -194,12 +194,7 @@ describe('pipelines tier 1', () => {
     // Counted where the owner looks.
     assert.equal((await callMethod(bus, JobsStatus, {})).failed, total);
     assert.ok((await failedJobCounts(bus)).get('text')! >= 1, 'the /metrics gauge counts it');
-    const health = await callRpc<ServiceHealth>(
-      bus,
-      'memex.rpc.pipelines.health',
-      { method: 'health', params: {}, scope: { kind: 'owner' }, caller: { kind: 'system', id: 'test' } },
-      5000,
-    );
+    const health = await serviceHealth(bus, 'pipelines');
     assert.match((health.problems ?? []).join('\n'), new RegExp(`^${total} pipeline job\\(s\\) failed every retry`));
 
     // Run again: queued at its priority and forgotten as failed; failing again, it is set aside again.

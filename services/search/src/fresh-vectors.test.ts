@@ -1,9 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { EmbeddingComputed, encodeVector, OWNER_SCOPE, Search, Similar } from '@memex/contracts';
-import { callRpc } from '@memex/bus';
-import { startService, type ServiceHealth } from '@memex/runtime';
+import { EmbeddingComputed, encodeVector, Search, Similar } from '@memex/contracts';
+import { serviceHealth, startService } from '@memex/runtime';
 import { createDatabase } from '@memex/db';
 import { FreshVectorMover } from './projection/fresh-vector-mover.js';
 import { LEVEL_SIZE, listSegments, mergeSegments, sealFresh, segmentsToMerge } from './projection/segments.js';
@@ -373,15 +372,7 @@ describe('fresh vectors', () => {
   });
 
   test('a mover that cannot move or merge says so in the service health until it can again', async () => {
-    const problems = async () =>
-      (
-        await callRpc<ServiceHealth>(
-          h.bus,
-          'memex.rpc.search.health',
-          { method: 'health', params: {}, scope: OWNER_SCOPE, caller: { kind: 'user', id: 'owner' } },
-          10_000,
-        )
-      ).problems ?? [];
+    const problems = async () => (await serviceHealth(h.bus, 'search', { timeoutMs: 10_000 })).problems ?? [];
     const until = async (what: string, done: (found: string[]) => boolean) => {
       for (const deadline = Date.now() + 15_000; !done(await problems());) {
         assert.ok(Date.now() < deadline, what);

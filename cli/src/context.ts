@@ -28,6 +28,14 @@ export function output(json: boolean, value: unknown, human: () => string): void
   console.log(json ? JSON.stringify(value, null, 2) : human());
 }
 
+/** A `--limit` of a failed-work listing: a whole number the methods take (1 to 10,000). */
+export function listLimitOption(value: string): number {
+  const limit = Number(value);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new Error(`--limit must be a whole number from 1 to 10000, got "${value}"`);
+  return limit;
+}
+
 /** `--seq <seqs...>`: positive integers (a log's or a queue's sequences), each checked. */
 export function seqsOption(values: string[] | undefined, what: string): number[] | undefined {
   return values?.map((value) => {

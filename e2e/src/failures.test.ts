@@ -150,6 +150,7 @@ describe('a pipeline job that fails every retry is never silent', () => {
     const metrics = await metricsOf(stack);
     assert.match(metrics, /memex_pipeline_failed_jobs\{task="text"\} 1/);
     assert.match(metrics, /memex_pipeline_failed_jobs\{task="structure"\} 1/);
+    assert.match(metrics, /memex_service_problems\{service="pipelines"\} 1/);
 
     // The fix: the blob is back. Run again, the item gets its passages and vectors; all green.
     await new BlobStore(stack.config.blobsDir).put(text);
@@ -158,5 +159,6 @@ describe('a pipeline job that fails every retry is never silent', () => {
     await waitUntil(async () => (await lastEventOf(bus, EmbeddingComputed, `item:${id}`)) !== undefined, 'its vectors');
     await waitUntil(async () => (await stack.owner.call(JobsFailed, {})).total === 0, 'none failed');
     assert.equal((await healthOf(stack)).status, 'ok');
+    assert.match(await metricsOf(stack), /memex_service_problems\{service="pipelines"\} 0/);
   });
 });

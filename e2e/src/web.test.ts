@@ -485,6 +485,7 @@ describe('the web UI in headless Chromium', { skip }, () => {
     await page.getByRole('cell', { name: 'search' }).first().waitFor();
     await page.getByRole('heading', { name: 'Events that failed to project' }).waitFor();
     await page.getByRole('heading', { name: 'Jobs that failed' }).waitFor();
+    await page.getByRole('heading', { name: 'Photos and videos given up on' }).waitFor();
     await stack.owner.call(NotesPut, { title: 'Live', body: 'An event while the page watches.' });
     await page.getByText(/Live: connected · [1-9]\d* events/).waitFor();
     await check('status');

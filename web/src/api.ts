@@ -34,11 +34,13 @@ import type {
   MailOutgoing,
   MailThread,
   MediaEvents,
+  MediaFailed,
   MediaGet,
   MediaKeyframe,
   MediaMoments,
   MediaPlaces,
   MediaRendition,
+  MediaRetry,
   MentionComplete,
   ModelsList,
   ModelsUse,
@@ -91,6 +93,8 @@ interface Methods {
   'memex.media.places': typeof MediaPlaces;
   'memex.media.moments': typeof MediaMoments;
   'memex.media.events': typeof MediaEvents;
+  'memex.media.failed': typeof MediaFailed;
+  'memex.media.retry': typeof MediaRetry;
   'memex.faces.clusters': typeof FacesClusters;
   'memex.faces.list': typeof FacesList;
   'memex.faces.crop': typeof FacesCrop;

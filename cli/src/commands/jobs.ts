@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { JobsFailed, JobsRetry, JobsStatus, type ResultOf } from '@memex/contracts';
-import { client, output, seqsOption } from '../context.js';
+import { client, listLimitOption, output, seqsOption } from '../context.js';
 
 /** `memex jobs`: the pipelines backlog; `jobs failed` and `jobs retry`: the jobs set aside after their retries. */
 export function registerJobs(program: Command): void {
@@ -18,10 +18,7 @@ export function registerJobs(program: Command): void {
     .option('--limit <n>', 'list at most this many', '100')
     .option('--json', 'print JSON')
     .action(async (options: { limit: string; json?: boolean }) => {
-      const limit = Number(options.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
-        throw new Error(`--limit must be a whole number from 1 to 10000, got "${options.limit}"`);
-      const failed = await client().call(JobsFailed, { limit });
+      const failed = await client().call(JobsFailed, { limit: listLimitOption(options.limit) });
       output(Boolean(options.json), failed, () => failedText(failed));
       if (failed.total > 0) process.exitCode = 1;
     });

@@ -1,7 +1,15 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { MediaEvents, MediaGet, MediaPlaces, MediaRendition, type ResultOf } from '@memex/contracts';
-import { client, output } from '../context.js';
+import {
+  MediaEvents,
+  MediaFailed,
+  MediaGet,
+  MediaPlaces,
+  MediaRendition,
+  MediaRetry,
+  type ResultOf,
+} from '@memex/contracts';
+import { client, listLimitOption, output } from '../context.js';
 import { importAction, withCommonOptions } from './import.js';
 import { registerPhotoFaces } from './photo-faces.js';
 
@@ -22,6 +30,8 @@ function formatPhoto(photo: ResultOf<typeof MediaGet>): string {
     lines.push(`place    ${p.name}, ${p.admin1}, ${p.country}  (${p.key}, ${p.distance_km.toFixed(1)} km away)`);
   }
   if (photo.status === 'pending') lines.push('thumbnails: not made yet (the media pipeline has not read it)');
+  else if (photo.status === 'failed')
+    lines.push(`thumbnails: none — the media pipeline gave up on it (${photo.analysis_problem}); memex photos retry`);
   else if (photo.rendition_problem) lines.push(`thumbnails: none — ${photo.rendition_problem}`);
   else lines.push(`thumbnails: ${photo.renditions.map((r) => `${r.name} ${r.width}×${r.height}`).join(', ')}`);
   if (photo.caption) lines.push(`caption  ${photo.caption}`);
@@ -33,7 +43,7 @@ function formatPhoto(photo: ResultOf<typeof MediaGet>): string {
   return lines.join('\n');
 }
 
-/** `memex import photos DIR` (with Takeout sidecars) and `memex photos show|thumbnail|places`. */
+/** `memex import photos DIR` (with Takeout sidecars) and `memex photos show|thumbnail|failed|retry|places|events`. */
 export function registerPhotos(program: Command): void {
   const importGroup = program.commands.find((c) => c.name() === 'import');
   if (!importGroup) throw new Error('register the import commands before the photo commands');
@@ -65,6 +75,29 @@ export function registerPhotos(program: Command): void {
       });
       fs.writeFileSync(file, Buffer.from(rendition.data, 'base64'));
       console.log(`${file}: ${rendition.width}×${rendition.height} WebP`);
+    });
+  photos
+    .command('failed')
+    .description('photos and videos the media pipeline gave up on after its retries, with why')
+    .option('--limit <n>', 'list at most this many', '100')
+    .option('--json', 'print JSON')
+    .action(async (options: { limit: string; json?: boolean }) => {
+      const failed = await client().call(MediaFailed, { limit: listLimitOption(options.limit) });
+      output(Boolean(options.json), failed, () => failedText(failed));
+      if (failed.total > 0) process.exitCode = 1;
+    });
+  photos
+    .command('retry [item-ids...]')
+    .description('run the media pipeline again on the photos and videos it gave up on (all, or those given)')
+    .option('--json', 'print JSON')
+    .action(async (ids: string[], options: { json?: boolean }) => {
+      const result = await client().call(MediaRetry, ids.length > 0 ? { item_ids: ids } : {});
+      output(Boolean(options.json), result, () =>
+        [
+          `queued ${result.retried.length} photo(s) or video(s) again; \`memex photos failed\` lists those that fail again`,
+          ...(result.gone.length > 0 ? [`not given up on (analysed or deleted since): ${result.gone.join(', ')}`] : []),
+        ].join('\n'),
+      );
     });
   photos
     .command('places')
@@ -110,4 +143,16 @@ export function registerPhotos(program: Command): void {
       );
     });
   registerPhotoFaces(photos);
+}
+
+function failedText(failed: ResultOf<typeof MediaFailed>): string {
+  if (failed.total === 0) return 'the media pipeline has given up on nothing';
+  return [
+    `${failed.total} photo(s) or video(s) the media pipeline gave up on; after a fix, run: memex photos retry`,
+    ...failed.items.map(
+      (item) =>
+        `  ${item.item_id} ${item.kind} "${item.title}" at ${item.failed_at}, ${item.attempts} attempts\n    ${item.reason}`,
+    ),
+    ...(failed.items.length < failed.total ? [`  … and ${failed.total - failed.items.length} more (--limit)`] : []),
+  ].join('\n');
 }

@@ -48,8 +48,10 @@ export const PhotoView = Type.Object({
   occurred_at: Type.Union([Timestamp, Type.Null()]),
   /** The photo handler's metadata: capture time and offset, GPS, camera, lens, orientation, size. */
   meta: Type.Record(Type.String(), Type.Unknown()),
-  /** `pending` until the media pipeline has read the pixels. */
-  status: Type.Union([Type.Literal('pending'), Type.Literal('analyzed')]),
+  /** `pending` until the media pipeline has read the pixels; `failed` when it gave up (see `analysis_problem`). */
+  status: Type.Union([Type.Literal('pending'), Type.Literal('analyzed'), Type.Literal('failed')]),
+  /** Why the media pipeline gave up on it, after its retries (`memex photos retry` runs it again). */
+  analysis_problem: Type.Union([Type.String(), Type.Null()]),
   renditions: Type.Array(Rendition),
   rendition_problem: Type.Union([Type.String(), Type.Null()]),
   /** A video's frames at its scene changes. */
@@ -147,6 +149,44 @@ export const MediaMoments = defineMethod({
   }),
 });
 
+/** A photo or video the media pipeline gave up on. */
+export const FailedAnalysis = Type.Object({
+  item_id: Type.String(),
+  kind: Type.String(),
+  title: Type.String(),
+  reason: Type.String(),
+  attempts: Type.Integer(),
+  failed_at: Timestamp,
+});
+
+export const MediaFailed = defineMethod({
+  name: 'memex.media.failed',
+  service: 'media',
+  kind: 'query',
+  access: 'owner',
+  summary:
+    'Photos and videos the media pipeline gave up on after its retries, oldest first, with the last error: they have no thumbnails, tags or faces until retried.',
+  params: Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })) }),
+  result: Type.Object({ total: Type.Integer(), items: Type.Array(FailedAnalysis) }),
+});
+
+export const MediaRetry = defineMethod({
+  name: 'memex.media.retry',
+  service: 'media',
+  kind: 'command',
+  access: 'owner',
+  summary:
+    'Run the media pipeline again on the photos and videos it gave up on (all, or the items given); one that fails again is reported again with its new reason.',
+  params: Type.Object({
+    item_ids: Type.Optional(
+      Type.Array(Type.String({ pattern: ULID_PATTERN }), { description: 'only these', maxItems: 10_000 }),
+    ),
+  }),
+  result: Type.Object({
+    retried: Type.Array(Type.String()),
+    gone: Type.Array(Type.String(), { description: 'not a failed item (analysed or deleted since)' }),
+  }),
+});
 /** A place as events and trips name it. */
 const NamedPlace = Type.Object({ key: Type.String(), name: Type.String() });
 
@@ -301,4 +341,6 @@ export const mediaMethods: MethodDefinition[] = [
   FacesName,
   FacesMove,
   FacesMerge,
+  MediaFailed,
+  MediaRetry,
 ];

@@ -306,6 +306,34 @@ export const PhotoEventsFound = defineEvent({
   ),
 });
 
+/**
+ * The media pipeline gave up on an item after its retries (a file no decoder reads, a model that
+ * keeps failing on it): the item stays without renditions, tags or faces until it is run again
+ * (`memex photos retry`, or on its own once a file read in place is reachable again: location.reachable),
+ * and health says so meanwhile. Subject item:<id>. A later analysis of the item (photo.analyzed,
+ * video.analyzed) clears it.
+ */
+export const MediaAnalysisFailed = defineEvent({
+  type: 'media.analysis_failed',
+  owner: 'media',
+  v: 1,
+  description:
+    'The media pipeline gave up on a photo or video after its retries, with the last error. Subject item:<id>.',
+  data: Type.Object(
+    {
+      item_id: Type.String({ pattern: ULID_PATTERN }),
+      revision: Type.Integer({ minimum: 1 }),
+      reason: Type.String({ maxLength: 2000 }),
+      attempts: Type.Integer({ minimum: 1 }),
+      /** The item.ingested event it analysed, by its place in the log: what a retry reads again. */
+      ingest_seq: Type.Integer({ minimum: 1 }),
+      /** Where a file read in place lives: its source seeing it reachable again runs it again. */
+      location: Type.Optional(Type.String({ maxLength: 4096 })),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** Events owned by the media service. Add each definition here and to this list. */
 export const mediaEvents: EventDefinition[] = [
   PhotoAnalyzed,
@@ -317,4 +345,5 @@ export const mediaEvents: EventDefinition[] = [
   PeopleSeen,
   PhotoTagged,
   PhotoEventsFound,
+  MediaAnalysisFailed,
 ];

@@ -9,6 +9,7 @@ import type { MemexConfig } from '@memex/config';
 import { BlobStore } from '@memex/blobs';
 import { EventPublisher, type Bus } from '@memex/bus';
 import { BUS, MemexModule } from '@memex/runtime';
+import { AnalysisFailures } from './commands/analysis-failures.service.js';
 import { FaceCorrections } from './commands/faces.service.js';
 import { PeopleSync } from './commands/people.js';
 import { loadFaceModel, type FaceModel } from './domain/faces/index.js';
@@ -16,7 +17,7 @@ import { PlaceIndex } from './domain/places.js';
 import { VisionCaptioner } from './domain/tags/captions.js';
 import { ObjectTagger } from './domain/tags/objects.js';
 import { PhotoEventsPublisher } from './jobs/photo-events.js';
-import { MAX_ATTEMPTS, mediaWorkersFromEnv, PhotoJobs } from './jobs/photo-jobs.js';
+import { mediaWorkersFromEnv, PhotoJobs } from './jobs/photo-jobs.js';
 import { MediaProjector } from './projection/media.projector.js';
 import { FacesQueries } from './queries/faces.service.js';
 import { PhotosService } from './queries/photos.service.js';
@@ -29,6 +30,8 @@ const TAGGING = Symbol('TAGGING');
 export interface MediaOptions {
   /** Photos analysed at once in this process (default MEMEX_MEDIA_WORKERS, else 2). */
   workers?: number;
+  /** A failed photo is tried again after this × 2^attempt ms (default 1000). */
+  retryBaseMs?: number;
 }
 
 /** Starts taking photos off the queue once the connections are up; stops before they close. */
@@ -43,13 +46,6 @@ class MediaRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
   async beforeApplicationShutdown(): Promise<void> {
     await this.jobs.stop();
   }
-
-  /** Photos the queue gave up on show in the service's health (and so /healthz and memex status). */
-  async healthProblems(): Promise<string[]> {
-    return this.jobs.failed > 0
-      ? [`${this.jobs.failed} photos or videos given up after ${MAX_ATTEMPTS} failed analyses (see the media log)`]
-      : [];
-  }
 }
 
 /**
@@ -59,7 +55,7 @@ class MediaRunner implements OnApplicationBootstrap, BeforeApplicationShutdown {
 @Module({})
 export class MediaModule {
   static register(config: MemexConfig, options: MediaOptions = {}): DynamicModule {
-    const workers = options.workers ?? mediaWorkersFromEnv();
+    const jobOptions = { workers: options.workers ?? mediaWorkersFromEnv(), retryBaseMs: options.retryBaseMs ?? 1000 };
     return {
       module: MediaModule,
       imports: [MemexModule.forService({ service: 'media', config, schema: 'media' })],
@@ -84,7 +80,7 @@ export class MediaModule {
             people: PeopleSync,
             tagging: ConstructorParameters<typeof PhotoJobs>[7],
             photoEvents: PhotoEventsPublisher,
-          ) => new PhotoJobs(bus, publisher, blobs, places, workers, faces, people, tagging, photoEvents),
+          ) => new PhotoJobs(bus, publisher, blobs, places, jobOptions, faces, people, tagging, photoEvents),
           inject: [BUS, EventPublisher, BlobStore, PlaceIndex, FACE_MODEL, PeopleSync, TAGGING, PhotoEventsPublisher],
         },
         MediaProjector,
@@ -93,6 +89,7 @@ export class MediaModule {
         PeopleSync,
         PhotoEventsPublisher,
         FaceCorrections,
+        AnalysisFailures,
         MediaRunner,
       ],
     };

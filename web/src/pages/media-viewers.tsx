@@ -24,7 +24,12 @@ export function PhotoViewer({ itemId }: { itemId: string }) {
             {photo.renditions.some((r) => r.name === 'preview') ? (
               <Rendition itemId={itemId} name="preview" alt={photo.caption ?? photo.title} />
             ) : (
-              <p class="muted">{photo.rendition_problem ?? 'No preview yet (the media pipeline has not read it).'}</p>
+              <p class="muted">
+                {photo.rendition_problem ??
+                  (photo.analysis_problem
+                    ? `No preview: the media pipeline gave up on it (${photo.analysis_problem}). Sources and jobs can run it again.`
+                    : 'No preview yet (the media pipeline has not read it).')}
+              </p>
             )}
             {photo.caption && <figcaption>{photo.caption}</figcaption>}
           </figure>

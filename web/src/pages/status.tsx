@@ -1,7 +1,7 @@
 // Sources and jobs: services' health and problems, projector lag, each source's state, last scan,
 // counts, last error and the work its items wait for on the pipelines (each worker's items and
-// whether it is reachable), the pipelines' queues and tier 2's budgets, mail accounts, events that
-// failed to project,
+// whether it is reachable), the pipelines' queues and tier 2's budgets, jobs and photos that failed
+// every retry, mail accounts, events that failed to project,
 // kept live by the event stream (SSE): every event arriving refreshes the figures (at most every 2 s).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
@@ -30,15 +30,24 @@ const BACKLOG_REFRESH_MS = 5000;
 type SourceSummary = NonNullable<Awaited<ReturnType<typeof loadStatus>>['sources']>[number];
 
 async function loadStatus() {
-  const [health, jobs, failedJobs, accounts, failures, sources] = await Promise.all([
+  const [health, jobs, failedJobs, failedMedia, accounts, failures, sources] = await Promise.all([
     fetch('/healthz').then((r) => r.json() as Promise<Health>),
     call('memex.jobs.status', {}).catch(() => null),
     call('memex.jobs.failed', { limit: 50 }).catch(() => null),
+    call('memex.media.failed', { limit: 50 }).catch(() => null),
     call('memex.mail.accounts', {}).catch(() => null),
     call('memex.admin.failures', {}),
     call('memex.sources.list', {}).catch(() => null),
   ]);
-  return { health, jobs, failedJobs, accounts, failures: failures.failures, sources: sources?.sources ?? null };
+  return {
+    health,
+    jobs,
+    failedJobs,
+    failedMedia,
+    accounts,
+    failures: failures.failures,
+    sources: sources?.sources ?? null,
+  };
 }
 
 export function StatusPage() {
@@ -72,6 +81,12 @@ export function StatusPage() {
       await call('memex.jobs.retry', {});
       await status.reload();
     }, 'Queued again; a job that fails again comes back here.');
+  const [actOnMedia, mediaRetried] = useAction();
+  const retryMedia = () =>
+    actOnMedia(async () => {
+      await call('memex.media.retry', {});
+      await status.reload();
+    }, 'Queued again; one that fails again comes back here.');
   useEffect(() => {
     if (startSeq === undefined) return;
     const source = new EventSource(`/api/v1/memex/events?from_seq=${(startSeq ?? 0) + 1}`);
@@ -116,7 +131,7 @@ export function StatusPage() {
         Live: {live.connected ? 'connected' : 'connecting…'} · {live.events} events since this page opened
       </p>
       <Loading loaded={status}>
-        {({ health, jobs, failedJobs, accounts, failures, sources }) => (
+        {({ health, jobs, failedJobs, failedMedia, accounts, failures, sources }) => (
           <div class="columns">
             <section aria-labelledby="services-title">
               <h2 id="services-title">Services</h2>
@@ -299,6 +314,39 @@ export function StatusPage() {
                     Run them again
                   </button>
                   <Status {...jobsRetried} />
+                </>
+              )}
+              <h2>Photos and videos given up on</h2>
+              {!failedMedia || failedMedia.total === 0 ? (
+                <p class="muted">{failedMedia ? 'None.' : 'The media service is not answering.'}</p>
+              ) : (
+                <>
+                  <p>
+                    The media pipeline gave up on {failedMedia.total} after its retries: they have no thumbnails, tags
+                    or faces until they run again.
+                  </p>
+                  <table>
+                    <TableHead columns={['Item', 'Why']} />
+                    <tbody>
+                      {failedMedia.items.map((m) => (
+                        <tr key={m.item_id}>
+                          <td>
+                            <a href={paths.item(m.item_id)}>{m.title}</a> <span class="muted">({m.kind})</span>
+                          </td>
+                          <td>
+                            {m.reason}{' '}
+                            <span class="muted">
+                              ({m.attempts}×, {formatDate(m.failed_at, true)})
+                            </span>
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                  <button type="button" onClick={retryMedia}>
+                    Run them again
+                  </button>
+                  <Status {...mediaRetried} />
                 </>
               )}
               <h2>Latest events</h2>

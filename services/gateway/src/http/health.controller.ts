@@ -99,6 +99,17 @@ function registerLogMetrics(bus: Bus, health: () => Promise<ServiceHealth[]>): v
     },
   });
   new prometheus.Gauge({
+    name: 'memex_service_problems',
+    help: 'What each service says needs the owner (its health problems: a revoked grant, photos the media pipeline gave up on, a stalled outbox); /healthz says what they are',
+    labelNames: ['service'],
+    registers: [metricsRegistry],
+    async collect() {
+      this.reset();
+      for (const service of await source!.health())
+        this.set({ service: service.service }, service.problems?.length ?? 0);
+    },
+  });
+  new prometheus.Gauge({
     name: 'memex_pipeline_failed_jobs',
     help: 'Pipeline jobs set aside after failing every retry, per task (memex jobs failed lists them; memex jobs retry runs them again)',
     labelNames: ['task'],

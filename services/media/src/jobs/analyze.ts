@@ -32,7 +32,6 @@ async function renditionsOf(
 ): Promise<{ renditions: MadeRendition[]; problem: string | null } | null> {
   const format = data.kind === 'photo' ? data.meta.format : '';
   const derived = await derivedOnWorker(data, { task: 'renditions', format });
-  if (derived === 'unreachable') return null;
   if (derived)
     return {
       renditions: derived.pictures.map((p) => ({ ...p, name: p.name as Rendition['name'] })),
@@ -48,7 +47,6 @@ async function keyframesOf(
   blobs: BlobStore,
 ): Promise<{ keyframes: MadeKeyframe[]; problem: string | null } | null> {
   const derived = await derivedOnWorker(data, { task: 'keyframes' });
-  if (derived === 'unreachable') return null;
   if (derived) return { keyframes: derived.pictures.map((p) => ({ ...p, at: p.at ?? 0 })), problem: derived.problem };
   const bytes = await originalBytes(data, blobs);
   return bytes && videoKeyframes(bytes);

@@ -1,7 +1,6 @@
 import type { BlobStore } from '@memex/blobs';
 import {
   deriveOnWorker,
-  LocationUnreachable,
   memexLocations,
   workerScheme,
   type NatsManyRequester,
@@ -24,34 +23,26 @@ export function readWorkersThrough(nc: NatsRequester & NatsManyRequester): void 
 /**
  * A worker's file's pictures made by the worker itself (docs/sources.md "Workers": its bytes
  * stay there). Null when the item is not on a worker or its worker does not derive (then the
- * bytes are read through it); 'unreachable' when the worker cannot read the file now.
+ * bytes are read through it). Throws `LocationUnreachable` when the worker cannot read the file
+ * now: a failure like any other, retried, then recorded until it is reachable again.
  */
 export async function derivedOnWorker(
   data: { location?: string | undefined },
   request: { task: 'renditions'; format: string } | { task: 'keyframes' },
-): Promise<WorkerDerived | 'unreachable' | null> {
+): Promise<WorkerDerived | null> {
   if (!workers || !data.location?.startsWith('worker:')) return null;
-  try {
-    return await deriveOnWorker(workers, data.location, request);
-  } catch (error) {
-    if (error instanceof LocationUnreachable) return 'unreachable';
-    throw error;
-  }
+  return deriveOnWorker(workers, data.location, request);
 }
 
 /**
  * An item's original bytes: its blob, or — for a file read in place (docs/sources.md) — read
- * from where it lives. Null when they are gone (deleted meanwhile, or the location unreachable).
+ * from where it lives (`LocationUnreachable` when it cannot be now). Null when its blob is gone
+ * (the item deleted meanwhile).
  */
 export async function originalBytes(
   data: { content_sha256: string; location?: string | undefined },
   blobs: BlobStore,
 ): Promise<Buffer | null> {
   if (data.location === undefined) return blobs.get(data.content_sha256).catch(() => null);
-  try {
-    return await locations.readAll(data.location, IN_PLACE_LIMIT_BYTES);
-  } catch (error) {
-    if (error instanceof LocationUnreachable) return null;
-    throw error;
-  }
+  return locations.readAll(data.location, IN_PLACE_LIMIT_BYTES);
 }

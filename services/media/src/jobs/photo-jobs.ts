@@ -4,6 +4,7 @@ import {
   FacesDetected,
   isEventOf,
   ItemIngested,
+  MediaAnalysisFailed,
   PhotoAnalyzed,
   PhotoTagged,
   VideoAnalyzed,
@@ -37,12 +38,37 @@ const ACK_WAIT_MS = 5 * 60 * 1000;
 const READ_AHEAD = 128;
 /** How often photos waiting in the buffer tell NATS they are still being worked on. */
 const KEEP_ALIVE_MS = 60_000;
-/** A photo failing this many times is given up, with an error logged (a broken file would spin). */
+/** A photo failing this many times is given up (a broken file would spin), with media.analysis_failed. */
 export const MAX_ATTEMPTS = 5;
 
+/** A photo or video to analyse, from the queue or from the owner's retry. */
 interface Job {
-  msg: JsMsg;
   event: EventOf<typeof ItemIngested>;
+  /** The item.ingested event's place in the log: what a retry reads again. */
+  ingestSeq: number;
+  /** 1 on the first try. */
+  attempt: number;
+  /** Analysed: done with it. */
+  done(): void;
+  /** Failed: tried again in `ms` (by this worker or another). */
+  again(ms: number): void;
+  /** Failed its last attempt, and the failure is published: never again unless the owner retries. */
+  giveUp(): void;
+  /** Still waiting in the buffer: not to be handed to another worker. */
+  keepAlive(): void;
+}
+
+/** A job from the queue: settled on its message, which NATS redelivers until acked or terminated. */
+function queued(msg: JsMsg, event: EventOf<typeof ItemIngested>): Job {
+  return {
+    event,
+    ingestSeq: msg.seq,
+    attempt: msg.info.deliveryCount,
+    done: () => msg.ack(),
+    again: (ms) => msg.nak(ms),
+    giveUp: () => msg.term(),
+    keepAlive: () => msg.working(),
+  };
 }
 
 /** Photos analysed at once in this process (MEMEX_MEDIA_WORKERS, default 2; libvips threads under each). */
@@ -51,13 +77,26 @@ export function mediaWorkersFromEnv(): number {
   return Number.isInteger(n) && n > 0 ? n : 2;
 }
 
+export interface PhotoJobsOptions {
+  /** Photos analysed at once in this process. */
+  workers: number;
+  /** A failed photo is tried again after this × 2^attempt ms (1000 in service; tests shorten it). */
+  retryBaseMs: number;
+}
+
+/** How long after the queue stopped on an error it is opened again. */
+const REOPEN_MS = 5_000;
+
 /**
  * The media pipeline's work queue (photos and videos): a durable pull consumer on item.ingested shared by every
  * process running the media service, so `MEMEX_SERVICES=media` on another machine (a GPU box)
  * joining the same NATS takes its share. A photo is acked only after its analysis is published;
  * a crash hands it to another worker after ACK_WAIT_MS. Each process reads up to READ_AHEAD
  * photos ahead and its workers take new ones first (taken within MEMEX_MEDIA_NEW_DAYS of
- * arriving), backfill as MEMEX_MEDIA_BACKFILL_PER_MINUTE allows.
+ * arriving), backfill as MEMEX_MEDIA_BACKFILL_PER_MINUTE allows. A photo failing MAX_ATTEMPTS
+ * times is given up with media.analysis_failed (health and `memex photos failed` show it until
+ * `memex photos retry` runs it again). The queue stopping on an error (its consumer deleted, the
+ * connection closed) shows in health and is opened again, its durable made anew if it is gone.
  */
 export class PhotoJobs {
   private readonly logger = new Logger('media:jobs');
@@ -66,16 +105,17 @@ export class PhotoJobs {
   private readonly budget = WorkBudget.fromEnv();
   private readonly newWithinMs = newWithinMsFromEnv();
   private loop: Promise<void> | undefined;
+  private reopen: NodeJS.Timeout | undefined;
   private stopped = false;
-  /** Photos given up after MAX_ATTEMPTS (shown by the service's health). */
-  failed = 0;
+  /** Why the queue stopped, while it is not open again. */
+  private stoppedOn: { since: Date; error: string } | undefined;
 
   constructor(
     private readonly bus: Bus,
     private readonly publisher: EventPublisher,
     private readonly blobs: BlobStore,
     private readonly places: PlaceIndex,
-    private readonly concurrency: number,
+    private readonly options: PhotoJobsOptions,
     /** Null when faces are off (MEMEX_FACE_MODEL=off). */
     private readonly faces: FaceModel | null,
     private readonly people: PeopleSync,
@@ -87,6 +127,58 @@ export class PhotoJobs {
   async start(): Promise<void> {
     this.stopped = false;
     readWorkersThrough(this.bus.nc);
+    await this.open();
+  }
+
+  /** The queue's trouble, for the service's health. */
+  problems(): string[] {
+    const { stoppedOn } = this;
+    return stoppedOn
+      ? [
+          `the photo and video queue stopped at ${stoppedOn.since.toISOString()} (${stoppedOn.error}); it is opened again every ${REOPEN_MS / 1000} s`,
+        ]
+      : [];
+  }
+
+  /**
+   * Runs the pipeline again on items it gave up on, each from its item.ingested event, as new
+   * work (ahead of backfill) with its attempts counted afresh. Returns once they are queued.
+   */
+  async retry(items: Array<{ event: EventOf<typeof ItemIngested>; ingestSeq: number }>): Promise<void> {
+    for (const item of items) await this.enqueue(this.retried(item.event, item.ingestSeq, 1));
+  }
+
+  /** A job the owner asked to run again: its attempts kept here, as no message counts them. */
+  private retried(event: EventOf<typeof ItemIngested>, ingestSeq: number, attempt: number): Job {
+    return {
+      event,
+      ingestSeq,
+      attempt,
+      done: () => undefined,
+      again: (ms) => {
+        const timer = setTimeout(() => {
+          if (this.stopped) return;
+          // The queue stopped meanwhile: the item stays among the failed ones, to be retried again.
+          this.enqueue(this.retried(event, ingestSeq, attempt + 1)).catch((error: unknown) =>
+            this.logger.warn(`the retry of ${event.data.id} was dropped: ${String(error)}`),
+          );
+        }, ms);
+        timer.unref();
+      },
+      giveUp: () => undefined,
+      keepAlive: () => undefined,
+    };
+  }
+
+  private async enqueue(job: Job): Promise<void> {
+    const { buffer } = this;
+    if (!buffer || this.stoppedOn) throw new Error('the photo and video queue is not running (see health)');
+    buffer.push(job, 'new');
+    await buffer.room();
+  }
+
+  /** Opens the queue: its durable consumer (made again if gone), a reader into the buffer, the workers. */
+  private async open(): Promise<void> {
     await ensureDurable(this.bus, {
       durable_name: DURABLE,
       ack_policy: AckPolicy.Explicit,
@@ -96,50 +188,100 @@ export class PhotoJobs {
       max_ack_pending: 256,
     });
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, DURABLE);
-    const messages = await consumer.consume({ max_messages: READ_AHEAD });
+    // Without abort, a deleted consumer is retried silently forever and no photo is analysed again.
+    const messages = await consumer.consume({ max_messages: READ_AHEAD, abort_on_missing_resource: true });
     this.messages = messages;
     const buffer = new PriorityBuffer<Job>(READ_AHEAD, this.budget);
     this.buffer = buffer;
     // Photos read ahead wait in the buffer: their acknowledgement deadline is kept alive meanwhile.
     const keepAlive = setInterval(() => {
-      for (const { msg } of buffer.held()) msg.working();
+      for (const job of buffer.held()) job.keepAlive();
     }, KEEP_ALIVE_MS);
     const reader = (async () => {
       for await (const msg of messages) {
-        const event = decodeEvent(msg.data);
-        if (!isEventOf(ItemIngested, event) || (event.data.kind !== 'photo' && event.data.kind !== 'video')) {
+        const event = this.decode(msg);
+        if (!event || (event.data.kind !== 'photo' && event.data.kind !== 'video')) {
           msg.ack();
           continue;
         }
-        buffer.push({ msg, event }, priorityOf(event, this.newWithinMs));
+        buffer.push(queued(msg, event), priorityOf(event, this.newWithinMs));
         await buffer.room();
       }
+      if (!this.stopped) throw new Error('its consumer stopped delivering');
     })();
-    const workers = Array.from({ length: this.concurrency }, async () => {
+    const workers = Array.from({ length: this.options.workers }, async () => {
       for (let job = await buffer.take(); job; job = await buffer.take()) await this.handle(job);
     });
+    this.stoppedOn = undefined;
     this.loop = Promise.all([reader, ...workers])
       .then(() => undefined)
-      .catch((error) => {
-        if (!this.stopped) this.logger.error(`the photo queue stopped: ${String(error)}`);
-      })
+      .catch((error: unknown) => this.failed(error))
       .finally(() => clearInterval(keepAlive));
   }
 
-  private async handle({ msg, event }: Job): Promise<void> {
+  /** An item.ingested event, or undefined (logged) for what the log holds that is not one. */
+  private decode(msg: JsMsg): EventOf<typeof ItemIngested> | undefined {
+    try {
+      const event = decodeEvent(msg.data);
+      return isEventOf(ItemIngested, event) ? event : undefined;
+    } catch (error) {
+      this.logger.error(`event ${msg.seq} on the photo queue does not decode, skipped: ${String(error)}`);
+      return undefined;
+    }
+  }
+
+  /** The queue stopped on an error: what it held goes back to NATS, and it is opened again shortly. */
+  private failed(error: unknown): void {
+    if (this.stopped) return;
+    const why = error instanceof Error ? error.message : String(error);
+    this.logger.error(`the photo and video queue stopped, opened again in ${REOPEN_MS / 1000} s: ${why}`);
+    this.stoppedOn ??= { since: new Date(), error: why };
+    this.close();
+    this.reopen = setTimeout(() => {
+      if (!this.stopped) this.open().catch((again: unknown) => this.failed(again));
+    }, REOPEN_MS);
+  }
+
+  /** Stops reading; photos still waiting go back to the queue now (another worker, or this one next time). */
+  private close(): void {
+    this.messages?.stop();
+    for (const job of this.buffer?.held() ?? []) job.again(0);
+    this.buffer?.close();
+  }
+
+  private async handle(job: Job): Promise<void> {
+    const { event, attempt } = job;
     try {
       await this.analyze(event);
-      msg.ack();
+      job.done();
     } catch (error) {
-      const attempt = msg.info.deliveryCount;
       const why = error instanceof Error ? error.message : String(error);
-      if (attempt >= MAX_ATTEMPTS) {
-        this.failed++;
-        this.logger.error(`photo ${event.data.id} given up after ${attempt} attempts: ${why}`);
-        msg.term();
-      } else {
-        this.logger.warn(`photo ${event.data.id} failed (attempt ${attempt}), retried: ${why}`);
-        msg.nak(1000 * 2 ** attempt);
+      if (attempt < MAX_ATTEMPTS) {
+        this.logger.warn(`${event.data.kind} ${event.data.id} failed (attempt ${attempt}), retried: ${why}`);
+        job.again(this.options.retryBaseMs * 2 ** attempt);
+        return;
+      }
+      this.logger.error(`${event.data.kind} ${event.data.id} given up after ${attempt} attempts: ${why}`);
+      try {
+        await this.publisher.publish(MediaAnalysisFailed, {
+          subject: `item:${event.data.id}`,
+          actor: { kind: 'pipeline', id: MEDIA_PIPELINE },
+          labels: event.labels,
+          causation_id: event.id,
+          data: {
+            item_id: event.data.id,
+            revision: event.data.revision,
+            reason: why.slice(0, 2000),
+            attempts: attempt,
+            ingest_seq: job.ingestSeq,
+            ...(event.data.location ? { location: event.data.location } : {}),
+          },
+        });
+        job.giveUp();
+      } catch (publishing) {
+        // Not given up unrecorded: it comes round again, and is given up once that can be said.
+        this.logger.error(`could not record that ${event.data.id} was given up, retried: ${String(publishing)}`);
+        job.again(this.options.retryBaseMs * 2 ** attempt);
       }
     }
   }
@@ -181,10 +323,8 @@ export class PhotoJobs {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.messages?.stop();
-    // Photos still waiting go back to the queue now (another worker, or this one next time).
-    for (const { msg } of this.buffer?.held() ?? []) msg.nak();
-    this.buffer?.close();
+    clearTimeout(this.reopen);
+    this.close();
     await this.loop;
   }
 }

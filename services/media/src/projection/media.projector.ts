@@ -7,6 +7,7 @@ import {
   FacesDetected,
   ItemDeleted,
   ItemIngested,
+  MediaAnalysisFailed,
   PeopleSeen,
   PhotoAnalyzed,
   PhotoTagged,
@@ -22,7 +23,7 @@ import { On, Projector } from '@memex/runtime';
 import { positionOf, timeKnown } from '../domain/media-item.js';
 import { currentCluster, faceClusteringFromEnv, placeFace } from './face-clusters.js';
 import { mediaMigrations } from './migrations.js';
-import type { ItemsTable, MediaDatabase } from './schema.js';
+import type { AnalysisFailure, ItemsTable, MediaDatabase } from './schema.js';
 
 type Trx = Transaction<MediaDatabase>;
 
@@ -60,6 +61,9 @@ export class MediaProjector {
       meta: JSON.stringify(data.meta),
       latitude: gps?.latitude ?? null,
       longitude: gps?.longitude ?? null,
+      // The pipeline reads it anew: a failure of what came before no longer stands.
+      analysis_failure: null,
+      failed_at: null,
       seq,
     };
     await trx
@@ -120,11 +124,31 @@ export class MediaProjector {
       .set({
         ...set,
         analyzed_revision: data.revision,
+        analysis_failure: null,
+        failed_at: null,
         place: data.place ? JSON.stringify(data.place) : null,
         place_key: data.place?.key ?? null,
         seq,
       })
       .where('item_id', '=', data.item_id)
+      .execute();
+  }
+
+  /**
+   * The pipeline gave up on the revision the item is at: kept, with why, until an analysis comes
+   * (a retry's photo.analyzed clears it; one of its later steps failing again sets it again).
+   */
+  @On(MediaAnalysisFailed)
+  async analysisFailed(trx: Trx, event: EventOf<typeof MediaAnalysisFailed>): Promise<void> {
+    const { item_id, revision, ...failure } = event.data;
+    await trx
+      .updateTable('items')
+      .set({
+        analysis_failure: JSON.stringify(failure satisfies AnalysisFailure),
+        failed_at: new Date(event.recorded_at),
+      })
+      .where('item_id', '=', item_id)
+      .where('revision', '=', revision)
       .execute();
   }
 

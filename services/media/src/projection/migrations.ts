@@ -77,4 +77,13 @@ export const mediaMigrations: Migration[] = [
       await sql`create index items_tags on items using gin (tags)`.execute(db);
     },
   },
+  {
+    // Items the media pipeline gave up on (media.analysis_failed), until an analysis clears them.
+    name: '005_analysis_failures',
+    async up(db) {
+      await sql`alter table items add column analysis_failure jsonb`.execute(db);
+      await sql`alter table items add column failed_at timestamptz`.execute(db);
+      await sql`create index items_failed on items (failed_at) where failed_at is not null`.execute(db);
+    },
+  },
 ];

@@ -29,7 +29,19 @@ export interface ItemsTable {
   caption: ColumnType<string | null, string | null | undefined, string | null>;
   /** The named people faces.people_seen last said the item shows. */
   people: ColumnType<Array<{ key: string; name: string; faces: number }>, string | undefined, string>;
+  /** Why the media pipeline last gave up on it (media.analysis_failed), until an analysis clears it. */
+  analysis_failure: ColumnType<AnalysisFailure | null, string | null | undefined, string | null>;
+  failed_at: ColumnType<Date | null, Date | null | undefined, Date | null>;
   seq: number;
+}
+
+export interface AnalysisFailure {
+  reason: string;
+  attempts: number;
+  /** The item.ingested event a retry analyses again. */
+  ingest_seq: number;
+  /** A file read in place: where it lives. */
+  location?: string;
 }
 
 /** A face the model found in a photo or a video's keyframe, and the cluster it is in. */

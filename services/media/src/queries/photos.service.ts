@@ -16,7 +16,7 @@ import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { clusterEvents, findTrips } from '../domain/events.js';
 import { loadMoments } from './moments.js';
-import type { MediaDatabase } from '../projection/schema.js';
+import type { AnalysisFailure, MediaDatabase } from '../projection/schema.js';
 
 /** Photos, videos and recordings as the media read model holds them, always within the caller's scope. */
 @Injectable()
@@ -47,7 +47,8 @@ export class PhotosService {
       title: row.title,
       occurred_at: row.occurred_at?.toISOString() ?? null,
       meta: row.meta,
-      status: analyzed ? 'analyzed' : 'pending',
+      status: analyzed ? 'analyzed' : row.analysis_failure ? 'failed' : 'pending',
+      analysis_problem: row.analysis_failure?.reason ?? null,
       renditions: analyzed ? row.renditions : [],
       rendition_problem: analyzed ? row.rendition_problem : null,
       keyframes: analyzed ? row.keyframes : [],
@@ -80,7 +81,7 @@ export class PhotosService {
     if (!rendition) {
       const why =
         row.rendition_problem ??
-        (row.analyzed_revision === row.revision ? 'none was made' : 'the media pipeline has not read it yet');
+        (row.analyzed_revision === row.revision ? 'none was made' : notReadYet(row.analysis_failure));
       throw new MemexError('not_found', `photo ${params.item_id} has no ${name}: ${why}`);
     }
     return this.picture(rendition);
@@ -94,7 +95,7 @@ export class PhotosService {
     if (!frame) {
       const why =
         row.analyzed_revision !== row.revision
-          ? 'the media pipeline has not read it yet'
+          ? notReadYet(row.analysis_failure)
           : row.keyframes.length > 0
             ? `its keyframes are at ${row.keyframes.map((k) => k.at).join(', ')} s`
             : (row.rendition_problem ?? 'it has none');
@@ -178,4 +179,9 @@ export class PhotosService {
       })),
     };
   }
+}
+
+/** Why an item has no pictures yet: the pipeline has not come to it, or gave up on it. */
+function notReadYet(failure: AnalysisFailure | null): string {
+  return failure ? `the media pipeline gave up on it: ${failure.reason}` : 'the media pipeline has not read it yet';
 }

@@ -16,7 +16,7 @@ import { Bus, callMethod } from '@memex/bus';
 import { IngestModule } from '@memex/ingest';
 import { startService } from '@memex/runtime';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
-import { MediaModule } from '../media.module.js';
+import { MediaModule, type MediaOptions } from '../media.module.js';
 
 /** Ingest and media in this process against a fresh TestEnv, called over NATS as the gateway would. */
 export class MediaHarness {
@@ -24,16 +24,28 @@ export class MediaHarness {
     readonly env: TestEnv,
     readonly bus: Bus,
     readonly blobs: BlobStore,
-    readonly media: INestApplicationContext,
+    public media: INestApplicationContext,
     private readonly apps: INestApplicationContext[],
   ) {}
 
-  static async start(): Promise<MediaHarness> {
+  static async start(options: MediaOptions = {}): Promise<MediaHarness> {
     const env = await createTestEnv();
     const ingest = await startService((config) => IngestModule.register(config), env.config);
-    const media = await startService((config) => MediaModule.register(config), env.config);
+    const media = await startService((config) => MediaModule.register(config, options), env.config);
     const bus = await Bus.connect(env.config.natsUrl, 'media-test');
     return new MediaHarness(env, bus, new BlobStore(env.config.blobsDir), media, [ingest, media]);
+  }
+
+  /** Stops the media service: photos ingested meanwhile wait on its queue. */
+  async stopMedia(): Promise<void> {
+    await this.media.close();
+    this.apps.splice(this.apps.indexOf(this.media), 1);
+  }
+
+  /** Starts the media service (again) with `options`: what it kept is read back from NATS and Postgres. */
+  async startMedia(options: MediaOptions = {}): Promise<void> {
+    this.media = await startService((config) => MediaModule.register(config, options), this.env.config);
+    this.apps.push(this.media);
   }
 
   call<M extends MethodDefinition>(method: M, params: ParamsOf<M>, scope: Scope = OWNER_SCOPE): Promise<ResultOf<M>> {

@@ -87,8 +87,9 @@ async function replayEach(client: MemexClient, pids: Record<string, number>): Pr
         .sort((a, b) => b[1] - a[1])
         .map(([name, seconds]) => `${name} ${seconds.toFixed(1)}`)
         .join(', ');
+      const { bulk_load, indexes } = replayed.phases;
       console.log(
-        `replayed ${service}: ${replayed.events} events in ${replayed.seconds} s (load ${os.loadavg()[0]!.toFixed(1)}); CPU s ${spent}`,
+        `replayed ${service}: ${replayed.events} events in ${replayed.seconds} s (bulk load ${bulk_load} s, indexes ${indexes} s; load ${os.loadavg()[0]!.toFixed(1)}); CPU s ${spent}`,
       );
       runs.push({ events: replayed.events, seconds: replayed.seconds, rate: replayed.events_per_second, cpu: spent });
     }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { AdminReplay, ServiceNames, type ServiceName } from '@memex/contracts';
+import { AdminReplay, ServiceNames, type ResultOf, type ServiceName } from '@memex/contracts';
 import { client, output } from '../context.js';
 
 export function registerReplay(program: Command): void {
@@ -16,7 +16,12 @@ export function registerReplay(program: Command): void {
         Boolean(options.json),
         result,
         () =>
-          `rebuilt ${result.projector}: ${result.events} events in ${result.seconds} s (${result.events_per_second} events/s), up to seq ${result.last_seq}`,
+          `rebuilt ${result.projector}: ${result.events} events in ${result.seconds} s (${result.events_per_second} events/s), up to seq ${result.last_seq}; ${phasesText(result.phases)}`,
       );
     });
+}
+
+/** Where a replay's seconds went. */
+function phasesText(phases: ResultOf<typeof AdminReplay>['phases']): string {
+  return `bulk load ${phases.bulk_load} s, indexes built again ${phases.indexes} s, catch-up and switch ${phases.switch} s`;
 }

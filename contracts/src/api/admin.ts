@@ -21,6 +21,8 @@ export const AdminReplay = defineMethod({
     seconds: Type.Number(),
     events_per_second: Type.Number(),
     last_seq: Type.Integer(),
+    /** Where the seconds went: the bulk load, building its dropped indexes again, the last catch-up and the switch. */
+    phases: Type.Object({ bulk_load: Type.Number(), indexes: Type.Number(), switch: Type.Number() }),
   }),
 });
 

@@ -46,6 +46,8 @@ export interface ReplayResult {
   seconds: number;
   events_per_second: number;
   last_seq: number;
+  /** Seconds of the bulk load, of building its dropped indexes again, of the last catch-up and the switch. */
+  phases: { bulk_load: number; indexes: number; switch: number };
 }
 
 const BATCH = 500;
@@ -223,15 +225,15 @@ export class ProjectionRunner {
     });
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, this.durableName);
     this.messages = await consumer.consume({ max_messages: 2000 });
-    this.loop = consumeBatches(this.messages, BATCH, (batch) => this.applyBatch(this.db, batch.map(loggedMessage))).catch(
-      (error) => {
-        // Postgres or NATS went away mid-batch: nothing was committed past the checkpoint, so
-        // start over from it once things are back.
-        reportError(this.name)(error);
-        // Only the leader consumes: a lost lead (lostLead) leads again instead.
-        if (this.leaderClient) this.later(() => this.consume());
-      },
-    );
+    this.loop = consumeBatches(this.messages, BATCH, (batch) =>
+      this.applyBatch(this.db, batch.map(loggedMessage)),
+    ).catch((error) => {
+      // Postgres or NATS went away mid-batch: nothing was committed past the checkpoint, so
+      // start over from it once things are back.
+      reportError(this.name)(error);
+      // Only the leader consumes: a lost lead (lostLead) leads again instead.
+      if (this.leaderClient) this.later(() => this.consume());
+    });
   }
 
   /** Applies a batch in one transaction; on failure, event by event so one bad event can't stall the rest. */
@@ -452,7 +454,9 @@ export class ProjectionRunner {
       };
       await catchUp(true, () => indexes.drop());
       await this.projection.afterBulkLoad?.(nextDb);
+      const loaded = performance.now();
       await indexes.restore();
+      const indexed = performance.now();
       await this.pause();
       try {
         await catchUp(false);
@@ -464,13 +468,20 @@ export class ProjectionRunner {
       } finally {
         await this.resume();
       }
-      const seconds = (performance.now() - started) / 1000;
+      const ended = performance.now();
+      const seconds = (ended - started) / 1000;
+      const between = (from: number, to: number) => Math.round(to - from) / 1000;
       return {
         projector: this.name,
         events,
         seconds: Math.round(seconds * 1000) / 1000,
         events_per_second: Math.round(events / Math.max(seconds, 1e-6)),
         last_seq: position,
+        phases: {
+          bulk_load: between(started, loaded),
+          indexes: between(loaded, indexed),
+          switch: between(indexed, ended),
+        },
       };
     } finally {
       await nextDb.destroy();

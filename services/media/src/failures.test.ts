@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -114,6 +115,27 @@ describe('media: a photo the pipeline cannot read, and a queue that stops', () =
     });
     assert.ok((await h.analyzed(id)).renditions.length > 0);
     assert.equal((await h.call(MediaFailed, {})).total, 0);
+  });
+
+  it('a photo whose stored original is missing (not deleted) is given up on, and analysed once it is back', async () => {
+    const bytes = await jpeg(150);
+    const file = path.join(dir, 'stored.jpg');
+    await fs.writeFile(file, bytes);
+    await h.stopMedia();
+    const [id] = await h.ingestFiles([file]);
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    await h.blobs.delete(sha);
+    await h.startMedia(fast);
+    await waitUntil(async () => (await h.call(MediaGet, { item_id: id! })).status === 'failed', 'given up on', {
+      timeoutMs: 30_000,
+    });
+    assert.match(
+      (await h.call(MediaGet, { item_id: id! })).analysis_problem ?? '',
+      new RegExp(`blob ${sha}\\) is missing`),
+    );
+    await h.blobs.put(bytes);
+    assert.deepEqual(await h.call(MediaRetry, {}), { retried: [id], gone: [] });
+    assert.ok((await h.analyzed(id!)).renditions.length > 0);
   });
 
   it('a queue whose consumer is deleted says so in health, opens again, and analyses what comes next', async () => {

@@ -14,6 +14,7 @@ import type { BlobStore } from '@memex/blobs';
 import {
   decodeEvent,
   ensureDurable,
+  eventAt,
   EVENTS_STREAM,
   MEDIA_QUEUE_CONSUMER,
   typeFilter,
@@ -252,7 +253,7 @@ export class PhotoJobs {
   private async handle(job: Job): Promise<void> {
     const { event, attempt } = job;
     try {
-      await this.analyze(event);
+      await this.analyze(event, job.ingestSeq);
       job.done();
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
@@ -287,7 +288,7 @@ export class PhotoJobs {
   }
 
   /** A photo's renditions and place, or a video's keyframes and place, then what they show and their faces, each published once stored. */
-  private async analyze(event: EventOf<typeof ItemIngested>): Promise<void> {
+  private async analyze(event: EventOf<typeof ItemIngested>, ingestSeq: number): Promise<void> {
     const draft = {
       subject: `item:${event.data.id}`,
       actor: { kind: 'pipeline' as const, id: MEDIA_PIPELINE },
@@ -307,7 +308,14 @@ export class PhotoJobs {
       if (analysis)
         this.photoEvents.schedule((await this.publisher.publish(PhotoAnalyzed, { ...draft, data: analysis })).seq);
     }
-    if (!analysis) return;
+    if (!analysis) {
+      // Its bytes are gone. Deleted meanwhile (its events are erased before its blobs): nothing to
+      // do. Otherwise its blob should be there (a blobs mount gone on a GPU box, a disk restored
+      // without it): a failure, retried and at last recorded — not a photo quietly left pending.
+      if (await eventAt(this.bus, ingestSeq))
+        throw new Error(`the original of ${event.data.id} (blob ${event.data.content_sha256}) is missing`);
+      return;
+    }
     const { tagger, captioner } = this.tagging;
     if (tagger || captioner) {
       const tags = await analyzeTags(analysis, tagger, captioner, this.blobs);

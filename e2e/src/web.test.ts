@@ -23,7 +23,10 @@ import {
   TokensList,
   TokensRevoke,
 } from '@memex/contracts';
+import { Bus } from '@memex/bus';
+import { BlobStore } from '@memex/blobs';
 import { waitUntil } from '@memex/testing';
+import { logWithoutItsText } from './lost-text.js';
 import { mailItem, mime } from './mail.js';
 import { startStack, type TestStack } from './stack.js';
 import {
@@ -511,7 +514,10 @@ describe('the web UI in headless Chromium', { skip }, () => {
     const row = page.getByRole('row', { name: /reader/ });
     await row.getByRole('cell', { name: 'client:acme', exact: true }).waitFor();
     // The tokens and the rules (which say what each token sees) reload side by side after a create.
-    const seesCell = row.getByRole('cell').nth(2).filter({ hasText: /\bdocument\b/ });
+    const seesCell = row
+      .getByRole('cell')
+      .nth(2)
+      .filter({ hasText: /\bdocument\b/ });
     await seesCell.waitFor();
     const sees = (await seesCell.textContent()) ?? '';
     assert.match(sees, /\bdocument\b/);
@@ -653,6 +659,26 @@ describe('the web UI in headless Chromium', { skip }, () => {
       await agent.page.getByLabel('Token').waitFor();
     } finally {
       await agent.context.close();
+    }
+  });
+  test('work that failed every retry is listed on the status page with why, and run again from it', async () => {
+    const bus = await Bus.connect(stack.config.natsUrl, 'web-failed-work');
+    try {
+      const { seq, text } = await logWithoutItsText(bus, 'A page the disk lost for a while.');
+      await page.goto(`${stack.url}/status`);
+      const row = page.getByRole('row').filter({ hasText: `#${seq} item.ingested` });
+      await row.waitFor();
+      assert.match(await row.innerText(), /no such file or directory.*\(1×, /s);
+      await page.getByRole('button', { name: 'Retry them' }).click();
+      await page.getByRole('alert').filter({ hasText: '0 fixed; 1 still fail' }).waitFor();
+      await check('status-failures');
+      // The text back (a disk restored): retried from the page, fixed and gone from the list.
+      await new BlobStore(stack.config.blobsDir).put(text);
+      await page.getByRole('button', { name: 'Retry them' }).click();
+      await page.getByRole('status').filter({ hasText: 'All fixed.' }).waitFor();
+      assert.equal(await row.count(), 0);
+    } finally {
+      await bus.close();
     }
   });
 });

@@ -3,6 +3,7 @@
 // whether it is reachable), the pipelines' queues and tier 2's budgets, jobs and photos that failed
 // every retry, mail accounts, events that failed to project,
 // kept live by the event stream (SSE): every event arriving refreshes the figures (at most every 2 s).
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../api';
 import { paths } from '../router';
@@ -256,32 +257,24 @@ export function StatusPage() {
               {failures.length === 0 ? (
                 <p class="muted">None.</p>
               ) : (
-                <>
-                  <table>
-                    <TableHead columns={['Projector', 'Event', 'Why']} />
-                    <tbody>
-                      {failures.map((f) => (
-                        <tr key={`${f.projector}-${f.seq}`}>
-                          <td>{f.projector}</td>
-                          <td>
-                            #{f.seq} {f.event_type} <span class="muted">{f.subject ?? ''}</span>
-                          </td>
-                          <td>
-                            {f.error}{' '}
-                            <span class="muted">
-                              ({f.attempts}×, {formatDate(f.failed_at, true)})
-                            </span>
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                  <button type="button" onClick={retry}>
-                    Retry them
-                  </button>
-                  <Status {...retried} />
-                </>
+                <FailedWork
+                  columns={['Projector', 'Event', 'Why']}
+                  items={failures}
+                  row={(f) => ({
+                    key: `${f.projector}-${f.seq}`,
+                    cells: [
+                      f.projector,
+                      <>
+                        #{f.seq} {f.event_type} <span class="muted">{f.subject ?? ''}</span>
+                      </>,
+                      <Why reason={f.error} details={`${f.attempts}×, ${formatDate(f.failed_at, true)}`} />,
+                    ],
+                  })}
+                  retry={retry}
+                  label="Retry them"
+                />
               )}
+              <Status {...retried} />
               <h2>Jobs that failed</h2>
               {!failedJobs || failedJobs.total === 0 ? (
                 <p class="muted">{failedJobs ? 'None.' : 'The pipelines service is not answering.'}</p>
@@ -291,31 +284,28 @@ export function StatusPage() {
                     {failedJobs.total} failed every retry and were set aside: their items miss passages, vectors or
                     tier-0 facts until they run again.
                   </p>
-                  <table>
-                    <TableHead columns={['Job', 'Item', 'Why']} />
-                    <tbody>
-                      {failedJobs.jobs.map((j) => (
-                        <tr key={j.seq}>
-                          <td>
-                            #{j.seq} {j.task} <span class="muted">({j.priority})</span>
-                          </td>
-                          <td>{j.item_id ? <a href={paths.item(j.item_id)}>{j.item_id}</a> : '—'}</td>
-                          <td>
-                            {j.reason}{' '}
-                            <span class="muted">
-                              ({j.attempts}×, {j.worker}, {formatDate(j.failed_at, true)})
-                            </span>
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                  <button type="button" onClick={retryJobs}>
-                    Run them again
-                  </button>
-                  <Status {...jobsRetried} />
+                  <FailedWork
+                    columns={['Job', 'Item', 'Why']}
+                    items={failedJobs.jobs}
+                    row={(j) => ({
+                      key: j.seq,
+                      cells: [
+                        <>
+                          #{j.seq} {j.task} <span class="muted">({j.priority})</span>
+                        </>,
+                        j.item_id ? <a href={paths.item(j.item_id)}>{j.item_id}</a> : '—',
+                        <Why
+                          reason={j.reason}
+                          details={`${j.attempts}×, ${j.worker}, ${formatDate(j.failed_at, true)}`}
+                        />,
+                      ],
+                    })}
+                    retry={retryJobs}
+                    label="Run them again"
+                  />
                 </>
               )}
+              <Status {...jobsRetried} />
               <h2>Photos and videos given up on</h2>
               {!failedMedia || failedMedia.total === 0 ? (
                 <p class="muted">{failedMedia ? 'None.' : 'The media service is not answering.'}</p>
@@ -325,30 +315,24 @@ export function StatusPage() {
                     The media pipeline gave up on {failedMedia.total} after its retries: they have no thumbnails, tags
                     or faces until they run again.
                   </p>
-                  <table>
-                    <TableHead columns={['Item', 'Why']} />
-                    <tbody>
-                      {failedMedia.items.map((m) => (
-                        <tr key={m.item_id}>
-                          <td>
-                            <a href={paths.item(m.item_id)}>{m.title}</a> <span class="muted">({m.kind})</span>
-                          </td>
-                          <td>
-                            {m.reason}{' '}
-                            <span class="muted">
-                              ({m.attempts}×, {formatDate(m.failed_at, true)})
-                            </span>
-                          </td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                  <button type="button" onClick={retryMedia}>
-                    Run them again
-                  </button>
-                  <Status {...mediaRetried} />
+                  <FailedWork
+                    columns={['Item', 'Why']}
+                    items={failedMedia.items}
+                    row={(m) => ({
+                      key: m.item_id,
+                      cells: [
+                        <>
+                          <a href={paths.item(m.item_id)}>{m.title}</a> <span class="muted">({m.kind})</span>
+                        </>,
+                        <Why reason={m.reason} details={`${m.attempts}×, ${formatDate(m.failed_at, true)}`} />,
+                      ],
+                    })}
+                    retry={retryMedia}
+                    label="Run them again"
+                  />
                 </>
               )}
+              <Status {...mediaRetried} />
               <h2>Latest events</h2>
               <ul class="events">
                 {live.recent.map((line, i) => (
@@ -362,6 +346,56 @@ export function StatusPage() {
         )}
       </Loading>
     </Page>
+  );
+}
+
+/**
+ * Work that failed every retry (events, jobs, photos): a row each, with why, and a button to run it
+ * all again (its outcome is shown after the list, which is gone once all of it is fixed).
+ */
+function FailedWork<T>({
+  columns,
+  items,
+  row,
+  retry,
+  label,
+}: {
+  columns: string[];
+  items: T[];
+  row: (item: T) => { key: string | number; cells: ComponentChildren[] };
+  retry: () => void;
+  label: string;
+}) {
+  return (
+    <>
+      <table>
+        <TableHead columns={columns} />
+        <tbody>
+          {items.map((item) => {
+            const { key, cells } = row(item);
+            return (
+              <tr key={key}>
+                {cells.map((cell, i) => (
+                  <td key={i}>{cell}</td>
+                ))}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+      <button type="button" onClick={retry}>
+        {label}
+      </button>
+    </>
+  );
+}
+
+/** Why something failed, with its attempts and when in grey. */
+function Why({ reason, details }: { reason: string; details: string }) {
+  return (
+    <>
+      {reason} <span class="muted">({details})</span>
+    </>
   );
 }
 

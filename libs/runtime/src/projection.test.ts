@@ -2,7 +2,7 @@ import { after, before, test } from 'node:test';
 import { ItemDeleted, NotePut, noteMarkdownOf } from '@memex/contracts';
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
-import { Bus, EventPublisher, newId, type LoggedEvent } from '@memex/bus';
+import { Bus, EventPublisher, EVENTS_STREAM, newId, type LoggedEvent } from '@memex/bus';
 import { createDatabase, type Migration } from '@memex/db';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
 import { bookkeepingOf, type BookkeepingDb, type BookkeepingTables, type BookkeepingTrx } from './bookkeeping.js';
@@ -127,6 +127,32 @@ test('a failed event is listed with its subject and reason, counted, and applied
     assert.ok(await db.selectFrom('seen').select('id').where('seq', '=', poison).executeTakeFirst());
   } finally {
     await runner.stop();
+  }
+});
+
+test('a projector whose durable consumer is deleted makes it again at its checkpoint and goes on, losing nothing', async () => {
+  const schema = 'seen_lost_consumer';
+  const seenDb = createDatabase<SeenTables & BookkeepingTables>(env.config.databaseUrl, { schema });
+  const runner = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    bookkeepingOf(seenDb),
+    { name: schema, migrations },
+    new SeenProjection(),
+  );
+  await runner.start();
+  try {
+    await runner.waitFor(await note('before'), 10_000);
+    // An operator's mistake, or a stream restored from a backup without its consumers.
+    await bus.jsm.consumers.delete(EVENTS_STREAM, runner.durableName);
+    const after = [await note('after 1'), await note('after 2')];
+    await runner.waitFor(after[1]!, 20_000);
+    const seen = await seenDb.selectFrom('seen').select('seq').where('seq', 'in', after).execute();
+    assert.equal(seen.length, 2, 'both notes after the deletion applied');
+    assert.ok((await bus.jsm.consumers.info(EVENTS_STREAM, runner.durableName)).config.durable_name);
+  } finally {
+    await runner.stop();
+    await seenDb.destroy();
   }
 });
 

@@ -224,7 +224,9 @@ export class ProjectionRunner {
       ack_wait: 60_000_000_000,
     });
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, this.durableName);
-    this.messages = await consumer.consume({ max_messages: 2000 });
+    // A deleted consumer stops the loop (nats.js would otherwise retry it quietly for ever and the
+    // read model would stall unseen); the catch below makes it again at the checkpoint.
+    this.messages = await consumer.consume({ max_messages: 2000, abort_on_missing_resource: true });
     this.loop = consumeBatches(this.messages, BATCH, (batch) =>
       this.applyBatch(this.db, batch.map(loggedMessage)),
     ).catch((error) => {

@@ -11,10 +11,19 @@ import {
   noteMarkdownOf,
 } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
-import { Bus, callMethod, EventPublisher, failedJobCounts, JOBS_STREAM, newId, readLog } from '@memex/bus';
+import {
+  Bus,
+  callMethod,
+  EventPublisher,
+  EVENTS_STREAM,
+  failedJobCounts,
+  JOBS_STREAM,
+  newId,
+  readLog,
+} from '@memex/bus';
 import { dot, GLOVE_SIF_SPACE } from '@memex/embeddings';
 import { serviceHealth, startService } from '@memex/runtime';
-import { createTestEnv, pdfMeta, type TestEnv } from '@memex/testing';
+import { createTestEnv, pdfMeta, waitUntil, type TestEnv } from '@memex/testing';
 import { JobQueue, jobSubject, PRIORITIES, TIER1_LANE, type TextJob } from './jobs/queue.js';
 import { PipelinesModule } from './pipelines.module.js';
 import { eventsOf, ingest } from './testing/items.js';
@@ -225,6 +234,20 @@ describe('pipelines tier 1', () => {
       assert.ok(Date.now() < deadline, `still in the log: ${left.join(', ')}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+  });
+
+  test('a scheduler whose consumer is deleted says so in health; restarted, new items get their jobs again', async () => {
+    const stalled = async () =>
+      ((await serviceHealth(bus, 'pipelines')).problems ?? []).some((p) =>
+        /job scheduler has not read the log/.test(p),
+      );
+    await bus.jsm.consumers.delete(EVENTS_STREAM, 'pipelines_scheduler');
+    await waitUntil(stalled, 'the stalled scheduler in health', { timeoutMs: 15_000 });
+    await app.close();
+    app = await startService((config) => PipelinesModule.register(config, { workers: 1, retryBaseMs: 10 }), env.config);
+    const { id } = await ingest(publisher, blobs, { title: 'Later', text: 'Written after the scheduler came back.' });
+    await eventsOf(bus, 'embedding.computed', id, 1);
+    assert.equal(await stalled(), false);
   });
 });
 

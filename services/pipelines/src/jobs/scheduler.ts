@@ -63,6 +63,8 @@ export class Scheduler {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private stopped = false;
+  /** Why reading the log stopped, until it reads again. */
+  private stoppedOn: { since: Date; error: string } | undefined;
   private readonly routes = new EventRoutes<[number]>()
     .on(ModelAdded, async (event, seq) => {
       await this.models.apply(event);
@@ -115,18 +117,38 @@ export class Scheduler {
     await this.consume();
   }
 
+  /**
+   * While the scheduler cannot read the log (its consumer deleted: made again from the start it
+   * would queue every item's jobs again, so it is not; a restart of the service makes it), new
+   * items get no jobs: health says so.
+   */
+  async healthProblems(): Promise<string[]> {
+    const { stoppedOn } = this;
+    return stoppedOn
+      ? [
+          `the job scheduler has not read the log since ${stoppedOn.since.toISOString()} (${stoppedOn.error}): new items get no passages or vectors; it tries again every second`,
+        ]
+      : [];
+  }
+
   private async consume(): Promise<void> {
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, DURABLE);
-    const messages = await consumer.consume({ max_messages: 1000 });
+    // A deleted consumer stops the loop, into health, rather than being retried quietly for ever.
+    const messages = await consumer.consume({ max_messages: 1000, abort_on_missing_resource: true });
     this.messages = messages;
+    this.stoppedOn = undefined;
     this.loop = consumeBatches(messages, BATCH, async (batch) => {
       await Promise.all(batch.map((msg) => this.handle(msg)));
-    }).catch((error) => {
-      // Nothing past the last ack counts as done: start again from there.
-      console.error('pipelines scheduler:', error);
-      if (!this.stopped)
-        setTimeout(() => void this.consume().catch((e) => console.error('pipelines scheduler:', e)), 1000);
-    });
+    }).catch((error: unknown) => this.failed(error));
+  }
+
+  /** Nothing past the last ack counts as done: reading starts again from there a second later. */
+  private failed(error: unknown): void {
+    if (this.stopped) return;
+    // Once, not every second.
+    if (!this.stoppedOn) console.error('pipelines scheduler:', error);
+    this.stoppedOn ??= { since: new Date(), error: error instanceof Error ? error.message : String(error) };
+    setTimeout(() => void this.consume().catch((again: unknown) => this.failed(again)), 1000);
   }
 
   private async handle(msg: JsMsg): Promise<void> {

@@ -23,9 +23,10 @@ export class PeopleSync {
     private readonly host: ServiceHost,
   ) {}
 
-  /** After the event at `seq` is applied, the items' people as the clusters now say. */
+  /** After the event at `seq` is applied, the items' people as the clusters now say, applied before it returns. */
   async afterApplied(seq: number, itemIds: string[], actor: Actor): Promise<void> {
     await this.host.projector!.waitFor(seq, READ_MODEL_WAIT_MS);
+    let told = 0;
     for (const itemId of [...new Set(itemIds)].sort()) {
       const item = await this.db
         .selectFrom('items')
@@ -41,15 +42,17 @@ export class PeopleSync {
           group by c.person_key, c.name order by c.person_key`.execute(this.db)
       ).rows;
       if (JSON.stringify(people) === JSON.stringify(item.people)) continue;
-      await this.publisher.publish(PeopleSeen, {
+      ({ seq: told } = await this.publisher.publish(PeopleSeen, {
         subject: `item:${itemId}`,
         actor,
         labels: item.labels,
         kind: item.kind,
         spam: item.spam,
         data: { item_id: itemId, people },
-      });
+      }));
     }
+    // The caller's next read (the photo it named a face on) shows the people.
+    if (told > 0) await this.host.projector!.waitFor(told, READ_MODEL_WAIT_MS);
   }
 
   /** The items with a face in any of these clusters (as the read model holds them now). */

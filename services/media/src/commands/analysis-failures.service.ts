@@ -45,10 +45,18 @@ export class AnalysisFailures implements HealthProblems, OnApplicationBootstrap,
       queue: REACHABLE_QUEUE,
       callback: (error, msg) => {
         if (error) return;
-        const event = decodeEvent(msg.data);
-        if (isEventOf(LocationReachable, event))
-          this.retryWithin(event.data.prefix).catch((failed: unknown) =>
-            this.logger.warn(`could not run again what lies under ${event.data.prefix}: ${String(failed)}`),
+        // A throw here would reach the NATS client, not a caller: whatever fails is logged, and
+        // the items stay listed as failed (health names them) for `memex photos retry`.
+        let prefix: string | undefined;
+        try {
+          const event = decodeEvent(msg.data);
+          if (isEventOf(LocationReachable, event)) prefix = event.data.prefix;
+        } catch (undecodable) {
+          this.logger.warn(`a location.reachable event does not decode: ${String(undecodable)}`);
+        }
+        if (prefix !== undefined)
+          this.retryWithin(prefix).catch((failed: unknown) =>
+            this.logger.warn(`could not run again what lies under ${prefix}: ${String(failed)}`),
           );
       },
     });

@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
-import { EmbeddingComputed, encodeVector, Search, Similar } from '@memex/contracts';
+import { EmbeddingComputed, encodeVector, Search, Similar, TriggerRemoved } from '@memex/contracts';
+import { newId } from '@memex/bus';
 import { serviceHealth, startService } from '@memex/runtime';
 import { createDatabase } from '@memex/db';
 import { FreshVectorMover } from './projection/fresh-vector-mover.js';
@@ -163,6 +164,26 @@ describe('fresh vectors', () => {
     assert.deepEqual(await indexes(), before, 'two fresh vectors beside a graph of fourteen: no rebuild');
   });
 
+  test('fresh vectors wait while the memex logs events (an import’s tail), and go into the graph once it is quiet', async () => {
+    await mover.onApplicationShutdown();
+    const id = await h.ingest({ title: 'Eclipse', text: 'The moon hid the sun and the birds fell silent at noon.' });
+    await h.settle();
+    mover.onApplicationBootstrap();
+    // Events the search projector has nothing to do with, as another service's work during an import.
+    for (const busyUntil = Date.now() + 4_000; Date.now() < busyUntil;) {
+      const trigger = newId();
+      await h.publisher.publish(TriggerRemoved, {
+        subject: `trigger:${trigger}`,
+        actor: { kind: 'user', id: 'owner' },
+        data: { id: trigger },
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual(await where(id), { graph: 0, fresh: 2 }, 'no vector came, but the log grows: not idle');
+    }
+    await drained();
+    assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
+  });
+
   test('a graph index a crash left missing or unfinished is built again, and search reads the graph meanwhile', async () => {
     await mover.onApplicationShutdown();
     // As a crash between a rebuild's drop and its build leaves it, and as a cancelled concurrent build does.
@@ -312,7 +333,7 @@ describe('fresh vectors', () => {
     }
   });
 
-  test('segments are merged by size level while vectors arrive, all of them once idle', () => {
+  test('segments are merged by size level while vectors arrive, the small ones into one once quiet', () => {
     const segments = (...sizes: number[]) =>
       sizes.map((vectors, n) => ({ n, tables: { parts: `p${n}`, items: `i${n}` }, vectors }));
     const merged = (found: ReturnType<typeof segments> | undefined) => found?.map((segment) => segment.n);
@@ -332,7 +353,21 @@ describe('fresh vectors', () => {
       [0, 1, 2, 3],
       'four of the next level up',
     );
-    assert.deepEqual(merged(segmentsToMerge(segments(LEVEL_SIZE * 20, LEVEL_SIZE), true)), [0, 1], 'idle: all');
+    assert.deepEqual(
+      merged(segmentsToMerge(segments(LEVEL_SIZE * 4, LEVEL_SIZE * 2, LEVEL_SIZE), true)),
+      [0, 1, 2],
+      'quiet: each joins while it holds at most four times those smaller',
+    );
+    assert.equal(
+      segmentsToMerge(segments(LEVEL_SIZE * 100, LEVEL_SIZE), true),
+      undefined,
+      'a large segment is not built again for a few new vectors',
+    );
+    assert.deepEqual(
+      merged(segmentsToMerge(segments(LEVEL_SIZE * 100, 300, LEVEL_SIZE * 20, 200, LEVEL_SIZE * 3), true)),
+      [1, 3, 4],
+      'the small ones merge beside it, the next larger waits until they hold a quarter of it',
+    );
     assert.equal(segmentsToMerge(segments(LEVEL_SIZE), true), undefined, 'one is merged already');
   });
 

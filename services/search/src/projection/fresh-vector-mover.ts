@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
-import { DATABASE, type HealthProblems } from '@memex/runtime';
+import type { Bus } from '@memex/bus';
+import { BUS, DATABASE, type HealthProblems } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
 import { listSegments, mergeSegments, SEAL_AT, SEAL_MIN, sealFresh, segmentsToMerge } from './segments.js';
 import {
@@ -19,23 +20,34 @@ import {
 const LOOK_EVERY_MS = 1000;
 /** Vectors moved per transaction: short enough that a query or the projector never waits long. */
 const CHUNK = 500;
+/**
+ * Looks without a new fresh vector after which a space is idle even while the log grows (a
+ * service that logs an event every few seconds must not keep a few vectors out of the graphs).
+ */
+const IDLE_LOOKS = 10;
 
 /**
  * Puts fresh vectors (see `freshTables`) into HNSW graphs, on its own connections, beside the
- * projector rather than in its way: when the projector is idle (no fresh vector came since the
- * last look), or whenever `SEAL_AT` are waiting. While a space's main graph is small beside the
- * fresh vectors (an archive's first import) it builds the graphs again over all of them
- * (`rebuildGraphs`); else it seals them into a segment with a graph of its own (`sealFresh`), or,
- * for a few left when idle, inserts them into the main graph a chunk at a time. Beside that, one
- * merge of segments at a time per space (`segmentsToMerge`), so that sealing goes on during a
- * long merge. It also builds a graph index a crash or a cancelled build left missing. None of
- * this changes what search finds, only where a vector is kept and how fast it is found.
+ * projector rather than in its way: once the space is idle — no fresh vector came since the last
+ * look and nothing was logged meanwhile (an import's tail, its pipelines' backlog, is not idle:
+ * graphs built then compete with it for the cores and are built again after it), or no fresh
+ * vector for `IDLE_LOOKS` — or whenever `SEAL_AT` are waiting. While a space's main graph is
+ * small beside the fresh vectors (an archive's first import) it builds the graphs again over all
+ * of them (`rebuildGraphs`); else it seals them into a segment with a graph of its own
+ * (`sealFresh`), or, for a few left when idle, inserts them into the main graph a chunk at a time.
+ * Beside that, one merge of segments at a time per space (`segmentsToMerge`), so that sealing goes
+ * on during a long merge. It also builds a graph index a crash or a cancelled build left missing.
+ * None of this changes what search finds, only where a vector is kept and how fast it is found.
  */
 @Injectable()
 export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('search');
   /** Fresh vectors per space after the last look: fewer or as many now means none came. */
   private readonly lastSeen = new Map<number, number>();
+  /** Looks in a row, per space, in which no fresh vector came. */
+  private readonly stillLooks = new Map<number, number>();
+  /** The log's last sequence at the last look: the same now means nothing was logged. */
+  private lastLogged: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private looking: Promise<void> = Promise.resolve();
   /** The merge under way, per space. */
@@ -47,7 +59,10 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
   private failure: { since: Date; error: string } | undefined;
   private mergeFailure: { since: Date; error: string } | undefined;
 
-  constructor(@Inject(DATABASE) private readonly db: Kysely<SearchDatabase>) {}
+  constructor(
+    @Inject(DATABASE) private readonly db: Kysely<SearchDatabase>,
+    @Inject(BUS) private readonly bus: Bus,
+  ) {}
 
   onApplicationBootstrap(): void {
     this.stopped = false;
@@ -61,7 +76,7 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
     // finds its index unfinished and builds it again (`ensureGraphIndexes`), or builds its segment
     // anew. Again until the work ends: a cancel that came between two statements cancelled nothing.
     const work = Promise.all([this.looking, ...this.merging.values()]);
-    for (let done = false; !done && this.building.size > 0; ) {
+    for (let done = false; !done && this.building.size > 0;) {
       // Postgres going away too (the whole stack stopping) ends the build as well.
       for (const backend of this.building)
         await sql`select pg_cancel_backend(${backend})`.execute(this.db).catch(() => undefined);
@@ -110,11 +125,16 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
   }
 
   private async look(): Promise<void> {
+    const logged = await this.bus.lastSeq();
+    const quiet = logged === this.lastLogged;
+    this.lastLogged = logged;
     for (const space of await allSpaces(this.db)) {
       const { ord } = space;
       // Counted up to what makes a seal due: a count is a scan.
       const waiting = await freshCount(this.db, ord, SEAL_AT);
-      const idle = waiting <= (this.lastSeen.get(ord) ?? 0);
+      const still = waiting <= (this.lastSeen.get(ord) ?? 0) ? (this.stillLooks.get(ord) ?? 0) + 1 : 0;
+      this.stillLooks.set(ord, still);
+      const idle = still > 0 && (quiet || still >= IDLE_LOOKS);
       const due = waiting > 0 && (idle || waiting >= SEAL_AT);
       // Another replica's mover holds the space: it moves them.
       await withSpaceLock(this.db, ord, 'graphs', (conn, backend) =>

@@ -18,8 +18,8 @@ import {
  * fresh vectors are not inserted into it: the fresh tables are sealed into a segment, a pair of
  * tables (`vec_<ord>_parts_seg<n>`, `vec_<ord>_items_seg<n>`) whose graphs are built in bulk,
  * like Lucene's segments. Segments of like size are merged, again by a bulk build, so a search
- * reads a few graphs (`MERGE_FACTOR` per size level at most), and all of them once the space
- * is idle.
+ * reads a few graphs (`MERGE_FACTOR` per size level at most), and the small ones into one once
+ * the memex is quiet (`segmentsToMerge`).
  *
  * A segment is a child table (Postgres inheritance) of the space's graph table: the projector's
  * deletes and its "is this vector stored already" checks on the graph table reach every segment
@@ -33,12 +33,14 @@ import {
  */
 
 /**
- * Fresh vectors the mover seals into a segment while the projector writes. An import's vectors
- * wait in the fresh tables until this many, so its graphs are built in a few large builds rather
- * than one every few thousand vectors (each graph built again as it grew), and the CPU goes to
- * the import meanwhile; meaning search reads them by exact scan (about 16 ms over 50,000 here).
+ * Fresh vectors the mover seals into a segment while the memex is busy. An import's vectors wait
+ * in the fresh tables until this many, so that the CPU goes to the import rather than to graphs
+ * the quiet time after it builds again anyway (a 50,000-message import was sealed twice, 228 s
+ * of Postgres' 833 s of statement time, at 50,000); meaning search reads them by exact scan
+ * meanwhile (about 70 ms over 150,000 here). A larger import is sealed every this many, each
+ * vector built once while it runs.
  */
-export const SEAL_AT = 50_000;
+export const SEAL_AT = 150_000;
 /** Fresh vectors left when the projector is idle that make a segment rather than graph inserts. */
 export const SEAL_MIN = 1_000;
 /** Segments of one size level merged into one. */
@@ -64,9 +66,7 @@ export async function listSegments(db: Kysely<SearchDatabase>, ord: number): Pro
     const n = Number(/_seg(\d+)$/.exec(row.name)?.[1]);
     byNumber.set(n, (byNumber.get(n) ?? 0) + row.vectors);
   }
-  return [...byNumber]
-    .sort(([a], [b]) => a - b)
-    .map(([n, vectors]) => ({ n, tables: segmentTables(ord, n), vectors }));
+  return [...byNumber].sort(([a], [b]) => a - b).map(([n, vectors]) => ({ n, tables: segmentTables(ord, n), vectors }));
 }
 
 export function segmentTables(ord: number, n: number): VectorTables {
@@ -108,13 +108,17 @@ export async function graphLayout(
 }
 
 /**
- * Which segments to merge now, if any: while vectors arrive, `MERGE_FACTOR` of the smallest size
+ * Which segments to merge now, if any. While vectors arrive, `MERGE_FACTOR` of the smallest size
  * level that has as many (each vector is built again about once per level: log₄ of the import's
- * size); once the space is idle, all of them, so that a search reads one graph beside the main one.
+ * size). Once the memex is quiet, the small ones into one: from the smallest up, each next segment
+ * joins while it holds at most `MERGE_FACTOR` times those before it together (any below
+ * `LEVEL_SIZE` join). A large segment is built again only once the smaller ones have grown to a
+ * quarter of it, not at every quiet time after a day's few new vectors: the segments left each
+ * hold four times all smaller ones, so a search reads a few graphs (log₄ of the archive's size).
  */
 export function segmentsToMerge(segments: Segment[], idle: boolean): Segment[] | undefined {
   if (segments.length < 2) return undefined;
-  if (idle) return segments;
+  if (idle) return smallOnes(segments);
   const levels = new Map<number, Segment[]>();
   for (const segment of segments) {
     const level = Math.floor(Math.log(Math.max(1, segment.vectors / LEVEL_SIZE)) / Math.log(MERGE_FACTOR));
@@ -122,6 +126,19 @@ export function segmentsToMerge(segments: Segment[], idle: boolean): Segment[] |
   }
   const full = [...levels].sort(([a], [b]) => a - b).find(([, same]) => same.length >= MERGE_FACTOR);
   return full?.[1].slice(0, MERGE_FACTOR);
+}
+
+/** The smallest segments that merge at a quiet time (see `segmentsToMerge`), in their order; none if fewer than two. */
+function smallOnes(segments: Segment[]): Segment[] | undefined {
+  const bySize = [...segments].sort((a, b) => a.vectors - b.vectors);
+  const merge: Segment[] = [];
+  let vectors = 0;
+  for (const segment of bySize) {
+    if (merge.length > 0 && segment.vectors > MERGE_FACTOR * Math.max(vectors, LEVEL_SIZE)) break;
+    merge.push(segment);
+    vectors += segment.vectors;
+  }
+  return merge.length >= 2 ? segments.filter((segment) => merge.includes(segment)) : undefined;
 }
 
 /**
@@ -136,7 +153,11 @@ export async function sealFresh(conn: Kysely<SearchDatabase>, space: SpaceRow): 
 }
 
 /** Merges segments into one new segment, built aside and swapped in for them. `conn` holds the space's merge lock. */
-export async function mergeSegments(conn: Kysely<SearchDatabase>, space: SpaceRow, segments: Segment[]): Promise<number> {
+export async function mergeSegments(
+  conn: Kysely<SearchDatabase>,
+  space: SpaceRow,
+  segments: Segment[],
+): Promise<number> {
   const sources = segments.map((segment) => segment.tables);
   const scratch = await buildScratch(conn, space, 'merging', sources);
   return swapIn(conn, space.ord, scratch, sources, 'drop');
@@ -181,7 +202,9 @@ async function swapIn(
     const [graph, fresh] = [vectorTables(ord), freshTables(ord)];
     // What a segment joining the graph tables takes, first: waited for (a build of the main graph's
     // index holds it for minutes) before the layout lock stops searches and the projector.
-    await sql`lock table ${sql.table(graph.parts)}, ${sql.table(graph.items)} in share update exclusive mode`.execute(trx);
+    await sql`lock table ${sql.table(graph.parts)}, ${sql.table(graph.items)} in share update exclusive mode`.execute(
+      trx,
+    );
     await sql`lock table ${sql.table(fresh.parts)}, ${sql.table(fresh.items)} in access exclusive mode`.execute(trx);
     let vectors = 0;
     for (const of of ['parts', 'items'] as const) {

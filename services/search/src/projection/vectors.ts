@@ -37,11 +37,11 @@ export function freshTables(ord: number): VectorTables {
 /**
  * Fresh vectors (passages' and items') at most: past this the projector inserts into the graph
  * itself, several times as slowly as the mover builds graphs. The mover seals them into a segment
- * long before (`SEAL_AT`), but an import can bring vectors faster than one core builds graphs
- * (about 500 a second at m = 32), so fresh vectors pile up until it ends: this only bounds the
- * exact scan (70 ms over 150,000 vectors, measured here) should the mover stop.
+ * long before (`SEAL_AT`), and this leaves room for the vectors an import brings while a seal is
+ * built (a minute or more under an import's load): it only bounds the exact scan (70 ms over
+ * 150,000 vectors, measured here) should the mover stop.
  */
-export const FRESH_CAP = 200_000;
+export const FRESH_CAP = 300_000;
 
 /** A space's vector table of passages or of items, without indexes beyond its primary key. */
 export async function createVectorTable(db: QueryExecutorProvider, name: string, dims: number, of: 'parts' | 'items') {

@@ -98,6 +98,25 @@ export class Bus {
     return info.state.last_seq;
   }
 
+  /**
+   * The names of a stream's consumers, without their state: listing them (`jsm.consumers.list`)
+   * has the server count each one's pending messages, which for a consumer with a subject filter
+   * costs NATS 2.9 a pass over the stream's subjects (about 45 ms of its CPU at 200,000 events,
+   * most of them each an aggregate's own subject).
+   */
+  async consumerNames(stream: string): Promise<string[]> {
+    const names: string[] = [];
+    for (let total = Infinity; names.length < total;) {
+      const reply = await this.nc.request(`$JS.API.CONSUMER.NAMES.${stream}`, JSON.stringify({ offset: names.length }));
+      const page = reply.json<{ total: number; consumers: string[] | null; error?: { description: string } }>();
+      if (page.error) throw new Error(`listing the consumers of ${stream}: ${page.error.description}`);
+      total = page.total;
+      if (!page.consumers?.length) break;
+      names.push(...page.consumers);
+    }
+    return names;
+  }
+
   async close(): Promise<void> {
     if (this.nc.isClosed()) return;
     await this.nc.drain().catch(() => this.nc.close());

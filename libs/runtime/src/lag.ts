@@ -1,6 +1,6 @@
 import type { ConsumerInfo } from '@nats-io/jetstream';
 import { sql, type Kysely } from 'kysely';
-import { EVENTS_STREAM, type Bus } from '@memex/bus';
+import { EVENTS_STREAM, isNotFound, type Bus } from '@memex/bus';
 
 const PREFIX = 'proj_';
 const LEAD_PREFIX = 'memex-lead-';
@@ -23,13 +23,28 @@ export function consumerLag(info: ConsumerInfo): number {
   return info.num_pending + info.num_ack_pending;
 }
 
-/** Every projector's lag by name, read from JetStream in one pass over the log's consumers. */
-export async function projectorLags(bus: Bus): Promise<Map<string, number>> {
-  const lags = new Map<string, number>();
-  for await (const info of bus.jsm.consumers.list(EVENTS_STREAM)) {
-    if (info.name.startsWith(PREFIX)) lags.set(info.name.slice(PREFIX.length), consumerLag(info));
-  }
-  return lags;
+/**
+ * Projectors' lags by name: of these projectors, or of every one with a consumer on the log. Read
+ * consumer by consumer, by name: not the log's other consumers (media's filtered queue, a replay's
+ * reader), whose state would cost NATS 2.9 a pass over the log each (see `Bus.consumerNames`).
+ */
+export async function projectorLags(bus: Bus, projectors?: Iterable<string>): Promise<Map<string, number>> {
+  const names = projectors
+    ? [...projectors]
+    : (await bus.consumerNames(EVENTS_STREAM))
+        .filter((name) => name.startsWith(PREFIX))
+        .map((name) => name.slice(PREFIX.length))
+        .sort();
+  const infos = await Promise.all(
+    names.map((name) =>
+      bus.jsm.consumers.info(EVENTS_STREAM, projectorConsumer(name)).catch((error: unknown) => {
+        // Deleted since it was named, or a projector that never ran.
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }),
+    ),
+  );
+  return new Map(names.flatMap((name, i) => (infos[i] ? [[name, consumerLag(infos[i])] as const] : [])));
 }
 
 /**

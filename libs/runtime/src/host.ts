@@ -197,7 +197,10 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
         failures: this.ready ? await this.runner.failureCount() : 0,
       };
     }
-    const problems = (await Promise.all(this.problemSources.map((source) => source.healthProblems()))).flat();
+    // Likewise the tables its providers read (media's health counts its items): not ready says enough.
+    const problems = this.ready
+      ? (await Promise.all(this.problemSources.map((source) => source.healthProblems()))).flat()
+      : [];
     if (problems.length > 0) health.problems = problems;
     return health;
   }

@@ -11,6 +11,7 @@ import {
 } from '@nats-io/jetstream';
 import { EVENT_SUBJECT_ROOT, EVENTS_STREAM, JOB_SUBJECT_ROOT, JOBS_STREAM } from './subjects.js';
 import { natsConnectOptions } from './nats-url.js';
+import './answered-requests.js';
 
 /** The log: every event, kept forever; the source of truth (DESIGN.md §3). */
 export const EVENTS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {

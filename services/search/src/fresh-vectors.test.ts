@@ -10,8 +10,10 @@ import { LEVEL_SIZE, listSegments, mergeSegments, sealFresh, segmentsToMerge } f
 import {
   allSpaces,
   cheaperToRebuild,
-  FRESH_CAP,
+  freshCap,
+  freshCount,
   moveFresh,
+  onOneCore,
   REBUILD_BELOW,
   rebuildGraphs,
   withSpaceLock,
@@ -371,6 +373,22 @@ describe('fresh vectors', () => {
     assert.equal(segmentsToMerge(segments(LEVEL_SIZE), true), undefined, 'one is merged already');
   });
 
+  test('a build while the memex is busy runs on one core, and the connection is given back as it was', async () => {
+    await db.connection().execute(async (conn) => {
+      const workers = async () =>
+        (await sql<{ n: string }>`select current_setting('max_parallel_maintenance_workers') as n`.execute(conn))
+          .rows[0]!.n;
+      const before = await workers();
+      assert.notEqual(before, '0', "Postgres' default gives builds parallel workers");
+      await onOneCore(conn, async () => assert.equal(await workers(), '0'));
+      await assert.rejects(
+        onOneCore(conn, () => Promise.reject(new Error('build cancelled'))),
+        /build cancelled/,
+      );
+      assert.equal(await workers(), before);
+    });
+  });
+
   test('a graph build under way when search stops is cancelled, not waited for, and done at the next start', async () => {
     await mover.onApplicationShutdown();
     await sql`drop index vec_0_parts_hnsw`.execute(db);
@@ -446,14 +464,19 @@ describe('fresh vectors', () => {
     assert.equal((await listSegments(db as never, 0)).length, 1, 'the idle space merged its segments');
   });
 
-  test('past FRESH_CAP waiting vectors the projector writes new ones into the graph tables itself', async () => {
+  test('past freshCap waiting vectors the projector writes new ones into the graph tables itself', async () => {
     await mover.onApplicationShutdown();
     try {
       // Fresh vectors of no item up to the cap (as a stopped mover would leave them), counted by ANALYZE.
+      const { dims } = (await allSpaces(db as never))[0]!;
       await sql`insert into vec_0_parts_fresh (item_id, ordinal, embedding)
-        select 'filler-' || n, 0, array_fill(0.1::real, array[(select dims from spaces where ord = 0)])::halfvec
-        from generate_series(1, ${FRESH_CAP}) n`.execute(db);
+        select 'filler-' || n, 0, array_fill(0.1::real, array[${dims}::int])::halfvec
+        from generate_series(1, ${freshCap(dims)}) n`.execute(db);
       await sql`analyze vec_0_parts_fresh`.execute(db);
+      assert.ok(
+        (await freshCount(db as never, 0, 10)) >= freshCap(dims),
+        'so many are not counted row by row (up to 10 of each here) but by Postgres',
+      );
       const id = await h.ingest({
         title: 'Lighthouse',
         text: 'The lighthouse keeper lit the lamp as fog rolled over the harbour.',

@@ -4,14 +4,16 @@ import { sql, type Kysely } from 'kysely';
 import type { Bus } from '@memex/bus';
 import { BUS, DATABASE, type HealthProblems } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
-import { listSegments, mergeSegments, SEAL_AT, SEAL_MIN, sealFresh, segmentsToMerge } from './segments.js';
+import { listSegments, mergeSegments, SEAL_MIN, sealFresh, segmentsToMerge } from './segments.js';
 import {
   allSpaces,
   cheaperToRebuild,
   ensureGraphIndexes,
   freshCount,
   moveFresh,
+  onOneCore,
   rebuildGraphs,
+  sealAt,
   withSpaceLock,
   type SpaceRow,
 } from './vectors.js';
@@ -31,7 +33,7 @@ const IDLE_LOOKS = 10;
  * projector rather than in its way: once the space is idle — no fresh vector came since the last
  * look and nothing was logged meanwhile (an import's tail, its pipelines' backlog, is not idle:
  * graphs built then compete with it for the cores and are built again after it), or no fresh
- * vector for `IDLE_LOOKS` — or whenever `SEAL_AT` are waiting. While a space's main graph is
+ * vector for `IDLE_LOOKS` — or whenever `sealAt` are waiting, then on one core (`onOneCore`). While a space's main graph is
  * small beside the fresh vectors (an archive's first import) it builds the graphs again over all
  * of them (`rebuildGraphs`); else it seals them into a segment with a graph of its own
  * (`sealFresh`), or, for a few left when idle, inserts them into the main graph a chunk at a time.
@@ -131,28 +133,36 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
     for (const space of await allSpaces(this.db)) {
       const { ord } = space;
       // Counted up to what makes a seal due: a count is a scan.
-      const waiting = await freshCount(this.db, ord, SEAL_AT);
+      const seal = sealAt(space.dims);
+      const waiting = await freshCount(this.db, ord, seal);
       const still = waiting <= (this.lastSeen.get(ord) ?? 0) ? (this.stillLooks.get(ord) ?? 0) + 1 : 0;
       this.stillLooks.set(ord, still);
       const idle = still > 0 && (quiet || still >= IDLE_LOOKS);
-      const due = waiting > 0 && (idle || waiting >= SEAL_AT);
+      const due = waiting > 0 && (idle || waiting >= seal);
       // Another replica's mover holds the space: it moves them.
       await withSpaceLock(this.db, ord, 'graphs', (conn, backend) =>
-        this.cancellable(backend, async () => {
-          // Not while a merge runs: its segment joins the main graph, which a rebuild drops the index of.
-          if (due && !this.merging.has(ord) && (await cheaperToRebuild(conn, ord, waiting)))
-            await rebuildGraphs(conn, ord);
-          else {
-            await ensureGraphIndexes(conn, ord);
-            if (due && waiting >= SEAL_MIN) await sealFresh(conn, space);
-            else if (due) await this.moveChunks(ord, waiting);
-          }
-        }),
+        this.cancellable(backend, () =>
+          this.withCores(conn, idle, async () => {
+            // Not while a merge runs: its segment joins the main graph, which a rebuild drops the index of.
+            if (due && !this.merging.has(ord) && (await cheaperToRebuild(conn, ord, waiting)))
+              await rebuildGraphs(conn, ord);
+            else {
+              await ensureGraphIndexes(conn, ord);
+              if (due && waiting >= SEAL_MIN) await sealFresh(conn, space);
+              else if (due) await this.moveChunks(space, waiting);
+            }
+          }),
+        ),
       );
-      const left = await freshCount(this.db, ord, SEAL_AT);
+      const left = await freshCount(this.db, ord, seal);
       this.lastSeen.set(ord, left);
       this.startMerge(space, idle && left === 0);
     }
+  }
+
+  /** Runs `work` with every core Postgres gives a build once the memex is idle, on one while it is busy. */
+  private withCores<T>(conn: Kysely<SearchDatabase>, idle: boolean, work: () => Promise<T>): Promise<T> {
+    return idle ? work() : onOneCore(conn, work);
   }
 
   /** Runs `work` on the connection of `backend`, which shutdown cancels while it does. */
@@ -170,7 +180,8 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
     if (this.stopped || this.merging.has(space.ord)) return;
     const merge = withSpaceLock(this.db, space.ord, 'merges', async (conn, backend) => {
       const segments = segmentsToMerge(await listSegments(conn, space.ord), idle);
-      if (segments) await this.cancellable(backend, () => mergeSegments(conn, space, segments));
+      if (segments)
+        await this.cancellable(backend, () => this.withCores(conn, idle, () => mergeSegments(conn, space, segments)));
     })
       .then(() => {
         this.mergeFailure = undefined;
@@ -183,10 +194,10 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
   }
 
   /** Inserts a few fresh vectors into the main graph a chunk at a time, until none are left or the projector writes again. */
-  private async moveChunks(ord: number, waiting: number): Promise<void> {
+  private async moveChunks({ ord, dims }: SpaceRow, waiting: number): Promise<void> {
     while (!this.stopped && waiting > 0) {
       const moved = await moveFresh(this.db, ord, CHUNK);
-      const now = await freshCount(this.db, ord, SEAL_AT);
+      const now = await freshCount(this.db, ord, sealAt(dims));
       // More than the move left: the projector is writing again, and the next look decides anew.
       const arriving = now > waiting - moved;
       waiting = now;

@@ -297,6 +297,7 @@ export class SearchProjector implements AroundBatch<Trx> {
     if (current.length === 0) return;
     const ords = new Map((await allSpaces(trx)).map((space) => [space.space, space.ord]));
     const bySpace = new Map<number, Embedded['event']['data'][]>();
+    const dims = new Map<number, number>();
     const created: number[] = [];
     for (const { seq, event } of current) {
       const { data } = event;
@@ -307,13 +308,14 @@ export class SearchProjector implements AroundBatch<Trx> {
         if (space.created) created.push(ord);
       }
       ords.set(data.space, ord);
+      dims.set(ord, data.dims);
       bySpace.set(ord, [...(bySpace.get(ord) ?? []), data]);
     }
     // Live vectors wait in the fresh tables (see freshTables); a rebuild's bulk load and a new
     // space's first vectors go into the graph tables, whose graphs are built over them after.
     const bulk = await bulkLoading(trx);
     for (const [ord, embedded] of bySpace) {
-      const direct = bulk || created.includes(ord) || (await freshFull(trx, ord));
+      const direct = bulk || created.includes(ord) || (await freshFull(trx, { ord, dims: dims.get(ord)! }));
       await this.storeVectors(trx, ord, embedded, direct);
     }
     // A space's graphs built over its first vectors at once (see ensureSpace).
@@ -351,8 +353,12 @@ export class SearchProjector implements AroundBatch<Trx> {
     // statement below sees them in the graph tables. Checked in the same statement, a moved row was
     // still absent from the graph, and the insert, once the move freed its key, kept it in both.
     if (!direct) {
-      await sql`select 1 from ${sql.table(tables.parts)} where item_id = any(${embedded}::text[]) for update`.execute(trx);
-      await sql`select 1 from ${sql.table(tables.items)} where item_id = any(${embedded}::text[]) for update`.execute(trx);
+      await sql`select 1 from ${sql.table(tables.parts)} where item_id = any(${embedded}::text[]) for update`.execute(
+        trx,
+      );
+      await sql`select 1 from ${sql.table(tables.items)} where item_id = any(${embedded}::text[]) for update`.execute(
+        trx,
+      );
     }
     // Passage vectors, item vectors, and the space's count of embedded items, in one statement.
     await sql`with

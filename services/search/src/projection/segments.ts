@@ -32,15 +32,6 @@ import {
  * fresh tables first, so each sees the layout before or after a swap, never half of it.
  */
 
-/**
- * Fresh vectors the mover seals into a segment while the memex is busy. An import's vectors wait
- * in the fresh tables until this many, so that the CPU goes to the import rather than to graphs
- * the quiet time after it builds again anyway (a 50,000-message import was sealed twice, 228 s
- * of Postgres' 833 s of statement time, at 50,000); meaning search reads them by exact scan
- * meanwhile (about 70 ms over 150,000 here). A larger import is sealed every this many, each
- * vector built once while it runs.
- */
-export const SEAL_AT = 150_000;
 /** Fresh vectors left when the projector is idle that make a segment rather than graph inserts. */
 export const SEAL_MIN = 1_000;
 /** Segments of one size level merged into one. */

@@ -27,21 +27,40 @@ export function vectorTables(ord: number): VectorTables {
  * Postgres CPU at m = 32, one vector at a time on one core), and an import was searchable only
  * once the last insert was done. Fresh vectors go into these unindexed tables instead;
  * `FreshVectorMover` puts them into graphs on its own connection once the projector is idle or
- * `SEAL_AT` wait (see segments.ts). Search reads both: the graphs by ANN, these by an exact scan,
- * a few milliseconds outside a large import (see `FRESH_CAP`).
+ * `sealAt` wait (see segments.ts). Search reads both: the graphs by ANN, these by an exact scan,
+ * a few milliseconds outside a large import (see `EXACT_SCAN_BYTES`).
  */
 export function freshTables(ord: number): VectorTables {
   return { parts: `vec_${ord}_parts_fresh`, items: `vec_${ord}_items_fresh` };
 }
 
 /**
- * Fresh vectors (passages' and items') at most: past this the projector inserts into the graph
- * itself, several times as slowly as the mover builds graphs. The mover seals them into a segment
- * long before (`SEAL_AT`), and this leaves room for the vectors an import brings while a seal is
- * built (a minute or more under an import's load): it only bounds the exact scan (70 ms over
- * 150,000 vectors, measured here) should the mover stop.
+ * What an exact scan of the fresh vectors may read: the bound on meaning search's latency while
+ * vectors wait for a graph. Over 64 MiB of halfvec rows (335,000 vectors of 100 dimensions,
+ * 87,000 of 384) Postgres took 75–95 ms on a quiet machine here. The scan's cost is the rows'
+ * bytes, so the counts below follow a space's dimensions.
  */
-export const FRESH_CAP = 300_000;
+const EXACT_SCAN_BYTES = 64 * 2 ** 20;
+
+/**
+ * Fresh vectors (passages' and items') the mover seals into a segment while the memex is busy
+ * (see segments.ts): an import's vectors wait until this many, so that its CPU goes to the import
+ * rather than to graphs (a 50,000-message import sealed at 150,000 vectors built one graph over
+ * them while it ran, with both cores: the projectors fell behind, the import waited for them).
+ */
+export function sealAt(dims: number): number {
+  return Math.floor(EXACT_SCAN_BYTES / (2 * dims));
+}
+
+/**
+ * Fresh vectors at most: past this the projector inserts into the graph itself, several times as
+ * slowly as the mover builds graphs. Twice `sealAt`: room for what an import brings while a seal
+ * is built (minutes under an import's load, on one core); it only bounds the exact scan should
+ * the mover stop.
+ */
+export function freshCap(dims: number): number {
+  return 2 * sealAt(dims);
+}
 
 /** A space's vector table of passages or of items, without indexes beyond its primary key. */
 export async function createVectorTable(db: QueryExecutorProvider, name: string, dims: number, of: 'parts' | 'items') {
@@ -61,19 +80,33 @@ export async function createFreshTables(db: QueryExecutorProvider, ord: number, 
 }
 
 /**
- * Whether a space's fresh vectors have reached `FRESH_CAP`, by Postgres's running count of live
+ * Whether a space's fresh vectors have reached `freshCap`, by Postgres's running count of live
  * rows (a guard, asked per batch: counting the rows themselves would scan them).
  */
-export async function freshFull(db: QueryExecutorProvider, ord: number): Promise<boolean> {
-  const fresh = freshTables(ord);
-  const { rows } = await sql<{ n: number }>`select (pg_stat_get_live_tuples(to_regclass(${fresh.parts}))
-    + pg_stat_get_live_tuples(to_regclass(${fresh.items})))::int as n`.execute(db);
-  return rows[0]!.n >= FRESH_CAP;
+export async function freshFull(db: QueryExecutorProvider, space: Pick<SpaceRow, 'ord' | 'dims'>): Promise<boolean> {
+  return (await liveRows(db, freshTables(space.ord))) >= freshCap(space.dims);
 }
 
-/** A space's fresh vectors (passages and items), counted up to `upTo` of each. */
+/** Fewer fresh vectors than this (by Postgres' running count) are counted row by row: a few milliseconds. */
+const COUNTED_BELOW = 20_000;
+
+/**
+ * A space's fresh vectors (passages and items): while few, counted up to `upTo` of each; else
+ * Postgres' running count of live rows, which trails the commits by a second or so. The mover
+ * asks every second: counting an import's 250,000 fresh rows twice a second was 37 s of Postgres'
+ * CPU in a 50,000-message import.
+ */
 export async function freshCount(db: QueryExecutorProvider, ord: number, upTo: number): Promise<number> {
-  return countUpTo(db, freshTables(ord), upTo);
+  const fresh = freshTables(ord);
+  const running = await liveRows(db, fresh);
+  return running < COUNTED_BELOW ? countUpTo(db, fresh, upTo) : running;
+}
+
+/** Live rows of a pair of tables, by Postgres' running count (statistics, not a scan). */
+async function liveRows(db: QueryExecutorProvider, tables: VectorTables): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select (pg_stat_get_live_tuples(to_regclass(${tables.parts}))
+    + pg_stat_get_live_tuples(to_regclass(${tables.items})))::int as n`.execute(db);
+  return rows[0]!.n;
 }
 
 /** Vectors in a pair of tables (not their segments), counted up to `upTo` in each: never a scan of a whole large graph. */
@@ -279,6 +312,20 @@ export async function rebuildGraphs(conn: QueryExecutorProvider, ord: number): P
     await sql`drop index concurrently if exists ${graphIndex(table)}`.execute(conn);
   await moveFresh(conn, ord, ALL);
   await ensureGraphIndexes(conn, ord);
+}
+
+/**
+ * Runs `work` with its graph builds on the connection's own core, without Postgres' parallel
+ * maintenance workers (two by default): a build while the memex is busy must leave the other core
+ * to the import and the projectors, which searchable waits for and the build does not.
+ */
+export async function onOneCore<T>(conn: QueryExecutorProvider, work: () => Promise<T>): Promise<T> {
+  await sql`set max_parallel_maintenance_workers = 0`.execute(conn);
+  try {
+    return await work();
+  } finally {
+    await sql`reset max_parallel_maintenance_workers`.execute(conn);
+  }
 }
 
 /** A limit that moves every fresh vector. */

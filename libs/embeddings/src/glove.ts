@@ -164,9 +164,17 @@ export interface GloveSifOptions {
   tablePath?: string;
 }
 
+/** Words whose table row `GloveSifProvider` remembers before it starts over (~20 MB at most). */
+const REMEMBERED_WORDS = 200_000;
+
 export class GloveSifProvider implements EmbeddingProvider {
   readonly dims: number;
   private readonly weights: Float32Array;
+  /**
+   * Each word's table row seen so far, times two, plus one for a stop word; -1 for a word the
+   * table lacks. A miss tries eight inflections (`lookupWord`), and mail repeats its words.
+   */
+  private readonly rows = new Map<string, number>();
 
   private constructor(
     private readonly table: GloveTable,
@@ -216,9 +224,9 @@ export class GloveSifProvider implements EmbeddingProvider {
     const content: number[] = [];
     const stop: number[] = [];
     for (const word of gloveTokens(text)) {
-      const row = lookupWord(this.table, word);
-      if (row === undefined) continue;
-      (ENGLISH_STOP_WORDS.has(word) ? stop : content).push(row);
+      const known = this.rowOf(word);
+      if (known < 0) continue;
+      (known & 1 ? stop : content).push(known >> 1);
     }
     const rows = content.length > 0 ? content : stop;
     if (rows.length === 0) return undefined;
@@ -230,6 +238,18 @@ export class GloveSifProvider implements EmbeddingProvider {
       for (let d = 0; d < dims; d++) sum[d]! += w * vectors[off + d]!;
     }
     return sum;
+  }
+
+  /** `rows`' entry of a word, looked up in the table the first time. */
+  private rowOf(word: string): number {
+    let known = this.rows.get(word);
+    if (known === undefined) {
+      const row = lookupWord(this.table, word);
+      known = row === undefined ? -1 : row * 2 + (ENGLISH_STOP_WORDS.has(word) ? 1 : 0);
+      if (this.rows.size >= REMEMBERED_WORDS) this.rows.clear();
+      this.rows.set(word, known);
+    }
+    return known;
   }
 
   /** SIF vector with the common component removed, normalized; all-zero if no word is known. */

@@ -144,7 +144,9 @@ export const ItemsDelete = defineMethod({
   params: Type.Object({ id: Type.String({ minLength: 1 }) }),
   result: Type.Object({
     deleted: Type.Array(Type.String(), { description: 'the item and its children' }),
-    erased_events: Type.Integer({ description: 'events about them erased from the log' }),
+    erased_events: Type.Integer({
+      description: 'events about them erased from the log, and their identity claims released',
+    }),
     seq: Seq,
   }),
 });

@@ -13,7 +13,7 @@ export const IdentityClaimed = defineEvent({
   owner: 'ingest',
   v: 1,
   description:
-    'An identity (source + external_id, or a handler identity) names an item; the first claim of a subject wins.',
+    'An identity (source + external_id, or a handler identity) names an item; the first claim of a subject wins. Logs written before December 2026 only: claims are now kept on the MEMEX_CLAIMS stream.',
   data: Type.Object(
     {
       item_id: Type.String({ pattern: ULID_PATTERN }),

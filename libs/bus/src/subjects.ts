@@ -6,6 +6,9 @@ export const JOBS_STREAM = 'MEMEX_JOBS';
 export const MEDIA_QUEUE_CONSUMER = 'media_photos';
 export const EVENT_SUBJECT_ROOT = 'memex.evt';
 export const JOB_SUBJECT_ROOT = 'memex.job';
+/** Identity claims (ingest's unique index over items' identities): `memex.claim.<sha256 hex>`. */
+export const CLAIMS_STREAM = 'MEMEX_CLAIMS';
+export const CLAIM_SUBJECT_ROOT = 'memex.claim';
 
 const SAFE_TOKEN = /^[A-Za-z0-9_-]{1,64}$/;
 

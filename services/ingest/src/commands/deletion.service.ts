@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import {
+  IdentityClaimed,
   isEventOf,
   ItemDeleted,
   ItemIngested,
@@ -9,10 +10,19 @@ import {
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
-import { aggregateFilter, eraseEvents, EventPublisher, eventSubject, type Bus } from '@memex/bus';
+import {
+  aggregateFilter,
+  eraseEvents,
+  EventPublisher,
+  EVENTS_STREAM,
+  isNotFound,
+  lastEventOf,
+  type Bus,
+} from '@memex/bus';
 import { BlobStore } from '@memex/blobs';
 import type { MemexConfig } from '@memex/config';
 import { BUS, CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
+import { IdentityClaims } from './claims.js';
 import { contentKeyHash, sourceKeyHash } from './identities.js';
 import type { IngestDatabase } from '../projection/schema.js';
 
@@ -24,6 +34,8 @@ import type { IngestDatabase } from '../projection/schema.js';
  */
 @Injectable()
 export class DeletionService {
+  private readonly claims: IdentityClaims;
+
   constructor(
     @Inject(BUS) private readonly bus: Bus,
     @Inject(DATABASE) private readonly db: Kysely<IngestDatabase>,
@@ -31,7 +43,9 @@ export class DeletionService {
     private readonly publisher: EventPublisher,
     private readonly blobs: BlobStore,
     private readonly host: ServiceHost,
-  ) {}
+  ) {
+    this.claims = new IdentityClaims(bus);
+  }
 
   @RpcMethod(ItemsDelete)
   async delete(params: ParamsOf<typeof ItemsDelete>, call: CallContext): Promise<ResultOf<typeof ItemsDelete>> {
@@ -68,13 +82,9 @@ export class DeletionService {
         },
       });
     }
-    for (const hash of claims) {
-      // Only this item's claims: a content claim its update lost to another item stays that item's.
-      const subject = eventSubject('identity.claimed', `identity:${hash}`);
-      erased += await eraseEvents(this.bus, subject, {
-        which: (event) => ids.includes((event.data as { item_id: string }).item_id),
-      });
-    }
+    // Only this item's claims: a content claim its update lost to another item stays that item's.
+    erased += await this.claims.release(claims, ids);
+    for (const hash of claims) erased += await this.eraseClaimOnLog(hash, ids);
     await this.deleteBlobs(items, ids);
 
     // Attachments before their message, so no consumer ever sees a child without its parent's fate.
@@ -87,6 +97,16 @@ export class DeletionService {
       }));
     }
     return { deleted: ids, erased_events: erased, seq };
+  }
+
+  /** Erases the claim a version before this one kept on the log (see `IdentityClaims.copyFromLog`), if one of `ids` holds it. */
+  private async eraseClaimOnLog(hash: string, ids: readonly string[]): Promise<number> {
+    const claim = await lastEventOf(this.bus, IdentityClaimed, `identity:${hash}`);
+    if (!claim || !ids.includes(claim.event.data.item_id)) return 0;
+    await this.bus.jsm.streams.deleteMessage(EVENTS_STREAM, claim.seq, true).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+    return 1;
   }
 
   /** The item and everything that came out of it, parents before children. */

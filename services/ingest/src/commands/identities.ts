@@ -1,23 +1,12 @@
 import { createHash } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import {
-  IdentityClaimed,
-  ItemIngested,
-  MemexError,
-  type Actor,
-  type EventEnvelope,
-  type EventOf,
-} from '@memex/contracts';
+import { ItemIngested, MemexError, type EventEnvelope, type EventOf } from '@memex/contracts';
 import { decodeJson, EVENTS_STREAM, eventSubject, type Bus, type DraftOf, type EventPublisher } from '@memex/bus';
 import type { IngestDatabase } from '../projection/schema.js';
+import { IdentityClaims, type Claim } from './claims.js';
 import type { ItemSource } from './prepare.js';
 
-/** Who an identity belongs to, as the last claim of its subject says. */
-export interface Claim {
-  itemId: string;
-  /** When the claim was made (ms): a claim whose item never came is adopted after a grace period. */
-  claimedAt: number;
-}
+export type { Claim } from './claims.js';
 
 /** What one batch knows so far: items by the hashes of their keys, and their stored state. */
 export interface Known {
@@ -58,17 +47,18 @@ function isConflict(error: unknown): boolean {
 }
 
 /**
- * Identity claims on the log (DESIGN.md §3: uniqueness decided by the owner with a real
- * constraint). Each identity is a subject `identity:<hash>`; its first `identity.claimed` is
- * published with expected-last-subject-sequence 0, so of two concurrent batches (or replicas)
- * exactly one wins and the other reads the winner. The read model answers the common case (an
- * item already stored) without a round trip to the log.
+ * Items' identities (DESIGN.md §3: uniqueness decided by the owner with a real constraint): each
+ * identity's first claim (`IdentityClaims`, published with expected-last-subject-sequence 0)
+ * names its item, so of two concurrent batches (or replicas) exactly one wins and the other reads
+ * the winner. The read model answers the common case (an item already stored) without a round
+ * trip to NATS; an item's state comes from its last `item.ingested` on the log.
  */
 export class IdentityLog {
   constructor(
     private readonly bus: Bus,
     private readonly publisher: EventPublisher,
     private readonly db: Kysely<IngestDatabase>,
+    private readonly claims = new IdentityClaims(bus),
   ) {}
 
   /**
@@ -120,32 +110,23 @@ export class IdentityLog {
 
   /**
    * Claims an identity for an item. Answers the owner: `itemId` itself when the claim won, else
-   * the item that holds it (whose claim may be older than the read model).
+   * the item that holds it.
    */
-  async claim(hash: string, key: 'source' | 'content', itemId: string, actor: Actor): Promise<Claim> {
-    try {
-      const { event } = await this.publisher.publish(IdentityClaimed, {
-        subject: `identity:${hash}`,
-        actor,
-        data: { item_id: itemId, key },
-        expectFirst: true,
-      });
-      return { itemId, claimedAt: Date.parse(event.recorded_at) };
-    } catch (error) {
-      if (!isConflict(error)) throw error;
-    }
-    const owner = await this.lastClaim(hash);
-    // Only a deletion erasing the claim between our two calls leaves nothing: claim again.
-    return owner ?? this.claim(hash, key, itemId, actor);
+  async claim(hash: string, key: 'source' | 'content', itemId: string): Promise<Claim> {
+    const claim = await this.claims.claim(hash, key, itemId);
+    if (claim) return claim;
+    const owner = await this.claims.owner(hash);
+    // Only a deletion releasing the claim between our two calls leaves nothing: claim again.
+    return owner ?? this.claim(hash, key, itemId);
   }
 
   async lastClaim(hash: string): Promise<Claim | null> {
-    const event = await this.last(eventSubject('identity.claimed', `identity:${hash}`));
-    if (!event) return null;
-    return {
-      itemId: (event.event.data as { item_id: string }).item_id,
-      claimedAt: Date.parse(event.event.recorded_at),
-    };
+    return this.claims.owner(hash);
+  }
+
+  /** Before the first claim: those a version before this one kept on the log, copied over (once). */
+  async copyClaimsFromLog(): Promise<void> {
+    await this.claims.ensureCopied();
   }
 
   /** An item's last `item.ingested`, straight from the log (the read model may lag), or null. */

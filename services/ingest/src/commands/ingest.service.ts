@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import {
   Ingest,
@@ -43,7 +43,7 @@ const MAX_REQUESTS = Number(process.env.MEMEX_INGEST_MAX_REQUESTS) || 8;
 
 /** memex.ingest and memex.types: the one way items get in (seed §4.5). */
 @Injectable()
-export class IngestService implements OnApplicationShutdown, HealthProblems {
+export class IngestService implements OnModuleInit, OnApplicationShutdown, HealthProblems {
   private readonly logger = new Logger('memex:ingest');
   private readonly registry = createRegistry();
   private readonly reader = new ParsePool();
@@ -68,6 +68,11 @@ export class IngestService implements OnApplicationShutdown, HealthProblems {
     this.store = new ItemStore(this.identities, publisher, blobs);
     // A worker's files are read by the worker itself (docs/sources.md "Workers").
     this.readers = { reader: this.reader, registry: this.registry, locations, workers: bus.nc };
+  }
+
+  /** Before memex.ingest is served (the host serves it once every module is initialized). */
+  async onModuleInit(): Promise<void> {
+    await this.identities.copyClaimsFromLog();
   }
 
   @RpcMethod(Types)

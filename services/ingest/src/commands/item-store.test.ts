@@ -10,24 +10,47 @@ import { createRegistry } from '../domain/handlers/index.js';
 import { message } from '../domain/handlers/testing/build.js';
 import type { IngestDatabase } from '../projection/schema.js';
 import { b64, startIngest, type IngestHarness } from '../testing/service.js';
+import { IdentityClaims } from './claims.js';
 import { IdentityLog } from './identities.js';
 import { ItemStore, keysOf, type StoreOutcome } from './item-store.js';
 import { inlineReader } from './parse.js';
 import { prepareItem } from './prepare.js';
 import { childId } from './records.js';
 
-/** A publisher that dies (as the process would under SIGKILL) after a number of publishes. */
+/** A process that dies (as under SIGKILL) after a number of writes to NATS: claims and publishes. */
+class Crash {
+  constructor(private left: number) {}
+
+  write(): void {
+    if (this.left-- <= 0) throw new Error('crashed');
+  }
+}
+
 class CrashingPublisher extends EventPublisher {
   constructor(
     bus: Bus,
-    private left: number,
+    private readonly crash: Crash,
   ) {
     super(bus, 'ingest');
   }
 
   override async publish<E extends EventDefinition>(definition: E, draft: DraftOf<E>): Promise<Published<E>> {
-    if (this.left-- <= 0) throw new Error('crashed');
+    this.crash.write();
     return super.publish(definition, draft);
+  }
+}
+
+class CrashingClaims extends IdentityClaims {
+  constructor(
+    bus: Bus,
+    private readonly crash: Crash,
+  ) {
+    super(bus);
+  }
+
+  override async claim(...args: Parameters<IdentityClaims['claim']>): ReturnType<IdentityClaims['claim']> {
+    this.crash.write();
+    return super.claim(...args);
   }
 }
 
@@ -65,17 +88,21 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
   });
   after(async () => h.stop());
 
+  /** Stores an item as the ingest service does; with `crashAfter`, dying after that many writes to NATS. */
   async function store(
     item: ParamsOf<typeof Ingest>['items'][number],
-    withPublisher: EventPublisher,
     graceMs: number,
+    crashAfter?: number,
   ): Promise<StoreOutcome> {
+    const crash = new Crash(crashAfter ?? Infinity);
+    const withPublisher = crashAfter === undefined ? publisher : new CrashingPublisher(h.bus, crash);
     const registry = createRegistry();
     const readers = { reader: inlineReader(registry), registry, locations: memexLocations(), workers: null };
     const prepared = await prepareItem(readers, item, 0, OWNER_SCOPE);
     const keys = keysOf(prepared);
     const known = await identities.known([{ ...prepared, identity: prepared.parsed.identity }]);
-    const log = new IdentityLog(h.bus, withPublisher, h.app.get<Kysely<IngestDatabase>>(DATABASE));
+    const db = h.app.get<Kysely<IngestDatabase>>(DATABASE);
+    const log = new IdentityLog(h.bus, withPublisher, db, new CrashingClaims(h.bus, crash));
     return new ItemStore(log, withPublisher, blobs, graceMs).store(prepared, keys, known, {
       kind: 'import',
       id: 'owner',
@@ -90,9 +117,9 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
     return ids;
   }
 
-  // Publishes of a new item: identity claim, source claim, two attachments, the message.
+  // Writes of a new item: identity claim, source claim, then publishes of two attachments and the message.
   for (let crashAfter = 0; crashAfter <= 4; crashAfter++) {
-    test(`crash after ${crashAfter} of 5 publishes, then the item is sent again`, async () => {
+    test(`crash after ${crashAfter} of 5 writes, then the item is sent again`, async () => {
       const item = {
         type: 'message/rfc822',
         data: b64(messageWithAttachments(crashAfter)),
@@ -100,10 +127,10 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
         external_id: `m${crashAfter}`,
       };
       const before = await ingestedIds();
-      await assert.rejects(store(item, new CrashingPublisher(h.bus, crashAfter), 0), /crashed/);
+      await assert.rejects(store(item, 0, crashAfter), /crashed/);
 
       // The retry completes the interrupted item under the id it claimed (none was claimed at 0).
-      const retried = await store(item, publisher, 0);
+      const retried = await store(item, 0);
       assert.equal(retried.status, 'created');
       const id = retried.id;
       const children = [childId(id, 0), childId(id, 1)];
@@ -113,7 +140,7 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
       assert.equal(added.at(-1), id);
 
       // And a third send is a plain duplicate.
-      assert.deepEqual(await store(item, publisher, 0), { status: 'duplicate', id });
+      assert.deepEqual(await store(item, 0), { status: 'duplicate', id });
       const read = await h.call(ItemsGet, { id, min_seq: retried.seq });
       assert.deepEqual(
         (read.meta['attachments'] as Array<{ id: string; filename: string }>).map((a) => [a.id, a.filename]),
@@ -135,10 +162,10 @@ describe('ItemStore: a crash between claiming and publishing loses nothing and d
       source: { kind: 'mbox', id: 'grace' },
       external_id: 'g',
     };
-    await assert.rejects(store(item, new CrashingPublisher(h.bus, 1), 60_000), /crashed/);
+    await assert.rejects(store(item, 60_000, 1), /crashed/);
     // Within the grace period the claimant might still be writing: the retry waits, then adopts.
     const started = Date.now();
-    const retried = await store(item, publisher, 1500);
+    const retried = await store(item, 1500);
     assert.ok(Date.now() - started >= 1000, 'waited for the claimant');
     assert.equal(retried.status, 'created');
   });

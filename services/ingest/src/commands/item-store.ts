@@ -120,7 +120,7 @@ export class ItemStore {
       if (owner) return this.resolve(item, keys, owner, 'content', known, actor, 0);
     }
     const plan = planned ?? (await this.written(this.plan(item, newId(), 1, actor)));
-    const claim = await this.identities.claim(keys.content, 'content', plan.id, actor);
+    const claim = await this.identities.claim(keys.content, 'content', plan.id);
     if (claim.itemId !== plan.id) return this.resolve(item, keys, claim, 'content', known, actor, 1);
     return this.complete(item, keys, plan, known, actor, 1);
   }
@@ -267,7 +267,7 @@ export class ItemStore {
     hops: number,
   ): Promise<StoreOutcome> {
     const plan = await this.written(this.plan(item, id, 1, actor));
-    const claim = await this.identities.claim(keys.content, 'content', id, actor);
+    const claim = await this.identities.claim(keys.content, 'content', id);
     if (claim.itemId !== id) return this.resolve(item, keys, claim, 'content', known, actor, hops + 1);
     return this.complete(item, keys, plan, known, actor, hops);
   }
@@ -282,11 +282,11 @@ export class ItemStore {
   ): Promise<StoreOutcome> {
     if (keys.source) {
       // Another item took this source + external_id meanwhile: this one is that item's duplicate or update.
-      const claim = await this.identities.claim(keys.source, 'source', plan.id, actor);
+      const claim = await this.identities.claim(keys.source, 'source', plan.id);
       if (claim.itemId !== plan.id) return this.resolve(item, keys, claim, 'source', known, actor, hops + 1);
     }
     // Its other identities name it too, unless another item has one already (the first claim wins).
-    for (const alias of keys.aliases) await this.identities.claim(alias, 'content', plan.id, actor);
+    for (const alias of keys.aliases) await this.identities.claim(alias, 'content', plan.id);
     const parent = plan.drafts[plan.drafts.length - 1]!;
     // Attachments first, the item last: once the item is in the log, all of it is.
     await Promise.all(plan.drafts.slice(0, -1).map((draft) => this.publishFirst(draft)));
@@ -316,7 +316,7 @@ export class ItemStore {
       const seq = await this.identities.publishRevision(plan.drafts[0]!, last.seq);
       if (seq === null) continue;
       // The new content names this item unless another item already has it.
-      await this.identities.claim(keys.content, 'content', id, actor);
+      await this.identities.claim(keys.content, 'content', id);
       return { status: 'updated', id, seq };
     }
     throw new MemexError('unavailable', `item ${id} is being updated concurrently; send the item again`);

@@ -68,6 +68,32 @@ test('a batch the server says more events follow is applied even when they do no
   }
 });
 
+test('applied batches are acknowledged together, and the last once no more come', async () => {
+  const published: number[] = [];
+  for (let i = 0; i < 300; i++) published.push((await publishNote(newId())).seq);
+  let applied = 0;
+  let acks = 0;
+  const stop = await consumeFrom(published[0]!, 'acks_together', 20_000, async (batch) => {
+    applied += batch.length;
+    const last = batch[batch.length - 1]!;
+    const ack = last.ack.bind(last);
+    last.ack = () => (acks++, ack());
+  });
+  try {
+    // Ten at a time: thirty batches.
+    await waitUntil(async () => applied === 300, 'every event applied', { timeoutMs: 10_000 });
+    await waitUntil(
+      async () =>
+        (await bus.jsm.consumers.info(EVENTS_STREAM, 'acks_together')).ack_floor.stream_seq === published.at(-1),
+      'the last event acknowledged',
+      { timeoutMs: 5_000 },
+    );
+    assert.ok(acks >= 1 && acks < 10, `${acks} acknowledgements for 30 batches`);
+  } finally {
+    await stop();
+  }
+});
+
 test("erasing one item's events while a durable consumer reads never makes it skip another's", async () => {
   const erased = newId();
   const from = (await bus.lastSeq()) + 1;

@@ -89,7 +89,7 @@ export async function* readLog(bus: Bus, options: ReadLogOptions = {}): AsyncGen
 }
 
 /**
- * A message of the log as a LoggedEvent whose payload is decoded when `event` is first read:
+ * A message of the log as a LoggedEvent whose payload (and headers) are decoded when first read:
  * a consumer whose one filter (NATS 2.9) takes in types it has no handler for skips those by
  * `type`, undecoded (ingest's replay: two identity claims beside each message).
  */
@@ -101,7 +101,10 @@ export function loggedMessage(msg: JsMsg): LoggedEvent {
       return (event ??= decodeEvent(msg.data));
     },
     type: typeOfSubject(msg.subject),
-    headers: msg.headers,
+    // Decoded when read (a batch's trace is its last event's), not for every event.
+    get headers() {
+      return msg.headers;
+    },
     pending: msg.info.pending,
   };
 }

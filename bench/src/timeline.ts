@@ -118,21 +118,23 @@ export async function quiet(services: Record<string, number>, timeoutMs = 60_000
 /**
  * Where an import's time goes, sampled every `everyMs`: each service's CPU (and Postgres', NATS',
  * the CLI's — every process this bench started), each projector's lag and the pipelines' backlog.
- * Prints one line per sample as it goes; `stop` prints each one's CPU seconds in all and the
- * second each projector's lag was last above zero (the tail: who catches up last).
+ * Prints one line per sample as it goes; `mark` each one's CPU seconds so far; `stop` each one's
+ * CPU seconds in all and the second each projector's lag was last above zero (the tail: who
+ * catches up last).
  */
 export function sampleTimeline(client: Caller, url: string, services: Record<string, number>, everyMs = 10_000) {
   const started = performance.now();
   const total = new Map<string, number>();
   const lastLagged = new Map<string, number>();
   let seen: Map<number, { name: string; cpu: number }> | undefined;
+  let first: Map<number, { name: string; cpu: number }> | undefined;
   let previous = 0;
   const sample = async () => {
     const at = (performance.now() - started) / 1000;
     const now = processCpu(services);
     // The first look only sets where each process starts from (their start-up is not the import's).
     if (seen === undefined) {
-      seen = now;
+      seen = first = now;
       previous = at;
       return;
     }
@@ -167,13 +169,25 @@ export function sampleTimeline(client: Caller, url: string, services: Record<str
   };
   let running = sample();
   const timer = setInterval(() => (running = running.then(sample)), everyMs);
+  const byName = (cpu: Map<string, number>) =>
+    [...cpu].sort((a, b) => b[1] - a[1]).map(([name, s]) => `${name} ${s.toFixed(0)}`);
   return {
+    /**
+     * Prints each process's CPU seconds from the first sample to now: the work a point (searchable)
+     * took, which on a busy machine tells two runs apart better than their seconds do.
+     */
+    async mark(what: string): Promise<void> {
+      await running;
+      if (!first) return;
+      const cpu = cpuBetween(first, processCpu(services));
+      const sum = [...cpu.values()].reduce((a, b) => a + b, 0);
+      console.log(`CPU seconds to ${what}: ${sum.toFixed(0)} in all (${byName(cpu).join(', ')})`);
+    },
     async stop(): Promise<void> {
       clearInterval(timer);
       await running;
       await sample();
-      const cpuTotals = [...total].sort((a, b) => b[1] - a[1]).map(([name, s]) => `${name} ${s.toFixed(0)}`);
-      console.log(`CPU seconds by process: ${cpuTotals.join(', ')}`);
+      console.log(`CPU seconds by process: ${byName(total).join(', ')}`);
       const tails = [...lastLagged].sort((a, b) => b[1] - a[1]).map(([name, at]) => `${name} ${at.toFixed(0)} s`);
       console.log(`last seen behind: ${tails.join(', ') || 'none'}`);
     },

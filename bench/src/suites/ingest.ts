@@ -135,6 +135,7 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
     const viewed = (performance.now() - started) / 1000;
     await settled(client, stack.url, subjects[0] ?? 'meeting', 4 * 60 * 60_000);
     const searchable = (performance.now() - started) / 1000;
+    await timeline.mark('searchable');
     // Searchable includes vectors not in the HNSW graphs yet (found by exact scan): the graphs' rest.
     await graphsComplete(stack.env.config.databaseUrl, 4 * 60 * 60_000);
     const graphed = (performance.now() - started) / 1000;

@@ -304,4 +304,11 @@ export const graphMigrations: Migration[] = [
         from entities e where e.id = m.entity and m.tier <> ${tierSql(sql`e.weight`)}`.execute(db);
     },
   },
+  {
+    name: '015_shorter_mention_prefixes',
+    async up(db) {
+      // Prefixes up to 5 characters, not 8 (see PREFIX_CHARS): longer ones are read from the terms.
+      await sql`delete from mention_prefixes where length(prefix) > 5`.execute(db);
+    },
+  },
 ];

@@ -61,19 +61,10 @@ export const JOBS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
  * source; this is the unique index over them, where concurrent batches and replicas race for it.
  */
 export const CLAIMS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
+  // Kept as the log is (forever, on file); a deletion releases its items' claims.
+  ...EVENTS_STREAM_CONFIG,
   name: CLAIMS_STREAM,
   subjects: [`${CLAIM_SUBJECT_ROOT}.>`],
-  storage: StorageType.File,
-  retention: RetentionPolicy.Limits,
-  discard: DiscardPolicy.New,
-  max_age: 0,
-  max_msgs: -1,
-  max_bytes: -1,
-  duplicate_window: nanos(2 * 60 * 1000),
-  num_replicas: 1,
-  // A deletion releases its items' claims.
-  deny_delete: false,
-  allow_direct: true,
 };
 
 /** One process's connection to NATS and JetStream. */

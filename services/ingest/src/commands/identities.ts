@@ -124,9 +124,14 @@ export class IdentityLog {
     return this.claims.owner(hash);
   }
 
-  /** Before the first claim: those a version before this one kept on the log, copied over (once). */
-  async copyClaimsFromLog(): Promise<void> {
-    await this.claims.ensureCopied();
+  /** Starts copying the claims a version before this one kept on the log (see `IdentityClaims.startCopy`). */
+  async startClaimsCopy(): Promise<void> {
+    await this.claims.startCopy();
+  }
+
+  /** What is wrong with the claims, for the service's health. */
+  problem(): string | undefined {
+    return this.claims.problem();
   }
 
   /** An item's last `item.ingested`, straight from the log (the read model may lag), or null. */

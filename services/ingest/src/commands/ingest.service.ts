@@ -72,7 +72,7 @@ export class IngestService implements OnModuleInit, OnApplicationShutdown, Healt
 
   /** Before memex.ingest is served (the host serves it once every module is initialized). */
   async onModuleInit(): Promise<void> {
-    await this.identities.copyClaimsFromLog();
+    await this.identities.startClaimsCopy();
   }
 
   @RpcMethod(Types)
@@ -163,8 +163,7 @@ export class IngestService implements OnModuleInit, OnApplicationShutdown, Healt
 
   /** A full blob disk: /healthz is degraded until a write succeeds again. */
   async healthProblems(): Promise<string[]> {
-    const problem = this.blobs.spaceProblem();
-    return problem ? [problem] : [];
+    return [this.blobs.spaceProblem(), this.identities.problem()].filter((problem) => problem !== undefined);
   }
 
   private result(outcome: StoreOutcome, item: PreparedItem): Result {

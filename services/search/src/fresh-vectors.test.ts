@@ -5,6 +5,7 @@ import { EmbeddingComputed, encodeVector, Search, Similar, TriggerRemoved } from
 import { newId } from '@memex/bus';
 import { serviceHealth, startService } from '@memex/runtime';
 import { createDatabase } from '@memex/db';
+import { waitUntil } from '@memex/testing';
 import { FreshVectorMover } from './projection/fresh-vector-mover.js';
 import { LEVEL_SIZE, listSegments, mergeSegments, sealFresh, segmentsToMerge } from './projection/segments.js';
 import {
@@ -486,6 +487,31 @@ describe('fresh vectors', () => {
       await storedOnce(id);
       const { hits } = await h.call(Search, { q: 'lighthouse keeper in the fog', mode: 'meaning' });
       assert.equal(hits[0]?.id, id);
+      // Moved away by a connection that works on (as the mover's does, building a graph): its
+      // counts reach Postgres' running count only once it is idle. Counted, none left is none.
+      const working = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 1 });
+      try {
+        const deleting = sql
+          .raw(`begin; delete from vec_0_parts_fresh where item_id like 'filler-%'; commit; select pg_sleep(3)`)
+          .execute(working);
+        try {
+          await waitUntil(
+            async () =>
+              (await sql`select 1 from vec_0_parts_fresh where item_id like 'filler-%' limit 1`.execute(db)).rows
+                .length === 0,
+            'the filler rows deleted',
+          );
+          const { rows } = await sql<{
+            n: number;
+          }>`select pg_stat_get_live_tuples('vec_0_parts_fresh'::regclass)::int as n`.execute(db);
+          assert.ok(rows[0]!.n >= freshCap(dims), 'the running count still has them');
+          assert.ok((await freshCount(db as never, 0, 10)) < 10, 'none left is none, not the running count');
+        } finally {
+          await deleting;
+        }
+      } finally {
+        await working.destroy();
+      }
     } finally {
       await sql`delete from vec_0_parts_fresh where item_id like 'filler-%'`.execute(db);
       await sql`analyze vec_0_parts_fresh`.execute(db);

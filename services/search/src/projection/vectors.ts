@@ -87,19 +87,22 @@ export async function freshFull(db: QueryExecutorProvider, space: Pick<SpaceRow,
   return (await liveRows(db, freshTables(space.ord))) >= freshCap(space.dims);
 }
 
-/** Fewer fresh vectors than this (by Postgres' running count) are counted row by row: a few milliseconds. */
-const COUNTED_BELOW = 20_000;
+/** Fresh vectors counted row by row at most, per table: a few milliseconds. */
+const COUNTED_UP_TO = 20_000;
 
 /**
- * A space's fresh vectors (passages and items): while few, counted up to `upTo` of each; else
- * Postgres' running count of live rows, which trails the commits by a second or so. The mover
- * asks every second: counting an import's 250,000 fresh rows twice a second was 37 s of Postgres'
- * CPU in a 50,000-message import.
+ * A space's fresh vectors (passages and items): counted row by row while fewer than
+ * `COUNTED_UP_TO` (and `upTo`) in each table; past that, Postgres' running count of live rows,
+ * which trails the commits by a second or so (a backend's counts go out when it is idle). The
+ * mover asks every second: counting an import's 250,000 fresh rows twice a second was 37 s of
+ * Postgres' CPU in a 50,000-message import. Counted first, so a running count still high from
+ * rows just moved never passes for a backlog: the mover would seal or rebuild over nothing.
  */
 export async function freshCount(db: QueryExecutorProvider, ord: number, upTo: number): Promise<number> {
   const fresh = freshTables(ord);
-  const running = await liveRows(db, fresh);
-  return running < COUNTED_BELOW ? countUpTo(db, fresh, upTo) : running;
+  const limit = Math.min(upTo, COUNTED_UP_TO);
+  const counted = await countUpTo(db, fresh, limit);
+  return counted < limit ? counted : Math.max(counted, await liveRows(db, fresh));
 }
 
 /** Live rows of a pair of tables, by Postgres' running count (statistics, not a scan). */

@@ -92,10 +92,12 @@ export async function bulkLoadSearch(
     const generated = (performance.now() - started) / 1000;
 
     const loading = performance.now();
-    // The live service's mover builds a graph index it finds missing: it is kept out (the lock on
-    // the space's graphs it takes for each look) while the load has them dropped.
-    const graphs = db as unknown as Parameters<typeof withSpaceLock>[0];
-    while (!(await withSpaceLock(graphs, 0, 'graphs', () => copyIn(client, db, databaseUrl, files, vocabulary, items))))
+    // The live service's mover builds an ANN index it finds missing: it is kept out (the lock on
+    // the space's indexes it takes for each look) while the load has them dropped.
+    const indexes = db as unknown as Parameters<typeof withSpaceLock>[0];
+    while (
+      !(await withSpaceLock(indexes, 0, 'indexes', () => copyIn(client, db, databaseUrl, files, vocabulary, items)))
+    )
       await new Promise((resolve) => setTimeout(resolve, 200));
     return { items, passages, generated, loaded: (performance.now() - loading) / 1000 };
   } finally {
@@ -149,8 +151,7 @@ async function copyIn(
       update search.state set text_items = text_items + ${items};
       update search.spaces set embedded_items = embedded_items + ${items} where ord = 0;
       drop table search.stage_items, search.stage_parts`);
-  // pgvector builds the HNSW graph in memory while it fits (10^6 passages at m=32: ~1.5 GB) and
-  // far slower once it spills.
+  // Memory for the builds: GIN sorts its entries there, pgvector keeps its k-means sample.
   await client.query(`set maintenance_work_mem = '4GB'`);
   for (const index of indexes) await client.query(index.indexdef);
   await client.query('analyze');

@@ -38,40 +38,41 @@ export async function settled(client: Caller, url: string, probe: string, timeou
 }
 
 /**
- * Resolves when search has moved every fresh vector into its HNSW graphs (the tables
- * `search.vec_<n>_*_fresh` empty, and every graph table's index built): after searchable, the
+ * Resolves when search has moved every fresh vector into its indexed tables (the tables
+ * `search.vec_<n>_*_fresh` empty, and every main table's ANN index built): after searchable, the
  * rest of what indexing costs.
  */
-export async function graphsComplete(databaseUrl: string, timeoutMs: number): Promise<void> {
+export async function vectorsIndexed(databaseUrl: string, timeoutMs: number): Promise<void> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     await waitUntil(
       async () => {
         // One snapshot for every look (the catalog read through pg_class, not to_regclass, which
-        // reads the latest): looked at table by table, a rebuild of the graphs that began between
+        // reads the latest): looked at table by table, a rebuild of the indexes that began between
         // two looks (indexes dropped after the first, fresh rows moved before the last) passed.
         await client.query('begin isolation level repeatable read');
         try {
-          const { rows: tables } = await client.query<{ name: string; graph: boolean; valid: boolean }>(
-            `select t.relname as name, t.relname not like '%\\_fresh' as graph, coalesce(i.indisvalid, false) as valid
+          const { rows: tables } = await client.query<{ name: string; indexed: boolean; valid: boolean }>(
+            `select t.relname as name, t.relname not like '%\\_fresh' as indexed, coalesce(i.indisvalid, false) as valid
              from pg_class t join pg_namespace n on n.oid = t.relnamespace and n.nspname = 'search'
-               left join pg_class x on x.relname = t.relname || '_hnsw' and x.relnamespace = n.oid
+               left join pg_class x on x.relname = t.relname || '_ann' and x.relnamespace = n.oid
                left join pg_index i on i.indexrelid = x.oid
              where t.relkind = 'r' and t.relname ~ '^vec_\\d+_(parts|items)(_fresh)?$'`,
           );
           // Called after searchable, on mail: no vector table at all is a bench fault, not a wait.
           if (tables.length === 0) throw new Error('no vector table in the search schema: nothing was embedded');
-          for (const { name, graph, valid } of tables) {
-            if (graph && !valid) return false;
-            if (!graph && (await client.query(`select 1 from search."${name}" limit 1`)).rows.length > 0) return false;
+          for (const { name, indexed, valid } of tables) {
+            if (indexed && !valid) return false;
+            if (!indexed && (await client.query(`select 1 from search."${name}" limit 1`)).rows.length > 0)
+              return false;
           }
           return true;
         } finally {
           await client.query('commit');
         }
       },
-      'every fresh vector to be in the HNSW graphs',
+      'every fresh vector to be in an ANN index',
       { timeoutMs, everyMs: 1000 },
     );
   } finally {

@@ -6,7 +6,7 @@ import { newId } from '@memex/bus';
 import { Search, type ItemKind, type SearchMode } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
 import { benchEmbed, builtinGloveTablePath, defaultProvider, parseGloveTable } from '@memex/embeddings';
-import { SearchHarness, type TestItem } from '@memex/search/testing';
+import { PROBES, SearchHarness, type TestItem } from '@memex/search/testing';
 import { seededRandom } from '@memex/testing';
 import { Notmuch, timed } from '../notmuch.js';
 import { percentile, type BenchResult } from '../result.js';
@@ -351,7 +351,7 @@ async function measure(
 }
 
 /**
- * HNSW top 10 (as search runs it) against the exact top 10 by a full scan, over the passage
+ * IVFFlat top 10 (as search runs it) against the exact top 10 by a full scan, over the passage
  * vectors: the share of the exact ten's ids found, and the share of found passages at most as
  * far as the exact tenth (ann-benchmarks' recall, with no epsilon): passages at the same distance
  * as the tenth (halfvec distances tie) are as near, whichever of them either scan returns.
@@ -368,8 +368,8 @@ async function annRecall(
       if (exact) {
         await sql`set local enable_indexscan = off`.execute(trx);
       } else {
-        await sql`set local hnsw.ef_search = 400`.execute(trx);
-        await sql`set local hnsw.iterative_scan = relaxed_order`.execute(trx);
+        await sql`set local ivfflat.probes = ${sql.lit(PROBES)}`.execute(trx);
+        await sql`set local ivfflat.iterative_scan = relaxed_order`.execute(trx);
       }
       const { rows } = await sql<{ k: string; d: number }>`select item_id || ':' || ordinal as k,
           embedding <=> ${literal}::halfvec as d from vec_0_parts
@@ -388,18 +388,18 @@ async function annRecall(
     byDistance.push(ann.filter((row) => row.d <= tenth).length / exact.length);
     tied += ann.filter((row) => row.d <= tenth && !ids.has(row.k)).length;
   }
-  const notes = 'halfvec, m=32, ef_construction=128, ef_search=400 (as memex.search), 100 queries';
+  const notes = `halfvec, IVFFlat with √rows lists, ${PROBES} probes (as memex.search), 100 queries`;
   return [
     {
       suite: 'search',
-      name: `ANN recall@10 at ${label} passages (HNSW vs exact)`,
+      name: `ANN recall@10 at ${label} passages (IVFFlat vs exact)`,
       value: r3(mean(byId)),
       unit: 'recall',
       notes: `${notes}; the exact ten's ids found`,
     },
     {
       suite: 'search',
-      name: `ANN recall@10 at ${label} passages, by distance (HNSW vs exact)`,
+      name: `ANN recall@10 at ${label} passages, by distance (IVFFlat vs exact)`,
       value: r3(mean(byDistance)),
       unit: 'recall',
       notes: `${notes}; found passages no farther than the exact tenth (${tied} of them tied with one of the ten, not among its ids)`,

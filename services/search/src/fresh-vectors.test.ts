@@ -11,12 +11,16 @@ import { LEVEL_SIZE, listSegments, mergeSegments, sealFresh, segmentsToMerge } f
 import {
   allSpaces,
   cheaperToRebuild,
+  createVectorIndexes,
+  createVectorTable,
+  ensureAnnIndexes,
   freshCap,
   freshCount,
   moveFresh,
   onOneCore,
+  outgrown,
   REBUILD_BELOW,
-  rebuildGraphs,
+  rebuildIndexes,
   withSpaceLock,
 } from './projection/vectors.js';
 import { schemaDigest } from './schema-digest.js';
@@ -36,14 +40,14 @@ describe('fresh vectors', () => {
   let h: SearchHarness;
   let mover: FreshVectorMover;
   let db: ReturnType<typeof createDatabase<unknown>>;
-  /** Rows of an item in the built-in space's graph tables and fresh tables. */
+  /** Rows of an item in the built-in space's indexed tables and fresh tables. */
   const where = async (id: string) => {
-    const { rows } = await sql<{ graph: number; fresh: number }>`select
-        (select count(*) from vec_0_parts where item_id = ${id}) + (select count(*) from vec_0_items where item_id = ${id}) as graph,
+    const { rows } = await sql<{ indexed: number; fresh: number }>`select
+        (select count(*) from vec_0_parts where item_id = ${id}) + (select count(*) from vec_0_items where item_id = ${id}) as indexed,
         (select count(*) from vec_0_parts_fresh where item_id = ${id}) + (select count(*) from vec_0_items_fresh where item_id = ${id}) as fresh`.execute(
       db,
     );
-    return { graph: Number(rows[0]!.graph), fresh: Number(rows[0]!.fresh) };
+    return { indexed: Number(rows[0]!.indexed), fresh: Number(rows[0]!.fresh) };
   };
   const freshLeft = async () => {
     const { rows } = await sql<{ n: string }>`select
@@ -57,17 +61,17 @@ describe('fresh vectors', () => {
     }
   };
 
-  /** The graph indexes' identities (a rebuild makes new ones), null for one missing or not valid. */
+  /** The ANN indexes' identities (a rebuild makes new ones), null for one missing or not valid. */
   const indexes = async () => {
     const { rows } = await sql<{ parts: number | null; items: number | null }>`select
-        (select indexrelid::int from pg_index where indexrelid = to_regclass('vec_0_parts_hnsw') and indisvalid) as parts,
-        (select indexrelid::int from pg_index where indexrelid = to_regclass('vec_0_items_hnsw') and indisvalid) as items`.execute(
+        (select indexrelid::int from pg_index where indexrelid = to_regclass('vec_0_parts_ann') and indisvalid) as parts,
+        (select indexrelid::int from pg_index where indexrelid = to_regclass('vec_0_items_ann') and indisvalid) as items`.execute(
       db,
     );
     return rows[0]!;
   };
 
-  /** Waits until both graph indexes are valid (a rebuild builds them after it emptied the fresh tables). */
+  /** Waits until both ANN indexes are valid (a rebuild builds them after it emptied the fresh tables). */
   const built = async (what: string) => {
     for (const deadline = Date.now() + 30_000; ; await new Promise((resolve) => setTimeout(resolve, 200))) {
       const now = await indexes();
@@ -119,23 +123,23 @@ describe('fresh vectors', () => {
     h = await SearchHarness.start();
     mover = h.searchApp.get(FreshVectorMover);
     db = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 1 });
-    // The first vectors make the space, and go straight into its graph tables.
+    // The first vectors make the space, and go straight into its indexed tables.
     const first = await h.ingest({ title: STORIES[0]![0], text: STORIES[0]![1] });
     await h.settle();
-    assert.deepEqual(await where(first), { graph: 2, fresh: 0 });
+    assert.deepEqual(await where(first), { indexed: 2, fresh: 0 });
   });
   after(async () => {
     await db.destroy();
     await h.stop();
   });
 
-  test('a live vector is found by meaning and by similar while it waits, and the same once it is in the graph', async () => {
+  test('a live vector is found by meaning and by similar while it waits, and the same once it is indexed', async () => {
     await mover.onApplicationShutdown();
     const ids = [];
     for (const [title, text] of STORIES.slice(1)) ids.push(await h.ingest({ title, text }));
     await h.settle();
     const [sandbags] = ids;
-    assert.deepEqual(await where(sandbags!), { graph: 0, fresh: 2 }, 'a passage vector and an item vector wait');
+    assert.deepEqual(await where(sandbags!), { indexed: 0, fresh: 2 }, 'a passage vector and an item vector wait');
 
     const answers = async () => ({
       meaning: (await h.call(Search, { q: 'sandbags along the river', mode: 'meaning' })).hits.map((hit) => hit.id),
@@ -148,26 +152,26 @@ describe('fresh vectors', () => {
     const before = await indexes();
     mover.onApplicationBootstrap();
     await drained();
-    assert.deepEqual(await where(sandbags!), { graph: 2, fresh: 0 });
-    // Ten fresh vectors beside a graph of two: building the graphs again is cheaper than inserting.
-    const rebuilt = await built('the graph indexes are back and valid');
-    assert.notEqual(rebuilt.parts, before.parts, 'the passages graph was built again');
+    assert.deepEqual(await where(sandbags!), { indexed: 2, fresh: 0 });
+    // Ten fresh vectors beside an index over two: the indexes are built again over all of them.
+    const rebuilt = await built('the ANN indexes are back and valid');
+    assert.notEqual(rebuilt.parts, before.parts, 'the passages index was built again');
     assert.deepEqual(await answers(), waiting);
   });
 
-  test('a few fresh vectors beside a larger graph are inserted into it, the graph kept', async () => {
+  test('a few fresh vectors beside larger main tables are inserted into them, the index kept', async () => {
     await mover.onApplicationShutdown();
     const id = await h.ingest({ title: 'Meteor', text: 'A meteor crossed the night sky over the orchard.' });
     await h.settle();
-    assert.deepEqual(await where(id), { graph: 0, fresh: 2 });
+    assert.deepEqual(await where(id), { indexed: 0, fresh: 2 });
     const before = await indexes();
     mover.onApplicationBootstrap();
     await drained();
-    assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
-    assert.deepEqual(await indexes(), before, 'two fresh vectors beside a graph of fourteen: no rebuild');
+    assert.deepEqual(await where(id), { indexed: 2, fresh: 0 });
+    assert.deepEqual(await indexes(), before, 'two fresh vectors beside an index over fourteen: no rebuild');
   });
 
-  test('fresh vectors wait while the memex logs events (an import’s tail), and go into the graph once it is quiet', async () => {
+  test('fresh vectors wait while the memex logs events (an import’s tail), and are indexed once it is quiet', async () => {
     await mover.onApplicationShutdown();
     const id = await h.ingest({ title: 'Eclipse', text: 'The moon hid the sun and the birds fell silent at noon.' });
     await h.settle();
@@ -181,19 +185,19 @@ describe('fresh vectors', () => {
         data: { id: trigger },
       });
       await new Promise((resolve) => setTimeout(resolve, 200));
-      assert.deepEqual(await where(id), { graph: 0, fresh: 2 }, 'no vector came, but the log grows: not idle');
+      assert.deepEqual(await where(id), { indexed: 0, fresh: 2 }, 'no vector came, but the log grows: not idle');
     }
     await drained();
-    assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
+    assert.deepEqual(await where(id), { indexed: 2, fresh: 0 });
   });
 
-  test('a graph index a crash left missing or unfinished is built again, and search reads the graph meanwhile', async () => {
+  test('an ANN index a crash left missing or unfinished is built again, and search reads the table meanwhile', async () => {
     await mover.onApplicationShutdown();
     // As a crash between a rebuild's drop and its build leaves it, and as a cancelled concurrent build does.
-    await sql`drop index vec_0_parts_hnsw`.execute(db);
-    await sql`update pg_index set indisvalid = false where indexrelid = to_regclass('vec_0_items_hnsw')`.execute(db);
+    await sql`drop index vec_0_parts_ann`.execute(db);
+    await sql`update pg_index set indisvalid = false where indexrelid = to_regclass('vec_0_items_ann')`.execute(db);
     const meaning = await h.call(Search, { q: 'sandbags along the river', mode: 'meaning' });
-    assert.equal(meaning.hits[0]?.title, 'Sandbags', 'without its index the graph table is read by exact scan');
+    assert.equal(meaning.hits[0]?.title, 'Sandbags', 'without its index the main table is read by exact scan');
     mover.onApplicationBootstrap();
     await built('the mover builds both indexes again');
     assert.deepEqual(await h.call(Search, { q: 'sandbags along the river', mode: 'meaning' }), meaning);
@@ -202,7 +206,7 @@ describe('fresh vectors', () => {
   /** Seals the built-in space's fresh vectors into a segment, as the mover does during an import. */
   const seal = async () => {
     const space = (await allSpaces(db as never))[0]!;
-    await withSpaceLock(db as never, 0, 'graphs', async (conn) => void (await sealFresh(conn, space)));
+    await withSpaceLock(db as never, 0, 'indexes', async (conn) => void (await sealFresh(conn, space)));
   };
   /** Merges all of the built-in space's segments into one, as the mover does once it is idle. */
   const mergeAll = async () => {
@@ -215,7 +219,10 @@ describe('fresh vectors', () => {
 
   for (const [how, move] of [
     ['inserted a few at a time', () => moveFresh(db, 0, 3)],
-    ['moved by rebuilding the graphs', () => withSpaceLock(db as never, 0, 'graphs', (conn) => rebuildGraphs(conn, 0))],
+    [
+      'moved by rebuilding the indexes',
+      () => withSpaceLock(db as never, 0, 'indexes', (conn) => rebuildIndexes(conn, 0)),
+    ],
     ['sealed into segments and merged', async () => (await seal(), await mergeAll())],
   ] as const)
     test(`an item deleted while its vectors are being ${how} leaves no vector behind`, async () => {
@@ -241,8 +248,8 @@ describe('fresh vectors', () => {
         deleting = false;
         await moving;
       }
-      for (const id of deleted) assert.deepEqual(await where(id), { graph: 0, fresh: 0 }, `deleted ${id}`);
-      for (const id of ids.filter((_, i) => i % 2 === 1)) assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
+      for (const id of deleted) assert.deepEqual(await where(id), { indexed: 0, fresh: 0 }, `deleted ${id}`);
+      for (const id of ids.filter((_, i) => i % 2 === 1)) assert.deepEqual(await where(id), { indexed: 2, fresh: 0 });
       const built = await indexes();
       assert.ok(built.parts !== null && built.items !== null);
       mover.onApplicationBootstrap();
@@ -252,10 +259,10 @@ describe('fresh vectors', () => {
     await mover.onApplicationShutdown();
     const id = await h.ingest({ title: 'Fjord', text: 'Glaciers calved huge icebergs into the frozen fjord.' });
     await h.settle();
-    assert.deepEqual(await where(id), { graph: 0, fresh: 2 });
+    assert.deepEqual(await where(id), { indexed: 0, fresh: 2 });
     // The item's vectors embedded again, as a pipelines worker killed before its ack does.
     const again = await embeddedAgain(id);
-    // A move in flight: the fresh rows deleted and put into the graph, not committed yet.
+    // A move in flight: the fresh rows deleted and put into the main table, not committed yet.
     let commit!: () => void;
     const committed = new Promise<void>((resolve) => (commit = resolve));
     const moving = db.transaction().execute(async (trx) => {
@@ -273,7 +280,7 @@ describe('fresh vectors', () => {
     await drained();
   });
 
-  test('vectors sealed into segments and merged are found the same, kept once, and digest as in one graph', async () => {
+  test('vectors sealed into segments and merged are found the same, kept once, and digest as in one table', async () => {
     await mover.onApplicationShutdown();
     const digest = () => schemaDigest(h.env.config.databaseUrl, 'search');
     const found = async (id: string) => ({
@@ -295,9 +302,9 @@ describe('fresh vectors', () => {
       assert.deepEqual(await found(ids.at(-1)!), before, 'and search finds the same');
     }
     assert.equal((await listSegments(db as never, 0)).length, earlier + 2);
-    const { rows: graphs } = await sql<{ n: number }>`select count(*)::int as n from pg_index
-      where indisvalid and indexrelid::regclass::text ~ '^vec_0_(parts|items)_seg[0-9]+_hnsw$'`.execute(db);
-    assert.equal(graphs[0]!.n, 2 * (earlier + 2), 'each segment table comes with its graph built');
+    const { rows: segmentIndexes } = await sql<{ n: number }>`select count(*)::int as n from pg_index
+      where indisvalid and indexrelid::regclass::text ~ '^vec_0_(parts|items)_seg[0-9]+_ann$'`.execute(db);
+    assert.equal(segmentIndexes[0]!.n, 2 * (earlier + 2), 'each segment table comes with its index built');
 
     // Stored again while kept in a segment: still once.
     const comet = ids.at(-1)!;
@@ -313,26 +320,65 @@ describe('fresh vectors', () => {
     assert.deepEqual(await found(comet), before);
     for (const id of ids) await storedOnce(id);
     // The comet's item vector came again: its last is kept, fresh until the mover moves it.
-    for (const id of ids.filter((id) => id !== comet)) assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
+    for (const id of ids.filter((id) => id !== comet)) assert.deepEqual(await where(id), { indexed: 2, fresh: 0 });
     mover.onApplicationBootstrap();
   });
 
-  test('a main graph is built again over fresh vectors only while it is small', async () => {
-    // Row counts are all the rule reads: a space's graph tables stand in, unindexed.
+  test('main tables are indexed again over fresh vectors only while it is small', async () => {
+    // Row counts are all the rule reads: a space's indexed tables stand in, unindexed.
     await sql`create table vec_99_parts (n int); create table vec_99_items (n int)`.execute(db);
     try {
       const fill = (rows: number) => sql`insert into vec_99_parts select generate_series(1, ${rows})`.execute(db);
       await fill(REBUILD_BELOW / 2);
       assert.equal(await cheaperToRebuild(db, 99, 1_000), false, 'a few beside many are inserted');
-      assert.equal(await cheaperToRebuild(db, 99, 50_000), true, 'many beside a small graph: built again over all');
+      assert.equal(await cheaperToRebuild(db, 99, 50_000), true, 'many beside small main tables: built again over all');
       await fill(REBUILD_BELOW / 2);
       assert.equal(
         await cheaperToRebuild(db, 99, 50_000),
         false,
-        'a large graph is not built again, however many wait',
+        'large main tables are not built again, however many wait',
       );
     } finally {
       await sql`drop table vec_99_parts, vec_99_items`.execute(db);
+    }
+  });
+
+  test('an ANN index its table has outgrown is built again beside it, with lists for its rows', async () => {
+    const lists = async () => {
+      const { rows } = await sql<{ name: string; options: string[] }>`select c.relname as name, c.reloptions as options
+        from pg_index i join pg_class c on c.oid = i.indexrelid
+        where i.indrelid = 'vec_98_parts'::regclass and i.indisvalid and not i.indisprimary`.execute(db);
+      return rows.map((row) => `${row.name} ${row.options.join(',')}`);
+    };
+    await createVectorTable(db, 'vec_98_parts', 3, 'parts');
+    await createVectorTable(db, 'vec_98_items', 3, 'items');
+    try {
+      const fill = (from: number, to: number) =>
+        sql`insert into vec_98_parts
+        select 'item' || n, 0, array[sin(n), cos(n), sin(n * 7)]::halfvec(3) from generate_series(${from}::int, ${to}::int) n`.execute(
+          db,
+        );
+      await fill(1, 1_000);
+      await createVectorIndexes(db, 98);
+      assert.deepEqual(await lists(), ['vec_98_parts_ann lists=32']);
+      // Grown sixteen times over, but read whole by every query all the same: kept.
+      await fill(1_001, 14_000);
+      await sql`analyze vec_98_parts`.execute(db);
+      assert.equal(outgrown(32, 14_000), false);
+      await db.connection().execute((conn) => ensureAnnIndexes(conn, 98));
+      assert.deepEqual(await lists(), ['vec_98_parts_ann lists=32']);
+      // Past what a query reads whole, with four times the rows it was built over: built again.
+      await fill(14_001, 20_000);
+      await sql`analyze vec_98_parts`.execute(db);
+      assert.equal(outgrown(32, 20_000), true);
+      await db.connection().execute((conn) => ensureAnnIndexes(conn, 98));
+      assert.deepEqual(await lists(), ['vec_98_parts_ann lists=141']);
+      const { rows } = await sql<{ distance: number }>`select embedding <=> q as distance
+        from vec_98_parts, (select array[sin(20000), cos(20000), sin(140000)]::halfvec(3) as q) q
+        order by embedding <=> q limit 1`.execute(db);
+      assert.ok(rows[0]!.distance < 1e-3, `the rebuilt index finds a vector the query's own (${rows[0]!.distance})`);
+    } finally {
+      await sql`drop table vec_98_parts, vec_98_items`.execute(db);
     }
   });
 
@@ -390,9 +436,9 @@ describe('fresh vectors', () => {
     });
   });
 
-  test('a graph build under way when search stops is cancelled, not waited for, and done at the next start', async () => {
+  test('an index build under way when search stops is cancelled, not waited for, and done at the next start', async () => {
     await mover.onApplicationShutdown();
-    await sql`drop index vec_0_parts_hnsw`.execute(db);
+    await sql`drop index vec_0_parts_ann`.execute(db);
     // Another session holds the passages table: the build waits on it, as a long build would run.
     const blocker = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 1 });
     let release!: () => void;
@@ -437,7 +483,7 @@ describe('fresh vectors', () => {
     try {
       await until('the failure is reported', (found) =>
         found.some((problem) =>
-          /^fresh vectors have not been moved into the HNSW graph since .*vec_0_items_fresh/.test(problem),
+          /^fresh vectors have not been moved into the ANN index since .*vec_0_items_fresh/.test(problem),
         ),
       );
     } finally {
@@ -456,7 +502,7 @@ describe('fresh vectors', () => {
     try {
       mover.onApplicationBootstrap();
       await until('the merge failure is reported', (found) =>
-        found.some((problem) => /^graph segments have not been merged since .*vec_0_parts_merging/.test(problem)),
+        found.some((problem) => /^vector segments have not been merged since .*vec_0_parts_merging/.test(problem)),
       );
     } finally {
       await sql`drop view vec_0_parts_merging`.execute(db);
@@ -465,7 +511,7 @@ describe('fresh vectors', () => {
     assert.equal((await listSegments(db as never, 0)).length, 1, 'the idle space merged its segments');
   });
 
-  test('past freshCap waiting vectors the projector writes new ones into the graph tables itself', async () => {
+  test('past freshCap waiting vectors the projector writes new ones into the indexed tables itself', async () => {
     await mover.onApplicationShutdown();
     try {
       // Fresh vectors of no item up to the cap (as a stopped mover would leave them), counted by ANALYZE.
@@ -483,11 +529,11 @@ describe('fresh vectors', () => {
         text: 'The lighthouse keeper lit the lamp as fog rolled over the harbour.',
       });
       await h.settle();
-      assert.deepEqual(await where(id), { graph: 2, fresh: 0 }, 'straight into the graph tables');
+      assert.deepEqual(await where(id), { indexed: 2, fresh: 0 }, 'straight into the indexed tables');
       await storedOnce(id);
       const { hits } = await h.call(Search, { q: 'lighthouse keeper in the fog', mode: 'meaning' });
       assert.equal(hits[0]?.id, id);
-      // Moved away by a connection that works on (as the mover's does, building a graph): its
+      // Moved away by a connection that works on (as the mover's does, building an index): its
       // counts reach Postgres' running count only once it is idle. Counted, none left is none.
       const working = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 1 });
       try {
@@ -523,7 +569,7 @@ describe('fresh vectors', () => {
     const other = await startService((config) => SearchModule.register(config), h.env.config);
     const otherMover = other.get(FreshVectorMover);
     try {
-      // This replica holds the space's graphs, as while it builds them; the other's mover looks meanwhile.
+      // This replica holds the space's indexes, as while it builds them; the other's mover looks meanwhile.
       await mover.onApplicationShutdown();
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
@@ -531,7 +577,7 @@ describe('fresh vectors', () => {
       // Its own connection: the test's one stays free to look.
       const holder = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 1 });
       await new Promise<void>((entered) => {
-        holding = withSpaceLock(holder as never, 0, 'graphs', async () => (entered(), await released));
+        holding = withSpaceLock(holder as never, 0, 'indexes', async () => (entered(), await released));
       });
       const ids: string[] = [];
       try {
@@ -539,7 +585,7 @@ describe('fresh vectors', () => {
         await h.settle();
         // The other mover looks every second: three looks, each finding the space held.
         await new Promise((resolve) => setTimeout(resolve, 3_000));
-        for (const id of ids) assert.deepEqual(await where(id), { graph: 0, fresh: 2 }, 'left for the holder');
+        for (const id of ids) assert.deepEqual(await where(id), { indexed: 0, fresh: 2 }, 'left for the holder');
       } finally {
         release();
         await holding;
@@ -547,9 +593,9 @@ describe('fresh vectors', () => {
       }
       assert.equal(await holding, true, 'the lock was held all along');
       await drained();
-      await built('the other replica built the graphs once the space was free');
+      await built('the other replica built the indexes once the space was free');
 
-      // Both movers at once, while vectors keep coming: each vector kept once, in a graph.
+      // Both movers at once, while vectors keep coming: each vector kept once, indexed.
       mover.onApplicationBootstrap();
       for (const round of [1, 2, 3]) {
         for (const [title, text] of STORIES) ids.push(await h.ingest({ title: `${title} both ${round}`, text }));
@@ -557,10 +603,10 @@ describe('fresh vectors', () => {
       }
       await h.settle();
       await drained();
-      await built('the graphs are valid after both movers');
+      await built('the indexes are valid after both movers');
       for (const id of ids) {
         await storedOnce(id);
-        assert.deepEqual(await where(id), { graph: 2, fresh: 0 });
+        assert.deepEqual(await where(id), { indexed: 2, fresh: 0 });
       }
       assert.deepEqual(await otherMover.healthProblems(), [], 'a space held by the other replica is no failure');
       assert.deepEqual(await mover.healthProblems(), []);

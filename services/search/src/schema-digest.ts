@@ -7,8 +7,10 @@ const FRESH = '_fresh';
 /**
  * A digest of every row of every table of a schema, and of its indexes (what a replay must
  * reproduce exactly; a rebuild drops some indexes for its bulk load and must build each again).
- * A space's fresh vectors are digested with its graph's (see `freshTables`), and so are its
- * segments' (see segments.ts, as rows of the graph table), without their indexes.
+ * A space's fresh vectors are digested with its indexed table's (see `freshTables`), and so are
+ * its segments' (see segments.ts, as rows of the main table), without their indexes. An ANN
+ * index's lists are those of the rows its table held when it was built (see `listsFor`), which is
+ * where the rows waited, not what they are: not digested.
  */
 export async function schemaDigest(databaseUrl: string, schema: string): Promise<Record<string, string>> {
   const db = createDatabase<unknown>(databaseUrl, { schema, max: 1 });
@@ -19,7 +21,7 @@ export async function schemaDigest(databaseUrl: string, schema: string): Promise
     const out: Record<string, string> = {};
     for (const { name } of tables) {
       if (isSegmentTable(name)) continue;
-      // Fresh vectors count as rows of their graph table: where a vector waits is not what a replay must reproduce.
+      // Fresh vectors count as rows of their indexed table: where a vector waits is not what a replay must reproduce.
       if (name.endsWith(FRESH) && names.has(name.slice(0, -FRESH.length))) continue;
       const rowsOf = names.has(`${name}${FRESH}`)
         ? sql`(select * from ${sql.table(name)} union all select * from ${sql.table(`${name}${FRESH}`)})`
@@ -35,7 +37,7 @@ export async function schemaDigest(databaseUrl: string, schema: string): Promise
       select tablename as table, indexdef as def from pg_indexes where schemaname = ${schema} order by indexname`.execute(db);
     out['(indexes)'] = indexes
       .filter((index) => !isSegmentTable(index.table))
-      .map((index) => index.def.replaceAll(`${schema}.`, ''))
+      .map((index) => index.def.replaceAll(`${schema}.`, '').replace(/lists='?\d+'?/, 'lists=…'))
       .join('\n');
     return out;
   } finally {

@@ -8,11 +8,11 @@ import { listSegments, mergeSegments, SEAL_MIN, sealFresh, segmentsToMerge } fro
 import {
   allSpaces,
   cheaperToRebuild,
-  ensureGraphIndexes,
+  ensureAnnIndexes,
   freshCount,
   moveFresh,
   onOneCore,
-  rebuildGraphs,
+  rebuildIndexes,
   sealAt,
   withSpaceLock,
   type SpaceRow,
@@ -24,21 +24,22 @@ const LOOK_EVERY_MS = 1000;
 const CHUNK = 500;
 /**
  * Looks without a new fresh vector after which a space is idle even while the log grows (a
- * service that logs an event every few seconds must not keep a few vectors out of the graphs).
+ * service that logs an event every few seconds must not keep a few vectors out of the indexes).
  */
 const IDLE_LOOKS = 10;
 
 /**
- * Puts fresh vectors (see `freshTables`) into HNSW graphs, on its own connections, beside the
+ * Puts fresh vectors (see `freshTables`) into indexed tables, on its own connections, beside the
  * projector rather than in its way: once the space is idle — no fresh vector came since the last
  * look and nothing was logged meanwhile (an import's tail, its pipelines' backlog, is not idle:
- * graphs built then compete with it for the cores and are built again after it), or no fresh
- * vector for `IDLE_LOOKS` — or whenever `sealAt` are waiting, then on one core (`onOneCore`). While a space's main graph is
- * small beside the fresh vectors (an archive's first import) it builds the graphs again over all
- * of them (`rebuildGraphs`); else it seals them into a segment with a graph of its own
- * (`sealFresh`), or, for a few left when idle, inserts them into the main graph a chunk at a time.
- * Beside that, one merge of segments at a time per space (`segmentsToMerge`), so that sealing goes
- * on during a long merge. It also builds a graph index a crash or a cancelled build left missing.
+ * indexes built then compete with it for the cores and are built again after it), or no fresh
+ * vector for `IDLE_LOOKS` — or whenever `sealAt` are waiting, then on one core (`onOneCore`).
+ * While a space's main tables are small beside the fresh vectors (an archive's first import) it
+ * builds their indexes again over all of them (`rebuildIndexes`); else it seals them into a
+ * segment with an index of its own (`sealFresh`), or, for a few left when idle, inserts them into
+ * the main tables a chunk at a time. Beside that, one merge of segments at a time per space
+ * (`segmentsToMerge`), so that sealing goes on during a long merge. It also builds an index a
+ * crash or a cancelled build left missing, and again one its table has outgrown (`ensureAnnIndexes`).
  * None of this changes what search finds, only where a vector is kept and how fast it is found.
  */
 @Injectable()
@@ -55,7 +56,7 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
   /** The merge under way, per space. */
   private readonly merging = new Map<number, Promise<void>>();
   private stopped = false;
-  /** The Postgres backends of the connections building a graph right now: cancelled at shutdown. */
+  /** The Postgres backends of the connections building an index right now: cancelled at shutdown. */
   private readonly building = new Set<number>();
   /** Why the last look, or the last merge, failed, until one succeeds. */
   private failure: { since: Date; error: string } | undefined;
@@ -74,8 +75,8 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    // A graph build can take minutes: it is cancelled rather than waited for, and the next start
-    // finds its index unfinished and builds it again (`ensureGraphIndexes`), or builds its segment
+    // An index build can take a minute: it is cancelled rather than waited for, and the next start
+    // finds its index unfinished and builds it again (`ensureAnnIndexes`), or builds its segment
     // anew. Again until the work ends: a cancel that came between two statements cancelled nothing.
     const work = Promise.all([this.looking, ...this.merging.values()]);
     for (let done = false; !done && this.building.size > 0;) {
@@ -92,12 +93,12 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
     return Promise.resolve([
       ...(failure
         ? [
-            `fresh vectors have not been moved into the HNSW graph since ${failure.since.toISOString()} (${failure.error}); meaning search still finds them, by exact scan`,
+            `fresh vectors have not been moved into the ANN index since ${failure.since.toISOString()} (${failure.error}); meaning search still finds them, by exact scan`,
           ]
         : []),
       ...(mergeFailure
         ? [
-            `graph segments have not been merged since ${mergeFailure.since.toISOString()} (${mergeFailure.error}); meaning search still finds their vectors, reading more graphs`,
+            `vector segments have not been merged since ${mergeFailure.since.toISOString()} (${mergeFailure.error}); meaning search still finds their vectors, reading more indexes`,
           ]
         : []),
     ]);
@@ -111,7 +112,7 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
         })
         // A replay swapping the schema, or Postgres restarting: the next look tries again.
         .catch((error: unknown) => {
-          this.failure = this.failed(this.failure, 'moving fresh vectors into the graph', error);
+          this.failure = this.failed(this.failure, 'moving fresh vectors into the ANN index', error);
         })
         .finally(() => {
           if (!this.stopped) this.schedule();
@@ -140,14 +141,14 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
       const idle = still > 0 && (quiet || still >= IDLE_LOOKS);
       const due = waiting > 0 && (idle || waiting >= seal);
       // Another replica's mover holds the space: it moves them.
-      await withSpaceLock(this.db, ord, 'graphs', (conn, backend) =>
+      await withSpaceLock(this.db, ord, 'indexes', (conn, backend) =>
         this.cancellable(backend, () =>
           this.withCores(conn, idle, async () => {
-            // Not while a merge runs: its segment joins the main graph, which a rebuild drops the index of.
+            // Not while a merge runs: its segment joins the main tables, which a rebuild drops the indexes of.
             if (due && !this.merging.has(ord) && (await cheaperToRebuild(conn, ord, waiting)))
-              await rebuildGraphs(conn, ord);
+              await rebuildIndexes(conn, ord);
             else {
-              await ensureGraphIndexes(conn, ord);
+              await ensureAnnIndexes(conn, ord);
               if (due && waiting >= SEAL_MIN) await sealFresh(conn, space);
               else if (due) await this.moveChunks(space, waiting);
             }
@@ -187,13 +188,13 @@ export class FreshVectorMover implements OnApplicationBootstrap, OnApplicationSh
         this.mergeFailure = undefined;
       })
       .catch((error: unknown) => {
-        this.mergeFailure = this.failed(this.mergeFailure, 'merging graph segments', error);
+        this.mergeFailure = this.failed(this.mergeFailure, 'merging vector segments', error);
       })
       .finally(() => this.merging.delete(space.ord));
     this.merging.set(space.ord, merge);
   }
 
-  /** Inserts a few fresh vectors into the main graph a chunk at a time, until none are left or the projector writes again. */
+  /** Inserts a few fresh vectors into the main tables a chunk at a time, until none are left or the projector writes again. */
   private async moveChunks({ ord, dims }: SpaceRow, waiting: number): Promise<void> {
     while (!this.stopped && waiting > 0) {
       const moved = await moveFresh(this.db, ord, CHUNK);

@@ -312,19 +312,19 @@ export class SearchProjector implements AroundBatch<Trx> {
       bySpace.set(ord, [...(bySpace.get(ord) ?? []), data]);
     }
     // Live vectors wait in the fresh tables (see freshTables); a rebuild's bulk load and a new
-    // space's first vectors go into the graph tables, whose graphs are built over them after.
+    // space's first vectors go into the indexed tables, whose indexes are built over them after.
     const bulk = await bulkLoading(trx);
     for (const [ord, embedded] of bySpace) {
       const direct = bulk || created.includes(ord) || (await freshFull(trx, { ord, dims: dims.get(ord)! }));
       await this.storeVectors(trx, ord, embedded, direct);
     }
-    // A space's graphs built over its first vectors at once (see ensureSpace).
+    // A space's indexes built over its first vectors at once (see ensureSpace).
     for (const ord of created) await createVectorIndexes(trx, ord);
     await this.maybeSwitch(trx);
   }
 
   /**
-   * One space's vectors, into its graph tables (`direct`) or its fresh ones: a passage's first
+   * One space's vectors, into its indexed tables (`direct`) or its fresh ones: a passage's first
    * vector counts (in any table, a segment's too, as a conflict would keep it), an item's last
    * (leaving the others).
    */
@@ -350,8 +350,8 @@ export class SearchProjector implements AroundBatch<Trx> {
     // The fresh tables first, always: they are the layout lock a segment's swap holds (see segments.ts).
     await sql`lock table ${sql.table(fresh.parts)}, ${sql.table(fresh.items)} in row exclusive mode`.execute(trx);
     // A mover moving these vectors right now holds their fresh rows: wait for it first, so that the
-    // statement below sees them in the graph tables. Checked in the same statement, a moved row was
-    // still absent from the graph, and the insert, once the move freed its key, kept it in both.
+    // statement below sees them in the indexed tables. Checked in the same statement, a moved row
+    // was still absent from them, and the insert, once the move freed its key, kept it in both.
     if (!direct) {
       await sql`select 1 from ${sql.table(tables.parts)} where item_id = any(${embedded}::text[]) for update`.execute(
         trx,
@@ -427,7 +427,7 @@ export class SearchProjector implements AroundBatch<Trx> {
     const removed = await trx.deleteFrom('parts').where('item_id', '=', id).returning('text').execute();
     await removeWords(trx, countWords(removed.map((part) => part.text)));
     for (const space of await allSpaces(trx)) {
-      // Fresh rows first: one the mover holds is waited for, then found in the graph table (moveFresh).
+      // Fresh rows first: one the mover holds is waited for, then found in the indexed table (moveFresh).
       for (const tables of [freshTables(space.ord), vectorTables(space.ord)]) {
         await sql`delete from ${sql.table(tables.parts)} where item_id = ${id}`.execute(trx);
         await sql`delete from ${sql.table(tables.items)} where item_id = ${id}`.execute(trx);

@@ -1,30 +1,30 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SearchDatabase } from '../schema.js';
 import {
-  buildGraphIndex,
+  annIndex,
+  createAnnIndex,
   createVectorTable,
   freshTables,
-  graphIndex,
   vectorTables,
   type SpaceRow,
   type VectorTables,
 } from './vectors.js';
 
 /**
- * Graph segments: vectors of a large import, in graphs of their own beside a space's main graph.
+ * Segments: vectors of a large import, in indexed tables of their own beside a space's main ones.
  *
- * Inserting a vector into a large HNSW graph costs several times what building a graph over rows
- * already there does (see `cheaperToRebuild`), so once a space's graph is large, an import's
- * fresh vectors are not inserted into it: the fresh tables are sealed into a segment, a pair of
- * tables (`vec_<ord>_parts_seg<n>`, `vec_<ord>_items_seg<n>`) whose graphs are built in bulk,
- * like Lucene's segments. Segments of like size are merged, again by a bulk build, so a search
- * reads a few graphs (`MERGE_FACTOR` per size level at most), and the small ones into one once
- * the memex is quiet (`segmentsToMerge`).
+ * Once a space's main tables are large, an import's fresh vectors are not inserted into them
+ * (into the lists of an index built before them, see `listsFor`): the fresh tables are sealed into
+ * a segment, a pair of tables (`vec_<ord>_parts_seg<n>`, `vec_<ord>_items_seg<n>`) whose indexes
+ * are built in bulk over them, like Lucene's segments. Segments of like size are merged, again by
+ * a bulk build, so a search reads a few indexes (`MERGE_FACTOR` per size level at most), and the
+ * small ones into one once the memex is quiet (`segmentsToMerge`). (They came with HNSW graphs,
+ * which cost several times as much to insert into as to build; IVFFlat costs little either way.)
  *
- * A segment is a child table (Postgres inheritance) of the space's graph table: the projector's
- * deletes and its "is this vector stored already" checks on the graph table reach every segment
- * without knowing them. Search reads each table by itself (`graphLayout`), the planner cannot
- * weigh several HNSW scans under one merge.
+ * A segment is a child table (Postgres inheritance) of the space's main table: the projector's
+ * deletes and its "is this vector stored already" checks on the main table reach every segment
+ * without knowing them. Search reads each table by itself (`vectorLayout`), the planner cannot
+ * weigh several index scans under one merge.
  *
  * A segment is built as a scratch table nobody reads (no concurrent index build, whose waits for
  * older transactions would stall behind a long merge), then swapped in by one short transaction
@@ -32,7 +32,7 @@ import {
  * fresh tables first, so each sees the layout before or after a swap, never half of it.
  */
 
-/** Fresh vectors left when the projector is idle that make a segment rather than graph inserts. */
+/** Fresh vectors left when the projector is idle that make a segment rather than inserts into the main tables. */
 export const SEAL_MIN = 1_000;
 /** Segments of one size level merged into one. */
 export const MERGE_FACTOR = 4;
@@ -48,10 +48,10 @@ export interface Segment {
 
 /** A space's segments, oldest first. */
 export async function listSegments(db: Kysely<SearchDatabase>, ord: number): Promise<Segment[]> {
-  const graph = vectorTables(ord);
+  const main = vectorTables(ord);
   const { rows } = await sql<{ name: string; vectors: number }>`
     select c.relname as name, greatest(c.reltuples, 0)::int as vectors from pg_inherits i join pg_class c on c.oid = i.inhrelid
-    where i.inhparent in (to_regclass(${graph.parts}), to_regclass(${graph.items}))`.execute(db);
+    where i.inhparent in (to_regclass(${main.parts}), to_regclass(${main.items}))`.execute(db);
   const byNumber = new Map<number, number>();
   for (const row of rows) {
     const n = Number(/_seg(\d+)$/.exec(row.name)?.[1]);
@@ -61,38 +61,39 @@ export async function listSegments(db: Kysely<SearchDatabase>, ord: number): Pro
 }
 
 export function segmentTables(ord: number, n: number): VectorTables {
-  const graph = vectorTables(ord);
-  return { parts: `${graph.parts}_seg${n}`, items: `${graph.items}_seg${n}` };
+  const main = vectorTables(ord);
+  return { parts: `${main.parts}_seg${n}`, items: `${main.items}_seg${n}` };
 }
 
 /** Where a segment is built before it is swapped in, one pair per kind of work (a crash leaves it to the next). */
 function scratchTables(ord: number, work: 'sealing' | 'merging'): VectorTables {
-  const graph = vectorTables(ord);
-  return { parts: `${graph.parts}_${work}`, items: `${graph.items}_${work}` };
+  const main = vectorTables(ord);
+  return { parts: `${main.parts}_${work}`, items: `${main.items}_${work}` };
 }
 
-/** Whether a table of the search schema is a segment or a segment being built: its rows are read through the graph table. */
+/** Whether a table of the search schema is a segment or a segment being built: its rows are read through the main table. */
 export function isSegmentTable(name: string): boolean {
   return /^vec_\d+_(parts|items)_(seg\d+|sealing|merging)$/.test(name);
 }
 
 /**
  * The tables a query of a space's vectors reads, each by itself: the fresh ones (exact scan), the
- * main graph's (`only`: not its segments again) and every segment's. Takes the layout lock for
- * reading first, so a swap is waited for, not half seen; `trx` must be a transaction.
+ * main ones (`only`: not their segments again) and every segment's (by their ANN indexes). Takes
+ * the layout lock for reading first, so a swap is waited for, not half seen; `trx` must be a
+ * transaction.
  */
-export async function graphLayout(
+export async function vectorLayout(
   trx: Kysely<SearchDatabase>,
   ord: number,
-): Promise<{ fresh: VectorTables; graphs: Array<{ parts: RawBuilder<unknown>; items: RawBuilder<unknown> }> }> {
+): Promise<{ fresh: VectorTables; indexed: Array<{ parts: RawBuilder<unknown>; items: RawBuilder<unknown> }> }> {
   const fresh = freshTables(ord);
   await sql`lock table ${sql.table(fresh.parts)}, ${sql.table(fresh.items)} in access share mode`.execute(trx);
-  const graph = vectorTables(ord);
+  const main = vectorTables(ord);
   const segments = await listSegments(trx, ord);
   return {
     fresh,
-    graphs: [
-      { parts: sql`only ${sql.table(graph.parts)}`, items: sql`only ${sql.table(graph.items)}` },
+    indexed: [
+      { parts: sql`only ${sql.table(main.parts)}`, items: sql`only ${sql.table(main.items)}` },
       ...segments.map(({ tables }) => ({ parts: sql.table(tables.parts), items: sql.table(tables.items) })),
     ],
   };
@@ -105,7 +106,7 @@ export async function graphLayout(
  * joins while it holds at most `MERGE_FACTOR` times those before it together (any below
  * `LEVEL_SIZE` join). A large segment is built again only once the smaller ones have grown to a
  * quarter of it, not at every quiet time after a day's few new vectors: the segments left each
- * hold four times all smaller ones, so a search reads a few graphs (log₄ of the archive's size).
+ * hold four times all smaller ones, so a search reads a few indexes (log₄ of the archive's size).
  */
 export function segmentsToMerge(segments: Segment[], idle: boolean): Segment[] | undefined {
   if (segments.length < 2) return undefined;
@@ -154,7 +155,7 @@ export async function mergeSegments(
   return swapIn(conn, space.ord, scratch, sources, 'drop');
 }
 
-/** The scratch tables of `work`, made again with the rows of `sources` and their graphs built. */
+/** The scratch tables of `work`, made again with the rows of `sources` and their indexes built. */
 async function buildScratch(
   conn: Kysely<SearchDatabase>,
   space: SpaceRow,
@@ -170,8 +171,8 @@ async function buildScratch(
       sql` union all `,
     );
     await sql`insert into ${sql.table(scratch[of])} ${rows}`.execute(conn);
-    await buildGraphIndex(conn, scratch[of], { concurrently: false });
-    // The planner's row counts: whether to read a segment by its graph or by a scan, and its merge level.
+    await createAnnIndex(conn, scratch[of], { concurrently: false });
+    // The planner's row counts: whether to read a segment by its index or by a scan, and its merge level.
     await sql`analyze ${sql.table(scratch[of])}`.execute(conn);
   }
   return scratch;
@@ -190,10 +191,10 @@ async function swapIn(
   afterwards: 'keep' | 'drop',
 ): Promise<number> {
   return conn.transaction().execute(async (trx) => {
-    const [graph, fresh] = [vectorTables(ord), freshTables(ord)];
-    // What a segment joining the graph tables takes, first: waited for (a build of the main graph's
-    // index holds it for minutes) before the layout lock stops searches and the projector.
-    await sql`lock table ${sql.table(graph.parts)}, ${sql.table(graph.items)} in share update exclusive mode`.execute(
+    const [main, fresh] = [vectorTables(ord), freshTables(ord)];
+    // What a segment joining the main tables takes, first: waited for (a build of the main tables'
+    // index holds it) before the layout lock stops searches and the projector.
+    await sql`lock table ${sql.table(main.parts)}, ${sql.table(main.items)} in share update exclusive mode`.execute(
       trx,
     );
     await sql`lock table ${sql.table(fresh.parts)}, ${sql.table(fresh.items)} in access exclusive mode`.execute(trx);
@@ -224,8 +225,8 @@ async function swapIn(
     const segment = segmentTables(ord, n);
     for (const of of ['parts', 'items'] as const) {
       await sql`alter table ${sql.table(scratch[of])} rename to ${sql.id(segment[of])}`.execute(trx);
-      await sql`alter index ${graphIndex(scratch[of])} rename to ${graphIndex(segment[of])}`.execute(trx);
-      await sql`alter table ${sql.table(segment[of])} inherit ${sql.table(graph[of])}`.execute(trx);
+      await sql`alter index ${annIndex(scratch[of])} rename to ${annIndex(segment[of])}`.execute(trx);
+      await sql`alter table ${sql.table(segment[of])} inherit ${sql.table(main[of])}`.execute(trx);
     }
     return vectors;
   });

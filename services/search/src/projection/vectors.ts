@@ -1,4 +1,4 @@
-import { sql, type Kysely, type QueryExecutorProvider, type Transaction } from 'kysely';
+import { sql, type Kysely, type QueryExecutorProvider, type RawBuilder, type Transaction } from 'kysely';
 import { BUILTIN_SPEC, GLOVE_SIF_SPACE } from '@memex/embeddings';
 import type { SearchDatabase, SpacesTable } from '../schema.js';
 
@@ -11,24 +11,24 @@ export interface VectorTables {
 }
 
 /**
- * The vector tables of a space, with their HNSW graphs (`freshTables` holds the vectors not in
- * them yet). One pair per space rather than one table for all: vectors of different spaces are
- * never compared, each space has its own dimensions (a column type), an
- * HNSW index over one space needs no space filter (pgvector applies filters after the graph
- * walk, which costs recall), and dropping a space is dropping its tables.
+ * The indexed vector tables of a space, with their ANN indexes (`annIndex`; `freshTables` holds
+ * the vectors not in them yet). One pair per space rather than one table for all: vectors of
+ * different spaces are never compared, each space has its own dimensions (a column type), an
+ * index over one space needs no space filter (pgvector applies filters after the index scan,
+ * which costs recall), and dropping a space is dropping its tables.
  */
 export function vectorTables(ord: number): VectorTables {
   return { parts: `vec_${ord}_parts`, items: `vec_${ord}_items` };
 }
 
 /**
- * A space's fresh vectors: what the live projector writes, not yet in the HNSW graphs. Inserting
- * into a graph was most of an import's indexing cost (more than half of the search projector's
- * Postgres CPU at m = 32, one vector at a time on one core), and an import was searchable only
- * once the last insert was done. Fresh vectors go into these unindexed tables instead;
- * `FreshVectorMover` puts them into graphs on its own connection once the projector is idle or
- * `sealAt` wait (see segments.ts). Search reads both: the graphs by ANN, these by an exact scan,
- * a few milliseconds outside a large import (see `EXACT_SCAN_BYTES`).
+ * A space's fresh vectors: what the live projector writes, not yet in an ANN index. Inserting
+ * into an HNSW graph, as the index was before, had been most of an import's indexing cost, and
+ * an import was searchable only once the last insert was done; an index built in bulk over an
+ * import's vectors also gets lists for them (see `listsFor`). Fresh vectors go into these
+ * unindexed tables; `FreshVectorMover` puts them into indexed tables on its own connection once
+ * the projector is idle or `sealAt` wait (see segments.ts). Search reads both: the indexed tables
+ * by ANN, these by an exact scan, a few milliseconds outside a large import (see `EXACT_SCAN_BYTES`).
  */
 export function freshTables(ord: number): VectorTables {
   return { parts: `vec_${ord}_parts_fresh`, items: `vec_${ord}_items_fresh` };
@@ -36,7 +36,7 @@ export function freshTables(ord: number): VectorTables {
 
 /**
  * What an exact scan of the fresh vectors may read: the bound on meaning search's latency while
- * vectors wait for a graph. Over 64 MiB of halfvec rows (335,000 vectors of 100 dimensions,
+ * vectors wait for an index. Over 64 MiB of halfvec rows (335,000 vectors of 100 dimensions,
  * 87,000 of 384) Postgres took 75–95 ms on a quiet machine here. The scan's cost is the rows'
  * bytes, so the counts below follow a space's dimensions.
  */
@@ -45,18 +45,18 @@ const EXACT_SCAN_BYTES = 64 * 2 ** 20;
 /**
  * Fresh vectors (passages' and items') the mover seals into a segment while the memex is busy
  * (see segments.ts): an import's vectors wait until this many, so that its CPU goes to the import
- * rather than to graphs (a 50,000-message import sealed at 150,000 vectors built one graph over
- * them while it ran, with both cores: the projectors fell behind, the import waited for them).
+ * rather than to indexes (a 50,000-message import sealed at 150,000 vectors built one HNSW graph
+ * over them while it ran, with both cores: the projectors fell behind, the import waited for them).
+ * An IVFFlat build costs a fraction of that (see `listsFor`); the bound is kept for the exact scan.
  */
 export function sealAt(dims: number): number {
   return Math.floor(EXACT_SCAN_BYTES / (2 * dims));
 }
 
 /**
- * Fresh vectors at most: past this the projector inserts into the graph itself, several times as
- * slowly as the mover builds graphs. Twice `sealAt`: room for what an import brings while a seal
- * is built (minutes under an import's load, on one core); it only bounds the exact scan should
- * the mover stop.
+ * Fresh vectors at most: past this the projector inserts into the indexed tables itself, into
+ * the lists of their indexes as built. Twice `sealAt`: room for what an import brings while a
+ * seal is built; it only bounds the exact scan should the mover stop.
  */
 export function freshCap(dims: number): number {
   return 2 * sealAt(dims);
@@ -72,7 +72,7 @@ export async function createVectorTable(db: QueryExecutorProvider, name: string,
   ).execute(db);
 }
 
-/** The fresh tables of a space whose graph tables exist (a migration gives them to spaces made before). */
+/** The fresh tables of a space whose indexed tables exist (a migration gives them to spaces made before). */
 export async function createFreshTables(db: QueryExecutorProvider, ord: number, dims: number): Promise<void> {
   const fresh = freshTables(ord);
   await createVectorTable(db, fresh.parts, dims, 'parts');
@@ -112,7 +112,7 @@ async function liveRows(db: QueryExecutorProvider, tables: VectorTables): Promis
   return rows[0]!.n;
 }
 
-/** Vectors in a pair of tables (not their segments), counted up to `upTo` in each: never a scan of a whole large graph. */
+/** Vectors in a pair of tables (not their segments), counted up to `upTo` in each: never a scan of a whole large table. */
 async function countUpTo(db: QueryExecutorProvider, tables: VectorTables, upTo: number) {
   const { rows } = await sql<{ n: number }>`select
       (select count(*) from (select 1 from only ${sql.table(tables.parts)} limit ${upTo}) p)::int
@@ -120,18 +120,16 @@ async function countUpTo(db: QueryExecutorProvider, tables: VectorTables, upTo: 
   return rows[0]!.n;
 }
 
-/** A space's main graph holding this many vectors is not built again (see `cheaperToRebuild`). */
+/** A space's main tables holding this many vectors are not built again (see `cheaperToRebuild`). */
 export const REBUILD_BELOW = 20_000;
 
 /**
- * Whether `fresh` vectors are better put into a space's graphs by building them again over all of
- * its vectors (`rebuildGraphs`) than by inserting them one by one. pgvector 0.8 inserted a vector
- * into a graph at m = 32 about six times as slowly as it built one over rows already there
- * (measured on this 2-core machine: 13.8 ms against 2.1 ms per 100-dimension vector), so a
- * rebuild is cheaper while the graph holds fewer than about five times the fresh vectors; four
- * leaves a margin. A graph of `REBUILD_BELOW` or more is never built again: fresh vectors go to a
- * segment beside it (segments.ts), which costs no more to build than they do, without building
- * the graph's own vectors again. So only an archive's first import rebuilds, not every later one.
+ * Whether `fresh` vectors go into a space's main tables, their indexes built again over all of
+ * their vectors (`rebuildIndexes`), rather than into a segment: while the main tables hold fewer
+ * than four times the fresh vectors (an archive's first import), one index over all of them costs
+ * little more than a segment's and leaves one index to read, not two, with lists for all its rows.
+ * Main tables of `REBUILD_BELOW` or more are never built again for fresh vectors: they go to a
+ * segment beside them (segments.ts), without building the main tables' own vectors again.
  */
 export async function cheaperToRebuild(db: QueryExecutorProvider, ord: number, fresh: number): Promise<boolean> {
   const limit = Math.min(fresh * 4, REBUILD_BELOW);
@@ -139,26 +137,26 @@ export async function cheaperToRebuild(db: QueryExecutorProvider, ord: number, f
 }
 
 /**
- * Moves up to `limit` fresh passage vectors and item vectors of a space into its graph tables, in
+ * Moves up to `limit` fresh passage vectors and item vectors of a space into its indexed tables, in
  * one short transaction each; returns how many. Rows the projector is deleting are skipped
- * (`skip locked`), and it deletes fresh rows before graph rows, so a vector moved while its item
- * is deleted or re-split is deleted from the graph table after the move, never left behind. A
- * passage already in the graph keeps its vector (a passage's first vector counts); an item's
+ * (`skip locked`), and it deletes fresh rows before indexed rows, so a vector moved while its item
+ * is deleted or re-split is deleted from the indexed table after the move, never left behind. A
+ * passage already indexed keeps its vector (a passage's first vector counts); an item's
  * vector is its latest, so the fresh one replaces it.
  */
 export async function moveFresh(db: QueryExecutorProvider, ord: number, limit: number): Promise<number> {
-  const [fresh, graph] = [freshTables(ord), vectorTables(ord)];
+  const [fresh, indexed] = [freshTables(ord), vectorTables(ord)];
   const { rows: parts } = await sql<{ n: number }>`with moved as (
       delete from ${sql.table(fresh.parts)} f
       using (select item_id, ordinal from ${sql.table(fresh.parts)} limit ${limit} for update skip locked) s
       where f.item_id = s.item_id and f.ordinal = s.ordinal returning f.*),
-    put as (insert into ${sql.table(graph.parts)} select * from moved on conflict (item_id, ordinal) do nothing)
+    put as (insert into ${sql.table(indexed.parts)} select * from moved on conflict (item_id, ordinal) do nothing)
     select count(*)::int as n from moved`.execute(db);
   const { rows: items } = await sql<{ n: number }>`with moved as (
       delete from ${sql.table(fresh.items)} f
       using (select item_id from ${sql.table(fresh.items)} limit ${limit} for update skip locked) s
       where f.item_id = s.item_id returning f.*),
-    put as (insert into ${sql.table(graph.items)} select * from moved
+    put as (insert into ${sql.table(indexed.items)} select * from moved
       on conflict (item_id) do update set embedding = excluded.embedding)
     select count(*)::int as n from moved`.execute(db);
   return parts[0]!.n + items[0]!.n;
@@ -190,10 +188,9 @@ export interface SpaceInfo {
  * The space's row, created with its tables on first sight (a model.added, or the first vectors of
  * the built-in space, which has no model.added); `created` says it was. Vectors are stored as
  * halfvec: half the memory and index size of float32, with a loss of precision far below what
- * separates neighbours. A new space's tables come without their HNSW indexes: the caller builds
- * them (`createVectorIndexes`) once it has put in the vectors it holds, because pgvector builds a
- * graph over rows already there far faster than it inserts them one by one (a rebuild's first
- * batch of vectors took seconds through the graph, before the bulk load's index policy could drop it).
+ * separates neighbours. A new space's tables come without their ANN indexes: the caller builds
+ * them (`createVectorIndexes`) once it has put in the vectors it holds, so that their lists are
+ * found among those vectors (see `listsFor`).
  */
 export async function ensureSpace(
   trx: Transaction<SearchDatabase>,
@@ -244,81 +241,125 @@ export async function ensureSpace(
 }
 
 /**
- * The HNSW graph's build parameters. pgvector's defaults (m = 16, ef_construction = 64) build a
- * graph too sparse for mail: an archive's passages lie close together and a 1–3 word query lies
- * outside them, so its neighbours differ by little. Measured at 10^5 bench passages against
- * exact search (ef_search 400): the default graph found 0.86 of the exact top ten, m = 16 with
- * ef_construction = 200 0.91, m = 32 with ef_construction = 128 0.97 (0.96 at ef_search 300).
- * The price is a longer build and insert, and about twice the distances per step of a query.
+ * A vector table's ANN index: IVFFlat, its rows in `lists` clusters around centroids found by
+ * k-means, of which a query reads the `PROBES` nearest. It replaced HNSW graphs (m = 32,
+ * ef_construction = 128), measured on this 2-core machine over the search bench's passages
+ * (100-dimension halfvec, bags of common words: no clusters to help either index): at 10^5 the
+ * graph took 119.5 s to build and found 0.981 of the exact ten at p95 11.9 ms (ef_search 400);
+ * IVFFlat with 316 lists 2.4 s, 0.980 at 8.3 ms (80 probes). At 10^6 the graph took 53 minutes
+ * and found 0.844; IVFFlat with 1,000 lists 37 s. The graph's build was the longest step of an
+ * import after searchable and of a replay (2.7 ms of Postgres' CPU a vector).
+ *
+ * Its lists are fixed when it is built: `listsFor` the rows it holds then. Rows inserted after
+ * go into the nearest list, so an index that has grown far past its lists is built again
+ * (`ensureAnnIndexes`), which at these costs is cheaper than keeping a graph up to date.
  */
-const HNSW_BUILD = sql.raw('with (m = 32, ef_construction = 128)');
-
-/** The HNSW index of a graph table (a space's, or a segment's) of passages or of items. */
-export function graphIndex(table: string) {
-  return sql.id(`${table}_hnsw`);
+export function listsFor(rows: number): number {
+  return Math.max(1, Math.round(Math.sqrt(rows)));
 }
 
-/** The HNSW indexes of a space's vector tables (cosine distance, as search and similar query them). */
+/**
+ * Lists a query reads in each index (`ivfflat.probes`). With `listsFor`'s √rows lists, a table of
+ * 14,400 rows or fewer is read whole, one of 10^5 for a third (recall@10 0.99 on the bench's
+ * passages, 0.985 at 100 probes), one of 10^6 for an eighth (0.954 at p95 47.8 ms of the index
+ * scan alone; 0.934 and 39.7 ms at 100 probes, 0.903 and 30.4 ms at 80).
+ */
+export const PROBES = 120;
+
+/**
+ * An index whose lists are half or fewer of `listsFor` the rows its table holds now (built over a
+ * quarter of them or fewer) is built again, once the table is past what a query reads whole
+ * (`PROBES` lists of `listsFor` rows): below that, lists change a query's speed little and never
+ * what it finds.
+ */
+const OUTGROWN = 2;
+
+/** Whether an index of `lists` lists over `rows` rows is built again (see `OUTGROWN`). */
+export function outgrown(lists: number, rows: number): boolean {
+  return rows > PROBES ** 2 && lists * OUTGROWN <= listsFor(rows);
+}
+
+/** The ANN index of a table (a space's, or a segment's) of passages' or items' vectors. */
+export function annIndex(table: string) {
+  return sql.id(`${table}_ann`);
+}
+
+/** The ANN indexes of a space's vector tables, over the rows they hold (cosine distance, as search and similar query them). */
 export async function createVectorIndexes(db: QueryExecutorProvider, ord: number): Promise<void> {
-  for (const table of Object.values(vectorTables(ord))) {
-    await sql`create index ${graphIndex(table)} on ${sql.table(table)} using hnsw (embedding halfvec_cosine_ops) ${HNSW_BUILD}`.execute(
-      db,
-    );
-  }
+  for (const table of Object.values(vectorTables(ord))) await createAnnIndex(db, table, { concurrently: false });
 }
 
-/** Memory for a graph build: pgvector builds in memory while the graph fits (30,000 vectors: ~25 MB). */
+/** Memory for an index build: pgvector's k-means keeps its sample there (50 rows a list). */
 const BUILD_MEMORY = sql.lit('512MB');
 
 /**
- * Builds the HNSW index of a graph table over the rows it holds, with the memory to build it in.
- * `concurrently` lets the projector write and search read the table meanwhile; `conn` is one
- * connection, not in a transaction when concurrently.
+ * Builds the ANN index of a table over the rows it holds (not those of its segments), with lists
+ * for them and the memory to build it in. `concurrently` lets the projector write and search read
+ * the table meanwhile; `conn` is one connection, not in a transaction when concurrently. `name`:
+ * another name than the table's index (one built to replace it).
  */
-export async function buildGraphIndex(
+export async function createAnnIndex(
   conn: QueryExecutorProvider,
   table: string,
-  { concurrently }: { concurrently: boolean },
+  { concurrently, name = annIndex(table) }: { concurrently: boolean; name?: RawBuilder<unknown> },
 ): Promise<void> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from only ${sql.table(table)}`.execute(conn);
   await sql`set maintenance_work_mem = ${BUILD_MEMORY}`.execute(conn);
   try {
-    await sql`create index ${sql.raw(concurrently ? 'concurrently' : '')} ${graphIndex(table)} on ${sql.table(table)}
-      using hnsw (embedding halfvec_cosine_ops) ${HNSW_BUILD}`.execute(conn);
+    await sql`create index ${sql.raw(concurrently ? 'concurrently' : '')} ${name} on ${sql.table(table)}
+      using ivfflat (embedding halfvec_cosine_ops) with (lists = ${sql.lit(listsFor(rows[0]!.n))})`.execute(conn);
   } finally {
     await sql`reset maintenance_work_mem`.execute(conn);
   }
 }
 
 /**
- * Builds the HNSW index of each of a space's graph tables that has none, or only what a build cut
- * short left (an invalid index, after a crash or a cancelled build). `concurrently`: the projector
- * keeps writing and search keeps reading (the graph table by exact scan: right, only slower) while
- * it builds. `conn` is one connection, not in a transaction, that holds the space's build lock.
+ * Builds the ANN index of each of a space's indexed tables that has none, only what a build cut
+ * short left (an invalid index, after a crash or a cancelled build), or one built for far fewer
+ * rows than it holds now (`OUTGROWN`: a new space's index over its first vectors, a replay's over
+ * the rows its space had when created, a main table grown by inserts): the new one is built
+ * beside it and takes its place, so queries keep an index meanwhile. `concurrently`: the projector
+ * keeps writing and search keeps reading (the table by exact scan, where it has no index: right,
+ * only slower). `conn` is one connection, not in a transaction, that holds the space's index lock.
  */
-export async function ensureGraphIndexes(conn: QueryExecutorProvider, ord: number): Promise<void> {
+export async function ensureAnnIndexes(conn: QueryExecutorProvider, ord: number): Promise<void> {
   for (const table of Object.values(vectorTables(ord))) {
-    const { rows } = await sql<{ valid: boolean }>`select i.indisvalid as valid from pg_index i
-      where i.indexrelid = to_regclass(${`${table}_hnsw`})`.execute(conn);
-    if (rows[0]?.valid) continue;
-    if (rows[0]) await sql`drop index concurrently ${graphIndex(table)}`.execute(conn);
-    await buildGraphIndex(conn, table, { concurrently: true });
+    // Rows by Postgres' running count or its last analyze, whichever is larger: not a scan, every second.
+    const { rows } = await sql<{ valid: boolean; lists: number; rows: number }>`select i.indisvalid as valid,
+        coalesce((select split_part(o, '=', 2)::int from unnest(c.reloptions) o where o like 'lists=%'), 1) as lists,
+        greatest(pg_stat_get_live_tuples(i.indrelid), t.reltuples)::int as rows
+      from pg_index i join pg_class c on c.oid = i.indexrelid join pg_class t on t.oid = i.indrelid
+      where i.indexrelid = to_regclass(${`${table}_ann`})`.execute(conn);
+    const index = rows[0];
+    if (index?.valid && !outgrown(index.lists, index.rows)) continue;
+    // A replacement a crash left, finished or not: built again.
+    const next = sql.id(`${table}_ann_next`);
+    await sql`drop index concurrently if exists ${next}`.execute(conn);
+    if (index && !index.valid) await sql`drop index concurrently ${annIndex(table)}`.execute(conn);
+    if (!index?.valid) {
+      await createAnnIndex(conn, table, { concurrently: true });
+      continue;
+    }
+    await createAnnIndex(conn, table, { concurrently: true, name: next });
+    await sql`drop index concurrently ${annIndex(table)}`.execute(conn);
+    await sql`alter index ${next} rename to ${annIndex(table)}`.execute(conn);
   }
 }
 
 /**
- * Puts every fresh vector of a space into its graph tables by building their graphs again
- * (see `cheaperToRebuild`): the indexes are dropped, the fresh rows moved into the bare tables,
- * and the indexes built over all of them. Same connection rules as `ensureGraphIndexes`.
+ * Puts every fresh vector of a space into its indexed tables and builds their indexes again
+ * over all of them (see `cheaperToRebuild`): the indexes are dropped, the fresh rows moved into
+ * the bare tables, and the indexes built. Same connection rules as `ensureAnnIndexes`.
  */
-export async function rebuildGraphs(conn: QueryExecutorProvider, ord: number): Promise<void> {
+export async function rebuildIndexes(conn: QueryExecutorProvider, ord: number): Promise<void> {
   for (const table of Object.values(vectorTables(ord)))
-    await sql`drop index concurrently if exists ${graphIndex(table)}`.execute(conn);
+    await sql`drop index concurrently if exists ${annIndex(table)}`.execute(conn);
   await moveFresh(conn, ord, ALL);
-  await ensureGraphIndexes(conn, ord);
+  await ensureAnnIndexes(conn, ord);
 }
 
 /**
- * Runs `work` with its graph builds on the connection's own core, without Postgres' parallel
+ * Runs `work` with its index builds on the connection's own core, without Postgres' parallel
  * maintenance workers (two by default): a build while the memex is busy must leave the other core
  * to the import and the projectors, which searchable waits for and the build does not.
  */
@@ -337,13 +378,13 @@ const ALL = Number.MAX_SAFE_INTEGER;
 /**
  * Runs `work` on one connection of the pool (given with its Postgres backend's pid, to cancel it
  * by) while holding one of a space's locks, or returns false at once if another replica's mover
- * holds it: `graphs` for the space's main graph and sealing (a build must not be dropped as
- * unfinished by a second mover seeing it invalid), `merges` for merging its segments.
+ * holds it: `indexes` for the space's main tables' indexes and sealing (a build must not be
+ * dropped as unfinished by a second mover seeing it invalid), `merges` for merging its segments.
  */
 export async function withSpaceLock(
   db: Kysely<SearchDatabase>,
   ord: number,
-  lock: 'graphs' | 'merges',
+  lock: 'indexes' | 'merges',
   work: (conn: Kysely<SearchDatabase>, backend: number) => Promise<void>,
 ): Promise<boolean> {
   const key = `search:${lock}:${ord}`;

@@ -17,8 +17,8 @@ import { visibleTo } from '@memex/db';
 import { defaultProvider, GLOVE_SIF_SPACE, isZeroVector } from '@memex/embeddings';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
-import { graphLayout } from '../projection/segments.js';
-import { freshTables, vectorLiteral, vectorTables, type SpaceRow } from '../projection/vectors.js';
+import { vectorLayout } from '../projection/segments.js';
+import { freshTables, PROBES, vectorLiteral, vectorTables, type SpaceRow } from '../projection/vectors.js';
 import { fieldMatches, TEXT_CONFIG } from '../domain/text.js';
 import { QueryEmbedder } from './embedder.js';
 import { allOf, filterConditions } from './filters.js';
@@ -30,11 +30,6 @@ const CANDIDATES = 100;
 const PASSAGES_PER_CANDIDATE = 3;
 /** The deepest page: `offset` stops at 900, so no signal ranks more than 1,000 candidates. */
 const PAGED_AT_MOST = 900;
-/**
- * The HNSW beam: on the graph createVectorIndexes builds, 400 gives ANN recall@10 0.97 against
- * exact search at 10^5 bench passages (300 gives 0.96, 200 0.92).
- */
-const EF_SEARCH = 400;
 /**
  * Matching passages ranked at most, per query: a word found in a fifth of everything would
  * otherwise rank tens of thousands of passages. Past this many, the first found are ranked (and
@@ -179,18 +174,18 @@ export class SearchService implements OnApplicationShutdown {
       .executeTakeFirst();
     if (!visible) throw new MemexError('not_found', `no item ${params.id}`);
     const space = await this.activeSpace();
-    const [graph, fresh] = space ? [vectorTables(space.ord), freshTables(space.ord)] : [];
-    // A fresh item vector is newer than one in the graph (see storeVectors).
+    const [indexed, fresh] = space ? [vectorTables(space.ord), freshTables(space.ord)] : [];
+    // A fresh item vector is newer than an indexed one (see storeVectors).
     const { rows: own } =
-      graph && fresh
+      indexed && fresh
         ? await sql<{ embedding: string | null }>`select coalesce(
             (select embedding::text from ${sql.table(fresh.items)} where item_id = ${params.id}),
-            (select embedding::text from ${sql.table(graph.items)} where item_id = ${params.id} limit 1)) as embedding`.execute(
+            (select embedding::text from ${sql.table(indexed.items)} where item_id = ${params.id} limit 1)) as embedding`.execute(
             this.db,
           )
         : { rows: [] };
     const vector = own[0]?.embedding;
-    if (!space || !graph || !fresh || !vector)
+    if (!space || !indexed || !fresh || !vector)
       throw new MemexError('not_found', `item ${params.id} has no vector in the active space yet`);
     const limit = params.limit ?? 10;
     const nearest = (table: RawBuilder<unknown>, newer?: string) => sql`(
@@ -200,10 +195,13 @@ export class SearchService implements OnApplicationShutdown {
           ${newer ? sql`and not exists (select 1 from ${sql.table(newer)} f where f.item_id = v.item_id)` : sql``}
         order by v.embedding <=> ${vector}::halfvec limit ${limit})`;
     const neighbours = await this.db.transaction().execute(async (trx) => {
-      const layout = await graphLayout(trx, space.ord);
+      const layout = await vectorLayout(trx, space.ord);
       await this.tuneIndex(trx);
-      const arms = [nearest(sql.table(fresh.items)), ...layout.graphs.map((graph) => nearest(graph.items, fresh.items))];
-      // Ties (copies of one text) by id: the same answer whichever graphs hold them.
+      const arms = [
+        nearest(sql.table(fresh.items)),
+        ...layout.indexed.map((tables) => nearest(tables.items, fresh.items)),
+      ];
+      // Ties (copies of one text) by id: the same answer whichever tables hold them.
       const { rows } = await sql<{ id: string; distance: number }>`${sql.join(arms, sql` union all `)}
         order by distance, id limit ${limit}`.execute(trx);
       return rows;
@@ -315,7 +313,7 @@ export class SearchService implements OnApplicationShutdown {
   }
 
   /**
-   * Nearest passages to the query in the active space (HNSW, iterating past passages the scope
+   * Nearest passages to the query in the active space (IVFFlat, iterating past passages the scope
    * or filters reject), best passage per item. Quoted phrases and exclusions hold here too.
    */
   private async meaningCandidates(ctx: QueryContext, space: SpaceRow, text: string): Promise<Found> {
@@ -326,7 +324,7 @@ export class SearchService implements OnApplicationShutdown {
     const literal = vectorLiteral(vector);
     const { phrases, excluded } = ctx.keyword;
     const passages = PASSAGES_PER_CANDIDATE * ctx.candidates;
-    // The nearest passages in each graph (HNSW) and among the fresh vectors not in one yet (exact).
+    // The nearest passages in each indexed table (IVFFlat) and among the fresh vectors not in one yet (exact).
     const nearest = (table: RawBuilder<unknown>) => sql`(
         select v.item_id as id, i.kind, v.ordinal, v.embedding <=> ${literal}::halfvec as distance
         from ${table} v join items i on i.id = v.item_id
@@ -335,9 +333,9 @@ export class SearchService implements OnApplicationShutdown {
           ${excluded ? sql`and not exists (select 1 from parts x where x.item_id = v.item_id and x.tsv @@ ${excluded})` : sql``}
         order by v.embedding <=> ${literal}::halfvec limit ${passages})`;
     const rows = await this.db.transaction().execute(async (trx) => {
-      const layout = await graphLayout(trx, space.ord);
+      const layout = await vectorLayout(trx, space.ord);
       await this.tuneIndex(trx);
-      const arms = [nearest(sql.table(layout.fresh.parts)), ...layout.graphs.map((graph) => nearest(graph.parts))];
+      const arms = [nearest(sql.table(layout.fresh.parts)), ...layout.indexed.map((tables) => nearest(tables.parts))];
       const result = await sql<{ id: string; kind: string; ordinal: number; distance: number }>`
         ${sql.join(arms, sql` union all `)} order by distance limit ${passages}`.execute(trx);
       return result.rows;
@@ -371,9 +369,9 @@ export class SearchService implements OnApplicationShutdown {
     return rows.map((row, i) => ({ id: row.id, kind: row.kind, score: 1 / (i + 1), ordinal: 0, why: {} }));
   }
 
-  /** pgvector settings for one transaction: a wider beam, and iterating past rows a filter rejects. */
+  /** pgvector settings for one transaction: the lists read (`PROBES`), and more of them past rows a filter rejects. */
   private async tuneIndex(trx: Kysely<SearchDatabase>): Promise<void> {
-    await sql`select set_config('hnsw.ef_search', ${String(EF_SEARCH)}, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`.execute(
+    await sql`select set_config('ivfflat.probes', ${String(PROBES)}, true), set_config('ivfflat.iterative_scan', 'relaxed_order', true)`.execute(
       trx,
     );
   }

@@ -1,0 +1,59 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { createDatabase, migrate } from '@memex/db';
+import { createTestEnv, type TestEnv } from '@memex/testing';
+import { searchMigrations } from './projection/migrations.js';
+
+describe('search migrations', () => {
+  let env: TestEnv;
+  before(async () => {
+    env = await createTestEnv();
+  });
+  after(async () => {
+    await env.stop();
+  });
+
+  test('009 replaces every HNSW graph, a segment’s too, by an IVFFlat index with lists for its rows', async () => {
+    const schema = 'search_before_ivfflat';
+    const db = createDatabase<unknown>(env.config.databaseUrl, { schema, max: 1 });
+    try {
+      const upTo009 = searchMigrations.findIndex((migration) => migration.name === '009_ivfflat_indexes');
+      await migrate(db, schema, searchMigrations.slice(0, upTo009));
+      // A space as the version before left it: its tables and a segment, each with its graph.
+      const vector = sql`array[sin(n), cos(n), sin(n * 7)]::halfvec(3)`;
+      await sql`create table vec_0_parts (item_id text not null, ordinal integer not null, embedding halfvec(3) not null, primary key (item_id, ordinal));
+        create table vec_0_items (item_id text primary key, embedding halfvec(3) not null);
+        create table vec_0_parts_seg1 () inherits (vec_0_parts);
+        create table vec_0_items_seg1 () inherits (vec_0_items)`.execute(db);
+      await sql`insert into vec_0_parts select 'i' || n, 0, ${vector} from generate_series(1, 400) n`.execute(db);
+      await sql`insert into vec_0_items select 'i' || n, ${vector} from generate_series(1, 100) n`.execute(db);
+      await sql`insert into vec_0_parts_seg1 select 's' || n, 0, ${vector} from generate_series(1, 900) n`.execute(db);
+      await sql`insert into vec_0_items_seg1 select 's' || n, ${vector} from generate_series(1, 9) n`.execute(db);
+      for (const table of ['vec_0_parts', 'vec_0_items', 'vec_0_parts_seg1', 'vec_0_items_seg1'])
+        await sql`create index ${sql.id(`${table}_hnsw`)} on ${sql.table(table)} using hnsw (embedding halfvec_cosine_ops)`.execute(
+          db,
+        );
+
+      assert.deepEqual(await migrate(db, schema, searchMigrations), ['009_ivfflat_indexes']);
+      const { rows } = await sql<{ name: string; method: string; options: string[] | null }>`
+        select c.relname as name, am.amname as method, c.reloptions as options
+        from pg_index i join pg_class c on c.oid = i.indexrelid join pg_am am on am.oid = c.relam
+        join pg_namespace s on s.oid = c.relnamespace
+        where s.nspname = ${schema} and c.relname like 'vec\\_0\\_%' and not i.indisprimary order by 1`.execute(db);
+      assert.deepEqual(
+        rows.map((row) => `${row.name} ${row.method} ${row.options?.join(',')}`),
+        [
+          'vec_0_items_ann ivfflat lists=10',
+          'vec_0_items_seg1_ann ivfflat lists=3',
+          'vec_0_parts_ann ivfflat lists=20',
+          'vec_0_parts_seg1_ann ivfflat lists=30',
+        ],
+        'the main tables’ lists count their own rows, not their segments’',
+      );
+    } finally {
+      await sql`drop schema ${sql.id(schema)} cascade`.execute(db);
+      await db.destroy();
+    }
+  });
+});

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { createDatabase } from '@memex/db';
 import { defaultProvider } from '@memex/embeddings';
 import { splitPassages } from '@memex/pipelines';
-import { countWords, partTsv, titleTsv, withSpaceLock } from '@memex/search/testing';
+import { countWords, createAnnIndex, partTsv, titleTsv, withSpaceLock } from '@memex/search/testing';
 import { findPostgresBinaries } from '@memex/stack';
 
 /** A mail for the search read model: its people as the projector keeps them (`name <address>` lines, lowercased). */
@@ -119,8 +119,8 @@ async function copyIn(
   const psql = path.join(findPostgresBinaries().bindir, 'psql');
   const copy = (command: string) =>
     execFileSync(psql, [databaseUrl, '-v', 'ON_ERROR_STOP=1', '-c', command], { stdio: 'pipe' });
-  const { rows: indexes } = await client.query<{ indexname: string; indexdef: string }>(
-    `select indexname, indexdef from pg_indexes where schemaname = 'search' and tablename in ('items', 'parts', 'vec_0_parts', 'vec_0_items')
+  const { rows: indexes } = await client.query<{ indexname: string; tablename: string; indexdef: string }>(
+    `select indexname, tablename, indexdef from pg_indexes where schemaname = 'search' and tablename in ('items', 'parts', 'vec_0_parts', 'vec_0_items')
          and indexdef not like '%UNIQUE%'`,
   );
   for (const index of indexes) await client.query(`drop index search."${index.indexname}"`);
@@ -153,6 +153,11 @@ async function copyIn(
       drop table search.stage_items, search.stage_parts`);
   // Memory for the builds: GIN sorts its entries there, pgvector keeps its k-means sample.
   await client.query(`set maintenance_work_mem = '4GB'`);
-  for (const index of indexes) await client.query(index.indexdef);
+  for (const index of indexes) {
+    // An ANN index as search builds it, with lists for the rows it is built over (its definition
+    // has those of the space's first item).
+    if (index.indexname.endsWith('_ann')) await createAnnIndex(db, index.tablename, { concurrently: false });
+    else await client.query(index.indexdef);
+  }
   await client.query('analyze');
 }

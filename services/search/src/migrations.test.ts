@@ -30,7 +30,11 @@ describe('search migrations', () => {
       await sql`insert into vec_0_items select 'i' || n, ${vector} from generate_series(1, 100) n`.execute(db);
       await sql`insert into vec_0_parts_seg1 select 's' || n, 0, ${vector} from generate_series(1, 900) n`.execute(db);
       await sql`insert into vec_0_items_seg1 select 's' || n, ${vector} from generate_series(1, 9) n`.execute(db);
-      for (const table of ['vec_0_parts', 'vec_0_items', 'vec_0_parts_seg1', 'vec_0_items_seg1'])
+      // A table whose index 006 built when it ran with this version (an archive upgraded from before 006).
+      await sql`create index vec_0_items_ann on vec_0_items using ivfflat (embedding halfvec_cosine_ops) with (lists = 1)`.execute(
+        db,
+      );
+      for (const table of ['vec_0_parts', 'vec_0_parts_seg1', 'vec_0_items_seg1'])
         await sql`create index ${sql.id(`${table}_hnsw`)} on ${sql.table(table)} using hnsw (embedding halfvec_cosine_ops)`.execute(
           db,
         );

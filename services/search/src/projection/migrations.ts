@@ -243,13 +243,15 @@ export const searchMigrations: Migration[] = [
   {
     // ANN indexes are IVFFlat, not HNSW graphs (see listsFor): built in seconds rather than
     // minutes, read faster at the same recall. Every indexed table's graph (a space's main tables
-    // and its segments) is replaced by an index with lists for the rows it holds.
+    // and its segments) is replaced by an index with lists for the rows it holds. A schema that
+    // ran 006 only now has its main tables' IVFFlat indexes already: built again, the same way.
     name: '009_ivfflat_indexes',
     async up(db) {
       const { rows } = await sql<{ name: string }>`select tablename as name from pg_tables
         where schemaname = current_schema() and tablename ~ '^vec_[0-9]+_(parts|items)(_seg[0-9]+)?$'`.execute(db);
       for (const { name } of rows) {
         await sql`drop index if exists ${sql.id(`${name}_hnsw`)}`.execute(db);
+        await sql`drop index if exists ${sql.id(`${name}_ann`)}`.execute(db);
         await createAnnIndex(db, name, { concurrently: false });
       }
     },

@@ -96,6 +96,9 @@ export class DeletionService {
         data: { id },
       }));
     }
+    // Imports decide duplicates from the read model: answer once it has dropped the item, so the
+    // same message sent right after this answer comes in again rather than as a duplicate.
+    await this.host.projector!.waitFor(seq, this.config.minSeqTimeoutMs);
     return { deleted: ids, erased_events: erased, seq };
   }
 

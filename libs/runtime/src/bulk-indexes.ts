@@ -55,8 +55,10 @@ export class BulkIndexes {
   }
 
   /**
-   * Builds every dropped index again (those of tables the load dropped meanwhile excepted) and
-   * gathers the planner's statistics of the loaded tables, which a fresh schema has none of.
+   * Builds every dropped index again (those of tables the load dropped meanwhile excepted, and
+   * those the projection built itself after its load: search's IVFFlat indexes, whose lists
+   * depend on the rows loaded, not on those their definition saw) and gathers the planner's
+   * statistics of the loaded tables, which a fresh schema has none of.
    */
   async restore(): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
@@ -65,10 +67,9 @@ export class BulkIndexes {
       // table: Postgres plans none below 8 MB, and a rebuild's HNSW graphs are its longest step.
       await sql`set local min_parallel_table_scan_size = 0`.execute(trx);
       for (const index of this.dropped.values()) {
-        const { rows } = await sql<{
-          present: boolean;
-        }>`select to_regclass(${index.table}) is not null as present`.execute(trx);
-        if (rows[0]!.present) await sql.raw(index.definition).execute(trx);
+        const { rows } = await sql<{ wanted: boolean }>`select to_regclass(${index.table}) is not null
+            and to_regclass(${`${this.schema}.${index.name}`}) is null as wanted`.execute(trx);
+        if (rows[0]!.wanted) await sql.raw(index.definition).execute(trx);
       }
     });
     this.dropped.clear();

@@ -6,6 +6,9 @@ import { GLOVE_SIF_SPACE } from '@memex/embeddings';
 import { startWorker } from '@memex/pipelines';
 import { ServiceHost } from '@memex/runtime';
 import { sharedRoot, sharedSkip } from '@memex/testing';
+import { createDatabase } from '@memex/db';
+import { sql } from 'kysely';
+import { listsFor } from './projection/vectors.js';
 import { schemaDigest } from './schema-digest.js';
 import { SearchHarness } from './test-support.js';
 
@@ -119,4 +122,47 @@ describe('search lifecycle', () => {
       await assert.rejects(h.call(ModelsUse, { space: 'nope@1' }), /no embedding space nope@1/);
     },
   );
+});
+
+describe('search replay of a log longer than a batch', () => {
+  let h: SearchHarness;
+  before(async () => {
+    h = await SearchHarness.start();
+  });
+  after(async () => h.stop());
+
+  test('builds each ANN index after the load, with lists for every row loaded, not the first batch’s', async () => {
+    const words = ['harbour', 'orchard', 'glacier', 'lantern', 'meadow', 'canyon', 'violin', 'compass'];
+    const items = Array.from({ length: 300 }, (_, n) => ({
+      title: `Note ${n}`,
+      text: `A note about the ${words[n % words.length]} and the ${words[(n * 3 + 1) % words.length]}, number ${n}.`,
+    }));
+    const batch = await Promise.all(
+      items.map(async (item) => ({ item, sha: await h.blobs.put(Buffer.from(item.text)) })),
+    );
+    await h.ingestPrepared(batch);
+    await h.settle();
+    const db = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search' });
+    try {
+      const indexes = async () => {
+        const { rows } = await sql<{ name: string; lists: string }>`
+          select c.relname as name, c.reloptions[1] as lists from pg_class c
+          where c.relname in ('vec_0_parts_ann', 'vec_0_items_ann') order by c.relname`.execute(db);
+        return rows.map((index) => `${index.name} ${index.lists}`);
+      };
+      const replay = await h.searchApp.get(ServiceHost).projector!.rebuild(h.env.config.databaseUrl);
+      assert.ok(replay.events > 500, `${replay.events} events: more than one batch`);
+      const { rows: counts } = await sql<{ parts: number; items: number }>`
+        select (select count(*)::int from only vec_0_parts) as parts, (select count(*)::int from only vec_0_items) as items`.execute(
+        db,
+      );
+      assert.deepEqual(await indexes(), [
+        `vec_0_items_ann lists=${listsFor(counts[0]!.items)}`,
+        `vec_0_parts_ann lists=${listsFor(counts[0]!.parts)}`,
+      ]);
+      assert.equal(counts[0]!.items, 300);
+    } finally {
+      await db.destroy();
+    }
+  });
 });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import {
   decodeVector,
   EmbeddingComputed,
@@ -75,6 +75,16 @@ function ingestedRow({ seq, event }: Ingested): ItemRow {
 @Injectable()
 @Projector({ name: 'search', migrations: searchMigrations })
 export class SearchProjector implements AroundBatch<Trx> {
+  /**
+   * A rebuild's bulk load went into each space's indexed tables without their ANN indexes: built
+   * now, with lists for all the rows loaded (the definitions put aside at the first vectors
+   * would build them with that first batch's lists, and every query would read them whole).
+   */
+  async afterBulkLoad(db: Kysely<SearchDatabase>): Promise<void> {
+    for (const space of await allSpaces(db))
+      await db.connection().execute((conn) => createVectorIndexes(conn, space.ord));
+  }
+
   /** Event by event, with the vocabulary's counts changed once for the whole batch. */
   async aroundBatch(trx: Trx, apply: () => Promise<void>): Promise<void> {
     await stageWords(trx);

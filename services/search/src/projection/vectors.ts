@@ -317,10 +317,10 @@ export async function createAnnIndex(
  * Builds the ANN index of each of a space's indexed tables that has none, only what a build cut
  * short left (an invalid index, after a crash or a cancelled build), or one built for far fewer
  * rows than it holds now (`OUTGROWN`: a new space's index over its first vectors, a main table
- * grown by inserts): the new one is built
- * beside it and takes its place, so queries keep an index meanwhile. `concurrently`: the projector
- * keeps writing and search keeps reading (the table by exact scan, where it has no index: right,
- * only slower). `conn` is one connection, not in a transaction, that holds the space's index lock.
+ * grown by inserts): the new one is built beside it and takes its place, so queries keep an index
+ * meanwhile. `concurrently`: the projector keeps writing and search keeps reading (the table by
+ * exact scan, where it has no index: right, only slower). `conn` is one connection, not in a
+ * transaction, that holds the space's index lock.
  */
 export async function ensureAnnIndexes(conn: QueryExecutorProvider, ord: number): Promise<void> {
   for (const table of Object.values(vectorTables(ord))) {

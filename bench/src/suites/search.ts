@@ -15,7 +15,7 @@ import { bulkLoadSearch } from '../search-bulk.js';
 const MODES: SearchMode[] = ['keyword', 'meaning', 'hybrid'];
 const RELEVANCE_DIR = new URL('../../relevance/', import.meta.url);
 /** Passage counts to fill through the whole pipeline (MEMEX_BENCH_SEARCH_SIZES)... */
-const SIZES = sizes(process.env.MEMEX_BENCH_SEARCH_SIZES, '100000');
+const SIZES = sizes(process.env.MEMEX_BENCH_SEARCH_SIZES, '10000,100000');
 /** ...and to bulk-load into the read model (MEMEX_BENCH_SEARCH_BULK; empty to skip). */
 const BULK_SIZES = sizes(process.env.MEMEX_BENCH_SEARCH_BULK, '1000000');
 

@@ -7,7 +7,7 @@ import { generateMessages, writeMaildir, writeMbox } from '@memex/ingest/testing
 import { seededRandom } from '@memex/testing';
 import { Mu } from '../mu.js';
 import { Notmuch } from '../notmuch.js';
-import type { BenchResult } from '../result.js';
+import { percentile, type BenchResult } from '../result.js';
 import { samplePeakRss } from '../rss.js';
 import { vectorsIndexed, settled } from '../settled.js';
 import { cpuBetween, processCpu, quiet, sampleTimeline } from '../timeline.js';
@@ -41,6 +41,40 @@ async function findable(client: MemexClient, subjects: string[]): Promise<{ keyw
     if (await hit('meaning')) meaning++;
   }
   return { keyword, meaning };
+}
+
+/** How often the user searching during an import (`searchWhileImporting`) asks. */
+const SEARCH_EVERY_MS = 3000;
+
+/**
+ * The user of the first hour: searches while the import runs (hybrid, the default mode, for one of
+ * the sampled subjects every `SEARCH_EVERY_MS`), through the gateway; `stop` gives the latencies
+ * of the answers and the errors of the queries that failed.
+ */
+function searchWhileImporting(
+  client: MemexClient,
+  queries: string[],
+): { stop(): Promise<{ latencies: number[]; errors: string[] }> } {
+  const latencies: number[] = [];
+  const errors: string[] = [];
+  let stopped = false;
+  const asking = (async () => {
+    for (let i = 0; !stopped; i++) {
+      const started = performance.now();
+      await client
+        .call(Search, { q: queries[i % queries.length] ?? 'meeting', limit: 20 })
+        .then(() => latencies.push(performance.now() - started))
+        .catch((error: Error) => errors.push(error.message));
+      await new Promise((resolve) => setTimeout(resolve, SEARCH_EVERY_MS));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await asking;
+      return { latencies, errors };
+    },
+  };
 }
 
 /**
@@ -128,6 +162,7 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
     const memory = samplePeakRss(pids);
     // Where the time goes: each process's CPU, each projector's lag and the pipelines' backlog over time.
     const timeline = sampleTimeline(client, stack.url, pids);
+    const searching = searchWhileImporting(client, subjects);
     const started = performance.now();
     await importMbox(stack, mbox, 'bench');
     const answered = (performance.now() - started) / 1000;
@@ -135,6 +170,7 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
     const viewed = (performance.now() - started) / 1000;
     await settled(client, stack.url, subjects[0] ?? 'meeting', 4 * 60 * 60_000);
     const searchable = (performance.now() - started) / 1000;
+    const asked = await searching.stop();
     await timeline.mark('searchable');
     // Searchable includes vectors not in an ANN index yet (found by exact scan): the indexes' rest.
     await vectorsIndexed(stack.env.config.databaseUrl, 4 * 60 * 60_000);
@@ -195,6 +231,13 @@ async function importArchive(messages: number, measure: 'import' | 'replay'): Pr
         value: mb(peak.total),
         unit: 'MB',
         notes: `heaviest at their own peaks: ${heaviest} MB; NATS and Postgres not counted (notmuch ~80 MB, mu ~360 MB)`,
+      },
+      {
+        suite: 'ingest',
+        name: 'hybrid search p95 while the import ran, until searchable',
+        value: Math.round(percentile(asked.latencies, 95)),
+        unit: 'ms',
+        notes: `${asked.latencies.length + asked.errors.length} queries (a sampled subject every ${SEARCH_EVERY_MS / 1000} s, limit 20, through the gateway): p50 ${Math.round(percentile(asked.latencies, 50))} ms, max ${Math.round(Math.max(...asked.latencies))} ms; ${asked.errors.length} failed${asked.errors[0] ? ` (${asked.errors[0]})` : ''}`,
       },
       {
         suite: 'ingest',

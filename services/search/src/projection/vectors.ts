@@ -36,11 +36,15 @@ export function freshTables(ord: number): VectorTables {
 
 /**
  * What an exact scan of the fresh vectors may read: the bound on meaning search's latency while
- * vectors wait for an index. Over 64 MiB of halfvec rows (335,000 vectors of 100 dimensions,
- * 87,000 of 384) Postgres took 75–95 ms on a quiet machine here. The scan's cost is the rows'
- * bytes, so the counts below follow a space's dimensions.
+ * vectors wait for an index. Over 16 MiB of halfvec rows (83,886 vectors of 100 dimensions,
+ * 21,845 of 384) Postgres took 22–32 ms on a quiet machine here, over 64 MiB 75–95 ms. The
+ * scan's cost is the rows' bytes, so the counts below follow a space's dimensions. At 64 MiB a
+ * 50,000-message import sealed nothing while it ran and its meaning queries read up to 230,000
+ * fresh rows: searching while it ran, hybrid p50/p95 404/742 ms, against 325/596 ms at 16 MiB,
+ * which sealed twice and merged once meanwhile (IVFFlat builds of a few seconds on one core) and
+ * was searchable as soon (368.9 s against 365.0 s; `npm run bench -- ingest`, 5 December).
  */
-const EXACT_SCAN_BYTES = 64 * 2 ** 20;
+const EXACT_SCAN_BYTES = 16 * 2 ** 20;
 
 /**
  * Fresh vectors (passages' and items') the mover seals into a segment while the memex is busy

@@ -98,10 +98,12 @@ export class KeyCounts {
     return this.rows.size;
   }
 
+  /** In the order of their `visKey`s (the map's own keys: made once per row, not per comparison). */
   list(): { key: string; vis: Vis; n: number }[] {
-    return [...this.rows.values()]
-      .filter((r) => r.n !== 0)
-      .sort((a, b) => (visKey(a.key, a.vis) < visKey(b.key, b.vis) ? -1 : 1));
+    return [...this.rows]
+      .filter(([, r]) => r.n !== 0)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, r]) => r);
   }
 
   keys(): string[] {

@@ -4,6 +4,9 @@ import type { BookkeepingDb } from './bookkeeping.js';
 /** Memory for building the indexes back (pgvector builds an HNSW graph in memory when it fits). */
 const BUILD_MEMORY = '512MB';
 
+/** Connections the indexes are built and the statistics gathered on, side by side (a rebuild has two). */
+const CONNECTIONS = 2;
+
 interface DroppedIndex {
   name: string;
   table: string;
@@ -61,21 +64,31 @@ export class BulkIndexes {
    * statistics of the loaded tables, which a fresh schema has none of.
    */
   async restore(): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await sql`set local maintenance_work_mem = ${sql.lit(BUILD_MEMORY)}`.execute(trx);
-      // Parallel workers for the builds that take them (pgvector's HNSW, B-tree) however small the
-      // table: Postgres plans none below 8 MB, and a rebuild's HNSW graphs are its longest step.
-      await sql`set local min_parallel_table_scan_size = 0`.execute(trx);
-      for (const index of this.dropped.values()) {
-        const { rows } = await sql<{ wanted: boolean }>`select to_regclass(${index.table}) is not null
-            and to_regclass(${`${this.schema}.${index.name}`}) is null as wanted`.execute(trx);
-        if (rows[0]!.wanted) await sql.raw(index.definition).execute(trx);
-      }
-    });
+    const waiting = [...this.dropped.values()];
+    // Two builds at once, each on a connection of its own (GIN builds take no parallel workers).
+    const builder = () =>
+      this.db.transaction().execute(async (trx) => {
+        await sql`set local maintenance_work_mem = ${sql.lit(BUILD_MEMORY)}`.execute(trx);
+        // Parallel workers for the builds that take them (pgvector's HNSW, B-tree) however small the
+        // table: Postgres plans none below 8 MB, and a rebuild's HNSW graphs are its longest step.
+        await sql`set local min_parallel_table_scan_size = 0`.execute(trx);
+        for (let index = waiting.shift(); index; index = waiting.shift()) {
+          const { rows } = await sql<{ wanted: boolean }>`select to_regclass(${index.table}) is not null
+              and to_regclass(${`${this.schema}.${index.name}`}) is null as wanted`.execute(trx);
+          if (rows[0]!.wanted) await sql.raw(index.definition).execute(trx);
+        }
+      });
+    await Promise.all(Array.from({ length: CONNECTIONS }, builder));
     this.dropped.clear();
     const { rows: tables } = await sql<{ name: string }>`
       select tablename as name from pg_tables where schemaname = ${this.schema}`.execute(this.db);
-    if (tables.length > 0)
-      await sql`analyze ${sql.join(tables.map(({ name }) => sql.id(this.schema, name)))}`.execute(this.db);
+    // The statistics of half the tables on each connection.
+    await Promise.all(
+      Array.from({ length: CONNECTIONS }, async (_, n) => {
+        const share = tables.filter((_, i) => i % CONNECTIONS === n);
+        if (share.length > 0)
+          await sql`analyze ${sql.join(share.map(({ name }) => sql.id(this.schema, name)))}`.execute(this.db);
+      }),
+    );
   }
 }

@@ -17,6 +17,11 @@ export interface AfterBulkLoad<ServiceDb> {
   afterBulkLoad(db: ServiceDb): Promise<void>;
 }
 
+/** A projector may apply a rebuild's bulk load in lanes (`Projection.bulkLanes`). */
+export interface BulkLanes<ServiceDb> {
+  bulkLanes(db: ServiceDb): Promise<((logged: LoggedEvent) => string | undefined) | undefined>;
+}
+
 /**
  * A projector's `@On` / `@OnBatch` methods as one `Projection`: each event is upcast to its
  * type's latest version and routed to the method that names its type; runs of consecutive
@@ -86,6 +91,10 @@ export class HandlerProjection implements Projection {
 
   async afterBulkLoad(db: BookkeepingDb): Promise<void> {
     await (this.projector as Partial<AfterBulkLoad<BookkeepingDb>>).afterBulkLoad?.call(this.projector, db);
+  }
+
+  async bulkLanes(db: BookkeepingDb): Promise<((logged: LoggedEvent) => string | undefined) | undefined> {
+    return (this.projector as Partial<BulkLanes<BookkeepingDb>>).bulkLanes?.call(this.projector, db);
   }
 
   private async route(trx: Trx, batch: LoggedEvent[]): Promise<void> {

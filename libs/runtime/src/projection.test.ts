@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import { ItemDeleted, NotePut, noteMarkdownOf } from '@memex/contracts';
 import assert from 'node:assert/strict';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Bus, EventPublisher, EVENTS_STREAM, newId, type LoggedEvent } from '@memex/bus';
 import { createDatabase, type Migration } from '@memex/db';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
@@ -362,6 +362,71 @@ test("a rebuild's bulk load says so to the projection, which then writes what it
       [`after bulk load: ${rows.length} rows`],
     );
     assert.equal(seen.at(-1), `after bulk load: ${rows.length} rows`);
+  } finally {
+    await runner.stop();
+  }
+});
+
+test("a rebuild's bulk load applies the lanes a projection names side by side, in order within each, and an event with none alone between them", async () => {
+  /** A note whose body is `<lane> ...` goes in that lane; `alone ...` (and any other event) in none. */
+  const laneOf = (logged: LoggedEvent) => {
+    const lane = String((logged.event.data as { body?: string }).body ?? 'alone').split(' ')[0]!;
+    return lane === 'alone' ? undefined : lane;
+  };
+  /** Records when and on which connection each event of a bulk load went, holding it 50 ms. */
+  class Laned extends SeenProjection {
+    applied: { seq: number; lane: string | undefined; pid: number; from: number; to: number }[] = [];
+    override async apply(trx: BookkeepingTrx, logged: LoggedEvent): Promise<void> {
+      await super.apply(trx, logged);
+      if (!(await bulkLoading(trx))) return;
+      const from = performance.now();
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(trx);
+      this.applied.push({ seq: logged.seq, lane: laneOf(logged), pid: rows[0]!.pid, from, to: performance.now() });
+    }
+    async bulkLanes(): Promise<(logged: LoggedEvent) => string | undefined> {
+      return laneOf;
+    }
+  }
+  const projection = Object.assign(new Laned(), { fixed: true });
+  const runner = new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    bookkeepingOf(db),
+    { name: 'seen_test', migrations, rebuildBatch: 100 },
+    projection,
+  );
+  await runner.start();
+  try {
+    // Lanes a and b hash to different connections (checked: FNV-1a of "a" and "b" differ in parity).
+    const bodies = ['a 1', 'b 1', 'a 2', 'b 2', 'a 3', 'alone 1', 'b 3', 'a 4', 'b 4', 'a 5'];
+    const seqs: number[] = [];
+    for (const body of bodies) seqs.push(await note(body));
+    await runner.waitFor(seqs.at(-1)!, 10_000);
+    const before = await db.selectFrom('seen').selectAll().orderBy('id').execute();
+    await runner.rebuild(env.config.databaseUrl);
+    assert.deepEqual(await db.selectFrom('seen').selectAll().orderBy('id').execute(), before);
+
+    const ours = projection.applied.filter((a) => seqs.includes(a.seq));
+    assert.equal(ours.length, bodies.length);
+    const inLane = (lane: string) => ours.filter((a) => a.lane === lane);
+    for (const lane of ['a', 'b']) {
+      const applied = inLane(lane).map((a) => a.seq);
+      assert.deepEqual(
+        applied,
+        [...applied].sort((x, y) => x - y),
+        `lane ${lane} in log order`,
+      );
+    }
+    const together = inLane('a').some((a) =>
+      inLane('b').some((b) => a.from < b.to && b.from < a.to && a.pid !== b.pid),
+    );
+    assert.ok(together, 'the two lanes applied at the same time, each on its own connection');
+    // The event with no lane after every event before it, before every event after it.
+    const alone = ours.find((a) => a.lane === undefined)!;
+    for (const other of ours) {
+      if (other.seq < alone.seq) assert.ok(other.to <= alone.from, `${other.seq} applied before the lone event`);
+      if (other.seq > alone.seq) assert.ok(other.from >= alone.to, `${other.seq} applied after the lone event`);
+    }
   } finally {
     await runner.stop();
   }

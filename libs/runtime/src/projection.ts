@@ -38,6 +38,15 @@ export interface Projection {
   afterBulkLoad?(db: BookkeepingDb): Promise<void>;
   /** Whether an event of this type changes the read model; a batch of none is not applied (see `skip`). */
   handles?(type: string): boolean;
+  /**
+   * Optional, for a rebuild's bulk load: asked before each batch (and after an event that went
+   * alone), how its events may go side by side. It answers each event's lane, or undefined for an
+   * event that waits for every one before it and goes alone. Events of one lane are applied in
+   * order, the lanes at once on their own connections (`BULK_LANES`): a lane's events must commute
+   * with every other lane's, touching rows of their own only (an item's, no counter two share).
+   * No answer: the batch goes as one, as live.
+   */
+  bulkLanes?(db: BookkeepingDb): Promise<((logged: LoggedEvent) => string | undefined) | undefined>;
 }
 
 export interface ReplayResult {
@@ -51,6 +60,16 @@ export interface ReplayResult {
 }
 
 const BATCH = 500;
+
+/** Lanes of a bulk load applied at once (see `Projection.bulkLanes`): one per core here, one connection each. */
+const BULK_LANES = 2;
+
+/** The lane (0 to `BULK_LANES` - 1) of a projection's lane name: a string hash (FNV-1a). */
+function laneNumber(lane: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < lane.length; i++) hash = Math.imul(hash ^ lane.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % BULK_LANES;
+}
 
 /** Set for its transaction when a batch is part of a rebuild's bulk load. */
 const BULK_LOAD_SETTING = 'memex.bulk_load';
@@ -98,6 +117,33 @@ async function readCheckpoint(db: BookkeepingDb, name: string): Promise<number> 
     .where('projector', '=', name)
     .executeTakeFirst();
   return row ? Number(row.seq) : 0;
+}
+
+/**
+ * The lanes of a bulk load (see `Projection.bulkLanes`): each applies its parts in order, each in
+ * a transaction of its own, one after the other without waiting for the other lanes'.
+ */
+class Lanes {
+  private tails: Promise<void>[] = Array.from({ length: BULK_LANES }, () => Promise.resolve());
+
+  /** Queues each lane's part behind its earlier ones; resolves once every lane has applied what was queued before. */
+  async queue(parts: LoggedEvent[][], apply: (part: LoggedEvent[]) => Promise<void>): Promise<void> {
+    const before = this.drained();
+    this.tails = this.tails.map((tail, lane) => {
+      const part = parts[lane]!;
+      if (part.length === 0) return tail;
+      const next = tail.then(() => apply(part));
+      // Awaited by the next `queue` or `drained`; until then its failure must not count as unhandled.
+      next.catch(() => undefined);
+      return next;
+    });
+    await before;
+  }
+
+  /** Resolves once every lane has applied all it was given; rejects with a lane's failure. */
+  async drained(): Promise<void> {
+    await Promise.all(this.tails);
+  }
 }
 
 /**
@@ -228,7 +274,7 @@ export class ProjectionRunner {
     // read model would stall unseen); the catch below makes it again at the checkpoint.
     this.messages = await consumer.consume({ max_messages: 2000, abort_on_missing_resource: true });
     this.loop = consumeBatches(this.messages, BATCH, (batch) =>
-      this.applyBatch(this.db, batch.map(loggedMessage)),
+      this.applyBatch(this.db, batch.map(loggedMessage), { live: true }),
     ).catch((error) => {
       // Postgres or NATS went away mid-batch: nothing was committed past the checkpoint, so
       // start over from it once things are back.
@@ -238,8 +284,16 @@ export class ProjectionRunner {
     });
   }
 
-  /** Applies a batch in one transaction; on failure, event by event so one bad event can't stall the rest. */
-  private async applyBatch(db: BookkeepingDb, batch: LoggedEvent[], live = true, bulk = false): Promise<void> {
+  /**
+   * Applies a batch in one transaction; on failure, event by event so one bad event can't stall the
+   * rest. `live`: to the live schema, past the position; `bulk`: a rebuild's bulk load;
+   * `checkpoint`: written with it (a lane of a bulk load leaves it to the rebuild: see `inLanes`).
+   */
+  private async applyBatch(
+    db: BookkeepingDb,
+    batch: LoggedEvent[],
+    { live = false, bulk = false, checkpoint = true }: { live?: boolean; bulk?: boolean; checkpoint?: boolean },
+  ): Promise<void> {
     const fresh = batch.filter((logged) => logged.seq > (live ? this.position : 0));
     if (fresh.length === 0) return;
     const last = fresh[fresh.length - 1]!.seq;
@@ -258,7 +312,7 @@ export class ProjectionRunner {
             if (bulk) await markBulkLoad(trx);
             if (this.projection.applyBatch) await this.projection.applyBatch(trx, fresh);
             else for (const logged of fresh) await this.projection.apply(trx, logged);
-            await this.saveCheckpoint(trx, last);
+            if (checkpoint) await this.saveCheckpoint(trx, last);
           });
         } catch (batchError) {
           const trx = await db.startTransaction().execute();
@@ -274,7 +328,7 @@ export class ProjectionRunner {
                 await this.failureTable.record(trx, logged, error);
               }
             }
-            await this.saveCheckpoint(trx, last);
+            if (checkpoint) await this.saveCheckpoint(trx, last);
             await trx.commit().execute();
           } catch (error) {
             await trx.rollback().execute();
@@ -416,7 +470,8 @@ export class ProjectionRunner {
     const next = `${this.name}_next`;
     const started = performance.now();
     await this.db.schema.dropSchema(next).ifExists().cascade().execute();
-    const nextDb = createDatabase<BookkeepingTables>(databaseUrl, { schema: next, max: 2 });
+    // Two connections: the bulk load's lanes (BULK_LANES), then index builds side by side.
+    const nextDb = createDatabase<BookkeepingTables>(databaseUrl, { schema: next, max: BULK_LANES });
     let events = 0;
     try {
       await migrate(nextDb, next, this.options.migrations);
@@ -429,11 +484,14 @@ export class ProjectionRunner {
         let batch: LoggedEvent[] = [];
         // A batch is applied while the next is read from the log: at most one in flight, in order.
         let applying: Promise<void> = Promise.resolve();
+        const lanes = bulk && this.projection.bulkLanes ? new Lanes() : undefined;
         const flush = async () => {
           const full = batch;
           batch = [];
           await applying;
-          applying = this.applyBatchInto(nextDb, full, bulk).then(afterBatch);
+          applying = (lanes ? this.inLanes(nextDb, full, lanes) : this.applyBatchInto(nextDb, full, bulk)).then(
+            afterBatch,
+          );
           // Awaited at the next flush or after the last; until then its failure must not count as unhandled.
           applying.catch(() => undefined);
         };
@@ -450,6 +508,7 @@ export class ProjectionRunner {
         }
         if (batch.length > 0) await flush();
         await applying;
+        await lanes?.drained();
         // The checkpoint past the events read, the last of which may have been skipped.
         if (read > position) await nextDb.transaction().execute((trx) => this.saveCheckpoint(trx, read));
         position = read;
@@ -493,7 +552,38 @@ export class ProjectionRunner {
 
   /** The rebuild's apply: the same projection, writing its checkpoint under the live name. */
   private async applyBatchInto(db: BookkeepingDb, batch: LoggedEvent[], bulk: boolean): Promise<void> {
-    await this.applyBatch(db, batch, false, bulk);
+    await this.applyBatch(db, batch, { bulk });
+  }
+
+  /**
+   * A bulk load's batch where the projection names lanes (`Projection.bulkLanes`): its events up
+   * to the next that goes alone, split into lanes and queued behind what each lane has still to
+   * apply; then, once every lane is done, that event alone; and so on. Resolves once the lanes
+   * have applied what was queued before this batch. The lanes write no checkpoint (two would wait
+   * on its row for each other): the rebuild writes it after the load, and a rebuild that stops
+   * midway starts again from nothing.
+   */
+  private async inLanes(db: BookkeepingDb, batch: LoggedEvent[], lanes: Lanes): Promise<void> {
+    for (let start = 0; start < batch.length;) {
+      const laneOf = await this.projection.bulkLanes!(db);
+      if (!laneOf) {
+        await lanes.drained();
+        return this.applyBatch(db, batch.slice(start), { bulk: true });
+      }
+      const parts: LoggedEvent[][] = Array.from({ length: BULK_LANES }, () => []);
+      let end = start;
+      for (; end < batch.length; end++) {
+        const lane = laneOf(batch[end]!);
+        if (lane === undefined) break;
+        parts[laneNumber(lane)]!.push(batch[end]!);
+      }
+      await lanes.queue(parts, (part) => this.applyBatch(db, part, { bulk: true, checkpoint: false }));
+      if (end < batch.length) {
+        await lanes.drained();
+        await this.applyBatch(db, [batch[end]!], { bulk: true });
+      }
+      start = end + 1;
+    }
   }
 
   private async pause(): Promise<void> {

@@ -92,6 +92,11 @@ describe('search lifecycle', () => {
           [added.space, 'filling', 0],
         ],
       );
+      // Replayed while the switch waits, it still waits: the bulk load counts the items it puts off counting.
+      const waiting = await schemaDigest(h.env.config.databaseUrl, 'search');
+      await h.searchApp.get(ServiceHost).projector!.rebuild(h.env.config.databaseUrl);
+      assert.deepEqual(await schemaDigest(h.env.config.databaseUrl, 'search'), waiting);
+      assert.equal((await h.call(ModelsList, {})).active, GLOVE_SIF_SPACE);
       await assert.rejects(h.call(ModelsAdd, { path: MODEL2VEC, name: 'm2v-test' }), /already registered/);
       await assert.rejects(h.call(ModelsAdd, { path: 'relative/folder' }), /must be absolute/);
 
@@ -120,6 +125,14 @@ describe('search lifecycle', () => {
         [6, 6],
       );
       await assert.rejects(h.call(ModelsUse, { space: 'nope@1' }), /no embedding space nope@1/);
+
+      // A replay of all this (a space made, its switch waited for and made, another space chosen
+      // back) gives the same rows: its bulk load goes one event at a time while a switch waits.
+      await h.settle();
+      const rows = await schemaDigest(h.env.config.databaseUrl, 'search');
+      await h.searchApp.get(ServiceHost).projector!.rebuild(h.env.config.databaseUrl);
+      assert.deepEqual(await schemaDigest(h.env.config.databaseUrl, 'search'), rows);
+      assert.equal((await h.call(ModelsList, {})).active, GLOVE_SIF_SPACE);
     },
   );
 });

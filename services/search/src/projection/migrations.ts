@@ -256,6 +256,14 @@ export const searchMigrations: Migration[] = [
       }
     },
   },
+  {
+    // A rebuild's bulk load stages its word counts here, in two lanes at once, and sums them once
+    // after (see SearchProjector.bulkLanes); empty otherwise. Unlogged: a rebuild that crashes starts again.
+    name: '010_bulk_word_delta',
+    async up(db) {
+      await sql`create unlogged table word_delta_bulk (w text not null, n int not null)`.execute(db);
+    },
+  },
 ];
 
 /** Rows read or written per statement by a migration that goes through a whole table. */

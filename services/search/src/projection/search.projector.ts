@@ -12,15 +12,19 @@ import {
   PaperExtracted,
   PhotoTagged,
   PartExtracted,
+  eventCatalog,
+  type EventEnvelope,
   type EventOf,
   type MailMeta,
 } from '@memex/contracts';
-import { bulkLoading, On, OnBatch, Projector, type AroundBatch } from '@memex/runtime';
+import type { LoggedEvent } from '@memex/bus';
+import { bulkLoading, On, OnBatch, Projector, type AroundBatch, type BulkLanes } from '@memex/runtime';
 import { partTsv, passageTsv, peopleTsv, titleTsv, titleWordsTsv } from '../domain/text.js';
 import type { ItemsTable, SearchDatabase } from '../schema.js';
 import { searchMigrations } from './migrations.js';
 import {
   allSpaces,
+  createAnnIndex,
   createVectorIndexes,
   ensureSpace,
   freshFull,
@@ -67,26 +71,82 @@ function ingestedRow({ seq, event }: Ingested): ItemRow {
 }
 
 /**
+ * The lane of an event in a rebuild's bulk load (see `SearchProjector.bulkLanes`): its item's, or
+ * none for one that makes a space (vectors of a space not in `spaces`) or chooses a model.
+ */
+function itemLane(logged: LoggedEvent, spaces: ReadonlySet<string>): string | undefined {
+  const event = eventCatalog.upcast(logged.event) as EventEnvelope;
+  const data = event.data as { id?: string; item_id?: string; space?: string };
+  switch (event.type) {
+    case ItemIngested.type:
+    case NotePut.type:
+    case ItemDeleted.type:
+    case MailSpamMarked.type:
+      return data.id;
+    case EmbeddingComputed.type:
+      return spaces.has(data.space!) ? data.item_id : undefined;
+    case PartExtracted.type:
+    case PaperExtracted.type:
+    case PhotoTagged.type:
+      return data.item_id;
+    default:
+      return undefined;
+  }
+}
+
+/**
  * The search read model: items with what filters and scopes need, passages with full-text
  * vectors, a vocabulary for typo/prefix expansion, and a pair of vector tables per embedding
  * space. Rows derive from events only (times from the events, table names from the order spaces
- * appear in the log), so a replay rebuilds it identically.
+ * appear in the log), so a replay rebuilds it identically. A rebuild's batches are twice live's:
+ * its bulk load splits them into two lanes (`bulkLanes`).
  */
 @Injectable()
-@Projector({ name: 'search', migrations: searchMigrations })
-export class SearchProjector implements AroundBatch<Trx> {
+@Projector({ name: 'search', migrations: searchMigrations, rebuildBatch: 1000 })
+export class SearchProjector implements AroundBatch<Trx>, BulkLanes<Kysely<SearchDatabase>> {
   /**
-   * A rebuild's bulk load went into each space's indexed tables without their ANN indexes: built
-   * now, with lists for all the rows loaded (the definitions put aside at the first vectors
-   * would build them with that first batch's lists, and every query would read them whole).
+   * A rebuild's bulk load goes in lanes by item: an item's events touch its own rows, and what
+   * items share — the vocabulary's counts, the counts of items with text and of items embedded in
+   * each space — it puts off until the load is done (`afterBulkLoad`). An event that makes a space
+   * or chooses a model goes alone, as does every event while search waits to switch spaces: the
+   * switch comes at the first event after which every item with text is embedded, which depends
+   * on the order of all of them.
    */
-  async afterBulkLoad(db: Kysely<SearchDatabase>): Promise<void> {
-    for (const space of await allSpaces(db))
-      await db.connection().execute((conn) => createVectorIndexes(conn, space.ord));
+  async bulkLanes(db: Kysely<SearchDatabase>): Promise<((logged: LoggedEvent) => string | undefined) | undefined> {
+    const { rows } = await sql<{ pending: boolean }>`
+      select chosen is distinct from active as pending from state where id = 1`.execute(db);
+    if (rows[0]!.pending) return undefined;
+    const spaces = new Set((await allSpaces(db)).map((space) => space.space));
+    return (logged) => itemLane(logged, spaces);
   }
 
-  /** Event by event, with the vocabulary's counts changed once for the whole batch. */
+  /**
+   * A rebuild's bulk load is done. What it put off: the vocabulary's counts and the counts of
+   * items with text and embedded (counted from the rows, as the events kept them); and each
+   * space's ANN indexes, built now with lists for all the rows loaded (the definitions put aside
+   * at the first vectors would build them with that first batch's lists, and every query would
+   * read them whole).
+   */
+  async afterBulkLoad(db: Kysely<SearchDatabase>): Promise<void> {
+    await db.transaction().execute(async (trx) => {
+      await flushWords(trx, 'word_delta_bulk');
+      await sql`update state set text_items = (select count(*)::int from items where has_text) where id = 1`.execute(
+        trx,
+      );
+      await sql`update spaces set embedded_items = (select count(*)::int from embedded e where e.ord = spaces.ord)`.execute(
+        trx,
+      );
+    });
+    // Side by side, on as many connections as the rebuild has.
+    const tables = (await allSpaces(db)).flatMap((space) => Object.values(vectorTables(space.ord)));
+    await Promise.all(
+      tables.map((table) => db.connection().execute((conn) => createAnnIndex(conn, table, { concurrently: false }))),
+    );
+  }
+
+  /** Event by event, with the vocabulary's counts changed once for the whole batch (a bulk load's once for the load). */
   async aroundBatch(trx: Trx, apply: () => Promise<void>): Promise<void> {
+    if (await bulkLoading(trx)) return apply();
     await stageWords(trx);
     await apply();
     await flushWords(trx);
@@ -247,14 +307,16 @@ export class SearchProjector implements AroundBatch<Trx> {
     }
     if (splits.size > 0) {
       const split = [...splits.values()];
+      // A bulk load counts items with text once, after it (see bulkLanes).
+      const counted = (await bulkLoading(trx))
+        ? sql`select count(*) from item`
+        : sql`update state set text_items = text_items + (select count(*)::int from s where s.has_text) where id = 1`;
       await sql`with s as (
           select * from unnest(${[...splits.keys()]}::text[], ${split.map((s) => s.revision)}::bigint[],
             ${split.map((s) => s.pipeline)}::text[], ${split.map((s) => s.hasText)}::boolean[]) s (id, revision, pipeline, has_text)),
         item as (update items i set parts_revision = s.revision, parts_pipeline = s.pipeline, has_text = s.has_text
-          from s where i.id = s.id)
-        update state set text_items = text_items + (select count(*)::int from s where s.has_text) where id = 1`.execute(
-        trx,
-      );
+          from s where i.id = s.id returning i.id)
+        ${counted}`.execute(trx);
     }
     // A passage seen before inserts nothing and counts nothing (the first of two in a run neither).
     const seen = new Set<string>();
@@ -370,7 +432,11 @@ export class SearchProjector implements AroundBatch<Trx> {
         trx,
       );
     }
-    // Passage vectors, item vectors, and the space's count of embedded items, in one statement.
+    // Passage vectors, item vectors, and the space's count of embedded items (a bulk load's after it), in one statement.
+    const counted = (await bulkLoading(trx))
+      ? sql`select count(*) from marked`
+      : sql`update spaces set embedded_items = embedded_items + (select count(*)::int from marked)
+      where ord = ${ord} and exists (select 1 from marked)`;
     await sql`with
       p as (insert into ${sql.table(tables.parts)} (item_id, ordinal, embedding)
         select v.item_id, v.ordinal, v.embedding::halfvec
@@ -387,8 +453,7 @@ export class SearchProjector implements AroundBatch<Trx> {
         on conflict (item_id) do update set embedding = excluded.embedding),
       marked as (insert into embedded (item_id, ord) select item_id, ${ord}::int from unnest(${embedded}::text[]) item_id
         on conflict do nothing returning ord)
-      update spaces set embedded_items = embedded_items + (select count(*)::int from marked)
-      where ord = ${ord} and exists (select 1 from marked)`.execute(trx);
+      ${counted}`.execute(trx);
   }
 
   /** A message found to be spam after it was stored: its item and passages are hidden from agents. */
@@ -444,6 +509,8 @@ export class SearchProjector implements AroundBatch<Trx> {
       }
     }
     const unmarked = await trx.deleteFrom('embedded').where('item_id', '=', id).returning('ord').execute();
+    // A bulk load counts them after it (see bulkLanes).
+    if (await bulkLoading(trx)) unmarked.length = 0;
     for (const { ord } of unmarked) {
       await trx
         .updateTable('spaces')
@@ -458,6 +525,8 @@ export class SearchProjector implements AroundBatch<Trx> {
   }
 
   private async addTextItems(trx: Trx, delta: number): Promise<void> {
+    // A bulk load counts them after it (see bulkLanes).
+    if (await bulkLoading(trx)) return;
     await trx
       .updateTable('state')
       .set((eb) => ({ text_items: eb('text_items', '+', delta) }))
@@ -465,10 +534,20 @@ export class SearchProjector implements AroundBatch<Trx> {
       .execute();
   }
 
-  /** Search moves to the chosen space once every item with text has been embedded there. */
+  /**
+   * Search moves to the chosen space once every item with text has been embedded there. A bulk
+   * load, which keeps no counts meanwhile, counts the rows (only while a switch waits, when its
+   * events go one batch at a time: see bulkLanes).
+   */
   private async maybeSwitch(trx: Trx): Promise<void> {
+    const [embedded, withText] = (await bulkLoading(trx))
+      ? [
+          sql`(select count(*) from embedded e where e.ord = spaces.ord)`,
+          sql`(select count(*) from items where has_text)`,
+        ]
+      : [sql`spaces.embedded_items`, sql`state.text_items`];
     await sql`update state set active = state.chosen from spaces
       where state.id = 1 and state.chosen is distinct from state.active
-        and spaces.space = state.chosen and spaces.embedded_items >= state.text_items`.execute(trx);
+        and spaces.space = state.chosen and ${embedded} >= ${withText}`.execute(trx);
   }
 }

@@ -1,4 +1,5 @@
-import { sql, type RawBuilder, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
+import { bulkLoading } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
 
 /**
@@ -40,7 +41,9 @@ export function countWords(texts: Iterable<string>): Map<string, number> {
 /**
  * Word counts change once per batch of events, not once per passage (a passage holds a hundred
  * words, and their counters were most of a passage's cost): events stage their changes in
- * `word_delta`, a temp table of the batch's transaction, and `flushWords` applies the sums.
+ * `word_delta`, a temp table of the batch's transaction, and `flushWords` applies the sums. A
+ * rebuild's bulk load, whose lanes would wait on each other's words, stages them in
+ * `word_delta_bulk` for all its batches and applies the sums once at the end.
  */
 export async function stageWords(trx: Transaction<SearchDatabase>): Promise<void> {
   await sql`create temp table if not exists word_delta (w text not null, n int not null) on commit drop`.execute(trx);
@@ -53,8 +56,9 @@ export async function addWords(
   preamble?: RawBuilder<unknown>,
 ): Promise<void> {
   if (counts.size === 0 && !preamble) return;
+  const staged = sql.table((await bulkLoading(trx)) ? 'word_delta_bulk' : 'word_delta');
   await sql`with ${preamble ?? sql``} c (w, n) as (select * from unnest(${[...counts.keys()]}::text[], ${[...counts.values()]}::int[]))
-    insert into word_delta (w, n) select w, n from c`.execute(trx);
+    insert into ${staged} (w, n) select w, n from c`.execute(trx);
 }
 
 /** Stages `counts` as removals. */
@@ -62,13 +66,19 @@ export async function removeWords(trx: Transaction<SearchDatabase>, counts: Map<
   await addWords(trx, new Map([...counts].map(([word, n]) => [word, -n])));
 }
 
-/** Applies what was staged: new words join the vocabulary, words nothing uses any more leave it. */
-export async function flushWords(trx: Transaction<SearchDatabase>): Promise<void> {
-  await sql`with d as (select w, sum(n)::int as n from word_delta group by w having sum(n) <> 0),
+/**
+ * Applies what was staged (in `word_delta`, or a bulk load's `word_delta_bulk`): new words join
+ * the vocabulary, words nothing uses any more leave it.
+ */
+export async function flushWords(
+  db: Kysely<SearchDatabase>,
+  staged: 'word_delta' | 'word_delta_bulk' = 'word_delta',
+): Promise<void> {
+  await sql`with d as (select w, sum(n)::int as n from ${sql.table(staged)} group by w having sum(n) <> 0),
       u as (insert into word_uses (word, uses) select w, n from d
         on conflict (word) do update set uses = word_uses.uses + excluded.uses returning word, xmax = 0 as fresh)
-    insert into words (word) select word from u where fresh on conflict do nothing`.execute(trx);
+    insert into words (word) select word from u where fresh on conflict do nothing`.execute(db);
   await sql`with d as (delete from word_uses where uses <= 0 returning word)
-    delete from words where word in (select word from d)`.execute(trx);
-  await sql`delete from word_delta`.execute(trx);
+    delete from words where word in (select word from d)`.execute(db);
+  await sql`delete from ${sql.table(staged)}`.execute(db);
 }

@@ -36,9 +36,15 @@ export function base64Problem(text: string): string | null {
   return null;
 }
 
-/** The bytes of an item's base64 `data`, or a rejection saying what is wrong with it. */
+/**
+ * The bytes of an item's base64 `data`, or a rejection saying what is wrong with it. Data that
+ * decodes and encodes back to itself is canonical, found without a pattern over every character
+ * (which read an import's messages at about 40 MB/s: 1.5 s of a worker's 22 in 10,000 messages).
+ */
 export function decodeItemData(data: string): Buffer {
+  const bytes = Buffer.from(data, 'base64');
+  if (bytes.toString('base64') === data) return bytes;
   const problem = base64Problem(data);
   if (problem) throw new RejectedItem(`data is not valid base64: ${problem}`);
-  return Buffer.from(data, 'base64');
+  return bytes;
 }

@@ -489,7 +489,8 @@ export class ProjectionRunner {
           const full = batch;
           batch = [];
           await applying;
-          applying = (lanes ? this.inLanes(nextDb, full, lanes) : this.applyBatchInto(nextDb, full, bulk)).then(
+          // The same projection, writing its checkpoint under the live name.
+          applying = (lanes ? this.inLanes(nextDb, full, lanes) : this.applyBatch(nextDb, full, { bulk })).then(
             afterBatch,
           );
           // Awaited at the next flush or after the last; until then its failure must not count as unhandled.
@@ -548,11 +549,6 @@ export class ProjectionRunner {
       await nextDb.destroy();
       await this.db.schema.dropSchema(next).ifExists().cascade().execute();
     }
-  }
-
-  /** The rebuild's apply: the same projection, writing its checkpoint under the live name. */
-  private async applyBatchInto(db: BookkeepingDb, batch: LoggedEvent[], bulk: boolean): Promise<void> {
-    await this.applyBatch(db, batch, { bulk });
   }
 
   /**

@@ -13,6 +13,20 @@ export function workersFromEnv(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 /**
+ * The niceness of worker threads (`MEMEX_PIPELINE_NICENESS`, 0-19, default 10): reading items is
+ * background work, so a search, a projector or an import that needs a core gets it first, and the
+ * workers take what is left (a 2-core machine is full for the length of an import).
+ */
+export function nicenessFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.MEMEX_PIPELINE_NICENESS;
+  if (raw === undefined || raw === '') return 10;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 19)
+    throw new Error(`MEMEX_PIPELINE_NICENESS must be an integer from 0 to 19, got "${raw}"`);
+  return value;
+}
+
+/**
  * Workers as threads: embedding is CPU work, so each worker gets its own thread (and its own
  * NATS connection and model copies) to use every core.
  */

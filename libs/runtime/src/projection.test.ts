@@ -53,6 +53,17 @@ after(async () => {
   await env.stop();
 });
 
+/** A runner of `projection` on the test schema; `rebuildBatch`: the events a rebuild applies at once. */
+function seenRunner(projection: Projection, rebuildBatch?: number): ProjectionRunner {
+  return new ProjectionRunner(
+    bus,
+    env.config.databaseUrl,
+    bookkeepingOf(db),
+    { name: 'seen_test', migrations, ...(rebuildBatch ? { rebuildBatch } : {}) },
+    projection,
+  );
+}
+
 async function note(body: string): Promise<number> {
   const id = newId();
   const { seq } = await publisher.publish(NotePut, {
@@ -64,13 +75,7 @@ async function note(body: string): Promise<number> {
 }
 
 test('one bad event is recorded and skipped; the rest of its batch is applied', async () => {
-  const runner = new ProjectionRunner(
-    bus,
-    env.config.databaseUrl,
-    bookkeepingOf(db),
-    { name: 'seen_test', migrations },
-    new SeenProjection(),
-  );
+  const runner = seenRunner(new SeenProjection());
   await runner.start();
   try {
     await note('one');
@@ -93,13 +98,7 @@ test('one bad event is recorded and skipped; the rest of its batch is applied', 
 
 test('a failed event is listed with its subject and reason, counted, and applied by a retry after the fix', async () => {
   const projection = new SeenProjection();
-  const runner = new ProjectionRunner(
-    bus,
-    env.config.databaseUrl,
-    bookkeepingOf(db),
-    { name: 'seen_test', migrations },
-    projection,
-  );
+  const runner = seenRunner(projection);
   await runner.start();
   try {
     const before = (await runner.failures()).length;
@@ -157,20 +156,8 @@ test('a projector whose durable consumer is deleted makes it again at its checkp
 });
 
 test('only one replica projects; the other follows the checkpoint for min_seq', async () => {
-  const leader = new ProjectionRunner(
-    bus,
-    env.config.databaseUrl,
-    bookkeepingOf(db),
-    { name: 'seen_test', migrations },
-    new SeenProjection(),
-  );
-  const follower = new ProjectionRunner(
-    bus,
-    env.config.databaseUrl,
-    bookkeepingOf(db),
-    { name: 'seen_test', migrations },
-    new SeenProjection(),
-  );
+  const leader = seenRunner(new SeenProjection());
+  const follower = seenRunner(new SeenProjection());
   await leader.start();
   await follower.start();
   try {
@@ -245,13 +232,7 @@ test('a batch of events the projection has no handler for is not applied; the ch
 test('rebuild reproduces the read model and the live projector goes on after the switch', async () => {
   // The projection as fixed in the retry test above, whose retry applied the poison events.
   const projection = Object.assign(new SeenProjection(), { fixed: true });
-  const runner = new ProjectionRunner(
-    bus,
-    env.config.databaseUrl,
-    bookkeepingOf(db),
-    { name: 'seen_test', migrations },
-    projection,
-  );
+  const runner = seenRunner(projection);
   await runner.start();
   try {
     for (let i = 0; i < 20; i++) await note(`n${i}`);
@@ -281,14 +262,8 @@ test('a rebuild passes over the events its projection has no handler for, and en
     }
   }
   const projection = Object.assign(new NotesOnly(), { fixed: true });
-  const runner = new ProjectionRunner(
-    bus,
-    env.config.databaseUrl,
-    bookkeepingOf(db),
-    // Batches of three: several are read while the one before is applied.
-    { name: 'seen_test', migrations, rebuildBatch: 3 },
-    projection,
-  );
+  // Batches of three: several are read while the one before is applied.
+  const runner = seenRunner(projection, 3);
   await runner.start();
   try {
     const deletions: number[] = [];
@@ -340,13 +315,7 @@ test("a rebuild's bulk load says so to the projection, which then writes what it
       seen.push(`after bulk load: ${rows.length} rows`);
     }
   }
-  const runner = new ProjectionRunner(
-    bus,
-    env.config.databaseUrl,
-    bookkeepingOf(db),
-    { name: 'seen_test', migrations },
-    Object.assign(new Deferring(), { fixed: true }),
-  );
+  const runner = seenRunner(Object.assign(new Deferring(), { fixed: true }));
   await runner.start();
   try {
     const seqs = [await note('one'), await note('two')];
@@ -388,13 +357,7 @@ test("a rebuild's bulk load applies the lanes a projection names side by side, i
     }
   }
   const projection = Object.assign(new Laned(), { fixed: true });
-  const runner = new ProjectionRunner(
-    bus,
-    env.config.databaseUrl,
-    bookkeepingOf(db),
-    { name: 'seen_test', migrations, rebuildBatch: 100 },
-    projection,
-  );
+  const runner = seenRunner(projection, 100);
   await runner.start();
   try {
     // Lanes a and b hash to different connections (checked: FNV-1a of "a" and "b" differ in parity).

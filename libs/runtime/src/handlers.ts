@@ -2,7 +2,7 @@ import { eventCatalog, type EventEnvelope, type EventRegistry } from '@memex/con
 import { assertHandleable, EventRoutes, type LoggedEvent } from '@memex/bus';
 import { EventHandler, type EventHandlerMark } from './decorators.js';
 import type { BookkeepingDb, BookkeepingTrx } from './bookkeeping.js';
-import type { Projection } from './projection.js';
+import type { LaneOf, Projection } from './projection.js';
 
 type Trx = BookkeepingTrx;
 type Run = { seq: number; event: EventEnvelope }[];
@@ -19,7 +19,7 @@ export interface AfterBulkLoad<ServiceDb> {
 
 /** A projector may apply a rebuild's bulk load in lanes (`Projection.bulkLanes`). */
 export interface BulkLanes<ServiceDb> {
-  bulkLanes(db: ServiceDb): Promise<((logged: LoggedEvent) => string | undefined) | undefined>;
+  bulkLanes(db: ServiceDb): Promise<LaneOf | undefined>;
 }
 
 /**
@@ -31,11 +31,16 @@ export class HandlerProjection implements Projection {
   private readonly single: EventRoutes<[Trx, number]>;
   private readonly batched = new Map<string, (trx: Trx, run: Run) => Promise<void>>();
 
+  /** The projector's lanes, where it names them (otherwise none: its rebuilds go a batch at a time). */
+  readonly bulkLanes?: (db: BookkeepingDb) => Promise<LaneOf | undefined>;
+
   constructor(
     private readonly projector: object,
     private readonly registry: EventRegistry = eventCatalog,
   ) {
     this.single = new EventRoutes(registry);
+    const lanes = (projector as Partial<BulkLanes<BookkeepingDb>>).bulkLanes;
+    if (lanes) this.bulkLanes = (db) => lanes.call(projector, db);
   }
 
   /** The projection of an object's `@On` / `@OnBatch` methods (none: `types` is empty). */
@@ -91,10 +96,6 @@ export class HandlerProjection implements Projection {
 
   async afterBulkLoad(db: BookkeepingDb): Promise<void> {
     await (this.projector as Partial<AfterBulkLoad<BookkeepingDb>>).afterBulkLoad?.call(this.projector, db);
-  }
-
-  async bulkLanes(db: BookkeepingDb): Promise<((logged: LoggedEvent) => string | undefined) | undefined> {
-    return (this.projector as Partial<BulkLanes<BookkeepingDb>>).bulkLanes?.call(this.projector, db);
   }
 
   private async route(trx: Trx, batch: LoggedEvent[]): Promise<void> {

@@ -6,7 +6,7 @@ import { Bus, EventPublisher, EVENTS_STREAM, newId, type LoggedEvent } from '@me
 import { createDatabase, type Migration } from '@memex/db';
 import { createTestEnv, waitUntil, type TestEnv } from '@memex/testing';
 import { bookkeepingOf, type BookkeepingDb, type BookkeepingTables, type BookkeepingTrx } from './bookkeeping.js';
-import { bulkLoading, ProjectionRunner, type Projection } from './projection.js';
+import { bulkLoading, ProjectionRunner, type LaneOf, type Projection } from './projection.js';
 
 const migrations: Migration[] = [
   {
@@ -352,7 +352,7 @@ test("a rebuild's bulk load applies the lanes a projection names side by side, i
       const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(trx);
       this.applied.push({ seq: logged.seq, lane: laneOf(logged), pid: rows[0]!.pid, from, to: performance.now() });
     }
-    async bulkLanes(): Promise<(logged: LoggedEvent) => string | undefined> {
+    async bulkLanes(): Promise<LaneOf> {
       return laneOf;
     }
   }

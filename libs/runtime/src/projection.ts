@@ -46,8 +46,11 @@ export interface Projection {
    * with every other lane's, touching rows of their own only (an item's, no counter two share).
    * No answer: the batch goes as one, as live.
    */
-  bulkLanes?(db: BookkeepingDb): Promise<((logged: LoggedEvent) => string | undefined) | undefined>;
+  bulkLanes?(db: BookkeepingDb): Promise<LaneOf | undefined>;
 }
+
+/** An event's lane in a bulk load, or undefined for one that goes alone (see `Projection.bulkLanes`). */
+export type LaneOf = (logged: LoggedEvent) => string | undefined;
 
 export interface ReplayResult {
   projector: string;

@@ -13,12 +13,11 @@ import {
   PhotoTagged,
   PartExtracted,
   eventCatalog,
-  type EventEnvelope,
   type EventOf,
   type MailMeta,
 } from '@memex/contracts';
 import type { LoggedEvent } from '@memex/bus';
-import { bulkLoading, On, OnBatch, Projector, type AroundBatch, type BulkLanes } from '@memex/runtime';
+import { bulkLoading, On, OnBatch, Projector, type AroundBatch, type BulkLanes, type LaneOf } from '@memex/runtime';
 import { partTsv, passageTsv, peopleTsv, titleTsv, titleWordsTsv } from '../domain/text.js';
 import type { ItemsTable, SearchDatabase } from '../schema.js';
 import { searchMigrations } from './migrations.js';
@@ -75,7 +74,7 @@ function ingestedRow({ seq, event }: Ingested): ItemRow {
  * none for one that makes a space (vectors of a space not in `spaces`) or chooses a model.
  */
 function itemLane(logged: LoggedEvent, spaces: ReadonlySet<string>): string | undefined {
-  const event = eventCatalog.upcast(logged.event) as EventEnvelope;
+  const event = eventCatalog.upcast(logged.event);
   const data = event.data as { id?: string; item_id?: string; space?: string };
   switch (event.type) {
     case ItemIngested.type:
@@ -112,7 +111,7 @@ export class SearchProjector implements AroundBatch<Trx>, BulkLanes<Kysely<Searc
    * switch comes at the first event after which every item with text is embedded, which depends
    * on the order of all of them.
    */
-  async bulkLanes(db: Kysely<SearchDatabase>): Promise<((logged: LoggedEvent) => string | undefined) | undefined> {
+  async bulkLanes(db: Kysely<SearchDatabase>): Promise<LaneOf | undefined> {
     const { rows } = await sql<{ pending: boolean }>`
       select chosen is distinct from active as pending from state where id = 1`.execute(db);
     if (rows[0]!.pending) return undefined;

@@ -14,6 +14,8 @@ const REPO_ROOT = path.dirname(DEPLOY_DIR);
 
 export const POSTGRES_IMAGE = 'pgvector/pgvector:pg17';
 export const NATS_IMAGE = 'nats:2.10-alpine';
+/** glibc's malloc keeping a large sort's memory for the next query (libs/stack's MALLOC_TUNABLES says why). */
+const POSTGRES_MALLOC = 'glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=67108864';
 const APP_IMAGE = 'memex:latest';
 const APP_IMAGE_GPU = 'memex:gpu';
 const NAMESPACE = 'memex';
@@ -144,6 +146,7 @@ services:
       POSTGRES_USER: memex
       POSTGRES_PASSWORD: \${MEMEX_PG_PASSWORD:-memex}
       POSTGRES_DB: memex
+      GLIBC_TUNABLES: ${POSTGRES_MALLOC}
     volumes:
       - pg-data:/var/lib/postgresql/data
     healthcheck:
@@ -349,6 +352,8 @@ function k8sPostgres() {
             - { name: POSTGRES_USER, value: memex }
             - { name: POSTGRES_DB, value: memex }
             - { name: PGDATA, value: /var/lib/postgresql/data/pgdata }
+            - name: GLIBC_TUNABLES
+              value: ${POSTGRES_MALLOC}
             - name: POSTGRES_PASSWORD
               valueFrom:
                 secretKeyRef: { name: memex-secrets, key: POSTGRES_PASSWORD }

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { freePort } from './ports.js';
-import { findPostgresBinaries, startPostgres, type PostgresHandle } from './postgres.js';
+import { findPostgresBinaries, postgresTunables, startPostgres, type PostgresHandle } from './postgres.js';
 import { isAlive } from './process.js';
 import { makeServerTempDir } from './server-user.js';
 
@@ -59,6 +59,17 @@ describe('startPostgres', () => {
     assert.ok((sim?.s ?? 0) > 0.3, `similarity ${sim?.s}`);
   });
 
+  test("runs its backends with glibc's malloc keeping a large sort's memory for the next query", () => {
+    // Backends are forked from the postmaster: its environment is theirs. (glibc splits the
+    // variable in place as it reads it: each tunable shows as an entry of its own.)
+    const environment = readFileSync(`/proc/${first.pid}/environ`, 'utf8').split('\0');
+    for (const tunable of ['glibc.malloc.mmap_threshold=33554432', 'glibc.malloc.trim_threshold=67108864'])
+      assert.ok(
+        environment.some((entry) => entry.endsWith(tunable)),
+        `${tunable} not in ${environment.filter((entry) => entry.includes('glibc')).join(', ')}`,
+      );
+  });
+
   test('keeps its Unix socket beside the data dir, never in /var/run/postgresql', async () => {
     assert.ok(existsSync(path.join(root, 'run', `.s.PGSQL.${port}`)));
   });
@@ -81,6 +92,14 @@ describe('startPostgres', () => {
     assert.equal(first.reused, false);
     assert.deepEqual(await query(first.url, 'SELECT id FROM docs ORDER BY id'), [{ id: 1 }, { id: 2 }]);
   });
+});
+
+test("the server's malloc settings keep the operator's own GLIBC_TUNABLES, theirs winning", () => {
+  assert.equal(
+    postgresTunables('glibc.malloc.trim_threshold=1048576:glibc.cpu.hwcaps=-AVX512F'),
+    'glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=1048576:glibc.cpu.hwcaps=-AVX512F',
+  );
+  assert.equal(postgresTunables(''), postgresTunables(undefined));
 });
 
 test('startPostgres names the port when another program holds it', async (t) => {

@@ -94,6 +94,32 @@ test('applied batches are acknowledged together, and the last once no more come'
   }
 });
 
+test('a delivery that never reached the reader stops it before anything after the gap is applied or acknowledged', async () => {
+  const published: number[] = [];
+  for (let i = 0; i < 3; i++) published.push((await publishNote(newId())).seq);
+  await bus.jsm.consumers.add(EVENTS_STREAM, {
+    durable_name: 'lost_delivery',
+    ack_policy: AckPolicy.All,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: published[0]!,
+  });
+  const consumer = await bus.js.consumers.get(EVENTS_STREAM, 'lost_delivery');
+  // Delivered elsewhere and never acknowledged: what a connection that died takes with it.
+  assert.equal((await consumer.next())?.seq, published[0]);
+  const applied: number[] = [];
+  const reading = consumeBatches(await consumer.consume({ max_messages: 100 }), 10, async (batch) => {
+    applied.push(...batch.map((msg) => msg.seq));
+  });
+  await assert.rejects(reading, (error: Error) => {
+    assert.equal(error.name, 'DeliveryGap');
+    assert.match(error.message, /lost_delivery: delivery 2 came where 1 was due/);
+    return true;
+  });
+  assert.deepEqual(applied, []);
+  const info = await bus.jsm.consumers.info(EVENTS_STREAM, 'lost_delivery');
+  assert.ok(info.ack_floor.stream_seq < published[0]!, 'nothing acknowledged past the lost delivery');
+});
+
 test("erasing one item's events while a durable consumer reads never makes it skip another's", async () => {
   const erased = newId();
   const from = (await bus.lastSeq()) + 1;

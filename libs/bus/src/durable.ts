@@ -42,11 +42,28 @@ export const ACK_EVERY_MS = 200;
 export const ACK_EVERY_MESSAGES = 1000;
 
 /**
+ * A delivery of the consumer never reached this client: the server sent it into a connection that
+ * then died (NATS drops a client that misses its pings). With ack policy `all`, acknowledging any
+ * later message would acknowledge the lost one too, and it would never come again; the reader
+ * stops before it, and makes its consumer again from the last event it applied.
+ */
+export class DeliveryGap extends Error {
+  constructor(consumer: string, expected: number, delivered: number) {
+    super(
+      `consumer ${consumer}: delivery ${delivered} came where ${expected} was due (lost with a dropped connection); reading again from the last event applied`,
+    );
+    this.name = 'DeliveryGap';
+  }
+}
+
+/**
  * A durable consumer's messages in batches, in order: a batch is what the server still has
  * pending plus what the client already holds, up to `maxBatch`; `apply` takes it. The last
  * message applied is acknowledged (the consumer's ack policy is `all`) every `ACK_EVERY_MS` or
  * `ACK_EVERY_MESSAGES`, so a crash redoes at most that (a projector skips what its checkpoint
- * has). Resolves when the messages stop; rejects when `apply` or the connection fails.
+ * has). Resolves when the messages stop; rejects when `apply` or the connection fails, and with
+ * `DeliveryGap` (after applying what came before it) when a delivery is missing: `messages` must
+ * read a consumer made for this reader, whose deliveries count from 1.
  */
 export async function consumeBatches(
   messages: ConsumerMessages,
@@ -57,6 +74,7 @@ export async function consumeBatches(
   let batch: JsMsg[] = [];
   let next = iterator.next();
   const unacked = new Unacked();
+  let due = 1;
   try {
     for (;;) {
       // Events that came while the last batch was applied wait in the client's buffer, or are on
@@ -74,6 +92,15 @@ export async function consumeBatches(
       }
       if (result !== IDLE) {
         if (result.done) return;
+        const { consumer, deliverySequence } = result.value.info;
+        if (deliverySequence !== due) {
+          if (batch.length > 0) {
+            await apply(batch);
+            unacked.applied(batch);
+          }
+          throw new DeliveryGap(consumer, due, deliverySequence);
+        }
+        due++;
         batch.push(result.value);
         next = iterator.next();
         if ((result.value.info.pending > 0 || messages.getPending() > 0) && batch.length < maxBatch) continue;
@@ -87,6 +114,10 @@ export async function consumeBatches(
     // be said, and comes again (the error that stopped the loop is the one to report).
     try {
       unacked.ack();
+    } catch {}
+    // Nor does this client pull more: a reader made again must not compete with it for deliveries.
+    try {
+      messages.stop();
     } catch {}
   }
 }

@@ -249,6 +249,19 @@ describe('pipelines tier 1', () => {
     await eventsOf(bus, 'embedding.computed', id, 1);
     assert.equal(await stalled(), false);
   });
+
+  test('an event delivered to a scheduler that never acknowledged it (its connection lost) is scheduled when it reads again', async () => {
+    await app.close();
+    const lost = await ingest(publisher, blobs, { title: 'Lost', text: 'Sent into a connection that died.' });
+    // Another client takes the delivery and drops it, as a dead connection would.
+    const delivered = await (await bus.js.consumers.get(EVENTS_STREAM, 'pipelines_scheduler')).next();
+    assert.equal(delivered?.seq, lost.seq);
+    // A later event: acknowledging it (ack policy all) must not count the lost one done.
+    const later = await ingest(publisher, blobs, { title: 'Later', text: 'Written after the loss.' });
+    app = await startService((config) => PipelinesModule.register(config, { workers: 1, retryBaseMs: 10 }), env.config);
+    await eventsOf(bus, 'embedding.computed', later.id, 1);
+    await eventsOf(bus, 'embedding.computed', lost.id, 1);
+  });
 });
 
 describe('job queue', () => {

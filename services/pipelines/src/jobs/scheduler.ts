@@ -27,6 +27,13 @@ import type { JobQueue, Priority, StructureJob, TextJob, UnderstandJob } from '.
 import { readingsAdded } from '../domain/structure/tier0-upgrade.js';
 
 const DURABLE = 'pipelines_scheduler';
+const CONSUMER = {
+  durable_name: DURABLE,
+  ack_policy: AckPolicy.All,
+  filter_subject: `${EVENT_SUBJECT_ROOT}.>`,
+  max_ack_pending: 10_000,
+  ack_wait: 60_000_000_000,
+};
 const BATCH = 256;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -106,14 +113,7 @@ export class Scheduler {
 
   async start(): Promise<void> {
     this.stopped = false;
-    await ensureDurable(this.bus, {
-      durable_name: DURABLE,
-      ack_policy: AckPolicy.All,
-      deliver_policy: DeliverPolicy.All,
-      filter_subject: `${EVENT_SUBJECT_ROOT}.>`,
-      max_ack_pending: 10_000,
-      ack_wait: 60_000_000_000,
-    });
+    await ensureDurable(this.bus, { ...CONSUMER, deliver_policy: DeliverPolicy.All });
     await this.consume();
   }
 
@@ -131,7 +131,21 @@ export class Scheduler {
       : [];
   }
 
+  /**
+   * Reads on from the consumer's ack floor, in a consumer made again there: events delivered past
+   * it and never acknowledged (sent into a connection that died, or read by a process that
+   * stopped) come again now, in order, rather than after the ack wait, behind later ones whose
+   * acknowledgement (ack policy `all`) would have counted them done unread.
+   */
   private async consume(): Promise<void> {
+    const { ack_floor, config } = await this.bus.jsm.consumers.info(EVENTS_STREAM, DURABLE);
+    await this.bus.jsm.consumers.delete(EVENTS_STREAM, DURABLE);
+    await this.bus.jsm.consumers.add(EVENTS_STREAM, {
+      ...CONSUMER,
+      deliver_policy: DeliverPolicy.StartSequence,
+      // Until its first acknowledgement, a consumer's ack floor is 0 wherever it started.
+      opt_start_seq: Math.max(ack_floor.stream_seq + 1, config.opt_start_seq ?? 1),
+    });
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, DURABLE);
     // A deleted consumer stops the loop, into health, rather than being retried quietly for ever.
     const messages = await consumer.consume({ max_messages: 1000, abort_on_missing_resource: true });

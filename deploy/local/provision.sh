@@ -4,7 +4,9 @@
 #   - pgvector for that server: the distribution's postgresql-NN-pgvector where it exists,
 #     otherwise built from Debian's `pgvector` source package against that server (adding a
 #     deb-src entry for a suite that has it, trixie, only when apt knows no pgvector source);
-#   - nats-server (JetStream).
+#   - nats-server (JetStream), 2.10 or newer: the distribution's where it is that new, otherwise
+#     Debian trixie's (adding a `deb` entry for trixie pinned to nats-server alone); 2.9 serves
+#     each consumer one subject filter, so every service would read every event of an import.
 # Non-interactive (never reads stdin), idempotent, uses sudo when not root. Quiet when nothing
 # is missing; otherwise says what it does.
 #
@@ -36,6 +38,10 @@ LOOKUP_PATH="${MEMEX_PROVISION_PATH:-$PATH:/usr/sbin:/usr/local/sbin:/sbin}"
 # A suite whose sources have pgvector (0.8.0 there builds against PostgreSQL 13 to 17).
 PGVECTOR_SRC_SUITE=trixie
 PGVECTOR_SRC_LIST=/etc/apt/sources.list.d/memex-pgvector-src.sources
+# A suite whose nats-server is 2.10 or newer (2.10.27; a static Go binary, needing only libc6 2.34).
+NATS_SUITE=trixie
+NATS_LIST=/etc/apt/sources.list.d/memex-nats.sources
+NATS_PIN=/etc/apt/preferences.d/memex-nats
 
 say() { echo "provision: $*"; }
 die() { echo "provision: error: $*" >&2; exit 1; }
@@ -101,7 +107,34 @@ pg_major() { "$1/postgres" --version | sed -nE 's/.*\(PostgreSQL\) ([0-9]+).*/\1
 pg_sharedir() {
   if [ -x "$1/pg_config" ]; then "$1/pg_config" --sharedir; else echo "$ROOT/usr/share/postgresql/$2"; fi
 }
-has_nats() { have nats-server || [ -x "$ROOT/usr/sbin/nats-server" ]; }
+nats_binary() {
+  if have nats-server; then tool command -v nats-server; elif [ -x "$ROOT/usr/sbin/nats-server" ]; then echo "$ROOT/usr/sbin/nats-server"; fi
+}
+has_nats() { [ -n "$(nats_binary)" ]; }
+# Whether a version (2.10.27, 2.10.27-1+b2, v2.9.10) is 2.10 or newer.
+at_least_2_10() { [[ "$1" =~ ^v?([0-9]+)\.([0-9]+) ]] && { [ "${BASH_REMATCH[1]}" -gt 2 ] || { [ "${BASH_REMATCH[1]}" = 2 ] && [ "${BASH_REMATCH[2]}" -ge 10 ]; }; }; }
+nats_version() { "$(nats_binary)" --version 2>/dev/null | sed -nE 's/.*v([0-9][0-9.]*).*/\1/p'; }
+nats_current() { has_nats && at_least_2_10 "$(nats_version)"; }
+
+# --- nats-server 2.10 from Debian trixie -------------------------------------------------
+# Only nats-server comes from trixie (priority 500, as the release's own; every other trixie
+# package at 1: never installed or upgraded unless named with -t trixie).
+add_nats_suite() {
+  [ -e "$ROOT$NATS_LIST" ] && return
+  say "adding a deb entry for Debian $NATS_SUITE, pinned to nats-server alone: $NATS_LIST, $NATS_PIN"
+  local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  [ -e "$ROOT$keyring" ] || apt_install debian-archive-keyring
+  need_root
+  if [ "$DRY_RUN" = 1 ]; then
+    say "would write $NATS_LIST and $NATS_PIN"
+  else
+    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
+      "$NATS_SUITE" "$keyring" | "${SUDO[@]}" tee "$NATS_LIST" >/dev/null
+    printf 'Package: *\nPin: release n=%s\nPin-Priority: 1\n\nPackage: nats-server\nPin: release n=%s\nPin-Priority: 500\n' \
+      "$NATS_SUITE" "$NATS_SUITE" | "${SUDO[@]}" tee "$NATS_PIN" >/dev/null
+  fi
+  apt_updated=0 # the new suite's index
+}
 
 # --- pgvector from source ----------------------------------------------------------------
 build_pgvector() {
@@ -156,7 +189,12 @@ install_pgvector() {
 missing=()
 bindir=$(pg_bindir)
 [ -n "$bindir" ] || missing+=(postgresql)
-has_nats || missing+=(nats-server)
+nats_current || missing+=(nats-server)
+nats_was_installed=0
+has_nats && nats_was_installed=1
+# Where the distribution's nats-server is older than 2.10 (Debian 12), trixie's.
+nats_from_suite=0
+if ! nats_current && ! at_least_2_10 "$(apt_candidate nats-server)"; then nats_from_suite=1; fi
 pgvector_missing=0
 if [ -z "$bindir" ] || [ ! -e "$(pg_sharedir "$bindir" "$(pg_major "$bindir")")/extension/vector.control" ]; then
   pgvector_missing=1
@@ -165,6 +203,8 @@ fi
 if [ "${#missing[@]}" != 0 ] || [ "$pgvector_missing" = 1 ]; then
   say "this machine lacks what the memex needs; installing it changes the system:"
   [ "${#missing[@]}" = 0 ] || say "  - Debian packages: ${missing[*]}"
+  has_nats && ! nats_current && say "  - nats-server $(nats_version) is replaced by 2.10 or newer (2.9 makes every service read every event)"
+  [ "$nats_from_suite" = 1 ] && say "  - nats-server from Debian $NATS_SUITE: a deb entry for it ($NATS_LIST) pinned to that package alone ($NATS_PIN)"
   if [ "$pgvector_missing" = 1 ]; then
     if [ -n "$bindir" ]; then plan_major=$(pg_major "$bindir"); else plan_major=$(apt_candidate postgresql | sed -nE 's/^([0-9]+).*/\1/p'); fi
     if [ -n "$(apt_candidate "postgresql-$plan_major-pgvector")" ]; then
@@ -181,9 +221,10 @@ if [ "${#missing[@]}" != 0 ] || [ "$pgvector_missing" = 1 ]; then
     "(MEMEX_KEEP_NATS_SERVICE=1 keeps it)"
   say "  (deploy/local/provision.sh --dry-run lists the exact commands without running them)"
 fi
+[ "$nats_from_suite" = 1 ] && add_nats_suite
 [ "${#missing[@]}" = 0 ] || apt_install "${missing[@]}"
 # Debian's package enables and starts a system-wide nats-server on port 4222; nothing here uses it.
-if [[ " ${missing[*]} " == *" nats-server "* ]] && [ "${MEMEX_KEEP_NATS_SERVICE:-0}" != 1 ] && have systemctl; then
+if [ "$nats_was_installed" = 0 ] && [ "${MEMEX_KEEP_NATS_SERVICE:-0}" != 1 ] && have systemctl; then
   say "disabling the nats-server system service the package enabled"
   as_root systemctl disable --now nats-server.service || say "could not disable nats-server.service (no systemd here?)"
 fi
@@ -235,4 +276,4 @@ if [ ! -e "$sharedir/extension/vector.control" ]; then
   [ "$DRY_RUN" = 1 ] || [ -e "$sharedir/extension/vector.control" ] ||
     die "pgvector is still missing for PostgreSQL $major ($sharedir/extension/vector.control)"
 fi
-has_nats || [ "$DRY_RUN" = 1 ] || die "nats-server is still missing after installing it"
+nats_current || [ "$DRY_RUN" = 1 ] || die "nats-server 2.10 or newer is still missing after installing it (found: $(nats_version))"

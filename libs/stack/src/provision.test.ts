@@ -13,7 +13,8 @@ const script = fileURLToPath(new URL('../../../deploy/local/provision.sh', impor
 interface FakeSystem {
   /** Installed PostgreSQL majors, and whether pgvector is installed for each. */
   servers?: Record<number, { vector: boolean }>;
-  nats?: boolean;
+  /** The installed nats-server's version (`2.10.27`), if one is. */
+  nats?: string;
   /** apt candidates, e.g. { postgresql: '17+257' }. */
   candidates?: Record<string, string>;
   /** Whether apt knows a pgvector source package (a deb-src entry for a suite that has it). */
@@ -48,7 +49,7 @@ function fakeSystem(t: TestContext, system: FakeSystem): { root: string; bin: st
     path.join(bin, 'apt-cache'),
     `case "$1" in\npolicy)\n${policy || ':'}\n;;\nshowsrc) ${system.pgvectorSource ? "printf 'Package: pgvector\\nVersion: 0.8.0-1\\n'" : ':'} ;;\nesac\nexit 0`,
   );
-  if (system.nats) executable(path.join(bin, 'nats-server'), 'echo "nats-server: v2.9.10"');
+  if (system.nats) executable(path.join(bin, 'nats-server'), `echo "nats-server: v${system.nats}"`);
   return { root, bin };
 }
 
@@ -62,28 +63,34 @@ function provision(fake: { root: string; bin: string }, args: string[], runAs: s
 }
 
 test('everything present: does nothing and prints nothing', (t) => {
-  const fake = fakeSystem(t, { servers: { 15: { vector: true } }, nats: true });
+  const fake = fakeSystem(t, { servers: { 15: { vector: true } }, nats: '2.10.27' });
   assert.deepEqual(provision(fake, []), { code: 0, stdout: '', stderr: '' });
 });
 
 test('the highest installed server is the one that needs pgvector', (t) => {
-  const fake = fakeSystem(t, { servers: { 13: { vector: false }, 16: { vector: true } }, nats: true });
+  const fake = fakeSystem(t, { servers: { 13: { vector: false }, 16: { vector: true } }, nats: '2.11.0' });
   assert.deepEqual(provision(fake, []), { code: 0, stdout: '', stderr: '' });
 });
 
 test('fresh machine with a pgvector binary package: installs the server, nats-server, then postgresql-NN-pgvector', (t) => {
-  const fake = fakeSystem(t, { candidates: { postgresql: '17+257', 'postgresql-17-pgvector': '0.8.0-1' } });
+  const fake = fakeSystem(t, {
+    candidates: { postgresql: '17+257', 'postgresql-17-pgvector': '0.8.0-1', 'nats-server': '2.10.27-1' },
+  });
   const { code, stdout } = provision(fake, ['--dry-run']);
   assert.equal(code, 0, stdout);
   const lines = stdout.split('\n');
   assert.equal(lines.filter((l) => l.includes('apt-get update')).length, 1, 'apt-get update once');
   assert.ok(lines.includes('provision: installing postgresql nats-server'), stdout);
   assert.ok(lines.includes('provision: installing postgresql-17-pgvector'), stdout);
-  assert.doesNotMatch(stdout, /building pgvector|deb-src/);
+  assert.doesNotMatch(stdout, /building pgvector|deb-src|memex-nats/);
 });
 
 test('server without pgvector and no binary package: adds a trixie deb-src entry and builds from source', (t) => {
-  const fake = fakeSystem(t, { servers: { 15: { vector: false } }, nats: true, candidates: { postgresql: '15+248' } });
+  const fake = fakeSystem(t, {
+    servers: { 15: { vector: false } },
+    nats: '2.10.27',
+    candidates: { postgresql: '15+248' },
+  });
   const { code, stdout } = provision(fake, ['--dry-run']);
   assert.equal(code, 0, stdout);
   assert.match(stdout, /adding a deb-src entry for Debian trixie/);
@@ -99,7 +106,7 @@ test('server without pgvector and no binary package: adds a trixie deb-src entry
 });
 
 test('a known pgvector source package is used without adding a deb-src entry', (t) => {
-  const fake = fakeSystem(t, { servers: { 15: { vector: false } }, nats: true, pgvectorSource: true });
+  const fake = fakeSystem(t, { servers: { 15: { vector: false } }, nats: '2.10.27', pgvectorSource: true });
   const { code, stdout } = provision(fake, ['--dry-run']);
   assert.equal(code, 0, stdout);
   assert.doesNotMatch(stdout, /deb-src/);
@@ -112,6 +119,38 @@ test('only nats-server missing: installs just that', (t) => {
   assert.equal(code, 0, stdout);
   assert.match(stdout, /^provision: installing nats-server$/m);
   assert.doesNotMatch(stdout, /pgvector|postgresql/);
+});
+
+test("nats-server 2.9 where the distribution has nothing newer: trixie's, pinned to that package alone", (t) => {
+  const fake = fakeSystem(t, {
+    servers: { 15: { vector: true } },
+    nats: '2.9.10',
+    candidates: { 'nats-server': '2.9.10-1+b3' },
+  });
+  const { code, stdout } = provision(fake, ['--dry-run']);
+  assert.equal(code, 0, stdout);
+  assert.match(stdout, /nats-server 2\.9\.10 is replaced by 2\.10 or newer/);
+  assert.match(stdout, /adding a deb entry for Debian trixie, pinned to nats-server alone/);
+  assert.match(
+    stdout,
+    /would write \/etc\/apt\/sources\.list\.d\/memex-nats\.sources and \/etc\/apt\/preferences\.d\/memex-nats/,
+  );
+  assert.match(stdout, /^provision: installing nats-server$/m);
+  // It was installed before: whether its system service runs is the owner's choice, kept.
+  assert.doesNotMatch(stdout, /disabling the nats-server system service/);
+  assert.doesNotMatch(stdout, /pgvector|postgresql/);
+});
+
+test("nats-server 2.9 where the distribution has 2.10: the distribution's, no other suite", (t) => {
+  const fake = fakeSystem(t, {
+    servers: { 15: { vector: true } },
+    nats: '2.9.10',
+    candidates: { 'nats-server': '2.10.27-1' },
+  });
+  const { code, stdout } = provision(fake, ['--dry-run']);
+  assert.equal(code, 0, stdout);
+  assert.match(stdout, /^provision: installing nats-server$/m);
+  assert.doesNotMatch(stdout, /trixie|memex-nats/);
 });
 
 test('an unknown option is refused', (t) => {

@@ -9,6 +9,7 @@ import {
   type JetStreamManager,
   type StreamConfig,
 } from '@nats-io/jetstream';
+import { MemexError } from '@memex/contracts';
 import {
   CLAIM_SUBJECT_ROOT,
   CLAIMS_STREAM,
@@ -17,6 +18,7 @@ import {
   JOB_SUBJECT_ROOT,
   JOBS_STREAM,
 } from './subjects.js';
+import { IDLE, orIdle } from './log-reader.js';
 import { natsConnectOptions } from './nats-url.js';
 import './answered-requests.js';
 
@@ -69,11 +71,53 @@ export const CLAIMS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
 
 /** One process's connection to NATS and JetStream. */
 export class Bus {
+  private readonly dropListeners = new Set<() => void>();
+  /** Between a drop and the reconnection. */
+  private reconnecting: PromiseWithResolvers<void> | undefined;
+
   private constructor(
     readonly nc: NatsConnection,
     readonly js: JetStreamClient,
     readonly jsm: JetStreamManager,
-  ) {}
+  ) {
+    void this.watchDrops();
+  }
+
+  /**
+   * Calls `listener` when this connection next drops (NATS restarted, or closed this client as
+   * stale): a request or reply in flight on it is gone, and its caller need not wait out its
+   * timeout. Returns what stops listening.
+   */
+  onDrop(listener: () => void): () => void {
+    this.dropListeners.add(listener);
+    return () => this.dropListeners.delete(listener);
+  }
+
+  /**
+   * Resolves once this connection is up: at once, or when it reconnects after a drop. A request
+   * made meanwhile waits in nats.js's buffer and goes out with the reconnection, and an answer
+   * that nobody serves it (no responders) can be lost there: the caller then waited its whole timeout.
+   */
+  async connected(timeoutMs: number): Promise<void> {
+    const { reconnecting } = this;
+    if (!reconnecting) return;
+    if ((await orIdle(reconnecting.promise, timeoutMs)) === IDLE)
+      throw new MemexError('unavailable', `not connected to NATS for ${timeoutMs} ms`);
+  }
+
+  private async watchDrops(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === 'reconnect') {
+        this.reconnecting?.resolve();
+        this.reconnecting = undefined;
+      }
+      if (status.type !== 'disconnect') continue;
+      this.reconnecting ??= Promise.withResolvers<void>();
+      const listeners = [...this.dropListeners];
+      this.dropListeners.clear();
+      for (const listener of listeners) listener();
+    }
+  }
 
   static async connect(url: string, name: string): Promise<Bus> {
     const nc = await connect({

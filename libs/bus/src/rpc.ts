@@ -100,7 +100,18 @@ export class NoService extends MemexError {
   }
 }
 
-/** Calls a service. Errors come back as MemexError with the service's code and message. */
+/** What a call whose connection dropped while it waited fails with: it may or may not have been done. */
+function droppedWhileWaiting(subject: string): MemexError {
+  return new MemexError(
+    'unavailable',
+    `the connection to NATS dropped while waiting for ${subject} (NATS restarted?): it may or may not have been done; ask again`,
+  );
+}
+
+/**
+ * Calls a service. Errors come back as MemexError with the service's code and message; a call
+ * whose connection drops meanwhile fails at once, `unavailable` (its reply would never come).
+ */
 export async function callRpc<R = unknown>(
   bus: Bus,
   subject: string,
@@ -108,11 +119,16 @@ export async function callRpc<R = unknown>(
   timeoutMs: number,
 ): Promise<R> {
   return tracer.startActiveSpan(`call ${subject}`, { kind: SpanKind.CLIENT }, async (span) => {
+    let stopListening = () => {};
     try {
-      const msg = await bus.nc.request(subject, encodeJson(request), {
-        timeout: timeoutMs,
-        headers: injectTrace(natsHeaders()),
+      await bus.connected(timeoutMs);
+      const dropped = new Promise<never>((_, reject) => {
+        stopListening = bus.onDrop(() => reject(droppedWhileWaiting(subject)));
       });
+      const msg = await Promise.race([
+        bus.nc.request(subject, encodeJson(request), { timeout: timeoutMs, headers: injectTrace(natsHeaders()) }),
+        dropped,
+      ]);
       const reply = decodeJson<RpcReply<R>>(msg.data);
       if ('error' in reply) throw new MemexError(reply.error.code, reply.error.message);
       return reply.result;
@@ -127,6 +143,7 @@ export async function callRpc<R = unknown>(
       }
       throw error;
     } finally {
+      stopListening();
       span.end();
     }
   });
@@ -143,6 +160,7 @@ export async function callLongRpc<R = unknown>(
   request: RpcRequest,
   silenceMs: number,
 ): Promise<R> {
+  await bus.connected(silenceMs);
   const inbox = createInbox();
   const replies = bus.nc.subscribe(inbox);
   const next = replies[Symbol.asyncIterator]();
@@ -163,6 +181,7 @@ export async function callLongRpc<R = unknown>(
     );
   };
   rearm();
+  const stopListening = bus.onDrop(() => fail(droppedWhileWaiting(subject)));
   try {
     bus.nc.publish(subject, encodeJson(request), { reply: inbox, headers: injectTrace(natsHeaders()) });
     for (;;) {
@@ -178,6 +197,7 @@ export async function callLongRpc<R = unknown>(
       return reply.result;
     }
   } finally {
+    stopListening();
     clearTimeout(timer);
     replies.unsubscribe();
   }

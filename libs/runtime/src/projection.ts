@@ -161,6 +161,8 @@ export class ProjectionRunner {
   private loop: Promise<void> | undefined;
   private leaderClient: pg.Client | undefined;
   private stopped = false;
+  /** While a rebuild catches up and swaps the schemas: a consumer made meanwhile (a retry) would apply beside it. */
+  private paused = false;
   private leaderRetry: NodeJS.Timeout | undefined;
   /** The position past skipped batches not yet in Postgres, and the timer that writes it. */
   private skippedTo: number | undefined;
@@ -200,6 +202,7 @@ export class ProjectionRunner {
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.paused = false;
     await migrate(this.db, this.name, this.options.migrations);
     await ensureBookkeeping(this.db, this.name, this.failureTable);
     this.position = await readCheckpoint(this.db, this.name);
@@ -259,6 +262,7 @@ export class ProjectionRunner {
 
   /** (Re)creates the durable consumer at the checkpoint, the only position that counts. */
   private async consume(): Promise<void> {
+    if (this.paused) return;
     this.position = await readCheckpoint(this.db, this.name);
     await this.bus.jsm.consumers.delete(EVENTS_STREAM, this.durableName).catch((error) => {
       if (!isNotFound(error)) throw error;
@@ -275,7 +279,10 @@ export class ProjectionRunner {
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, this.durableName);
     // A deleted consumer stops the loop (nats.js would otherwise retry it quietly for ever and the
     // read model would stall unseen); the catch below makes it again at the checkpoint.
-    this.messages = await consumer.consume({ max_messages: 2000, abort_on_missing_resource: true });
+    const messages = await consumer.consume({ max_messages: 2000, abort_on_missing_resource: true });
+    // Paused while this was being made (a retry come due): `resume` makes it again.
+    if (this.paused) return messages.stop();
+    this.messages = messages;
     this.loop = consumeBatches(this.messages, BATCH, (batch) =>
       this.applyBatch(this.db, batch.map(loggedMessage), { live: true }),
     ).catch((error) => {
@@ -457,11 +464,14 @@ export class ProjectionRunner {
    * A filtered projector never sees events outside its filter, so its checkpoint may stay below
    * `seq` forever: it has applied everything up to `seq` when the log reaches `seq` and the
    * consumer has nothing pending or unacknowledged (the log is read first, so nothing between).
+   * True on every replica: the leader acknowledges only what it has committed. A consumer that is
+   * not there (the leader making it again) says nothing.
    */
   private async caughtUpPast(seq: number): Promise<boolean> {
-    if (this.filters[0] === `${EVENT_SUBJECT_ROOT}.>` || !this.isLeader) return false;
+    if (this.filters[0] === `${EVENT_SUBJECT_ROOT}.>`) return false;
     if ((await this.bus.lastSeq()) < seq) return false;
-    return (await this.lag()) === 0;
+    const info = await this.bus.jsm.consumers.info(EVENTS_STREAM, this.durableName).catch(() => undefined);
+    return info !== undefined && consumerLag(info) === 0;
   }
 
   /**
@@ -586,6 +596,7 @@ export class ProjectionRunner {
   }
 
   private async pause(): Promise<void> {
+    this.paused = true;
     this.messages?.stop();
     await this.loop;
     this.messages = undefined;
@@ -593,6 +604,7 @@ export class ProjectionRunner {
   }
 
   private async resume(): Promise<void> {
+    this.paused = false;
     if (this.isLeader && !this.stopped) await this.consume();
   }
 

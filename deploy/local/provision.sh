@@ -116,24 +116,38 @@ at_least_2_10() { [[ "$1" =~ ^v?([0-9]+)\.([0-9]+) ]] && { [ "${BASH_REMATCH[1]}
 nats_version() { "$(nats_binary)" --version 2>/dev/null | sed -nE 's/.*v([0-9][0-9.]*).*/\1/p'; }
 nats_current() { has_nats && at_least_2_10 "$(nats_version)"; }
 
+# --- entries for another Debian suite ----------------------------------------------------
+# Writes `file`, a deb822 entry (`deb` or `deb-src`) for a Debian suite signed by Debian's archive
+# keyring, and any further `path content` pairs; apt's index is read again before the next install.
+add_debian_entry() {
+  local type=$1 suite=$2 file=$3
+  shift 3
+  local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+  [ -e "$ROOT$keyring" ] || apt_install debian-archive-keyring
+  need_root
+  local entry
+  entry=$(printf 'Types: %s\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: %s' \
+    "$type" "$suite" "$keyring")
+  set -- "$file" "$entry" "$@"
+  if [ "$DRY_RUN" = 1 ]; then
+    local paths=()
+    while [ $# -gt 0 ]; do paths+=("$1"); shift 2; done
+    say "would write $(printf '%s and ' "${paths[@]}" | sed 's/ and $//')"
+  else
+    while [ $# -gt 0 ]; do printf '%s\n' "$2" | "${SUDO[@]}" tee "$1" >/dev/null; shift 2; done
+  fi
+  apt_updated=0 # the new entry's index
+}
+
 # --- nats-server 2.10 from Debian trixie -------------------------------------------------
 # Only nats-server comes from trixie (priority 500, as the release's own; every other trixie
 # package at 1: never installed or upgraded unless named with -t trixie).
 add_nats_suite() {
   [ -e "$ROOT$NATS_LIST" ] && return
   say "adding a deb entry for Debian $NATS_SUITE, pinned to nats-server alone: $NATS_LIST, $NATS_PIN"
-  local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-  [ -e "$ROOT$keyring" ] || apt_install debian-archive-keyring
-  need_root
-  if [ "$DRY_RUN" = 1 ]; then
-    say "would write $NATS_LIST and $NATS_PIN"
-  else
-    printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
-      "$NATS_SUITE" "$keyring" | "${SUDO[@]}" tee "$NATS_LIST" >/dev/null
-    printf 'Package: *\nPin: release n=%s\nPin-Priority: 1\n\nPackage: nats-server\nPin: release n=%s\nPin-Priority: 500\n' \
-      "$NATS_SUITE" "$NATS_SUITE" | "${SUDO[@]}" tee "$NATS_PIN" >/dev/null
-  fi
-  apt_updated=0 # the new suite's index
+  add_debian_entry deb "$NATS_SUITE" "$NATS_LIST" "$NATS_PIN" \
+    "$(printf 'Package: *\nPin: release n=%s\nPin-Priority: 1\n\nPackage: nats-server\nPin: release n=%s\nPin-Priority: 500' \
+      "$NATS_SUITE" "$NATS_SUITE")"
 }
 
 # --- pgvector from source ----------------------------------------------------------------
@@ -141,16 +155,7 @@ build_pgvector() {
   local bindir=$1 major=$2
   if [ -z "$(tool apt-cache showsrc pgvector 2>/dev/null)" ]; then
     say "adding a deb-src entry for Debian $PGVECTOR_SRC_SUITE (pgvector's source package): $PGVECTOR_SRC_LIST"
-    local keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-    [ -e "$ROOT$keyring" ] || apt_install debian-archive-keyring
-    need_root
-    if [ "$DRY_RUN" = 1 ]; then
-      say "would write $PGVECTOR_SRC_LIST"
-    else
-      printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: %s\n' \
-        "$PGVECTOR_SRC_SUITE" "$keyring" | "${SUDO[@]}" tee "$PGVECTOR_SRC_LIST" >/dev/null
-    fi
-    apt_updated=0 # the new source's index
+    add_debian_entry deb-src "$PGVECTOR_SRC_SUITE" "$PGVECTOR_SRC_LIST"
   fi
   apt_install "postgresql-server-dev-$major" build-essential
   say "building pgvector from Debian's source package against PostgreSQL $major ($bindir)"

@@ -144,7 +144,7 @@ const MALLOC_TUNABLES = { 'glibc.malloc.mmap_threshold': 32 << 20, 'glibc.malloc
 /** `GLIBC_TUNABLES` for the server: `MALLOC_TUNABLES` beside the operator's own, which win where both set one. */
 export function postgresTunables(operators: string | undefined): string {
   const own = (operators ?? '').split(':').filter(Boolean);
-  const named = new Set(own.map((tunable) => tunable.slice(0, tunable.indexOf('='))));
+  const named = new Set(own.map((tunable) => tunable.split('=')[0]));
   const ours = Object.entries(MALLOC_TUNABLES)
     .filter(([name]) => !named.has(name))
     .map(([name, value]) => `${name}=${value}`);

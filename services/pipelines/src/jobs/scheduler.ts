@@ -16,6 +16,7 @@ import {
   EVENT_SUBJECT_ROOT,
   EventRoutes,
   EVENTS_STREAM,
+  isNotFound,
   typeOfSubject,
   type Bus,
 } from '@memex/bus';
@@ -70,6 +71,8 @@ export class Scheduler {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private stopped = false;
+  /** Where the consumer `consume` deleted is to start again, until it is made. */
+  private remakeFrom: number | undefined;
   /** Why reading the log stopped, until it reads again. */
   private stoppedOn: { since: Date; error: string } | undefined;
   private readonly routes = new EventRoutes<[number]>()
@@ -138,14 +141,18 @@ export class Scheduler {
    * acknowledgement (ack policy `all`) would have counted them done unread.
    */
   private async consume(): Promise<void> {
-    const { ack_floor, config } = await this.bus.jsm.consumers.info(EVENTS_STREAM, DURABLE);
-    await this.bus.jsm.consumers.delete(EVENTS_STREAM, DURABLE);
+    // Kept until the consumer is made again: a retry after a failure between the delete and the
+    // add (NATS going away) must not take a missing consumer for one deleted by hand.
+    this.remakeFrom ??= await this.ackFloorNext();
+    await this.bus.jsm.consumers.delete(EVENTS_STREAM, DURABLE).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
     await this.bus.jsm.consumers.add(EVENTS_STREAM, {
       ...CONSUMER,
       deliver_policy: DeliverPolicy.StartSequence,
-      // Until its first acknowledgement, a consumer's ack floor is 0 wherever it started.
-      opt_start_seq: Math.max(ack_floor.stream_seq + 1, config.opt_start_seq ?? 1),
+      opt_start_seq: this.remakeFrom,
     });
+    this.remakeFrom = undefined;
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, DURABLE);
     // A deleted consumer stops the loop, into health, rather than being retried quietly for ever.
     const messages = await consumer.consume({ max_messages: 1000, abort_on_missing_resource: true });
@@ -163,6 +170,12 @@ export class Scheduler {
     if (!this.stoppedOn) console.error('pipelines scheduler:', error);
     this.stoppedOn ??= { since: new Date(), error: error instanceof Error ? error.message : String(error) };
     setTimeout(() => void this.consume().catch((again: unknown) => this.failed(again)), 1000);
+  }
+
+  /** The first event past the consumer's ack floor (until its first acknowledgement, the floor is 0 wherever it started). */
+  private async ackFloorNext(): Promise<number> {
+    const { ack_floor, config } = await this.bus.jsm.consumers.info(EVENTS_STREAM, DURABLE);
+    return Math.max(ack_floor.stream_seq + 1, config.opt_start_seq ?? 1);
   }
 
   private async handle(msg: JsMsg): Promise<void> {

@@ -48,13 +48,14 @@ test('a call in flight when NATS restarts fails at once as unavailable, not afte
 test('a call made while the connection is down goes out once it is back: answered, or told nobody serves it yet', async () => {
   await env.restartNats();
   // Until the serving client has subscribed again, "nobody serves it" at once; never a timeout.
-  for (;;) {
+  for (const deadline = Date.now() + 30_000; ;) {
     const ended = await outcome(callRpc(client, 'test.rpc.echo', request({ n: 1 }), 30_000));
     if ('answer' in ended) {
       assert.deepEqual(ended.answer, { n: 1 });
       break;
     }
     assert.equal(ended.code, 'unavailable', JSON.stringify(ended));
+    assert.ok(Date.now() < deadline, 'the service answers again once both clients have reconnected');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 });

@@ -121,12 +121,15 @@ export async function callRpc<R = unknown>(
   return tracer.startActiveSpan(`call ${subject}`, { kind: SpanKind.CLIENT }, async (span) => {
     let stopListening = () => {};
     try {
+      const started = Date.now();
       await bus.connected(timeoutMs);
+      // The time waited for the reconnection counts: the caller waits `timeoutMs` in all.
+      const left = Math.max(1, timeoutMs - (Date.now() - started));
       const dropped = new Promise<never>((_, reject) => {
         stopListening = bus.onDrop(() => reject(droppedWhileWaiting(subject)));
       });
       const msg = await Promise.race([
-        bus.nc.request(subject, encodeJson(request), { timeout: timeoutMs, headers: injectTrace(natsHeaders()) }),
+        bus.nc.request(subject, encodeJson(request), { timeout: left, headers: injectTrace(natsHeaders()) }),
         dropped,
       ]);
       const reply = decodeJson<RpcReply<R>>(msg.data);

@@ -20,6 +20,7 @@ import { eventsApplied } from '@memex/telemetry';
 import type { BookkeepingDb, BookkeepingTables, BookkeepingTrx } from './bookkeeping.js';
 import type { ProjectorOptions } from './decorators.js';
 import { BulkIndexes } from './bulk-indexes.js';
+import { PlannerStatistics } from './planner-statistics.js';
 import { FailureTable, type ProjectorFailure, type RetryResult } from './failures.js';
 import { consumerLag, projectorConsumer, projectorLeadSession } from './lag.js';
 
@@ -168,6 +169,7 @@ export class ProjectionRunner {
   private skippedTo: number | undefined;
   private skippedWrite: NodeJS.Timeout | undefined;
   private readonly failureTable: FailureTable;
+  private readonly statistics: PlannerStatistics;
 
   constructor(
     private readonly bus: Bus,
@@ -181,6 +183,7 @@ export class ProjectionRunner {
     assertSchemaName(options.name);
     this.events.setMaxListeners(0);
     this.failureTable = new FailureTable(bus, options.name);
+    this.statistics = new PlannerStatistics(db, options.name);
   }
 
   get name(): string {
@@ -283,9 +286,10 @@ export class ProjectionRunner {
     // Paused while this was being made (a retry come due): `resume` makes it again.
     if (this.paused) return messages.stop();
     this.messages = messages;
-    this.loop = consumeBatches(this.messages, BATCH, (batch) =>
-      this.applyBatch(this.db, batch.map(loggedMessage), { live: true }),
-    ).catch((error) => {
+    this.loop = consumeBatches(this.messages, BATCH, async (batch) => {
+      await this.applyBatch(this.db, batch.map(loggedMessage), { live: true });
+      await this.statistics.refresh();
+    }).catch((error) => {
       // Postgres or NATS went away mid-batch: nothing was committed past the checkpoint, so
       // start over from it once things are back.
       reportError(this.name)(error);
@@ -527,7 +531,11 @@ export class ProjectionRunner {
         if (read > position) await nextDb.transaction().execute((trx) => this.saveCheckpoint(trx, read));
         position = read;
       };
-      await catchUp(true, () => indexes.drop());
+      const statistics = new PlannerStatistics(nextDb, next);
+      await catchUp(true, async () => {
+        await indexes.drop();
+        await statistics.refresh();
+      });
       await this.projection.afterBulkLoad?.(nextDb);
       const loaded = performance.now();
       await indexes.restore();

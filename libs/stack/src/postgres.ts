@@ -125,6 +125,9 @@ function startArgs(
     listen_addresses: options.host,
     // Never the distribution's /var/run/postgresql; empty disables the socket (TCP only).
     unix_socket_directories: socketDir ?? '',
+    // LZ4 for long values (mail bodies, extracted text) rather than pglz: a fifth of ingest's
+    // Postgres time in a replay went to pglz compressing; LZ4 does it several times faster.
+    default_toast_compression: 'lz4',
   };
   if (!options.durable) Object.assign(settings, { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' });
   return ['-D', options.dataDir, ...Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`])];

@@ -2,6 +2,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql, type Kysely } from 'kysely';
+import pg from 'pg';
 import { createDatabase } from '@memex/db';
 import { createTestEnv, type TestEnv } from '@memex/testing';
 import { bookkeepingOf } from './bookkeeping.js';
@@ -33,6 +34,13 @@ const pagesSeen = async () =>
       pages: number;
     }>`select relpages as pages from pg_class where oid = 'stats_probe.evidence'::regclass`.execute(db)
   ).rows[0]!.pages;
+/** The rows the last analyze counted in a table of the schema (-1: never analyzed). */
+const tuplesSeen = async (table: string) =>
+  (
+    await sql<{ tuples: number }>`select reltuples as tuples from pg_class
+      where oid = to_regclass(${`stats_probe.${table}`})`.execute(db)
+  ).rows[0]!.tuples;
+
 /** The rows the planner expects a lookup of 20 keys (20 rows) to find. */
 const estimate = async () => {
   const { rows } = await sql<{ 'QUERY PLAN': string }>`explain select id from stats_probe.evidence
@@ -67,12 +75,33 @@ test('a table that has grown from nothing is analyzed after a batch, and again o
   assert.ok((await pagesSeen()) >= 2 * first, 'analyzed again over the doubled table');
 });
 
+test('a table another transaction holds is left for the next look, not waited for', async () => {
+  await sql`create table stats_probe.held (id int primary key, words text not null) with (autovacuum_enabled = false)`.execute(
+    db,
+  );
+  await sql`insert into stats_probe.held select n, repeat('word ', 20) from generate_series(1, 20000) n`.execute(db);
+  const holder = new pg.Client({ connectionString: env.config.databaseUrl });
+  await holder.connect();
+  try {
+    await holder.query('begin');
+    await holder.query('lock table stats_probe.held in share mode');
+    const statistics = new PlannerStatistics(bookkeepingOf(db), 'stats_probe');
+    const started = performance.now();
+    await statistics.refresh();
+    assert.ok(performance.now() - started < 2000, 'not waited for');
+    assert.equal(await tuplesSeen('held'), -1);
+    await holder.query('commit');
+    await sleep(1100);
+    await statistics.refresh();
+    assert.equal(await tuplesSeen('held'), 20000);
+  } finally {
+    await holder.end();
+  }
+});
+
 test('a table too small for a plan to matter is left to autovacuum', async () => {
   await sql`create table stats_probe.few (id int primary key) with (autovacuum_enabled = false)`.execute(db);
   await sql`insert into stats_probe.few select generate_series(1, 100)`.execute(db);
   await new PlannerStatistics(bookkeepingOf(db), 'stats_probe').refresh();
-  const { rows } = await sql<{
-    tuples: number;
-  }>`select reltuples as tuples from pg_class where oid = 'stats_probe.few'::regclass`.execute(db);
-  assert.equal(rows[0]!.tuples, -1);
+  assert.equal(await tuplesSeen('few'), -1);
 });

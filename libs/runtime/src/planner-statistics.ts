@@ -7,6 +7,10 @@ const GROWTH = 2;
 const MIN_PAGES = 32;
 /** `default_statistics_target` of these analyzes (Postgres samples 300 rows per unit). */
 const SAMPLE_TARGET = 10;
+/** How long an analyze waits for a table another transaction holds before leaving it for the next look. */
+const LOCK_WAIT_MS = 100;
+/** Postgres' errors for a table held by another transaction past `lock_timeout`, and for one dropped meanwhile. */
+const LEFT_FOR_LATER = new Set(['55P03', '42P01']);
 /** How often a projector looks for grown tables, at most. */
 const EVERY_MS = 1000;
 
@@ -50,12 +54,24 @@ export class PlannerStatistics {
       this.db,
     );
     if (rows.length === 0) return;
-    await this.db.transaction().execute(async (trx) => {
+    await this.db.connection().execute(async (conn) => {
       // A sample of 3,000 rows, not 30,000: row counts and rough distributions are what these
       // plans lack, and sampling costs (analyzing a search rebuild's tables at its end takes half
       // a second, most of it the passages' words). Autovacuum takes the full statistics later.
-      await sql`set local default_statistics_target = ${sql.lit(SAMPLE_TARGET)}`.execute(trx);
-      await sql`analyze ${sql.join(rows.map(({ name }) => sql.id(this.schema, name)))}`.execute(trx);
+      await sql`select set_config('default_statistics_target', ${String(SAMPLE_TARGET)}, false),
+        set_config('lock_timeout', ${`${LOCK_WAIT_MS}ms`}, false)`.execute(conn);
+      try {
+        // Each table in a transaction of its own (no lock held while waiting for another), given
+        // up if another transaction holds it (an index build, a segment swapped in) or dropped
+        // it: the next look takes what is still there.
+        for (const { name } of rows)
+          await sql`analyze ${sql.id(this.schema, name)}`.execute(conn).catch((error: unknown) => {
+            if (!LEFT_FOR_LATER.has((error as { code?: string }).code ?? '')) throw error;
+          });
+      } finally {
+        await sql`reset default_statistics_target`.execute(conn);
+        await sql`reset lock_timeout`.execute(conn);
+      }
     });
   }
 }

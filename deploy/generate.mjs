@@ -141,7 +141,7 @@ services:
   postgres:
     image: ${POSTGRES_IMAGE}
     restart: unless-stopped
-    command: ["postgres", "-c", "max_connections=200", "-c", "shared_buffers=256MB", "-c", "maintenance_work_mem=512MB"]
+    command: ["postgres", "-c", "max_connections=200", "-c", "shared_buffers=256MB", "-c", "maintenance_work_mem=512MB", "-c", "default_toast_compression=lz4"]
     environment:
       POSTGRES_USER: memex
       POSTGRES_PASSWORD: \${MEMEX_PG_PASSWORD:-memex}
@@ -347,7 +347,7 @@ function k8sPostgres() {
     image: POSTGRES_IMAGE,
     ports: [['postgres', 5432]],
     container: `
-          args: ["-c", "max_connections=200", "-c", "shared_buffers=512MB", "-c", "maintenance_work_mem=1GB"]
+          args: ["-c", "max_connections=200", "-c", "shared_buffers=512MB", "-c", "maintenance_work_mem=1GB", "-c", "default_toast_compression=lz4"]
           env:
             - { name: POSTGRES_USER, value: memex }
             - { name: POSTGRES_DB, value: memex }

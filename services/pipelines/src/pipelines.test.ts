@@ -22,7 +22,7 @@ import {
   readLog,
 } from '@memex/bus';
 import { dot, GLOVE_SIF_SPACE } from '@memex/embeddings';
-import { serviceHealth, startService } from '@memex/runtime';
+import { BUS, serviceHealth, startService } from '@memex/runtime';
 import { createTestEnv, pdfMeta, waitUntil, type TestEnv } from '@memex/testing';
 import { JobQueue, jobSubject, PRIORITIES, TIER1_LANE, type TextJob } from './jobs/queue.js';
 import { PipelinesModule } from './pipelines.module.js';
@@ -261,6 +261,37 @@ describe('pipelines tier 1', () => {
     app = await startService((config) => PipelinesModule.register(config, { workers: 1, retryBaseMs: 10 }), env.config);
     await eventsOf(bus, 'embedding.computed', later.id, 1);
     await eventsOf(bus, 'embedding.computed', lost.id, 1);
+  });
+
+  test('a scheduler that deleted its consumer and could not make it again (NATS away between the two) makes it at the same place on the next try', async () => {
+    const queue = app.get(JobQueue);
+    const { consumers } = app.get<Bus>(BUS).jsm;
+    const [add, enqueue] = [consumers.add.bind(consumers), queue.enqueue.bind(queue)];
+    let adds = 0;
+    let refused = false;
+    // Queueing fails once: the scheduler stops reading and reads again from its ack floor, a
+    // second later. Making its consumer again fails once, after the old one is deleted.
+    queue.enqueue = async (...args) => {
+      if (refused) return enqueue(...args);
+      refused = true;
+      throw new Error('the jobs stream refused the job (test)');
+    };
+    consumers.add = async (stream, config) => {
+      if (config.durable_name === 'pipelines_scheduler' && adds++ === 0) throw new Error('NATS went away (test)');
+      return add(stream, config);
+    };
+    try {
+      const { id, seq } = await ingest(publisher, blobs, { title: 'Retried', text: 'Scheduled after two failures.' });
+      await eventsOf(bus, 'embedding.computed', id, 1);
+      assert.ok(refused);
+      assert.equal(adds, 2, 'the consumer was made on the second try');
+      // From the ack floor found before the first try (its event), not from the start of the log.
+      const { config } = await bus.jsm.consumers.info(EVENTS_STREAM, 'pipelines_scheduler');
+      assert.equal(config.opt_start_seq, seq);
+    } finally {
+      consumers.add = add;
+      queue.enqueue = enqueue;
+    }
   });
 });
 

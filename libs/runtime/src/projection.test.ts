@@ -303,6 +303,49 @@ test('a rebuild passes over the events its projection has no handler for, and en
   }
 });
 
+test('a live projector waiting to read again when a rebuild pauses it does not read until the rebuild resumes it', async () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** Publishes a note once the bulk load is done, and takes its time over it in the switch (paused). */
+  class Slow extends SeenProjection {
+    override async apply(trx: BookkeepingTrx, logged: LoggedEvent): Promise<void> {
+      if ((logged.event.data as { body?: string }).body === 'slow') await sleep(2_500);
+      await super.apply(trx, logged);
+    }
+    async afterBulkLoad(): Promise<void> {
+      await note('slow');
+    }
+  }
+  const runner = seenRunner(Object.assign(new Slow(), { fixed: true }));
+  const paused = () => (runner as unknown as { paused: boolean }).paused;
+  const { consumers } = bus.jsm;
+  const add = consumers.add.bind(consumers);
+  const madeWhilePaused: boolean[] = [];
+  consumers.add = async (stream, config) => {
+    if (config.durable_name === runner.durableName) madeWhilePaused.push(paused());
+    return add(stream, config);
+  };
+  await runner.start();
+  try {
+    await runner.waitFor(await note('before'), 10_000);
+    // Its reading stops (the consumer gone); it reads again a second later, by then paused by the rebuild.
+    await bus.jsm.consumers.delete(EVENTS_STREAM, runner.durableName);
+    await sleep(100);
+    await runner.rebuild(env.config.databaseUrl);
+    const after = await note('after');
+    await runner.waitFor(after, 10_000);
+    assert.ok(await db.selectFrom('seen').select('id').where('seq', '=', after).executeTakeFirst());
+    assert.ok(madeWhilePaused.length >= 2, 'made at the start and again on resuming');
+    assert.deepEqual(
+      madeWhilePaused.filter((made) => made),
+      [],
+      'no consumer made while paused',
+    );
+  } finally {
+    consumers.add = add;
+    await runner.stop();
+  }
+});
+
 test("a rebuild's bulk load says so to the projection, which then writes what it put off, once, before the swap", async () => {
   const seen: string[] = [];
   class Deferring extends SeenProjection {

@@ -11,8 +11,10 @@ import { LEVEL_SIZE, listSegments, mergeSegments, sealFresh, segmentsToMerge } f
 import {
   allSpaces,
   cheaperToRebuild,
+  createAnnIndex,
   createVectorIndexes,
   createVectorTable,
+  dropAnnIndexes,
   ensureAnnIndexes,
   freshCap,
   freshCount,
@@ -322,6 +324,71 @@ describe('fresh vectors', () => {
     // The comet's item vector came again: its last is kept, fresh until the mover moves it.
     for (const id of ids.filter((id) => id !== comet)) assert.deepEqual(await where(id), { indexed: 2, fresh: 0 });
     mover.onApplicationBootstrap();
+  });
+
+  test('tables whose ANN index is in shards are read shard by shard, side by side, finding the same; a set left short is built again whole', async () => {
+    await mover.onApplicationShutdown();
+    const id = await h.ingest({ title: 'Orchard in shards', text: 'Apples ripened in the orchard by the river.' });
+    await h.settle();
+    await seal();
+    const segments = (await listSegments(db as never, 0)).flatMap((segment) => Object.values(segment.tables));
+    const tables = ['vec_0_parts', 'vec_0_items', ...segments];
+    assert.ok(segments.length >= 2, 'main tables and segments');
+    const reindex = (shards: number) =>
+      db.connection().execute(async (conn) => {
+        for (const table of tables) {
+          await dropAnnIndexes(conn, table, { concurrently: false });
+          await createAnnIndex(conn, table, { concurrently: false, shards });
+        }
+      });
+    const found = async () => ({
+      meaning: (await h.call(Search, { q: 'apples by the river', mode: 'meaning' })).hits.map((hit) => [
+        hit.id,
+        hit.score,
+      ]),
+      similar: (await h.call(Similar, { id })).hits.map((hit) => [hit.id, hit.score]),
+    });
+    const indexesOf = async (table: string) => {
+      const { rows } = await sql<{
+        name: string;
+        partial: boolean;
+      }>`select c.relname as name, i.indpred is not null as partial
+        from pg_index i join pg_class c on c.oid = i.indexrelid
+        where i.indrelid = to_regclass(${table}) and i.indisvalid and not i.indisprimary order by c.relname`.execute(
+        db,
+      );
+      return rows.map((row) => `${row.name}${row.partial ? ' (shard)' : ''}`);
+    };
+    /** Connections search reads further shards on (see nearestRows). */
+    const followers = async () => {
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+        where datname = current_database() and application_name = 'memex-search-shards'`.execute(db);
+      return rows[0]!.n;
+    };
+    try {
+      const before = await found();
+      const digest = await schemaDigest(h.env.config.databaseUrl, 'search');
+      assert.ok(before.meaning.some(([hit]) => hit === id));
+      assert.ok(before.similar.length > 0);
+      await reindex(2);
+      // Shards follow the rows a table held when its index was built, as lists do: not digested.
+      assert.deepEqual(await schemaDigest(h.env.config.databaseUrl, 'search'), digest);
+      assert.deepEqual(await indexesOf('vec_0_parts'), ['vec_0_parts_ann (shard)', 'vec_0_parts_ann_s1 (shard)']);
+      assert.equal(await followers(), 0, 'one connection reads a table in one shard');
+      // Tables this small are read whole, shard by shard as by one index: the same hits, the same scores.
+      assert.deepEqual(await found(), before);
+      assert.ok((await followers()) > 0, 'the second shards read on connections of their own');
+      // A whole set of shards is kept; one left short (a crash between two shards' builds) is built
+      // again whole, in the shards its rows call for (one, at this size).
+      await sql`drop index vec_0_parts_ann_s1`.execute(db);
+      await db.connection().execute((conn) => ensureAnnIndexes(conn, 0));
+      assert.deepEqual(await indexesOf('vec_0_parts'), ['vec_0_parts_ann']);
+      assert.deepEqual(await indexesOf('vec_0_items'), ['vec_0_items_ann (shard)', 'vec_0_items_ann_s1 (shard)']);
+      assert.deepEqual(await found(), before);
+    } finally {
+      await reindex(1);
+      mover.onApplicationBootstrap();
+    }
   });
 
   test('main tables are indexed again over fresh vectors only while it is small', async () => {

@@ -170,4 +170,4 @@ export class SearchHarness {
 /** How the projector turns text into rows, for a bench that bulk-loads the read model as it would build it. */
 export { partTsv, titleTsv } from './domain/text.js';
 export { countWords } from './projection/vocabulary.js';
-export { createAnnIndex, PROBES, withSpaceLock } from './projection/vectors.js';
+export { createAnnIndex, PROBES, shardOf, shardsOf, withSpaceLock } from './projection/vectors.js';

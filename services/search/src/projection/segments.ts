@@ -1,10 +1,10 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { SearchDatabase } from '../schema.js';
 import {
-  annIndex,
   createAnnIndex,
   createVectorTable,
   freshTables,
+  renameAnnIndexes,
   vectorTables,
   type SpaceRow,
   type VectorTables,
@@ -76,25 +76,45 @@ export function isSegmentTable(name: string): boolean {
   return /^vec_\d+_(parts|items)_(seg\d+|sealing|merging)$/.test(name);
 }
 
+/** A table a nearest-vector query reads by its ANN index: `from` (`only` for a space's main table), in so many shards. */
+export interface IndexedTable {
+  from: RawBuilder<unknown>;
+  shards: number;
+}
+
 /**
  * The tables a query of a space's vectors reads, each by itself: the fresh ones (exact scan), the
- * main ones (`only`: not their segments again) and every segment's (by their ANN indexes). Takes
- * the layout lock for reading first, so a swap is waited for, not half seen; `trx` must be a
- * transaction.
+ * main ones (`only`: not their segments again) and every segment's (by their ANN indexes, in as
+ * many shards as they have: see `shardsFor`). Takes the layout lock for reading first, so a swap
+ * is waited for, not half seen; `trx` must be a transaction.
  */
 export async function vectorLayout(
   trx: Kysely<SearchDatabase>,
   ord: number,
-): Promise<{ fresh: VectorTables; indexed: Array<{ parts: RawBuilder<unknown>; items: RawBuilder<unknown> }> }> {
+): Promise<{ fresh: VectorTables; indexed: Array<{ parts: IndexedTable; items: IndexedTable }> }> {
   const fresh = freshTables(ord);
   await sql`lock table ${sql.table(fresh.parts)}, ${sql.table(fresh.items)} in access share mode`.execute(trx);
   const main = vectorTables(ord);
   const segments = await listSegments(trx, ord);
+  // Shards by their indexes' names (see createAnnIndex): one catalog read for every table.
+  const { rows } = await sql<{ table: string; shards: number }>`select t.relname as table, count(*)::int as shards
+    from pg_index i join pg_class x on x.oid = i.indexrelid join pg_class t on t.oid = i.indrelid
+    where t.relnamespace = current_schema()::regnamespace and t.relname like ${`vec\\_${ord}\\_%`}
+      and (x.relname = t.relname || '_ann' or x.relname ~ ('^' || t.relname || '_ann_s[0-9]+$'))
+    group by t.relname`.execute(trx);
+  const shards = new Map(rows.map((row) => [row.table, row.shards]));
+  const indexed = (table: string, from: RawBuilder<unknown>) => ({ from, shards: shards.get(table) ?? 1 });
   return {
     fresh,
     indexed: [
-      { parts: sql`only ${sql.table(main.parts)}`, items: sql`only ${sql.table(main.items)}` },
-      ...segments.map(({ tables }) => ({ parts: sql.table(tables.parts), items: sql.table(tables.items) })),
+      {
+        parts: indexed(main.parts, sql`only ${sql.table(main.parts)}`),
+        items: indexed(main.items, sql`only ${sql.table(main.items)}`),
+      },
+      ...segments.map(({ tables }) => ({
+        parts: indexed(tables.parts, sql.table(tables.parts)),
+        items: indexed(tables.items, sql.table(tables.items)),
+      })),
     ],
   };
 }
@@ -225,7 +245,7 @@ async function swapIn(
     const segment = segmentTables(ord, n);
     for (const of of ['parts', 'items'] as const) {
       await sql`alter table ${sql.table(scratch[of])} rename to ${sql.id(segment[of])}`.execute(trx);
-      await sql`alter index ${annIndex(scratch[of])} rename to ${annIndex(segment[of])}`.execute(trx);
+      await renameAnnIndexes(trx, segment[of], `${scratch[of]}_ann`, `${segment[of]}_ann`);
       await sql`alter table ${sql.table(segment[of])} inherit ${sql.table(main[of])}`.execute(trx);
     }
     return vectors;

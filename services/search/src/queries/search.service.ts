@@ -13,16 +13,17 @@ import {
   type SearchHit,
   type SearchMode,
 } from '@memex/contracts';
-import { visibleTo } from '@memex/db';
+import { createDatabase, visibleTo } from '@memex/db';
 import { defaultProvider, GLOVE_SIF_SPACE, isZeroVector } from '@memex/embeddings';
-import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import type { MemexConfig } from '@memex/config';
+import { CONFIG, DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import type { SearchDatabase } from '../schema.js';
-import { vectorLayout } from '../projection/segments.js';
-import { freshTables, PROBES, vectorLiteral, vectorTables, type SpaceRow } from '../projection/vectors.js';
+import { freshTables, vectorLiteral, vectorTables, type SpaceRow } from '../projection/vectors.js';
 import { fieldMatches, TEXT_CONFIG } from '../domain/text.js';
 import { QueryEmbedder } from './embedder.js';
 import { allOf, filterConditions } from './filters.js';
 import { keywordQuery, type KeywordQuery } from './keyword.js';
+import { nearestRows, type Arm } from './nearest.js';
 
 /** Candidates each signal contributes before fusion (more when a page reaches deeper). */
 const CANDIDATES = 100;
@@ -89,7 +90,19 @@ const scopeOf = (scope: Scope, alias: string) =>
 export class SearchService implements OnApplicationShutdown {
   private readonly embedder = new QueryEmbedder();
 
-  constructor(@Inject(DATABASE) private readonly db: Kysely<SearchDatabase>) {}
+  /** Connections for the further shards of a nearest-vector query (see `nearestRows`): one per shard past the first. */
+  private readonly followers: Kysely<SearchDatabase>;
+
+  constructor(
+    @Inject(DATABASE) private readonly db: Kysely<SearchDatabase>,
+    @Inject(CONFIG) config: MemexConfig,
+  ) {
+    this.followers = createDatabase<SearchDatabase>(config.databaseUrl, {
+      schema: 'search',
+      max: 4,
+      applicationName: 'memex-search-shards',
+    });
+  }
 
   @RpcMethod(Search)
   async search(params: ParamsOf<typeof Search>, call: CallContext): Promise<ResultOf<typeof Search>> {
@@ -188,24 +201,30 @@ export class SearchService implements OnApplicationShutdown {
     if (!space || !indexed || !fresh || !vector)
       throw new MemexError('not_found', `item ${params.id} has no vector in the active space yet`);
     const limit = params.limit ?? 10;
-    const nearest = (table: RawBuilder<unknown>, newer?: string) => sql`(
+    // An indexed item vector that a fresh one replaces is not read.
+    const nearest: Arm = (table, { fresh: own, shard }) => sql`(
         select v.item_id as id, v.embedding <=> ${vector}::halfvec as distance
         from ${table} v join items i on i.id = v.item_id
-        where ${scopeOf(call.scope, 'i')} and v.item_id <> ${params.id}
-          ${newer ? sql`and not exists (select 1 from ${sql.table(newer)} f where f.item_id = v.item_id)` : sql``}
+        where ${scopeOf(call.scope, 'i')} and v.item_id <> ${params.id} ${shard ? sql`and ${shard}` : sql``}
+          ${own ? sql`` : sql`and not exists (select 1 from ${sql.table(fresh.items)} f where f.item_id = v.item_id)`}
         order by v.embedding <=> ${vector}::halfvec limit ${limit})`;
-    const neighbours = await this.db.transaction().execute(async (trx) => {
-      const layout = await vectorLayout(trx, space.ord);
-      await this.tuneIndex(trx);
-      const arms = [
-        nearest(sql.table(fresh.items)),
-        ...layout.indexed.map((tables) => nearest(tables.items, fresh.items)),
-      ];
+    const neighbours = (
+      await nearestRows(
+        this.db,
+        this.followers,
+        space.ord,
+        'items',
+        nearest,
+        (arms) =>
+          sql<{
+            id: string;
+            distance: number;
+          }>`select * from (${sql.join(arms, sql` union all `)}) n order by distance, id limit ${limit}`,
+      )
+    )
       // Ties (copies of one text) by id: the same answer whichever tables hold them.
-      const { rows } = await sql<{ id: string; distance: number }>`${sql.join(arms, sql` union all `)}
-        order by distance, id limit ${limit}`.execute(trx);
-      return rows;
-    });
+      .sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id))
+      .slice(0, limit);
     const hits = neighbours.map((n, i) => ({
       id: n.id,
       score: 1 - n.distance,
@@ -328,22 +347,24 @@ export class SearchService implements OnApplicationShutdown {
     const { phrases, excluded } = ctx.keyword;
     const passages = PASSAGES_PER_CANDIDATE * ctx.candidates;
     // The nearest passages in each indexed table (IVFFlat) and among the fresh vectors not in one yet (exact).
-    const nearest = (table: RawBuilder<unknown>) => sql`(
+    const nearest: Arm = (table, { shard }) => sql`(
         select v.item_id as id, i.kind, v.ordinal, v.embedding <=> ${literal}::halfvec as distance
         from ${table} v join items i on i.id = v.item_id
-        where ${scopeOf(ctx.scope, 'i')} and ${ctx.filters}
+        where ${scopeOf(ctx.scope, 'i')} and ${ctx.filters} ${shard ? sql`and ${shard}` : sql``}
           ${phrases ? sql`and exists (select 1 from parts x where x.item_id = v.item_id and x.tsv @@ ${phrases})` : sql``}
           ${excluded ? sql`and not exists (select 1 from parts x where x.item_id = v.item_id and x.tsv @@ ${excluded})` : sql``}
         order by v.embedding <=> ${literal}::halfvec limit ${passages})`;
-    const rows = await this.db.transaction().execute(async (trx) => {
-      const layout = await vectorLayout(trx, space.ord);
-      await this.tuneIndex(trx);
-      const arms = [nearest(sql.table(layout.fresh.parts)), ...layout.indexed.map((tables) => nearest(tables.parts))];
-      const result = await sql<{ id: string; kind: string; ordinal: number; distance: number }>`
-        ${sql.join(arms, sql` union all `)} order by distance limit ${passages}`.execute(trx);
-      return result.rows;
-    });
-    const sorted = rows.sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id));
+    const rows = await nearestRows(
+      this.db,
+      this.followers,
+      space.ord,
+      'parts',
+      nearest,
+      (arms) =>
+        sql<{ id: string; kind: string; ordinal: number; distance: number }>`
+        select * from (${sql.join(arms, sql` union all `)}) n order by distance limit ${passages}`,
+    );
+    const sorted = rows.sort((a, b) => a.distance - b.distance || a.id.localeCompare(b.id)).slice(0, passages);
     const floor = Math.max(0, MEANING_FLOOR * (1 - (sorted[0]?.distance ?? 1)));
     const best = new Map<string, Candidate>();
     for (const row of sorted) {
@@ -370,18 +391,6 @@ export class SearchService implements OnApplicationShutdown {
       where ${scopeOf(ctx.scope, 'i')} and ${ctx.filters} ${excluded}
       order by i.occurred_at desc nulls last, i.id desc limit ${ctx.candidates}`.execute(this.db);
     return rows.map((row, i) => ({ id: row.id, kind: row.kind, score: 1 / (i + 1), ordinal: 0, why: {} }));
-  }
-
-  /**
-   * Settings for one transaction of nearest-vector queries: the lists pgvector reads (`PROBES`),
-   * and more of them past rows a filter rejects; no memoize node over the items joined to the
-   * nearest passages. The planner expects the index scan to return every row of the table, so it
-   * sized a memoize cache for a million items, whose set-up and tear-down took 5 ms of a meaning
-   * query at 10^6 passages for the 300 lookups it served.
-   */
-  private async tuneIndex(trx: Kysely<SearchDatabase>): Promise<void> {
-    await sql`select set_config('ivfflat.probes', ${String(PROBES)}, true), set_config('ivfflat.iterative_scan', 'relaxed_order', true),
-      set_config('enable_memoize', 'off', true)`.execute(trx);
   }
 
   /** Titles, times and highlighted snippets of the hits (scope checked again: defence in depth). */
@@ -428,6 +437,7 @@ export class SearchService implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.embedder.close();
+    await this.followers.destroy();
   }
 }
 

@@ -288,9 +288,10 @@ export function outgrown(lists: number, rows: number): boolean {
  * (partial: `shardOf`), which a query reads side by side, each on its own connection and core
  * (see queries/nearest.ts). At 10^6 passages one index of 1,000 lists read at `PROBES` lists took
  * 30 ms of Postgres' CPU a query, most of it pgvector sorting every vector of those lists; two
- * shards of 707 lists each, read at `PROBES` lists too, found more of the exact ten (0.961
- * against 0.936 over 100 queries of the search bench's passages) in less time on this 2-core
- * machine (p50/p95 34.4/48.5 ms against 43.2/63.7 for the index scans alone). Below
+ * shards of 707 lists each, read at `PROBES` lists too, find more of the exact ten in less time on
+ * this 2-core machine (the search bench, 6 December: recall@10 0.974 against 0.951, meaning
+ * p50/p95 46.1/61.6 ms against 51.1/71.2), though they read more lists in all, so a hybrid query,
+ * whose keyword half shares the cores, is no faster there (p95 84.9 against 76.9 ms). Below
  * `SHARDED_AT` rows a query's one index scan is short, and more shards would only read more lists.
  */
 export const SHARDED_AT = 500_000;

@@ -54,11 +54,16 @@ export async function vectorsIndexed(databaseUrl: string, timeoutMs: number): Pr
         await client.query('begin isolation level repeatable read');
         try {
           const { rows: tables } = await client.query<{ name: string; indexed: boolean; valid: boolean }>(
-            `select t.relname as name, t.relname not like '%\\_fresh' as indexed, coalesce(i.indisvalid, false) as valid
+            // A table's ANN index is every shard's (…_ann, …_ann_s1, …), each built and valid.
+            `select t.relname as name, t.relname not like '%\\_fresh' as indexed,
+               coalesce(bool_and(i.indisvalid), false)
+                 and count(*) filter (where x.relname = t.relname || '_ann') = 1 as valid
              from pg_class t join pg_namespace n on n.oid = t.relnamespace and n.nspname = 'search'
-               left join pg_class x on x.relname = t.relname || '_ann' and x.relnamespace = n.oid
+               left join pg_class x on x.relnamespace = n.oid
+                 and (x.relname = t.relname || '_ann' or x.relname ~ ('^' || t.relname || '_ann_s[0-9]+$'))
                left join pg_index i on i.indexrelid = x.oid
-             where t.relkind = 'r' and t.relname ~ '^vec_\\d+_(parts|items)(_fresh)?$'`,
+             where t.relkind = 'r' and t.relname ~ '^vec_\\d+_(parts|items)(_fresh)?$'
+             group by t.relname`,
           );
           // Called after searchable, on mail: no vector table at all is a bench fault, not a wait.
           if (tables.length === 0) throw new Error('no vector table in the search schema: nothing was embedded');

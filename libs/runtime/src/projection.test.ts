@@ -305,13 +305,18 @@ test('a rebuild passes over the events its projection has no handler for, and en
 
 test('a live projector waiting to read again when a rebuild pauses it does not read until the rebuild resumes it', async () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-  /** Publishes a note once the bulk load is done, and takes its time over it in the switch (paused). */
+  /**
+   * Once the bulk load is done: the live reading stops (its consumer gone; it reads again a second
+   * later) and a note is published, which the switch, paused, takes its time over. However long the
+   * bulk load took, the retry comes due within the pause.
+   */
   class Slow extends SeenProjection {
     override async apply(trx: BookkeepingTrx, logged: LoggedEvent): Promise<void> {
       if ((logged.event.data as { body?: string }).body === 'slow') await sleep(2_500);
       await super.apply(trx, logged);
     }
     async afterBulkLoad(): Promise<void> {
+      await bus.jsm.consumers.delete(EVENTS_STREAM, runner.durableName);
       await note('slow');
     }
   }
@@ -327,9 +332,6 @@ test('a live projector waiting to read again when a rebuild pauses it does not r
   await runner.start();
   try {
     await runner.waitFor(await note('before'), 10_000);
-    // Its reading stops (the consumer gone); it reads again a second later, by then paused by the rebuild.
-    await bus.jsm.consumers.delete(EVENTS_STREAM, runner.durableName);
-    await sleep(100);
     await runner.rebuild(env.config.databaseUrl);
     const after = await note('after');
     await runner.waitFor(after, 10_000);

@@ -1,12 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
 import { EmbeddingComputed, encodeVector, Search, Similar, TriggerRemoved } from '@memex/contracts';
 import { newId } from '@memex/bus';
 import { serviceHealth, startService } from '@memex/runtime';
 import { createDatabase } from '@memex/db';
 import { waitUntil } from '@memex/testing';
 import { FreshVectorMover } from './projection/fresh-vector-mover.js';
+import { nearestRows, type Arm } from './queries/nearest.js';
 import { LEVEL_SIZE, listSegments, mergeSegments, sealFresh, segmentsToMerge } from './projection/segments.js';
 import {
   allSpaces,
@@ -23,8 +25,10 @@ import {
   outgrown,
   REBUILD_BELOW,
   rebuildIndexes,
+  shardOf,
   withSpaceLock,
 } from './projection/vectors.js';
+import type { SearchDatabase } from './schema.js';
 import { schemaDigest } from './schema-digest.js';
 import { SearchModule } from './search.module.js';
 import { SearchHarness } from './test-support.js';
@@ -387,6 +391,72 @@ describe('fresh vectors', () => {
       assert.deepEqual(await found(), before);
     } finally {
       await reindex(1);
+      mover.onApplicationBootstrap();
+    }
+  });
+
+  test('every shard is read in the snapshot the query took first: a vector moved out of the fresh table meanwhile is read once', async () => {
+    await mover.onApplicationShutdown();
+    const url = h.env.config.databaseUrl;
+    const leader = createDatabase<SearchDatabase>(url, { schema: 'search', max: 1 });
+    // The second shard's connection is held back once reserved, until the vector has moved.
+    let reserved!: () => void;
+    const reading = new Promise<void>((resolve) => (reserved = resolve));
+    let release!: () => void;
+    const moved = new Promise<void>((resolve) => (release = resolve));
+    const followers = new Kysely<SearchDatabase>({
+      dialect: new PostgresDialect({
+        pool: new pg.Pool({ connectionString: url, max: 1, options: '-c search_path=search,public' }),
+        onReserveConnection: async () => {
+          reserved();
+          await moved;
+        },
+      }),
+    });
+    const reindexMain = (shards: number) =>
+      db.connection().execute(async (conn) => {
+        for (const table of ['vec_0_parts', 'vec_0_items']) {
+          await dropAnnIndexes(conn, table, { concurrently: false });
+          await createAnnIndex(conn, table, { concurrently: false, shards });
+        }
+      });
+    try {
+      // An item whose vectors belong to the second shard once moved: read by the follower, not the leader.
+      let id: string;
+      do {
+        id = await h.ingest({ title: 'Comet in transit', text: 'The comet crossed the sky before dawn.' });
+        await h.settle();
+      } while (
+        !(await sql<{ second: boolean }>`select ${shardOf(sql.val(id), 1, 2)} as second`.execute(db)).rows[0]!.second
+      );
+      assert.deepEqual(await where(id), { indexed: 0, fresh: 2 });
+      await reindexMain(2);
+      const arm: Arm = (table, { shard }) =>
+        sql`(select v.item_id from ${table} v where v.item_id = ${id} ${shard ? sql`and ${shard}` : sql``})`;
+      const reads = nearestRows(
+        leader,
+        followers,
+        0,
+        'items',
+        arm,
+        (arms) => sql<{ item_id: string }>`${sql.join(arms, sql` union all `)}`,
+      );
+      // The leader has read the layout and exported its snapshot; the follower waits for a connection.
+      await reading;
+      assert.ok((await moveFresh(db, 0, 1_000)) >= 2);
+      assert.deepEqual(await where(id), { indexed: 2, fresh: 0 });
+      release();
+      // Read in the fresh table by the leader, not again in the second shard by the follower,
+      // which would see it there in a snapshot of its own.
+      assert.deepEqual(
+        (await reads).map((row) => row.item_id),
+        [id],
+      );
+    } finally {
+      release();
+      await followers.destroy();
+      await leader.destroy();
+      await reindexMain(1);
       mover.onApplicationBootstrap();
     }
   });

@@ -37,3 +37,33 @@ test('a database resolves names in its schema, runs each migration once, and pla
     await db.destroy();
   }
 });
+
+test('a database sets the settings it is given on every connection, and refuses one it cannot pass as given', async () => {
+  const db = createDatabase(env.config.databaseUrl, {
+    schema: 'things',
+    max: 2,
+    settings: { max_parallel_workers_per_gather: '0', work_mem: '32MB' },
+  });
+  try {
+    // Two connections at once: each was opened with the settings.
+    const read = () =>
+      db.transaction().execute(async (trx) => {
+        const { rows } = await sql<{ workers: string; memory: string }>`select
+          current_setting('max_parallel_workers_per_gather') as workers, current_setting('work_mem') as memory,
+          pg_sleep(0.05)`.execute(trx);
+        return rows[0];
+      });
+    const [first, second] = await Promise.all([read(), read()]);
+    assert.deepEqual({ workers: first!.workers, memory: first!.memory }, { workers: '0', memory: '32MB' });
+    assert.deepEqual({ workers: second!.workers, memory: second!.memory }, { workers: '0', memory: '32MB' });
+  } finally {
+    await db.destroy();
+  }
+  const refused: Record<string, string>[] = [
+    { 'work_mem -c jit': 'on' },
+    { work_mem: '32MB -c jit=on' },
+    { work_mem: '' },
+  ];
+  for (const settings of refused)
+    assert.throws(() => createDatabase(env.config.databaseUrl, { schema: 'things', settings }), /invalid setting/);
+});

@@ -17,6 +17,21 @@ export interface DatabaseOptions {
   schema: string;
   max?: number;
   applicationName?: string;
+  /** Server settings for every connection of the pool (`-c name=value`), beside `jit = off`. */
+  settings?: Record<string, string>;
+}
+
+const SETTING = /^[a-z_][a-z0-9_.]*$/;
+const SETTING_VALUE = /^[A-Za-z0-9_.-]+$/;
+
+/** Connection options for `settings`: plain names and values only, as they go into one options string. */
+function settingOptions(settings: Record<string, string>): string {
+  return Object.entries(settings)
+    .map(([name, value]) => {
+      if (!SETTING.test(name) || !SETTING_VALUE.test(value)) throw new Error(`invalid setting ${name} = "${value}"`);
+      return ` -c ${name}=${value}`;
+    })
+    .join('');
 }
 
 /**
@@ -32,7 +47,7 @@ export function createDatabase<DB>(url: string, options: DatabaseOptions): Kysel
     application_name: options.applicationName ?? `memex-${schema}`,
     // No JIT: compiling a plan costs tens of milliseconds, and the statements here are short
     // reads and batched writes whose estimated costs cross the JIT threshold without gaining.
-    options: `-c search_path=${schema},public -c jit=off`,
+    options: `-c search_path=${schema},public -c jit=off${settingOptions(options.settings ?? {})}`,
   });
   pool.on('error', (error) => console.error(`postgres pool (${schema}):`, error.message));
   // A connection kysely holds (a transaction between two statements) that Postgres drops emits

@@ -13,6 +13,8 @@ export interface MemexModuleOptions {
   config: MemexConfig;
   /** The Postgres schema the service owns (its read model); none for stateless services. */
   schema?: string;
+  /** Server settings for every connection to that schema (see `DatabaseOptions.settings`). */
+  databaseSettings?: Record<string, string>;
 }
 
 /** Gives a service its connections (NATS, Postgres, blobs), its publisher and its RPC/projector host. */
@@ -24,7 +26,7 @@ export class MemexModule {
       global: true,
       imports: [DiscoveryModule],
       providers: [
-        ...connectionProviders(options.service, options.config, options.schema ?? null),
+        ...connectionProviders(options.service, options.config, options.schema ?? null, options.databaseSettings),
         { provide: SERVICE, useValue: { service: options.service } },
         ServiceHost,
       ],

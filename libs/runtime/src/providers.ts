@@ -23,7 +23,12 @@ export class ConnectionCloser implements OnApplicationShutdown {
   }
 }
 
-export function connectionProviders(service: ServiceName, config: MemexConfig, schema: string | null): Provider[] {
+export function connectionProviders(
+  service: ServiceName,
+  config: MemexConfig,
+  schema: string | null,
+  settings?: Record<string, string>,
+): Provider[] {
   return [
     { provide: CONFIG, useValue: config },
     {
@@ -39,7 +44,13 @@ export function connectionProviders(service: ServiceName, config: MemexConfig, s
     { provide: BlobStore, useValue: new BlobStore(config.blobsDir) },
     {
       provide: DATABASE,
-      useValue: schema ? createDatabase<BookkeepingTables>(config.databaseUrl, { schema, applicationName: `memex-${service}` }) : null,
+      useValue: schema
+        ? createDatabase<BookkeepingTables>(config.databaseUrl, {
+            schema,
+            applicationName: `memex-${service}`,
+            ...(settings ? { settings } : {}),
+          })
+        : null,
     },
     ConnectionCloser,
   ];

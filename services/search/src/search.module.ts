@@ -3,7 +3,7 @@ import type { MemexConfig } from '@memex/config';
 import { MemexModule } from '@memex/runtime';
 import { FreshVectorMover } from './projection/fresh-vector-mover.js';
 import { SearchProjector } from './projection/search.projector.js';
-import { SearchService } from './queries/search.service.js';
+import { SEARCH_DATABASE_SETTINGS, SearchService } from './queries/search.service.js';
 
 /** The search service: its projector (schema `search`), the mover of its fresh vectors, and hybrid search over it. */
 @Module({})
@@ -11,7 +11,14 @@ export class SearchModule {
   static register(config: MemexConfig): DynamicModule {
     return {
       module: SearchModule,
-      imports: [MemexModule.forService({ service: 'search', config, schema: 'search' })],
+      imports: [
+        MemexModule.forService({
+          service: 'search',
+          config,
+          schema: 'search',
+          databaseSettings: SEARCH_DATABASE_SETTINGS,
+        }),
+      ],
       providers: [SearchProjector, FreshVectorMover, SearchService],
     };
   }

@@ -10,6 +10,8 @@ import {
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
+import { sql, type Kysely } from 'kysely';
+import { DATABASE } from '@memex/runtime';
 import { SearchHarness } from './test-support.js';
 
 const agentWithoutMail = agentScope('tok1', [], DEFAULT_SCOPE_RULES);
@@ -213,6 +215,14 @@ describe('search', () => {
       models.models.map((m) => [m.space, m.state, m.embedded_items, m.total_items]),
       [['glove-100d-sif@2', 'active', 8, 8]],
     );
+  });
+
+  test('search plans its statements without parallel workers', async () => {
+    const db = h.searchApp.get<Kysely<unknown>>(DATABASE);
+    const { rows } = await sql<{
+      workers: string;
+    }>`select current_setting('max_parallel_workers_per_gather') as workers`.execute(db);
+    assert.equal(rows[0]!.workers, '0');
   });
 
   test('a deleted item vanishes from every signal', async () => {

@@ -266,7 +266,10 @@ export function listsFor(rows: number): number {
  * Lists a query reads in each index (`ivfflat.probes`). With `listsFor`'s √rows lists, a table of
  * 14,400 rows or fewer is read whole, one of 10^5 for a third (recall@10 0.99 on the bench's
  * passages, 0.985 at 100 probes), one of 10^6 for an eighth (0.954 at p95 47.8 ms of the index
- * scan alone; 0.934 and 39.7 ms at 100 probes, 0.903 and 30.4 ms at 80).
+ * scan alone; 0.934 and 39.7 ms at 100 probes, 0.903 and 30.4 ms at 80). Read in two shards
+ * (`SHARDED_AT`) of 707 lists, 120 probes found 0.965 at p95 28.9 ms, 100 probes 0.951 at 23.5;
+ * twice the lists (1,414 a shard) found no more for the time (0.951 at 170 probes, p95 21.9 ms;
+ * 0.959 at 200, 25.4 ms) and took 44 s to build instead of 17 (the scan alone, 100 queries, quiet).
  */
 export const PROBES = 120;
 

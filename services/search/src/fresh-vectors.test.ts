@@ -442,7 +442,11 @@ describe('fresh vectors', () => {
         (arms) => sql<{ item_id: string }>`${sql.join(arms, sql` union all `)}`,
       );
       // The leader has read the layout and exported its snapshot; the follower waits for a connection.
-      await reading;
+      // (A query that ends, or fails, without reading a second shard fails here rather than hangs.)
+      await Promise.race([
+        reading,
+        reads.then(() => assert.fail('the query ended without reading the second shard on a connection of its own')),
+      ]);
       assert.ok((await moveFresh(db, 0, 1_000)) >= 2);
       assert.deepEqual(await where(id), { indexed: 2, fresh: 0 });
       release();

@@ -612,6 +612,55 @@ describe('fresh vectors', () => {
     await built('the next start builds the index');
   });
 
+  test('a merge under way when search stops is cancelled and leaves no half-made segment behind', async () => {
+    await mover.onApplicationShutdown();
+    for (const round of [1, 2]) {
+      for (const [title, text] of STORIES.slice(0, 2)) await h.ingest({ title: `${title} halted ${round}`, text });
+      await h.settle();
+      await seal();
+    }
+    const [first] = await listSegments(db as never, 0);
+    const scratch = async () =>
+      (
+        await sql<{
+          parts: string | null;
+          items: string | null;
+        }>`select to_regclass('vec_0_parts_merging')::text as parts,
+          to_regclass('vec_0_items_merging')::text as items`.execute(db)
+      ).rows[0];
+    // Another session holds a segment: the merge waits to read it, as a long merge would run.
+    const blocker = createDatabase<unknown>(h.env.config.databaseUrl, { schema: 'search', max: 1 });
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holding = blocker.transaction().execute(async (trx) => {
+      await sql`lock table ${sql.table(first!.tables.parts)} in access exclusive mode`.execute(trx);
+      await released;
+    });
+    try {
+      mover.onApplicationBootstrap();
+      for (const deadline = Date.now() + 15_000; ; await new Promise((resolve) => setTimeout(resolve, 100))) {
+        const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity
+          where datname = current_database() and query ~* '^\\s*insert into "vec_0_parts_merging"' and wait_event_type = 'Lock'`.execute(
+          db,
+        );
+        if (rows[0]!.n > 0) break;
+        assert.ok(Date.now() < deadline, 'the mover starts merging the two segments');
+      }
+      assert.equal((await scratch())?.parts, 'vec_0_parts_merging', 'the merge has made its scratch table');
+      await mover.onApplicationShutdown();
+      assert.deepEqual(
+        await scratch(),
+        { parts: null, items: null },
+        'the cancelled merge took its scratch tables away',
+      );
+    } finally {
+      release();
+      await holding;
+      await blocker.destroy();
+    }
+    mover.onApplicationBootstrap();
+  });
+
   test('a mover that cannot move or merge says so in the service health until it can again', async () => {
     const problems = async () => (await serviceHealth(h.bus, 'search', { timeoutMs: 10_000 })).problems ?? [];
     const until = async (what: string, done: (found: string[]) => boolean) => {

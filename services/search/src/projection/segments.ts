@@ -160,8 +160,7 @@ function smallOnes(segments: Segment[]): Segment[] | undefined {
  */
 export async function sealFresh(conn: Kysely<SearchDatabase>, space: SpaceRow): Promise<number> {
   const fresh = freshTables(space.ord);
-  const scratch = await buildScratch(conn, space, 'sealing', [fresh]);
-  return swapIn(conn, space.ord, scratch, [fresh], 'keep');
+  return buildAside(conn, space, 'sealing', [fresh], 'keep');
 }
 
 /** Merges segments into one new segment, built aside and swapped in for them. `conn` holds the space's merge lock. */
@@ -170,19 +169,46 @@ export async function mergeSegments(
   space: SpaceRow,
   segments: Segment[],
 ): Promise<number> {
-  const sources = segments.map((segment) => segment.tables);
-  const scratch = await buildScratch(conn, space, 'merging', sources);
-  return swapIn(conn, space.ord, scratch, sources, 'drop');
+  return buildAside(
+    conn,
+    space,
+    'merging',
+    segments.map((segment) => segment.tables),
+    'drop',
+  );
 }
 
-/** The scratch tables of `work`, made again with the rows of `sources` and their indexes built. */
-async function buildScratch(
+/**
+ * A segment built in the scratch tables of `work` from the rows of `sources`, then swapped in.
+ * A build or swap that fails or is cancelled (search stopping, a fresh table gone) leaves no
+ * half-made copy of the vectors behind for the next one to find; a scratch name something else
+ * holds (not a table) is left alone.
+ */
+async function buildAside(
   conn: Kysely<SearchDatabase>,
   space: SpaceRow,
   work: 'sealing' | 'merging',
   sources: VectorTables[],
-): Promise<VectorTables> {
+  afterwards: 'keep' | 'drop',
+): Promise<number> {
   const scratch = scratchTables(space.ord, work);
+  try {
+    await buildScratch(conn, space, scratch, sources);
+    return await swapIn(conn, space.ord, scratch, sources, afterwards);
+  } catch (error) {
+    for (const table of Object.values(scratch))
+      await sql`drop table if exists ${sql.table(table)}`.execute(conn).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** The scratch tables made again with the rows of `sources` and their indexes built. */
+async function buildScratch(
+  conn: Kysely<SearchDatabase>,
+  space: SpaceRow,
+  scratch: VectorTables,
+  sources: VectorTables[],
+): Promise<void> {
   for (const of of ['parts', 'items'] as const) {
     await sql`drop table if exists ${sql.table(scratch[of])}`.execute(conn);
     await createVectorTable(conn, scratch[of], space.dims, of);
@@ -195,7 +221,6 @@ async function buildScratch(
     // The planner's row counts: whether to read a segment by its index or by a scan, and its merge level.
     await sql`analyze ${sql.table(scratch[of])}`.execute(conn);
   }
-  return scratch;
 }
 
 /**

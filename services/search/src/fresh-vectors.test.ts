@@ -501,17 +501,18 @@ describe('fresh vectors', () => {
         );
       await fill(1, 1_000);
       await createVectorIndexes(db, 98);
-      assert.deepEqual(await lists(), ['vec_98_parts_ann lists=32']);
-      // Grown sixteen times over, but read whole by every query all the same: kept.
+      // Read whole by every query (32 lists at most, 120 probes): one list, no k-means.
+      assert.deepEqual(await lists(), ['vec_98_parts_ann lists=1']);
+      // Grown fourteen times over, but read whole by every query all the same: kept.
       await fill(1_001, 14_000);
       await sql`analyze vec_98_parts`.execute(db);
-      assert.equal(outgrown(32, 14_000), false);
+      assert.equal(outgrown(1, 14_000), false);
       await db.connection().execute((conn) => ensureAnnIndexes(conn, 98));
-      assert.deepEqual(await lists(), ['vec_98_parts_ann lists=32']);
-      // Past what a query reads whole, with four times the rows it was built over: built again.
+      assert.deepEqual(await lists(), ['vec_98_parts_ann lists=1']);
+      // Past what a query reads whole: built again, with lists for its rows.
       await fill(14_001, 20_000);
       await sql`analyze vec_98_parts`.execute(db);
-      assert.equal(outgrown(32, 20_000), true);
+      assert.equal(outgrown(1, 20_000), true);
       await db.connection().execute((conn) => ensureAnnIndexes(conn, 98));
       assert.deepEqual(await lists(), ['vec_98_parts_ann lists=141']);
       const { rows } = await sql<{ distance: number }>`select embedding <=> q as distance

@@ -169,6 +169,7 @@ describe('search replay of a log longer than a batch', () => {
         select (select count(*)::int from only vec_0_parts) as parts, (select count(*)::int from only vec_0_items) as items`.execute(
         db,
       );
+      // (Lists for so few rows are one, as for the first batch's: `listsFor` differs only past 14,400 rows.)
       assert.deepEqual(await indexes(), [
         `vec_0_items_ann lists=${listsFor(counts[0]!.items)}`,
         `vec_0_parts_ann lists=${listsFor(counts[0]!.parts)}`,

@@ -26,8 +26,9 @@ describe('search migrations', () => {
         create table vec_0_items (item_id text primary key, embedding halfvec(3) not null);
         create table vec_0_parts_seg1 () inherits (vec_0_parts);
         create table vec_0_items_seg1 () inherits (vec_0_items)`.execute(db);
-      await sql`insert into vec_0_parts select 'i' || n, 0, ${vector} from generate_series(1, 400) n`.execute(db);
-      await sql`insert into vec_0_items select 'i' || n, ${vector} from generate_series(1, 100) n`.execute(db);
+      // Main tables past what a query reads whole (14,400 rows: below, one list whatever the rows).
+      await sql`insert into vec_0_parts select 'i' || n, 0, ${vector} from generate_series(1, 15000) n`.execute(db);
+      await sql`insert into vec_0_items select 'i' || n, ${vector} from generate_series(1, 15000) n`.execute(db);
       await sql`insert into vec_0_parts_seg1 select 's' || n, 0, ${vector} from generate_series(1, 900) n`.execute(db);
       await sql`insert into vec_0_items_seg1 select 's' || n, ${vector} from generate_series(1, 9) n`.execute(db);
       // A table whose index 006 built when it ran with this version (an archive upgraded from before 006).
@@ -48,10 +49,10 @@ describe('search migrations', () => {
       assert.deepEqual(
         rows.map((row) => `${row.name} ${row.method} ${row.options?.join(',')}`),
         [
-          'vec_0_items_ann ivfflat lists=10',
-          'vec_0_items_seg1_ann ivfflat lists=3',
-          'vec_0_parts_ann ivfflat lists=20',
-          'vec_0_parts_seg1_ann ivfflat lists=30',
+          'vec_0_items_ann ivfflat lists=122',
+          'vec_0_items_seg1_ann ivfflat lists=1',
+          'vec_0_parts_ann ivfflat lists=122',
+          'vec_0_parts_seg1_ann ivfflat lists=1',
         ],
         'the main tables’ lists count their own rows, not their segments’',
       );

@@ -257,14 +257,21 @@ export async function ensureSpace(
  * Its lists are fixed when it is built: `listsFor` the rows it holds then. Rows inserted after
  * go into the nearest list, so an index that has grown far past its lists is built again
  * (`ensureAnnIndexes`), which at these costs is cheaper than keeping a graph up to date.
+ *
+ * √rows lists, but one for a table every query reads whole all the same (√rows lists no more
+ * than `PROBES`: 14,400 rows or fewer): the same rows read, without the k-means that finds the
+ * lists, most of a build of that size (the 10,107 item vectors of a 10,000-message import: 0.7–1.1
+ * s of a core at 101 lists, 4.2 s in a replay beside its passages' build; 10,107 synthetic ones
+ * 0.33–0.39 s, against 35 ms at one list).
  */
 export function listsFor(rows: number): number {
-  return Math.max(1, Math.round(Math.sqrt(rows)));
+  const lists = Math.round(Math.sqrt(rows));
+  return lists > PROBES ? lists : 1;
 }
 
 /**
  * Lists a query reads in each index (`ivfflat.probes`). With `listsFor`'s √rows lists, a table of
- * 14,400 rows or fewer is read whole, one of 10^5 for a third (recall@10 0.99 on the bench's
+ * 14,400 rows or fewer would be read whole (it has one list), one of 10^5 for a third (recall@10 0.99 on the bench's
  * passages, 0.985 at 100 probes), one of 10^6 for an eighth (0.954 at p95 47.8 ms of the index
  * scan alone; 0.934 and 39.7 ms at 100 probes, 0.903 and 30.4 ms at 80). Read in two shards
  * (`SHARDED_AT`) of 707 lists, 120 probes found 0.965 at p95 28.9 ms, 100 probes 0.951 at 23.5;

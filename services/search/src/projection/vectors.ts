@@ -260,9 +260,9 @@ export async function ensureSpace(
  *
  * √rows lists, but one for a table every query reads whole all the same (√rows lists no more
  * than `PROBES`: 14,400 rows or fewer): the same rows read, without the k-means that finds the
- * lists, most of a build of that size (the 10,107 item vectors of a 10,000-message import: 0.7–1.1
- * s of a core at 101 lists, 4.2 s in a replay beside its passages' build; 10,107 synthetic ones
- * 0.33–0.39 s, against 35 ms at one list).
+ * lists, most of a build of that size (the 10,107 item vectors of a 10,000-message import:
+ * 0.7–1.1 s of a core at 101 lists, 4.2 s in a replay beside its passages' build; 10,107
+ * synthetic ones 0.33–0.39 s, against 35 ms at one list).
  */
 export function listsFor(rows: number): number {
   const lists = Math.round(Math.sqrt(rows));
@@ -271,12 +271,13 @@ export function listsFor(rows: number): number {
 
 /**
  * Lists a query reads in each index (`ivfflat.probes`). With `listsFor`'s √rows lists, a table of
- * 14,400 rows or fewer would be read whole (it has one list), one of 10^5 for a third (recall@10 0.99 on the bench's
- * passages, 0.985 at 100 probes), one of 10^6 for an eighth (0.954 at p95 47.8 ms of the index
- * scan alone; 0.934 and 39.7 ms at 100 probes, 0.903 and 30.4 ms at 80). Read in two shards
- * (`SHARDED_AT`) of 707 lists, 120 probes found 0.965 at p95 28.9 ms, 100 probes 0.951 at 23.5;
- * twice the lists (1,414 a shard) found no more for the time (0.951 at 170 probes, p95 21.9 ms;
- * 0.959 at 200, 25.4 ms) and took 44 s to build instead of 17 (the scan alone, 100 queries, quiet).
+ * 14,400 rows or fewer would be read whole (it has one list), one of 10^5 for a third (recall@10
+ * 0.99 on the bench's passages, 0.985 at 100 probes), one of 10^6 for an eighth (0.954 at p95
+ * 47.8 ms of the index scan alone; 0.934 and 39.7 ms at 100 probes, 0.903 and 30.4 ms at 80).
+ * Read in two shards (`SHARDED_AT`) of 707 lists, 120 probes found 0.965 at p95 28.9 ms, 100
+ * probes 0.951 at 23.5; twice the lists (1,414 a shard) found no more for the time (0.951 at 170
+ * probes, p95 21.9 ms; 0.959 at 200, 25.4 ms) and took 44 s to build instead of 17 (the scan
+ * alone, 100 queries, quiet).
  */
 export const PROBES = 120;
 

@@ -120,6 +120,43 @@ test('a delivery that never reached the reader stops it before anything after th
   assert.ok(info.ack_floor.stream_seq < published[0]!, 'nothing acknowledged past the lost delivery');
 });
 
+test('a consumer deleted while a batch is applied stops the reader with that error, not an unhandled rejection', async () => {
+  const seq = (await publishNote(newId())).seq;
+  await bus.jsm.consumers.add(EVENTS_STREAM, {
+    durable_name: 'deleted_while_applying',
+    ack_policy: AckPolicy.All,
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: seq,
+  });
+  const consumer = await bus.js.consumers.get(EVENTS_STREAM, 'deleted_while_applying');
+  // As a projector reads: a deleted consumer stops the loop rather than being retried unseen.
+  const messages = await consumer.consume({ max_messages: 100, abort_on_missing_resource: true });
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    let applying!: () => void;
+    let release!: () => void;
+    const entered = new Promise<void>((resolve) => (applying = resolve));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reading = consumeBatches(messages, 10, async () => {
+      applying();
+      await released;
+    });
+    await entered;
+    // The reader has asked for the next message; the server answers that one with a 409 while
+    // the batch is still being applied.
+    await bus.jsm.consumers.delete(EVENTS_STREAM, 'deleted_while_applying');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    release();
+    await assert.rejects(reading, /consumer deleted/);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(unhandled, [], 'the failure waited for the reader to ask');
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+});
+
 test("erasing one item's events while a durable consumer reads never makes it skip another's", async () => {
   const erased = newId();
   const from = (await bus.lastSeq()) + 1;

@@ -1,7 +1,7 @@
 import type { ConsumerConfig, ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Bus } from './bus.js';
 import { isNotFound } from './bus.js';
-import { IDLE, orIdle } from './log-reader.js';
+import { IDLE, nextOf, orIdle } from './log-reader.js';
 import { EVENTS_STREAM } from './subjects.js';
 
 /** How long a batch waits for an event the client already holds (bounds a stall on a miscount). */
@@ -72,7 +72,7 @@ export async function consumeBatches(
 ): Promise<void> {
   const iterator = messages[Symbol.asyncIterator]();
   let batch: JsMsg[] = [];
-  let next = iterator.next();
+  let next = nextOf(iterator);
   const unacked = new Unacked();
   let due = 1;
   try {
@@ -102,7 +102,7 @@ export async function consumeBatches(
         }
         due++;
         batch.push(result.value);
-        next = iterator.next();
+        next = nextOf(iterator);
         if ((result.value.info.pending > 0 || messages.getPending() > 0) && batch.length < maxBatch) continue;
       }
       await apply(batch);

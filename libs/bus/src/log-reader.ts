@@ -42,6 +42,17 @@ export async function orIdle<T>(promise: Promise<T>, ms: number): Promise<T | ty
 }
 
 /**
+ * The iterator's next result, asked for before the caller is done with the last one (it applies
+ * or yields it first): a failure meanwhile (the consumer deleted) waits for the caller to await
+ * it, instead of counting as an unhandled rejection, which ends a Node process.
+ */
+export function nextOf<T>(iterator: AsyncIterator<T>): Promise<IteratorResult<T>> {
+  const next = iterator.next();
+  next.catch(() => undefined);
+  return next;
+}
+
+/**
  * Reads the log in order through an ordered (ephemeral) consumer: replays, the SSE stream,
  * and anything else that reads without keeping a position in JetStream.
  */
@@ -64,7 +75,7 @@ export async function* readLog(bus: Bus, options: ReadLogOptions = {}): AsyncGen
   try {
     if (options.untilCaughtUp && (await consumer.info(true)).num_pending === 0) return;
     const iterator = messages[Symbol.asyncIterator]();
-    let next = iterator.next();
+    let next = nextOf(iterator);
     let delivered = 0;
     for (;;) {
       const result = options.untilCaughtUp ? await orIdle(next, CAUGHT_UP_CHECK_MS) : await next;
@@ -78,7 +89,7 @@ export async function* readLog(bus: Bus, options: ReadLogOptions = {}): AsyncGen
       if (result.done) return;
       const msg = result.value;
       delivered = msg.info.deliverySequence;
-      next = iterator.next();
+      next = nextOf(iterator);
       yield loggedMessage(msg);
       if (options.untilCaughtUp && msg.info.pending === 0) return;
     }

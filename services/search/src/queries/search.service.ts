@@ -325,8 +325,8 @@ export class SearchService implements OnApplicationShutdown {
     // message whose subject they are (0 of 39 sampled subjects in the top ten at 50,000 messages).
     // A passage both find is ranked twice and kept once (`distinct on` below): cheaper than
     // `union`, which sorted the passages' tsvectors to find it (7 ms of 61 for a common word at 10^6).
-    // Each is ranked where it is found, so `m` holds no tsvectors: 2,000 of them (3 MB) outgrew
-    // `KEYWORD_WORK_MEM` and went to a temporary file.
+    // Each is ranked where it is found, so `m` holds no tsvectors: 2,000 of them (3 MB) would
+    // outgrow `KEYWORD_WORK_MEM` and go to a temporary file.
     const statement = sql<Candidate & { found: number; capped: boolean }>`with m as (
         (select p.item_id, p.kind, p.ordinal, ts_rank_cd(p.tsv, ${query}) as score, true as by_text
         from parts p ${items}

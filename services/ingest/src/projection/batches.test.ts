@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { Ingest } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
 import { DATABASE, HandlerProjection, ProjectionRunner, ServiceHost } from '@memex/runtime';
@@ -76,5 +77,31 @@ describe('ingest projector batches', () => {
     });
     await chunked.rebuild(h.env.config.databaseUrl);
     assert.deepEqual(await threadRows(h.env.config.databaseUrl), live);
+  });
+
+  test('an analyze keeps statistics of the columns queries filter on, and takes none of those read whole', async () => {
+    const messages = [...generateMessages({ messages: 20, seed: 11 })];
+    const { seq } = await h.call(Ingest, {
+      items: messages.map((m, i) => ({
+        type: 'message/rfc822',
+        data: b64(m.bytes),
+        source: { kind: 'mbox', id: 'statistics' },
+        external_id: `s${i}`,
+      })),
+    });
+    await h.app.get(ServiceHost).projector!.waitFor(seq, 120_000);
+    const db = createDatabase<IngestDatabase>(h.env.config.databaseUrl, { schema: 'ingest' });
+    try {
+      await sql`analyze ingest.items, ingest.messages`.execute(db);
+      const { rows } = await sql<{ column: string }>`select tablename || '.' || attname as column from pg_stats
+        where schemaname = 'ingest' and tablename in ('items', 'messages')`.execute(db);
+      const analyzed = new Set(rows.map((row) => row.column));
+      for (const column of ['items.kind', 'items.occurred_at', 'messages.date', 'messages.thread_key'])
+        assert.ok(analyzed.has(column), `statistics of ${column}`);
+      for (const column of ['items.meta', 'items.text', 'messages.from', 'messages.to', 'messages.cc'])
+        assert.ok(!analyzed.has(column), `no statistics of ${column}`);
+    } finally {
+      await db.destroy();
+    }
   });
 });

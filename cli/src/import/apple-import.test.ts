@@ -62,7 +62,7 @@ test('XMP GPS coordinates: degrees, minutes and seconds with a hemisphere', () =
   assert.equal(xmpCoordinate('north'), undefined);
 });
 
-describe('memex import photos: an Apple Photos export', () => {
+describe('imports from Apple: a Photos export, a Mail store', () => {
   let stack: TestStack;
   before(async () => {
     stack = await startStack(['ingest']);
@@ -129,5 +129,43 @@ describe('memex import photos: an Apple Photos export', () => {
 
     // A sidecar that cannot be read leaves its photo as it is (named by its file), not rejected.
     assert.equal(byFile.get('IMG_0003.JPG')!.title, 'IMG_0003.JPG');
+  });
+
+  test("memex import folder on Apple Mail's store: .emlx messages with their mailboxes as folders and Mail's flags", async () => {
+    const root = path.join(stack.env.home, 'Library', 'Mail');
+    const emlx = (subject: string, flags: number) => {
+      const message = Buffer.from(
+        `From: Ann <ann@example.org>\nTo: me@example.net\nSubject: ${subject}\nDate: Tue, 4 Jun 2024 09:30:00 +0200\n` +
+          `Message-ID: <${subject.replace(/\W/g, '')}@example.org>\n\nAbout ${subject}.\n`,
+      );
+      const plist = `<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict>\n\t<key>flags</key>\n\t<integer>${flags}</integer>\n</dict>\n</plist>\n`;
+      return Buffer.concat([Buffer.from(`${message.length}          \n`), message, Buffer.from(plist)]);
+    };
+    const account = 'V10/1C2B3A4D-0000-4E5F-8A9B-ABCDEF012345';
+    write(root, {
+      [`${account}/INBOX.mbox/0A1B/Data/0/Messages/101.emlx`]: emlx('Quarterly plan', 1),
+      [`${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.partial.emlx`]: emlx('Kick-off notes', 16),
+      // Where Mail keeps a partial message's attachment: not a message, accounted as skipped.
+      [`${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.2.emlxpart`]: 'attachment bytes',
+    });
+    const { summary, error } = await importInto(stack, 'folder', root, 'apple-mail');
+    assert.equal(error, undefined);
+    assertAccounted(summary, 3);
+    assert.deepEqual(summary.run, { created: 2, updated: 0, duplicate: 0, rejected: 0, skipped: 1 });
+    assert.match(summary.skipped.map((s) => s.reason).join('\n'), /no handler takes \.emlxpart files/);
+
+    const bus = await Bus.connect(stack.env.config.natsUrl, 'apple-mail-test');
+    const logged: Array<{ id: string; seq: number; kind: string }> = [];
+    for await (const { seq, event } of readLog(bus, { filter: 'memex.evt.item.ingested.>', untilCaughtUp: true }))
+      logged.push({ ...(event.data as { id: string; kind: string }), seq });
+    await bus.close();
+    const mails = await Promise.all(
+      logged.filter((l) => l.kind === 'email').map(({ id, seq }) => stack.owner.call(ItemsGet, { id, min_seq: seq })),
+    );
+    const bySubject = new Map(mails.map((mail) => [mail.title, mail.meta]));
+    assert.deepEqual(bySubject.get('Quarterly plan')?.['labels'], ['INBOX']);
+    assert.deepEqual(bySubject.get('Quarterly plan')?.['flags'], { read: true, starred: false });
+    assert.deepEqual(bySubject.get('Kick-off notes')?.['labels'], ['Work/Projects']);
+    assert.deepEqual(bySubject.get('Kick-off notes')?.['flags'], { read: false, starred: true });
   });
 });

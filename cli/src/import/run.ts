@@ -3,7 +3,7 @@ import path from 'node:path';
 import { INGEST_REQUEST_LIMIT_BYTES, MEDIA_FILE_TYPES, Types } from '@memex/contracts';
 import type { MemexClient } from '@memex/client';
 import {
-  isMessageFile,
+  fileAttributes,
   listFolder,
   listPhotos,
   listTakeout,
@@ -172,7 +172,14 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
     ...listing.documents.map((document) => ({
       file: document,
       done: `file\t${document.key}\t${document.size}`,
-      toItem: (bytes: Buffer) => item(options, document.type, bytes, document.key, folderAttributes(document)),
+      toItem: (bytes: Buffer) =>
+        item(
+          options,
+          document.type,
+          bytes,
+          document.key,
+          fileAttributes(document.type, document.key, document.modified),
+        ),
     })),
   ];
   let earlier = 0;
@@ -227,14 +234,6 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
       for (const a of batch) doneKeys.delete(a.key);
     },
   };
-}
-
-/** What a file of a folder import carries besides its bytes: a message its file time and folder, a document its name and time. */
-function folderAttributes(file: FolderFile): Record<string, unknown> {
-  if (!isMessageFile(file.type)) return { filename: path.basename(file.file), modified: file.modified };
-  const folder = path.posix.dirname(file.key);
-  // The folder a loose .eml sits in is its folder label (Junk/ marks it spam, as in a Maildir).
-  return { modified: file.modified, ...(folder !== '.' ? { folder } : {}) };
 }
 
 function item(
@@ -295,7 +294,7 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
         stateFile,
         await listFolder(options.target, await acceptedTypes(options)),
         (f) => f.version,
-        (f, bytes) => item(options, f.type, bytes, f.key, folderAttributes(f)),
+        (f, bytes) => item(options, f.type, bytes, f.key, fileAttributes(f.type, f.key, f.modified)),
       );
     }
     case 'photos': {
@@ -351,7 +350,8 @@ export async function runImport(options: ImportOptions): Promise<ImportOutcome> 
     },
     async catchingUp() {
       const { busy, lag } = await readModels.catchingUp();
-      if (busy) warn(options)(`waiting: the memex's read models are ${lag!.toLocaleString('en')} events behind, catching up`);
+      if (busy)
+        warn(options)(`waiting: the memex's read models are ${lag!.toLocaleString('en')} events behind, catching up`);
       return busy;
     },
   });

@@ -14,6 +14,7 @@ import {
   type ResultOf,
 } from '@memex/contracts';
 import { decodeJson, encodeJson, type RpcReply } from '@memex/bus';
+import { fileAttributes } from '@memex/exports';
 import { differences, externalIdOf, readFile, walk, type DiskFile, type KnownFile } from '@memex/sources';
 import type { ExtractServer } from './extract.js';
 import type { WorkerState } from './state.js';
@@ -164,10 +165,7 @@ export class FolderScan {
       counts.rejected++;
       this.state.set(folder, w.file.path, { ...record(w), item_id: null, external_id: null, rejected: reason });
     };
-    const attributes = (w: Work) => ({
-      filename: path.posix.basename(w.file.path),
-      modified: w.file.modifiedAt.toISOString(),
-    });
+    const attributes = (w: Work) => fileAttributes(w.type, w.file.path, w.file.modifiedAt.toISOString());
     const batch: Work[] = [];
     if (this.extractor) {
       // Read here first: a file its handler refuses is recorded now, once, and not sent.

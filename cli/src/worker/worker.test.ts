@@ -188,6 +188,13 @@ describe('memex worker: folders on another machine', () => {
       '<html><head><title>Tide table</title></head><body><p>High water at 06:40.</p></body></html>',
     );
     fs.writeFileSync(path.join(folder, 'thumbs.db'), 'x');
+    // A saved message: read with its folder as its label and its file's time, never a file name.
+    fs.mkdirSync(path.join(folder, 'Mail'));
+    fs.writeFileSync(
+      path.join(folder, 'Mail', 'moorings.eml'),
+      'From: Harbour Office <office@harbour.example>\r\nTo: me@example.org\r\nSubject: Mooring fees\r\n' +
+        'Message-ID: <fees.2024@harbour.example>\r\n\r\nThe fees are due in June.\r\n',
+    );
     const dataDir = path.join(stack.env.home, 'worker-data');
     // Every request to the worker, in order (a plain subscriber gets a copy of each): which read its bytes, which asked it for pictures.
     const asked: Array<{ what: string; path: string }> = [];
@@ -199,7 +206,7 @@ describe('memex worker: folders on another machine', () => {
     });
 
     worker = startWorker(stack, folder, dataDir);
-    await waitUntil(async () => (await workerItems(stack)).size === 6, 'the worker’s six files as items', {
+    await waitUntil(async () => (await workerItems(stack)).size === 7, 'the worker’s seven files as items', {
       timeoutMs: 120_000,
       everyMs: 250,
     });
@@ -242,7 +249,7 @@ describe('memex worker: folders on another machine', () => {
         .filter((a) => a.what === 'extract')
         .map((a) => path.relative(folder, a.path))
         .sort(),
-      ['2024/beach.jpg', '2024/sign.jpg', 'letter.docx', 'notes.md', 'page.html', 'report.pdf'],
+      ['2024/beach.jpg', '2024/sign.jpg', 'Mail/moorings.eml', 'letter.docx', 'notes.md', 'page.html', 'report.pdf'],
     );
     assert.deepEqual(
       asked.filter((a) => a.what === 'read'),
@@ -254,6 +261,10 @@ describe('memex worker: folders on another machine', () => {
     assert.match(await text('letter.docx'), /the pontoon leaks/);
     assert.match(await text('page.html'), /High water at 06:40/);
     assert.match(await text('notes.md'), /ISO 100 at the beach/);
+    const mail = await stack.call(ItemsGet, { id: at('Mail/moorings.eml') });
+    assert.equal(mail.kind, 'email');
+    assert.equal(mail.title, 'Mooring fees');
+    assert.deepEqual(mail.meta['labels'], ['Mail']);
     assert.match(await text('2024/sign.jpg'), /BAKERY/i, 'the sign read by OCR on the worker');
     const beachItem = await stack.call(ItemsGet, { id: photoId });
     assert.equal(beachItem.occurred_at, '2024-06-15T10:00:00.000Z', 'the EXIF capture time, read on the worker');
@@ -272,8 +283,8 @@ describe('memex worker: folders on another machine', () => {
     assert.equal(listed.worker.extracts, true);
     // Its items, as its heartbeat counts them (the files of its record that are items).
     await waitUntil(
-      async () => (await stack.call(SourcesGet, { id: 'worker.nas' })).source.counts.items === 6,
-      'the worker’s six items counted',
+      async () => (await stack.call(SourcesGet, { id: 'worker.nas' })).source.counts.items === 7,
+      'the worker’s seven items counted',
     );
     assert.ok(Date.now() - Date.parse(listed.worker.last_seen!) < 60_000, listed.worker.last_seen ?? 'never seen');
 
@@ -303,7 +314,7 @@ describe('memex worker: folders on another machine', () => {
       everyMs: 250,
     });
     await waitUntil(
-      async () => (await stack.call(SourcesGet, { id: 'worker.nas' })).source.counts.items === 7,
+      async () => (await stack.call(SourcesGet, { id: 'worker.nas' })).source.counts.items === 8,
       'the new item counted',
     );
 
@@ -317,7 +328,7 @@ describe('memex worker: folders on another machine', () => {
     const away = await stack.call(ItemsGet, { id: noteId });
     const gone = (await stack.call(SourcesGet, { id: 'worker.nas' })).source;
     assert.equal(gone.state, 'error');
-    assert.equal(gone.counts.items, 7, 'its items still counted while it is away');
+    assert.equal(gone.counts.items, 8, 'its items still counted while it is away');
     assert.equal(gone.worker?.reachable, false);
     assert.match(gone.reason!, /unreachable: no heartbeat since /);
     assert.match(away.unreachable!.why, /worker "nas" has sent no heartbeat/);
@@ -334,7 +345,7 @@ describe('memex worker: folders on another machine', () => {
       { timeoutMs: 30_000, everyMs: 200 },
     );
     assert.ok((await content(stack, photoId)).equals(photo));
-    assert.equal((await workerItems(stack)).size, 7, 'no file became a second item');
+    assert.equal((await workerItems(stack)).size, 8, 'no file became a second item');
 
     // The worker goes away while the sources service is down: once it is back, it knows the
     // worker from the log and marks its items when no heartbeat comes. Its items are counted
@@ -344,7 +355,7 @@ describe('memex worker: folders on another machine', () => {
     const restarted = (await stack.call(SourcesGet, { id: 'worker.nas' })).source;
     assert.deepEqual(
       [restarted.counts.items, restarted.counts.in_place, restarted.worker?.last_seen],
-      [7, 7, null],
+      [8, 8, null],
       'counted right after the restart',
     );
     await waitUntil(

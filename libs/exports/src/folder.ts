@@ -13,6 +13,7 @@ const DOCUMENT_TYPES = new Set([
   'text/x-rst',
   'message/rfc822',
   'application/vnd.ms-outlook',
+  'message/x-emlx',
   'text/calendar',
   'text/vcard',
 ]);
@@ -36,9 +37,36 @@ export interface FolderFile {
   version: string;
 }
 
-/** A single saved message (.eml, Outlook's .msg): the mail handler reads it, with its folder and time, never a file name. */
+/** A single saved message (.eml, Outlook's .msg, Apple Mail's .emlx): the mail handler reads it, with its folder and time, never a file name. */
 export function isMessageFile(type: string): boolean {
-  return type === 'message/rfc822' || type === 'application/vnd.ms-outlook';
+  return type === 'message/rfc822' || type === 'application/vnd.ms-outlook' || type === 'message/x-emlx';
+}
+
+/**
+ * What a file of a folder carries besides its bytes (`key`: its path in the folder, with `/`): a
+ * document its name and time; a saved message its time and folder label, never a name (the mail
+ * handler takes none).
+ */
+export function fileAttributes(type: string, key: string, modified: string): Record<string, unknown> {
+  if (!isMessageFile(type)) return { filename: key.slice(key.lastIndexOf('/') + 1), modified };
+  const folder = messageFolderOf(key);
+  return { modified, ...(folder ? { folder } : {}) };
+}
+
+/** A mailbox folder of Apple Mail's store (`Work.mbox`), which keeps its messages some folders further down. */
+const APPLE_MAILBOX = /^(.+)\.mbox$/i;
+
+/**
+ * The folder label of a single saved message at `key` (a path relative to what is imported or
+ * watched, with `/`), or none at the top. Apple Mail keeps a mailbox's messages under
+ * `Work.mbox/Projects.mbox/<id>/Data/1/Messages/12.emlx`: their folder is the mailboxes
+ * (`Work/Projects`), not `Messages`; any other file's is the folder it sits in.
+ */
+export function messageFolderOf(key: string): string | undefined {
+  const folders = key.split('/').slice(0, -1);
+  const mailboxes = folders.flatMap((name) => APPLE_MAILBOX.exec(name)?.[1] ?? []);
+  if (mailboxes.length > 0) return mailboxes.join('/');
+  return folders.length > 0 ? folders.join('/') : undefined;
 }
 
 /**

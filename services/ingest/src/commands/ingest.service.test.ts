@@ -36,7 +36,7 @@ describe('memex.ingest (service over NATS)', () => {
   test('memex.types lists mail and documents with their limits and strict attribute schemas', async () => {
     const types = await h.call(Types, {});
     const mailHandler = types.handlers.find((t) => t.name === 'mail')!;
-    assert.deepEqual(mailHandler.types, ['message/rfc822', 'application/vnd.ms-outlook']);
+    assert.deepEqual(mailHandler.types, ['message/rfc822', 'application/vnd.ms-outlook', 'message/x-emlx']);
     assert.equal(mailHandler.limit_bytes, 25 * 1024 * 1024);
     assert.deepEqual(mailHandler.produces, ['email', 'attachment']);
     assert.equal(mailHandler.updatable, false);

@@ -24,7 +24,7 @@ import {
 } from '@memex/contracts';
 import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { isMessageFile } from '@memex/exports';
+import { fileAttributes } from '@memex/exports';
 import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
@@ -253,7 +253,7 @@ export class FolderSync {
       source: { kind: source.kind, id: source.id },
       external_id: externalId,
       labels: settings.labels,
-      attributes: attributesOf(type, file),
+      attributes: fileAttributes(type, file.path, file.modifiedAt.toISOString()),
     };
     const item: ItemParams = inPlace ? { ...base, location: fileLocation(full) } : { ...base, data: '' };
     return {
@@ -478,12 +478,4 @@ export class FolderSync {
     this.types = { at: Date.now(), accepted: new Set(answer.handlers.flatMap((h) => h.types)) };
     return this.types.accepted;
   }
-}
-
-/** What a file carries besides its bytes: its name and time (a loose message: its time and folder). */
-function attributesOf(type: string, file: DiskFile): Record<string, unknown> {
-  const modified = file.modifiedAt.toISOString();
-  if (!isMessageFile(type)) return { filename: path.posix.basename(file.path), modified };
-  const folder = path.posix.dirname(file.path);
-  return { modified, ...(folder !== '.' ? { folder } : {}) };
 }

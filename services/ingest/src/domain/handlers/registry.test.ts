@@ -61,7 +61,7 @@ describe('registry: types', () => {
     );
     const [mail, docs] = list;
     assert.ok(mail && docs);
-    assert.deepEqual(mail.types, ['message/rfc822', 'application/vnd.ms-outlook']);
+    assert.deepEqual(mail.types, ['message/rfc822', 'application/vnd.ms-outlook', 'message/x-emlx']);
     assert.deepEqual(mail.produces, ['email', 'attachment']);
     assert.equal(mail.limitBytes, 25 * 1024 * 1024);
     assert.equal(mail.updatable, false);

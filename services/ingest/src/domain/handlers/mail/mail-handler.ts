@@ -21,6 +21,7 @@ import { decodeUtf7, decodeUtf7Words, utf16Message } from './wide-charsets.js';
 import { normaliseMessageId, parseIdList, threadKey } from './threading.js';
 import { gmailState, takeoutLabels } from './gmail-labels.js';
 import { OUTLOOK_MSG_TYPE, isOutlookMessage, outlookToMime } from './outlook.js';
+import { APPLE_MAIL_TYPE, isAppleMailMessage, unwrapAppleMail } from './apple-mail.js';
 
 /** The largest message taken, as in the seed's "As built": a message up to 25 MB. */
 export const MAIL_LIMIT_BYTES = 25 * 1024 * 1024;
@@ -56,7 +57,7 @@ export const mailAttributesSchema = Type.Object(
   { additionalProperties: false },
 );
 
-interface MailAttributes {
+export interface MailAttributes {
   folder?: string;
   read?: boolean;
   starred?: boolean;
@@ -437,19 +438,24 @@ async function parseAttachment(
 
 export const mailHandler: IngestHandler = {
   name: 'mail',
-  types: ['message/rfc822', OUTLOOK_MSG_TYPE],
+  types: ['message/rfc822', OUTLOOK_MSG_TYPE, APPLE_MAIL_TYPE],
   attributesSchema: mailAttributesSchema,
   identityRule:
     'Message-ID (normalised: without <>, lowercase); a message without one: sha256 of its From and To addresses, Date, Subject and body text. ' +
-    'The same message from two sources is one item (an Outlook .msg and the same message saved as .eml too).',
+    'The same message from two sources is one item (an Outlook .msg, an Apple Mail .emlx and the same message saved as .eml too).',
   limitBytes: MAIL_LIMIT_BYTES,
   produces: ['email', 'attachment'],
   updatable: false,
-  parse: async ({ bytes, type, attributes }) =>
-    // A .msg sent as message/rfc822 is still read as one: no RFC 822 message starts with OLE's signature.
-    parseMail(
-      type.toLowerCase().startsWith(OUTLOOK_MSG_TYPE) || isOutlookMessage(bytes) ? await outlookToMime(bytes) : bytes,
-      attributes as MailAttributes,
-      0,
-    ),
+  parse: async ({ bytes, type, attributes }) => {
+    const declared = type.toLowerCase();
+    // A .msg or an .emlx sent as message/rfc822 is still read as one: no RFC 822 message starts
+    // with OLE's signature, nor with a line that is only a number.
+    if (declared.startsWith(OUTLOOK_MSG_TYPE) || isOutlookMessage(bytes))
+      return parseMail(await outlookToMime(bytes), attributes as MailAttributes, 0);
+    if (declared.startsWith(APPLE_MAIL_TYPE) || isAppleMailMessage(bytes)) {
+      const unwrapped = unwrapAppleMail(bytes, attributes as MailAttributes);
+      return parseMail(unwrapped.message, unwrapped.attributes, 0);
+    }
+    return parseMail(bytes, attributes as MailAttributes, 0);
+  },
 };

@@ -1,5 +1,6 @@
 import { parseHTML } from 'linkedom';
 import { Readability, isProbablyReaderable } from '@mozilla/readability';
+import { writtenDate } from '../dates.js';
 import type { HtmlFields } from '../handler.js';
 import { collapseWhitespace, decodeText, htmlToPlainText, isValidUtf8, sniffHtmlCharset } from '../text.js';
 import type { FormatResult } from './format.js';
@@ -32,12 +33,6 @@ function wellFormedDocument(text: string): string {
   const head = strip(text.slice(0, split));
   const body = strip(text.slice(split));
   return `<!doctype html><html${lang ? ` lang="${lang}"` : ''}><head>${head}</head><body>${body}</body></html>`;
-}
-
-function parsedDate(value: string | null | undefined): string | null {
-  if (!value) return null;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
 /**
@@ -89,7 +84,7 @@ export function parseHtml(bytes: Buffer, declaredCharset: string | null, url: st
   return {
     title: plainTitle(article?.title ?? '') || plainTitle(pageTitle ?? '') || null,
     text,
-    occurredAt: parsedDate(article?.publishedTime),
+    occurredAt: writtenDate(article?.publishedTime),
     fields: {
       format: 'html',
       charset,

@@ -1,4 +1,5 @@
 import { readMarkdown } from '@memex/markdown';
+import { writtenDate } from '../dates.js';
 import type { MarkdownFields } from '../handler.js';
 import type { FormatResult } from './format.js';
 
@@ -29,9 +30,10 @@ function frontMatterText(front: Record<string, unknown> | null): string {
 function frontMatterDate(front: Record<string, unknown> | null): string | null {
   for (const key of ['date', 'created']) {
     const value = front?.[key];
-    if (typeof value !== 'string' && !(value instanceof Date)) continue;
-    const date = new Date(value);
-    if (!Number.isNaN(date.getTime())) return date.toISOString();
+    // YAML reads a timestamp into a Date itself (as UTC when it names no zone).
+    if (value instanceof Date && !Number.isNaN(value.getTime())) return value.toISOString();
+    const date = typeof value === 'string' ? writtenDate(value) : null;
+    if (date) return date;
   }
   return null;
 }

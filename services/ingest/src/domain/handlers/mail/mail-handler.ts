@@ -20,6 +20,7 @@ import { repairForParsing } from './repair.js';
 import { decodeUtf7, decodeUtf7Words, utf16Message } from './wide-charsets.js';
 import { normaliseMessageId, parseIdList, threadKey } from './threading.js';
 import { gmailState, takeoutLabels } from './gmail-labels.js';
+import { writtenDate } from '../dates.js';
 import { OUTLOOK_MSG_TYPE, isOutlookMessage, outlookToMime } from './outlook.js';
 import { APPLE_MAIL_TYPE, isAppleMailMessage, unwrapAppleMail } from './apple-mail.js';
 
@@ -172,19 +173,6 @@ function contentIdentity(meta: Pick<MailMeta, 'from' | 'to' | 'subject'>, date: 
 }
 
 /**
- * The Date header as ISO, or null when it is missing or unreadable. Read here, not from mailparser,
- * because mailparser puts the current time in place of a date it cannot parse.
- */
-function headerDate(value: string | null): string | null {
-  if (!value?.trim()) return null;
-  for (const candidate of [value, value.replace(/\([^)]*\)/g, ' ')]) {
-    const date = new Date(collapseWhitespace(candidate));
-    if (!Number.isNaN(date.getTime())) return date.toISOString();
-  }
-  return null;
-}
-
-/**
  * When the message arrived, from its Received headers: the topmost one (the last hop, added on
  * delivery) whose date after the `;` is readable and plausible. What the message is dated by when
  * its own Date header is missing or implausible (spam dated 3609, a client's epoch).
@@ -193,7 +181,7 @@ function receivedHeaderDate(headers: RawHeader[]): string | null {
   for (const header of headers) {
     if (header.name !== 'received') continue;
     const stamp = header.value.slice(header.value.lastIndexOf(';') + 1);
-    const date = plausibleDate(headerDate(stamp));
+    const date = plausibleDate(writtenDate(stamp));
     if (date) return date;
   }
   return null;
@@ -289,7 +277,9 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   const plain = mail.text?.trim() ? mail.text : '';
   const text = plain || (mail.html ? htmlToPlainText(mail.html) : '');
   const textSource = plain ? 'plain' : text ? 'html' : 'none';
-  const written = headerDate(headerValue(root.headers, 'date'));
+  // Read here, not from mailparser, which puts the current time in place of a date it cannot parse.
+  const dateHeader = headerValue(root.headers, 'date');
+  const written = writtenDate(dateHeader);
   const date = plausibleDate(written);
   const relayed = date ? null : receivedHeaderDate(root.headers);
   const received = plausibleDate(attributes.received ? new Date(attributes.received).toISOString() : null);
@@ -299,6 +289,10 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
     warnings.push(
       `the Date header (${written}) is implausible: ${occurredAt ? 'dated by when it was received' : 'undated'}`,
     );
+  if (dateHeader?.trim() && !written)
+    warnings.push(
+      `the Date header ("${collapseWhitespace(dateHeader).slice(0, 80)}") cannot be read: ${occurredAt ? 'dated by when it was received' : 'undated'}`,
+    );
   const messageId = normaliseMessageId(headerValue(root.headers, 'message-id'));
   const references = parseIdList(headerValue(root.headers, 'references'));
   const inReplyTo = parseIdList(headerValue(root.headers, 'in-reply-to'))[0] ?? null;
@@ -307,7 +301,7 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   const to = addresses(mail.to);
   const identity = messageId
     ? `message-id:${messageId}`
-    : contentIdentity({ from, to, subject }, date ?? collapseWhitespace(headerValue(root.headers, 'date') ?? ''), text);
+    : contentIdentity({ from, to, subject }, date ?? collapseWhitespace(dateHeader ?? ''), text);
   const folder = attributes.folder ?? null;
   const gmail = takeoutGmail(root.headers);
   const gmailFlags = gmail ? gmailState(gmail.labels) : null;

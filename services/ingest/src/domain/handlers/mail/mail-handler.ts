@@ -1,6 +1,6 @@
 import { simpleParser, type AddressObject, type Attachment, type EmailAddress, type ParsedMail } from 'mailparser';
 import { Type } from '@sinclair/typebox';
-import { safeFileName } from '@memex/contracts';
+import { safeFileName, typeOfFileName } from '@memex/contracts';
 import {
   RejectedItem,
   type Address,
@@ -21,6 +21,7 @@ import { decodeUtf7, decodeUtf7Words, utf16Message } from './wide-charsets.js';
 import { normaliseMessageId, parseIdList, threadKey } from './threading.js';
 import { gmailState, takeoutLabels } from './gmail-labels.js';
 import { writtenDate } from '../dates.js';
+import { extractUuencoded, type UuencodedFile } from './uuencode.js';
 import { OUTLOOK_MSG_TYPE, isOutlookMessage, outlookToMime } from './outlook.js';
 import { APPLE_MAIL_TYPE, isAppleMailMessage, unwrapAppleMail } from './apple-mail.js';
 
@@ -274,7 +275,9 @@ async function originalSender(headers: RawHeader[]): Promise<Address[]> {
 
 async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: number): Promise<EmailItem> {
   const { mail, root, truncated, warnings } = await parseStructure(bytes);
-  const plain = mail.text?.trim() ? mail.text : '';
+  // Files uuencoded into the text (mail before MIME) are attachments, not words.
+  const uuencoded = extractUuencoded(mail.text ?? '');
+  const plain = uuencoded.text.trim() ? uuencoded.text : '';
   const text = plain || (mail.html ? htmlToPlainText(mail.html) : '');
   const textSource = plain ? 'plain' : text ? 'html' : 'none';
   // Read here, not from mailparser, which puts the current time in place of a date it cannot parse.
@@ -344,6 +347,13 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   for (const [index, attachment] of mail.attachments.entries()) {
     children.push(await parseAttachment(attachment, index, depth, occurredAt));
   }
+  for (const file of uuencoded.files) {
+    if (file.problem)
+      warnings.push(
+        `a uuencoded file${file.filename ? ` ("${file.filename}")` : ''} is broken: ${file.problem}; what decoded is kept`,
+      );
+    children.push(await parseAttachment(uuencodedAttachment(file), children.length, depth, occurredAt));
+  }
   return {
     kind: 'email',
     identity,
@@ -356,13 +366,30 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   };
 }
 
+/** What an attachment item is made of: a MIME part as mailparser gives it, or a file uuencoded into the text. */
+type AttachmentPart = Pick<
+  Attachment,
+  'content' | 'contentType' | 'filename' | 'cid' | 'contentDisposition' | 'related' | 'headers'
+>;
+
+function uuencodedAttachment(file: UuencodedFile): AttachmentPart {
+  return {
+    content: file.bytes,
+    contentType: (file.filename && typeOfFileName(file.filename)) || 'application/octet-stream',
+    filename: file.filename ?? undefined,
+    contentDisposition: 'attachment',
+    related: false,
+    headers: new Map(),
+  };
+}
+
 /**
  * An attachment becomes an attachment item: parsed by the document handler when its type (or, for
  * a generic octet-stream, its file name) is one it reads; a forwarded message is parsed as mail;
  * anything else is kept with its file name, type and size and no text.
  */
 async function parseAttachment(
-  attachment: Attachment,
+  attachment: AttachmentPart,
   index: number,
   depth: number,
   occurredAt: string | null,

@@ -79,9 +79,15 @@ export function registerImport(program: Command): void {
     .description(
       'import an archive through memex.ingest: streamed, batched, resumable (run again to continue after an interruption)',
     );
-  withCommonOptions(group.command('mbox <file>').description('an mbox file (mboxrd/mboxo), of any size'))
+  withCommonOptions(
+    group
+      .command('mbox <path>')
+      .description(
+        'an mbox file (mboxrd/mboxo), of any size, or a folder of them (an Apple Mail or Thunderbird export: each mailbox a folder label)',
+      ),
+  )
     .option('--folder <name>', 'the folder the messages were in (a label; Spam or Junk marks them spam)')
-    .action((file: string, options: CommonOptions) => importAction('mbox', file, options));
+    .action((target: string, options: CommonOptions) => importAction('mbox', target, options));
   withCommonOptions(
     group
       .command('maildir <dir>')

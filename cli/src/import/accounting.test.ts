@@ -110,6 +110,54 @@ describe('memex import: every file accounted for', () => {
     assertAccounted(summary, 8);
     assert.deepEqual(summary.run, { created: 4, updated: 0, duplicate: 1, rejected: 1, skipped: 2 });
   });
+
+  test('a folder of mboxes (Apple Mail and Thunderbird exports): each mailbox a folder label, the rest skipped; a run resumes only over what it read, unchanged', async () => {
+    const root = path.join(stack.env.home, 'mail-export');
+    const mbox = (...messages: Array<[string, string]>) =>
+      messages.map(([id, subject]) => `From ann@example.com Mon Jun  1 10:00:00 2009\n${eml(id, subject)}\n`).join('');
+    write(root, {
+      // Apple Mail's "Export Mailbox…": a folder per mailbox holding a file named mbox, and its Info.plist.
+      'Apple/INBOX.mbox/mbox': mbox(['t1', 'Hello']),
+      'Apple/INBOX.mbox/Info.plist': '<?xml version="1.0"?><plist/>',
+      'Apple/Work.mbox/mbox': mbox(['t2', 'Plan'], ['t3', 'Budget']),
+      'Apple/Work.mbox/Projects.mbox/mbox': mbox(['t4', 'Kick-off']),
+      // Thunderbird's Local Folders: an mbox per folder, subfolders in .sbd, .msf indexes beside.
+      'Thunderbird/Sent': mbox(['t5', 'Re: Hello']),
+      'Thunderbird/Sent.msf': '// <!-- <mdb:mork:z v="1.4"/> -->',
+      'Thunderbird/Archives.sbd/2009': mbox(['t6', 'Old news']),
+      'Thunderbird/Trash': '',
+    });
+    const { summary, error } = await run('mbox', root, 'tree');
+    assert.equal(error, undefined);
+    assertAccounted(summary, 9);
+    assert.deepEqual(summary.run, { created: 6, updated: 0, duplicate: 0, rejected: 0, skipped: 3 });
+    const skips = summary.skipped.map((s) => s.reason).join('\n');
+    assert.match(skips, /not an mbox: it does not start with a From line/);
+    assert.match(skips, /an empty file \(an mbox with no messages\)/);
+    const labelled = async (label: string) =>
+      (
+        await stack.owner.call(MailList, {
+          view: 'label',
+          label,
+          account: 'import:mbox:tree',
+          min_seq: await lastSeq(stack),
+        })
+      ).messages.map((m) => m.subject);
+    assert.deepEqual((await labelled('Apple/Work')).sort(), ['Budget', 'Plan']);
+    assert.deepEqual(await labelled('Apple/Work/Projects'), ['Kick-off']);
+    assert.deepEqual(await labelled('Thunderbird/Archives/2009'), ['Old news']);
+    assert.deepEqual(await labelled('Thunderbird/Sent'), ['Re: Hello']);
+
+    // Mail appended to the last file is read on the next run; a file before it that changed refuses to resume.
+    fs.appendFileSync(path.join(root, 'Thunderbird/Sent'), mbox(['t7', 'Later']));
+    const again = await run('mbox', root, 'tree');
+    assert.deepEqual(again.summary.run, { created: 1, updated: 0, duplicate: 0, rejected: 0, skipped: 3 });
+    fs.appendFileSync(path.join(root, 'Apple/Work.mbox/mbox'), mbox(['t8', 'Inserted']));
+    await assert.rejects(
+      run('mbox', root, 'tree'),
+      /changed since it was imported \(Apple\/Work\.mbox\/mbox\).*use --restart/,
+    );
+  });
 });
 
 /** The log's last sequence, for reads that must see everything written so far. */

@@ -5,6 +5,7 @@ import type { MemexClient } from '@memex/client';
 import {
   fileAttributes,
   listFolder,
+  listMboxTree,
   listPhotos,
   listTakeout,
   photoMetadata,
@@ -63,9 +64,13 @@ interface Feed {
 const tooLarge = (bytes: number) =>
   `it is ${(bytes / 1024 / 1024).toFixed(1)} MB; one memex.ingest request carries at most ${INGEST_REQUEST_LIMIT_BYTES / 1024 / 1024} MB`;
 
-function mailAttributes(options: ImportOptions, message: MboxMessage): Record<string, unknown> {
+function mailAttributes(
+  options: ImportOptions,
+  message: MboxMessage,
+  folder = options.folder,
+): Record<string, unknown> {
   return {
-    ...(options.folder ? { folder: options.folder } : {}),
+    ...(folder ? { folder } : {}),
     ...(message.received ? { received: message.received } : {}),
   };
 }
@@ -79,36 +84,86 @@ function mailExternalId(message: MboxMessage, position: string): string {
   return takeout.labels !== null && takeout.externalId ? takeout.externalId : position;
 }
 
-function mboxFeed(options: ImportOptions, state: ImportState, size: number): Feed {
-  const base = path.basename(options.target);
+/**
+ * An mbox, or the mboxes of a folder tree one after the other: progress is the bytes read through
+ * them all (`state.offset`), so an interrupted run resumes inside the file it stopped in. A
+ * message in a tree is labelled with the folder its file stands for, unless `--folder` says one.
+ */
+function mboxFeed(options: ImportOptions, state: ImportState, listing: MboxListing): Feed {
   return {
-    total: { value: size, unit: 'bytes' },
+    total: { value: listing.mboxes.reduce((n, m) => n + m.size, 0), unit: 'bytes' },
     earlier: 0,
-    async send(uploader) {
-      for await (const message of readMbox(options.target, state.offset)) {
-        const key = `${base}#${message.offset}`;
-        if (message.bytes.length > INGEST_REQUEST_LIMIT_BYTES) {
-          await uploader.reject({ key, position: message.end }, tooLarge(message.bytes.length));
-          continue;
+    async send(uploader, report) {
+      for (const { key, reason } of listing.skipped) report.skip(key, reason);
+      let start = 0;
+      for (const mbox of listing.mboxes) {
+        const base = start;
+        start += mbox.size;
+        if (start <= state.offset) continue; // read through by an earlier run
+        for await (const message of readMbox(mbox.file, Math.max(0, state.offset - base))) {
+          const key = `${mbox.key}#${message.offset}`;
+          const position = base + message.end;
+          if (message.bytes.length > INGEST_REQUEST_LIMIT_BYTES) {
+            await uploader.reject({ key, position }, tooLarge(message.bytes.length));
+            continue;
+          }
+          await uploader.add({
+            key,
+            position,
+            bytes: message.bytes.length,
+            item: item(
+              options,
+              'message/rfc822',
+              message.bytes,
+              mailExternalId(message, key),
+              mailAttributes(options, message, options.folder ?? mbox.folder),
+            ),
+          });
         }
-        await uploader.add({
-          key,
-          position: message.end,
-          bytes: message.bytes.length,
-          item: item(
-            options,
-            'message/rfc822',
-            message.bytes,
-            mailExternalId(message, key),
-            mailAttributes(options, message),
-          ),
-        });
       }
     },
     commit(batch) {
       state.offset = batch[batch.length - 1]!.position!;
     },
   };
+}
+
+type MboxListing = Awaited<ReturnType<typeof listMboxTree>>;
+
+/** The mboxes to read: the file, or those of the folder tree (its other files skipped, with why). */
+async function mboxListing(options: ImportOptions, state: ImportState): Promise<MboxListing> {
+  const target = options.target;
+  const stat = await fs.stat(target);
+  const listing = stat.isDirectory()
+    ? await listMboxTree(target)
+    : { mboxes: [{ key: path.basename(target), file: target, size: stat.size, folder: undefined }], skipped: [] };
+  assertResumable(target, listing, state);
+  state.mboxes = listing.mboxes.map((m) => [m.key, m.size]);
+  return listing;
+}
+
+/**
+ * A run resumes at `state.offset` only over the files the runs before read, as they were: the
+ * file it stopped in may have grown (mail appended), those before it not, else the offset would
+ * land elsewhere and messages be passed over unseen.
+ */
+function assertResumable(target: string, listing: MboxListing, state: ImportState): void {
+  // A state from before `mboxes` was kept is of one file: compared with itself, only its length counts.
+  const before = state.mboxes ?? listing.mboxes.map((m): [string, number] => [m.key, m.size]);
+  const refuse = (why: string) => {
+    throw new Error(`${target} ${why} (${state.offset} bytes done): use --restart`);
+  };
+  let start = 0;
+  for (const [i, mbox] of listing.mboxes.entries()) {
+    if (start >= state.offset) return;
+    const [key, size] = before[i] ?? [undefined, 0];
+    const stoppedInside = state.offset <= start + size;
+    if (key !== mbox.key) refuse(`changed since it was imported (${mbox.key} is not where ${key ?? 'nothing'} was)`);
+    if (mbox.size < Math.min(size, state.offset - start)) refuse('is shorter than when it was imported');
+    if (!stoppedInside && mbox.size !== size) refuse(`changed since it was imported (${mbox.key})`);
+    start += size;
+  }
+  if (start < state.offset) refuse('is shorter than when it was imported');
 }
 
 /**
@@ -266,14 +321,8 @@ async function photoItem(options: ImportOptions, photo: PhotoFile, bytes: Buffer
 
 async function feedFor(options: ImportOptions, state: ImportState, stateFile: StateFile): Promise<Feed> {
   switch (options.kind) {
-    case 'mbox': {
-      const size = (await fs.stat(options.target)).size;
-      if (size < state.offset)
-        throw new Error(
-          `${options.target} is shorter than when it was imported (${state.offset} bytes done): use --restart`,
-        );
-      return mboxFeed(options, state, size);
-    }
+    case 'mbox':
+      return mboxFeed(options, state, await mboxListing(options, state));
     case 'maildir': {
       const { messages, skipped } = await listMaildir(options.target);
       return filesFeed(

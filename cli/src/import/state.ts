@@ -29,6 +29,8 @@ export interface ImportState {
   source: string;
   target: string;
   offset: number;
+  /** The mbox files `offset` runs through, in order, with their sizes (an import of a folder of mboxes). */
+  mboxes?: Array<[key: string, size: number]>;
   totals: Totals;
   rejections: Array<{ key: string; reason: string }>;
 }

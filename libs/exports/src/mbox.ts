@@ -1,4 +1,7 @@
 import { createReadStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { SkippedFile } from './folder.js';
 
 /** One message of an mbox, with where it starts and ends in the file. */
 export interface MboxMessage {
@@ -147,4 +150,68 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
   if (last) body(last.bytes, last.offset);
   finish(carryOffset + carry.length);
   yield* ready.splice(0);
+}
+
+/** An mbox file of a folder tree, with the folder label its place in the tree gives it. */
+export interface MboxFile {
+  /** Path relative to the tree, with `/` (the file's name for a single mbox). */
+  key: string;
+  file: string;
+  size: number;
+  /** `Work/Projects` for Apple Mail's `Work.mbox/Projects.mbox/mbox` or Thunderbird's `Work.sbd/Projects`. */
+  folder: string | undefined;
+}
+
+/** A folder of Apple Mail's export (`Work.mbox`, holding a file named `mbox`) or of Thunderbird's (`Work.sbd`). */
+const MAILBOX_FOLDER = /^(.+)\.(mbox|sbd)$/i;
+
+/**
+ * The mbox files under a folder, in a stable order, and the other files skipped with why (so an
+ * import accounts for every file): an export of Apple Mail (`Inbox.mbox/mbox`, mailboxes nested
+ * as folders), Thunderbird's Local Folders (an mbox per folder, named as the folder, subfolders in
+ * `.sbd` folders, beside `.msf` indexes) or a folder of `.mbox` files. A file is an mbox when it
+ * starts with a `From ` line (after a byte-order mark), whatever its name. Each one's folder label
+ * is its path without those suffixes: the folder it stands for.
+ */
+export async function listMboxTree(root: string): Promise<{ mboxes: MboxFile[]; skipped: SkippedFile[] }> {
+  const mboxes: MboxFile[] = [];
+  const skipped: SkippedFile[] = [];
+  const rootFolder = MAILBOX_FOLDER.exec(path.basename(root))?.[1];
+  const visit = async (dir: string, folders: string[]) => {
+    const entries = (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      const key = path.relative(root, full).split(path.sep).join('/');
+      if (entry.name.startsWith('.')) {
+        skipped.push({ key, reason: entry.isDirectory() ? 'a hidden folder (not read)' : 'a hidden file' });
+      } else if (entry.isDirectory()) {
+        await visit(full, [...folders, MAILBOX_FOLDER.exec(entry.name)?.[1] ?? entry.name]);
+      } else if (!entry.isFile()) {
+        skipped.push({ key, reason: 'not a regular file' });
+      } else if ((await fs.stat(full)).size === 0) {
+        skipped.push({ key, reason: 'an empty file (an mbox with no messages)' });
+      } else if (!(await startsAsMbox(full))) {
+        skipped.push({ key, reason: 'not an mbox: it does not start with a From line' });
+      } else {
+        // Apple Mail's `Work.mbox/mbox` is the folder's own file; elsewhere the file is a folder.
+        const own = entry.name === 'mbox' ? [] : [entry.name.replace(/\.(mbox|mbx)$/i, '')];
+        const label = [...(rootFolder ? [rootFolder] : []), ...folders, ...own].join('/');
+        mboxes.push({ key, file: full, size: (await fs.stat(full)).size, folder: label || undefined });
+      }
+    }
+  };
+  await visit(root, []);
+  return { mboxes, skipped };
+}
+
+async function startsAsMbox(file: string): Promise<boolean> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const head = Buffer.alloc(8);
+    const { bytesRead } = await handle.read(head, 0, 8, 0);
+    const start = head.subarray(0, bytesRead);
+    return startsWithFrom(start.subarray(0, 3).equals(BOM) ? start.subarray(3) : start);
+  } finally {
+    await handle.close();
+  }
 }

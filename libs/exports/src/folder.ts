@@ -1,4 +1,5 @@
 import fs from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { MEDIA_FILE_TYPES, typeOfFileName } from '@memex/contracts';
 
@@ -69,6 +70,40 @@ export function messageFolderOf(key: string): string | undefined {
   return folders.length > 0 ? folders.join('/') : undefined;
 }
 
+/** A regular file met by `walkFolder`: its path, its path in the folder (with `/`), and its size and time. */
+export interface WalkedFile {
+  file: string;
+  key: string;
+  name: string;
+  stat: Stats;
+}
+
+/**
+ * Every regular file under a folder, in a stable order (names sorted, depth first), for `take` to
+ * keep or skip with a reason; hidden files and folders and what is not a regular file are skipped
+ * here, so that an import accounts for every entry.
+ */
+export async function walkFolder(
+  root: string,
+  take: (file: WalkedFile, skip: (reason: string) => void) => Promise<void> | void,
+): Promise<SkippedFile[]> {
+  const skipped: SkippedFile[] = [];
+  const visit = async (dir: string) => {
+    const entries = (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      const key = path.relative(root, full).split(path.sep).join('/');
+      const skip = (reason: string) => skipped.push({ key, reason });
+      if (entry.name.startsWith('.')) skip(entry.isDirectory() ? 'a hidden folder (not read)' : 'a hidden file');
+      else if (entry.isDirectory()) await visit(full);
+      else if (!entry.isFile()) skip('not a regular file');
+      else await take({ file: full, key, name: entry.name, stat: await fs.stat(full) }, skip);
+    }
+  };
+  await visit(root);
+  return skipped;
+}
+
 /**
  * Every file under a folder, in a stable order: the ones a handler the server lists takes, and
  * the rest skipped with the reason (hidden files and folders, types nothing reads), so that an
@@ -79,45 +114,22 @@ export async function listFolder(
   accepted: ReadonlySet<string>,
 ): Promise<{ files: FolderFile[]; skipped: SkippedFile[] }> {
   const files: FolderFile[] = [];
-  const skipped: SkippedFile[] = [];
-  const visit = async (dir: string) => {
-    const entries = (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      const key = path.relative(root, full).split(path.sep).join('/');
-      if (entry.name.startsWith('.')) {
-        skipped.push({ key, reason: entry.isDirectory() ? 'a hidden folder (not read)' : 'a hidden file' });
-        continue;
-      }
-      if (entry.isDirectory()) {
-        await visit(full);
-        continue;
-      }
-      if (!entry.isFile()) {
-        skipped.push({ key, reason: 'not a regular file' });
-        continue;
-      }
-      const stat = await fs.stat(full);
-      const extension = path.extname(entry.name).slice(1).toLowerCase();
-      const named = typeOfFileName(entry.name);
-      const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named)) ? named : null;
-      if (!type || !accepted.has(type)) {
-        skipped.push({
-          key,
-          reason: extension ? `no handler takes .${extension} files` : 'no extension to tell its type',
-        });
-        continue;
-      }
-      files.push({
-        key,
-        file: full,
-        type,
-        size: stat.size,
-        modified: stat.mtime.toISOString(),
-        version: `${key}\t${stat.size}\t${stat.mtimeMs}`,
-      });
+  const skipped = await walkFolder(root, ({ file, key, name, stat }, skip) => {
+    const extension = path.extname(name).slice(1).toLowerCase();
+    const named = typeOfFileName(name);
+    const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named)) ? named : null;
+    if (!type || !accepted.has(type)) {
+      skip(extension ? `no handler takes .${extension} files` : 'no extension to tell its type');
+      return;
     }
-  };
-  await visit(root);
+    files.push({
+      key,
+      file,
+      type,
+      size: stat.size,
+      modified: stat.mtime.toISOString(),
+      version: `${key}\t${stat.size}\t${stat.mtimeMs}`,
+    });
+  });
   return { files, skipped };
 }

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import type { SkippedFile } from './folder.js';
+import { walkFolder, type SkippedFile } from './folder.js';
 
 /** One message of an mbox, with where it starts and ends in the file. */
 export interface MboxMessage {
@@ -175,32 +175,19 @@ const MAILBOX_FOLDER = /^(.+)\.(mbox|sbd)$/i;
  */
 export async function listMboxTree(root: string): Promise<{ mboxes: MboxFile[]; skipped: SkippedFile[] }> {
   const mboxes: MboxFile[] = [];
-  const skipped: SkippedFile[] = [];
   const rootFolder = MAILBOX_FOLDER.exec(path.basename(root))?.[1];
-  const visit = async (dir: string, folders: string[]) => {
-    const entries = (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
-    for (const entry of entries) {
-      const full = path.join(dir, entry.name);
-      const key = path.relative(root, full).split(path.sep).join('/');
-      if (entry.name.startsWith('.')) {
-        skipped.push({ key, reason: entry.isDirectory() ? 'a hidden folder (not read)' : 'a hidden file' });
-      } else if (entry.isDirectory()) {
-        await visit(full, [...folders, MAILBOX_FOLDER.exec(entry.name)?.[1] ?? entry.name]);
-      } else if (!entry.isFile()) {
-        skipped.push({ key, reason: 'not a regular file' });
-      } else if ((await fs.stat(full)).size === 0) {
-        skipped.push({ key, reason: 'an empty file (an mbox with no messages)' });
-      } else if (!(await startsAsMbox(full))) {
-        skipped.push({ key, reason: 'not an mbox: it does not start with a From line' });
-      } else {
-        // Apple Mail's `Work.mbox/mbox` is the folder's own file; elsewhere the file is a folder.
-        const own = entry.name === 'mbox' ? [] : [entry.name.replace(/\.(mbox|mbx)$/i, '')];
-        const label = [...(rootFolder ? [rootFolder] : []), ...folders, ...own].join('/');
-        mboxes.push({ key, file: full, size: (await fs.stat(full)).size, folder: label || undefined });
-      }
-    }
-  };
-  await visit(root, []);
+  const skipped = await walkFolder(root, async ({ file, key, name, stat }, skip) => {
+    if (stat.size === 0) return skip('an empty file (an mbox with no messages)');
+    if (!(await startsAsMbox(file))) return skip('not an mbox: it does not start with a From line');
+    const folders = key
+      .split('/')
+      .slice(0, -1)
+      .map((folder) => MAILBOX_FOLDER.exec(folder)?.[1] ?? folder);
+    // Apple Mail's `Work.mbox/mbox` is the folder's own file; elsewhere the file is a folder.
+    const own = name === 'mbox' ? [] : [name.replace(/\.(mbox|mbx)$/i, '')];
+    const label = [...(rootFolder ? [rootFolder] : []), ...folders, ...own].join('/');
+    mboxes.push({ key, file, size: stat.size, folder: label || undefined });
+  });
   return { mboxes, skipped };
 }
 

@@ -21,7 +21,8 @@ import { decodeUtf7, decodeUtf7Words, utf16Message } from './wide-charsets.js';
 import { normaliseMessageId, parseIdList, threadKey } from './threading.js';
 import { gmailState, takeoutLabels } from './gmail-labels.js';
 import { writtenDate } from '../dates.js';
-import { extractUuencoded, type UuencodedFile } from './uuencode.js';
+import { extractUuencoded } from './uuencode.js';
+import { TNEF_TYPES, isTnef, readTnef, type TnefContent } from './tnef.js';
 import { OUTLOOK_MSG_TYPE, isOutlookMessage, outlookToMime } from './outlook.js';
 import { APPLE_MAIL_TYPE, isAppleMailMessage, unwrapAppleMail } from './apple-mail.js';
 
@@ -344,15 +345,17 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
     textSource,
   };
   const children: ParsedItem[] = [];
-  for (const [index, attachment] of mail.attachments.entries()) {
-    children.push(await parseAttachment(attachment, index, depth, occurredAt));
+  for (const attachment of mail.attachments) {
+    const tnef = tnefFiles(attachment, warnings);
+    for (const part of tnef ?? [attachment])
+      children.push(await parseAttachment(part, children.length, depth, occurredAt));
   }
   for (const file of uuencoded.files) {
     if (file.problem)
       warnings.push(
         `a uuencoded file${file.filename ? ` ("${file.filename}")` : ''} is broken: ${file.problem}; what decoded is kept`,
       );
-    children.push(await parseAttachment(uuencodedAttachment(file), children.length, depth, occurredAt));
+    children.push(await parseAttachment(filePart(file.bytes, file.filename), children.length, depth, occurredAt));
   }
   return {
     kind: 'email',
@@ -366,17 +369,42 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   };
 }
 
+/**
+ * The files inside Outlook's `winmail.dat` (TNEF), each an attachment of the message as it was
+ * for Outlook, or null for any other part. A stream that cannot be read stays the one attachment
+ * it was, with a warning.
+ */
+function tnefFiles(attachment: AttachmentPart, warnings: string[]): AttachmentPart[] | null {
+  const named = /^winmail\.dat$/i.test(attachment.filename ?? '');
+  // mailparser leaves the type out of a part whose Content-Type it cannot read.
+  if (!TNEF_TYPES.includes((attachment.contentType || '').toLowerCase()) && !named) return null;
+  if (named && !isTnef(attachment.content)) return null;
+  let content: TnefContent;
+  try {
+    content = readTnef(attachment.content);
+  } catch (error) {
+    warnings.push(
+      `${attachment.filename ?? 'a TNEF part'} cannot be read (${(error as Error).message}): kept as it is`,
+    );
+    return null;
+  }
+  for (const name of content.unread)
+    warnings.push(`${name} in ${attachment.filename ?? 'a TNEF part'} is an Outlook item, not a file: not read`);
+  return content.files.map((file) => filePart(file.bytes, file.filename, file.contentType));
+}
+
 /** What an attachment item is made of: a MIME part as mailparser gives it, or a file uuencoded into the text. */
 type AttachmentPart = Pick<
   Attachment,
   'content' | 'contentType' | 'filename' | 'cid' | 'contentDisposition' | 'related' | 'headers'
 >;
 
-function uuencodedAttachment(file: UuencodedFile): AttachmentPart {
+/** A file found inside a part (uuencoded into the text, packed in winmail.dat), as mailparser gives a MIME part. */
+function filePart(bytes: Buffer, filename: string | null, contentType: string | null = null): AttachmentPart {
   return {
-    content: file.bytes,
-    contentType: (file.filename && typeOfFileName(file.filename)) || 'application/octet-stream',
-    filename: file.filename ?? undefined,
+    content: bytes,
+    contentType: contentType ?? ((filename && typeOfFileName(filename)) || 'application/octet-stream'),
+    filename: filename ?? undefined,
     contentDisposition: 'attachment',
     related: false,
     headers: new Map(),

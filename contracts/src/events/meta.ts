@@ -39,6 +39,12 @@ export const MailMeta = Type.Object({
   references: Strings,
   /** The conversation the message belongs to (ingest's threading rule). */
   threadKey: Type.String(),
+  /**
+   * Outlook's conversation (`thread-index:` and the hex of the first 22 bytes of Thread-Index:
+   * when it began and its GUID), when the message carries one: messages with the same one are one
+   * thread, a reply Outlook or Exchange sent without References too.
+   */
+  conversation: Type.Optional(Type.String()),
   subject: Type.String(),
   from: Addresses,
   to: Addresses,

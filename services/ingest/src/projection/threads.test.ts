@@ -273,3 +273,45 @@ describe('mail threads equal notmuch’s', { skip: notmuchMissing }, () => {
     },
   );
 });
+
+describe('Outlook conversations', () => {
+  test('a reply Exchange sent without References or In-Reply-To joins its thread by Thread-Index; another conversation stays apart', async () => {
+    // Thread-Index: 22 bytes (when the conversation began, its GUID), then 5 bytes per reply.
+    const start = Buffer.concat([Buffer.from([0x01, 0xd9, 0x1a, 0x2b, 0x3c, 0x4d]), Buffer.alloc(16, 0x5e)]);
+    const other = Buffer.concat([Buffer.from([0x01, 0xd9, 0x1a, 0x2b, 0x3c, 0x4d]), Buffer.alloc(16, 0x6f)]);
+    const outlook = (id: string, subject: string, index: Buffer) =>
+      Buffer.from(
+        `From: Ann <ann@corp.example>\r\nTo: bob@corp.example\r\nSubject: ${subject}\r\n` +
+          `Date: Tue, 1 Mar 2011 10:00:00 +0000\r\nMessage-ID: <${id}@corp.example>\r\n` +
+          `Thread-Topic: Budget\r\nThread-Index: ${index.toString('base64')}\r\n\r\n${subject}\r\n`,
+      );
+    const h = await startIngest();
+    const db = createDatabase<IngestDatabase>(h.env.config.databaseUrl, { schema: 'ingest' });
+    try {
+      const messages = [
+        outlook('root', 'Budget', start),
+        outlook('reply', 'RE: Budget', Buffer.concat([start, Buffer.from([0, 0, 0, 0x12, 0x34])])),
+        outlook('again', 'RE: Budget', Buffer.concat([start, Buffer.from([0, 0, 0, 0x12, 0x34, 0, 0, 1, 0x56, 0x78])])),
+        outlook('new', 'Budget', other),
+      ];
+      const answer = await h.call(Ingest, {
+        items: messages.map((bytes, i) => ({
+          type: 'message/rfc822',
+          data: b64(bytes),
+          source: { kind: 'mbox', id: 'outlook' },
+          external_id: `o${i}`,
+        })),
+      });
+      await h.app.get(ServiceHost).projector!.waitFor(answer.seq, 60_000);
+      const rows = await db.selectFrom('messages').select(['item_id', 'thread_key']).execute();
+      const keyOf = (i: number) => rows.find((row) => row.item_id === answer.results[i]!.id)?.thread_key;
+      assert.ok(keyOf(0));
+      assert.equal(keyOf(1), keyOf(0));
+      assert.equal(keyOf(2), keyOf(0));
+      assert.notEqual(keyOf(3), keyOf(0));
+    } finally {
+      await db.destroy();
+      await h.stop();
+    }
+  });
+});

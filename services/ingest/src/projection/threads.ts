@@ -10,13 +10,19 @@ import type { IngestDatabase } from './schema.js';
  * names ids of two threads joins them (a missing middle message arriving later re-joins the
  * halves); a References loop is just two ids naming each other. A thread is a connected
  * component: which message came first cannot change it, so a replay of the log gives the same
- * threads, and the thread's key is the key of the thread that was there first.
+ * threads, and the thread's key is the key of the thread that was there first. An Outlook
+ * conversation (Thread-Index) is one more id its messages share: a reply Exchange sent without
+ * References still meets its thread.
  *
- * `thread_ids` maps every id seen (messages and ghosts) to its thread key.
+ * `thread_ids` maps every id seen (messages, ghosts and conversations) to its thread key.
  */
-export function threadIds(meta: Pick<MailMeta, 'messageId' | 'references' | 'inReplyTo'>, identity: string): string[] {
+export function threadIds(
+  meta: Pick<MailMeta, 'messageId' | 'references' | 'inReplyTo' | 'conversation'>,
+  identity: string,
+): string[] {
   const own = meta.messageId ?? identity;
-  return [...new Set([own, ...meta.references, ...(meta.inReplyTo ? [meta.inReplyTo] : [])])];
+  const named = [...meta.references, ...(meta.inReplyTo ? [meta.inReplyTo] : [])];
+  return [...new Set([own, ...named, ...(meta.conversation ? [meta.conversation] : [])])];
 }
 
 /**

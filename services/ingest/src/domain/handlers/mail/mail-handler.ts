@@ -18,7 +18,7 @@ import { headerValue, leadingJunkLength, readMessage, walk, type MimeNode, type 
 import { plausibleDate } from '../normalize.js';
 import { repairForParsing } from './repair.js';
 import { decodeUtf7, decodeUtf7Words, utf16Message } from './wide-charsets.js';
-import { normaliseMessageId, parseIdList, threadKey } from './threading.js';
+import { normaliseMessageId, outlookConversation, parseIdList, threadKey } from './threading.js';
 import { gmailState, takeoutLabels } from './gmail-labels.js';
 import { writtenDate } from '../dates.js';
 import { extractUuencoded } from './uuencode.js';
@@ -300,6 +300,7 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   const messageId = normaliseMessageId(headerValue(root.headers, 'message-id'));
   const references = parseIdList(headerValue(root.headers, 'references'));
   const inReplyTo = parseIdList(headerValue(root.headers, 'in-reply-to'))[0] ?? null;
+  const conversation = outlookConversation(headerValue(root.headers, 'thread-index'));
   const subject = collapseWhitespace(mail.subject ?? '');
   const from = addresses(mail.from);
   const to = addresses(mail.to);
@@ -322,6 +323,7 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
     inReplyTo,
     references,
     threadKey: threadKey({ messageId, inReplyTo, references, identity }),
+    ...(conversation ? { conversation } : {}),
     subject,
     from,
     to,

@@ -50,3 +50,16 @@ export function threadKey(message: {
 }): string {
   return message.references[0] ?? message.inReplyTo ?? message.messageId ?? message.identity;
 }
+
+/**
+ * The conversation a Thread-Index header names (MS-OXOMSG: a 22-byte header block, the
+ * conversation's start time and GUID, then five bytes per reply), or null when it has none or
+ * the value is not one.
+ */
+export function outlookConversation(threadIndex: string | null): string | null {
+  const value = threadIndex?.replace(/\s+/g, '');
+  if (!value || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) return null;
+  const bytes = Buffer.from(value, 'base64');
+  if (bytes.length < 22 || (bytes.length - 22) % 5 !== 0) return null;
+  return `thread-index:${bytes.subarray(0, 22).toString('hex')}`;
+}

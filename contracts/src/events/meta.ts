@@ -152,7 +152,7 @@ export const MarkdownMeta = Type.Object({
 export type MarkdownMeta = Static<typeof MarkdownMeta>;
 
 /** The formats whose structure no other service reads: their fields beyond `format` are the handler's. */
-const OtherDocumentMeta = (format: 'docx' | 'text' | 'html' | 'rst') =>
+const OtherDocumentMeta = (format: 'docx' | 'text' | 'html' | 'rst' | 'rtf' | 'xlsx' | 'pptx' | 'opendocument') =>
   Type.Object({ ...DocumentBase, format: Type.Literal(format) });
 
 /** A document by its format. */
@@ -163,6 +163,10 @@ export const DocumentMeta = Type.Union([
   OtherDocumentMeta('text'),
   OtherDocumentMeta('html'),
   OtherDocumentMeta('rst'),
+  OtherDocumentMeta('rtf'),
+  OtherDocumentMeta('xlsx'),
+  OtherDocumentMeta('pptx'),
+  OtherDocumentMeta('opendocument'),
 ]);
 export type DocumentMeta = Static<typeof DocumentMeta>;
 

@@ -119,7 +119,18 @@ export interface RstFields {
   headings: string[];
 }
 
-export type FormatFields = PdfFields | DocxFields | MarkdownFields | TextFields | HtmlFields | RstFields;
+export interface RtfFields {
+  format: 'rtf';
+}
+
+/** Spreadsheets, presentations and OpenDocument files: their sheets' names, slides' or headings' first lines. */
+export interface OfficeFields {
+  format: 'xlsx' | 'pptx' | 'opendocument';
+  headings: string[];
+}
+
+export type FormatFields =
+  PdfFields | DocxFields | MarkdownFields | TextFields | HtmlFields | RstFields | RtfFields | OfficeFields;
 
 export type DocumentMeta = DocumentMetaBase & FormatFields;
 

@@ -16,6 +16,8 @@ import { parseMarkdown } from './markdown.js';
 import { parsePdf } from './pdf.js';
 import { paperOf } from './paper.js';
 import { parseRst } from './rst.js';
+import { parseRtf } from './rtf.js';
+import { parseOffice } from './office.js';
 
 /** The largest document taken (a scanned book fits; a request carrying it is the gateway's limit). */
 export const DOCUMENT_LIMIT_BYTES = 100 * 1024 * 1024;
@@ -33,6 +35,13 @@ const FORMATS: Record<string, FormatFields['format']> = {
   'application/xhtml+xml': 'html',
   'text/x-rst': 'rst',
   'text/prs.fallenstein.rst': 'rst',
+  'application/rtf': 'rtf',
+  'text/rtf': 'rtf',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': 'pptx',
+  'application/vnd.oasis.opendocument.text': 'opendocument',
+  'application/vnd.oasis.opendocument.spreadsheet': 'opendocument',
+  'application/vnd.oasis.opendocument.presentation': 'opendocument',
 };
 
 /** Types mail clients use when they do not know (or say) what a file is. */
@@ -119,6 +128,12 @@ async function readFormat(
       return parseMarkdown(decodeText(bytes, declared).text);
     case 'rst':
       return parseRst(decodeText(bytes, declared).text);
+    case 'rtf':
+      return parseRtf(bytes);
+    case 'xlsx':
+    case 'pptx':
+    case 'opendocument':
+      return parseOffice(bytes, format);
   }
 }
 

@@ -2,10 +2,8 @@ import msgreader, { type FieldsData } from '@kenjiuno/msgreader';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { decompressRTF } from '@kenjiuno/decompressrtf';
-import iconv from 'iconv-lite';
-import { Tokenize, deEncapsulateSync } from 'rtf-stream-parser';
-import { ToPlainText } from 'rtf-stream-parser/dist/src/ToPlainText.js';
 import { RejectedItem } from '../handler.js';
+import { rtfContent } from '../document/rtf.js';
 
 // A CommonJS module compiled from ES: its class is the namespace's `default`.
 const MsgReader = msgreader.default;
@@ -138,24 +136,12 @@ function rtfBody(compressed: Uint8Array): { text?: string; html?: string } {
       `unreadable Outlook .msg file: its RTF body: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const decode = (bytes: Buffer, encoding: string) => iconv.decode(bytes, encoding);
   try {
-    const body = deEncapsulateSync(rtf, { decode, mode: 'either' });
-    return body.mode === 'html' ? { html: String(body.text) } : { text: String(body.text) };
-  } catch {
-    // Not encapsulated: RTF of its own, read as plain text (the same token pipe, another last step).
-    const tokens = new Tokenize();
-    const plain = new ToPlainText({ decode });
-    const pieces: string[] = [];
-    const fail = (error?: Error | null) => {
-      if (error) throw new RejectedItem(`unreadable Outlook .msg file: its RTF body: ${error.message}`);
-    };
-    tokens.push = (token) => (plain._transform(token, 'utf8', fail), true);
-    plain.push = (piece) => (pieces.push(String(piece)), true);
-    tokens._transform(rtf, 'utf8', fail);
-    tokens._flush(fail);
-    plain._flush(fail);
-    return { text: pieces.join('') };
+    return rtfContent(rtf);
+  } catch (error) {
+    throw new RejectedItem(
+      `unreadable Outlook .msg file: its RTF body: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

@@ -1,0 +1,106 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import JSZip from 'jszip';
+import { documentTypeFor } from './document-handler.js';
+import { parseDoc, rejection } from '../testing/parse.js';
+
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation';
+const ODT = 'application/vnd.oasis.opendocument.text';
+const ODS = 'application/vnd.oasis.opendocument.spreadsheet';
+
+/** A zip of the given parts, deflated as office suites write them. */
+const zipOf = (parts: Record<string, string>) => {
+  const zip = new JSZip();
+  for (const [name, content] of Object.entries(parts)) zip.file(name, content);
+  return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+};
+
+const core = (title: string, created: string) =>
+  `<?xml version="1.0" encoding="UTF-8"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/"><dc:title>${title}</dc:title><dcterms:created>${created}</dcterms:created></cp:coreProperties>`;
+
+describe('documents: RTF, spreadsheets, presentations and OpenDocument', () => {
+  it('RTF: its text, code-page and \\u characters decoded, font tables and the info group left out', async () => {
+    const rtf = Buffer.from(
+      "{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0 Times New Roman;}}{\\info{\\author Ann}}\\f0\\fs24 Caf\\'e9 meeting notes\\par Budget: 40 \\u8364? for the venue.\\par}",
+      'latin1',
+    );
+    const item = await parseDoc('application/rtf', rtf, { filename: 'minutes.rtf' });
+    assert.equal(item.text, 'Café meeting notes\nBudget: 40 € for the venue.');
+    assert.equal(item.title, 'minutes.rtf');
+    assert.equal(item.meta.format, 'rtf');
+    assert.match((await rejection(parseDoc('application/rtf', 'plain words'))).reason, /not an RTF file/);
+  });
+
+  it('a spreadsheet (.xlsx): each sheet under its name, cells row by row, shared and inline strings and numbers', async () => {
+    const bytes = await zipOf({
+      'xl/workbook.xml':
+        '<workbook><sheets><sheet name="Budget &amp; costs" sheetId="1"/><sheet name="Notes" sheetId="2"/></sheets></workbook>',
+      'xl/sharedStrings.xml': '<sst><si><t>Venue</t></si><si><r><t>Cat</t></r><r><t>ering</t></r></si></sst>',
+      'xl/worksheets/sheet1.xml':
+        '<worksheet><sheetData><row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1"><v>1200</v></c></row><row r="2"><c r="A2" t="s"><v>1</v></c><c r="B2"><v>850.5</v></c></row></sheetData></worksheet>',
+      'xl/worksheets/sheet2.xml':
+        '<worksheet><sheetData><row r="1"><c r="A1" t="inlineStr"><is><t>Ask the caterer &lt;today&gt;</t></is></c></row></sheetData></worksheet>',
+      'docProps/core.xml': core('Offsite budget', '2019-03-04T09:00:00Z'),
+    });
+    assert.equal(documentTypeFor('application/octet-stream', 'budget.xlsx'), XLSX);
+    const item = await parseDoc(XLSX, bytes, { filename: 'budget.xlsx' });
+    assert.equal(item.text, 'Budget & costs\nVenue\t1200\nCatering\t850.5\n\nNotes\nAsk the caterer <today>');
+    assert.equal(item.title, 'Offsite budget');
+    assert.equal(item.occurredAt, '2019-03-04T09:00:00.000Z');
+  });
+
+  it('a presentation (.pptx): slides in order (10 after 9), each with its notes; the first slide title is the title', async () => {
+    const slide = (title: string, body: string) =>
+      `<p:sld><p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:t>${title}</a:t></a:r></a:p></p:txBody></p:sp><p:sp><p:txBody><a:p><a:r><a:t>${body}</a:t></a:r><a:r><a:t> here</a:t></a:r></a:p></p:txBody></p:sp></p:spTree></p:cSld></p:sld>`;
+    const parts: Record<string, string> = {};
+    for (let i = 1; i <= 10; i++) parts[`ppt/slides/slide${i}.xml`] = slide(`Slide ${i}`, `Point ${i}`);
+    parts['ppt/notesSlides/notesSlide2.xml'] =
+      '<p:notes><a:p><a:r><a:t>Say the numbers slowly</a:t></a:r></a:p><a:p><a:r><a:t>2</a:t></a:r></a:p></p:notes>';
+    const item = await parseDoc(PPTX, await zipOf(parts), { filename: 'kickoff.pptx' });
+    const slides = item.text.split('\n\n');
+    assert.equal(slides.length, 10);
+    assert.equal(slides[1], 'Slide 2\nPoint 2 here\nSay the numbers slowly');
+    assert.equal(slides[9], 'Slide 10\nPoint 10 here');
+    assert.equal(item.title, 'Slide 1');
+  });
+
+  it('OpenDocument text and spreadsheets: headings, paragraphs with their spaces and tabs, tables; the title and date of meta.xml', async () => {
+    const odt = await zipOf({
+      'content.xml':
+        '<office:document-content><office:body><office:text><text:h text:outline-level="1">Trip report</text:h><text:p>We left at<text:s text:c="2"/>dawn.<text:tab/>Tide:<text:line-break/>low</text:p><table:table table:name="Costs"><table:table-row><table:table-cell><text:p>Fuel</text:p></table:table-cell><table:table-cell><text:p>40</text:p></table:table-cell></table:table-row></table:table></office:text></office:body></office:document-content>',
+      'meta.xml':
+        '<office:document-meta><office:meta><meta:creation-date>2012-08-01T07:30:00</meta:creation-date></office:meta></office:document-meta>',
+    });
+    const trip = await parseDoc(ODT, odt, { filename: 'trip.odt' });
+    assert.equal(trip.text, 'Trip report\nWe left at  dawn.\tTide:\nlow\n\nCosts\nFuel\t40');
+    assert.equal(trip.title, 'Trip report');
+    assert.equal(trip.occurredAt, '2012-08-01T07:30:00.000Z');
+
+    const ods = await zipOf({
+      'content.xml':
+        '<office:document-content><office:body><office:spreadsheet><table:table table:name="Members"><table:table-row><table:table-cell><text:p>Zoë</text:p></table:table-cell><table:table-cell/><table:table-cell><text:p>paid</text:p></table:table-cell></table:table-row></table:table></office:spreadsheet></office:body></office:document-content>',
+    });
+    assert.match((await parseDoc(ODS, ods, { filename: 'club.ods' })).text, /^Members\nZoë\t\tpaid$/);
+  });
+
+  it('a file that is no zip, or a zip without the parts, is rejected saying which; a zip bomb stops at its limit', async () => {
+    assert.match((await rejection(parseDoc(XLSX, 'not a zip'))).reason, /not a readable xlsx file/);
+    const empty = await zipOf({ 'readme.txt': 'hello' });
+    assert.match((await rejection(parseDoc(PPTX, empty))).reason, /not a readable pptx file: it has no/);
+    assert.match((await rejection(parseDoc(XLSX, empty))).reason, /it has no xl\/workbook\.xml/);
+    const bomb = await zipOf({
+      'xl/workbook.xml': '<workbook><sheets><sheet name="Big"/><sheet name="Small"/></sheets></workbook>',
+      'xl/worksheets/sheet1.xml': `<worksheet><!--${' '.repeat(70 * 1024 * 1024)}--></worksheet>`,
+      'xl/worksheets/sheet2.xml':
+        '<worksheet><sheetData><row><c t="inlineStr"><is><t>never read</t></is></c></row></sheetData></worksheet>',
+    });
+    assert.ok(bomb.length < 1024 * 1024, `the bomb is ${bomb.length} bytes`);
+    const item = await parseDoc(XLSX, bomb, { filename: 'bomb.xlsx' });
+    assert.doesNotMatch(item.text, /never read/);
+    assert.match(
+      item.warnings.join('\n'),
+      /xl\/worksheets\/sheet1\.xml and what follows it were not read: more than 64 MB of XML/,
+    );
+  });
+});

@@ -1,0 +1,193 @@
+import JSZip from 'jszip';
+import { RejectedItem, type OfficeFields } from '../handler.js';
+import { collapseWhitespace } from '../text.js';
+import type { FormatResult } from './format.js';
+
+/**
+ * Office files that are zips of XML: spreadsheets and presentations (OOXML: .xlsx, .pptx) and
+ * OpenDocument's three (.odt, .ods, .odp). Read for their words: cells row by row with their
+ * sheet's name, slides in order with their notes, paragraphs and headings; the title and date
+ * the file's properties give. (Word's .docx goes through mammoth, docx.ts.)
+ */
+
+/** How much XML one file may inflate to: a zip bomb stops here, with what was read kept. */
+const INFLATED_AT_MOST = 64 * 1024 * 1024;
+
+export type OfficeFormat = OfficeFields['format'];
+
+export async function parseOffice(bytes: Buffer, format: OfficeFormat): Promise<FormatResult<OfficeFields>> {
+  let zip: JSZip;
+  try {
+    zip = await JSZip.loadAsync(bytes);
+  } catch (error) {
+    throw new RejectedItem(`not a readable ${format} file: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const parts = new Parts(zip);
+  const read = format === 'xlsx' ? readXlsx : format === 'pptx' ? readPptx : readOpenDocument;
+  const { text, headings } = await read(parts);
+  if (parts.missing.length > 0 && !text.trim())
+    throw new RejectedItem(`not a readable ${format} file: it has no ${parts.missing.join(', ')}`);
+  const properties = await parts.xml(format === 'opendocument' ? 'meta.xml' : 'docProps/core.xml', { required: false });
+  const title = properties ? textOf(firstElement(properties, 'dc:title') ?? '') : '';
+  const date = properties
+    ? (firstElement(properties, 'dcterms:created') ?? firstElement(properties, 'meta:creation-date'))
+    : undefined;
+  return {
+    title: collapseWhitespace(title) || headings[0] || null,
+    text: text.trim(),
+    occurredAt: date && !Number.isNaN(Date.parse(date.trim())) ? new Date(date.trim()).toISOString() : null,
+    fields: { format, headings },
+    warnings: parts.warnings,
+  };
+}
+
+/** The zip's XML parts, read once each, within `INFLATED_AT_MOST`. */
+class Parts {
+  readonly missing: string[] = [];
+  readonly warnings: string[] = [];
+  private inflated = 0;
+  private exhausted = false;
+
+  constructor(private readonly zip: JSZip) {}
+
+  names(pattern: RegExp): string[] {
+    return Object.keys(this.zip.files)
+      .filter((name) => pattern.test(name))
+      .sort((a, b) => numberIn(a) - numberIn(b) || a.localeCompare(b));
+  }
+
+  /** A part's XML; one that is `required` and absent is recorded in `missing`. */
+  async xml(name: string, { required = true } = {}): Promise<string | undefined> {
+    const file = this.zip.file(name);
+    if (!file) {
+      if (required) this.missing.push(name);
+      return undefined;
+    }
+    // jszip's own record of the entry's size, read before anything is inflated.
+    const size = (file as unknown as { _data?: { uncompressedSize?: number } })._data?.uncompressedSize ?? 0;
+    if (this.exhausted) return undefined;
+    if (this.inflated + size > INFLATED_AT_MOST) {
+      this.exhausted = true;
+      this.warnings.push(`${name} and what follows it were not read: more than ${INFLATED_AT_MOST >> 20} MB of XML`);
+      return undefined;
+    }
+    this.inflated += size;
+    return file.async('string');
+  }
+}
+
+const numberIn = (name: string) => Number(/(\d+)\.xml$/.exec(name)?.[1] ?? 0);
+
+/** Cells row by row (tab between cells), each sheet under its name. */
+async function readXlsx(parts: Parts): Promise<{ text: string; headings: string[] }> {
+  const shared = [
+    ...((await parts.xml('xl/sharedStrings.xml', { required: false })) ?? '').matchAll(/<si>([\s\S]*?)<\/si>/g),
+  ].map((m) => runsOf(m[1]!, 't'));
+  const workbook = (await parts.xml('xl/workbook.xml')) ?? '';
+  const names = [...workbook.matchAll(/<sheet\b[^>]*\bname="([^"]*)"/g)].map((m) => decodeEntities(m[1]!));
+  const sheets: string[] = [];
+  for (const [i, name] of parts.names(/^xl\/worksheets\/sheet\d+\.xml$/).entries()) {
+    const xml = (await parts.xml(name)) ?? '';
+    const rows = [...xml.matchAll(/<row\b[^>]*>([\s\S]*?)<\/row>/g)].map((row) =>
+      [...row[1]!.matchAll(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)]
+        .map(([, attributes, body = '']) => {
+          const type = /\bt="([^"]*)"/.exec(attributes!)?.[1];
+          const value = /<v>([\s\S]*?)<\/v>/.exec(body)?.[1];
+          if (type === 's') return shared[Number(value)] ?? '';
+          if (type === 'inlineStr') return runsOf(body, 't');
+          return decodeEntities(value ?? '');
+        })
+        .filter((cell) => cell !== '')
+        .join('\t'),
+    );
+    const content = rows.filter(Boolean).join('\n');
+    if (content) sheets.push(`${names[i] ?? `Sheet ${i + 1}`}\n${content}`);
+  }
+  return { text: sheets.join('\n\n'), headings: names };
+}
+
+/** Each slide's paragraphs, then its speaker notes; a slide's first paragraph (its title) is a heading. */
+async function readPptx(parts: Parts): Promise<{ text: string; headings: string[] }> {
+  const slides: string[] = [];
+  const headings: string[] = [];
+  const names = parts.names(/^ppt\/slides\/slide\d+\.xml$/);
+  if (names.length === 0) parts.missing.push('slides (ppt/slides/)');
+  for (const name of names) {
+    const paragraphs = paragraphsOf((await parts.xml(name)) ?? '', 'a:p', 'a:t');
+    const notes = await parts.xml(`ppt/notesSlides/notesSlide${numberIn(name)}.xml`, { required: false });
+    if (paragraphs[0]) headings.push(paragraphs[0]);
+    const noteText = notes ? paragraphsOf(notes, 'a:p', 'a:t').filter((p) => !/^\d+$/.test(p)) : [];
+    slides.push([...paragraphs, ...noteText].join('\n'));
+  }
+  return { text: slides.filter(Boolean).join('\n\n'), headings };
+}
+
+/** OpenDocument text, spreadsheet or presentation: paragraphs and headings in order, cells tab-separated. */
+async function readOpenDocument(parts: Parts): Promise<{ text: string; headings: string[] }> {
+  const xml = (await parts.xml('content.xml')) ?? '';
+  const body = xml.slice(Math.max(0, xml.indexOf('<office:body')));
+  const headings = [...body.matchAll(/<text:h\b[^>]*>([\s\S]*?)<\/text:h>/g)]
+    .map((m) => collapseWhitespace(odfText(m[1]!)))
+    .filter(Boolean);
+  const text = odfText(
+    body
+      // A cell's last paragraph ends the cell, not the line: its row goes on.
+      .replace(/<\/text:p>\s*<\/table:table-cell>/g, '</table:table-cell>')
+      .replace(/<\/(text:p|text:h|table:table-row|draw:page)>/g, '$&\n')
+      .replace(/<\/table:table-cell>|<table:table-cell\b[^>]*\/>/g, '$&\t')
+      .replace(/<table:table\b[^>]*\btable:name="([^"]*)"[^>]*>/g, '\n$1\n'),
+  );
+  return {
+    text: text
+      .split('\n')
+      .map((line) => line.replace(/\t+$/, '').trimEnd())
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n'),
+    headings,
+  };
+}
+
+/** OpenDocument inline markup as text: `text:s` spaces, tabs, line breaks, then no tags. */
+function odfText(xml: string): string {
+  return decodeEntities(
+    xml
+      .replace(/<text:s\b([^>]*)\/>/g, (_, attributes: string) =>
+        ' '.repeat(Number(/text:c="(\d+)"/.exec(attributes)?.[1] ?? 1)),
+      )
+      .replace(/<text:tab\b[^>]*\/>/g, '\t')
+      .replace(/<text:line-break\b[^>]*\/>/g, '\n')
+      .replace(/<[^>]+>/g, ''),
+  );
+}
+
+/** Each `<p>` element's text runs (`<t>`), joined, whitespace collapsed; empty ones left out. */
+function paragraphsOf(xml: string, paragraph: string, run: string): string[] {
+  return [...xml.matchAll(new RegExp(`<${paragraph}\\b[^>]*>([\\s\\S]*?)</${paragraph}>`, 'g'))]
+    .map((m) => collapseWhitespace(runsOf(m[1]!, run)))
+    .filter(Boolean);
+}
+
+/** The text of every `<run>` element in a fragment, joined. */
+function runsOf(xml: string, run: string): string {
+  return [...xml.matchAll(new RegExp(`<${run}(?:\\s[^>]*)?>([\\s\\S]*?)</${run}>`, 'g'))]
+    .map((m) => decodeEntities(m[1]!))
+    .join('');
+}
+
+function firstElement(xml: string, name: string): string | undefined {
+  return new RegExp(`<${name}\\b[^>]*>([\\s\\S]*?)</${name}>`).exec(xml)?.[1];
+}
+
+const textOf = (xml: string) => decodeEntities(xml.replace(/<[^>]+>/g, ''));
+
+const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
+    if (name[0] === '#') {
+      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    }
+    return ENTITIES[name] ?? whole;
+  });
+}

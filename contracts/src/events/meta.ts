@@ -152,8 +152,9 @@ export const MarkdownMeta = Type.Object({
 export type MarkdownMeta = Static<typeof MarkdownMeta>;
 
 /** The formats whose structure no other service reads: their fields beyond `format` are the handler's. */
-const OtherDocumentMeta = (format: 'docx' | 'text' | 'html' | 'rst' | 'rtf' | 'xlsx' | 'pptx' | 'opendocument') =>
-  Type.Object({ ...DocumentBase, format: Type.Literal(format) });
+const OtherDocumentMeta = (
+  format: 'docx' | 'text' | 'html' | 'rst' | 'rtf' | 'xlsx' | 'pptx' | 'opendocument' | 'epub',
+) => Type.Object({ ...DocumentBase, format: Type.Literal(format) });
 
 /** A document by its format. */
 export const DocumentMeta = Type.Union([
@@ -167,6 +168,7 @@ export const DocumentMeta = Type.Union([
   OtherDocumentMeta('xlsx'),
   OtherDocumentMeta('pptx'),
   OtherDocumentMeta('opendocument'),
+  OtherDocumentMeta('epub'),
 ]);
 export type DocumentMeta = Static<typeof DocumentMeta>;
 

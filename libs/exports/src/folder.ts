@@ -18,6 +18,7 @@ const DOCUMENT_TYPES = new Set([
   'application/vnd.oasis.opendocument.text',
   'application/vnd.oasis.opendocument.spreadsheet',
   'application/vnd.oasis.opendocument.presentation',
+  'application/epub+zip',
   'message/rfc822',
   'application/vnd.ms-outlook',
   'message/x-emlx',

@@ -123,9 +123,9 @@ export interface RtfFields {
   format: 'rtf';
 }
 
-/** Spreadsheets, presentations and OpenDocument files: their sheets' names, slides' or headings' first lines. */
+/** Spreadsheets, presentations, OpenDocument files and e-books: their sheets' names, slides' titles or headings. */
 export interface OfficeFields {
-  format: 'xlsx' | 'pptx' | 'opendocument';
+  format: 'xlsx' | 'pptx' | 'opendocument' | 'epub';
   headings: string[];
 }
 

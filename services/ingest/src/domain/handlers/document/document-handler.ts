@@ -42,6 +42,7 @@ const FORMATS: Record<string, FormatFields['format']> = {
   'application/vnd.oasis.opendocument.text': 'opendocument',
   'application/vnd.oasis.opendocument.spreadsheet': 'opendocument',
   'application/vnd.oasis.opendocument.presentation': 'opendocument',
+  'application/epub+zip': 'epub',
 };
 
 /** Types mail clients use when they do not know (or say) what a file is. */
@@ -133,6 +134,7 @@ async function readFormat(
     case 'xlsx':
     case 'pptx':
     case 'opendocument':
+    case 'epub':
       return parseOffice(bytes, format);
   }
 }

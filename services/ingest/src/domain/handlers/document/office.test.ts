@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import JSZip from 'jszip';
 import { documentTypeFor } from './document-handler.js';
+import { CORPUS_SKIP, fixture } from '../testing/build.js';
 import { parseDoc, rejection } from '../testing/parse.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -19,7 +20,7 @@ const zipOf = (parts: Record<string, string>) => {
 const core = (title: string, created: string) =>
   `<?xml version="1.0" encoding="UTF-8"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/"><dc:title>${title}</dc:title><dcterms:created>${created}</dcterms:created></cp:coreProperties>`;
 
-describe('documents: RTF, spreadsheets, presentations and OpenDocument', () => {
+describe('documents: RTF, spreadsheets, presentations, OpenDocument and e-books', () => {
   it('RTF: its text, code-page and \\u characters decoded, font tables and the info group left out', async () => {
     const rtf = Buffer.from(
       "{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0 Times New Roman;}}{\\info{\\author Ann}}\\f0\\fs24 Caf\\'e9 meeting notes\\par Budget: 40 \\u8364? for the venue.\\par}",
@@ -84,6 +85,31 @@ describe('documents: RTF, spreadsheets, presentations and OpenDocument', () => {
     assert.match((await parseDoc(ODS, ods, { filename: 'club.ods' })).text, /^Members\nZoë\t\tpaid$/);
   });
 
+  it("an e-book (.epub): chapters in the spine's order, not the manifest's; the contents page left out; title and date of the package", async () => {
+    const chapter = (title: string, body: string) =>
+      `<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>${title}</title></head><body><h1>${title}</h1><p>${body}</p></body></html>`;
+    const bytes = await zipOf({
+      mimetype: 'application/epub+zip',
+      'META-INF/container.xml':
+        '<container><rootfiles><rootfile full-path="OEBPS/content.opf" media-type="application/oebps-package+xml"/></rootfiles></container>',
+      'OEBPS/content.opf': `<package><metadata><dc:title>The Lighthouse Keeper</dc:title><dc:date>1998-05-01</dc:date></metadata>
+        <manifest><item id="c2" href="Text/chapter%202.xhtml" media-type="application/xhtml+xml"/>
+        <item id="c1" href="Text/chapter1.xhtml" media-type="application/xhtml+xml"/>
+        <item id="toc" href="nav.xhtml" properties="nav" media-type="application/xhtml+xml"/></manifest>
+        <spine><itemref idref="toc"/><itemref idref="c1"/><itemref idref="c2"/></spine></package>`,
+      'OEBPS/nav.xhtml': chapter('Contents', 'Chapter One, Chapter Two'),
+      'OEBPS/Text/chapter1.xhtml': chapter('Chapter One', 'The lamp was lit at dusk.'),
+      'OEBPS/Text/chapter 2.xhtml': chapter('Chapter Two', 'A storm came in from the west.'),
+    });
+    const book = await parseDoc('application/epub+zip', bytes, { filename: 'keeper.epub' });
+    assert.equal(
+      book.text,
+      'Chapter One\n\nThe lamp was lit at dusk.\n\nChapter Two\n\nA storm came in from the west.',
+    );
+    assert.equal(book.title, 'The Lighthouse Keeper');
+    assert.equal(book.occurredAt, '1998-05-01T00:00:00.000Z');
+  });
+
   it('a file that is no zip, or a zip without the parts, is rejected saying which; a zip bomb stops at its limit', async () => {
     assert.match((await rejection(parseDoc(XLSX, 'not a zip'))).reason, /not a readable xlsx file/);
     const empty = await zipOf({ 'readme.txt': 'hello' });
@@ -103,4 +129,29 @@ describe('documents: RTF, spreadsheets, presentations and OpenDocument', () => {
       /xl\/worksheets\/sheet1\.xml and what follows it were not read: more than 64 MB of XML/,
     );
   });
+
+  it(
+    "real files from document converters' test suites (read in place): RTF with a table, .odt, .xlsx, .pptx, .epub",
+    { skip: CORPUS_SKIP },
+    async () => {
+      const read = (type: string, name: string) =>
+        parseDoc(type, fixture(`docs/other-formats/${name}`), { filename: name });
+      const rtf = await read('application/rtf', 'fake-doc.rtf');
+      assert.match(rtf.text, /^My First Heading\nMy first paragraph\./);
+      assert.match(rtf.text, /\nRow 1, Cell 1\tRow 1, Cell 2\nRow 2, Cell 1\tRow 2, Cell 2$/);
+      const odt = await read(ODT, 'simple.odt');
+      assert.equal(odt.title, 'These are a few of my favorite things:');
+      assert.match(odt.text, /Parrots[\s\S]*Hockey[\s\S]*This is my first thought\./);
+      const xlsx = await read(XLSX, 'test.xlsx');
+      assert.equal(xlsx.title, 'test.xlsx', 'a sheet name is no title');
+      assert.match(xlsx.text, /^Sheet1\nAlpha\tBeta\tGamma\tDelta\n89\t82\t100\t12\n/);
+      assert.match(xlsx.text, /\nColA\tColB\tColC\tColD\n1\t2\t3\t4\n/);
+      const pptx = await read(PPTX, 'test.pptx');
+      assert.equal(pptx.title, 'AutoGen: Enabling Next-Gen LLM Applications via Multi-Agent Conversation');
+      assert.match(pptx.text, /AutoGen is an open-source framework that allows developers to build LLM applications/);
+      const epub = await read('application/epub+zip', 'test.epub');
+      assert.equal(epub.title, 'Test EPUB Document');
+      assert.match(epub.text, /^Chapter 1: Test Content\n\nThis is a test paragraph[\s\S]*Chapter 2: More Content/);
+    },
+  );
 });

@@ -1,13 +1,15 @@
 import JSZip from 'jszip';
 import { RejectedItem, type OfficeFields } from '../handler.js';
-import { collapseWhitespace } from '../text.js';
+import { collapseWhitespace, htmlToPlainText } from '../text.js';
+import { htmlHeadings } from './docx.js';
 import type { FormatResult } from './format.js';
 
 /**
- * Office files that are zips of XML: spreadsheets and presentations (OOXML: .xlsx, .pptx) and
- * OpenDocument's three (.odt, .ods, .odp). Read for their words: cells row by row with their
- * sheet's name, slides in order with their notes, paragraphs and headings; the title and date
- * the file's properties give. (Word's .docx goes through mammoth, docx.ts.)
+ * Documents that are zips of XML: spreadsheets and presentations (OOXML: .xlsx, .pptx),
+ * OpenDocument's three (.odt, .ods, .odp) and e-books (.epub). Read for their words: cells row by
+ * row with their sheet's name, slides in order with their notes, paragraphs and headings, a book's
+ * chapters in reading order; the title and date the file's properties give. (Word's .docx goes
+ * through mammoth, docx.ts.)
  */
 
 /** How much XML one file may inflate to: a zip bomb stops here, with what was read kept. */
@@ -23,17 +25,18 @@ export async function parseOffice(bytes: Buffer, format: OfficeFormat): Promise<
     throw new RejectedItem(`not a readable ${format} file: ${error instanceof Error ? error.message : String(error)}`);
   }
   const parts = new Parts(zip);
-  const read = format === 'xlsx' ? readXlsx : format === 'pptx' ? readPptx : readOpenDocument;
-  const { text, headings } = await read(parts);
+  const { text, headings, properties } = await READERS[format](parts);
   if (parts.missing.length > 0 && !text.trim())
     throw new RejectedItem(`not a readable ${format} file: it has no ${parts.missing.join(', ')}`);
-  const properties = await parts.xml(format === 'opendocument' ? 'meta.xml' : 'docProps/core.xml', { required: false });
   const title = properties ? textOf(firstElement(properties, 'dc:title') ?? '') : '';
   const date = properties
-    ? (firstElement(properties, 'dcterms:created') ?? firstElement(properties, 'meta:creation-date'))
+    ? (firstElement(properties, 'dcterms:created') ??
+      firstElement(properties, 'meta:creation-date') ??
+      firstElement(properties, 'dc:date'))
     : undefined;
   return {
-    title: collapseWhitespace(title) || headings[0] || null,
+    // A sheet's name is no title: a spreadsheet without one in its properties goes by its file name.
+    title: collapseWhitespace(title) || (format === 'xlsx' ? null : headings[0]) || null,
     text: text.trim(),
     occurredAt: date && !Number.isNaN(Date.parse(date.trim())) ? new Date(date.trim()).toISOString() : null,
     fields: { format, headings },
@@ -76,10 +79,59 @@ class Parts {
   }
 }
 
+/** What a reader found: the text, its headings (sheet names, slide titles), and the XML of the file's properties. */
+interface Read {
+  text: string;
+  headings: string[];
+  properties: string | undefined;
+}
+
+const READERS: Record<OfficeFormat, (parts: Parts) => Promise<Read>> = {
+  xlsx: readXlsx,
+  pptx: readPptx,
+  opendocument: readOpenDocument,
+  epub: readEpub,
+};
+
+const ooxmlProperties = (parts: Parts) => parts.xml('docProps/core.xml', { required: false });
+
+/**
+ * An e-book: the package document its container names (title, date), then the chapters its spine
+ * lists, in reading order, as text; their headings.
+ */
+async function readEpub(parts: Parts): Promise<Read> {
+  const container = (await parts.xml('META-INF/container.xml')) ?? '';
+  const opfPath = decodeEntities(/<rootfile\b[^>]*\bfull-path="([^"]+)"/.exec(container)?.[1] ?? '');
+  const opf = opfPath ? await parts.xml(opfPath) : undefined;
+  if (!opf) return { text: '', headings: [], properties: undefined };
+  const base = opfPath.includes('/') ? opfPath.slice(0, opfPath.lastIndexOf('/') + 1) : '';
+  const manifest = new Map(
+    [...opf.matchAll(/<item\b([^>]*)\/?>/g)].map(([, attributes]) => [
+      /\bid="([^"]*)"/.exec(attributes!)?.[1] ?? '',
+      {
+        href: decodeEntities(/\bhref="([^"]*)"/.exec(attributes!)?.[1] ?? ''),
+        nav: /\bproperties="[^"]*\bnav\b/.test(attributes!),
+      },
+    ]),
+  );
+  const chapters: string[] = [];
+  const headings: string[] = [];
+  for (const [, idref] of opf.matchAll(/<itemref\b[^>]*\bidref="([^"]*)"/g)) {
+    const item = manifest.get(idref!);
+    // The table of contents is a list of the chapters' titles, not a chapter.
+    if (!item || item.nav) continue;
+    const html = await parts.xml(decodeURI(base + item.href.split('#')[0]));
+    if (!html) continue;
+    headings.push(...htmlHeadings(html));
+    chapters.push(htmlToPlainText(html).trim());
+  }
+  return { text: chapters.filter(Boolean).join('\n\n'), headings, properties: opf };
+}
+
 const numberIn = (name: string) => Number(/(\d+)\.xml$/.exec(name)?.[1] ?? 0);
 
 /** Cells row by row (tab between cells), each sheet under its name. */
-async function readXlsx(parts: Parts): Promise<{ text: string; headings: string[] }> {
+async function readXlsx(parts: Parts): Promise<Read> {
   const shared = [
     ...((await parts.xml('xl/sharedStrings.xml', { required: false })) ?? '').matchAll(/<si>([\s\S]*?)<\/si>/g),
   ].map((m) => runsOf(m[1]!, 't'));
@@ -103,11 +155,11 @@ async function readXlsx(parts: Parts): Promise<{ text: string; headings: string[
     const content = rows.filter(Boolean).join('\n');
     if (content) sheets.push(`${names[i] ?? `Sheet ${i + 1}`}\n${content}`);
   }
-  return { text: sheets.join('\n\n'), headings: names };
+  return { text: sheets.join('\n\n'), headings: names, properties: await ooxmlProperties(parts) };
 }
 
 /** Each slide's paragraphs, then its speaker notes; a slide's first paragraph (its title) is a heading. */
-async function readPptx(parts: Parts): Promise<{ text: string; headings: string[] }> {
+async function readPptx(parts: Parts): Promise<Read> {
   const slides: string[] = [];
   const headings: string[] = [];
   const names = parts.names(/^ppt\/slides\/slide\d+\.xml$/);
@@ -119,11 +171,11 @@ async function readPptx(parts: Parts): Promise<{ text: string; headings: string[
     const noteText = notes ? paragraphsOf(notes, 'a:p', 'a:t').filter((p) => !/^\d+$/.test(p)) : [];
     slides.push([...paragraphs, ...noteText].join('\n'));
   }
-  return { text: slides.filter(Boolean).join('\n\n'), headings };
+  return { text: slides.filter(Boolean).join('\n\n'), headings, properties: await ooxmlProperties(parts) };
 }
 
 /** OpenDocument text, spreadsheet or presentation: paragraphs and headings in order, cells tab-separated. */
-async function readOpenDocument(parts: Parts): Promise<{ text: string; headings: string[] }> {
+async function readOpenDocument(parts: Parts): Promise<Read> {
   const xml = (await parts.xml('content.xml')) ?? '';
   const body = xml.slice(Math.max(0, xml.indexOf('<office:body')));
   const headings = [...body.matchAll(/<text:h\b[^>]*>([\s\S]*?)<\/text:h>/g)]
@@ -144,6 +196,7 @@ async function readOpenDocument(parts: Parts): Promise<{ text: string; headings:
       .join('\n')
       .replace(/\n{3,}/g, '\n\n'),
     headings,
+    properties: await parts.xml('meta.xml', { required: false }),
   };
 }
 

@@ -26,7 +26,7 @@ export function rtfContent(rtf: Buffer): { text?: string; html?: string } {
     };
     tokens.push = (token) => (plain._transform(token, 'utf8', fail), true);
     plain.push = (piece) => (pieces.push(String(piece)), true);
-    tokens._transform(withoutGroup(rtf, '{\\info'), 'utf8', fail);
+    tokens._transform(withTableBreaks(withoutGroup(rtf, '{\\info')), 'utf8', fail);
     tokens._flush(fail);
     plain._flush(fail);
     return { text: pieces.join('') };
@@ -49,6 +49,16 @@ function withoutGroup(rtf: Buffer, opening: string): Buffer {
     else if (byte === 0x7d && --depth === 0) return Buffer.concat([rtf.subarray(0, start), rtf.subarray(i + 1)]);
   }
   return rtf;
+}
+
+/** Table cells and rows as tabs and line ends (the text reader drops `\cell` and `\row`, running cells together). */
+function withTableBreaks(rtf: Buffer): Buffer {
+  const text = rtf.toString('latin1');
+  if (!/\\(nest)?(cell|row)(?![a-z])/.test(text)) return rtf;
+  return Buffer.from(
+    text.replace(/(?<!\\)\\(?:nest)?cell(?![a-z])/g, '\\tab').replace(/(?<!\\)\\(?:nest)?row(?![a-z])/g, '\\par'),
+    'latin1',
+  );
 }
 
 /** An RTF document (.rtf): its text; the first line is the title when the file has no name. */

@@ -172,6 +172,24 @@ describe('charsets: bodies', () => {
     }
   });
 
+  it('reads a body whose charset no decoder knows (Mutt\'s "unknown-8bit") by its bytes: UTF-8 when it is, else windows-1252', async () => {
+    const read = async (charset: string, body: Buffer) =>
+      (
+        await parseEmail(
+          message(
+            [
+              ['From', from],
+              ['Content-Type', `text/plain; charset=${charset}`],
+              ['Content-Transfer-Encoding', '8bit'],
+            ],
+            body,
+          ),
+        )
+      ).text.trim();
+    assert.equal(await read('unknown-8bit', encode('Cañón “x”\r\n', 'windows-1252')), 'Cañón “x”');
+    assert.equal(await read('x-unknown', Buffer.from('Zoë’s café\r\n')), 'Zoë’s café');
+  });
+
   it('takes the charset of an HTML part without one from its <meta charset>', async () => {
     const html = Buffer.concat([
       Buffer.from('<html><head><meta charset="windows-1251"></head><body><p>'),

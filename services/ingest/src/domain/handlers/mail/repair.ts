@@ -7,11 +7,13 @@
  *    charset the message declares anywhere, else windows-1252, and rewritten as UTF-8 (which
  *    mailparser reads as RFC 6532 headers).
  * 2. Raw ISO-2022-JP in header values (escape sequences, 7-bit, no RFC 2047): decoded as ISO-2022-JP.
- * 3. Body text parts whose charset is missing, us-ascii or utf-8 while the bytes are not valid
- *    UTF-8: relabelled windows-1252. An HTML part without a charset takes its <meta charset>.
+ * 3. Body text parts whose charset is missing, us-ascii, utf-8 or one no decoder knows (Mutt's
+ *    `unknown-8bit`) while the bytes are not valid UTF-8: relabelled windows-1252 (an unknown one
+ *    whose bytes are UTF-8: utf-8). An HTML part without a charset takes its <meta charset>.
  *
  * The stored blob keeps the original bytes; only the parse input changes.
  */
+import iconv from 'iconv-lite';
 import { decodeText, isValidUtf8, sniffHtmlCharset } from '../text.js';
 import { walk, type MimeNode, type RawHeader } from './mime.js';
 
@@ -26,9 +28,24 @@ interface Replacement {
 const ESC = '\x1b';
 
 function nonUtf8Charset(charset: string | undefined): string | null {
-  if (!charset) return null;
+  if (!charset || !knownCharset(charset)) return null;
   const c = charset.toLowerCase();
   return c === 'utf-8' || c === 'utf8' || c === 'us-ascii' || c === 'ascii' ? null : c;
+}
+
+/**
+ * Whether a decoder knows the charset. One none knows (Mutt's and sendmail's `unknown-8bit`,
+ * `x-unknown`, a typo) says nothing about the bytes: they are read as if none were declared.
+ */
+function knownCharset(charset: string): boolean {
+  const name = charset.trim();
+  if (iconv.encodingExists(name)) return true;
+  try {
+    new TextDecoder(name); // the WHATWG labels (iso-2022-jp, ks_c_5601-1987…)
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The first charset the message declares that is not UTF-8 or ASCII: the best guess for raw 8-bit headers. */
@@ -112,6 +129,7 @@ function bodyCharsetFix(node: MimeNode, raw: string): { header: RawHeader; chars
   const header = node.headers.find((h) => h.name === 'content-type');
   if (!header) return null;
   const declared = node.params.get('charset')?.toLowerCase();
+  const unknown = declared !== undefined && !knownCharset(declared);
   if (nonUtf8Charset(declared)) return null;
   const body = decodedBody(raw, node);
   let charset =
@@ -119,6 +137,7 @@ function bodyCharsetFix(node: MimeNode, raw: string): { header: RawHeader; chars
       ? nonUtf8Charset(sniffHtmlCharset(body) ?? undefined)
       : null;
   if (charset === null && !isValidUtf8(body)) charset = 'windows-1252';
+  if (charset === null && unknown) charset = 'utf-8';
   if (charset === null) return null;
   return {
     header,

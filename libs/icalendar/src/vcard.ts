@@ -69,19 +69,23 @@ function splitLine(line: string): ContentLine | null {
   return null;
 }
 
-/** Unfolds lines, joining quoted-printable soft line breaks (a 2.1 value ending in `=` goes on). */
+/**
+ * Unfolds lines, joining quoted-printable soft line breaks (a 2.1 value ending in `=` goes on). A
+ * soft break is taken first: the line after it is the value's next characters, a leading space
+ * included (`wraps in the=` + ` middle`), where unfolding would drop the space and leave the `=`.
+ */
 function logicalLines(input: string): string[] {
   const out: string[] = [];
   for (const raw of input.replace(/^\uFEFF/, '').split(/\r*\n|\r/)) {
     const last = out.length - 1;
-    if (last >= 0 && /^[ \t]/.test(raw)) out[last] += raw.slice(1);
-    else if (
+    if (
       last >= 0 &&
       /ENCODING=QUOTED-PRINTABLE|;QUOTED-PRINTABLE[;:]/i.test(out[last]!.split(':', 1)[0]!) &&
       out[last]!.endsWith('=')
     ) {
       out[last] = out[last]!.slice(0, -1) + raw;
-    } else out.push(raw);
+    } else if (last >= 0 && /^[ \t]/.test(raw)) out[last] += raw.slice(1);
+    else out.push(raw);
   }
   return out;
 }

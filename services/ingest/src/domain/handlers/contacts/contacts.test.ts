@@ -111,6 +111,17 @@ describe('contacts: values read by hand from the files', { skip }, () => {
   });
 });
 
+describe('contacts: generated', () => {
+  it('vCard 2.1 quoted-printable soft line breaks, with or without a space after them (Android, Outlook)', async () => {
+    const item = await parseVcf(
+      'BEGIN:VCARD\r\nVERSION:2.1\r\nFN;CHARSET=UTF-8;ENCODING=QUOTED-PRINTABLE:=E5=BC=A0=E4=B8=89=\r\n=E6=9D=8E\r\n' +
+        'NOTE;ENCODING=QUOTED-PRINTABLE:Line one=0D=0ALine two wraps in the=\r\n middle=\r\n of a word=\r\ns\r\nEND:VCARD\r\n',
+    );
+    assert.equal(item.meta.cards[0]!.fullName, '张三李');
+    assert.equal(item.meta.cards[0]!.note, 'Line one\nLine two wraps in the middle of a words');
+  });
+});
+
 describe('contacts: bad input', () => {
   it('rejects a file that is not a vCard, naming what it starts with', async () => {
     assert.match(

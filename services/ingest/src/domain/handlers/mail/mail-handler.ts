@@ -23,6 +23,7 @@ import { gmailState, takeoutLabels } from './gmail-labels.js';
 import { writtenDate } from '../dates.js';
 import { extractUuencoded } from './uuencode.js';
 import { TNEF_TYPES, isTnef, readTnef, type TnefContent } from './tnef.js';
+import { openSmime } from './smime.js';
 import { OUTLOOK_MSG_TYPE, isOutlookMessage, outlookToMime } from './outlook.js';
 import { APPLE_MAIL_TYPE, isAppleMailMessage, unwrapAppleMail } from './apple-mail.js';
 
@@ -275,7 +276,9 @@ async function originalSender(headers: RawHeader[]): Promise<Address[]> {
 }
 
 async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: number): Promise<EmailItem> {
-  const { mail, root, truncated, warnings } = await parseStructure(bytes);
+  const smime = openSmime(bytes);
+  const { mail, root, truncated, warnings } = await parseStructure(smime.bytes);
+  if (smime.warning) warnings.push(smime.warning);
   // Files uuencoded into the text (mail before MIME) are attachments, not words.
   const uuencoded = extractUuencoded(mail.text ?? '');
   const plain = uuencoded.text.trim() ? uuencoded.text : '';

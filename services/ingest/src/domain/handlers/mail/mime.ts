@@ -209,3 +209,18 @@ export function leadingJunkLength(s: string): number {
     else return at;
   }
 }
+
+/** A part's body with its transfer encoding (base64, quoted-printable) undone. */
+export function partBytes(raw: string, node: MimeNode): Buffer {
+  const body = raw.slice(node.bodyStart, node.bodyEnd);
+  if (node.transferEncoding === 'base64') return Buffer.from(body.replace(/[^A-Za-z0-9+/]/g, ''), 'base64');
+  if (node.transferEncoding === 'quoted-printable') {
+    return Buffer.from(
+      body
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      'latin1',
+    );
+  }
+  return Buffer.from(body, 'latin1');
+}

@@ -15,7 +15,7 @@
  */
 import iconv from 'iconv-lite';
 import { decodeText, isValidUtf8, sniffHtmlCharset } from '../text.js';
-import { walk, type MimeNode, type RawHeader } from './mime.js';
+import { partBytes, walk, type MimeNode, type RawHeader } from './mime.js';
 
 interface Replacement {
   start: number;
@@ -101,21 +101,6 @@ function repairHeader(header: RawHeader, raw: string, guess: string | null): Rep
   return { start: header.valueStart, end: header.valueEnd, text: decoded.text, note };
 }
 
-/** Decodes a part's transfer encoding, only to check which charset its bytes are in. */
-function decodedBody(raw: string, node: MimeNode): Buffer {
-  const body = raw.slice(node.bodyStart, node.bodyEnd);
-  if (node.transferEncoding === 'base64') return Buffer.from(body.replace(/[^A-Za-z0-9+/]/g, ''), 'base64');
-  if (node.transferEncoding === 'quoted-printable') {
-    return Buffer.from(
-      body
-        .replace(/=\r?\n/g, '')
-        .replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
-      'latin1',
-    );
-  }
-  return Buffer.from(body, 'latin1');
-}
-
 function withCharset(contentType: string, charset: string): string {
   return /charset\s*=/i.test(contentType)
     ? contentType.replace(/charset\s*=\s*("[^"]*"|[^;\s]*)/i, `charset=${charset}`)
@@ -131,7 +116,7 @@ function bodyCharsetFix(node: MimeNode, raw: string): { header: RawHeader; chars
   const declared = node.params.get('charset')?.toLowerCase();
   const unknown = declared !== undefined && !knownCharset(declared);
   if (nonUtf8Charset(declared)) return null;
-  const body = decodedBody(raw, node);
+  const body = partBytes(raw, node);
   let charset =
     node.contentType === 'text/html' && declared === undefined
       ? nonUtf8Charset(sniffHtmlCharset(body) ?? undefined)

@@ -80,6 +80,17 @@ describe('mail: Outlook .msg files', () => {
     assert.equal(msg.text.trim(), eml.text.trim());
   });
 
+  it('a sent message carries its Outlook conversation (PR_CONVERSATION_INDEX), as the Thread-Index it was sent with', async () => {
+    const index = Buffer.concat([
+      Buffer.from('01d91a2b3c4d', 'hex'),
+      Buffer.alloc(16, 0x5e),
+      Buffer.from('0000001234', 'hex'),
+    ]);
+    const item = await parseMsg(outlookMsg({ ...sent, conversationIndex: index }));
+    assert.equal(item.meta.conversation, `thread-index:${index.subarray(0, 22).toString('hex')}`);
+    assert.equal((await parseMsg(outlookMsg(sent))).meta.conversation, undefined);
+  });
+
   it('a draft without Message-ID nor date stays undated, with the same identity each time it is read', async () => {
     const draft = outlookMsg({ ...sent, messageId: undefined, submitted: undefined, attachments: [] });
     const first = await parseMsg(draft);

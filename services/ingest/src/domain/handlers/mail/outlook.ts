@@ -18,6 +18,8 @@ const OLE_SIGNATURE = Buffer.from('d0cf11e0a1b11ae1', 'hex');
 /** MAPI properties msgreader does not name: PR_IN_REPLY_TO_ID and PR_INTERNET_REFERENCES (Unicode). */
 const IN_REPLY_TO = '1042001f';
 const REFERENCES = '1039001f';
+/** PR_CONVERSATION_INDEX: Outlook's conversation, what it sends as the Thread-Index header. */
+const CONVERSATION_INDEX = '00710102';
 
 /** Message classes that are mail: notes (signed and encrypted too), meeting requests and answers, delivery reports. */
 const MAIL_CLASS = /^(ipm\.note|ipm\.schedule\.meeting|report\.)/i;
@@ -81,6 +83,8 @@ export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
       .filter((r) => r.address.includes('@'));
   const sender = fields.senderSmtpAddress ?? fields.sentRepresentingSmtpAddress ?? fields.senderEmail;
   const date = fields.clientSubmitTime ?? fields.messageDeliveryTime;
+  const index = raw(CONVERSATION_INDEX);
+  const conversation = index instanceof Uint8Array ? Buffer.from(index).toString('base64') : undefined;
   const options: Mail.Options = {
     ...(sender?.includes('@') ? { from: { name: fields.senderName ?? '', address: sender } } : {}),
     to: recipients('to'),
@@ -91,6 +95,7 @@ export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
     ...(fields.messageId ? { messageId: fields.messageId } : {}),
     ...(text(IN_REPLY_TO) ? { inReplyTo: text(IN_REPLY_TO) } : {}),
     ...(text(REFERENCES) ? { references: text(REFERENCES) } : {}),
+    ...(conversation ? { headers: { 'Thread-Index': conversation } } : {}),
     text: fields.body?.trim() ? fields.body : (rtf.text ?? ''),
     ...(html ? { html } : {}),
     attachments: (fields.attachments ?? []).map((attachment) => {
@@ -113,8 +118,11 @@ export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
   const transport = fields.headers?.trim() ? fields.headers : null;
   // Nodemailer invents a Message-ID and a Date when there is none: an unknown stays unknown.
   const invented = new Set([...(fields.messageId ? [] : ['message-id']), ...(date ? [] : ['date'])]);
+  // Thread-Index comes from the properties when the transport headers have none (a sent message's).
+  const keepIndex = !transport || !/^thread-index\s*:/im.test(transport);
   const composedHeaders = headerFields(composed.subarray(0, split).toString('utf8')).filter((field) => {
     const name = fieldName(field);
+    if (name === 'thread-index') return keepIndex;
     return transport ? isMimeField(name) : !invented.has(name);
   });
   const head = transport

@@ -14,6 +14,8 @@ export interface OutlookMessage {
   messageId?: string;
   inReplyTo?: string;
   references?: string;
+  /** PR_CONVERSATION_INDEX: Outlook's conversation (what it sends as Thread-Index). */
+  conversationIndex?: Buffer;
   /** PR_RTF_COMPRESSED: an RTF body, stored compressed (LZFu, literals only). */
   rtf?: string;
   /** PR_TRANSPORT_MESSAGE_HEADERS: a received message's headers as they arrived. */
@@ -55,6 +57,7 @@ export function outlookMsg(message: OutlookMessage): Buffer {
     ...(message.messageId ? [{ id: 0x1035, type: STRING, value: message.messageId }] : []),
     ...(message.inReplyTo ? [{ id: 0x1042, type: STRING, value: message.inReplyTo }] : []),
     ...(message.references ? [{ id: 0x1039, type: STRING, value: message.references }] : []),
+    ...(message.conversationIndex ? [{ id: 0x0071, type: BINARY, value: message.conversationIndex }] : []),
     ...(message.transportHeaders ? [{ id: 0x007d, type: STRING, value: message.transportHeaders }] : []),
   ];
   const recipients = message.recipients;

@@ -108,6 +108,16 @@ describe('documents: RTF, spreadsheets, presentations, OpenDocument and e-books'
     );
     assert.equal(book.title, 'The Lighthouse Keeper');
     assert.equal(book.occurredAt, '1998-05-01T00:00:00.000Z');
+    assert.deepEqual(book.warnings, []);
+
+    // A chapter the spine lists that the zip does not hold: the rest is read, the gap is said.
+    const zip = await JSZip.loadAsync(bytes);
+    zip.remove('OEBPS/Text/chapter1.xhtml');
+    const gap = await parseDoc('application/epub+zip', await zip.generateAsync({ type: 'nodebuffer' }), {
+      filename: 'keeper.epub',
+    });
+    assert.equal(gap.text, 'Chapter Two\n\nA storm came in from the west.');
+    assert.deepEqual(gap.warnings, ['OEBPS/Text/chapter1.xhtml is named but not in the file: left out']);
   });
 
   it('a file that is no zip, or a zip without the parts, is rejected saying which; a zip bomb stops at its limit', async () => {

@@ -28,6 +28,11 @@ export async function parseOffice(bytes: Buffer, format: OfficeFormat): Promise<
   const { text, headings, properties } = await READERS[format](parts);
   if (parts.missing.length > 0 && !text.trim())
     throw new RejectedItem(`not a readable ${format} file: it has no ${parts.missing.join(', ')}`);
+  // A part the file names but does not hold (a chapter the spine lists) is text that is not there: said, not passed over.
+  const warnings = [
+    ...parts.missing.map((name) => `${name} is named but not in the file: left out`),
+    ...parts.warnings,
+  ];
   const title = properties ? textOf(firstElement(properties, 'dc:title') ?? '') : '';
   const date = properties
     ? (firstElement(properties, 'dcterms:created') ??
@@ -40,7 +45,7 @@ export async function parseOffice(bytes: Buffer, format: OfficeFormat): Promise<
     text: text.trim(),
     occurredAt: date && !Number.isNaN(Date.parse(date.trim())) ? new Date(date.trim()).toISOString() : null,
     fields: { format, headings },
-    warnings: parts.warnings,
+    warnings,
   };
 }
 

@@ -63,13 +63,26 @@ export function decodeText(bytes: Uint8Array, declared: string | null): { text: 
   return { text: new TextDecoder('windows-1252').decode(bytes), charset: 'windows-1252' };
 }
 
-/** HTML to searchable text: no image alt noise, no link targets, no wrapping. */
+/**
+ * HTML to searchable text: no image alt noise, no link targets, no wrapping; a table's cells
+ * apart and its rows on lines (html-to-text's default runs a row's cells into one word).
+ */
 export function htmlToPlainText(html: string): string {
   return convert(html, {
     wordwrap: false,
+    formatters: {
+      // A cell's words, then a space: cells stay apart, each cell's text whole (a layout table's columns are not interleaved).
+      tableCell: (element, walk, builder) => {
+        walk(element.children, builder);
+        builder.addInline(' ');
+      },
+    },
     selectors: [
       { selector: 'a', options: { ignoreHref: true } },
       { selector: 'img', format: 'skip' },
+      { selector: 'tr', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+      { selector: 'td', format: 'tableCell' },
+      { selector: 'th', format: 'tableCell' },
       { selector: 'h1', options: { uppercase: false } },
       { selector: 'h2', options: { uppercase: false } },
       { selector: 'h3', options: { uppercase: false } },

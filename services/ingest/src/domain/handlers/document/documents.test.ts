@@ -182,6 +182,18 @@ describe('documents: HTML', () => {
     <p>${'Basil grew well beside them, and the slugs stayed away thanks to copper tape around the beds. '.repeat(3)}</p></article>
     <footer>Copyright 2023 · Cookie settings</footer><script>track()</script></body></html>`;
 
+  it("keeps a table's cells apart, a row to a line, a layout table's columns each whole", async () => {
+    const item = await parseDoc(
+      'text/html',
+      '<html><body><table><tr><th>Item</th><th>Price</th></tr><tr><td>Coffee <b>beans</b></td><td>12.50</td></tr></table>' +
+        '<table><tr><td><p>Main column, its first paragraph.</p><p>Its second.</p></td><td>Sidebar</td></tr></table></body></html>',
+    );
+    assert.equal(
+      item.text,
+      'Item Price\nCoffee beans 12.50\n\nMain column, its first paragraph.\n\nIts second.\n\nSidebar',
+    );
+  });
+
   it('keeps the main content, not navigation, footer or scripts', async () => {
     const item = await parseDoc('text/html', page, { url: 'https://blog.example.com/posts/garden?utm=x' });
     assert.match(item.text, /Tomatoes need sun/);

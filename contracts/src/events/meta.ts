@@ -153,7 +153,7 @@ export type MarkdownMeta = Static<typeof MarkdownMeta>;
 
 /** The formats whose structure no other service reads: their fields beyond `format` are the handler's. */
 const OtherDocumentMeta = (
-  format: 'docx' | 'text' | 'html' | 'rst' | 'rtf' | 'xlsx' | 'pptx' | 'opendocument' | 'epub',
+  format: 'docx' | 'text' | 'html' | 'rst' | 'rtf' | 'xlsx' | 'pptx' | 'opendocument' | 'epub' | 'doc' | 'xls' | 'ppt',
 ) => Type.Object({ ...DocumentBase, format: Type.Literal(format) });
 
 /** A document by its format. */
@@ -169,6 +169,9 @@ export const DocumentMeta = Type.Union([
   OtherDocumentMeta('pptx'),
   OtherDocumentMeta('opendocument'),
   OtherDocumentMeta('epub'),
+  OtherDocumentMeta('doc'),
+  OtherDocumentMeta('xls'),
+  OtherDocumentMeta('ppt'),
 ]);
 export type DocumentMeta = Static<typeof DocumentMeta>;
 

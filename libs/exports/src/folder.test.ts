@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { messageFolderOf } from './folder.js';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { listFolder, messageFolderOf } from './folder.js';
 
 test("a saved message's folder label: the folder it sits in, or for Apple Mail's store its mailboxes", () => {
   assert.equal(messageFolderOf('Junk/offer.eml'), 'Junk');
@@ -9,4 +12,26 @@ test("a saved message's folder label: the folder it sits in, or for Apple Mail's
   assert.equal(messageFolderOf('V10/4F2A/INBOX.mbox/9C1E/Data/3/1/Messages/31245.emlx'), 'INBOX');
   assert.equal(messageFolderOf('Work.mbox/Projects.mbox/77AA/Data/Messages/12.partial.emlx'), 'Work/Projects');
   assert.equal(messageFolderOf('Mailboxes/Junk.mbox/Messages/7.emlx'), 'Junk');
+});
+
+test('a folder of Office 97–2003 files: .doc, .xls, .ppt (and their templates) are sent as their types', async () => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-folder-'));
+  try {
+    for (const name of ['memo.doc', 'budget.xls', 'talk.ppt', 'letterhead.dot', 'layout.pages'])
+      await fs.writeFile(path.join(root, name), 'x');
+    const accepted = new Set(['application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint']);
+    const { files, skipped } = await listFolder(root, accepted);
+    assert.deepEqual(
+      files.map((file) => [file.key, file.type]),
+      [
+        ['budget.xls', 'application/vnd.ms-excel'],
+        ['letterhead.dot', 'application/msword'],
+        ['memo.doc', 'application/msword'],
+        ['talk.ppt', 'application/vnd.ms-powerpoint'],
+      ],
+    );
+    assert.deepEqual(skipped, [{ key: 'layout.pages', reason: 'no handler takes .pages files' }]);
+  } finally {
+    await fs.rm(root, { recursive: true, force: true });
+  }
 });

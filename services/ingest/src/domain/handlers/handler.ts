@@ -125,7 +125,7 @@ export interface RtfFields {
 
 /** Spreadsheets, presentations, OpenDocument files and e-books: their sheets' names, slides' titles or headings. */
 export interface OfficeFields {
-  format: 'xlsx' | 'pptx' | 'opendocument' | 'epub';
+  format: 'xlsx' | 'pptx' | 'opendocument' | 'epub' | 'doc' | 'xls' | 'ppt';
   headings: string[];
 }
 

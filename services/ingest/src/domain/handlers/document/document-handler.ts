@@ -18,6 +18,8 @@ import { paperOf } from './paper.js';
 import { parseRst } from './rst.js';
 import { parseRtf } from './rtf.js';
 import { parseOffice } from './office.js';
+import { parseBinaryOffice } from './binary-office/index.js';
+import { looksLikeHtml, provenDocumentType } from './sniff.js';
 
 /** The largest document taken (a scanned book fits; a request carrying it is the gateway's limit). */
 export const DOCUMENT_LIMIT_BYTES = 100 * 1024 * 1024;
@@ -43,6 +45,9 @@ const FORMATS: Record<string, FormatFields['format']> = {
   'application/vnd.oasis.opendocument.spreadsheet': 'opendocument',
   'application/vnd.oasis.opendocument.presentation': 'opendocument',
   'application/epub+zip': 'epub',
+  'application/msword': 'doc',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.ms-powerpoint': 'ppt',
 };
 
 /** Types mail clients use when they do not know (or say) what a file is. */
@@ -56,13 +61,34 @@ const GENERIC = new Set([
 
 /**
  * The document type to read an attachment as: its own type when the handler reads it; for a
- * generic type (octet-stream) or text/plain, the type its file extension names; else null.
+ * generic type (octet-stream), an unknown application type (application/x-msword) or text/plain,
+ * the type its file extension names, else (but for text/plain) the type its bytes prove; else null.
  */
-export function documentTypeFor(contentType: string, filename: string | null): string | null {
+export function documentTypeFor(contentType: string, filename: string | null, bytes?: Buffer): string | null {
+  if (FORMATS[contentType] && contentType !== 'text/plain') return contentType;
+  const unsure = GENERIC.has(contentType) || contentType === 'text/plain' || contentType.startsWith('application/');
+  if (!unsure) return null;
   const byExtension = filename ? typeOfFileName(filename) : null;
-  if (byExtension && FORMATS[byExtension] && (GENERIC.has(contentType) || contentType === 'text/plain'))
-    return byExtension;
-  return FORMATS[contentType] ? contentType : null;
+  if (byExtension && FORMATS[byExtension]) return byExtension;
+  if (contentType === 'text/plain') return contentType;
+  return bytes ? provenDocumentType(bytes) : null;
+}
+
+/**
+ * The type a document is read as: the one its bytes prove when they prove one (Word's RTF
+ * labelled application/msword), an Office 97–2003 label on an HTML page or plain text read as
+ * that ("export to Excel" buttons), else its label.
+ */
+function typeToRead(labelled: string, bytes: Buffer): string {
+  const proven = provenDocumentType(bytes);
+  // Text that mentions `%PDF-` near its start is still text: a text label gives way only to bytes that are not text.
+  const head = bytes.subarray(0, 1024).toString('latin1');
+  if (proven && (!labelled.startsWith('text/') || head.includes('\0') || /^(%PDF-|\{\\rtf)/.test(head))) return proven;
+  const format = FORMATS[labelled];
+  const binary = head.includes('\0');
+  if ((format === 'doc' || format === 'xls' || format === 'ppt') && !binary)
+    return looksLikeHtml(bytes) ? 'text/html' : 'text/plain';
+  return labelled;
 }
 
 export const documentAttributesSchema = Type.Object(
@@ -136,6 +162,10 @@ async function readFormat(
     case 'opendocument':
     case 'epub':
       return parseOffice(bytes, format);
+    case 'doc':
+    case 'xls':
+    case 'ppt':
+      return parseBinaryOffice(bytes, format);
   }
 }
 
@@ -146,11 +176,13 @@ async function readFormat(
  */
 export async function parseDocument({ bytes, type, attributes }: HandlerInput): Promise<DocumentItem> {
   const attrs = attributes as DocumentAttributes;
-  const contentType = type.split(';')[0]?.trim().toLowerCase() ?? '';
-  const format = FORMATS[contentType];
-  if (!format) throw new RejectedItem(`no document reader for type "${contentType}"`);
+  const labelled = type.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (!FORMATS[labelled]) throw new RejectedItem(`no document reader for type "${labelled}"`);
+  const contentType = typeToRead(labelled, bytes);
+  const format = FORMATS[contentType]!;
   const url = attrs.url ?? null;
-  const result = await readFormat(format, bytes, type, url);
+  const result = await readFormat(format, bytes, contentType === labelled ? type : contentType, url);
+  if (contentType !== labelled) result.warnings.unshift(`labelled ${labelled} but is ${contentType}: read as that`);
   const canonical = result.fields.format === 'html' ? result.fields.canonicalUrl : null;
   const paper = result.fields.format === 'pdf' ? paperOf(result.fields, result.text) : null;
   return {

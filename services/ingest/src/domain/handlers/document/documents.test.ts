@@ -315,8 +315,8 @@ describe('documents: plain text and reStructuredText', () => {
 
   it('rejects a type the document handler does not read', async () => {
     assert.equal(
-      (await rejection(registry.parse({ type: 'application/vnd.ms-excel', bytes: Buffer.from('x') }))).reason,
-      'no handler for type "application/vnd.ms-excel"',
+      (await rejection(registry.parse({ type: 'application/vnd.visio', bytes: Buffer.from('x') }))).reason,
+      'no handler for type "application/vnd.visio"',
     );
   });
 });

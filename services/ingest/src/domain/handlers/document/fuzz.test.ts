@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { docx, pdf } from '../testing/build.js';
+import { presentation, wordDocument, workbook } from '../testing/binary-office.js';
 import { mutations } from '../testing/mutate.js';
 import { parsedOrCleanlyRejected } from '../testing/parse.js';
 
@@ -36,6 +37,29 @@ const SEEDS: Array<{ type: string; bytes: Buffer }> = [
     bytes: pdf([['Page one'], ['Page two']], { Title: 'T', CreationDate: 'D:20200101000000Z' }),
   },
   { type: DOCX, bytes: docx([{ text: 'Heading', heading: true }, { text: 'Body' }]) },
+  {
+    type: 'application/msword',
+    bytes: wordDocument({ text: 'Para \u0013 PAGE \u00141\u0015\rCell\u0007\u0007', wideFrom: 5, title: 'T' }),
+  },
+  {
+    type: 'application/vnd.ms-excel',
+    bytes: workbook({
+      sheets: [
+        {
+          name: 'S',
+          rows: [
+            ['a', 1.5],
+            ['Ω', 2],
+          ],
+        },
+      ],
+      continueAt: 12,
+    }),
+  },
+  {
+    type: 'application/vnd.ms-powerpoint',
+    bytes: presentation({ slides: [{ title: 'T', body: ['b'], notes: 'n' }], editedTitle: { slide: 0, title: 'U' } }),
+  },
 ];
 
 const TOKENS = [

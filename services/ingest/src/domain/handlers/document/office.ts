@@ -3,6 +3,7 @@ import { RejectedItem, type OfficeFields } from '../handler.js';
 import { collapseWhitespace, htmlToPlainText } from '../text.js';
 import { htmlHeadings } from './docx.js';
 import type { FormatResult } from './format.js';
+import type { BinaryOfficeFormat } from './binary-office/index.js';
 
 /**
  * Documents that are zips of XML: spreadsheets and presentations (OOXML: .xlsx, .pptx),
@@ -15,7 +16,7 @@ import type { FormatResult } from './format.js';
 /** How much XML one file may inflate to: a zip bomb stops here, with what was read kept. */
 const INFLATED_AT_MOST = 64 * 1024 * 1024;
 
-export type OfficeFormat = OfficeFields['format'];
+export type OfficeFormat = Exclude<OfficeFields['format'], BinaryOfficeFormat>;
 
 export async function parseOffice(bytes: Buffer, format: OfficeFormat): Promise<FormatResult<OfficeFields>> {
   let zip: JSZip;

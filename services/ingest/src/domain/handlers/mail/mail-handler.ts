@@ -469,7 +469,7 @@ async function parseAttachment(
       item.meta.calendar = calendar.meta;
       return item;
     }
-    const documentType = documentTypeFor(contentType, filename);
+    const documentType = documentTypeFor(contentType, filename, bytes);
     if (documentType) {
       const charset = (attachment.headers.get('content-type') as { params?: Record<string, string> } | undefined)
         ?.params?.charset;

@@ -35,3 +35,36 @@ test('a folder of Office 97–2003 files: .doc, .xls, .ppt (and their templates)
     await fs.rm(root, { recursive: true, force: true });
   }
 });
+
+test("a web page saved complete is one page: its folder's images and scripts are skipped as its parts, each accounted for", async () => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-folder-'));
+  try {
+    const files = [
+      'Recipe.html',
+      'Recipe_files/photo.jpg',
+      'Recipe_files/app.js',
+      'Recipe_files/deep/icon.png',
+      'web/Seite.htm',
+      'web/Seite-Dateien/bild.jpg',
+      // A folder that only looks like one: no page beside it.
+      'tax_files/scan.jpg',
+    ];
+    for (const file of files) {
+      await fs.mkdir(path.join(root, path.dirname(file)), { recursive: true });
+      await fs.writeFile(path.join(root, file), 'x');
+    }
+    const { files: sent, skipped } = await listFolder(root, new Set(['text/html', 'image/jpeg', 'image/png']));
+    assert.deepEqual(
+      sent.map((file) => file.key),
+      ['Recipe.html', 'tax_files/scan.jpg', 'web/Seite.htm'],
+    );
+    assert.deepEqual(skipped, [
+      { key: 'Recipe_files/app.js', reason: 'a part of the saved web page Recipe.html' },
+      { key: 'Recipe_files/deep/icon.png', reason: 'a part of the saved web page Recipe.html' },
+      { key: 'Recipe_files/photo.jpg', reason: 'a part of the saved web page Recipe.html' },
+      { key: 'web/Seite-Dateien/bild.jpg', reason: 'a part of the saved web page web/Seite.htm' },
+    ]);
+  } finally {
+    await fs.rm(root, { recursive: true, force: true });
+  }
+});

@@ -89,28 +89,52 @@ export interface WalkedFile {
 }
 
 /**
+ * A page saved "complete" by a browser (or Office's "Save as Web Page") keeps its images, scripts
+ * and styles in a folder named after it, beside it: `Page_files/` for `Page.html`, localised by
+ * Internet Explorer and Office (`Seite-Dateien/`, `Page_fichiers/`). They are parts of the page,
+ * not photos or documents of their own.
+ */
+const SAVED_PAGE_FOLDER =
+  /^(.+?)(?:_files|-Dateien|_fichiers|_archivos|_arquivos|_bestanden|_file|-filer|_tiedostot|_pliki|_soubory)$/;
+const PAGE_EXTENSIONS = ['html', 'htm', 'xhtml', 'shtml', 'mht', 'mhtml'];
+
+/** The saved page (a sibling's name) whose resources a folder holds, or null: `has` tells whether a sibling exists. */
+export function savedPageOf(folder: string, has: (sibling: string) => boolean): string | null {
+  const base = SAVED_PAGE_FOLDER.exec(folder)?.[1];
+  if (!base) return null;
+  for (const extension of PAGE_EXTENSIONS)
+    for (const name of [`${base}.${extension}`, `${base}.${extension.toUpperCase()}`]) if (has(name)) return name;
+  return null;
+}
+
+/**
  * Every regular file under a folder, in a stable order (names sorted, depth first), for `take` to
- * keep or skip with a reason; hidden files and folders and what is not a regular file are skipped
- * here, so that an import accounts for every entry.
+ * keep or skip with a reason; hidden files and folders, what is not a regular file and the
+ * resources of a saved web page are skipped here, so that an import accounts for every entry.
  */
 export async function walkFolder(
   root: string,
   take: (file: WalkedFile, skip: (reason: string) => void) => Promise<void> | void,
 ): Promise<SkippedFile[]> {
   const skipped: SkippedFile[] = [];
-  const visit = async (dir: string) => {
+  const visit = async (dir: string, partOf: string | null) => {
     const entries = (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    const names = new Set(entries.map((entry) => entry.name));
     for (const entry of entries) {
       const full = path.join(dir, entry.name);
       const key = path.relative(root, full).split(path.sep).join('/');
       const skip = (reason: string) => skipped.push({ key, reason });
       if (entry.name.startsWith('.')) skip(entry.isDirectory() ? 'a hidden folder (not read)' : 'a hidden file');
-      else if (entry.isDirectory()) await visit(full);
-      else if (!entry.isFile()) skip('not a regular file');
+      else if (entry.isDirectory()) {
+        const page = partOf ? null : savedPageOf(entry.name, (sibling) => names.has(sibling));
+        const pageKey = page ? path.posix.join(path.posix.dirname(key), page) : null;
+        await visit(full, partOf ?? (pageKey ? `a part of the saved web page ${pageKey}` : null));
+      } else if (!entry.isFile()) skip('not a regular file');
+      else if (partOf) skip(partOf);
       else await take({ file: full, key, name: entry.name, stat: await fs.stat(full) }, skip);
     }
   };
-  await visit(root);
+  await visit(root, null);
   return skipped;
 }
 

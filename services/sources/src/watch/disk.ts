@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { savedPageOf } from '@memex/exports';
 import type { DiskFile } from '../domain/files.js';
 
 /** Files smaller than this are read whole (hashed and, when copied, sent from the same buffer). */
@@ -12,9 +13,17 @@ export function rootPath(root: string): string {
   return root.slice('file:'.length).replace(/\/+$/, '') || '/';
 }
 
-/** Hidden files and folders (`.DS_Store`, `.git/`) are never items. */
-export function isHidden(relative: string): boolean {
-  return relative.split('/').some((part) => part.startsWith('.'));
+/**
+ * Paths that are never items: hidden files and folders (`.DS_Store`, `.git/`) and what is in the
+ * folder of a web page saved complete (`Page_files/` beside `Page.html`: its images and scripts).
+ */
+export function isIgnored(root: string, relative: string): boolean {
+  const parts = relative.split('/');
+  if (parts.some((part) => part.startsWith('.'))) return true;
+  return parts.some(
+    (folder, i) =>
+      savedPageOf(folder, (sibling) => existsSync(path.join(root, ...parts.slice(0, i), sibling))) !== null,
+  );
 }
 
 /** Why the root cannot be scanned now (gone, not a folder, not readable), or null. */
@@ -42,7 +51,7 @@ export async function emptyRoot(dir: string, known: number): Promise<string | nu
   return `the folder ${dir} is empty while it had ${known} files: its volume is probably not mounted (its items are kept; put a file back, or memex sources remove it)`;
 }
 
-/** Every regular, visible file under `dir` (relative to `root`, `/`-separated). */
+/** Every regular, visible file under `dir` (relative to `root`, `/`-separated), saved pages' resources left out. */
 export async function walk(
   root: string,
   dir = root,
@@ -56,11 +65,13 @@ export async function walk(
     if (dir !== root && (error as NodeJS.ErrnoException).code === 'ENOENT') return into;
     throw error;
   }
+  const names = new Set(entries.map((entry) => entry.name));
   for (const entry of entries) {
     if (entry.name.startsWith('.')) continue;
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) await walk(root, full, into);
-    else if (entry.isFile()) {
+    if (entry.isDirectory()) {
+      if (!savedPageOf(entry.name, (sibling) => names.has(sibling))) await walk(root, full, into);
+    } else if (entry.isFile()) {
       const file = await statFile(root, full);
       if (file) into.set(file.path, file);
     }

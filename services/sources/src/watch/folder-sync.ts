@@ -30,7 +30,7 @@ import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
 import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
 import { EXPORT_KINDS, ExportSync } from './export-sync.js';
-import { emptyRoot, isHidden, readFile, rootPath, rootProblem, statFile, walk } from './disk.js';
+import { emptyRoot, isIgnored, readFile, rootPath, rootProblem, statFile, walk } from './disk.js';
 
 export interface ScanCounts {
   files: number;
@@ -222,7 +222,7 @@ export class FolderSync {
     const disk = new Map<string, DiskFile>();
     const paths: string[] = [];
     for (const { path: relative, folder } of touched) {
-      if (isHidden(relative)) continue;
+      if (isIgnored(root, relative)) continue;
       if (folder) {
         await walk(root, path.join(root, relative), disk);
         for (const key of known.keys()) if (key.startsWith(`${relative}/`)) paths.push(key);

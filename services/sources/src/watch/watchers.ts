@@ -5,7 +5,7 @@ import { SourceErrored } from '@memex/contracts';
 import { EventPublisher } from '@memex/bus';
 import { DATABASE, ServiceHost } from '@memex/runtime';
 import type { Settings, SourcesDatabase } from '../projection/schema.js';
-import { isHidden, relativeOf, rootPath } from './disk.js';
+import { isIgnored, relativeOf, rootPath } from './disk.js';
 import { FolderSync, type Reconciled, type Touched } from './folder-sync.js';
 
 /** Changes reported within this long of each other are reconciled together (a move is an unlink and an add). */
@@ -132,7 +132,7 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
       followSymlinks: false,
       // A file being written is reported once it stops growing, not half-written.
       awaitWriteFinish: { stabilityThreshold: 200, pollInterval: 50 },
-      ignored: (full) => full !== entry.root && isHidden(relativeOf(entry.root, full)),
+      ignored: (full) => full !== entry.root && isIgnored(entry.root, relativeOf(entry.root, full)),
     });
     const touch = (folder: boolean) => (full: string) => {
       const relative = relativeOf(entry.root, full);

@@ -1,6 +1,9 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
 import sharp from 'sharp';
 import {
   ItemsDelete,
@@ -166,15 +169,29 @@ describe('media: photos from the shared corpus through ingest and the media pipe
     assert.ok((await difference(upright, unturned)) > 20);
   });
 
-  it('keeps a HEVC HEIC and a cut-short RAW with their metadata, saying why they have no thumbnail', async () => {
-    const [heic, raw] = await h.ingestFiles([
+  it("an iPhone's HEVC HEIC gets thumbnails, upright; a cut-short HEIC and RAW keep their metadata, saying why they have none", async () => {
+    const cut = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'memex-heic-')), 'IMG_cut.HEIC');
+    const whole = fs.readFileSync(photo('exif-samples/heic/IMG_5195.HEIC'));
+    fs.writeFileSync(cut, whole.subarray(0, Math.floor(whole.length * 0.6)));
+    const [heic, raw, cutShort] = await h.ingestFiles([
       photo('exif-samples/heic/IMG_5195.HEIC'),
       photo('exif-py/sony_alpha_a7iii_raw_image.ARW'),
+      cut,
     ]);
     const heicPhoto = await h.analyzed(heic!);
-    assert.equal(heicPhoto.renditions.length, 0);
-    assert.match(heicPhoto.rendition_problem ?? '', /HEVC/);
+    assert.equal(heicPhoto.rendition_problem, null);
+    // Portrait, as the phone was held: libheif applies the file's rotation.
+    assert.deepEqual(
+      heicPhoto.renditions.map((r) => [r.name, r.width, r.height]),
+      [
+        ['thumb', 198, 256],
+        ['preview', 1239, 1600],
+      ],
+    );
     assert.equal(heicPhoto.occurred_at, '2021-04-11T20:47:53.000Z');
+    const cutPhoto = await h.analyzed(cutShort!);
+    assert.equal(cutPhoto.renditions.length, 0);
+    assert.match(cutPhoto.rendition_problem ?? '', /HEIC photo is cut short/);
     const rawPhoto = await h.analyzed(raw!);
     assert.match(rawPhoto.rendition_problem ?? '', /RAW file holds no whole embedded JPEG preview/);
     assert.deepEqual(rawPhoto.meta['camera'], { make: 'SONY', model: 'ILCE-7M3' });

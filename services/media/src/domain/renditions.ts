@@ -1,6 +1,8 @@
 import { execFile } from 'node:child_process';
 import sharp, { type Sharp } from 'sharp';
 import type { Rendition } from '@memex/contracts';
+import { TaskPool } from '@memex/workers';
+import type { DecodedHeic } from './heic-worker.js';
 
 /** The renditions made of every photo: the long side in pixels (never enlarged). */
 export const RENDITION_SIZES: ReadonlyArray<{ name: Rendition['name']; longSide: number }> = [
@@ -39,27 +41,75 @@ async function rawPreview(bytes: Buffer): Promise<Buffer> {
 }
 
 /**
- * WebP renditions of a photo with its EXIF orientation applied (so a portrait shot turned by the
- * camera shows upright). HEVC-coded HEIC is refused with the reason: this sharp build's libheif
- * decodes AVIF only.
+ * HEIC as iPhones write it is HEVC-coded, which this sharp build's libheif does not decode (it
+ * decodes AVIF): libheif compiled to WebAssembly (`heic-decode`) does, in a worker thread, since a
+ * 12-megapixel photo takes it about half a second of CPU.
+ */
+const heicDecoder = new TaskPool<Uint8Array, DecodedHeic>({
+  name: 'the HEIC decoder',
+  script: new URL('./heic-worker.js', import.meta.url),
+  threads: 1,
+  heapMb: 1024,
+});
+
+/** Longer than this and a HEIC photo is taken for a hostile one (a 48-megapixel photo decodes in ~3 s). */
+const HEIC_DECODE_TIMEOUT_MS = 60_000;
+
+/**
+ * Whether a HEIF file ends inside one of its boxes (`mdat`, where the pixels are): libheif decodes
+ * the tiles it has and leaves the rest grey, where sharp refuses a cut-short JPEG (`failOn`).
+ */
+function heifCutShort(bytes: Buffer): boolean {
+  for (let at = 0; at + 8 <= bytes.length; ) {
+    let size = bytes.readUInt32BE(at);
+    if (size === 1 && at + 16 <= bytes.length) size = Number(bytes.readBigUInt64BE(at + 8));
+    // Size 0: the box runs to the end of the file, wherever that is.
+    if (size === 0) return false;
+    if (size < 8 || at + size > bytes.length) return true;
+    at += size;
+  }
+  return false;
+}
+
+/** A HEIC photo's pixels, upright: libheif applies the file's own rotation and mirroring (irot, imir). */
+async function decodeHeic(bytes: Buffer): Promise<Sharp> {
+  if (heifCutShort(bytes)) throw new NoRendition('the HEIC photo is cut short: the file ends inside its image data');
+  try {
+    const { width, height, data } = await heicDecoder.run(new Uint8Array(bytes), { timeoutMs: HEIC_DECODE_TIMEOUT_MS });
+    return sharp(Buffer.from(data.buffer, data.byteOffset, data.byteLength), { raw: { width, height, channels: 4 } });
+  } catch (error) {
+    // The pool's own failures (a timeout, out of memory) are worded for a person already.
+    throw new NoRendition(
+      `the HEIC photo could not be decoded: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/** An image's pixels, turned upright by its EXIF orientation, decoded once: each size is resized from them. */
+async function decodeUpright(source: Buffer): Promise<Sharp> {
+  const { data, info } = await sharp(source, { failOn: 'truncated', limitInputPixels: 300_000_000 })
+    .rotate()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
+}
+
+/**
+ * WebP renditions of a photo with its orientation applied (so a portrait shot turned by the
+ * camera shows upright): a RAW file's embedded preview, HEIC through sharp when it can (AVIF-coded)
+ * and else through libheif's HEVC decoder, every other format through sharp.
  */
 export async function makeRenditions(bytes: Buffer, format: string): Promise<MadeRendition[]> {
   const source = format === 'raw' ? await rawPreview(bytes) : bytes;
-  if (format === 'heic') {
-    throw new NoRendition(
-      'HEIC/HEIF coded with HEVC cannot be decoded here (sharp decodes AVIF only); its metadata is kept',
-    );
-  }
   let upright: Sharp;
   try {
-    // One decode, rotated once; each size is resized from that.
-    const { data, info } = await sharp(source, { failOn: 'truncated', limitInputPixels: 300_000_000 })
-      .rotate()
-      .raw()
-      .toBuffer({ resolveWithObject: true });
-    upright = sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } });
+    upright = await decodeUpright(source);
   } catch (error) {
-    throw new NoRendition(`the image could not be decoded: ${error instanceof Error ? error.message : String(error)}`);
+    if (format === 'heic') upright = await decodeHeic(bytes);
+    else
+      throw new NoRendition(
+        `the image could not be decoded: ${error instanceof Error ? error.message : String(error)}`,
+      );
   }
   const made: MadeRendition[] = [];
   for (const { name, longSide } of RENDITION_SIZES) {

@@ -20,20 +20,36 @@ import { parseRtf } from './rtf.js';
 import { parseOffice } from './office.js';
 import { parseBinaryOffice } from './binary-office/index.js';
 import { looksLikeHtml, provenDocumentType } from './sniff.js';
+import { looksLikeMhtml, parseMhtml } from './mhtml.js';
 
 /** The largest document taken (a scanned book fits; a request carrying it is the gateway's limit). */
 export const DOCUMENT_LIMIT_BYTES = 100 * 1024 * 1024;
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
-/** Accepted types and the format each is read as. */
-const FORMATS: Record<string, FormatFields['format']> = {
+/** How a type is read: as a format of its own, or (a saved web archive) as the page it holds. */
+type Reader = FormatFields['format'] | 'mhtml';
+
+/** Accepted types and the reader of each. */
+const FORMATS: Record<string, Reader> = {
   'application/pdf': 'pdf',
   [DOCX]: 'docx',
   'text/markdown': 'markdown',
   'text/x-markdown': 'markdown',
   'text/plain': 'text',
+  // Text by another name: data, markup and notes read for their words as they are.
+  'text/csv': 'text',
+  'text/tab-separated-values': 'text',
+  'application/json': 'text',
+  'application/xml': 'text',
+  'text/xml': 'text',
+  'text/yaml': 'text',
+  'application/x-tex': 'text',
+  'application/x-latex': 'text',
+  'text/x-bibtex': 'text',
+  'text/x-org': 'text',
   'text/html': 'html',
+  'multipart/related': 'mhtml',
   'application/xhtml+xml': 'html',
   'text/x-rst': 'rst',
   'text/prs.fallenstein.rst': 'rst',
@@ -76,8 +92,8 @@ export function documentTypeFor(contentType: string, filename: string | null, by
 
 /**
  * The type a document is read as: the one its bytes prove when they prove one (Word's RTF
- * labelled application/msword), an Office 97–2003 label on an HTML page or plain text read as
- * that ("export to Excel" buttons), else its label.
+ * labelled application/msword), an Office 97–2003 label on a web archive, an HTML page or plain
+ * text read as that (Word's "Single File Web Page", "export to Excel" buttons), else its label.
  */
 function typeToRead(labelled: string, bytes: Buffer): string {
   const proven = provenDocumentType(bytes);
@@ -87,7 +103,7 @@ function typeToRead(labelled: string, bytes: Buffer): string {
   const format = FORMATS[labelled];
   const binary = head.includes('\0');
   if ((format === 'doc' || format === 'xls' || format === 'ppt') && !binary)
-    return looksLikeHtml(bytes) ? 'text/html' : 'text/plain';
+    return looksLikeMhtml(bytes) ? 'multipart/related' : looksLikeHtml(bytes) ? 'text/html' : 'text/plain';
   return labelled;
 }
 
@@ -136,7 +152,7 @@ function parseText(bytes: Buffer, declared: string | null): FormatResult<FormatF
 }
 
 async function readFormat(
-  format: FormatFields['format'],
+  format: Reader,
   bytes: Buffer,
   type: string,
   url: string | null,
@@ -149,6 +165,8 @@ async function readFormat(
       return parseDocx(bytes);
     case 'html':
       return parseHtml(bytes, declared, url);
+    case 'mhtml':
+      return parseMhtml(bytes, url);
     case 'text':
       return parseText(bytes, declared);
     case 'markdown':

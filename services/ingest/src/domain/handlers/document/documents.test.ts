@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { typeOfFileName } from '@memex/contracts';
 import { documentHandler, documentTypeFor } from './document-handler.js';
 import { parsePdf, pdfDate } from './pdf.js';
 import { decideOutcome } from '../outcome.js';
@@ -263,6 +264,87 @@ describe('documents: HTML', () => {
     const item = await parseDoc('text/html', fixture('docs/html/markitdown/test_blog.html'));
     assert.match(item.title, /Does Model and Inference Parameter Matter in LLM Applications/);
     assert.ok(item.text.length > 2000);
+  });
+});
+
+describe('documents: web pages saved as one file (MHTML)', () => {
+  const chrome = [
+    'From: <Saved by Blink>',
+    'Snapshot-Content-Location: https://blog.example.com/posts/garden',
+    'Subject: Garden notes',
+    'Date: Sat, 3 Feb 2024 10:00:00 -0000',
+    'MIME-Version: 1.0',
+    'Content-Type: multipart/related;',
+    '\ttype="text/html";',
+    '\tboundary="----MultipartBoundary--abc----"',
+    '',
+    '------MultipartBoundary--abc----',
+    'Content-Type: text/html',
+    'Content-ID: <frame-1@mhtml.blink>',
+    'Content-Transfer-Encoding: quoted-printable',
+    'Content-Location: https://blog.example.com/posts/garden',
+    '',
+    '<html><head><meta charset=3D"utf-8"><title>Garden notes</title></head><body><p>Tomatoes need sun=',
+    ', water and patience; the basil grew well beside them. Caf=C3=A9 au lait.</p></body></html>',
+    '------MultipartBoundary--abc----',
+    'Content-Type: image/png',
+    'Content-Transfer-Encoding: base64',
+    'Content-Location: https://blog.example.com/logo.png',
+    '',
+    'iVBORw0KGgo=',
+    '------MultipartBoundary--abc------',
+    '',
+  ].join('\r\n');
+
+  it('reads the page it holds, at the address it was saved from, dated when saved; it is no mail', async () => {
+    assert.equal(typeOfFileName('Garden notes.mhtml'), 'multipart/related');
+    assert.equal(typeOfFileName('old page.MHT'), 'multipart/related');
+    const item = await parseDoc('multipart/related', chrome, { filename: 'Garden notes.mhtml' });
+    assert.equal(item.kind, 'document');
+    assert.equal(item.title, 'Garden notes');
+    assert.equal(item.text, 'Tomatoes need sun, water and patience; the basil grew well beside them. Café au lait.');
+    assert.equal(item.meta.format, 'html');
+    assert.equal(item.meta.url, 'https://blog.example.com/posts/garden');
+    assert.equal(item.occurredAt, '2024-02-03T10:00:00.000Z');
+  });
+
+  it("reads Word's Single File Web Page sent as a .doc, and rejects an archive with no page", async () => {
+    const word = chrome.replace('From: <Saved by Blink>', 'From: <Saved by Microsoft Word>');
+    const item = await parseDoc('application/msword', word, { filename: 'minutes.doc' });
+    assert.equal(item.meta.format, 'html');
+    assert.match(item.text, /Tomatoes need sun/);
+    assert.match(item.warnings.join('\n'), /labelled application\/msword but is multipart\/related/);
+    const noPage = chrome.replace('Content-Type: text/html', 'Content-Type: text/css');
+    assert.match((await rejection(parseDoc('multipart/related', noPage))).reason, /holds no HTML page/);
+  });
+});
+
+describe('documents: text by other names (CSV, JSON, XML, LaTeX, BibTeX, Org)', () => {
+  it('reads each for its words, as it is', async () => {
+    assert.deepEqual(
+      ['rates.csv', 'export.tsv', 'settings.json', 'feed.xml', 'thesis.tex', 'refs.bib', 'todo.org', 'notes.yaml'].map(
+        (name) => typeOfFileName(name),
+      ),
+      [
+        'text/csv',
+        'text/tab-separated-values',
+        'application/json',
+        'application/xml',
+        'application/x-tex',
+        'text/x-bibtex',
+        'text/x-org',
+        'text/yaml',
+      ],
+    );
+    const csv = await parseDoc('text/csv', 'city,rent\nZürich,2400\n', { filename: 'rates.csv' });
+    assert.equal(csv.text, 'city,rent\nZürich,2400');
+    assert.equal(csv.meta.format, 'text');
+    assert.equal(csv.title, 'rates.csv');
+    const tex = await parseDoc('application/x-tex', encode('\\section{Résumé}\nWe measure recall.\n', 'windows-1252'));
+    assert.equal(tex.text, '\\section{Résumé}\nWe measure recall.');
+    // A mail attachment of such a type, or named so though sent as text/plain, is read too.
+    assert.equal(documentTypeFor('text/plain', 'rates.csv'), 'text/csv');
+    assert.equal(documentTypeFor('application/octet-stream', 'refs.bib'), 'text/x-bibtex');
   });
 });
 

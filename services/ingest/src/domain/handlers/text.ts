@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import { convert } from 'html-to-text';
+import { analyse } from 'chardet';
 
 export function sha256Hex(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
@@ -46,8 +47,8 @@ function bomCharset(bytes: Uint8Array): string | null {
 
 /**
  * Bytes to text, the way real files need it: a byte-order mark wins, then the declared charset
- * (when the decoder knows it), then UTF-8 if the bytes are valid UTF-8, else windows-1252 (what
- * "latin-1" files almost always are). Returns the charset actually used.
+ * (when the decoder knows it), then UTF-8 if the bytes are valid UTF-8, else the legacy charset
+ * they are in (`legacyCharset`: windows-1252 unless a detector is sure). Returns the charset used.
  */
 export function decodeText(bytes: Uint8Array, declared: string | null): { text: string; charset: string } {
   const bom = bomCharset(bytes);
@@ -60,7 +61,66 @@ export function decodeText(bytes: Uint8Array, declared: string | null): { text: 
     }
   }
   if (isValidUtf8(bytes)) return { text: new TextDecoder('utf-8').decode(bytes), charset: 'utf-8' };
-  return { text: new TextDecoder('windows-1252').decode(bytes), charset: 'windows-1252' };
+  const decoder = decoderFor(legacyCharset(bytes), false) ?? new TextDecoder('windows-1252');
+  return { text: decoder.decode(bytes), charset: decoder.encoding };
+}
+
+/** Multi-byte East Asian charsets: their byte patterns are distinctive, so a detector sure of one is right. */
+const EAST_ASIAN = new Set([
+  'Shift_JIS',
+  'EUC-JP',
+  'GB18030',
+  'Big5',
+  'EUC-KR',
+  'ISO-2022-JP',
+  'ISO-2022-KR',
+  'ISO-2022-CN',
+]);
+/** Single-byte charsets of other scripts (Cyrillic, Greek, Hebrew, Arabic): read as Western, every letter is wrong. */
+const OTHER_SCRIPTS = new Set([
+  'windows-1251',
+  'KOI8-R',
+  'ISO-8859-5',
+  'ISO-8859-7',
+  'windows-1253',
+  'ISO-8859-8',
+  'windows-1255',
+  'ISO-8859-6',
+  'windows-1256',
+]);
+/** Latin charsets besides Western (Central European, Turkish): they differ from it in a few letters, so must win clearly. */
+const OTHER_LATIN = new Set(['ISO-8859-2', 'windows-1250', 'ISO-8859-9', 'windows-1254']);
+/** What the detector reads: enough for its statistics, bounded for a large file. */
+const SAMPLE_BYTES = 16 * 1024;
+/**
+ * Fewer 8-bit bytes than this and a single-byte charset cannot be told from Western (a name); fewer
+ * than three times this (a subject line) and another Latin one must be surer.
+ */
+const MIN_EIGHT_BIT_BYTES = 16;
+
+/**
+ * The charset of text that is not UTF-8 and says none (or a false one): what a detector (chardet,
+ * ICU's recognisers) is sure of among East Asian charsets, or a single-byte one (Cyrillic, Greek,
+ * Central European…) that clearly beats Western over enough letters, else windows-1252, what
+ * unlabelled 8-bit text from Western mailers and editors almost always is. Old Japanese, Chinese,
+ * Korean and Russian mail and files otherwise come out as accented gibberish.
+ */
+export function legacyCharset(bytes: Uint8Array): string {
+  const sample = bytes.subarray(0, SAMPLE_BYTES);
+  const matches = analyse(sample);
+  const best = matches[0];
+  if (!best) return 'windows-1252';
+  if (EAST_ASIAN.has(best.name) && best.confidence >= 50) return best.name;
+  const eightBit = sample.reduce((n, byte) => n + (byte >= 0x80 ? 1 : 0), 0);
+  if (eightBit < MIN_EIGHT_BIT_BYTES) return 'windows-1252';
+  const western = Math.max(
+    0,
+    ...matches.filter((m) => m.name === 'ISO-8859-1' || m.name === 'windows-1252').map((m) => m.confidence),
+  );
+  if (best.confidence < 2 * western) return 'windows-1252';
+  if (OTHER_SCRIPTS.has(best.name) && best.confidence >= 20) return best.name;
+  if (OTHER_LATIN.has(best.name) && best.confidence >= (eightBit < 3 * MIN_EIGHT_BIT_BYTES ? 40 : 20)) return best.name;
+  return 'windows-1252';
 }
 
 /**

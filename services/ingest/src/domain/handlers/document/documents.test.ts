@@ -358,6 +358,26 @@ describe('documents: plain text and reStructuredText', () => {
     assert.equal(latin.meta.format === 'text' && latin.meta.charset, 'windows-1252');
   });
 
+  it('reads an unlabelled file in the legacy charset it is in, not as Western accents', async () => {
+    const read = async (text: string, charset: string) => {
+      const item = await parseDoc('text/plain', encode(text, charset), { filename: 'notes.txt' });
+      return [item.text, item.meta.format === 'text' && item.meta.charset];
+    };
+    const russian = 'Список покупок: хлеб, молоко, сыр. Позвонить маме в субботу.';
+    assert.deepEqual(await read(russian, 'windows-1251'), [russian, 'windows-1251']);
+    assert.deepEqual(await read(russian, 'koi8-r'), [russian, 'koi8-r']);
+    const japanese = '買い物リスト：パン、牛乳、チーズ。土曜日に母に電話する。';
+    assert.deepEqual(await read(japanese, 'shift_jis'), [japanese, 'shift_jis']);
+    assert.deepEqual(await read(japanese, 'euc-jp'), [japanese, 'euc-jp']);
+    const polish =
+      'Zażółć gęślą jaźń. Spotkanie jutro o dziesiątej w biurze, proszę przynieść sprawozdanie. ' +
+      'Dziękuję za wiadomość; odpowiem w piątek, gdy wrócę z urlopu nad morzem.';
+    assert.deepEqual(await read(polish, 'iso-8859-2'), [polish, 'iso-8859-2']);
+    // Western text stays Western, however short.
+    for (const western of ['Señor', 'Grüße aus München!', 'Cañón “x”', 'Hello René, the résumé is attached.'])
+      assert.deepEqual(await read(western, 'windows-1252'), [western, 'windows-1252']);
+  });
+
   it('rejects binary data sent as text', async () => {
     assert.equal(
       (await rejection(parseDoc('text/plain', Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00])))).reason,

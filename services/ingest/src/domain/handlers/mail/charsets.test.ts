@@ -172,6 +172,60 @@ describe('charsets: bodies', () => {
     }
   });
 
+  it('reads 8-bit text with no Content-Type at all (a list server of 2002), or a MIME part without one, as windows-1252', async () => {
+    const bare = await parseEmail(
+      message(
+        [
+          ['From', from],
+          ['Subject', 'Newsletter'],
+        ],
+        encode('L I N U X ·¸¸·´¯`·¸¸·\r\nCañón\r\n', 'windows-1252'),
+      ),
+    );
+    assert.equal(bare.text.trim(), 'L I N U X ·¸¸·´¯`·¸¸·\nCañón');
+    assert.match(bare.warnings.join('\n'), /text\/plain part declared no charset and was read as windows-1252/);
+    const part = await parseEmail(
+      message(
+        [
+          ['From', from],
+          ['MIME-Version', '1.0'],
+          ['Content-Type', 'multipart/mixed; boundary="b"'],
+        ],
+        Buffer.concat([Buffer.from('--b\r\n\r\n'), encode('Señor\r\n', 'windows-1252'), Buffer.from('--b--\r\n')]),
+      ),
+    );
+    assert.equal(part.text.trim(), 'Señor');
+  });
+
+  it('reads unlabelled or mislabelled 8-bit text in the charset it is in: Shift_JIS, GB2312, windows-1251, KOI8-R', async () => {
+    const cases: Array<[string | null, string, string]> = [
+      [null, 'shift_jis', 'こんにちは、明日の会議は十時からです。資料を添付します。'],
+      ['text/plain; charset=us-ascii', 'gb2312', '你好，明天的会议十点开始。请带上报告。'],
+      ['text/plain; charset=utf-8', 'windows-1251', 'Привет, как дела? Встреча завтра в десять, не опаздывай.'],
+      ['text/plain', 'koi8-r', 'Привет, как дела? Встреча завтра в десять, не опаздывай.'],
+    ];
+    for (const [declared, charset, text] of cases) {
+      const item = await parseEmail(
+        message(
+          [['From', from], ...(declared ? [['Content-Type', declared] as [string, string]] : [])],
+          encode(`${text}\r\n`, charset),
+        ),
+      );
+      assert.equal(item.text.trim(), text, charset);
+    }
+    // A raw 8-bit Subject in Shift_JIS, no charset declared anywhere: its body tells.
+    const subject = await parseEmail(
+      message(
+        [
+          ['From', from],
+          ['Subject', encode('会議の資料について', 'shift_jis').toString('latin1')],
+        ],
+        encode(`${cases[0]![2]}\r\n`, 'shift_jis'),
+      ),
+    );
+    assert.equal(subject.title, '会議の資料について');
+  });
+
   it('reads a body whose charset no decoder knows (Mutt\'s "unknown-8bit") by its bytes: UTF-8 when it is, else windows-1252', async () => {
     const read = async (charset: string, body: Buffer) =>
       (

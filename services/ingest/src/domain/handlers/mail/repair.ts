@@ -4,17 +4,19 @@
  *
  * 1. Raw 8-bit header values that are not UTF-8 (old mailers wrote Subject and names in the local
  *    charset without RFC 2047): decoded with the part's declared charset, else the first non-UTF-8
- *    charset the message declares anywhere, else windows-1252, and rewritten as UTF-8 (which
- *    mailparser reads as RFC 6532 headers).
+ *    charset the message declares anywhere, else the one they are in (`legacyCharset`), and
+ *    rewritten as UTF-8 (which mailparser reads as RFC 6532 headers).
  * 2. Raw ISO-2022-JP in header values (escape sequences, 7-bit, no RFC 2047): decoded as ISO-2022-JP.
  * 3. Body text parts whose charset is missing, us-ascii, utf-8 or one no decoder knows (Mutt's
- *    `unknown-8bit`) while the bytes are not valid UTF-8: relabelled windows-1252 (an unknown one
- *    whose bytes are UTF-8: utf-8). An HTML part without a charset takes its <meta charset>.
+ *    `unknown-8bit`) while the bytes are not valid UTF-8: relabelled with the charset they are in
+ *    (`legacyCharset`: Shift_JIS, windows-1251… when a detector is sure, else windows-1252; an
+ *    unknown one whose bytes are UTF-8: utf-8). An HTML part without a charset takes its
+ *    <meta charset>.
  *
  * The stored blob keeps the original bytes; only the parse input changes.
  */
 import iconv from 'iconv-lite';
-import { decodeText, isValidUtf8, sniffHtmlCharset } from '../text.js';
+import { decodeText, isValidUtf8, legacyCharset, sniffHtmlCharset } from '../text.js';
 import { partBytes, walk, type MimeNode, type RawHeader } from './mime.js';
 
 interface Replacement {
@@ -48,11 +50,22 @@ function knownCharset(charset: string): boolean {
   }
 }
 
-/** The first charset the message declares that is not UTF-8 or ASCII: the best guess for raw 8-bit headers. */
-function messageCharset(root: MimeNode): string | null {
+/**
+ * The best guess for raw 8-bit headers: the first charset the message declares that is not UTF-8
+ * or ASCII, else the one its first 8-bit text body is in when that is not Western (a header is
+ * too short to tell by itself; the body, written by the same mailer, is not).
+ */
+function messageCharset(root: MimeNode, raw: string): string | null {
   for (const node of walk(root)) {
     const charset = nonUtf8Charset(node.params.get('charset'));
     if (charset) return charset;
+  }
+  for (const node of walk(root)) {
+    if (node.children.length > 0 || !node.contentType.startsWith('text/')) continue;
+    const body = partBytes(raw, node);
+    if (isValidUtf8(body)) continue;
+    const charset = legacyCharset(body).toLowerCase();
+    return charset === 'windows-1252' ? null : charset;
   }
   return null;
 }
@@ -93,7 +106,7 @@ function repairHeader(header: RawHeader, raw: string, guess: string | null): Rep
   if (value.includes(`${ESC}$`) || value.includes(`${ESC}(`)) charset = 'iso-2022-jp';
   else if (guess && decodesCleanly(bytes, guess)) charset = guess;
   else if (mostlyUtf8(bytes)) charset = 'utf-8';
-  else charset = guess ?? 'windows-1252';
+  else charset = guess ?? legacyCharset(bytes);
   // decodeText would not take a declared UTF-8 that is not valid UTF-8; here that is the point.
   const decoded =
     charset === 'utf-8' ? { text: new TextDecoder('utf-8').decode(bytes), charset } : decodeText(bytes, charset);
@@ -107,12 +120,18 @@ function withCharset(contentType: string, charset: string): string {
     : `${contentType.replace(/[;\s]+$/, '')}; charset=${charset}`;
 }
 
-/** The charset a body text part must be read as instead of its declared one, or null when it is right. */
-function bodyCharsetFix(node: MimeNode, raw: string): { header: RawHeader; charset: string; note: string } | null {
+/**
+ * The charset a body text part must be read as instead of its declared one, or null when it is
+ * right; `header` is its Content-Type, or null when it has none (plain text by default, as old
+ * mailers and list servers sent it, 8-bit bytes and all).
+ */
+function bodyCharsetFix(
+  node: MimeNode,
+  raw: string,
+): { header: RawHeader | null; charset: string; note: string } | null {
   if (node.children.length > 0 || node.disposition === 'attachment') return null;
   if (node.contentType !== 'text/plain' && node.contentType !== 'text/html') return null;
-  const header = node.headers.find((h) => h.name === 'content-type');
-  if (!header) return null;
+  const header = node.headers.find((h) => h.name === 'content-type') ?? null;
   const declared = node.params.get('charset')?.toLowerCase();
   const unknown = declared !== undefined && !knownCharset(declared);
   if (nonUtf8Charset(declared)) return null;
@@ -121,7 +140,7 @@ function bodyCharsetFix(node: MimeNode, raw: string): { header: RawHeader; chars
     node.contentType === 'text/html' && declared === undefined
       ? nonUtf8Charset(sniffHtmlCharset(body) ?? undefined)
       : null;
-  if (charset === null && !isValidUtf8(body)) charset = 'windows-1252';
+  if (charset === null && !isValidUtf8(body)) charset = legacyCharset(body).toLowerCase();
   if (charset === null && unknown) charset = 'utf-8';
   if (charset === null) return null;
   return {
@@ -131,9 +150,18 @@ function bodyCharsetFix(node: MimeNode, raw: string): { header: RawHeader; chars
   };
 }
 
+/** A Content-Type header line for a part that has none, after its last header (or as its only one). */
+function contentTypeAdded(node: MimeNode, raw: string, charset: string, note: string): Replacement {
+  const last = node.headers[node.headers.length - 1];
+  const at = last ? last.valueEnd : node.bodyStart - (raw.startsWith('\r\n', node.bodyStart - 2) ? 2 : 1);
+  const eol = raw.startsWith('\r\n', at) ? '\r\n' : '\n';
+  const header = `Content-Type: ${node.contentType}; charset=${charset}`;
+  return { start: at, end: at, text: last ? `${eol}${header}` : `${header}${eol}`, note };
+}
+
 /** The repaired bytes (the same Buffer when nothing needed repair) and what was repaired. */
 export function repairForParsing(bytes: Buffer, raw: string, root: MimeNode): { bytes: Buffer; repairs: string[] } {
-  const guess = messageCharset(root);
+  const guess = messageCharset(root, raw);
   const replacements: Replacement[] = [];
   for (const node of walk(root)) {
     const nodeGuess = nonUtf8Charset(node.params.get('charset')) ?? guess;
@@ -143,7 +171,8 @@ export function repairForParsing(bytes: Buffer, raw: string, root: MimeNode): { 
       if (fix) fixed.set(header, fix);
     }
     const bodyFix = bodyCharsetFix(node, raw);
-    if (bodyFix) {
+    if (bodyFix && !bodyFix.header) replacements.push(contentTypeAdded(node, raw, bodyFix.charset, bodyFix.note));
+    else if (bodyFix?.header) {
       // The Content-Type value may itself have been repaired (a raw 8-bit name=): relabel that text.
       const earlier = fixed.get(bodyFix.header);
       const text = withCharset(earlier?.text ?? bodyFix.header.value, bodyFix.charset);

@@ -34,6 +34,12 @@ function formatPhoto(photo: ResultOf<typeof MediaGet>): string {
     lines.push(`thumbnails: none — the media pipeline gave up on it (${photo.analysis_problem}); memex photos retry`);
   else if (photo.rendition_problem) lines.push(`thumbnails: none — ${photo.rendition_problem}`);
   else lines.push(`thumbnails: ${photo.renditions.map((r) => `${r.name} ${r.width}×${r.height}`).join(', ')}`);
+  if (photo.live_photo)
+    lines.push(
+      photo.kind === 'photo'
+        ? `live     its motion clip is ${photo.live_photo.motion}`
+        : `live     the motion of the still ${photo.live_photo.still}`,
+    );
   if (photo.caption) lines.push(`caption  ${photo.caption}`);
   if (photo.tags.length > 0) lines.push(`tags     ${photo.tags.join(' ')}`);
   if (photo.faces !== null)

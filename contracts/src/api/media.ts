@@ -65,6 +65,11 @@ export const PhotoView = Type.Object({
   caption: Type.Union([Type.String(), Type.Null()]),
   /** The named people whose faces are in it. */
   people: Type.Array(Type.Object({ key: Type.String(), name: Type.String(), faces: Type.Integer() })),
+  /**
+   * A Live Photo (an iPhone's still and the seconds of motion around it, two items sharing Apple's
+   * content identifier) when this item is one half and the other is here too: both items' ids.
+   */
+  live_photo: Type.Union([Type.Object({ still: Type.String(), motion: Type.String() }), Type.Null()]),
 });
 
 export const MediaGet = defineMethod({

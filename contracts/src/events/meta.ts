@@ -282,6 +282,8 @@ export const PhotoMeta = Type.Object({
   /** Where occurred_at came from: EXIF, a Takeout sidecar, the file's time, or nowhere. */
   timeSource: Nullable(Type.Union([Type.Literal('exif'), Type.Literal('takeout'), Type.Literal('file')])),
   gps: Nullable(Position),
+  /** Apple's content identifier: a Live Photo's still and its motion clip share it (absent in older events). */
+  contentIdentifier: Type.Optional(Nullable(Type.String())),
 });
 
 /** A segment of a recording's transcript, at its second. */
@@ -295,6 +297,8 @@ export const AvMeta = Type.Object({
   /** The container's creation time, or null when it does not say. */
   createdAt: Nullable(Type.String()),
   gps: Nullable(Position),
+  /** Apple's content identifier: a Live Photo's motion clip shares it with its still (absent in older events). */
+  contentIdentifier: Type.Optional(Nullable(Type.String())),
   transcript: Nullable(
     Type.Object({ engine: Type.String(), language: Nullable(Type.String()), segments: Type.Array(TranscriptSegment) }),
   ),

@@ -7,3 +7,4 @@ export * from './small-filesystem.js';
 export * from './item-meta.js';
 export * from './debian-source.js';
 export { freePort } from '@memex/stack';
+export * from './live-photo.js';

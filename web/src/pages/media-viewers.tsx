@@ -32,6 +32,17 @@ export function PhotoViewer({ itemId }: { itemId: string }) {
               </p>
             )}
             {photo.caption && <figcaption>{photo.caption}</figcaption>}
+            {photo.live_photo && (
+              <video
+                class="player live-photo"
+                controls
+                muted
+                loop
+                preload="metadata"
+                src={contentUrl(photo.live_photo.motion)}
+                aria-label="Live Photo: the motion around it"
+              />
+            )}
           </figure>
           <section aria-labelledby="photo-facts">
             <h2 id="photo-facts">About this photo</h2>
@@ -106,6 +117,18 @@ function MediaFacts({ media }: { media: Media }) {
                 <a href={paths.thing(p.key)}>{p.name}</a>
               </span>
             ))}
+          </dd>
+        </>
+      )}
+      {media.live_photo && (
+        <>
+          <dt>Live Photo</dt>
+          <dd>
+            {media.kind === 'photo' ? (
+              <a href={paths.item(media.live_photo.motion)}>its motion clip</a>
+            ) : (
+              <a href={paths.item(media.live_photo.still)}>the still this is the motion of</a>
+            )}
           </dd>
         </>
       )}

@@ -86,4 +86,12 @@ export const mediaMigrations: Migration[] = [
       await sql`create index items_failed on items (failed_at) where failed_at is not null`.execute(db);
     },
   },
+  {
+    // A Live Photo's still and motion clip find each other by Apple's content identifier (queries/live-photos.ts).
+    name: '006_live_photos',
+    async up(db) {
+      await sql`create index items_live_photo on items ((meta->>'contentIdentifier'))
+        where meta->>'contentIdentifier' is not null`.execute(db);
+    },
+  },
 ];

@@ -1,4 +1,5 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
+import { isMotionClip } from './live-photos.js';
 import type { Scope } from '@memex/contracts';
 import { visibleTo } from '@memex/db';
 import type { Moment } from '../domain/events.js';
@@ -22,7 +23,9 @@ export async function loadMoments(
       sql<string | null>`meta->>'takenAt'`.as('taken_at'),
     ])
     .where('occurred_at', 'is not', null)
-    .where(visibleTo(scope));
+    .where(visibleTo(scope))
+    // A Live Photo is one moment: its still.
+    .where(sql<SqlBool>`not ${isMotionClip()}`);
   if (range.from) query = query.where('occurred_at', '>=', new Date(range.from));
   if (range.to) query = query.where('occurred_at', '<', new Date(range.to));
   return (await query.execute()).map((r) => ({

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SqlBool } from 'kysely';
 import {
   MediaEvents,
   MediaGet,
@@ -16,6 +16,7 @@ import { visibleTo } from '@memex/db';
 import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
 import { clusterEvents, findTrips } from '../domain/events.js';
 import { loadMoments } from './moments.js';
+import { isMotionClip, livePhotoOf } from './live-photos.js';
 import type { AnalysisFailure, MediaDatabase } from '../projection/schema.js';
 
 /** Photos, videos and recordings as the media read model holds them, always within the caller's scope. */
@@ -66,6 +67,7 @@ export class PhotosService {
       tags: row.tags,
       caption: row.caption,
       people: row.people,
+      live_photo: await livePhotoOf(this.db, row, call.scope),
     };
   }
 
@@ -142,6 +144,7 @@ export class PhotosService {
       ])
       .where('place_key', 'is not', null)
       .where(visibleTo(call.scope))
+      .where(sql<SqlBool>`not ${isMotionClip()}`)
       .groupBy('place_key')
       .orderBy(sql`count(*)`, 'desc')
       .orderBy('place_key')

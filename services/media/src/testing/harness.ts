@@ -5,7 +5,7 @@ import {
   Ingest,
   MediaGet,
   OWNER_SCOPE,
-  PHOTO_FILE_TYPES,
+  MEDIA_FILE_TYPES,
   type MethodDefinition,
   type ParamsOf,
   type ResultOf,
@@ -52,11 +52,11 @@ export class MediaHarness {
     return callMethod(this.bus, method, params, { scope, timeoutMs: 30_000 });
   }
 
-  /** Photo files through memex.ingest, as `memex import folder` sends them; their item ids in order. */
+  /** Photo and video files through memex.ingest, as `memex import folder` sends them; their item ids in order. */
   async ingestFiles(files: string[], labels: string[] = []): Promise<string[]> {
     const { results } = await this.call(Ingest, {
       items: files.map((file) => ({
-        type: PHOTO_FILE_TYPES[path.extname(file).slice(1).toLowerCase()]!,
+        type: MEDIA_FILE_TYPES[path.extname(file).slice(1).toLowerCase()]!,
         data: fs.readFileSync(file).toString('base64'),
         source: { kind: 'folder', id: 'test' },
         external_id: file,

@@ -128,6 +128,7 @@ export async function parseAv({ bytes, type, attributes }: HandlerInput): Promis
       gps,
       camera: make || model ? { make: make ? String(make) : null, model: model ? String(model) : null } : null,
       description: attrs.description ?? null,
+      contentIdentifier: String(tag('com.apple.quicktime.content.identifier') ?? '').trim() || null,
       transcript,
     };
     const title =

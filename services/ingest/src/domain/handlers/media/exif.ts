@@ -21,6 +21,8 @@ export interface ExifTags {
   ImageWidth?: number;
   ImageHeight?: number;
   ImageDescription?: string;
+  /** The maker's notes, raw: read for Apple's content identifier (`appleContentIdentifier`). */
+  makerNote?: Uint8Array;
 }
 
 const OPTIONS: Parameters<typeof exifr.parse>[1] = {
@@ -34,10 +36,40 @@ const OPTIONS: Parameters<typeof exifr.parse>[1] = {
   iptc: false,
   jfif: false,
   ihdr: true,
+  makerNote: true,
   translateValues: false,
   reviveValues: false,
   mergeOutput: true,
 };
+
+/** The MakerNote tag Apple keeps a Live Photo's content identifier in (exiftool: MediaGroupUUID, formerly ContentIdentifier). */
+const APPLE_CONTENT_IDENTIFIER = 0x0011;
+const APPLE_HEADER = 'Apple iOS\0';
+
+/**
+ * The content identifier in an iPhone's MakerNote ("Apple iOS", a version, "MM", then a big-endian
+ * IFD whose offsets count from the note's start), or null: a Live Photo's still and its motion clip
+ * (com.apple.quicktime.content.identifier) share it.
+ */
+export function appleContentIdentifier(note: Uint8Array | undefined): string | null {
+  if (!note || note.length < 16) return null;
+  const bytes = Buffer.from(note.buffer, note.byteOffset, note.byteLength);
+  if (bytes.toString('latin1', 0, 10) !== APPLE_HEADER || bytes.toString('latin1', 12, 14) !== 'MM') return null;
+  const count = bytes.readUInt16BE(14);
+  for (let i = 0; i < count && 16 + i * 12 + 12 <= bytes.length; i++) {
+    const entry = 16 + i * 12;
+    if (bytes.readUInt16BE(entry) !== APPLE_CONTENT_IDENTIFIER) continue;
+    const length = bytes.readUInt32BE(entry + 4);
+    const at = length <= 4 ? entry + 8 : bytes.readUInt32BE(entry + 8);
+    if (at + length > bytes.length) return null;
+    const value = bytes
+      .toString('latin1', at, at + length)
+      .replace(/\0[\s\S]*$/, '')
+      .trim();
+    return value || null;
+  }
+  return null;
+}
 
 /**
  * The EXIF of an image, or the reason it could not be read: a photo whose EXIF is damaged is still

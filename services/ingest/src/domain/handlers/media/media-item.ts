@@ -25,6 +25,8 @@ export interface PhotoMeta {
   camera: { make: string | null; model: string | null } | null;
   lens: string | null;
   description: string | null;
+  /** Apple's content identifier (MakerNote): a Live Photo's still and its motion clip share it. */
+  contentIdentifier: string | null;
   /** People named in it and its keywords, as the caller's metadata said (an XMP sidecar, IPTC). */
   people: string[];
   keywords: string[];
@@ -55,6 +57,8 @@ export interface AvMeta {
   gps: Position | null;
   camera: { make: string | null; model: string | null } | null;
   description: string | null;
+  /** Apple's content identifier (QuickTime): a Live Photo's motion clip shares it with its still. */
+  contentIdentifier: string | null;
   /** What was said, segment by segment with its time in seconds (also the item's text). */
   transcript: Transcript | null;
 }

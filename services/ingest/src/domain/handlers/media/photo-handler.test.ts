@@ -2,11 +2,13 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import sharp from 'sharp';
 import { PHOTO_FILE_TYPES } from '@memex/contracts';
-import { sharedFile, sharedSkip } from '@memex/testing';
+import { motionClip, sharedFile, sharedSkip, withIphoneExif } from '@memex/testing';
 import { createRegistry } from '../registry.js';
-import { RejectedItem, type PhotoItem } from '../handler.js';
+import { RejectedItem, type AvItem, type PhotoItem } from '../handler.js';
 
 // These tests check metadata; OCR is the media OCR test's (services/media/src/ocr.test.ts), and slow.
 process.env['MEMEX_OCR'] = 'off';
@@ -126,6 +128,8 @@ describe('photo handler on the real photos of the shared corpus', { skip }, () =
     assert.equal(heic.occurredAt, '2021-04-11T20:47:53.000Z');
     assert.equal(heic.meta.offsetSource, 'exif');
     assert.match(heic.meta.lens ?? '', /iPhone 11 Pro Max/);
+    // A Live Photo's still: its MakerNote names the motion clip's content identifier (exiftool: MediaGroupUUID).
+    assert.equal(heic.meta.contentIdentifier, '570F1469-09C7-4E50-9875-05F21D5BD166');
     const raw = await parse(sharedFile(`${CORPUS}/exif-py/sony_alpha_a7iii_raw_image.ARW`));
     assert.equal(raw.meta.format, 'raw');
     assert.deepEqual(raw.meta.camera, { make: 'SONY', model: 'ILCE-7M3' });
@@ -168,3 +172,55 @@ describe('photo handler on the real photos of the shared corpus', { skip }, () =
     assert.match(png.warnings.join(), /bytes are PNG/);
   });
 });
+
+describe("Live Photos: the content identifier an iPhone's still and motion clip share", () => {
+  const id = '1F2E3D4C-AAAA-4BBB-8CCC-0123456789AB';
+
+  it("reads it from the still's Apple MakerNote, as exiftool does, beside the capture time", async () => {
+    const plain = await sharp({ create: { width: 16, height: 12, channels: 3, background: '#3a6' } })
+      .jpeg()
+      .toBuffer();
+    const still = withIphoneExif(plain, { contentIdentifier: id, takenAt: '2023:07:14 18:30:05', offset: '+02:00' });
+    const item = (await registry.parse({
+      type: 'image/jpeg',
+      bytes: still,
+      attributes: { filename: 'IMG_0001.JPG' },
+    })) as PhotoItem;
+    assert.equal(item.meta.contentIdentifier, id);
+    assert.equal(item.occurredAt, '2023-07-14T16:30:05.000Z');
+    assert.deepEqual(item.meta.camera, { make: 'Apple', model: 'iPhone 12' });
+    // The note is laid out as Apple's: exiftool, which knows Apple's tags, reads the same identifier.
+    if (hasExiftool()) {
+      const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'memex-live-')), 'IMG_0001.JPG');
+      fs.writeFileSync(file, still);
+      const [reading] = JSON.parse(execFileSync('exiftool', ['-j', '-Apple:all', file], { encoding: 'utf8' })) as Array<
+        Record<string, unknown>
+      >;
+      // exiftool 12.5x names the tag MediaGroupUUID; older ones ContentIdentifier.
+      assert.equal(reading!['MediaGroupUUID'] ?? reading!['ContentIdentifier'], id);
+    }
+    // A photo without one (an ordinary JPEG) has none.
+    const other = (await registry.parse({ type: 'image/jpeg', bytes: plain, attributes: {} })) as PhotoItem;
+    assert.equal(other.meta.contentIdentifier, null);
+  });
+
+  it("reads it from the motion clip's QuickTime keys", { skip: hasFfmpeg() ? false : 'needs ffmpeg' }, async () => {
+    const item = (await registry.parse({
+      type: 'video/quicktime',
+      bytes: await motionClip(id, '2023-07-14T18:30:05+0200'),
+      attributes: { filename: 'IMG_0001.MOV' },
+    })) as AvItem;
+    assert.equal(item.kind, 'video');
+    assert.equal(item.meta.contentIdentifier, id);
+    assert.equal(item.occurredAt, '2023-07-14T16:30:05.000Z');
+  });
+});
+
+function hasFfmpeg(): boolean {
+  try {
+    execFileSync('ffmpeg', ['-version']);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,7 +1,15 @@
 import { RejectedItem, type HandlerInput, type IngestHandler, type PhotoItem } from '../handler.js';
 import { sha256Hex } from '../text.js';
 import { attributePosition, mediaAttributesSchema, type MediaAttributes } from './attributes.js';
-import { exifLocalTime, exifOffset, gpsUtc, offsetBetween, readExif, type ExifTags } from './exif.js';
+import {
+  appleContentIdentifier,
+  exifLocalTime,
+  exifOffset,
+  gpsUtc,
+  offsetBetween,
+  readExif,
+  type ExifTags,
+} from './exif.js';
 import { OCR_ENGINE, ocrEnabled, recognizeText } from './ocr.js';
 import type { PhotoMeta } from './media-item.js';
 import { sniffImage, type ImageFormat } from './sniff.js';
@@ -154,6 +162,7 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
     camera: make || model ? { make, model } : null,
     lens: text(tags.LensModel),
     description,
+    contentIdentifier: appleContentIdentifier(tags.makerNote),
     people: attrs.people ?? [],
     keywords: attrs.keywords ?? [],
     ocr: await photoText(bytes, format, warnings),

@@ -13,7 +13,10 @@ const SKY_ITEMS = 160;
 
 describe('search: people, accents, CJK, fusion, the meaning floor', () => {
   let h: SearchHarness;
-  const ids = {} as Record<'zoe' | 'mullerReport' | 'yamada' | 'beijing' | 'seoul' | 'rare', string>;
+  const ids = {} as Record<
+    'zoe' | 'mullerReport' | 'yamada' | 'beijing' | 'seoul' | 'rare' | 'notes' | 'photo',
+    string
+  >;
   const search = (params: Partial<ParamsOf<typeof Search>> & { q: string }) => h.call(Search, params);
   const found = (result: ResultOf<typeof Search>) => result.hits.map((hit) => hit.id);
 
@@ -49,6 +52,9 @@ describe('search: people, accents, CJK, fusion, the meaning floor', () => {
         }),
       ),
     );
+    // Titled by their file names, as imported documents and photos are.
+    ids.notes = await h.ingest({ title: 'meeting-notes_2023.docx', text: 'Agenda: the roof, the garden gate.' });
+    ids.photo = await h.ingest({ kind: 'photo', title: 'IMG_5195.HEIC', text: 'IMG_5195.HEIC' });
     ids.rare = await h.ingest({
       title: 'Hardware store receipt',
       text: 'Screws, white paint, two brushes, a ladder, and the astronomy club fee paid in cash.',
@@ -56,6 +62,13 @@ describe('search: people, accents, CJK, fusion, the meaning floor', () => {
     await h.settle();
   });
   after(async () => h.stop());
+
+  test('a file name in a title is found by its parts, and whole', async () => {
+    for (const q of ['meeting notes', 'notes 2023', 'meeting-notes_2023.docx'])
+      assert.deepEqual(found(await search({ q, mode: 'keyword' })), [ids.notes], q);
+    for (const q of ['IMG_5195', '5195', 'IMG_5195.HEIC'])
+      assert.deepEqual(found(await search({ q, mode: 'keyword' })), [ids.photo], q);
+  });
 
   test("a sender's name finds the mail, accents folded, weighted below the subject", async () => {
     const zoe = await search({ q: 'zoe', mode: 'keyword' });
@@ -127,7 +140,9 @@ describe('search: people, accents, CJK, fusion, the meaning floor', () => {
     // whose title they are: as a subject's common words are in a large archive.
     const text = 'Minutes of the harbor lantern festival committee: stalls, permits and the parade route.';
     const sha = await h.blobs.put(Buffer.from(text));
-    await h.ingestPrepared(Array.from({ length: 1_050 }, (_, i) => ({ item: { title: `Committee minutes ${i}`, text }, sha })));
+    await h.ingestPrepared(
+      Array.from({ length: 1_050 }, (_, i) => ({ item: { title: `Committee minutes ${i}`, text }, sha })),
+    );
     const subject = await h.ingest({
       kind: 'email',
       title: 'Harbor lantern festival',

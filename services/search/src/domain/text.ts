@@ -10,7 +10,9 @@ import { sql, type RawBuilder } from 'kysely';
  *   match inside `山田太郎です`);
  * - `people_words(lines)`: senders' and recipients' `name <address>` lines as words: the names,
  *   the whole address, its local part split into words and its domain;
- * - `word_query(word)`: a query word as a tsquery (a CJK word as the phrase of its bigrams).
+ * - `word_query(word)`: a query word as a tsquery (a CJK word as the phrase of its bigrams);
+ * - `name_words(text)` (migration 011): a text with its file names' parts added, for titles: the
+ *   parser takes `meeting-notes.docx` or `IMG_5195.HEIC` for one host name.
  */
 export const TEXT_CONFIG = sql`'memex'::regconfig`;
 
@@ -18,8 +20,8 @@ export const TEXT_CONFIG = sql`'memex'::regconfig`;
 export const peopleTsv = (from: unknown, to: unknown): RawBuilder<unknown> =>
   sql`doc_tsv(people_words(${from}::text || E'\\n' || ${to}::text), 'C')`;
 
-/** An item's title (weight A). */
-export const titleWordsTsv = (title: unknown): RawBuilder<unknown> => sql`doc_tsv(${title}::text, 'A')`;
+/** An item's title (weight A), a file name in it also by its parts (`IMG_5195.HEIC`: img, 5195, heic). */
+export const titleWordsTsv = (title: unknown): RawBuilder<unknown> => sql`doc_tsv(name_words(${title}::text), 'A')`;
 
 /** An item's own words: its title (weight A) and its people (weight C). */
 export const titleTsv = (title: unknown, from: unknown, to: unknown): RawBuilder<unknown> =>

@@ -17,7 +17,7 @@ test("a saved message's folder label: the folder it sits in, or for Apple Mail's
 test('a folder of Office 97–2003 files: .doc, .xls, .ppt (and their templates) are sent as their types', async () => {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-folder-'));
   try {
-    for (const name of ['memo.doc', 'budget.xls', 'talk.ppt', 'letterhead.dot', 'layout.pages'])
+    for (const name of ['memo.doc', 'budget.xls', 'talk.ppt', 'letterhead.dot', 'layout.pages', 'IMG_1.jpg.json'])
       await fs.writeFile(path.join(root, name), 'x');
     const accepted = new Set(['application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint']);
     const { files, skipped } = await listFolder(root, accepted);
@@ -30,7 +30,13 @@ test('a folder of Office 97–2003 files: .doc, .xls, .ppt (and their templates)
         ['talk.ppt', 'application/vnd.ms-powerpoint'],
       ],
     );
-    assert.deepEqual(skipped, [{ key: 'layout.pages', reason: 'no handler takes .pages files' }]);
+    assert.deepEqual(skipped, [
+      {
+        key: 'IMG_1.jpg.json',
+        reason: 'a data file (.json): settings, exports and photo sidecars are not imported from folders',
+      },
+      { key: 'layout.pages', reason: 'no handler takes .pages files' },
+    ]);
   } finally {
     await fs.rm(root, { recursive: true, force: true });
   }

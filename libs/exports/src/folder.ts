@@ -11,10 +11,6 @@ const DOCUMENT_TYPES = new Set([
   'text/plain',
   'text/csv',
   'text/tab-separated-values',
-  'application/json',
-  'application/xml',
-  'text/xml',
-  'text/yaml',
   'application/x-tex',
   'application/x-latex',
   'text/x-bibtex',
@@ -40,6 +36,17 @@ const DOCUMENT_TYPES = new Set([
   'text/vcard',
 ]);
 const MEDIA_TYPES = new Set(Object.values(MEDIA_FILE_TYPES));
+/**
+ * Files the document handler reads when sent (a mail's JSON or XML attachment) but a folder import
+ * passes over: in a folder they are machine data — settings, exports, the JSON a photo export
+ * writes beside every photo — far more often than anyone's writing.
+ */
+export const FOLDER_DATA_TYPES: ReadonlySet<string> = new Set([
+  'application/json',
+  'application/xml',
+  'text/xml',
+  'text/yaml',
+]);
 
 /** A file that is not sent, and why: every file under a root is either sent or one of these. */
 export interface SkippedFile {
@@ -163,6 +170,10 @@ export async function listFolder(
     const extension = path.extname(name).slice(1).toLowerCase();
     const named = typeOfFileName(name);
     const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named)) ? named : null;
+    if (named && FOLDER_DATA_TYPES.has(named)) {
+      skip(`a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`);
+      return;
+    }
     if (!type || !accepted.has(type)) {
       skip(extension ? `no handler takes .${extension} files` : 'no extension to tell its type');
       return;

@@ -69,6 +69,8 @@ describe('a watched folder', () => {
     await write('sub/charlie.md', 'charlie-one');
     await write('.hidden.md', 'hidden-one');
     await write('notes.xyz', 'xray-one');
+    // A photo export's sidecar: a data file the document handler would read, but no item from a folder.
+    await write('IMG_0001.jpg.json', '{ "title": "sidecar-one" }');
     await write('broken.pdf', 'not a PDF at all');
     ({ id } = await h.call(SourcesAdd, { kind: 'folder', path: dir, labels: ['client:acme'], rescan_seconds: 5 }));
     await settled('the first scan');

@@ -24,7 +24,7 @@ import {
 } from '@memex/contracts';
 import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { fileAttributes } from '@memex/exports';
+import { FOLDER_DATA_TYPES, fileAttributes } from '@memex/exports';
 import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
@@ -466,7 +466,7 @@ export class FolderSync {
     else await this.publisher.publish(LocationReachable, { subject: `source:${source.id}`, actor: CALLER, data });
   }
 
-  /** The MIME types some handler takes (memex.types), asked again every few minutes. */
+  /** The MIME types some handler takes (memex.types) but data files', asked again every few minutes. */
   private async acceptedTypes(): Promise<Set<string>> {
     if (this.types && Date.now() - this.types.at < 5 * 60_000) return this.types.accepted;
     const answer = await callRpc<ResultOf<typeof Types>>(
@@ -475,7 +475,8 @@ export class FolderSync {
       { method: Types.name, params: {}, scope: OWNER_SCOPE, caller: CALLER },
       30_000,
     );
-    this.types = { at: Date.now(), accepted: new Set(answer.handlers.flatMap((h) => h.types)) };
+    const types = answer.handlers.flatMap((h) => h.types).filter((type) => !FOLDER_DATA_TYPES.has(type));
+    this.types = { at: Date.now(), accepted: new Set(types) };
     return this.types.accepted;
   }
 }

@@ -24,6 +24,7 @@ import { writtenDate } from '../dates.js';
 import { extractUuencoded } from './uuencode.js';
 import { TNEF_TYPES, isTnef, readTnef, type TnefContent } from './tnef.js';
 import { openSmime } from './smime.js';
+import { PGP_MIME_ENCRYPTED, isPgpMimeEncrypted, readInlineOpenPgp } from './openpgp.js';
 import { OUTLOOK_MSG_TYPE, isOutlookMessage, outlookToMime } from './outlook.js';
 import { APPLE_MAIL_TYPE, isAppleMailMessage, unwrapAppleMail } from './apple-mail.js';
 
@@ -279,9 +280,12 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   const smime = openSmime(bytes);
   const { mail, root, truncated, warnings } = await parseStructure(smime.bytes);
   if (smime.warning) warnings.push(smime.warning);
+  if (isPgpMimeEncrypted(root)) warnings.push(PGP_MIME_ENCRYPTED);
   // Files uuencoded into the text (mail before MIME) are attachments, not words.
   const uuencoded = extractUuencoded(mail.text ?? '');
-  const plain = uuencoded.text.trim() ? uuencoded.text : '';
+  const openpgp = readInlineOpenPgp(uuencoded.text);
+  if (openpgp.warning) warnings.push(openpgp.warning);
+  const plain = openpgp.text.trim() ? openpgp.text : '';
   const text = plain || (mail.html ? htmlToPlainText(mail.html) : '');
   const textSource = plain ? 'plain' : text ? 'html' : 'none';
   // Read here, not from mailparser, which puts the current time in place of a date it cannot parse.

@@ -42,6 +42,23 @@ function bomCharset(bytes: Uint8Array): string | null {
   for (const [bom, charset] of BOMS) {
     if (bom.every((b, i) => bytes[i] === b)) return charset;
   }
+  return utf16WithoutBom(bytes);
+}
+
+/**
+ * UTF-16 without a byte-order mark (some Windows exports): text mostly of Latin letters has a NUL
+ * in every other byte, odd ones for little-endian, even ones for big-endian, and almost none in
+ * the others, which no 8-bit text has.
+ */
+function utf16WithoutBom(bytes: Uint8Array): string | null {
+  const sample = bytes.subarray(0, 4096);
+  if (sample.length < 8) return null;
+  let even = 0;
+  let odd = 0;
+  for (let i = 0; i < sample.length; i++) if (sample[i] === 0) i % 2 ? odd++ : even++;
+  const half = sample.length / 2;
+  if (odd > 0.6 * half && even < 0.05 * half) return 'utf-16le';
+  if (even > 0.6 * half && odd < 0.05 * half) return 'utf-16be';
   return null;
 }
 

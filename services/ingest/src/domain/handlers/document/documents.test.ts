@@ -353,6 +353,10 @@ describe('documents: plain text and reStructuredText', () => {
     assert.equal((await parseDoc('text/plain; charset=koi8-r', encode('Привет', 'koi8-r'))).text, 'Привет');
     const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Grüße', 'utf16le')]);
     assert.equal((await parseDoc('text/plain', utf16)).text, 'Grüße');
+    // Without its byte-order mark (some Windows exports), little- or big-endian.
+    const csv = 'name,city\r\nRenée,Zürich\r\n';
+    assert.equal((await parseDoc('text/csv', Buffer.from(csv, 'utf16le'))).text, csv.trim());
+    assert.equal((await parseDoc('text/plain', Buffer.from(csv, 'utf16le').swap16())).text, csv.trim());
     const latin = await parseDoc('text/plain', encode('Déjà vu', 'windows-1252'));
     assert.equal(latin.text, 'Déjà vu');
     assert.equal(latin.meta.format === 'text' && latin.meta.charset, 'windows-1252');

@@ -40,6 +40,12 @@ describe('documents: identity and titles', () => {
       (await parseDoc('application/pdf', pdf([['Body line']], { Title: 'Untitled' }), { filename: 'f.pdf' })).title,
       'f.pdf',
     );
+    // What printer drivers and Office's export put in Title: the source file's name, a placeholder.
+    const printed = async (Title: string) =>
+      (await parseDoc('application/pdf', pdf([['Body line']], { Title }), { filename: 'scan.pdf' })).title;
+    assert.equal(await printed('Microsoft Word - Budget 2019.docx'), 'Budget 2019');
+    assert.equal(await printed('zen_of_python.txt'), 'zen_of_python');
+    assert.equal(await printed('Document1'), 'scan.pdf');
     assert.equal((await parseDoc('text/plain', '\n\n  First   line  \nsecond')).title, 'First line');
     assert.equal((await parseDoc('text/plain', '')).title, '(untitled)');
   });

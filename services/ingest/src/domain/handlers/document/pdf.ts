@@ -43,10 +43,17 @@ export function pdfDate(value: string | undefined): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-/** The info dictionary's Title, unless it is a placeholder ("Untitled") or an Office export prefix. */
+/**
+ * The info dictionary's Title as a person would title the document: without the prefix Office's
+ * PDF export puts before it, and without the extension of the file it was printed from (a printer
+ * driver's "Budget 2019.docx"); none when it is a placeholder ("Untitled", Word's "Document1").
+ */
 function pdfTitle(title: string | undefined): string | null {
-  const cleaned = title?.replace(/^Microsoft (Word|PowerPoint|Excel) - /, '').trim();
-  return cleaned && !/^untitled\b/i.test(cleaned) ? cleaned : null;
+  const cleaned = title
+    ?.replace(/^Microsoft (Word|PowerPoint|Excel) - /, '')
+    .replace(/\.(docx?|xlsx?|pptx?|rtf|odt|ods|odp|txt|html?|tex|dvi|ps|indd|pages|key|numbers)$/i, '')
+    .trim();
+  return cleaned && !/^(untitled\b|(document|presentation|book)\d*$)/i.test(cleaned) ? cleaned : null;
 }
 
 function rejection(name: string, message: string): RejectedItem {

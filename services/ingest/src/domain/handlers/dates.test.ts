@@ -20,6 +20,8 @@ describe('dates as mail and documents write them', () => {
     assert.equal(writtenDate('Fri, 12 Mar 99 23:01:02 EST'), '1999-03-13T04:01:02.000Z');
     assert.equal(writtenDate('Sat, 13 Feb 2010 2:5:7 -0800'), '2010-02-13T10:05:07.000Z');
     assert.equal(writtenDate('2024-06-04'), '2024-06-04T00:00:00.000Z');
+    // RFC 5322's A.6.3 example: comments and space inside the time.
+    assert.equal(writtenDate('Fri, 21 Nov 1997 09(comment):   55  :  06 -0600'), '1997-11-21T15:55:06.000Z');
   });
 
   it('zone names mail clients wrote instead of an offset', () => {

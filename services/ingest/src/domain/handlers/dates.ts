@@ -60,6 +60,8 @@ export function writtenDate(value: string | null | undefined): string | null {
   if (!value?.trim()) return null;
   // Comments go first (`+0200 (CEST)`): the zone, if any, is then what ends the text.
   const text = collapseWhitespace(value.replace(/\([^)]*\)/g, ' '))
+    // RFC 5322's obsolete syntax lets space (and comments) stand around a time's colons: `09 : 55 : 06`.
+    .replace(/(\d)\s*:\s*(?=\d)/g, '$1:')
     .replace(/[,\s]+$/, '')
     .replace(TRAILING_NAME, (whole, time: string, offset: string | undefined, name: string) => {
       if (KNOWN_ZONE.test(name)) return whole;

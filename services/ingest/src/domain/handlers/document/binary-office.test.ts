@@ -57,6 +57,7 @@ describe('documents: Word, Excel and PowerPoint 97–2003 (.doc, .xls, .ppt)', (
             ['Venue', 1200, null, long],
             ['Catering', 850.5],
             [null, 0.1 + 0.2, -3],
+            ['Paid', new Date('2019-03-04T00:00:00Z'), new Date('2019-03-04T13:45:00Z')],
           ],
         },
         { name: 'Empty', rows: [] },
@@ -69,7 +70,7 @@ describe('documents: Word, Excel and PowerPoint 97–2003 (.doc, .xls, .ppt)', (
     const item = await parseDoc(XLS, bytes, { filename: 'budget.xls' });
     assert.equal(
       item.text,
-      `Budget\nItem\tCost\tNote\nVenue\t1200\t${long.trim()}\nCatering\t850.5\n0.3\t-3\n\nNotes ✓\nAsk the caterer`,
+      `Budget\nItem\tCost\tNote\nVenue\t1200\t${long.trim()}\nCatering\t850.5\n0.3\t-3\nPaid\t2019-03-04\t2019-03-04 13:45\n\nNotes ✓\nAsk the caterer`,
     );
     assert.deepEqual(item.meta.format === 'xls' && item.meta.headings, ['Budget', 'Empty', 'Notes ✓']);
     assert.equal(item.title, 'Offsite budget');

@@ -51,6 +51,21 @@ describe('documents: RTF, spreadsheets, presentations, OpenDocument and e-books'
     assert.equal(item.occurredAt, '2019-03-04T09:00:00.000Z');
   });
 
+  it('a spreadsheet date cell is its date, by its number format (built-in or custom), in either date system', async () => {
+    const sheet = (date1904: boolean) =>
+      zipOf({
+        'xl/workbook.xml': `<workbook><workbookPr${date1904 ? ' date1904="1"' : ''}/><sheets><sheet name="Log" sheetId="1"/></sheets></workbook>`,
+        'xl/styles.xml':
+          '<styleSheet><numFmts count="1"><numFmt numFmtId="164" formatCode="d&quot; &quot;mmm yyyy h:mm"/></numFmts>' +
+          '<cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="14" applyNumberFormat="1"/><xf numFmtId="164"/><xf numFmtId="4"/></cellXfs></styleSheet>',
+        'xl/worksheets/sheet1.xml':
+          '<worksheet><sheetData><row r="1"><c r="A1" s="1"><v>43831</v></c><c r="B1" s="2"><v>43831.5729166667</v></c>' +
+          '<c r="C1" s="3"><v>43831</v></c><c r="D1"><v>7</v></c></row></sheetData></worksheet>',
+      });
+    assert.equal((await parseDoc(XLSX, await sheet(false))).text, 'Log\n2020-01-01\t2020-01-01 13:45\t43831\t7');
+    assert.equal((await parseDoc(XLSX, await sheet(true))).text, 'Log\n2024-01-02\t2024-01-02 13:45\t43831\t7');
+  });
+
   it('a presentation (.pptx): slides in order (10 after 9), each with its notes; the first slide title is the title', async () => {
     const slide = (title: string, body: string) =>
       `<p:sld><p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:t>${title}</a:t></a:r></a:p></p:txBody></p:sp><p:sp><p:txBody><a:p><a:r><a:t>${body}</a:t></a:r><a:r><a:t> here</a:t></a:r></a:p></p:txBody></p:sp></p:spTree></p:cSld></p:sld>`;

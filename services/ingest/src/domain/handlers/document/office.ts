@@ -4,6 +4,7 @@ import { collapseWhitespace, htmlToPlainText } from '../text.js';
 import { htmlHeadings } from './docx.js';
 import type { FormatResult } from './format.js';
 import type { BinaryOfficeFormat } from './binary-office/index.js';
+import { dateFormatOf, dateText, type DateFormat } from './spreadsheet-dates.js';
 
 /**
  * Documents that are zips of XML: spreadsheets and presentations (OOXML: .xlsx, .pptx),
@@ -136,13 +137,30 @@ async function readEpub(parts: Parts): Promise<Read> {
 
 const numberIn = (name: string) => Number(/(\d+)\.xml$/.exec(name)?.[1] ?? 0);
 
-/** Cells row by row (tab between cells), each sheet under its name. */
+/** Each cell format's (cellXfs, in order) date format, from the workbook's styles. */
+function xlsxDateFormats(styles: string): DateFormat[] {
+  const codes = new Map(
+    [...styles.matchAll(/<numFmt\b([^>]*)\/?>/g)].map(([, attributes]) => [
+      Number(/\bnumFmtId="(\d+)"/.exec(attributes!)?.[1]),
+      decodeEntities(/\bformatCode="([^"]*)"/.exec(attributes!)?.[1] ?? ''),
+    ]),
+  );
+  const cellXfs = /<cellXfs\b[^>]*>([\s\S]*?)<\/cellXfs>/.exec(styles)?.[1] ?? '';
+  return [...cellXfs.matchAll(/<xf\b([^>]*?)\/?>/g)].map(([, attributes]) => {
+    const id = Number(/\bnumFmtId="(\d+)"/.exec(attributes!)?.[1] ?? 0);
+    return dateFormatOf(id, codes.get(id));
+  });
+}
+
+/** Cells row by row (tab between cells), each sheet under its name; a date cell as its date. */
 async function readXlsx(parts: Parts): Promise<Read> {
   const shared = [
     ...((await parts.xml('xl/sharedStrings.xml', { required: false })) ?? '').matchAll(/<si>([\s\S]*?)<\/si>/g),
   ].map((m) => runsOf(m[1]!, 't'));
   const workbook = (await parts.xml('xl/workbook.xml')) ?? '';
   const names = [...workbook.matchAll(/<sheet\b[^>]*\bname="([^"]*)"/g)].map((m) => decodeEntities(m[1]!));
+  const dates = xlsxDateFormats((await parts.xml('xl/styles.xml', { required: false })) ?? '');
+  const date1904 = /<workbookPr\b[^>]*\bdate1904="(1|true)"/.test(workbook);
   const sheets: string[] = [];
   for (const [i, name] of parts.names(/^xl\/worksheets\/sheet\d+\.xml$/).entries()) {
     const xml = (await parts.xml(name)) ?? '';
@@ -153,6 +171,10 @@ async function readXlsx(parts: Parts): Promise<Read> {
           const value = /<v>([\s\S]*?)<\/v>/.exec(body)?.[1];
           if (type === 's') return shared[Number(value)] ?? '';
           if (type === 'inlineStr') return runsOf(body, 't');
+          const date = dates[Number(/\bs="(\d+)"/.exec(attributes!)?.[1] ?? 0)];
+          const number = Number(value);
+          if (date && (type === undefined || type === 'n') && value && number >= 0)
+            return dateText(number, date, date1904);
           return decodeEntities(value ?? '');
         })
         .filter((cell) => cell !== '')

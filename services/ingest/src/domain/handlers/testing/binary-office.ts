@@ -96,7 +96,8 @@ export function wordDocument(spec: WordDocumentSpec): Buffer {
 }
 
 export interface WorkbookSpec extends SummaryProperties {
-  sheets: { name: string; rows: (string | number | null)[][] }[];
+  /** A Date cell is a date serial: formatted m/d/yy (built-in 14) at midnight UTC, else "d mmm yyyy h:mm". */
+  sheets: { name: string; rows: (string | number | Date | null)[][] }[];
   /** Split the shared strings over a CONTINUE record at this many bytes of SST data. */
   continueAt?: number;
   encrypted?: boolean;
@@ -135,7 +136,13 @@ export function workbook(spec: WorkbookSpec): Buffer {
       row.forEach((value, c) => {
         if (value === null) return;
         const at = Buffer.concat([u16(r), u16(c), u16(15)]);
-        if (typeof value === 'string') {
+        if (value instanceof Date) {
+          const serial = (value.getTime() - Date.UTC(1899, 11, 30)) / 86_400_000;
+          const number = Buffer.alloc(8);
+          number.writeDoubleLE(serial);
+          const xf = Number.isInteger(serial) ? DATE_XF : DATE_TIME_XF;
+          cells.push(record(0x0203, Buffer.concat([u16(r), u16(c), u16(xf), number])));
+        } else if (typeof value === 'string') {
           const index = Buffer.alloc(4);
           index.writeUInt32LE(indexOf(value));
           cells.push(record(0x00fd, Buffer.concat([at, index])));
@@ -163,7 +170,11 @@ export function workbook(spec: WorkbookSpec): Buffer {
     position.writeUInt32LE(offset);
     return record(0x0085, Buffer.concat([position, Buffer.from([0, 0]), unicodeString(name, 1)]));
   };
-  const head = [record(0x0809, bof(0x0005)), ...(spec.encrypted ? [record(0x002f, Buffer.alloc(6))] : [])];
+  const head = [
+    record(0x0809, bof(0x0005)),
+    ...(spec.encrypted ? [record(0x002f, Buffer.alloc(6))] : []),
+    ...numberFormats(),
+  ];
   // The globals' length does not depend on the offsets the BOUNDSHEETs hold: lay them out once with zeros.
   const globalsLength = Buffer.concat([
     ...head,
@@ -183,6 +194,25 @@ export function workbook(spec: WorkbookSpec): Buffer {
   CFB.utils.cfb_add(file, '/Workbook', stream);
   addSummary(file, spec);
   return CFB.write(file, { type: 'buffer' }) as Buffer;
+}
+
+/** Cell formats as Excel writes them: 16 defaults (General), then a date and a custom date-time one. */
+const DATE_XF = 16;
+const DATE_TIME_XF = 17;
+const CUSTOM_DATE_TIME = 164;
+
+function numberFormats(): Buffer[] {
+  const xf = (format: number) => {
+    const data = Buffer.alloc(20);
+    data.writeUInt16LE(format, 2);
+    return record(0x00e0, data);
+  };
+  return [
+    record(0x041e, Buffer.concat([u16(CUSTOM_DATE_TIME), unicodeString('d mmm yyyy h:mm', 2)])),
+    ...Array.from({ length: 16 }, () => xf(0)),
+    xf(14),
+    xf(CUSTOM_DATE_TIME),
+  ];
 }
 
 function bof(kind: number): Buffer {

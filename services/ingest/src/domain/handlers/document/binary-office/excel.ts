@@ -1,10 +1,12 @@
 import { RejectedItem } from '../../handler.js';
 import type { CompoundFile } from './compound.js';
+import { dateFormatOf, dateText, type DateFormat } from '../spreadsheet-dates.js';
 
 /**
  * The cells of an Excel 97–2003 workbook ([MS-XLS], BIFF8): the `Workbook` stream is a run of
  * records; the globals hold the sheets' names and the shared strings (SST), each sheet's records
- * its cells. Read are text (shared or inline), numbers and formulas' last results, row by row.
+ * its cells. Read are text (shared or inline), numbers (a date as its date, by the cell's number
+ * format) and formulas' last results, row by row.
  */
 export function readWorkbook(file: CompoundFile): { sheets: { name: string; rows: string[] }[] } {
   const stream = file.stream('Workbook');
@@ -18,6 +20,15 @@ export function readWorkbook(file: CompoundFile): { sheets: { name: string; rows
   const sheets: { name: string; cells: Cell[] }[] = [];
   let sheet: Cell[] | null = null;
   let pendingFormula: { row: number; column: number } | null = null;
+  // Number formats by id (FORMAT), each cell format's number format (XF, in order), the date system.
+  const formatCodes = new Map<number, string>();
+  const cellFormats: DateFormat[] = [];
+  let date1904 = false;
+  /** A number as its cell shows it: a date or a time when its format says so. */
+  const shown = (data: Buffer, value: number, xf = data.readUInt16LE(4)) => {
+    const format = cellFormats[xf];
+    return format && value >= 0 ? dateText(value, format, date1904) : numberText(value);
+  };
 
   for (let i = 0; i < records.length; i++) {
     const { type, data, offset } = records[i]!;
@@ -28,6 +39,17 @@ export function readWorkbook(file: CompoundFile): { sheets: { name: string; rows
       case BOUNDSHEET:
         // Worksheets only (dt 0): a chart or macro sheet has no cells to read.
         if (data[5] === 0) names.set(data.readUInt32LE(0), shortString(data, 6));
+        break;
+      case FORMAT:
+        formatCodes.set(data.readUInt16LE(0), unicodeString([data.subarray(2)]));
+        break;
+      case XF: {
+        const id = data.readUInt16LE(2);
+        cellFormats.push(dateFormatOf(id, formatCodes.get(id)));
+        break;
+      }
+      case DATEMODE:
+        date1904 = data.readUInt16LE(0) === 1;
         break;
       case SST:
         strings.push(...sharedStrings([data.subarray(8), ...continuations(records, i)]));
@@ -45,21 +67,21 @@ export function readWorkbook(file: CompoundFile): { sheets: { name: string; rows
         sheet?.push(cellAt(data, unicodeString([data.subarray(6)])));
         break;
       case NUMBER:
-        sheet?.push(cellAt(data, numberText(data.readDoubleLE(6))));
+        sheet?.push(cellAt(data, shown(data, data.readDoubleLE(6))));
         break;
       case RK:
-        sheet?.push(cellAt(data, numberText(rkValue(data.readUInt32LE(6)))));
+        sheet?.push(cellAt(data, shown(data, rkValue(data.readUInt32LE(6)))));
         break;
       case MULRK: {
         const row = data.readUInt16LE(0);
         const first = data.readUInt16LE(2);
         for (let at = 4, column = first; at + 6 <= data.length - 2; at += 6, column++)
-          sheet?.push({ row, column, text: numberText(rkValue(data.readUInt32LE(at + 2))) });
+          sheet?.push({ row, column, text: shown(data, rkValue(data.readUInt32LE(at + 2)), data.readUInt16LE(at)) });
         break;
       }
       case FORMULA:
         pendingFormula = null;
-        if (data.readUInt16LE(12) !== 0xffff) sheet?.push(cellAt(data, numberText(data.readDoubleLE(6))));
+        if (data.readUInt16LE(12) !== 0xffff) sheet?.push(cellAt(data, shown(data, data.readDoubleLE(6))));
         // A text result follows in a STRING record.
         else if (data[6] === 0) pendingFormula = { row: data.readUInt16LE(0), column: data.readUInt16LE(2) };
         else if (data[6] === 1) sheet?.push(cellAt(data, data[8] ? 'TRUE' : 'FALSE'));
@@ -80,7 +102,9 @@ export function readWorkbook(file: CompoundFile): { sheets: { name: string; rows
 const BOF = 0x0809;
 const BOUNDSHEET = 0x0085;
 const CONTINUE = 0x003c;
+const DATEMODE = 0x0022;
 const FILEPASS = 0x002f;
+const FORMAT = 0x041e;
 const FORMULA = 0x0006;
 const LABEL = 0x0204;
 const LABELSST = 0x00fd;
@@ -89,6 +113,7 @@ const NUMBER = 0x0203;
 const RK = 0x027e;
 const SST = 0x00fc;
 const STRING = 0x0207;
+const XF = 0x00e0;
 
 interface BiffRecord {
   type: number;

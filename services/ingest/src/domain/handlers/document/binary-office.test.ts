@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import CFB from 'cfb';
 import { documentTypeFor } from './document-handler.js';
 import { docx, fixture, CORPUS_SKIP, withAttachment } from '../testing/build.js';
 import { presentation, wordDocument, workbook } from '../testing/binary-office.js';
@@ -101,6 +102,26 @@ describe('documents: Word, Excel and PowerPoint 97–2003 (.doc, .xls, .ppt)', (
     assert.deepEqual(item.meta.format === 'ppt' && item.meta.headings, ['Launch timeline', 'Risks and mitigations']);
     assert.equal(item.title, 'Launch timeline');
     assert.doesNotMatch(item.text, /Click to edit|^Risks$/m);
+  });
+
+  it('a password-protected .docx (its zip encrypted into a compound file) is rejected saying so', async () => {
+    const file = CFB.utils.cfb_new();
+    CFB.utils.cfb_add(file, '/EncryptionInfo', Buffer.from([4, 0, 4, 0, 0x40, 0, 0, 0]));
+    CFB.utils.cfb_add(file, '/EncryptedPackage', Buffer.alloc(4096, 0x5a));
+    const bytes = CFB.write(file, { type: 'buffer' }) as Buffer;
+    assert.match(
+      (await rejection(parseDoc(DOCX, bytes, { filename: 'salaries.docx' }))).reason,
+      /password-protected Office document/,
+    );
+    // As a mail attachment: kept, with the reason.
+    const mail = await parseEmail(
+      withAttachment('Numbers inside.', {
+        headers: ['Content-Type: application/octet-stream; name="salaries.xlsx"', 'Content-Transfer-Encoding: base64'],
+        body: bytes.toString('base64'),
+      }),
+    );
+    const [attachment] = (mail.children ?? []) as AttachmentItem[];
+    assert.match(attachment?.meta.unreadable ?? '', /password-protected Office document/);
   });
 
   it('a file is read as what its bytes prove, whatever its label, and the label that lied is a warning', async () => {

@@ -1,3 +1,4 @@
+import { RejectedItem } from '../handler.js';
 import { binaryOfficeFormatOf } from './binary-office/index.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -17,7 +18,8 @@ const BINARY_OFFICE_TYPES = {
  * The document type a file's own bytes prove, whatever it was labelled: a PDF, RTF, an Office
  * 97–2003 compound file, an Office Open XML, OpenDocument or EPUB zip. Mail is full of labels that
  * lie: Word's RTF sent as application/msword, a .docx as application/octet-stream or
- * application/x-zip. Null when the bytes prove none of these (plain text and HTML prove nothing).
+ * application/x-zip. Null when the bytes prove none of these (plain text and HTML prove nothing);
+ * a password-protected .docx/.xlsx/.pptx (a compound file holding the encrypted zip) is rejected.
  */
 export function provenDocumentType(bytes: Buffer): string | null {
   const head = bytes.subarray(0, 1024).toString('latin1');
@@ -25,6 +27,8 @@ export function provenDocumentType(bytes: Buffer): string | null {
   if (/^\s*\{\\rtf/.test(head)) return 'application/rtf';
   if (bytes.subarray(0, 8).equals(COMPOUND_FILE)) {
     const format = binaryOfficeFormatOf(bytes);
+    if (format === 'encrypted')
+      throw new RejectedItem('a password-protected Office document: its content is encrypted (an EncryptedPackage)');
     return format ? BINARY_OFFICE_TYPES[format] : null;
   }
   if (bytes.length > 30 && bytes.subarray(0, 4).equals(ZIP)) return zipDocumentType(bytes);

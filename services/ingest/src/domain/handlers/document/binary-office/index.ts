@@ -70,16 +70,18 @@ function readContent(file: CompoundFile, format: BinaryOfficeFormat): { text: st
 }
 
 /**
- * What an OLE compound file holds, by its streams: a Word, Excel or PowerPoint file, or null (an
- * Outlook message, a Works file, anything else).
+ * What an OLE compound file holds, by its streams: a Word, Excel or PowerPoint file, a
+ * password-protected .docx/.xlsx/.pptx (Office encrypts the whole zip into an `EncryptedPackage`
+ * stream), or null (an Outlook message, a Works file, anything else).
  */
-export function binaryOfficeFormatOf(bytes: Buffer): BinaryOfficeFormat | null {
+export function binaryOfficeFormatOf(bytes: Buffer): BinaryOfficeFormat | 'encrypted' | null {
   let file: CompoundFile;
   try {
     file = CompoundFile.open(bytes, 'compound file');
   } catch {
     return null;
   }
+  if (file.has('EncryptedPackage')) return 'encrypted';
   if (file.has('WordDocument')) return 'doc';
   if (file.has('Workbook') || file.has('Book')) return 'xls';
   if (file.has('PowerPoint Document')) return 'ppt';

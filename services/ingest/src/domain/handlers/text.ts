@@ -7,6 +7,29 @@ export function sha256Hex(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
 }
 
+/** East Asian and other Windows code pages by the label TextDecoder knows them. */
+const CODE_PAGES: Readonly<Record<number, string>> = {
+  932: 'shift_jis',
+  936: 'gbk',
+  949: 'euc-kr',
+  950: 'big5',
+  1200: 'utf-16le',
+  10000: 'macintosh',
+  20127: 'us-ascii',
+  28591: 'iso-8859-1',
+  65001: 'utf-8',
+};
+
+/**
+ * A Windows code page number (Outlook's PR_INTERNET_CPID, an OLE property set's PID_CODEPAGE) as
+ * the label TextDecoder knows, or `fallback` for one it does not.
+ */
+export function codePageLabel(codepage: number | undefined, fallback: string): string {
+  if (codepage !== undefined && ((codepage >= 1250 && codepage <= 1258) || codepage === 874))
+    return `windows-${codepage}`;
+  return (codepage !== undefined && CODE_PAGES[codepage]) || fallback;
+}
+
 /** The `charset` parameter of a MIME type, lowercase, or null. */
 export function charsetParam(type: string): string | null {
   const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(type);
@@ -55,7 +78,11 @@ function utf16WithoutBom(bytes: Uint8Array): string | null {
   if (sample.length < 8) return null;
   let even = 0;
   let odd = 0;
-  for (let i = 0; i < sample.length; i++) if (sample[i] === 0) i % 2 ? odd++ : even++;
+  for (let i = 0; i < sample.length; i++) {
+    if (sample[i] !== 0) continue;
+    if (i % 2) odd++;
+    else even++;
+  }
   const half = sample.length / 2;
   if (odd > 0.6 * half && even < 0.05 * half) return 'utf-16le';
   if (even > 0.6 * half && odd < 0.05 * half) return 'utf-16be';

@@ -4,6 +4,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import { decompressRTF } from '@kenjiuno/decompressrtf';
 import { RejectedItem } from '../handler.js';
 import { rtfContent } from '../document/rtf.js';
+import { codePageLabel } from '../text.js';
 
 // A CommonJS module compiled from ES: its class is the namespace's `default`.
 const MsgReader = msgreader.default;
@@ -23,16 +24,6 @@ const CONVERSATION_INDEX = '00710102';
 
 /** Message classes that are mail: notes (signed and encrypted too), meeting requests and answers, delivery reports. */
 const MAIL_CLASS = /^(ipm\.note|ipm\.schedule\.meeting|report\.)/i;
-
-/** Windows code pages of an HTML body stored as bytes, by the name TextDecoder knows. */
-function codepageName(codepage: number | undefined): string {
-  if (codepage === undefined || codepage === 65001) return 'utf-8';
-  if ((codepage >= 1250 && codepage <= 1258) || codepage === 874) return `windows-${codepage}`;
-  return (
-    { 932: 'shift_jis', 936: 'gbk', 949: 'euc-kr', 950: 'big5', 20127: 'us-ascii', 28591: 'iso-8859-1' }[codepage] ??
-    'utf-8'
-  );
-}
 
 export function isOutlookMessage(bytes: Buffer): boolean {
   return bytes.subarray(0, OLE_SIGNATURE.length).equals(OLE_SIGNATURE);
@@ -75,7 +66,7 @@ export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
       : {};
   const html =
     fields.bodyHtml ??
-    (fields.html ? new TextDecoder(codepageName(fields.internetCodepage)).decode(fields.html) : rtf.html);
+    (fields.html ? new TextDecoder(codePageLabel(fields.internetCodepage, 'utf-8')).decode(fields.html) : rtf.html);
   const recipients = (type: 'to' | 'cc' | 'bcc') =>
     (fields.recipients ?? [])
       .filter((r) => (r.recipType ?? 'to') === type)

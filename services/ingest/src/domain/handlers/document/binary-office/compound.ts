@@ -1,6 +1,6 @@
 import CFB from 'cfb';
-import iconv from 'iconv-lite';
 import { RejectedItem } from '../../handler.js';
+import { codePageLabel } from '../../text.js';
 
 /**
  * Office 97–2003 files are OLE compound files ([MS-CFB]): a small file system of named streams.
@@ -31,7 +31,7 @@ export class CompoundFile {
     return this.stream(name) !== null;
   }
 
-  /** The title, author and creation date the file's summary information gives, where it gives them. */
+  /** The title and creation date the file's summary information gives, where it gives them. */
   summary(): Summary {
     const bytes = this.stream('\u0005SummaryInformation');
     if (!bytes) return {};
@@ -46,7 +46,6 @@ export class CompoundFile {
 
 export interface Summary {
   title?: string;
-  author?: string;
   /** When the file was first saved (ISO). */
   created?: string;
 }
@@ -54,7 +53,6 @@ export interface Summary {
 /** Property ids of the summary information set ([MS-OLEPS] 2.25.1) and the value types read. */
 const PID_CODEPAGE = 1;
 const PID_TITLE = 2;
-const PID_AUTHOR = 4;
 const PID_CREATE_DTM = 12;
 const VT_I2 = 0x02;
 const VT_LPSTR = 0x1e;
@@ -64,7 +62,7 @@ const VT_FILETIME = 0x40;
 /** Milliseconds between 1601-01-01 (FILETIME's epoch) and 1970-01-01. */
 const FILETIME_EPOCH_MS = 11_644_473_600_000;
 
-/** The first property set of a `SummaryInformation` stream ([MS-OLEPS] 2.21): its title, author, creation time. */
+/** The first property set of a `SummaryInformation` stream ([MS-OLEPS] 2.21): its title and creation time. */
 function readSummary(bytes: Buffer): Summary {
   const section = bytes.readUInt32LE(44);
   const count = bytes.readUInt32LE(section + 4);
@@ -76,11 +74,9 @@ function readSummary(bytes: Buffer): Summary {
   const codepage = offsets.has(PID_CODEPAGE) ? value(bytes, offsets.get(PID_CODEPAGE)!, 1252) : 1252;
   const read = (id: number) => (offsets.has(id) ? value(bytes, offsets.get(id)!, Number(codepage)) : undefined);
   const title = read(PID_TITLE);
-  const author = read(PID_AUTHOR);
   const created = read(PID_CREATE_DTM);
   return {
     ...(typeof title === 'string' && title.trim() ? { title: title.trim() } : {}),
-    ...(typeof author === 'string' && author.trim() ? { author: author.trim() } : {}),
     ...(created instanceof Date ? { created: created.toISOString() } : {}),
   };
 }
@@ -94,7 +90,7 @@ function value(bytes: Buffer, at: number, codepage: number): string | number | D
     case VT_LPSTR: {
       const length = bytes.readUInt32LE(at + 4);
       const raw = bytes.subarray(at + 8, at + 8 + length);
-      const text = codepage === 1200 ? raw.toString('utf16le') : iconv.decode(raw, encodingOf(codepage));
+      const text = new TextDecoder(codePageLabel(codepage, 'windows-1252')).decode(raw);
       return text.replace(/\0[\s\S]*$/, '');
     }
     case VT_LPWSTR: {
@@ -113,12 +109,4 @@ function value(bytes: Buffer, at: number, codepage: number): string | number | D
     default:
       return undefined;
   }
-}
-
-/** iconv-lite's name for a Windows code page (65001 is UTF-8; 10000 Mac Roman). */
-export function encodingOf(codepage: number): string {
-  if (codepage === 65001) return 'utf8';
-  if (codepage === 10000) return 'macroman';
-  const name = `cp${codepage}`;
-  return iconv.encodingExists(name) ? name : 'cp1252';
 }

@@ -15,6 +15,8 @@ before(async () => {
   serveRpc(server, 'test.rpc.echo', 'test', async (request) => request.params);
   // Answers nothing: a call to it waits for its timeout unless something else ends it.
   serveRpc(server, 'test.rpc.never', 'test', () => new Promise(() => undefined));
+  // The subscriptions reach NATS before any call: else a call may meet "no responders".
+  await server.nc.flush();
 });
 after(async () => {
   await client.close();

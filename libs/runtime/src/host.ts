@@ -121,6 +121,8 @@ export class ServiceHost implements OnApplicationBootstrap, OnApplicationShutdow
         : { projector: this.options.service, retried: 0, fixed: [], gone: [], failing: [] };
     });
     await this.runner?.start();
+    // Ready means NATS has every subscription: a call made now is served, not met with "no responders".
+    await this.bus.nc.flush();
     this.ready = true;
     this.logger.log(
       `ready (${this.subscriptions.length} subjects${this.runner ? `, projector ${this.runner.name}` : ''})`,

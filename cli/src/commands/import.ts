@@ -83,7 +83,7 @@ export function registerImport(program: Command): void {
     group
       .command('mbox <path>')
       .description(
-        'an mbox file (mboxrd/mboxo), of any size, or a folder of them (an Apple Mail or Thunderbird export: each mailbox a folder label)',
+        "an mbox file (mboxrd/mboxo, gzipped or not: a list archive's .txt.gz too), of any size, or a folder of them (an Apple Mail or Thunderbird export: each mailbox a folder label)",
       ),
   )
     .option('--folder <name>', 'the folder the messages were in (a label; Spam or Junk marks them spam)')

@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { MailList } from '@memex/contracts';
 import { startStack, type TestStack } from '@memex/e2e';
 import { outlookMsg } from '@memex/ingest/testing';
@@ -157,6 +158,41 @@ describe('memex import: every file accounted for', () => {
       run('mbox', root, 'tree'),
       /changed since it was imported \(Apple\/Work\.mbox\/mbox\).*use --restart/,
     );
+  });
+
+  test('a month of a mailing list as pipermail serves it (.txt.gz, "at" for "@"): every message, each sender by address', async () => {
+    const root = path.join(stack.env.home, 'list');
+    const month = Array.from({ length: 30 }, (_, i) =>
+      [
+        `From user${i % 3} at lists.example.org  Mon Jan  5 10:${String(i).padStart(2, '0')}:00 2009`,
+        `From: user${i % 3} at lists.example.org (User ${i % 3})`,
+        `Date: Mon, 05 Jan 2009 10:${String(i).padStart(2, '0')}:00 +0100`,
+        `Subject: [Dev] topic ${i}`,
+        `Message-ID: <m${i}@lists.example.org>`,
+        '',
+        `Message ${i}.`,
+        '',
+      ].join('\n'),
+    );
+    fs.mkdirSync(root, { recursive: true });
+    const file = path.join(root, '2009-January.txt.gz');
+    fs.writeFileSync(file, gzipSync(month.join('')));
+    const { summary, error } = await run('mbox', file, 'dev-list');
+    assert.equal(error, undefined);
+    assert.deepEqual(summary.run, { created: 30, updated: 0, duplicate: 0, rejected: 0, skipped: 0 });
+    const { messages } = await stack.owner.call(MailList, {
+      view: 'all',
+      account: 'import:mbox:dev-list',
+      limit: 100,
+      min_seq: await lastSeq(stack),
+    });
+    assert.equal(messages.length, 30);
+    assert.deepEqual([...new Set(messages.map((m) => m.from[0]!.address))].sort(), [
+      'user0@lists.example.org',
+      'user1@lists.example.org',
+      'user2@lists.example.org',
+    ]);
+    assert.equal(messages.find((m) => m.subject === '[Dev] topic 4')?.from[0]?.name, 'User 1');
   });
 });
 

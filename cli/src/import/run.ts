@@ -6,6 +6,7 @@ import {
   fileAttributes,
   listFolder,
   listMboxTree,
+  mboxSize,
   listPhotos,
   listTakeout,
   photoMetadata,
@@ -136,7 +137,10 @@ async function mboxListing(options: ImportOptions, state: ImportState): Promise<
   const stat = await fs.stat(target);
   const listing = stat.isDirectory()
     ? await listMboxTree(target)
-    : { mboxes: [{ key: path.basename(target), file: target, size: stat.size, folder: undefined }], skipped: [] };
+    : {
+        mboxes: [{ key: path.basename(target), file: target, size: await mboxSize(target), folder: undefined }],
+        skipped: [],
+      };
   assertResumable(target, listing, state);
   state.mboxes = listing.mboxes.map((m) => [m.key, m.size]);
   return listing;

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { sharedFile, sharedSkip } from '@memex/testing';
-import { readMbox, separatorDate } from './mbox.js';
+import { listMboxTree, mboxSize, readMbox, separatorDate } from './mbox.js';
 
 function tempFile(content: Buffer | string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mbox-test-'));
@@ -122,6 +123,74 @@ test('separators without a blank line or a date (Netscape "From - ", mboxo) spli
       'X-Mozilla-Status: 0001\nSubject: three\n\nlast\nFrom the end',
     ],
   );
+});
+
+/** A month of a list as Mailman's pipermail archives it: `at` for `@`, even on the separator line. */
+const PIPERMAIL =
+  'From guido at python.org  Mon Jan  5 10:00:00 2009\n' +
+  'From: guido at python.org (Guido van Rossum)\nDate: Mon, 05 Jan 2009 10:00:00 +0100\nSubject: [Python-Dev] tabs\n' +
+  'Message-ID: <1@python.org>\n\nTabs are evil.\n\n' +
+  'From barry at python.org  Tue Jan  6 11:30:00 2009\n' +
+  'From: barry at python.org (Barry Warsaw)\nDate: Tue, 06 Jan 2009 11:30:00 +0100\nSubject: Re: [Python-Dev] tabs\n' +
+  'Message-ID: <2@python.org>\n\nAgreed.\n';
+
+test('pipermail separators: the sender with "at" for "@", the date read', async () => {
+  const messages = await all(tempFile(PIPERMAIL));
+  assert.deepEqual(
+    messages.map((m) => [m.sender, m.received]),
+    [
+      ['guido@python.org', '2009-01-05T10:00:00.000Z'],
+      ['barry@python.org', '2009-01-06T11:30:00.000Z'],
+    ],
+  );
+});
+
+test('a gzipped mbox (.mbox.gz, .txt.gz) is read as it decompresses; offsets count its decompressed bytes', async () => {
+  const plain = await all(tempFile(PIPERMAIL));
+  // Two gzip members one after the other (what `cat a.gz b.gz` makes) are one stream.
+  const cut = PIPERMAIL.indexOf('From barry');
+  const file = tempFile(Buffer.concat([gzipSync(PIPERMAIL.slice(0, cut)), gzipSync(PIPERMAIL.slice(cut))]));
+  const messages = await all(file);
+  assert.deepEqual(
+    messages.map((m) => [m.offset, m.end, m.bytes.toString()]),
+    plain.map((m) => [m.offset, m.end, m.bytes.toString()]),
+  );
+  assert.equal(await mboxSize(file), Buffer.byteLength(PIPERMAIL));
+  // An import resumes inside it at a message's offset.
+  const resumed = await all(file, messages[1]!.offset);
+  assert.deepEqual(
+    resumed.map((m) => m.sender),
+    ['barry@python.org'],
+  );
+});
+
+test('a gzipped mbox cut short gives its whole messages, then fails naming the file and why', async () => {
+  const whole = gzipSync(PIPERMAIL.repeat(200));
+  const file = tempFile(whole.subarray(0, Math.floor(whole.length * 0.6)));
+  const seen: string[] = [];
+  await assert.rejects(
+    async () => {
+      for await (const message of readMbox(file)) seen.push(message.sender!);
+    },
+    (error: Error) => error.message.includes(file) && /gzip data is cut short or corrupt/.test(error.message),
+  );
+  assert.ok(seen.length > 0, 'the messages before the cut are read');
+});
+
+test('a folder of list archives: each gzipped month an mbox labelled by its name; a corrupt one skipped saying so', async () => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'mbox-tree-'));
+  fs.writeFileSync(path.join(root, '2009-January.txt.gz'), gzipSync(PIPERMAIL));
+  fs.writeFileSync(path.join(root, '2009-February.txt'), PIPERMAIL);
+  fs.writeFileSync(path.join(root, 'broken.mbox.gz'), Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad, 0xbe, 0xef]));
+  const { mboxes, skipped } = await listMboxTree(root);
+  assert.deepEqual(
+    mboxes.map((m) => [m.key, m.folder, m.size]),
+    [
+      ['2009-February.txt', '2009-February', Buffer.byteLength(PIPERMAIL)],
+      ['2009-January.txt.gz', '2009-January', Buffer.byteLength(PIPERMAIL)],
+    ],
+  );
+  assert.deepEqual(skipped, [{ key: 'broken.mbox.gz', reason: 'gzipped, but its gzip data is corrupt' }]);
 });
 
 // Counts as Python's mailbox.mbox reads these files (checked by hand: len(mailbox.mbox(path))),

@@ -1,6 +1,8 @@
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { pipeline } from 'node:stream';
+import { createGunzip } from 'node:zlib';
 import { walkFolder, type SkippedFile } from './folder.js';
 
 /** One message of an mbox, with where it starts and ends in the file. */
@@ -19,9 +21,12 @@ export interface MboxMessage {
 
 const FROM = Buffer.from('From ');
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-/** `From sender Sat Jan  3 01:05:34 1996` (asctime), optionally with a zone before the year. */
+/**
+ * `From sender Sat Jan  3 01:05:34 1996` (asctime), optionally with a zone before the year; the
+ * sender may be `alice at example.com`, as Mailman's pipermail archives write it.
+ */
 const SEPARATOR_DATE =
-  /^From \S+\s+[A-Za-z]{3}\s+([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:\S+\s+)?(\d{4})\s*$/;
+  /^From (?:\S+ at \S+|\S+)\s+[A-Za-z]{3}\s+([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:\S+\s+)?(\d{4})\s*$/;
 
 /** A header field's first line (`Name: value`): what follows a separator, and almost never a body's `From ` line. */
 const HEADER_LINE = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
@@ -58,6 +63,13 @@ export function separatorDate(line: string): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
+/** The `From ` line's sender, its `at` made `@` again where pipermail spelled it out. */
+function separatorSender(line: string): string | null {
+  const m = /^From (\S+)(?: at (\S+\.\S+)(?=\s+[A-Za-z]{3}\s))?/.exec(line);
+  if (!m) return null;
+  return m[2] ? `${m[1]}@${m[2]}` : m[1]!;
+}
+
 /**
  * Splits an mbox into messages as a stream: the file is read in chunks and only one message is
  * held at a time, so an archive of any size fits. A message starts at a `From ` line that begins
@@ -67,7 +79,8 @@ export function separatorDate(line: string): string | null {
  * written without the blank line. An unescaped body line (`From Russia with love`, even after a
  * blank line) stays in the body, where Python's mailbox would split. `>From ` lines are unescaped
  * (mboxrd). Starts at `fromOffset`, which must be the offset of a `From ` line (the `end` of a
- * message read before).
+ * message read before). A gzipped mbox (`.mbox.gz`, a list archive's `.txt.gz`) is read as it is
+ * decompressed, its offsets counting decompressed bytes.
  */
 export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<MboxMessage> {
   let message: { offset: number; received: string | null; sender: string | null; lines: Buffer[] } | null = null;
@@ -96,7 +109,7 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
   const start = (bytes: Buffer, offset: number) => {
     finish(offset);
     const line = bytes.toString('latin1');
-    message = { offset, received: separatorDate(line), sender: /^From (\S+)/.exec(line)?.[1] ?? null, lines: [] };
+    message = { offset, received: separatorDate(line), sender: separatorSender(line), lines: [] };
   };
 
   const line = (bytes: Buffer, offset: number) => {
@@ -130,10 +143,7 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
     message.lines.push(isEscapedFrom(bytes) ? bytes.subarray(1) : bytes);
   };
 
-  for await (const chunk of createReadStream(file, {
-    start: fromOffset,
-    highWaterMark: 1 << 20,
-  }) as AsyncIterable<Buffer>) {
+  for await (const chunk of mboxBytes(file, fromOffset)) {
     const buffer = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
     let at = 0;
     for (let newline = buffer.indexOf(0x0a, at); newline >= 0; newline = buffer.indexOf(0x0a, at)) {
@@ -150,6 +160,61 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
   if (last) body(last.bytes, last.offset);
   finish(carryOffset + carry.length);
   yield* ready.splice(0);
+}
+
+const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+const CHUNK = 1 << 20;
+
+/** Whether the file is gzip-compressed: by its first bytes, whatever its name. */
+async function isGzip(file: string): Promise<boolean> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(head, 0, 2, 0);
+    return bytesRead === 2 && head.equals(GZIP_MAGIC);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A gzipped file's decompressed bytes; a cut-short or corrupt one fails saying so, after what was readable. */
+async function* gunzipped(file: string): AsyncGenerator<Buffer> {
+  let read = 0;
+  try {
+    const stream = pipeline(createReadStream(file, { highWaterMark: CHUNK }), createGunzip(), () => undefined);
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      read += chunk.length;
+      yield chunk;
+    }
+  } catch (error) {
+    throw new Error(
+      `${file}: its gzip data is cut short or corrupt after ${read} bytes (${(error as Error).message}); the messages before are read`,
+    );
+  }
+}
+
+/** The mbox's bytes from `from` on (a count of decompressed bytes in a gzipped one). */
+async function* mboxBytes(file: string, from: number): AsyncGenerator<Buffer> {
+  if (!(await isGzip(file))) {
+    yield* createReadStream(file, { start: from, highWaterMark: CHUNK }) as AsyncIterable<Buffer>;
+    return;
+  }
+  let skip = from;
+  for await (const chunk of gunzipped(file)) {
+    if (skip >= chunk.length) skip -= chunk.length;
+    else {
+      yield skip > 0 ? chunk.subarray(skip) : chunk;
+      skip = 0;
+    }
+  }
+}
+
+/** An mbox's length in bytes, decompressed if it is gzipped: what `readMbox`'s offsets count. */
+export async function mboxSize(file: string): Promise<number> {
+  if (!(await isGzip(file))) return (await fs.stat(file)).size;
+  let size = 0;
+  for await (const chunk of gunzipped(file)) size += chunk.length;
+  return size;
 }
 
 /** An mbox file of a folder tree, with the folder label its place in the tree gives it. */
@@ -178,27 +243,44 @@ export async function listMboxTree(root: string): Promise<{ mboxes: MboxFile[]; 
   const rootFolder = MAILBOX_FOLDER.exec(path.basename(root))?.[1];
   const skipped = await walkFolder(root, async ({ file, key, name, stat }, skip) => {
     if (stat.size === 0) return skip('an empty file (an mbox with no messages)');
-    if (!(await startsAsMbox(file))) return skip('not an mbox: it does not start with a From line');
+    const why = await notAnMbox(file);
+    if (why) return skip(why);
+    const size = await mboxSize(file);
     const folders = key
       .split('/')
       .slice(0, -1)
       .map((folder) => MAILBOX_FOLDER.exec(folder)?.[1] ?? folder);
     // Apple Mail's `Work.mbox/mbox` is the folder's own file; elsewhere the file is a folder.
-    const own = name === 'mbox' ? [] : [name.replace(/\.(mbox|mbx)$/i, '')];
+    const own = name === 'mbox' ? [] : [name.replace(/\.gz$/i, '').replace(/\.(mbox|mbx|txt)$/i, '')];
     const label = [...(rootFolder ? [rootFolder] : []), ...folders, ...own].join('/');
-    mboxes.push({ key, file, size: stat.size, folder: label || undefined });
+    mboxes.push({ key, file, size, folder: label || undefined });
   });
   return { mboxes, skipped };
 }
 
-async function startsAsMbox(file: string): Promise<boolean> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const head = Buffer.alloc(8);
-    const { bytesRead } = await handle.read(head, 0, 8, 0);
-    const start = head.subarray(0, bytesRead);
-    return startsWithFrom(start.subarray(0, 3).equals(BOM) ? start.subarray(3) : start);
-  } finally {
-    await handle.close();
+/** Why a file is not an mbox we can read, or null when it starts as one. */
+async function notAnMbox(file: string): Promise<string | null> {
+  let start: Buffer = Buffer.alloc(0);
+  if (await isGzip(file)) {
+    try {
+      for await (const chunk of gunzipped(file)) {
+        start = chunk;
+        break;
+      }
+    } catch {
+      return 'gzipped, but its gzip data is corrupt';
+    }
+  } else {
+    const handle = await fs.open(file, 'r');
+    try {
+      const head = Buffer.alloc(8);
+      const { bytesRead } = await handle.read(head, 0, 8, 0);
+      start = head.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
   }
+  return startsWithFrom(start.subarray(0, 3).equals(BOM) ? start.subarray(3) : start)
+    ? null
+    : 'not an mbox: it does not start with a From line';
 }

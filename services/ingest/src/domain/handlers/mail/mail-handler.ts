@@ -16,7 +16,7 @@ import { parseCalendar } from '../calendar/calendar-handler.js';
 import { base64Problem } from '../base64.js';
 import { headerValue, leadingJunkLength, readMessage, walk, type MimeNode, type RawHeader } from './mime.js';
 import { plausibleDate } from '../normalize.js';
-import { repairForParsing } from './repair.js';
+import { repairForParsing, spelledOutAddresses } from './repair.js';
 import { decodeUtf7, decodeUtf7Words, utf16Message } from './wide-charsets.js';
 import { normaliseMessageId, outlookConversation, parseIdList, threadKey } from './threading.js';
 import { gmailState, takeoutLabels } from './gmail-labels.js';
@@ -273,7 +273,8 @@ function takeoutGmail(headers: RawHeader[]): MailMeta['gmail'] | null {
 async function originalSender(headers: RawHeader[]): Promise<Address[]> {
   const value = headerValue(headers, 'x-original-from');
   if (!value?.trim()) return [];
-  return addresses((await simpleParser(Buffer.from(`From: ${value}\r\n\r\n`, 'latin1'))).from);
+  const readable = spelledOutAddresses(value) ?? value;
+  return addresses((await simpleParser(Buffer.from(`From: ${readable}\r\n\r\n`, 'latin1'))).from);
 }
 
 async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: number): Promise<EmailItem> {

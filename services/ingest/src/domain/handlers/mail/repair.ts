@@ -12,6 +12,9 @@
  *    (`legacyCharset`: Shift_JIS, windows-1251… when a detector is sure, else windows-1252; an
  *    unknown one whose bytes are UTF-8: utf-8). An HTML part without a charset takes its
  *    <meta charset>.
+ * 4. Addresses a list archive wrote as `alice at example.com` (Mailman's pipermail, which has
+ *    archived mailing lists since 1998, and the archives downloaded from it): read as
+ *    alice@example.com, in an address field that has no `@` at all, so nothing real is touched.
  *
  * The stored blob keeps the original bytes; only the parse input changes.
  */
@@ -159,6 +162,29 @@ function contentTypeAdded(node: MimeNode, raw: string, charset: string, note: st
   return { start: at, end: at, text: last ? `${eol}${header}` : `${header}${eol}`, note };
 }
 
+/** Header fields that hold addresses (RFC 5322 3.6.2–3.6.3) and that mailparser reads. */
+const ADDRESS_FIELDS = new Set(['from', 'sender', 'reply-to', 'to', 'cc', 'bcc']);
+/** `local at domain.tld` as pipermail writes an address: the `@` spelled out, a dotted domain after it. */
+const SPELLED_OUT_AT = /(?<=^|[\s<(,"])([\w.!#$%&'*+/=?^`{|}~-]+) at ((?:[a-z0-9-]+\.)+[a-z]{2,})(?=$|[\s>),"])/gi;
+
+/**
+ * An address field's value with its spelled-out `at`s made `@` (repair 4), or undefined when it
+ * needs none: one with an `@` anywhere has real addresses, and a name like "Dinner at Joe.com" stays.
+ */
+export function spelledOutAddresses(value: string): string | undefined {
+  if (value.includes('@')) return undefined;
+  const repaired = value.replace(SPELLED_OUT_AT, '$1@$2');
+  return repaired === value ? undefined : repaired;
+}
+
+function repairAddresses(header: RawHeader, value: string): Replacement | null {
+  if (!ADDRESS_FIELDS.has(header.name)) return null;
+  const text = spelledOutAddresses(value);
+  if (text === undefined) return null;
+  const note = 'addresses written "name at domain" (a list archive hides them so) read as name@domain';
+  return { start: header.valueStart, end: header.valueEnd, text, note };
+}
+
 /** The repaired bytes (the same Buffer when nothing needed repair) and what was repaired. */
 export function repairForParsing(bytes: Buffer, raw: string, root: MimeNode): { bytes: Buffer; repairs: string[] } {
   const guess = messageCharset(root, raw);
@@ -167,7 +193,13 @@ export function repairForParsing(bytes: Buffer, raw: string, root: MimeNode): { 
     const nodeGuess = nonUtf8Charset(node.params.get('charset')) ?? guess;
     const fixed = new Map<RawHeader, Replacement>();
     for (const header of node.headers) {
-      const fix = repairHeader(header, raw, nodeGuess);
+      const charsetFix = repairHeader(header, raw, nodeGuess);
+      const value = charsetFix?.text ?? raw.slice(header.valueStart, header.valueEnd);
+      const addressFix = repairAddresses(header, value);
+      const fix =
+        addressFix && charsetFix
+          ? { ...addressFix, note: `${charsetFix.note}; ${addressFix.note}` }
+          : (addressFix ?? charsetFix);
       if (fix) fixed.set(header, fix);
     }
     const bodyFix = bodyCharsetFix(node, raw);

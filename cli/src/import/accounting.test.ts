@@ -193,6 +193,12 @@ describe('memex import: every file accounted for', () => {
       'user2@lists.example.org',
     ]);
     assert.equal(messages.find((m) => m.subject === '[Dev] topic 4')?.from[0]?.name, 'User 1');
+
+    // A download cut short is refused before anything is sent, saying why (in a folder, skipped).
+    const whole = gzipSync(month.join('').repeat(40));
+    const cut = path.join(root, '2009-February.txt.gz');
+    fs.writeFileSync(cut, whole.subarray(0, whole.length >> 1));
+    await assert.rejects(run('mbox', cut, 'dev-list-cut'), /2009-February\.txt\.gz: its gzip data is cut short/);
   });
 });
 

@@ -177,7 +177,17 @@ async function isGzip(file: string): Promise<boolean> {
   }
 }
 
-/** A gzipped file's decompressed bytes; a cut-short or corrupt one fails saying so, after what was readable. */
+/** A gzipped mbox whose data stops short of its end (a download cut short) or is corrupt. */
+export class CorruptGzip extends Error {
+  constructor(
+    file: string,
+    readonly reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+  }
+}
+
+/** A gzipped file's decompressed bytes; a cut-short or corrupt one fails (CorruptGzip) after what was readable. */
 async function* gunzipped(file: string): AsyncGenerator<Buffer> {
   let read = 0;
   try {
@@ -187,8 +197,10 @@ async function* gunzipped(file: string): AsyncGenerator<Buffer> {
       yield chunk;
     }
   } catch (error) {
-    throw new Error(
-      `${file}: its gzip data is cut short or corrupt after ${read} bytes (${(error as Error).message}); the messages before are read`,
+    const why = (error as Error).message;
+    throw new CorruptGzip(
+      file,
+      `its gzip data is cut short or corrupt after ${read} bytes (${why}): download it again`,
     );
   }
 }
@@ -209,7 +221,11 @@ async function* mboxBytes(file: string, from: number): AsyncGenerator<Buffer> {
   }
 }
 
-/** An mbox's length in bytes, decompressed if it is gzipped: what `readMbox`'s offsets count. */
+/**
+ * An mbox's length in bytes, decompressed if it is gzipped: what `readMbox`'s offsets count. A
+ * gzipped one is read through to count it, so one cut short fails here (CorruptGzip), before any
+ * of its messages is sent.
+ */
 export async function mboxSize(file: string): Promise<number> {
   if (!(await isGzip(file))) return (await fs.stat(file)).size;
   let size = 0;
@@ -245,7 +261,11 @@ export async function listMboxTree(root: string): Promise<{ mboxes: MboxFile[]; 
     if (stat.size === 0) return skip('an empty file (an mbox with no messages)');
     const why = await notAnMbox(file);
     if (why) return skip(why);
-    const size = await mboxSize(file);
+    // A cut-short download is skipped whole, saying so: its messages would be read up to the cut.
+    const size = await mboxSize(file).catch((error: unknown) =>
+      error instanceof CorruptGzip ? error : Promise.reject(error),
+    );
+    if (size instanceof CorruptGzip) return skip(size.reason);
     const folders = key
       .split('/')
       .slice(0, -1)

@@ -74,3 +74,43 @@ test("a web page saved complete is one page: its folder's images and scripts are
     await fs.rm(root, { recursive: true, force: true });
   }
 });
+
+test('a file whose name tells no type is sent as what its first bytes show: mail by its header, a PDF by its signature', async () => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-folder-'));
+  try {
+    // The Enron corpus (`allen-p/inbox/1.`), an MH folder, a Maildir file, a PDF saved without its extension.
+    const enron =
+      'Message-ID: <1.JavaMail.evans@thyme>\r\nDate: Mon, 14 May 2001 16:39:00 -0700 (PDT)\r\nFrom: phillip.allen@enron.com\r\n' +
+      'To: tim.belden@enron.com\r\nSubject: \r\nX-From: Phillip K Allen\r\nX-To: Tim Belden <Tim Belden/Enron@EnronXGate>\r\n\r\nHere is our forecast\r\n';
+    const files: Record<string, string> = {
+      'allen-p/inbox/1.': enron,
+      'mh/17': `Received: from mx.example.org\n\tby mail.example.org; Mon, 1 Jun 2009 10:00:00 +0000\nFrom: ann@example.org\nSubject: hi\n\nbody\n`,
+      'cur/1262304001.M1P1.host:2,S': `Return-Path: <ann@example.org>\nFrom: ann@example.org\n\nbody\n`,
+      paper: '%PDF-1.4\n%\xe2\xe3\xcf\xd3\n',
+      // Header-like, but not mail; and text that only starts like a header.
+      config: 'Name: value\nOther: thing\n\nrest\n',
+      notes: 'To: do list\nbuy milk and eggs\n',
+      empty: '',
+    };
+    for (const [key, content] of Object.entries(files)) {
+      await fs.mkdir(path.dirname(path.join(root, key)), { recursive: true });
+      await fs.writeFile(path.join(root, key), content, 'latin1');
+    }
+    const { files: sent, skipped } = await listFolder(root, new Set(['message/rfc822', 'application/pdf']));
+    assert.deepEqual(
+      sent.map((file) => [file.key, file.type]),
+      [
+        ['allen-p/inbox/1.', 'message/rfc822'],
+        ['cur/1262304001.M1P1.host:2,S', 'message/rfc822'],
+        ['mh/17', 'message/rfc822'],
+        ['paper', 'application/pdf'],
+      ],
+    );
+    assert.deepEqual(
+      skipped.map((s) => s.key),
+      ['config', 'empty', 'notes'],
+    );
+  } finally {
+    await fs.rm(root, { recursive: true });
+  }
+});

@@ -156,19 +156,50 @@ export async function walkFolder(
   return skipped;
 }
 
+/** Header fields of mail (RFC 5322, and the X-From/X-To of the Enron corpus): two of them make a header mail's. */
+const MAIL_FIELD =
+  /^(from|sender|to|cc|subject|date|message-id|in-reply-to|references|received|return-path|delivered-to|mime-version|x-from|x-to):/i;
+const HEADER_FIELD = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
+/** How much of a file is read to tell its type. */
+const SNIFF_BYTES = 4096;
+
+/**
+ * The type of a file whose name tells none (the Enron corpus's `1.`, an MH folder's `17`, a
+ * Maildir's `1262304001.M1P1.host:2,S`, a download saved without its extension), from its first
+ * bytes: a PDF by its signature, a message by a header of mail fields. Null when they tell nothing.
+ */
+async function sniffedType(file: string): Promise<string | null> {
+  const handle = await fs.open(file, 'r');
+  let head: Buffer;
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    head = buffer.subarray(0, (await handle.read(buffer, 0, SNIFF_BYTES, 0)).bytesRead);
+  } finally {
+    await handle.close();
+  }
+  if (head.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
+  const lines = head.toString('latin1').split(/\r?\n/);
+  const blank = lines.indexOf('');
+  // A header longer than what was read is judged by its start, without the line the read cut.
+  const header = blank >= 0 ? lines.slice(0, blank) : head.length < SNIFF_BYTES ? lines : lines.slice(0, -1);
+  const fields = header.filter((line) => !/^[ \t]/.test(line));
+  if (fields.length === 0 || !fields.every((line) => HEADER_FIELD.test(line))) return null;
+  return fields.filter((line) => MAIL_FIELD.test(line)).length >= 2 ? 'message/rfc822' : null;
+}
+
 /**
  * Every file under a folder, in a stable order: the ones a handler the server lists takes, and
  * the rest skipped with the reason (hidden files and folders, types nothing reads), so that an
- * import accounts for every file.
+ * import accounts for every file. A file's type is its name's, else what its first bytes show.
  */
 export async function listFolder(
   root: string,
   accepted: ReadonlySet<string>,
 ): Promise<{ files: FolderFile[]; skipped: SkippedFile[] }> {
   const files: FolderFile[] = [];
-  const skipped = await walkFolder(root, ({ file, key, name, stat }, skip) => {
+  const skipped = await walkFolder(root, async ({ file, key, name, stat }, skip) => {
     const extension = path.extname(name).slice(1).toLowerCase();
-    const named = typeOfFileName(name);
+    const named = typeOfFileName(name) ?? (await sniffedType(file));
     const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named)) ? named : null;
     if (named && FOLDER_DATA_TYPES.has(named)) {
       skip(`a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`);

@@ -58,3 +58,35 @@ describe('mail from list archives that hide addresses', () => {
     assert.equal(spelledOutAddresses('bob at example.com'), 'bob@example.com');
   });
 });
+
+describe('mail from converted archives that keep the names apart', () => {
+  const enron = (xFrom: string, from = 'phillip.allen@enron.com') =>
+    message([
+      ['Message-ID', '<18782981.1075855378110.JavaMail.evans@thyme>'],
+      ['Date', 'Mon, 14 May 2001 16:39:00 -0700 (PDT)'],
+      ['From', from],
+      ['To', 'tim.belden@enron.com'],
+      ['Subject', ''],
+      ['X-From', xFrom],
+      ['X-To', 'Tim Belden <Tim Belden/Enron@EnronXGate>'],
+      ['X-Folder', "\\Phillip_Allen_Jan2002_1\\Allen, Phillip K.\\'Sent Mail"],
+    ]);
+
+  it("names the Enron corpus's bare sender by X-From, without its Notes address", async () => {
+    assert.deepEqual((await parseEmail(enron('Phillip K Allen'))).meta.from, [
+      { name: 'Phillip K Allen', address: 'phillip.allen@enron.com' },
+    ]);
+    assert.deepEqual((await parseEmail(enron('Jeff Dasovich <Jeff Dasovich/NA/Enron@Enron>'))).meta.from, [
+      { name: 'Jeff Dasovich', address: 'phillip.allen@enron.com' },
+    ]);
+  });
+
+  it('keeps a name the From field gives, and takes no address for a name', async () => {
+    assert.deepEqual((await parseEmail(enron('Someone Else', 'Phil Allen <phillip.allen@enron.com>'))).meta.from, [
+      { name: 'Phil Allen', address: 'phillip.allen@enron.com' },
+    ]);
+    assert.deepEqual((await parseEmail(enron('ann@example.com'))).meta.from, [
+      { name: '', address: 'phillip.allen@enron.com' },
+    ]);
+  });
+});

@@ -269,6 +269,17 @@ function takeoutGmail(headers: RawHeader[]): MailMeta['gmail'] | null {
   return { labels: takeoutLabels(value), threadId: headerValue(headers, 'x-gm-thrid')?.trim() || null };
 }
 
+/**
+ * A lone sender without a name named by X-From, where converted archives keep it: the Enron
+ * corpus (`From: phillip.allen@enron.com`, `X-From: Phillip K Allen`), exported from Lotus Notes.
+ * Only a plain name counts (no address in it); Notes' `<Name/Org@Domain>` tail is dropped.
+ */
+function namedByXFrom(from: Address[], xFrom: string | null): Address[] {
+  if (from.length !== 1 || from[0]!.name || !xFrom) return from;
+  const name = collapseWhitespace(xFrom.replace(/<[^>]*>/g, '')).replace(/^"(.*)"$/, '$1');
+  return name && !name.includes('@') ? [{ ...from[0]!, name }] : from;
+}
+
 /** X-Original-From (where a list that rewrote From keeps the sender), read as mailparser reads From. */
 async function originalSender(headers: RawHeader[]): Promise<Address[]> {
   const value = headerValue(headers, 'x-original-from');
@@ -310,7 +321,7 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   const inReplyTo = parseIdList(headerValue(root.headers, 'in-reply-to'))[0] ?? null;
   const conversation = outlookConversation(headerValue(root.headers, 'thread-index'));
   const subject = collapseWhitespace(mail.subject ?? '');
-  const from = addresses(mail.from);
+  const from = namedByXFrom(addresses(mail.from), headerValue(root.headers, 'x-from'));
   const to = addresses(mail.to);
   const identity = messageId
     ? `message-id:${messageId}`

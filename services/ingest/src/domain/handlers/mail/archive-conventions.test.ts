@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { message } from '../testing/build.js';
 import { encodedWord } from '../testing/encode.js';
 import { parseEmail } from '../testing/parse.js';
+import { isHiddenAddress } from './mail-handler.js';
 import { spelledOutAddresses } from './repair.js';
 
 /**
@@ -88,5 +89,30 @@ describe('mail from converted archives that keep the names apart', () => {
     assert.deepEqual((await parseEmail(enron('ann@example.com'))).meta.from, [
       { name: '', address: 'phillip.allen@enron.com' },
     ]);
+  });
+});
+
+describe('mail from archives that hide part of each address', () => {
+  it("keeps Google Groups' j...@gmail.com and MHonArc's alice@xxxxxxx.xxx as who wrote, never as an address", async () => {
+    const item = await parseEmail(
+      message([
+        ['From', 'j...@gmail.com'],
+        ['To', '"Alice" <al...@example.com>, bob@xxxxxxx.xxx, carol@example.org'],
+        ['Subject', 'hidden'],
+      ]),
+    );
+    assert.deepEqual(item.meta.from, [{ name: 'j...@gmail.com', address: '' }]);
+    assert.deepEqual(item.meta.to, [
+      { name: 'Alice', address: '' },
+      { name: 'bob@xxxxxxx.xxx', address: '' },
+      { name: '', address: 'carol@example.org' },
+    ]);
+  });
+
+  it('takes real addresses that only look odd', () => {
+    for (const address of ['x@x.org', 'j.doe@example.com', 'xx@xerox.com', 'a..b@example.com'])
+      assert.equal(isHiddenAddress(address), false, address);
+    for (const address of ['j...@gmail.com', 'alice@xxxxxxx.xxx', 'al…@example.com'])
+      assert.equal(isHiddenAddress(address), true, address);
   });
 });

@@ -119,6 +119,18 @@ function rejectUnlessMessage(raw: string, root: MimeNode): void {
   }
 }
 
+/**
+ * An address an archive has hidden part of: Google Groups' `j...@gmail.com`, MHonArc's
+ * `alice@xxxxxxx.xxx`, a `…` in place of letters. Many people share each such form.
+ */
+export function isHiddenAddress(address: string): boolean {
+  const at = address.lastIndexOf('@');
+  if (at < 0) return false;
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  return /\.\.\.$|…/.test(local) || domain.includes('…') || /^x+(\.x+)*$/.test(domain);
+}
+
 function addresses(field: AddressObject | AddressObject[] | undefined): Address[] {
   const out: Address[] = [];
   const add = (entry: EmailAddress) => {
@@ -126,8 +138,11 @@ function addresses(field: AddressObject | AddressObject[] | undefined): Address[
       entry.group.forEach(add);
       return;
     }
-    const address = (entry.address ?? '').trim().toLowerCase();
-    const name = collapseWhitespace(entry.name ?? '');
+    const written = (entry.address ?? '').trim().toLowerCase();
+    const hidden = isHiddenAddress(written);
+    const address = hidden ? '' : written;
+    // A hidden address is no one's identity (every j...@gmail.com would be one person); it still says who wrote.
+    const name = collapseWhitespace(entry.name ?? '') || (hidden ? written : '');
     if (address || name) out.push({ name, address });
   };
   for (const object of Array.isArray(field) ? field : field ? [field] : []) object.value.forEach(add);

@@ -23,18 +23,39 @@ export const PHOTO_FILE_TYPES: Readonly<Record<string, string>> = {
   arw: 'image/x-sony-arw',
 };
 
-/** File extensions of videos and audio recordings and the MIME types the video-audio handler takes. */
+/**
+ * File extensions of videos and audio recordings and the MIME types the video-audio handler takes:
+ * today's, and those twenty years of cameras, phones and computers left (a compact camera's AVI,
+ * a camcorder's AVCHD .MTS and MPEG-2 .MOD, an old phone's .3gp and .amr, Windows Media, CD rips).
+ */
 export const RECORDING_FILE_TYPES: Readonly<Record<string, string>> = {
   mp4: 'video/mp4',
   m4v: 'video/mp4',
   mov: 'video/quicktime',
   mkv: 'video/x-matroska',
   webm: 'video/webm',
+  avi: 'video/x-msvideo',
+  '3gp': 'video/3gpp',
+  '3g2': 'video/3gpp2',
+  mts: 'video/mp2t',
+  m2ts: 'video/mp2t',
+  mpg: 'video/mpeg',
+  mpeg: 'video/mpeg',
+  mod: 'video/mpeg',
+  vob: 'video/mpeg',
+  wmv: 'video/x-ms-wmv',
+  flv: 'video/x-flv',
   mp3: 'audio/mpeg',
   m4a: 'audio/mp4',
   wav: 'audio/wav',
   ogg: 'audio/ogg',
   opus: 'audio/opus',
+  flac: 'audio/flac',
+  aac: 'audio/aac',
+  wma: 'audio/x-ms-wma',
+  aif: 'audio/aiff',
+  aiff: 'audio/aiff',
+  amr: 'audio/amr',
 };
 
 /** Photos, videos and recordings by file extension: what `memex import photos` sends. */

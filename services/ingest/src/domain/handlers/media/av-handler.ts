@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import ffmpeg, { type FfprobeData } from 'fluent-ffmpeg';
+import { RECORDING_FILE_TYPES } from '@memex/contracts';
 import { RejectedItem, type AvItem, type HandlerInput, type IngestHandler } from '../handler.js';
 import { sha256Hex } from '../text.js';
 import { attributePosition, mediaAttributesSchema, type MediaAttributes, type Position } from './attributes.js';
@@ -11,19 +12,19 @@ import { transcribeOffline, transcribeOverHttp, transcriptionEndpoint, type Tran
 /** The largest video taken in one memex.ingest item (a request carries at most 40 MB: longer films come by path later). */
 export const AV_LIMIT_BYTES = 2 * 1024 * 1024 * 1024;
 
+/** Every type RECORDING_FILE_TYPES names, and the aliases mail and browsers send them as. */
 const TYPES = [
-  'video/mp4',
-  'video/quicktime',
-  'video/x-matroska',
-  'video/webm',
-  'audio/mpeg',
-  'audio/mp4',
-  'audio/x-m4a',
-  'audio/wav',
-  'audio/x-wav',
-  'audio/ogg',
-  'audio/opus',
-  'audio/webm',
+  ...new Set([
+    ...Object.values(RECORDING_FILE_TYPES),
+    'audio/x-m4a',
+    'audio/x-wav',
+    'audio/webm',
+    'video/avi',
+    'video/msvideo',
+    'audio/x-flac',
+    'audio/x-aiff',
+    'audio/3gpp',
+  ]),
 ];
 
 function probe(file: string): Promise<FfprobeData> {

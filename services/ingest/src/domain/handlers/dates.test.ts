@@ -24,6 +24,13 @@ describe('dates as mail and documents write them', () => {
     assert.equal(writtenDate('Fri, 21 Nov 1997 09(comment):   55  :  06 -0600'), '1997-11-21T15:55:06.000Z');
   });
 
+  it("European mailers' day.month.year and dotted times", () => {
+    assert.equal(writtenDate('01.06.2009 10:00'), '2009-06-01T10:00:00.000Z');
+    assert.equal(writtenDate('Mo, 1.6.2009 10:00:00 +0200'), '2009-06-01T08:00:00.000Z');
+    assert.equal(writtenDate('Mon, 01 Jun 2009 10.00.00 +0200'), '2009-06-01T08:00:00.000Z');
+    assert.equal(writtenDate('13.12.2009 23.59'), '2009-12-13T23:59:00.000Z');
+  });
+
   it('zone names mail clients wrote instead of an offset', () => {
     assert.equal(writtenDate('Wed, 6 Sep 2006 15:22:01 CEST'), '2006-09-06T13:22:01.000Z');
     assert.equal(writtenDate('Di, 4 Jun 2024 09:30:00 MESZ'), '2024-06-04T07:30:00.000Z');
@@ -47,14 +54,14 @@ describe('dates as mail and documents write them', () => {
       message([
         ['From', 'a@example.org'],
         ['Subject', 'x'],
-        ['Date', 'Tue, 04 Jun 2024 09.30.00 +0200'],
+        ['Date', 'Tue, 04 Jun 2024 09h30 +0200'],
       ]),
       { received: '2024-06-05T08:00:00Z' },
     );
     assert.equal(item.occurredAt, '2024-06-05T08:00:00.000Z');
     assert.ok(
       item.warnings.includes(
-        'the Date header ("Tue, 04 Jun 2024 09.30.00 +0200") cannot be read: dated by when it was received',
+        'the Date header ("Tue, 04 Jun 2024 09h30 +0200") cannot be read: dated by when it was received',
       ),
       item.warnings.join('\n'),
     );

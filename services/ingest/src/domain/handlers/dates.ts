@@ -62,6 +62,13 @@ export function writtenDate(value: string | null | undefined): string | null {
   const text = collapseWhitespace(value.replace(/\([^)]*\)/g, ' '))
     // RFC 5322's obsolete syntax lets space (and comments) stand around a time's colons: `09 : 55 : 06`.
     .replace(/(\d)\s*:\s*(?=\d)/g, '$1:')
+    // European mailers' day.month.year (`01.06.2009`), which Date reads as month.day, and their
+    // dotted times after a year (`2009 10.00.00`).
+    .replace(
+      /(\b\d{4}\s+)(\d{1,2})\.(\d{2})(?:\.(\d{2}))?\b/,
+      (_, year: string, h: string, m: string, sec?: string) => `${year}${h}:${m}${sec ? `:${sec}` : ''}`,
+    )
+    .replace(/\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b/, '$3/$2/$1')
     .replace(/[,\s]+$/, '')
     .replace(TRAILING_NAME, (whole, time: string, offset: string | undefined, name: string) => {
       if (KNOWN_ZONE.test(name)) return whole;

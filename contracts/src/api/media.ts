@@ -17,10 +17,20 @@ export const PHOTO_FILE_TYPES: Readonly<Record<string, string>> = {
   heif: 'image/heif',
   tif: 'image/tiff',
   tiff: 'image/tiff',
+  // Cameras' RAW files: each carries the camera's own JPEG preview, which is what is shown.
   cr2: 'image/x-canon-cr2',
+  cr3: 'image/x-canon-cr3',
+  crw: 'image/x-canon-crw',
   nef: 'image/x-nikon-nef',
+  nrw: 'image/x-nikon-nrw',
   dng: 'image/x-adobe-dng',
   arw: 'image/x-sony-arw',
+  orf: 'image/x-olympus-orf',
+  rw2: 'image/x-panasonic-rw2',
+  raf: 'image/x-fuji-raf',
+  pef: 'image/x-pentax-pef',
+  srw: 'image/x-samsung-srw',
+  rwl: 'image/x-leica-rwl',
 };
 
 /**

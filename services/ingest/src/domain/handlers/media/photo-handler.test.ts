@@ -224,3 +224,78 @@ function hasFfmpeg(): boolean {
     return false;
   }
 }
+
+describe('RAW files of every maker: read by their own signatures, their EXIF where it is kept', () => {
+  /** A camera's JPEG with its EXIF, as the preview inside a RAW file carries it. */
+  const cameraJpeg = (make: string, model: string) =>
+    sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } })
+      .jpeg()
+      .withExif({
+        IFD0: { Make: make, Model: model },
+        IFD2: { DateTimeOriginal: '2015:08:09 10:11:12', OffsetTimeOriginal: '+09:00' },
+      })
+      .toBuffer();
+
+  /** The TIFF block of a JPEG's EXIF (APP1 `Exif\0\0`), which TIFF-based RAW files are. */
+  const exifTiff = (jpeg: Buffer) => {
+    const app1 = jpeg.indexOf(Buffer.from('Exif\0\0', 'latin1'));
+    return Buffer.from(jpeg.subarray(app1 + 6, app1 + 4 + jpeg.readUInt16BE(app1 - 2)));
+  };
+
+  /** TIFF with the magic number a maker gave it: Olympus `RO` (ORF), Panasonic `U` (RW2). */
+  const withMagic = (tiff: Buffer, magic: number) => {
+    if (tiff.toString('latin1', 0, 2) === 'II') tiff.writeUInt16LE(magic, 2);
+    else tiff.writeUInt16BE(magic, 2);
+    return tiff;
+  };
+
+  /** A Fujifilm RAF: its header, then the JPEG it points at (offset and length at bytes 84 and 88). */
+  const raf = (jpeg: Buffer) => {
+    const header = Buffer.alloc(160);
+    header.write('FUJIFILMCCD-RAW 0201FF383501', 0, 'latin1');
+    header.write('X-T2', 28, 'latin1');
+    header.writeUInt32BE(header.length, 84);
+    header.writeUInt32BE(jpeg.length, 88);
+    return Buffer.concat([header, jpeg]);
+  };
+
+  it('ORF, RW2 and RAF give their camera and capture time; a CR3 whose EXIF is unread is kept, saying so', async () => {
+    const read = async (type: string, bytes: Buffer) => (await registry.parse({ type, bytes })) as PhotoItem;
+    const cases: Array<[type: string, bytes: Buffer, make: string, model: string]> = [
+      [
+        'image/x-olympus-orf',
+        withMagic(exifTiff(await cameraJpeg('OLYMPUS IMAGING CORP.', 'E-M5')), 0x4f52),
+        'OLYMPUS IMAGING CORP.',
+        'E-M5',
+      ],
+      [
+        'image/x-panasonic-rw2',
+        withMagic(exifTiff(await cameraJpeg('Panasonic', 'DMC-GH4')), 0x55),
+        'Panasonic',
+        'DMC-GH4',
+      ],
+      ['image/x-fuji-raf', raf(await cameraJpeg('FUJIFILM', 'X-T2')), 'FUJIFILM', 'X-T2'],
+    ];
+    for (const [type, bytes, make, model] of cases) {
+      const item = await read(type, bytes);
+      assert.equal(item.meta.format, 'raw', type);
+      assert.deepEqual(item.meta.camera, { make, model }, type);
+      assert.equal(item.occurredAt, '2015-08-09T01:11:12.000Z', type);
+    }
+    const cr3 = Buffer.concat([
+      Buffer.from([0, 0, 0, 24]),
+      Buffer.from('ftypcrx \0\0\0\x01crx isom', 'latin1'),
+      Buffer.alloc(64),
+    ]);
+    const kept = await read('image/x-canon-cr3', cr3);
+    assert.equal(kept.meta.format, 'raw');
+    assert.deepEqual(kept.warnings, ['EXIF unreadable (Unknown file format)']);
+  });
+
+  it('refuses a file sent as RAW whose bytes are no image at all', async () => {
+    await assert.rejects(
+      registry.parse({ type: 'image/x-olympus-orf', bytes: Buffer.from('this is a text file, not a photo') }),
+      (error: RejectedItem) => /not a RAW image/.test(error.reason),
+    );
+  });
+});

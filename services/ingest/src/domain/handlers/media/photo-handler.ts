@@ -1,3 +1,4 @@
+import { PHOTO_FILE_TYPES } from '@memex/contracts';
 import { RejectedItem, type HandlerInput, type IngestHandler, type PhotoItem } from '../handler.js';
 import { sha256Hex } from '../text.js';
 import { attributePosition, mediaAttributesSchema, type MediaAttributes } from './attributes.js';
@@ -12,12 +13,12 @@ import {
 } from './exif.js';
 import { OCR_ENGINE, ocrEnabled, recognizeText } from './ocr.js';
 import type { PhotoMeta } from './media-item.js';
-import { sniffImage, type ImageFormat } from './sniff.js';
+import { fujiPreview, sniffImage, type ImageFormat } from './sniff.js';
 
 /** The largest photo taken: a 100-megapixel RAW fits. */
 export const PHOTO_LIMIT_BYTES = 200 * 1024 * 1024;
 
-/** Accepted types and the container each should be (RAW formats are TIFF inside, told by type). */
+/** Accepted types and the container each should be: every RAW type PHOTO_FILE_TYPES names is `raw`. */
 const TYPES: Record<string, ImageFormat> = {
   'image/jpeg': 'jpeg',
   'image/png': 'png',
@@ -27,10 +28,11 @@ const TYPES: Record<string, ImageFormat> = {
   'image/heic': 'heic',
   'image/heif': 'heic',
   'image/tiff': 'tiff',
-  'image/x-canon-cr2': 'raw',
-  'image/x-nikon-nef': 'raw',
-  'image/x-adobe-dng': 'raw',
-  'image/x-sony-arw': 'raw',
+  ...Object.fromEntries(
+    Object.values(PHOTO_FILE_TYPES)
+      .filter((type) => type.startsWith('image/x-'))
+      .map((type) => [type, 'raw' as const]),
+  ),
 };
 
 /** Descriptions cameras write by themselves, which say nothing about the photo. */
@@ -141,7 +143,7 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
   if (format !== declared && !(declared === 'raw' && format === 'tiff')) {
     warnings.push(`sent as ${contentType} but the bytes are ${format.toUpperCase()}; read as ${format.toUpperCase()}`);
   }
-  const { tags, problem } = await readExif(bytes);
+  const { tags, problem } = await readExif(format === 'raw' ? (fujiPreview(bytes) ?? bytes) : bytes);
   if (problem) warnings.push(problem);
   const { occurredAt, ...time } = captureTime(tags, attrs, warnings);
   const description =

@@ -13,9 +13,36 @@ function tiffOrRaw(bytes: Buffer, declared: ImageFormat): ImageFormat {
   return declared === 'raw' ? 'raw' : 'tiff';
 }
 
+/**
+ * RAW files whose first bytes are their own: TIFF with the magic number changed (Olympus ORF
+ * `IIRO`/`IIRS`/`MMOR`, Panasonic RW2 `IIU\0`), Fujifilm's RAF, Canon's CRW (CIFF) and CR3 (ISO
+ * BMFF, brand `crx `).
+ */
+function ownRawSignature(bytes: Buffer): boolean {
+  const start = ascii(bytes, 0, 4);
+  return (
+    ['IIRO', 'IIRS', 'MMOR', 'IIU\0'].includes(start) ||
+    ascii(bytes, 0, 15) === 'FUJIFILMCCD-RAW' ||
+    ascii(bytes, 6, 14) === 'HEAPCCDR' ||
+    (ascii(bytes, 4, 8) === 'ftyp' && ascii(bytes, 8, 12) === 'crx ')
+  );
+}
+
+/**
+ * The JPEG a Fujifilm RAF carries (its offset and length at bytes 84 and 88, big-endian), which
+ * holds the photo's EXIF; null for any other file or one cut short.
+ */
+export function fujiPreview(bytes: Buffer): Buffer | null {
+  if (bytes.length < 92 || ascii(bytes, 0, 15) !== 'FUJIFILMCCD-RAW') return null;
+  const offset = bytes.readUInt32BE(84);
+  const length = bytes.readUInt32BE(88);
+  return offset + length <= bytes.length ? bytes.subarray(offset, offset + length) : null;
+}
+
 /** The format the bytes are, or null when they are none of the images we read. */
 export function sniffImage(bytes: Buffer, declared: ImageFormat): ImageFormat | null {
   if (bytes.length < 12) return null;
+  if (declared === 'raw' && ownRawSignature(bytes)) return 'raw';
   if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
   if (bytes.readUInt32BE(0) === 0x89504e47) return 'png';
   if (ascii(bytes, 0, 4) === 'GIF8') return 'gif';

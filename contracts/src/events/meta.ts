@@ -231,10 +231,13 @@ export const CalendarMeta = Type.Object({
 });
 export type CalendarMeta = Static<typeof CalendarMeta>;
 
-/** A vCard file: its cards (the handler keeps every field; these are the ones read elsewhere). */
+/**
+ * A vCard file, or an address book exported as CSV (Google, Outlook, Thunderbird, LinkedIn): its
+ * cards (the handler keeps every field; these are the ones read elsewhere).
+ */
 export const ContactsMeta = Type.Object({
   ...Common,
-  format: Type.Literal('vcard'),
+  format: Type.Union([Type.Literal('vcard'), Type.Literal('csv')]),
   filename: Nullable(Type.String()),
   cards: Type.Array(
     Type.Object({

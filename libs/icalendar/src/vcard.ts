@@ -259,11 +259,6 @@ function first0(prop: ICAL.Property): string {
 }
 
 /**
- * Reads a vCard file (2.1, 3.0 or 4.0; one or many cards) with ical.js. vCard 2.1's bare
- * parameters, quoted-printable values (in their CHARSET) and BASE64 are rewritten in 3.0 form
- * first, since ical.js reads only 3.0 and 4.0.
- */
-/**
  * A phone number as E.164 (`+15550100`), by libphonenumber: international numbers (`+…`, `00…`)
  * anywhere, national ones read in `region` — the rule tier 0 reads phones in mail by, so a card
  * and a mail signature name the same `phone:` thing. Null when it is not a valid number.
@@ -273,6 +268,11 @@ export function phoneE164(number: string, region: CountryCode = 'US'): string | 
   return parsed?.isValid() ? parsed.number : null;
 }
 
+/**
+ * Reads a vCard file (2.1, 3.0 or 4.0; one or many cards) with ical.js. vCard 2.1's bare
+ * parameters, quoted-printable values (in their CHARSET) and BASE64 are rewritten in 3.0 form
+ * first, since ical.js reads only 3.0 and 4.0.
+ */
 export function readVCards(input: string): ContactCard[] {
   const cards = parseCards(input).map(readCard);
   if (cards.length === 0) throw new CalendarFormatError('the file holds no vCard');

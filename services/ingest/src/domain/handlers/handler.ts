@@ -151,7 +151,7 @@ export type ContactPhotoRef = Omit<ContactPhoto, 'bytes'> & { child: number | nu
 
 /** A vCard file (one or many cards), read by ical.js (see contacts/contacts-handler.ts). */
 export interface ContactsMeta {
-  format: 'vcard';
+  format: 'vcard' | 'csv';
   filename: string | null;
   cards: Array<Omit<ContactCard, 'photos'> & { photos: ContactPhotoRef[] }>;
 }

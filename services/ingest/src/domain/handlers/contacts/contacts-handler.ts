@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CalendarFormatError, readVCards, type ContactCard } from '@memex/icalendar';
+import { CalendarFormatError, readContactsCsv, readVCards, type ContactCard } from '@memex/icalendar';
 import {
   RejectedItem,
   type AttachmentItem,
@@ -47,9 +47,10 @@ function searchText(cards: ContactCard[]): string {
 }
 
 /**
- * A vCard file (2.1, 3.0 or 4.0; one card or an address book). Each photo inside a card becomes a
- * `photo` attachment child, so its bytes are a blob like any other; the card keeps the child's
- * position. Cards are matched to people by address and phone downstream.
+ * A vCard file (2.1, 3.0 or 4.0; one card or an address book), or an address book exported as
+ * CSV (`text/csv`: the document handler hands over a CSV whose columns are a contact's). Each
+ * photo inside a card becomes a `photo` attachment child, so its bytes are a blob like any other;
+ * the card keeps the child's position. Cards are matched to people by address and phone downstream.
  */
 export async function parseContacts(input: {
   bytes: Buffer;
@@ -57,16 +58,18 @@ export async function parseContacts(input: {
   attributes: Record<string, unknown>;
 }): Promise<ContactItem> {
   const attributes = input.attributes as ContactsAttributes;
+  const csv = input.type.split(';')[0]!.trim().toLowerCase() === 'text/csv';
   let cards: ContactCard[];
   try {
-    cards = readVCards(decodeText(input.bytes, charsetParam(input.type)).text);
+    const text = decodeText(input.bytes, charsetParam(input.type)).text;
+    cards = csv ? readContactsCsv(text) : readVCards(text);
   } catch (error) {
     if (error instanceof CalendarFormatError) throw new RejectedItem(error.reason);
     throw error;
   }
   const children: AttachmentItem[] = [];
   const meta: ContactsMeta = {
-    format: 'vcard',
+    format: csv ? 'csv' : 'vcard',
     filename: attributes.filename ?? null,
     cards: cards.map((card) => ({
       ...card,

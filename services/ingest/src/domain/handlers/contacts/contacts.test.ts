@@ -137,3 +137,22 @@ describe('contacts: bad input', () => {
     );
   });
 });
+
+describe('address books exported as CSV', () => {
+  it('a Google Contacts or Outlook export (windows-1252, as Outlook writes it) is contacts; another CSV stays a document', async () => {
+    const outlook = Buffer.from(
+      'First Name,Last Name,E-mail Address,Mobile Phone,Company\r\nJosé,Müller,jose@muller.example,+49 151 23456789,"Müller, Söhne"\r\n',
+      'latin1',
+    );
+    const item = await parseVcf(outlook, 'text/csv');
+    assert.equal(item.meta.format, 'csv');
+    assert.equal(item.title, 'José Müller');
+    assert.deepEqual(
+      item.meta.cards[0]!.emails.map((e) => e.address),
+      ['jose@muller.example'],
+    );
+    assert.equal(item.meta.cards[0]!.organization, 'Müller, Söhne');
+    const table = await registry.parse({ type: 'text/csv', bytes: Buffer.from('date,amount\n2024-01-02,12.50\n') });
+    assert.equal(table.kind, 'document');
+  });
+});

@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { safeFileName, typeOfFileName } from '@memex/contracts';
+import { isContactsCsv } from '@memex/icalendar';
 import {
   RejectedItem,
+  type ContactItem,
   type DocumentItem,
   type FormatFields,
   type HandlerInput,
@@ -21,6 +23,7 @@ import { parseOffice } from './office.js';
 import { parseBinaryOffice } from './binary-office/index.js';
 import { looksLikeHtml, provenDocumentType } from './sniff.js';
 import { looksLikeMhtml, parseMhtml } from './mhtml.js';
+import { parseContacts } from '../contacts/contacts-handler.js';
 
 /** The largest document taken (a scanned book fits; a request carrying it is the gateway's limit). */
 export const DOCUMENT_LIMIT_BYTES = 100 * 1024 * 1024;
@@ -224,6 +227,19 @@ export async function parseDocument({ bytes, type, attributes }: HandlerInput): 
   };
 }
 
+/**
+ * A document, or the contacts of an address book exported as CSV (Google Contacts, Outlook,
+ * LinkedIn's connections): a contact item, so its people are people, not a table of text.
+ */
+async function parseDocumentOrContacts(input: HandlerInput): Promise<DocumentItem | ContactItem> {
+  const labelled = input.type.split(';')[0]?.trim().toLowerCase();
+  if (labelled === 'text/csv' && isContactsCsv(decodeText(input.bytes, charsetParam(input.type)).text)) {
+    const { filename, title, modified } = input.attributes as DocumentAttributes;
+    return parseContacts({ ...input, attributes: { filename, title, modified } });
+  }
+  return parseDocument(input);
+}
+
 export const documentHandler: IngestHandler = {
   name: 'document',
   types: Object.keys(FORMATS),
@@ -231,7 +247,7 @@ export const documentHandler: IngestHandler = {
   identityRule:
     'Content hash (sha256 of the bytes); a PDF that is a research paper (its own arXiv id or DOI, or a references section) by its arXiv id (an arXiv version naming its DOI also by the DOI), else its DOI, else the content hash. The same source and external_id with new content updates the item.',
   limitBytes: DOCUMENT_LIMIT_BYTES,
-  produces: ['document', 'paper'],
+  produces: ['document', 'paper', 'contact'],
   updatable: true,
-  parse: parseDocument,
+  parse: parseDocumentOrContacts,
 };

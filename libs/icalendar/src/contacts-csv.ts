@@ -88,31 +88,31 @@ export function readContactsCsv(text: string): ContactCard[] {
 function readRow(header: string[], row: string[]): ContactCard | null {
   const cells = header.map((name, i) => [name, (row[i] ?? '').trim()] as const).filter(([, value]) => value !== '');
   const get = (...names: string[]) => cells.find(([name]) => names.includes(name))?.[1] ?? '';
-  /** Google's numbered groups: `E-mail 1 - Value` with its `E-mail 1 - Type` (or `- Label`). */
-  const labelled = (prefix: string, column: string) =>
-    cells
-      .filter(([name]) => new RegExp(`^${prefix} \\d+ - ${column}$`).test(name))
-      .map(([name, value]) => {
+  /**
+   * The values of a kind of field: Google's numbered `E-mail 1 - Value` with the types of its
+   * `E-mail 1 - Type` (or `- Label`), several joined by ` ::: `; and plain columns (`Mobile Phone`)
+   * typed by their names.
+   */
+  const valuesOf = (prefix: string, column: RegExp) => [
+    ...cells
+      .filter(([name]) => new RegExp(`^${prefix} \\d+ - value$`).test(name))
+      .flatMap(([name, value]) => {
         const n = name.slice(prefix.length + 1).split(' ')[0];
-        return { value, label: get(`${prefix} ${n} - type`, `${prefix} ${n} - label`) };
-      });
-  const emails = [
-    ...labelled('e-mail', 'value').flatMap(({ value, label }) =>
-      // Google joins several addresses of one label with ` ::: `.
-      value.split(' ::: ').map((address) => ({ address, types: typesOf(label) })),
-    ),
+        const types = typesOf(get(`${prefix} ${n} - type`, `${prefix} ${n} - label`));
+        return value.split(' ::: ').map((one) => ({ value: one, types }));
+      }),
     ...cells
-      .filter(([name]) => EMAIL_COLUMN.test(name) && !/ - value$/.test(name))
-      .map(([name, address]) => ({ address, types: typesOf(name) })),
-  ].filter(({ address }) => address.includes('@'));
-  const phones = [
-    ...labelled('phone', 'value').flatMap(({ value, label }) =>
-      value.split(' ::: ').map((number) => ({ number, types: typesOf(label) })),
-    ),
-    ...cells
-      .filter(([name]) => PHONE_COLUMN.test(name) && !/ - value$/.test(name))
-      .map(([name, number]) => ({ number, types: typesOf(name) })),
-  ].map(({ number, types }) => ({ number, e164: phoneE164(number), types }));
+      .filter(([name]) => column.test(name) && !/ - value$/.test(name))
+      .map(([name, value]) => ({ value, types: typesOf(name) })),
+  ];
+  const emails = valuesOf('e-mail', EMAIL_COLUMN)
+    .filter(({ value }) => value.includes('@'))
+    .map(({ value, types }) => ({ address: value, types }));
+  const phones = valuesOf('phone', PHONE_COLUMN).map(({ value, types }) => ({
+    number: value,
+    e164: phoneE164(value),
+    types,
+  }));
   const name = {
     given: get('given name', 'first name'),
     additional: get('additional name', 'middle name'),

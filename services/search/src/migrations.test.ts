@@ -14,6 +14,50 @@ describe('search migrations', () => {
     await env.stop();
   });
 
+  test('011 gives titles that hold a file name the words the projector now writes, and leaves the rest', async () => {
+    const schema = 'search_before_name_words';
+    const db = createDatabase<unknown>(env.config.databaseUrl, { schema, max: 1 });
+    try {
+      const upTo011 = searchMigrations.findIndex((migration) => migration.name === '011_file_name_words');
+      await migrate(db, schema, searchMigrations.slice(0, upTo011));
+      // Rows as the version before wrote them: a title's words without its file name's parts.
+      for (const [id, title] of [
+        ['named', 'meeting-notes_2023.docx'],
+        ['plain', 'Quarterly budget'],
+      ]) {
+        await sql`insert into items (id, kind, title, labels, spam, source_kind, source_id, people_from, people_to, revision, title_tsv, seq)
+          values (${id}, 'document', ${title}, '{}', false, 'import', 'docs', 'Ann <ann@example.com>', '', 1,
+            doc_tsv(${title}::text, 'A') || doc_tsv(people_words('Ann <ann@example.com>' || E'\\n' || ''), 'C'), 1)`.execute(
+          db,
+        );
+        await sql`insert into parts (item_id, ordinal, part_kind, kind, labels, spam, text, start_offset, end_offset, tsv)
+          values (${id}, 0, 'body', 'document', '{}', false, 'Agenda and minutes', 0, 18,
+            doc_tsv(${title}::text, 'A') || doc_tsv('Agenda and minutes', 'B'))`.execute(db);
+      }
+      const before = await sql<{
+        id: string;
+        title_tsv: string;
+      }>`select id, title_tsv::text from items order by id`.execute(db);
+
+      assert.deepEqual(await migrate(db, schema, searchMigrations.slice(0, upTo011 + 1)), ['011_file_name_words']);
+      const { rows } = await sql<{ id: string; title_tsv: string; tsv: string }>`
+        select i.id, i.title_tsv::text, p.tsv::text from items i join parts p on p.item_id = i.id order by i.id`.execute(
+        db,
+      );
+      // What the projector wrote when 011 was made (domain/text.ts titleTsv and partTsv): the name's parts too.
+      assert.deepEqual(rows[0], {
+        id: 'named',
+        title_tsv:
+          "'2023':5A 'ann':7C,9C,10C 'ann@example.com':8C 'com':12C 'docx':6A 'exampl':11C 'example.com':13C 'meet':3A 'meeting-not':2A 'meeting-notes_2023.docx':1A 'note':4A",
+        tsv: "'2023':5A 'agenda':7B 'ann':10C,12C,13C 'ann@example.com':11C 'com':15C 'docx':6A 'exampl':14C 'example.com':16C 'meet':3A 'meeting-not':2A 'meeting-notes_2023.docx':1A 'minut':9B 'note':4A",
+      });
+      // A title without a file name is not written again.
+      assert.deepEqual(rows[1]!.title_tsv, before.rows[1]!.title_tsv);
+    } finally {
+      await sql`drop schema ${sql.id(schema)} cascade`.execute(db);
+    }
+  });
+
   test('009 replaces every HNSW graph, a segment’s too, by an IVFFlat index with lists for its rows', async () => {
     const schema = 'search_before_ivfflat';
     const db = createDatabase<unknown>(env.config.databaseUrl, { schema, max: 1 });

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import type { Migration } from '@memex/db';
-import { partTsv, titleTsv } from '../domain/text.js';
 import { createAnnIndex, createFreshTables, createVectorIndexes, vectorTables } from './vectors.js';
 import { countWords } from './vocabulary.js';
 
@@ -276,9 +275,12 @@ export const searchMigrations: Migration[] = [
         language sql immutable parallel safe as $$
           select case when t ~ ${NAME_JOINER} then t || ' ' || regexp_replace(t, '[._]+', ' ', 'g') else t end
         $$`.execute(db);
-      await sql`update items set title_tsv = ${titleTsv(sql.ref('title'), sql.ref('people_from'), sql.ref('people_to'))}
+      // Written out as the words are now, as 003 is: a migration must not change with later helpers.
+      await sql`update items set title_tsv = doc_tsv(name_words(title), 'A')
+        || doc_tsv(people_words(people_from::text || E'\\n' || people_to::text), 'C')
         where title ~ ${NAME_JOINER}`.execute(db);
-      await sql`update parts p set tsv = ${partTsv(sql.ref('i.title'), sql.ref('p.text'), sql.ref('i.people_from'), sql.ref('i.people_to'))}
+      await sql`update parts p set tsv = doc_tsv(name_words(i.title), 'A') || doc_tsv(p.text, 'B')
+        || doc_tsv(people_words(i.people_from::text || E'\\n' || i.people_to::text), 'C')
         from items i where i.id = p.item_id and i.title ~ ${NAME_JOINER}`.execute(db);
     },
   },

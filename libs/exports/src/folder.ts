@@ -159,7 +159,11 @@ export async function walkFolder(
 /** Header fields of mail (RFC 5322, and the X-From/X-To of the Enron corpus): two of them make a header mail's. */
 const MAIL_FIELD =
   /^(from|sender|to|cc|subject|date|message-id|in-reply-to|references|received|return-path|delivered-to|mime-version|x-from|x-to):/i;
-const HEADER_FIELD = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
+/**
+ * A header field's first line (`Name: value`): what a message starts with, what follows an mbox's
+ * separator, and almost never a body's `From ` line.
+ */
+export const HEADER_FIELD = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
 /** How much of a file is read to tell its type. */
 const SNIFF_BYTES = 4096;
 

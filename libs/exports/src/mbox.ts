@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { walkFolder, type SkippedFile } from './folder.js';
+import { HEADER_FIELD, walkFolder, type SkippedFile } from './folder.js';
 
 /** One message of an mbox, with where it starts and ends in the file. */
 export interface MboxMessage {
@@ -28,8 +28,6 @@ const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', '
 const SEPARATOR_DATE =
   /^From (?:\S+ at \S+|\S+)\s+[A-Za-z]{3}\s+([A-Za-z]{3})\s+(\d{1,2})\s+(\d{1,2}):(\d{2})(?::(\d{2}))?\s+(?:\S+\s+)?(\d{4})\s*$/;
 
-/** A header field's first line (`Name: value`): what follows a separator, and almost never a body's `From ` line. */
-const HEADER_LINE = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
 /** What a separator looks like: `From <sender>`, alone or with a date (a time of day in it). */
 const SEPARATOR_SHAPE = /^From \S+(?:[ \t]+.*\d{1,2}:\d{2}.*)?[ \t]*\r?\n?$/;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -117,7 +115,7 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
     const candidate = maybe as { bytes: Buffer; offset: number } | null;
     if (candidate) {
       maybe = null;
-      if (HEADER_LINE.test(bytes.subarray(0, 200).toString('latin1'))) start(candidate.bytes, candidate.offset);
+      if (HEADER_FIELD.test(bytes.subarray(0, 200).toString('latin1'))) start(candidate.bytes, candidate.offset);
       else body(candidate.bytes, candidate.offset);
     }
     if (startsWithFrom(bytes)) {

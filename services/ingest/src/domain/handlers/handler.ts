@@ -246,6 +246,11 @@ export type ParsedItem =
  * The per-item rejection: `reason` is written for the person who sent the item
  * ("not an RFC 822 message: no headers"). A batch goes on with the next item.
  */
+/** `text/plain; charset=x` and `Text/Plain` are both `text/plain`. */
+export function baseType(type: string): string {
+  return (type.split(';')[0] ?? '').trim().toLowerCase();
+}
+
 export class RejectedItem extends Error {
   readonly reason: string;
   /**

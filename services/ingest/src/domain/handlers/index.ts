@@ -1,6 +1,6 @@
 /** The ingest handlers: pure parsing of one item's bytes into a ParsedItem, or a RejectedItem. */
 export * from './handler.js';
-export { HandlerRegistry, createRegistry, baseType, formatBytes, type HandlerDescription } from './registry.js';
+export { HandlerRegistry, createRegistry, formatBytes, type HandlerDescription } from './registry.js';
 export { decodeItemData, base64Problem } from './base64.js';
 export { decideOutcome, type IngestOutcome, type KnownItems } from './outcome.js';
 export {

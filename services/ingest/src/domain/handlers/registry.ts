@@ -1,6 +1,6 @@
 import { FormatRegistry, type TSchema } from '@sinclair/typebox';
 import { Value, type ValueError } from '@sinclair/typebox/value';
-import { RejectedItem, type IngestHandler, type ItemKind, type ParsedItem } from './handler.js';
+import { baseType, RejectedItem, type IngestHandler, type ItemKind, type ParsedItem } from './handler.js';
 import { documentHandler } from './document/document-handler.js';
 import { mailHandler } from './mail/mail-handler.js';
 import { agentWorkHandler } from './agent/agent-work-handler.js';
@@ -30,11 +30,6 @@ export interface HandlerDescription {
   produces: ItemKind[];
   /** Whether new content under a known source + external_id updates the item (documents) or not (mail). */
   updatable: boolean;
-}
-
-/** `text/plain; charset=x` and `Text/Plain` are both `text/plain`. */
-export function baseType(type: string): string {
-  return (type.split(';')[0] ?? '').trim().toLowerCase();
 }
 
 function describeValue(value: unknown): string {

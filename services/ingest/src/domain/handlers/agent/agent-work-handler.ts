@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { compile } from '@memex/contracts';
-import { RejectedItem, type AgentWorkItem, type IngestHandler } from '../handler.js';
+import { baseType, RejectedItem, type AgentWorkItem, type IngestHandler } from '../handler.js';
 import { sha256Hex } from '../text.js';
 
 /** A session digest (seed §3.1): what an agent's session asked, decided, found and produced. */
@@ -122,7 +122,6 @@ export const agentWorkHandler: IngestHandler = {
   produces: ['session_digest', 'web'],
   updatable: true,
   async parse(input) {
-    const type = input.type.split(';')[0]!.trim().toLowerCase();
-    return type === SESSION_DIGEST_TYPE ? parseDigest(input.bytes) : parsePage(input.bytes);
+    return baseType(input.type) === SESSION_DIGEST_TYPE ? parseDigest(input.bytes) : parsePage(input.bytes);
   },
 };

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { CalendarFormatError, readContactsCsv, readVCards, type ContactCard } from '@memex/icalendar';
 import {
+  baseType,
   RejectedItem,
   type AttachmentItem,
   type ContactItem,
@@ -58,7 +59,7 @@ export async function parseContacts(input: {
   attributes: Record<string, unknown>;
 }): Promise<ContactItem> {
   const attributes = input.attributes as ContactsAttributes;
-  const csv = input.type.split(';')[0]!.trim().toLowerCase() === 'text/csv';
+  const csv = baseType(input.type) === 'text/csv';
   let cards: ContactCard[];
   try {
     const text = decodeText(input.bytes, charsetParam(input.type)).text;

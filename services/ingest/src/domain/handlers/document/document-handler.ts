@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { safeFileName, typeOfFileName } from '@memex/contracts';
 import { isContactsCsv } from '@memex/icalendar';
 import {
+  baseType,
   RejectedItem,
   type ContactItem,
   type DocumentItem,
@@ -197,7 +198,7 @@ async function readFormat(
  */
 export async function parseDocument({ bytes, type, attributes }: HandlerInput): Promise<DocumentItem> {
   const attrs = attributes as DocumentAttributes;
-  const labelled = type.split(';')[0]?.trim().toLowerCase() ?? '';
+  const labelled = baseType(type);
   if (!FORMATS[labelled]) throw new RejectedItem(`no document reader for type "${labelled}"`);
   const contentType = typeToRead(labelled, bytes);
   const format = FORMATS[contentType]!;
@@ -232,8 +233,7 @@ export async function parseDocument({ bytes, type, attributes }: HandlerInput): 
  * LinkedIn's connections): a contact item, so its people are people, not a table of text.
  */
 async function parseDocumentOrContacts(input: HandlerInput): Promise<DocumentItem | ContactItem> {
-  const labelled = input.type.split(';')[0]?.trim().toLowerCase();
-  if (labelled === 'text/csv' && isContactsCsv(decodeText(input.bytes, charsetParam(input.type)).text)) {
+  if (baseType(input.type) === 'text/csv' && isContactsCsv(decodeText(input.bytes, charsetParam(input.type)).text)) {
     const { filename, title, modified } = input.attributes as DocumentAttributes;
     return parseContacts({ ...input, attributes: { filename, title, modified } });
   }

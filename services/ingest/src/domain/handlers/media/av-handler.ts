@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import ffmpeg, { type FfprobeData } from 'fluent-ffmpeg';
 import { RECORDING_FILE_TYPES } from '@memex/contracts';
-import { RejectedItem, type AvItem, type HandlerInput, type IngestHandler } from '../handler.js';
+import { baseType, RejectedItem, type AvItem, type HandlerInput, type IngestHandler } from '../handler.js';
 import { sha256Hex } from '../text.js';
 import { attributePosition, mediaAttributesSchema, type MediaAttributes, type Position } from './attributes.js';
 import type { AvMeta } from './media-item.js';
@@ -75,7 +75,7 @@ async function transcribe(file: string, dir: string): Promise<Transcript | null>
  */
 export async function parseAv({ bytes, type, attributes }: HandlerInput): Promise<AvItem> {
   const attrs = attributes as MediaAttributes;
-  const contentType = type.split(';')[0]?.trim().toLowerCase() ?? '';
+  const contentType = baseType(type);
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-av-'));
   try {
     const file = path.join(dir, 'input');

@@ -1,5 +1,5 @@
 import { PHOTO_FILE_TYPES } from '@memex/contracts';
-import { RejectedItem, type HandlerInput, type IngestHandler, type PhotoItem } from '../handler.js';
+import { baseType, RejectedItem, type HandlerInput, type IngestHandler, type PhotoItem } from '../handler.js';
 import { sha256Hex } from '../text.js';
 import { attributePosition, mediaAttributesSchema, type MediaAttributes } from './attributes.js';
 import {
@@ -131,7 +131,7 @@ async function photoText(bytes: Buffer, format: ImageFormat, warnings: string[])
  */
 export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Promise<PhotoItem> {
   const attrs = attributes as MediaAttributes;
-  const contentType = type.split(';')[0]?.trim().toLowerCase() ?? '';
+  const contentType = baseType(type);
   const declared = TYPES[contentType];
   if (!declared) throw new RejectedItem(`no photo reader for type "${contentType}"`);
   const format = sniffImage(bytes, declared);

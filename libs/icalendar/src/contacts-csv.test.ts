@@ -5,9 +5,10 @@ import { isContactsCsv, parseCsv, readContactsCsv } from './contacts-csv.js';
 const csv = (rows: string[][]) =>
   rows.map((row) => row.map((f) => (/[",\n]/.test(f) ? `"${f.replaceAll('"', '""')}"` : f)).join(',')).join('\r\n');
 
-test('RFC 4180: quoted commas, line breaks and doubled quotes; CRLF or LF; blank lines dropped', () => {
+test('RFC 4180: quoted commas, line breaks and doubled quotes; CRLF or LF; a blank line an empty record', () => {
   assert.deepEqual(parseCsv('a,"b, c","say ""hi""\nthere"\r\n\r\nd,,e\n'), [
     ['a', 'b, c', 'say "hi"\nthere'],
+    [''],
     ['d', '', 'e'],
   ]);
 });
@@ -67,7 +68,7 @@ test("Google Contacts' CSV (2024): names, labelled e-mails and phones, organizat
     'USA',
     'https://ann.example',
   ];
-  const [card] = readContactsCsv(csv([header, ann]));
+  const [card] = readContactsCsv(csv([header, ann])).cards;
   assert.equal(card!.fullName, 'Dr. Ann B. Lee');
   assert.deepEqual(card!.name, { given: 'Ann', additional: 'B.', family: 'Lee', prefix: 'Dr.', suffix: '' });
   assert.deepEqual(card!.emails, [
@@ -123,7 +124,7 @@ test("Google's older CSV (Name, Given Name, E-mail 1 - Type) and Outlook's (E-ma
         'Mason',
       ],
     ]),
-  );
+  ).cards;
   assert.equal(google[0]!.fullName, 'Bob Stone');
   assert.deepEqual(google[0]!.emails, [{ address: 'bob@stone.example', types: [] }]);
   assert.deepEqual(google[0]!.phones[0]!.types, ['work']);
@@ -175,7 +176,7 @@ test("Google's older CSV (Name, Given Name, E-mail 1 - Type) and Outlook's (E-ma
         '',
       ],
     ]),
-  );
+  ).cards;
   const carl = outlook[0]!;
   assert.equal(carl.fullName, 'Carl Diaz');
   assert.deepEqual(
@@ -203,7 +204,7 @@ test("LinkedIn's Connections.csv, its notes above the header; a connection with 
     'Dana,Wu,https://www.linkedin.com/in/danawu,dana@wu.example,Initech,Engineer,12 Mar 2021\n' +
     'Eve,Park,https://www.linkedin.com/in/evepark,,Globex,CFO,01 Feb 2020\n';
   assert.equal(isContactsCsv(text), true);
-  const cards = readContactsCsv(text);
+  const { cards } = readContactsCsv(text);
   assert.deepEqual(
     cards.map((c) => [c.fullName, c.emails.map((e) => e.address), c.organization, c.title, c.urls]),
     [
@@ -223,4 +224,15 @@ test('a CSV of anything else is no address book', () => {
     assert.equal(isContactsCsv(text), false, text);
   assert.throws(() => readContactsCsv('date,amount\n1,2\n'), /not an address book/);
   assert.throws(() => readContactsCsv('First Name,Last Name,E-mail Address\n'), /no contacts in it/);
+});
+
+test('a row with nothing to name a contact by is left out and counted; one with only a phone is a card', () => {
+  const { cards, unnamedRows } = readContactsCsv(
+    'First Name,Last Name,E-mail Address,Mobile Phone,Notes\nAnn,Lee,ann@lee.example,,\n,,,,just a note\n,,,+1 415 555 0100,\n',
+  );
+  assert.deepEqual(
+    cards.map((c) => c.fullName),
+    ['Ann Lee', '+1 415 555 0100'],
+  );
+  assert.deepEqual(unnamedRows, [3]);
 });

@@ -7,7 +7,7 @@ import { phoneE164, type ContactCard } from './vcard.js';
  * card; the columns a card has no use for (Outlook's ninety) are passed over.
  */
 
-/** RFC 4180: fields split by commas, quoted fields holding commas, line breaks and doubled quotes. */
+/** RFC 4180: fields split by commas, quoted fields holding commas, line breaks and doubled quotes; a blank line is a record of one empty field. */
 export function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
@@ -32,8 +32,10 @@ export function parseCsv(text: string): string[][] {
     } else field += c;
   }
   if (field !== '' || row.length > 0) rows.push([...row, field]);
-  return rows.filter((r) => r.some((f) => f.trim() !== ''));
+  return rows;
 }
+
+const isBlank = (row: string[]) => row.every((field) => field.trim() === '');
 
 const NAME_COLUMNS = /^(name|display name|full name|first name|given name|last name|family name|surname)$/;
 const EMAIL_COLUMN = /^(e-?mail( \d+)?( address)?|e-?mail \d+ - value|(primary|secondary) email)$/;
@@ -71,18 +73,26 @@ function typesOf(label: string): string[] {
   return types.filter(([, pattern]) => pattern.test(text)).map(([type]) => type);
 }
 
-/** The cards of an address book exported as CSV (see the module); rejects a CSV that is none. */
-export function readContactsCsv(text: string): ContactCard[] {
+/**
+ * The cards of an address book exported as CSV (see the module), and the rows left out: those with
+ * nothing to name a contact by (no name, organization, e-mail or phone), by their record number
+ * in the file (a spreadsheet's row number; blank lines count). Rejects a CSV that is no address book.
+ */
+export function readContactsCsv(text: string): { cards: ContactCard[]; unnamedRows: number[] } {
   const rows = parseCsv(text);
   const at = headerRow(rows);
   if (at < 0) throw new CalendarFormatError('a CSV file, but not an address book (no name and e-mail columns)');
   const header = rows[at]!.map(norm);
-  const cards = rows
-    .slice(at + 1)
-    .map((row) => readRow(header, row))
-    .filter((card): card is ContactCard => card !== null);
+  const cards: ContactCard[] = [];
+  const unnamedRows: number[] = [];
+  rows.forEach((row, i) => {
+    if (i <= at || isBlank(row)) return;
+    const card = readRow(header, row);
+    if (card) cards.push(card);
+    else unnamedRows.push(i + 1);
+  });
   if (cards.length === 0) throw new CalendarFormatError('an address book CSV with no contacts in it');
-  return cards;
+  return { cards, unnamedRows };
 }
 
 function readRow(header: string[], row: string[]): ContactCard | null {
@@ -125,6 +135,7 @@ function readRow(header: string[], row: string[]): ContactCard | null {
     [name.prefix, name.given, name.additional, name.family, name.suffix].filter(Boolean).join(' ') ||
     get('organization 1 - name', 'organization name', 'company', 'organization') ||
     emails[0]?.address ||
+    phones[0]?.number ||
     '';
   if (!fullName) return null;
   return {

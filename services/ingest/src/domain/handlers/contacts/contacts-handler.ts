@@ -61,9 +61,18 @@ export async function parseContacts(input: {
   const attributes = input.attributes as ContactsAttributes;
   const csv = baseType(input.type) === 'text/csv';
   let cards: ContactCard[];
+  const warnings: string[] = [];
   try {
     const text = decodeText(input.bytes, charsetParam(input.type)).text;
-    cards = csv ? readContactsCsv(text) : readVCards(text);
+    if (csv) {
+      const read = readContactsCsv(text);
+      cards = read.cards;
+      const unnamed = read.unnamedRows;
+      if (unnamed.length > 0)
+        warnings.push(
+          `left out ${unnamed.length === 1 ? 'a row that names' : `${unnamed.length} rows that name`} no one (no name, organization, e-mail or phone): row ${unnamed.slice(0, 10).join(', ')}${unnamed.length > 10 ? '…' : ''}`,
+        );
+    } else cards = readVCards(text);
   } catch (error) {
     if (error instanceof CalendarFormatError) throw new RejectedItem(error.reason);
     throw error;
@@ -110,7 +119,7 @@ export async function parseContacts(input: {
       (cards.length === 1 ? first.fullName : `${first.fullName} and ${cards.length - 1} more contacts`),
     text: searchText(cards),
     occurredAt: attributes.modified ?? null,
-    warnings: [],
+    warnings,
     children,
     meta,
   };

@@ -141,7 +141,7 @@ describe('contacts: bad input', () => {
 describe('address books exported as CSV', () => {
   it('a Google Contacts or Outlook export (windows-1252, as Outlook writes it) is contacts; another CSV stays a document', async () => {
     const outlook = Buffer.from(
-      'First Name,Last Name,E-mail Address,Mobile Phone,Company\r\nJosé,Müller,jose@muller.example,+49 151 23456789,"Müller, Söhne"\r\n',
+      'First Name,Last Name,E-mail Address,Mobile Phone,Company,Notes\r\nJosé,Müller,jose@muller.example,+49 151 23456789,"Müller, Söhne",\r\n,,,,,\r\n,,,,,met once\r\n',
       'latin1',
     );
     const item = await parseVcf(outlook, 'text/csv');
@@ -152,6 +152,10 @@ describe('address books exported as CSV', () => {
       ['jose@muller.example'],
     );
     assert.equal(item.meta.cards[0]!.organization, 'Müller, Söhne');
+    assert.equal(item.meta.cards.length, 1);
+    assert.deepEqual(item.warnings, [
+      'left out a row that names no one (no name, organization, e-mail or phone): row 4',
+    ]);
     const table = await registry.parse({ type: 'text/csv', bytes: Buffer.from('date,amount\n2024-01-02,12.50\n') });
     assert.equal(table.kind, 'document');
   });

@@ -8,3 +8,4 @@ export * from './item-meta.js';
 export * from './debian-source.js';
 export { freePort } from '@memex/stack';
 export * from './live-photo.js';
+export * from './ffmpeg.js';

@@ -1,10 +1,4 @@
-import { execFile } from 'node:child_process';
-import fs from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { ffmpegFile } from './ffmpeg.js';
 
 /**
  * An iPhone's EXIF, written into a JPEG for tests: Make and Model, the capture time with its
@@ -115,32 +109,21 @@ export function withIphoneExif(jpeg: Buffer, exif: IphoneExif): Buffer {
  * A Live Photo's motion clip as an iPhone writes it: a second of QuickTime video whose metadata
  * keys (mdta) carry the content identifier and the creation date. Needs ffmpeg.
  */
-export async function motionClip(contentIdentifier: string, creationDate: string): Promise<Buffer> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-live-'));
-  try {
-    const file = path.join(dir, 'IMG_0001.MOV');
-    await run('ffmpeg', [
-      '-y',
-      '-loglevel',
-      'error',
-      '-f',
-      'lavfi',
-      '-i',
-      'testsrc=duration=1:size=64x48:rate=10',
-      '-c:v',
-      'mpeg4',
-      '-metadata',
-      `com.apple.quicktime.content.identifier=${contentIdentifier}`,
-      '-metadata',
-      `com.apple.quicktime.creationdate=${creationDate}`,
-      '-movflags',
-      'use_metadata_tags',
-      '-f',
-      'mov',
-      file,
-    ]);
-    return await fs.readFile(file);
-  } finally {
-    await fs.rm(dir, { recursive: true, force: true });
-  }
+export function motionClip(contentIdentifier: string, creationDate: string): Promise<Buffer> {
+  return ffmpegFile('IMG_0001.MOV', [
+    '-f',
+    'lavfi',
+    '-i',
+    'testsrc=duration=1:size=64x48:rate=10',
+    '-c:v',
+    'mpeg4',
+    '-metadata',
+    `com.apple.quicktime.content.identifier=${contentIdentifier}`,
+    '-metadata',
+    `com.apple.quicktime.creationdate=${creationDate}`,
+    '-movflags',
+    'use_metadata_tags',
+    '-f',
+    'mov',
+  ]);
 }

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { RECORDING_FILE_TYPES } from '@memex/contracts';
+import { ffmpegFile } from '@memex/testing';
 import { createRegistry } from '../registry.js';
 import { RejectedItem, type AvItem } from '../handler.js';
 
@@ -77,64 +78,47 @@ describe('audio and video handler', { skip: await missingTool() }, () => {
   });
 
   it("reads the recordings twenty years leave: a compact camera's AVI, a camcorder's .MTS, an old phone's .3gp, MPEG, Windows Media, FLAC", async () => {
-    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-old-av-'));
-    try {
-      const made: Array<[name: string, args: string[], kind: 'video' | 'audio', date: string | null]> = [
-        ['DSCN0001.AVI', ['-c:v', 'mjpeg', '-c:a', 'pcm_s16le', '-metadata', 'date=2009-06-01'], 'video', '2009-06-01'],
-        ['00001.MTS', ['-c:v', 'mpeg2video', '-c:a', 'mp2'], 'video', null],
+    const made: Array<[name: string, args: string[], kind: 'video' | 'audio', date: string | null]> = [
+      ['DSCN0001.AVI', ['-c:v', 'mjpeg', '-c:a', 'pcm_s16le', '-metadata', 'date=2009-06-01'], 'video', '2009-06-01'],
+      ['00001.MTS', ['-c:v', 'mpeg2video', '-c:a', 'mp2'], 'video', null],
+      [
+        'VID_0001.3gp',
         [
-          'VID_0001.3gp',
-          [
-            '-c:v',
-            'h263',
-            '-s',
-            '176x144',
-            '-ar',
-            '8000',
-            '-ac',
-            '1',
-            '-c:a',
-            'aac',
-            '-metadata',
-            'creation_time=2008-03-02T09:15:00Z',
-          ],
-          'video',
-          '2008-03-02T09:15:00',
+          '-c:v',
+          'h263',
+          '-s',
+          '176x144',
+          '-ar',
+          '8000',
+          '-ac',
+          '1',
+          '-c:a',
+          'aac',
+          '-metadata',
+          'creation_time=2008-03-02T09:15:00Z',
         ],
-        ['MOV001.MPG', ['-c:v', 'mpeg1video', '-c:a', 'mp2'], 'video', null],
-        ['party.wmv', ['-c:v', 'wmv2', '-c:a', 'wmav2'], 'video', null],
-        ['track01.flac', ['-vn'], 'audio', null],
-      ];
-      for (const [name, args, kind, date] of made) {
-        const file = path.join(dir, name);
-        const video = kind === 'video' ? ['-f', 'lavfi', '-i', 'testsrc=size=176x144:rate=25:duration=1'] : [];
-        await run('ffmpeg', [
-          '-y',
-          '-loglevel',
-          'error',
-          ...video,
-          '-f',
-          'lavfi',
-          '-i',
-          'sine=frequency=440:duration=1',
-          ...args,
-          file,
-        ]);
-        const type = RECORDING_FILE_TYPES[path.extname(name).slice(1).toLowerCase()]!;
-        assert.ok(type, `a type for ${name}`);
-        const item = (await registry.parse({
-          type,
-          bytes: await fs.readFile(file),
-          attributes: { filename: name, modified: '2020-01-01T00:00:00Z' },
-        })) as AvItem;
-        assert.equal(item.kind, kind, name);
-        assert.ok(item.meta.audio, `${name}: its audio`);
-        if (kind === 'video') assert.ok((item.meta.video?.width ?? 0) > 0, `${name}: its video`);
-        // Dated by the recording's own tags where the container has them, else by the file.
-        assert.ok(item.occurredAt?.startsWith(date ?? '2020-01-01'), `${name}: ${item.occurredAt}`);
-      }
-    } finally {
-      await fs.rm(dir, { recursive: true, force: true });
+        'video',
+        '2008-03-02T09:15:00',
+      ],
+      ['MOV001.MPG', ['-c:v', 'mpeg1video', '-c:a', 'mp2'], 'video', null],
+      ['party.wmv', ['-c:v', 'wmv2', '-c:a', 'wmav2'], 'video', null],
+      ['track01.flac', ['-vn'], 'audio', null],
+    ];
+    for (const [name, args, kind, date] of made) {
+      const video = kind === 'video' ? ['-f', 'lavfi', '-i', 'testsrc=size=176x144:rate=25:duration=1'] : [];
+      const bytes = await ffmpegFile(name, [...video, '-f', 'lavfi', '-i', 'sine=frequency=440:duration=1', ...args]);
+      const type = RECORDING_FILE_TYPES[path.extname(name).slice(1).toLowerCase()]!;
+      assert.ok(type, `a type for ${name}`);
+      const item = (await registry.parse({
+        type,
+        bytes,
+        attributes: { filename: name, modified: '2020-01-01T00:00:00Z' },
+      })) as AvItem;
+      assert.equal(item.kind, kind, name);
+      assert.ok(item.meta.audio, `${name}: its audio`);
+      if (kind === 'video') assert.ok((item.meta.video?.width ?? 0) > 0, `${name}: its video`);
+      // Dated by the recording's own tags where the container has them, else by the file.
+      assert.ok(item.occurredAt?.startsWith(date ?? '2020-01-01'), `${name}: ${item.occurredAt}`);
     }
   });
 });

@@ -9,3 +9,4 @@ export * from './debian-source.js';
 export { freePort } from '@memex/stack';
 export * from './live-photo.js';
 export * from './ffmpeg.js';
+export * from './tools.js';

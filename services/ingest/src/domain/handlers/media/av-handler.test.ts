@@ -6,27 +6,21 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { RECORDING_FILE_TYPES } from '@memex/contracts';
-import { ffmpegFile } from '@memex/testing';
+import { ffmpegFile, missingTool } from '@memex/testing';
 import { createRegistry } from '../registry.js';
 import { RejectedItem, type AvItem } from '../handler.js';
 
 const run = promisify(execFile);
 const registry = createRegistry();
 
-async function missingTool(): Promise<string | false> {
-  for (const [tool, arg] of [
-    ['espeak-ng', '--version'],
-    ['ffmpeg', '-version'],
-    ['pocketsphinx_continuous', '-h'],
-  ] as const) {
-    try {
-      await run(tool, [arg]);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-        return `needs ${tool} (deploy/local/provision.sh --with-media)`;
-    }
-  }
-  return false;
+/** Speech made by espeak-ng, encoded by ffmpeg, transcribed by pocketsphinx: all three, or why not. */
+function missingTools(): string | false {
+  const install = 'deploy/local/provision.sh --with-media';
+  return (
+    missingTool('espeak-ng', ['--version'], install) ||
+    missingTool('ffmpeg', ['-version'], install) ||
+    missingTool('pocketsphinx_continuous', ['-h'], install)
+  );
 }
 
 /** Speech by espeak-ng starting at `at` seconds, as an MP3. */
@@ -52,7 +46,7 @@ async function spokenMp3(speech: string, at: number): Promise<Buffer> {
   }
 }
 
-describe('audio and video handler', { skip: await missingTool() }, () => {
+describe('audio and video handler', { skip: missingTools() }, () => {
   it('transcribes offline with pocketsphinx when no endpoint is configured, each segment at its second', async () => {
     const item = (await registry.parse({
       type: 'audio/mpeg',

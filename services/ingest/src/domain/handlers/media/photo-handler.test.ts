@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
 import { PHOTO_FILE_TYPES } from '@memex/contracts';
-import { motionClip, sharedFile, sharedSkip, withIphoneExif } from '@memex/testing';
+import { missingTool, motionClip, sharedFile, sharedSkip, withIphoneExif } from '@memex/testing';
 import { createRegistry } from '../registry.js';
 import { RejectedItem, type AvItem, type PhotoItem } from '../handler.js';
 
@@ -14,16 +14,8 @@ import { RejectedItem, type AvItem, type PhotoItem } from '../handler.js';
 process.env['MEMEX_OCR'] = 'off';
 const registry = createRegistry();
 const CORPUS = 'corpus/photos';
-const skip = sharedSkip(CORPUS) || (hasExiftool() ? false : 'needs exiftool (Debian libimage-exiftool-perl)');
-
-function hasExiftool(): boolean {
-  try {
-    execFileSync('exiftool', ['-ver']);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const noExiftool = missingTool('exiftool', ['-ver'], 'Debian libimage-exiftool-perl');
+const skip = sharedSkip(CORPUS) || noExiftool;
 
 function photosIn(dir: string): string[] {
   return fs
@@ -190,7 +182,7 @@ describe("Live Photos: the content identifier an iPhone's still and motion clip 
     assert.equal(item.occurredAt, '2023-07-14T16:30:05.000Z');
     assert.deepEqual(item.meta.camera, { make: 'Apple', model: 'iPhone 12' });
     // The note is laid out as Apple's: exiftool, which knows Apple's tags, reads the same identifier.
-    if (hasExiftool()) {
+    if (!noExiftool) {
       const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'memex-live-')), 'IMG_0001.JPG');
       fs.writeFileSync(file, still);
       const [reading] = JSON.parse(execFileSync('exiftool', ['-j', '-Apple:all', file], { encoding: 'utf8' })) as Array<
@@ -204,26 +196,21 @@ describe("Live Photos: the content identifier an iPhone's still and motion clip 
     assert.equal(other.meta.contentIdentifier, null);
   });
 
-  it("reads it from the motion clip's QuickTime keys", { skip: hasFfmpeg() ? false : 'needs ffmpeg' }, async () => {
-    const item = (await registry.parse({
-      type: 'video/quicktime',
-      bytes: await motionClip(id, '2023-07-14T18:30:05+0200'),
-      attributes: { filename: 'IMG_0001.MOV' },
-    })) as AvItem;
-    assert.equal(item.kind, 'video');
-    assert.equal(item.meta.contentIdentifier, id);
-    assert.equal(item.occurredAt, '2023-07-14T16:30:05.000Z');
-  });
+  it(
+    "reads it from the motion clip's QuickTime keys",
+    { skip: missingTool('ffmpeg', ['-version'], 'deploy/local/provision.sh --with-media') },
+    async () => {
+      const item = (await registry.parse({
+        type: 'video/quicktime',
+        bytes: await motionClip(id, '2023-07-14T18:30:05+0200'),
+        attributes: { filename: 'IMG_0001.MOV' },
+      })) as AvItem;
+      assert.equal(item.kind, 'video');
+      assert.equal(item.meta.contentIdentifier, id);
+      assert.equal(item.occurredAt, '2023-07-14T16:30:05.000Z');
+    },
+  );
 });
-
-function hasFfmpeg(): boolean {
-  try {
-    execFileSync('ffmpeg', ['-version']);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('RAW files of every maker: read by their own signatures, their EXIF where it is kept', () => {
   /** A camera's JPEG with its EXIF, as the preview inside a RAW file carries it. */

@@ -8,7 +8,11 @@ import { startStack, type TestStack } from '@memex/e2e';
 
 const CLI = fileURLToPath(new URL('../../bin/memex.js', import.meta.url));
 
-/** More notes than one search answers (100), all holding the word. */
+/**
+ * More notes than one search answers (100), all holding the word in their text, none in their
+ * title: a note matches once its passages are indexed, never before by its title alone, so its
+ * rank does not move between pages while the pipelines are still at work.
+ */
 const NOTES = 130;
 
 describe('memex search', () => {
@@ -19,7 +23,8 @@ describe('memex search', () => {
     });
   before(async () => {
     stack = await startStack(['ingest', 'pipelines', 'search']);
-    for (let i = 0; i < NOTES; i++) await stack.owner.call(NotesPut, { body: `Budget line ${i} for the year` });
+    for (let i = 0; i < NOTES; i++)
+      await stack.owner.call(NotesPut, { title: `Line ${i}`, body: `Budget line ${i} for the year` });
     for (let i = 0; i < 480 && (await stack.owner.call(Search, { q: 'budget', mode: 'keyword' })).total < NOTES; i++)
       await new Promise((resolve) => setTimeout(resolve, 250));
   });

@@ -168,10 +168,15 @@ export const HEADER_FIELD = /^[\x21-\x39\x3b-\x7e]+[ \t]*:/;
 const SNIFF_BYTES = 4096;
 
 /**
- * The type of a file whose name tells none (the Enron corpus's `1.`, an MH folder's `17`, a
- * Maildir's `1262304001.M1P1.host:2,S`, a download saved without its extension), from its first
- * bytes: a PDF by its signature, a message by a header of mail fields. Null when they tell nothing.
+ * A file's type: its name's, else, for a name that tells none (the Enron corpus's `1.`, an MH
+ * folder's `17`, a Maildir's `1262304001.M1P1.host:2,S`, a download saved without its extension),
+ * what its first bytes show: a PDF by its signature, a message by a header of mail fields. Null
+ * when neither tells.
  */
+export async function typeOfFile(file: string): Promise<string | null> {
+  return typeOfFileName(path.basename(file)) ?? (await sniffedType(file));
+}
+
 async function sniffedType(file: string): Promise<string | null> {
   const handle = await fs.open(file, 'r');
   let head: Buffer;
@@ -203,7 +208,7 @@ export async function listFolder(
   const files: FolderFile[] = [];
   const skipped = await walkFolder(root, async ({ file, key, name, stat }, skip) => {
     const extension = path.extname(name).slice(1).toLowerCase();
-    const named = typeOfFileName(name) ?? (await sniffedType(file));
+    const named = await typeOfFile(file);
     const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named)) ? named : null;
     if (named && FOLDER_DATA_TYPES.has(named)) {
       skip(`a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`);

@@ -193,4 +193,28 @@ describe('a watched folder', () => {
     await settled('the refused file read again on a rescan');
     assert.deepEqual(await refused(), ['broken.pdf']);
   });
+
+  test("files whose names tell no type are read by their content: a Maildir's and an MH folder's messages", async () => {
+    const mail = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-maildir-'));
+    try {
+      const message = (subject: string, word: string) =>
+        `From: Ann <ann@example.com>\r\nTo: bob@example.com\r\nSubject: ${subject}\r\n` +
+        `Date: Fri, 1 Jan 2010 10:00:00 +0000\r\nMessage-ID: <${word}@example.com>\r\n\r\n${word}\r\n`;
+      await fs.mkdir(path.join(mail, 'Maildir/cur'), { recursive: true });
+      await fs.mkdir(path.join(mail, 'Mail/inbox'), { recursive: true });
+      await fs.writeFile(path.join(mail, 'Maildir/cur/1262340000.M1P1.host:2,S'), message('Maildir', 'maildir-one'));
+      await fs.writeFile(path.join(mail, 'Mail/inbox/17'), message('MH', 'mh-one'));
+      // Text without a header tells nothing: not a file of the source, nor a failure.
+      await fs.writeFile(path.join(mail, 'LICENSE'), 'Permission is hereby granted, free of charge\n');
+      const { id: source } = await h.call(SourcesAdd, { kind: 'folder', path: mail });
+      const texts = async () => (await h.items(source)).map((item) => item.text);
+      await waitUntil(async () => (await texts()).length === 2, 'both messages an item');
+      const held = await texts();
+      assert.ok(held.some((text) => text.includes('maildir-one')) && held.some((text) => text.includes('mh-one')));
+      const { source: read, failures } = await h.call(SourcesGet, { id: source });
+      assert.deepEqual([read.counts.files, read.counts.items, failures.length], [2, 2, 0]);
+    } finally {
+      await fs.rm(mail, { recursive: true, force: true });
+    }
+  });
 });

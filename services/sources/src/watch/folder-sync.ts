@@ -15,7 +15,6 @@ import {
   SourceFileRecorded,
   SourceFileRejected,
   SourceScanned,
-  typeOfFileName,
   Types,
   type Actor,
   rpcSubject,
@@ -24,7 +23,7 @@ import {
 } from '@memex/contracts';
 import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { FOLDER_DATA_TYPES, fileAttributes } from '@memex/exports';
+import { FOLDER_DATA_TYPES, fileAttributes, typeOfFile } from '@memex/exports';
 import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
@@ -141,15 +140,19 @@ export class FolderSync {
     const counts: ScanCounts = { files: disk.size, ingested: 0, updated: 0, moved: 0, removed: 0, failed: 0 };
     const accepted = await this.acceptedTypes();
 
-    // What came: new files (or moved ones) and changed ones of types a handler reads, with their content hash.
-    const read = new Map<string, { sha256: string; bytes: Buffer | null }>();
+    // What came: new files (or moved ones) and changed ones of types a handler reads, with their
+    // type (by name, else by content: a Maildir's messages have no extension) and content hash.
+    const read = new Map<string, { type: string; sha256: string; bytes: Buffer | null }>();
     for (const file of [...diff.fresh, ...diff.changed.map((c) => c.disk)]) {
-      const type = typeOfFileName(file.path);
-      if (!type || !accepted.has(type)) continue;
+      const full = path.join(root, file.path);
       try {
-        const content = await readFile(path.join(root, file.path), file.size);
-        if (content) read.set(file.path, content);
+        const type = await typeOfFile(full);
+        if (!type || !accepted.has(type)) continue;
+        const content = await readFile(full, file.size);
+        if (content) read.set(file.path, { type, ...content });
       } catch (error) {
+        // Gone since the walk: the next look sees it go.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         // One unreadable file (permissions, a bad sector) is that file's failure, not the scan's.
         const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
         await this.publishRejected(source, file, `the file cannot be read (${why})`);
@@ -167,16 +170,15 @@ export class FolderSync {
     for (const file of diff.fresh) {
       const content = read.get(file.path);
       if (!content) continue;
-      const type = typeOfFileName(file.path)!;
       const from = goneByContent.get(content.sha256)?.shift();
       if (from) {
         movedAway.add(from.path);
-        if (from.in_place) work.push(this.work(source, root, file, type, content, from.external_id!, from));
+        if (from.in_place) work.push(this.work(source, root, file, content, from.external_id!, from));
         else drafts.push(this.movedDraft(source, from, file));
         counts.moved++;
         continue;
       }
-      work.push(this.work(source, root, file, type, content, externalIdOf(file.path, content.sha256)));
+      work.push(this.work(source, root, file, content, externalIdOf(file.path, content.sha256)));
     }
     for (const { disk: file, known: row } of diff.changed) {
       const content = read.get(file.path);
@@ -186,9 +188,8 @@ export class FolderSync {
         drafts.push(this.recordedDraft(source, file, row.item_id, content.sha256, row.external_id!, row.in_place));
         continue;
       }
-      const type = typeOfFileName(file.path)!;
       const externalId = row.item_id ? row.external_id! : externalIdOf(file.path, content.sha256);
-      work.push(this.work(source, root, file, type, content, externalId));
+      work.push(this.work(source, root, file, content, externalId));
     }
     if (drafts.length > 0) await this.publisher.publishAll(drafts);
     await this.ingest(source, work, counts);
@@ -240,8 +241,7 @@ export class FolderSync {
     source: SourceRow,
     root: string,
     file: DiskFile,
-    type: string,
-    content: { sha256: string; bytes: Buffer | null },
+    { type, sha256 }: { type: string; sha256: string },
     externalId: string,
     movedFrom?: KnownFile,
   ): Work {
@@ -258,7 +258,7 @@ export class FolderSync {
     const item: ItemParams = inPlace ? { ...base, location: fileLocation(full) } : { ...base, data: '' };
     return {
       file,
-      sha256: content.sha256,
+      sha256,
       externalId,
       inPlace,
       item,

@@ -97,7 +97,7 @@ export function registerImport(program: Command): void {
     group
       .command('folder <dir>')
       .description(
-        'documents, photos, calendars and contacts in a folder tree (PDF, DOCX, RTF, XLSX, PPTX, ODT/ODS/ODP, EPUB, Markdown, text, HTML, rST, JPEG, HEIC, RAW…, .ics, .vcf), by extension',
+        'documents, photos, calendars, contacts and mail in a folder tree (PDF, DOCX, RTF, XLSX, PPTX, ODT/ODS/ODP, EPUB, Markdown, text, HTML, rST, JPEG, HEIC, RAW…, .ics, .vcf, .eml, .mbox), by extension or, without one, by content',
       ),
   ).action((dir: string, options: CommonOptions) => importAction('folder', dir, options));
   withCommonOptions(

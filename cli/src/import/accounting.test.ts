@@ -160,6 +160,52 @@ describe('memex import: every file accounted for', () => {
     );
   });
 
+  test('a folder holding mail archives: its mboxes (.mbox, a Thunderbird profile by content) send their messages, labelled by their place; a changed one is read again', async () => {
+    const root = path.join(stack.env.home, 'documents');
+    const mbox = (...messages: Array<[string, string]>) =>
+      messages
+        .map(([id, subject]) => `From - Mon Jun  1 10:00:00 2009\nX-Mozilla-Status: 0001\n${eml(id, subject)}\n`)
+        .join('');
+    // Before: "no handler takes .mbox files", and Thunderbird's mailboxes "no extension to tell its type".
+    write(root, {
+      'Thunderbird/Local Folders/Inbox': mbox(['d1', 'Welcome']),
+      'Thunderbird/Local Folders/Inbox.msf': '// <!-- <mdb:mork:z v="1.4"/> -->',
+      'Thunderbird/Local Folders/Inbox.sbd/Work': mbox(['d2', 'Roadmap']),
+      'exports/old.mbox': mbox(['d3', 'Invoice'], ['d4', 'Receipt']),
+      'exports/empty.mbox': '',
+      'notes.md': '# Notes\n\ntext\n',
+    });
+    const first = await run('folder', root, 'docs');
+    assert.equal(first.error, undefined);
+    assertAccounted(first.summary, 7);
+    assert.deepEqual(first.summary.run, { created: 5, updated: 0, duplicate: 0, rejected: 0, skipped: 2 });
+    assert.deepEqual(first.summary.skipped.map((s) => s.examples).sort(), [
+      ['Thunderbird/Local Folders/Inbox.msf'],
+      ['exports/empty.mbox'],
+    ]);
+    const listed = async (view: 'inbox' | 'label', label?: string) =>
+      (
+        await stack.owner.call(MailList, {
+          view,
+          ...(label ? { label } : {}),
+          account: 'import:folder:docs',
+          min_seq: await lastSeq(stack),
+        })
+      ).messages.map((m) => m.subject);
+    const labelled = (label: string) => listed('label', label);
+    assert.deepEqual(await listed('inbox'), ['Welcome']);
+    assert.deepEqual(await labelled('Thunderbird/Local Folders/Inbox/Work'), ['Roadmap']);
+    assert.deepEqual((await labelled('exports/old')).sort(), ['Invoice', 'Receipt']);
+
+    // Nothing is sent twice; an mbox that changed is read again (what it held comes back duplicate).
+    const second = await run('folder', root, 'docs');
+    assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 5]);
+    fs.appendFileSync(path.join(root, 'exports/old.mbox'), mbox(['d5', 'Refund']));
+    const third = await run('folder', root, 'docs');
+    assertAccounted(third.summary, 8);
+    assert.deepEqual(third.summary.run, { created: 1, updated: 0, duplicate: 2, rejected: 0, skipped: 2 });
+  });
+
   test('a month of a mailing list as pipermail serves it (.txt.gz, "at" for "@"): every message, each sender by address', async () => {
     const root = path.join(stack.env.home, 'list');
     const month = Array.from({ length: 30 }, (_, i) =>

@@ -6,13 +6,16 @@ import {
   fileAttributes,
   listFolder,
   listMboxTree,
+  mboxOfTree,
   mboxSize,
   listPhotos,
+  MBOX_TYPE,
   listTakeout,
   photoMetadata,
   readMbox,
   takeoutMessage,
   type FolderFile,
+  type MboxFile,
   type MboxMessage,
   type PhotoFile,
   type SkippedFile,
@@ -211,36 +214,34 @@ function filesFeed<F extends { key: string; file: string; size?: number }>(
   };
 }
 
+/** A file a feed sends as one item, under the key that says it is done. */
+interface FeedFile {
+  file: FolderFile;
+  done: string;
+  toItem(bytes: Buffer): Promise<Item> | Item;
+}
+
+/** A message of an mbox as `mailAndFilesFeed` sends it: its external id, and the key that says it is done. */
+type MailKeys = (message: MboxMessage, key: string, mbox: MboxFile) => { externalId: string; done: string };
+
 /**
- * A Google Takeout: its mail, photos and other files in one run. Each message and file is done
- * under a key that stays the same in a newer export unless what it says changed (a message's
- * Gmail labels; a photo's size, sidecar and albums), so a re-run on a newer export sends only
- * what is new or changed: new messages and photos are created, changed labels update their
- * message, and nothing is stored twice. Progress is in bytes of the export.
+ * The mboxes and files of a Google Takeout or of a folder in one run. Each message and file is
+ * done under its own key, so a run after an interrupted one sends only what that did not, and a
+ * re-run on a newer Takeout export only what is new or changed (the keys stay the same unless what
+ * a message or photo says changed: a message's Gmail labels; a photo's size, sidecar and albums):
+ * new messages and photos are created, changed labels update their message, and nothing is stored
+ * twice. Progress is in bytes.
  */
-function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: TakeoutListing): Feed {
+function mailAndFilesFeed(
+  options: ImportOptions,
+  stateFile: StateFile,
+  listing: { mboxes: MboxFile[]; files: FeedFile[]; skipped: SkippedFile[] },
+  mailKeys: MailKeys,
+): Feed {
   const done = stateFile.doneKeys();
   const doneKeys = new Map<string, string>(); // report key → done key, for what is in flight
-  const mailBytes = listing.mboxes.reduce((n, m) => n + m.size, 0);
-  const files: Array<{ file: FolderFile; done: string; toItem: (bytes: Buffer) => Promise<Item> | Item }> = [
-    ...listing.photos.map((photo) => ({
-      file: photo as FolderFile,
-      done: `file\t${photo.key}\t${photo.size}\t${JSON.stringify([photo.attributes, photo.labels])}`,
-      toItem: (bytes: Buffer) => photoItem(options, photo, bytes, photo.key),
-    })),
-    ...listing.documents.map((document) => ({
-      file: document,
-      done: `file\t${document.key}\t${document.size}`,
-      toItem: (bytes: Buffer) =>
-        item(
-          options,
-          document.type,
-          bytes,
-          document.key,
-          fileAttributes(document.type, document.key, document.modified),
-        ),
-    })),
-  ];
+  const { mboxes, files, skipped } = listing;
+  const mailBytes = mboxes.reduce((n, m) => n + m.size, 0);
   let earlier = 0;
   return {
     total: { value: mailBytes + files.reduce((n, f) => n + f.file.size, 0), unit: 'bytes' },
@@ -248,13 +249,12 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
       return earlier;
     },
     async send(uploader, report) {
-      for (const { key, reason } of listing.skipped) report.skip(key, reason);
+      for (const { key, reason } of skipped) report.skip(key, reason);
       let base = 0;
-      for (const mbox of listing.mboxes) {
+      for (const mbox of mboxes) {
         for await (const message of readMbox(mbox.file)) {
           const key = `${mbox.key}#${message.offset}`;
-          const takeout = takeoutMessage(message.bytes, message.sender);
-          const doneKey = `mail\t${takeout.externalId ?? key}\t${takeout.labels ?? ''}`;
+          const { externalId, done: doneKey } = mailKeys(message, key, mbox);
           if (done.has(doneKey)) {
             earlier++;
             continue;
@@ -265,8 +265,7 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
             await uploader.reject({ key, position }, tooLarge(message.bytes.length));
             continue;
           }
-          const externalId = takeout.externalId ?? key;
-          const attributes = mailAttributes(options, message);
+          const attributes = mailAttributes(options, message, mbox.folder ?? options.folder);
           const mail = item(options, 'message/rfc822', message.bytes, externalId, attributes);
           await uploader.add({ key, position, bytes: message.bytes.length, item: mail });
         }
@@ -295,6 +294,56 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
   };
 }
 
+/** A Google Takeout's mail (each message known by its Gmail id and labels), photos and other files. */
+function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: TakeoutListing): Feed {
+  const files: FeedFile[] = [
+    ...listing.photos.map((photo) => ({
+      file: photo as FolderFile,
+      done: `file\t${photo.key}\t${photo.size}\t${JSON.stringify([photo.attributes, photo.labels])}`,
+      toItem: (bytes: Buffer) => photoItem(options, photo, bytes, photo.key),
+    })),
+    ...listing.documents.map((document) => ({
+      file: document,
+      done: `file\t${document.key}\t${document.size}`,
+      toItem: (bytes: Buffer) => fileItem(options, document, bytes),
+    })),
+  ];
+  const mboxes = listing.mboxes.map((mbox) => ({ ...mbox, folder: undefined }));
+  return mailAndFilesFeed(options, stateFile, { mboxes, files, skipped: listing.skipped }, (message, key) => {
+    const takeout = takeoutMessage(message.bytes, message.sender);
+    const externalId = takeout.externalId ?? key;
+    return { externalId, done: `mail\t${externalId}\t${takeout.labels ?? ''}` };
+  });
+}
+
+/**
+ * A folder's documents, photos, calendars and contacts, each a file, and its mboxes (an exported
+ * `.mbox`, a Thunderbird profile's `Inbox`), message by message, labelled with the folder each
+ * mbox stands for.
+ */
+async function folderFeed(options: ImportOptions, stateFile: StateFile): Promise<Feed> {
+  const listed = await listFolder(options.target, new Set([...(await acceptedTypes(options)), MBOX_TYPE]));
+  const mboxes: MboxFile[] = [];
+  const versions = new Map<string, string>();
+  const files: FeedFile[] = [];
+  const skipped = [...listed.skipped];
+  for (const file of listed.files) {
+    if (file.type !== MBOX_TYPE) {
+      files.push({ file, done: file.version, toItem: (bytes) => fileItem(options, file, bytes) });
+      continue;
+    }
+    const mbox = await mboxOfTree(file.file, file.key, file.size);
+    if ('skipped' in mbox) skipped.push({ key: file.key, reason: mbox.skipped });
+    else mboxes.push(mbox);
+    versions.set(file.key, file.version);
+  }
+  // A message is done by its place in its mbox as it was (a changed mbox is read again).
+  return mailAndFilesFeed(options, stateFile, { mboxes, files, skipped }, (message, key, mbox) => ({
+    externalId: mailExternalId(message, key),
+    done: `mail\t${versions.get(mbox.key)}\t${message.offset}`,
+  }));
+}
+
 function item(
   options: ImportOptions,
   type: string,
@@ -312,6 +361,11 @@ function item(
     attributes,
     ...(all.length > 0 ? { labels: all } : {}),
   };
+}
+
+/** A document, calendar or contacts file, or a single saved message, with what its place says. */
+function fileItem(options: ImportOptions, file: FolderFile, bytes: Buffer): Item {
+  return item(options, file.type, bytes, file.key, fileAttributes(file.type, file.key, file.modified));
 }
 
 /**
@@ -342,14 +396,8 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
           }),
       );
     }
-    case 'folder': {
-      return filesFeed(
-        stateFile,
-        await listFolder(options.target, await acceptedTypes(options)),
-        (f) => f.version,
-        (f, bytes) => item(options, f.type, bytes, f.key, fileAttributes(f.type, f.key, f.modified)),
-      );
-    }
+    case 'folder':
+      return folderFeed(options, stateFile);
     case 'photos': {
       // Photos and videos only, each with what its sidecars say (Google Takeout, XMP) and its album.
       const listed = await listFolder(options.target, new Set(Object.values(MEDIA_FILE_TYPES)));

@@ -37,6 +37,11 @@ const DOCUMENT_TYPES = new Set([
 ]);
 const MEDIA_TYPES = new Set(Object.values(MEDIA_FILE_TYPES));
 /**
+ * An mbox (`.mbox`, or Thunderbird's `Inbox` by its content): no handler takes it whole; a folder
+ * import that lists it (see `listFolder`) sends its messages.
+ */
+export const MBOX_TYPE = 'application/mbox';
+/**
  * Files the document handler reads when sent (a mail's JSON or XML attachment) but a folder import
  * passes over: in a folder they are machine data — settings, exports, the JSON a photo export
  * writes beside every photo — far more often than anyone's writing.
@@ -188,17 +193,21 @@ async function sniffedType(file: string): Promise<string | null> {
   }
   if (head.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
   const lines = head.toString('latin1').split(/\r?\n/);
+  // An mbox: its first message's `From ` line, then that message's header.
+  const mbox = /^(\xef\xbb\xbf)?From \S/.test(lines[0]!);
+  if (mbox) lines.shift();
   const blank = lines.indexOf('');
   // A header longer than what was read is judged by its start, without the line the read cut.
   const header = blank >= 0 ? lines.slice(0, blank) : head.length < SNIFF_BYTES ? lines : lines.slice(0, -1);
   const fields = header.filter((line) => !/^[ \t]/.test(line));
   if (fields.length === 0 || !fields.every((line) => HEADER_FIELD.test(line))) return null;
-  return fields.filter((line) => MAIL_FIELD.test(line)).length >= 2 ? 'message/rfc822' : null;
+  if (fields.filter((line) => MAIL_FIELD.test(line)).length < 2) return null;
+  return mbox ? MBOX_TYPE : 'message/rfc822';
 }
 
 /**
- * Every file under a folder, in a stable order: the ones a handler the server lists takes, and
- * the rest skipped with the reason (hidden files and folders, types nothing reads), so that an
+ * Every file under a folder, in a stable order: the ones of the `accepted` types (those a handler
+ * of the server takes; mboxes too where the caller reads them, `MBOX_TYPE`), and the rest skipped with the reason (hidden files and folders, types nothing reads), so that an
  * import accounts for every file. A file's type is its name's, else what its first bytes show.
  */
 export async function listFolder(
@@ -209,7 +218,7 @@ export async function listFolder(
   const skipped = await walkFolder(root, async ({ file, key, name, stat }, skip) => {
     const extension = path.extname(name).slice(1).toLowerCase();
     const named = await typeOfFile(file);
-    const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named)) ? named : null;
+    const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named) || named === MBOX_TYPE) ? named : null;
     if (named && FOLDER_DATA_TYPES.has(named)) {
       skip(`a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`);
       return;

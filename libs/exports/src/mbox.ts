@@ -255,25 +255,38 @@ const MAILBOX_FOLDER = /^(.+)\.(mbox|sbd)$/i;
 export async function listMboxTree(root: string): Promise<{ mboxes: MboxFile[]; skipped: SkippedFile[] }> {
   const mboxes: MboxFile[] = [];
   const rootFolder = MAILBOX_FOLDER.exec(path.basename(root))?.[1];
-  const skipped = await walkFolder(root, async ({ file, key, name, stat }, skip) => {
-    if (stat.size === 0) return skip('an empty file (an mbox with no messages)');
-    const why = await notAnMbox(file);
-    if (why) return skip(why);
-    // A cut-short download is skipped whole, saying so: its messages would be read up to the cut.
-    const size = await mboxSize(file).catch((error: unknown) =>
-      error instanceof CorruptGzip ? error : Promise.reject(error),
-    );
-    if (size instanceof CorruptGzip) return skip(size.reason);
-    const folders = key
-      .split('/')
-      .slice(0, -1)
-      .map((folder) => MAILBOX_FOLDER.exec(folder)?.[1] ?? folder);
-    // Apple Mail's `Work.mbox/mbox` is the folder's own file; elsewhere the file is a folder.
-    const own = name === 'mbox' ? [] : [name.replace(/\.gz$/i, '').replace(/\.(mbox|mbx|txt)$/i, '')];
-    const label = [...(rootFolder ? [rootFolder] : []), ...folders, ...own].join('/');
-    mboxes.push({ key, file, size, folder: label || undefined });
+  const skipped = await walkFolder(root, async ({ file, key, stat }, skip) => {
+    const mbox = await mboxOfTree(file, key, stat.size, rootFolder);
+    if ('skipped' in mbox) skip(mbox.skipped);
+    else mboxes.push(mbox);
   });
   return { mboxes, skipped };
+}
+
+/**
+ * A file at `key` in a folder tree as an mbox to read, with its size (decompressed) and the
+ * folder label its place gives it (under `rootFolder`, the tree's own), or why it is none.
+ */
+export async function mboxOfTree(
+  file: string,
+  key: string,
+  bytes: number,
+  rootFolder?: string,
+): Promise<MboxFile | { skipped: string }> {
+  if (bytes === 0) return { skipped: 'an empty file (an mbox with no messages)' };
+  const why = await notAnMbox(file);
+  if (why) return { skipped: why };
+  // A cut-short download is skipped whole, saying so: its messages would be read up to the cut.
+  const size = await mboxSize(file).catch((error: unknown) =>
+    error instanceof CorruptGzip ? error : Promise.reject(error),
+  );
+  if (size instanceof CorruptGzip) return { skipped: size.reason };
+  const [name, ...parents] = key.split('/').reverse();
+  const folders = parents.reverse().map((folder) => MAILBOX_FOLDER.exec(folder)?.[1] ?? folder);
+  // Apple Mail's `Work.mbox/mbox` is the folder's own file; elsewhere the file is a folder.
+  const own = name === 'mbox' ? [] : [name!.replace(/\.gz$/i, '').replace(/\.(mbox|mbx|txt)$/i, '')];
+  const label = [...(rootFolder ? [rootFolder] : []), ...folders, ...own].join('/');
+  return { key, file, size, folder: label || undefined };
 }
 
 /** Why a file is not an mbox we can read, or null when it starts as one. */

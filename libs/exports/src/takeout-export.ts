@@ -1,7 +1,5 @@
-import fs from 'node:fs/promises';
-import path from 'node:path';
 import { MEDIA_FILE_TYPES } from '@memex/contracts';
-import { listFolder, type FolderFile, type SkippedFile } from './folder.js';
+import { listFolder, MBOX_TYPE, type FolderFile, type SkippedFile } from './folder.js';
 import { listPhotos, type PhotoFile } from './photos.js';
 
 /** An mbox of a Takeout's Mail folder. */
@@ -33,20 +31,15 @@ export async function listTakeout(
   accepted: ReadonlySet<string>,
   warn: (message: string) => void,
 ): Promise<TakeoutListing> {
-  const listed = await listFolder(root, accepted);
+  const listed = await listFolder(root, new Set([...accepted, MBOX_TYPE]));
   const media = new Set<string>(Object.values(MEDIA_FILE_TYPES));
   const mboxes: TakeoutMbox[] = [];
-  const skipped: SkippedFile[] = [];
-  for (const skip of listed.skipped) {
-    if (skip.key.toLowerCase().endsWith('.mbox')) {
-      const file = path.join(root, ...skip.key.split('/'));
-      mboxes.push({ key: skip.key, file, size: (await fs.stat(file)).size });
-    } else skipped.push(skip);
-  }
+  const skipped: SkippedFile[] = [...listed.skipped];
   const documents: FolderFile[] = [];
   const photoFiles: FolderFile[] = [];
   for (const file of listed.files) {
-    if (TAKEOUT_INDEX.test(file.key))
+    if (file.type === MBOX_TYPE) mboxes.push({ key: file.key, file: file.file, size: file.size });
+    else if (TAKEOUT_INDEX.test(file.key))
       skipped.push({ key: file.key, reason: "Takeout's index of the archive (not your data)" });
     else if (media.has(file.type)) photoFiles.push(file);
     else documents.push(file);

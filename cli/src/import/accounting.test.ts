@@ -160,7 +160,7 @@ describe('memex import: every file accounted for', () => {
     );
   });
 
-  test('a folder holding mail archives: its mboxes (.mbox, a Thunderbird profile by content) send their messages, labelled by their place; a changed one is read again', async () => {
+  test('a folder holding mail archives: its mboxes (.mbox, a Thunderbird profile by content, a gzipped list archive) send their messages, labelled by their place; a changed one is read again', async () => {
     const root = path.join(stack.env.home, 'documents');
     const mbox = (...messages: Array<[string, string]>) =>
       messages
@@ -173,15 +173,21 @@ describe('memex import: every file accounted for', () => {
       'Thunderbird/Local Folders/Inbox.sbd/Work': mbox(['d2', 'Roadmap']),
       'exports/old.mbox': mbox(['d3', 'Invoice'], ['d4', 'Receipt']),
       'exports/empty.mbox': '',
+      // A list's month as Mailman serves it, gzipped; a gzipped file that is no mbox is skipped.
+      'lists/2009-January.txt.gz': gzipSync(
+        `From ann at example.com  Mon Jun  1 10:00:00 2009\n${eml('d6', 'Agenda')}\n`,
+      ),
+      'lists/notes.gz': gzipSync('plain words\n'),
       'notes.md': '# Notes\n\ntext\n',
     });
     const first = await run('folder', root, 'docs');
     assert.equal(first.error, undefined);
-    assertAccounted(first.summary, 7);
-    assert.deepEqual(first.summary.run, { created: 5, updated: 0, duplicate: 0, rejected: 0, skipped: 2 });
+    assertAccounted(first.summary, 9);
+    assert.deepEqual(first.summary.run, { created: 6, updated: 0, duplicate: 0, rejected: 0, skipped: 3 });
     assert.deepEqual(first.summary.skipped.map((s) => s.examples).sort(), [
       ['Thunderbird/Local Folders/Inbox.msf'],
       ['exports/empty.mbox'],
+      ['lists/notes.gz'],
     ]);
     const listed = async (view: 'inbox' | 'label', label?: string) =>
       (
@@ -196,14 +202,15 @@ describe('memex import: every file accounted for', () => {
     assert.deepEqual(await listed('inbox'), ['Welcome']);
     assert.deepEqual(await labelled('Thunderbird/Local Folders/Inbox/Work'), ['Roadmap']);
     assert.deepEqual((await labelled('exports/old')).sort(), ['Invoice', 'Receipt']);
+    assert.deepEqual(await labelled('lists/2009-January'), ['Agenda']);
 
     // Nothing is sent twice; an mbox that changed is read again (what it held comes back duplicate).
     const second = await run('folder', root, 'docs');
-    assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 5]);
+    assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 6]);
     fs.appendFileSync(path.join(root, 'exports/old.mbox'), mbox(['d5', 'Refund']));
     const third = await run('folder', root, 'docs');
-    assertAccounted(third.summary, 8);
-    assert.deepEqual(third.summary.run, { created: 1, updated: 0, duplicate: 2, rejected: 0, skipped: 2 });
+    assertAccounted(third.summary, 10);
+    assert.deepEqual(third.summary.run, { created: 1, updated: 0, duplicate: 2, rejected: 0, skipped: 3 });
   });
 
   test('a month of a mailing list as pipermail serves it (.txt.gz, "at" for "@"): every message, each sender by address', async () => {

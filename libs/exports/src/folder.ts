@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { MEDIA_FILE_TYPES, typeOfFileName } from '@memex/contracts';
+import { fileHead, gunzippedHead, isGzip } from './gzip.js';
 
 /** The types of files a folder import sends (to the document, mail, calendar and contacts handlers). */
 const DOCUMENT_TYPES = new Set([
@@ -175,22 +176,27 @@ const SNIFF_BYTES = 4096;
 /**
  * A file's type: its name's, else, for a name that tells none (the Enron corpus's `1.`, an MH
  * folder's `17`, a Maildir's `1262304001.M1P1.host:2,S`, a download saved without its extension),
- * what its first bytes show: a PDF by its signature, a message by a header of mail fields. Null
- * when neither tells.
+ * what its first bytes show: a PDF by its signature, a message by a header of mail fields, an
+ * mbox (Thunderbird's `Inbox`) by a `From ` line before one; a `.gz` is an mbox when it
+ * decompresses to one. Null when neither tells.
  */
 export async function typeOfFile(file: string): Promise<string | null> {
-  return typeOfFileName(path.basename(file)) ?? (await sniffedType(file));
+  const named = typeOfFileName(path.basename(file));
+  if (named === GZIP_TYPE) return (await sniffedType(file)) ?? named;
+  return named ?? (await sniffedType(file));
 }
 
+/** A `.gz` file: read when it is a gzipped mbox (`.mbox.gz`, pipermail's `2009-January.txt.gz`). */
+const GZIP_TYPE = 'application/gzip';
+
+/** What a file's first bytes show it is; a gzipped one an mbox or nothing (no handler takes the rest gzipped). */
 async function sniffedType(file: string): Promise<string | null> {
-  const handle = await fs.open(file, 'r');
-  let head: Buffer;
-  try {
-    const buffer = Buffer.alloc(SNIFF_BYTES);
-    head = buffer.subarray(0, (await handle.read(buffer, 0, SNIFF_BYTES, 0)).bytesRead);
-  } finally {
-    await handle.close();
-  }
+  if (!(await isGzip(file))) return typeOfHead(await fileHead(file, SNIFF_BYTES));
+  return typeOfHead(await gunzippedHead(file, SNIFF_BYTES)) === MBOX_TYPE ? MBOX_TYPE : null;
+}
+
+/** A PDF by its signature; a message, or an mbox, by a header of mail fields (after its `From ` line). */
+function typeOfHead(head: Buffer): string | null {
   if (head.subarray(0, 5).toString('latin1') === '%PDF-') return 'application/pdf';
   const lines = head.toString('latin1').split(/\r?\n/);
   // An mbox: its first message's `From ` line, then that message's header.
@@ -207,8 +213,9 @@ async function sniffedType(file: string): Promise<string | null> {
 
 /**
  * Every file under a folder, in a stable order: the ones of the `accepted` types (those a handler
- * of the server takes; mboxes too where the caller reads them, `MBOX_TYPE`), and the rest skipped with the reason (hidden files and folders, types nothing reads), so that an
- * import accounts for every file. A file's type is its name's, else what its first bytes show.
+ * of the server takes; mboxes too where the caller reads them, `MBOX_TYPE`), and the rest skipped
+ * with the reason (hidden files and folders, types nothing reads), so that an import accounts for
+ * every file. A file's type is its name's, else what its first bytes show (see `typeOfFile`).
  */
 export async function listFolder(
   root: string,

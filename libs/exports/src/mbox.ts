@@ -1,9 +1,8 @@
 import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import { HEADER_FIELD, walkFolder, type SkippedFile } from './folder.js';
+import { CHUNK, CorruptGzip, gunzipped, isGzip } from './gzip.js';
 
 /** One message of an mbox, with where it starts and ends in the file. */
 export interface MboxMessage {
@@ -158,49 +157,6 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
   if (last) body(last.bytes, last.offset);
   finish(carryOffset + carry.length);
   yield* ready.splice(0);
-}
-
-const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
-const CHUNK = 1 << 20;
-
-/** Whether the file is gzip-compressed: by its first bytes, whatever its name. */
-async function isGzip(file: string): Promise<boolean> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const head = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(head, 0, 2, 0);
-    return bytesRead === 2 && head.equals(GZIP_MAGIC);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** A gzipped mbox whose data stops short of its end (a download cut short) or is corrupt. */
-export class CorruptGzip extends Error {
-  constructor(
-    file: string,
-    readonly reason: string,
-  ) {
-    super(`${file}: ${reason}`);
-  }
-}
-
-/** A gzipped file's decompressed bytes; a cut-short or corrupt one fails (CorruptGzip) after what was readable. */
-async function* gunzipped(file: string): AsyncGenerator<Buffer> {
-  let read = 0;
-  try {
-    const stream = pipeline(createReadStream(file, { highWaterMark: CHUNK }), createGunzip(), () => undefined);
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      read += chunk.length;
-      yield chunk;
-    }
-  } catch (error) {
-    const why = (error as Error).message;
-    throw new CorruptGzip(
-      file,
-      `its gzip data is cut short or corrupt after ${read} bytes (${why}): download it again`,
-    );
-  }
 }
 
 /** The mbox's bytes from `from` on (a count of decompressed bytes in a gzipped one). */

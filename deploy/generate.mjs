@@ -54,8 +54,8 @@ function natsConf() {
   return `${HEADER}listen: "0.0.0.0:4222"
 http: "0.0.0.0:8222"
 server_name: memex
-# Events stay under 1 MB (large bytes live in blobs); 8 MB leaves room for batched requests.
-max_payload: 8MB
+# Events stay under 1 MB (large bytes live in blobs); 64 MB (NATS' most) lets a memex.ingest request of 40 MB of files (54 MB as base64) through.
+max_payload: 64MB
 jetstream {
   store_dir: "/data"
   max_memory_store: 256MB

@@ -7,7 +7,7 @@ import { MailList } from '@memex/contracts';
 import { startStack, type TestStack } from '@memex/e2e';
 import { outlookMsg } from '@memex/ingest/testing';
 import type { ImportKind } from './run.js';
-import { assertAccounted, importInto, write } from './testing.js';
+import { assertAccounted, importInto, lastSeq, write } from './testing.js';
 
 /** A message as a mail client saves it (.eml): CRLF, a Date, a Message-ID. */
 function eml(id: string, subject: string, extra = ''): string {
@@ -213,6 +213,20 @@ describe('memex import: every file accounted for', () => {
     assert.deepEqual(third.summary.run, { created: 1, updated: 0, duplicate: 2, rejected: 0, skipped: 3 });
   });
 
+  test('a message of 7 MB (a large attachment) imports: before, its request outgrew what NATS took in one message and failed the run', async () => {
+    const root = path.join(stack.env.home, 'large');
+    const attachment = Buffer.alloc(7 * 1024 * 1024, 'scan ')
+      .toString('base64')
+      .replace(/.{76}/g, '$&\r\n');
+    const mime =
+      `MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\nThe scans.\r\n` +
+      `--b\r\nContent-Type: application/octet-stream; name="scans.bin"\r\nContent-Transfer-Encoding: base64\r\n\r\n${attachment}\r\n--b--\r\n`;
+    write(root, { 'scans.eml': eml('large', 'Scans', mime) });
+    const { summary, error } = await run('folder', root, 'large');
+    assert.equal(error, undefined);
+    assert.deepEqual(summary.run, { created: 1, updated: 0, duplicate: 0, rejected: 0, skipped: 0 });
+  });
+
   test('a month of a mailing list as pipermail serves it (.txt.gz, "at" for "@"): every message, each sender by address', async () => {
     const root = path.join(stack.env.home, 'list');
     const month = Array.from({ length: 30 }, (_, i) =>
@@ -256,7 +270,3 @@ describe('memex import: every file accounted for', () => {
 });
 
 /** The log's last sequence, for reads that must see everything written so far. */
-async function lastSeq(stack: TestStack): Promise<number> {
-  const health = (await (await fetch(`${stack.url}/healthz`)).json()) as { log: { last_seq: number } };
-  return health.log.last_seq;
-}

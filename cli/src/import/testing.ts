@@ -47,3 +47,9 @@ export function importInto(stack: TestStack, kind: ImportKind, target: string, s
     restart: false,
   });
 }
+
+/** The log's last sequence: what a read after an import waits for (`min_seq`). */
+export async function lastSeq(stack: TestStack): Promise<number> {
+  const health = (await (await fetch(`${stack.url}/healthz`)).json()) as { log: { last_seq: number } };
+  return health.log.last_seq;
+}

@@ -128,8 +128,18 @@ export async function callRpc<R = unknown>(
       const dropped = new Promise<never>((_, reject) => {
         stopListening = bus.onDrop(() => reject(droppedWhileWaiting(subject)));
       });
+      const payload = encodeJson(request);
+      // A request NATS would refuse: say how large, and what the limit is (a NATS of one's own at its 1 MB default).
+      const most = bus.nc.info?.max_payload;
+      if (most !== undefined && payload.length > most) {
+        const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+        throw new MemexError(
+          'invalid_params',
+          `the request to ${subject} is ${mb(payload.length)}, more than NATS takes in one message (its max_payload, ${mb(most)}): send less in one request, or raise max_payload to 64MB`,
+        );
+      }
       const msg = await Promise.race([
-        bus.nc.request(subject, encodeJson(request), { timeout: left, headers: injectTrace(natsHeaders()) }),
+        bus.nc.request(subject, payload, { timeout: left, headers: injectTrace(natsHeaders()) }),
         dropped,
       ]);
       const reply = decodeJson<RpcReply<R>>(msg.data);

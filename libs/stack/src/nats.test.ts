@@ -41,7 +41,7 @@ describe('startNats', () => {
       assert.equal(ack.seq, 1);
       const info = await jsm.streams.info('STACK_TEST');
       assert.equal(info.state.messages, 1);
-      assert.equal(nc.info?.max_payload, 8 * 1024 * 1024);
+      assert.equal(nc.info?.max_payload, 64 * 1024 * 1024);
     } finally {
       await nc.close();
     }

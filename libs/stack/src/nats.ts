@@ -93,8 +93,9 @@ function renderConfig(
     `pid_file: ${JSON.stringify(pidFile(storeDir))}`,
     'server_name: memex',
     ...(token === undefined ? [] : [`authorization { token: ${JSON.stringify(token)} }`]),
-    // Events stay under 1 MB (blobs hold large bytes); 8 MB leaves room for batched requests.
-    'max_payload: 8MB',
+    // Events stay under 1 MB (blobs hold large bytes); 64 MB (NATS' most) lets a memex.ingest
+    // request of 40 MB of files (54 MB as base64) through: at 8 MB one message of 6 MB failed an import.
+    'max_payload: 64MB',
     ...(ping ? [`ping_interval: "${ping.intervalSeconds}s"`, `ping_max: ${ping.max}`] : []),
     'jetstream {',
     `  store_dir: ${JSON.stringify(storeDir)}`,

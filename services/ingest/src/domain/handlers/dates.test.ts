@@ -16,6 +16,11 @@ describe('dates as mail and documents write them', () => {
   it('reads RFC 5322 dates, their obsolete forms and comments', () => {
     assert.equal(writtenDate('Tue, 04 Jun 2024 09:30:00 +0200'), '2024-06-04T07:30:00.000Z');
     assert.equal(writtenDate('Tue, 4 Jun 2024 09:30:00 +0200 (W. Europe Daylight Time)'), '2024-06-04T07:30:00.000Z');
+    // Two dates in one field (the Enron PSTs' transport headers): the first.
+    assert.equal(
+      writtenDate('Mon, 22 Oct 2001 13:06:22 -0700 (PDT) Mon, 22 Oct 2001 13:06:22 -0500'),
+      '2001-10-22T20:06:22.000Z',
+    );
     assert.equal(writtenDate('Mon, 3 Jan 00 10:00:00 GMT'), '2000-01-03T10:00:00.000Z');
     assert.equal(writtenDate('Fri, 12 Mar 99 23:01:02 EST'), '1999-03-13T04:01:02.000Z');
     assert.equal(writtenDate('Sat, 13 Feb 2010 2:5:7 -0800'), '2010-02-13T10:05:07.000Z');

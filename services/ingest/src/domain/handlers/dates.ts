@@ -50,6 +50,10 @@ const TRAILING_NAME = /(\d{1,2}:\d{2}(?::\d{2})?(?:\s*[AP]M)?)(\s+[+-]\d{2}:?\d{
  */
 const HAS_ZONE = /([+-]\d{2}:?\d{2}|\b(UTC?|GMT|[ECMP][SD]T)([+-]\d{1,2})?|\dZ|^\d{4}-\d{2}-\d{2})$/i;
 
+/** An RFC 5322 date-time with its zone, at the start of a text: `Mon, 22 Oct 2001 13:06:22 -0700`. */
+const LEADING_DATE =
+  /^(?:[A-Za-z]{3},?\s+)?\d{1,2}\s+[A-Za-z]{3}\s+\d{2,4}\s+\d{1,2}:\d{2}(?::\d{2})?\s+(?:[+-]\d{4}|UTC?|GMT|[ECMP][SD]T)\b/i;
+
 /**
  * A date as a mail header (Date, a Received stamp) or a document's metadata writes it, as ISO, or
  * null when it cannot be read. A named zone becomes its offset (`ZONES`), a zone-less date is read
@@ -75,7 +79,11 @@ export function writtenDate(value: string | null | undefined): string | null {
       return `${time}${offset ?? ` ${ZONES[name.toUpperCase()] ?? '-0000'}`}`;
     });
   const parsed = new Date(text);
-  if (Number.isNaN(parsed.getTime())) return null;
+  if (Number.isNaN(parsed.getTime())) {
+    // A whole date with its zone and more after it (Exchange's `… 13:06:22 -0700 (PDT) Mon, 22 Oct 2001 13:06:22 -0500` in the Enron PSTs): the first.
+    const leading = LEADING_DATE.exec(text)?.[0];
+    return leading && leading !== text ? writtenDate(leading) : null;
+  }
   if (HAS_ZONE.test(text)) return parsed.toISOString();
   // Read in the host's zone: the same wall-clock time in UTC instead.
   return new Date(

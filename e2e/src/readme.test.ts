@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { EntityGet, Ingest, Search, SignalsList } from '@memex/contracts';
@@ -101,6 +102,15 @@ function makeHome(home: string): void {
     path.join(home, 'Calendars/ann.vcf'),
     'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ann Lee\r\nEMAIL:ann@example.com\r\nEND:VCARD\r\n',
   );
+  // A real Outlook data file, read in place where the package that reads them installs it (its test data).
+  const outlook = path.join(
+    path.dirname(createRequire(import.meta.url).resolve('pst-extractor/package.json')),
+    'example/testdata/pstextractortest@outlook.com.ost',
+  );
+  if (fs.existsSync(outlook)) {
+    fs.mkdirSync(path.join(home, 'Documents/Outlook Files'));
+    fs.symlinkSync(outlook, path.join(home, 'Documents/Outlook Files/archive.pst'));
+  }
   if (!sharedSkip('models/model2vec-test-fixture')) {
     fs.mkdirSync(path.join(home, 'models'));
     fs.symlinkSync(path.join(sharedRoot, 'models/model2vec-test-fixture'), path.join(home, 'models/potion-base-8M'));
@@ -183,8 +193,10 @@ describe("README's command examples run as written", () => {
     const session = readmeSession(home, stack);
     let searchReady = false;
     await runExamples(examples, session, {
-      // No shared model on this machine: the reader's model folder is not there either.
-      skip: (command) => command.includes('~/models/') && !fs.existsSync(path.join(home, 'models')),
+      // No shared model (or Outlook file) on this machine: the reader's folder is not there either.
+      skip: (command) =>
+        (command.includes('~/models/') && !fs.existsSync(path.join(home, 'models'))) ||
+        (command.includes('Outlook\\ Files') && !fs.existsSync(path.join(home, 'Documents/Outlook Files'))),
       prepare: (command) =>
         command
           .replaceAll('https://api.openai.com/v1', `${chat.url}/v1`)

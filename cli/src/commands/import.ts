@@ -90,6 +90,15 @@ export function registerImport(program: Command): void {
     .action((target: string, options: CommonOptions) => importAction('mbox', target, options));
   withCommonOptions(
     group
+      .command('pst <file>')
+      .description(
+        'an Outlook data file (.pst, or an .ost Outlook keeps offline): its mail, each message with its folder as a label and its read mark; contacts, calendar entries and tasks in it are skipped, counted',
+      ),
+  )
+    .option('--folder <name>', 'one folder label for every message, in place of the folders the file holds')
+    .action((file: string, options: CommonOptions) => importAction('pst', file, options));
+  withCommonOptions(
+    group
       .command('maildir <dir>')
       .description('a Maildir (or Maildir++ tree): folders become labels, flags read/starred'),
   ).action((dir: string, options: CommonOptions) => importAction('maildir', dir, options));

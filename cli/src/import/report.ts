@@ -64,8 +64,8 @@ export class ImportReport {
 
   constructor(
     private readonly state: ImportState,
-    /** How far there is to go, in `unit`s (bytes of an mbox, files of a folder). */
-    private readonly total: { value: number; unit: 'bytes' | 'files' },
+    /** How far there is to go, in `unit`s (bytes of an mbox, files of a folder, items of an Outlook data file). */
+    private readonly total: { value: number; unit: 'bytes' | 'files' | 'items' },
     private readonly out: NodeJS.WriteStream = process.stderr,
   ) {
     this.position = total.unit === 'bytes' ? state.offset : 0;
@@ -117,7 +117,7 @@ export class ImportReport {
     const amount =
       this.total.unit === 'bytes'
         ? `${formatBytes(this.position)}/${formatBytes(this.total.value)}`
-        : `${this.position}/${this.total.value} files`;
+        : `${this.position}/${this.total.value} ${this.total.unit}`;
     const rate = Math.round(this.items() / ((performance.now() - this.started) / 1000));
     const { created, updated, duplicate, rejected } = this.run;
     this.out.write(

@@ -7,6 +7,8 @@ import {
   listFolder,
   listMboxTree,
   mboxOfTree,
+  pstItemCount,
+  readPst,
   mboxSize,
   listPhotos,
   MBOX_TYPE,
@@ -27,7 +29,7 @@ import { StateFile, type ImportState } from './state.js';
 import { ReadModelWatch } from './read-model-watch.js';
 import { Uploader, type Answered, type Item, type Result } from './uploader.js';
 
-export type ImportKind = 'mbox' | 'maildir' | 'folder' | 'photos' | 'takeout';
+export type ImportKind = 'mbox' | 'maildir' | 'folder' | 'photos' | 'takeout' | 'pst';
 
 export interface ImportOptions {
   kind: ImportKind;
@@ -57,7 +59,7 @@ export interface ImportOutcome {
 
 /** Where each kind of source reads from, and how its progress is recorded. */
 interface Feed {
-  total: { value: number; unit: 'bytes' | 'files' };
+  total: { value: number; unit: 'bytes' | 'files' | 'items' };
   /** Files done by earlier runs, not sent again (known once `send` is done). */
   readonly earlier: number;
   send(uploader: Uploader, report: ImportReport): Promise<void>;
@@ -210,6 +212,55 @@ function filesFeed<F extends { key: string; file: string; size?: number }>(
       const answered = batch.filter((_, i) => results[i]!.status !== 'rejected');
       stateFile.appendDone(answered.map((a) => doneKey(byKey.get(a.key)!)));
       batch.forEach((a) => (a.position = position));
+    },
+  };
+}
+
+/**
+ * An Outlook data file (.pst, .ost), item by item: each message done on its own (a run after an
+ * interrupted one sends only what that did not), each other item skipped with why.
+ */
+function pstFeed(options: ImportOptions, stateFile: StateFile): Feed {
+  const done = stateFile.doneKeys();
+  const doneKeys = new Map<string, string>(); // report key → done key, for what is in flight
+  let earlier = 0;
+  return {
+    total: { value: pstItemCount(options.target), unit: 'items' },
+    get earlier() {
+      return earlier;
+    },
+    async send(uploader, report) {
+      let position = 0;
+      for await (const entry of readPst(options.target)) {
+        position++;
+        if ('skipped' in entry) {
+          report.skip(entry.key, entry.skipped);
+          continue;
+        }
+        const doneKey = `pst\t${entry.key}`;
+        if (done.has(doneKey)) {
+          earlier++;
+          continue;
+        }
+        doneKeys.set(entry.key, doneKey);
+        if (entry.bytes.length > INGEST_REQUEST_LIMIT_BYTES) {
+          await uploader.reject({ key: entry.key, position }, tooLarge(entry.bytes.length));
+          continue;
+        }
+        const folder = options.folder ?? entry.folder;
+        const attributes = {
+          ...(folder ? { folder } : {}),
+          read: entry.read,
+          ...(entry.received ? { received: entry.received } : {}),
+        };
+        const mail = item(options, 'message/rfc822', entry.bytes, entry.key, attributes);
+        await uploader.add({ key: entry.key, position, bytes: entry.bytes.length, item: mail });
+      }
+    },
+    commit(batch, results) {
+      const answered = batch.filter((_, i) => results[i]!.status !== 'rejected');
+      stateFile.appendDone(answered.map((a) => doneKeys.get(a.key)!));
+      for (const a of batch) doneKeys.delete(a.key);
     },
   };
 }
@@ -409,6 +460,8 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
         (f, bytes) => photoItem(options, f, bytes, f.key),
       );
     }
+    case 'pst':
+      return pstFeed(options, stateFile);
     case 'takeout':
       return takeoutFeed(
         options,

@@ -54,6 +54,9 @@ export const FOLDER_DATA_TYPES: ReadonlySet<string> = new Set([
   'text/yaml',
 ]);
 
+/** Outlook's data files (`Documents/Outlook Files/*.pst` on Windows), which `memex import pst` reads. */
+const OUTLOOK_DATA_FILE = /^(pst|ost)$/;
+
 /** A file that is not sent, and why: every file under a root is either sent or one of these. */
 export interface SkippedFile {
   key: string;
@@ -231,7 +234,8 @@ export async function listFolder(
       return;
     }
     if (!type || !accepted.has(type)) {
-      skip(extension ? `no handler takes .${extension} files` : 'no extension to tell its type');
+      if (OUTLOOK_DATA_FILE.test(extension)) skip('an Outlook data file: memex import pst reads it');
+      else skip(extension ? `no handler takes .${extension} files` : 'no extension to tell its type');
       return;
     }
     files.push({

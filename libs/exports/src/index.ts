@@ -5,6 +5,8 @@
  * sources service's export sources both read through these.
  */
 export * from './mbox.js';
+export * from './outlook-mime.js';
+export * from './pst.js';
 export * from './folder.js';
 export * from './takeout.js';
 export * from './apple.js';

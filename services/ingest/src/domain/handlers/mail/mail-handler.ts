@@ -25,7 +25,8 @@ import { extractUuencoded } from './uuencode.js';
 import { TNEF_TYPES, isTnef, readTnef, type TnefContent } from './tnef.js';
 import { openSmime } from './smime.js';
 import { PGP_MIME_ENCRYPTED, isPgpMimeEncrypted, readInlineOpenPgp } from './openpgp.js';
-import { OUTLOOK_MSG_TYPE, isOutlookMessage, outlookToMime } from './outlook.js';
+import { OUTLOOK_MSG_TYPE } from '@memex/exports';
+import { isOutlookMessage, outlookToMime } from './outlook.js';
 import { APPLE_MAIL_TYPE, isAppleMailMessage, unwrapAppleMail } from './apple-mail.js';
 
 /** The largest message taken, as in the seed's "As built": a message up to 25 MB. */

@@ -1,7 +1,6 @@
 import msgreader, { type FieldsData } from '@kenjiuno/msgreader';
-import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import type Mail from 'nodemailer/lib/mailer/index.js';
 import { decompressRTF } from '@kenjiuno/decompressrtf';
+import { MAIL_CLASS, OUTLOOK_MSG_TYPE, outlookMime } from '@memex/exports';
 import { RejectedItem } from '../handler.js';
 import { rtfContent } from '../document/rtf.js';
 import { codePageLabel } from '../text.js';
@@ -9,9 +8,6 @@ import { codePageLabel } from '../text.js';
 // A CommonJS module compiled from ES: its class is the namespace's `default`.
 const MsgReader = msgreader.default;
 type MsgReader = InstanceType<typeof MsgReader>;
-
-/** Outlook's saved message (MS-OXMSG): an OLE compound file. */
-export const OUTLOOK_MSG_TYPE = 'application/vnd.ms-outlook';
 
 /** The first bytes of every OLE compound file (MS-CFB 2.2). */
 const OLE_SIGNATURE = Buffer.from('d0cf11e0a1b11ae1', 'hex');
@@ -21,9 +17,6 @@ const IN_REPLY_TO = '1042001f';
 const REFERENCES = '1039001f';
 /** PR_CONVERSATION_INDEX: Outlook's conversation, what it sends as the Thread-Index header. */
 const CONVERSATION_INDEX = '00710102';
-
-/** Message classes that are mail: notes (signed and encrypted too), meeting requests and answers, delivery reports. */
-const MAIL_CLASS = /^(ipm\.note|ipm\.schedule\.meeting|report\.)/i;
 
 export function isOutlookMessage(bytes: Buffer): boolean {
   return bytes.subarray(0, OLE_SIGNATURE.length).equals(OLE_SIGNATURE);
@@ -75,8 +68,8 @@ export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
   const sender = fields.senderSmtpAddress ?? fields.sentRepresentingSmtpAddress ?? fields.senderEmail;
   const date = fields.clientSubmitTime ?? fields.messageDeliveryTime;
   const index = raw(CONVERSATION_INDEX);
-  const conversation = index instanceof Uint8Array ? Buffer.from(index).toString('base64') : undefined;
-  const options: Mail.Options = {
+  return outlookMime({
+    transportHeaders: fields.headers ?? null,
     ...(sender?.includes('@') ? { from: { name: fields.senderName ?? '', address: sender } } : {}),
     to: recipients('to'),
     cc: recipients('cc'),
@@ -86,7 +79,7 @@ export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
     ...(fields.messageId ? { messageId: fields.messageId } : {}),
     ...(text(IN_REPLY_TO) ? { inReplyTo: text(IN_REPLY_TO) } : {}),
     ...(text(REFERENCES) ? { references: text(REFERENCES) } : {}),
-    ...(conversation ? { headers: { 'Thread-Index': conversation } } : {}),
+    ...(index instanceof Uint8Array ? { threadIndex: Buffer.from(index).toString('base64') } : {}),
     text: fields.body?.trim() ? fields.body : (rtf.text ?? ''),
     ...(html ? { html } : {}),
     attachments: (fields.attachments ?? []).map((attachment) => {
@@ -100,26 +93,7 @@ export async function outlookToMime(bytes: Buffer): Promise<Buffer> {
         ...(attachment.pidContentId ? { cid: attachment.pidContentId } : {}),
       };
     }),
-  };
-  const node = new MailComposer(options).compile();
-  node.keepBcc = true;
-  const composed = await node.build();
-  const split = composed.indexOf('\r\n\r\n');
-  const body = composed.subarray(split + 4);
-  const transport = fields.headers?.trim() ? fields.headers : null;
-  // Nodemailer invents a Message-ID and a Date when there is none: an unknown stays unknown.
-  const invented = new Set([...(fields.messageId ? [] : ['message-id']), ...(date ? [] : ['date'])]);
-  // Thread-Index comes from the properties when the transport headers have none (a sent message's).
-  const keepIndex = !transport || !/^thread-index\s*:/im.test(transport);
-  const composedHeaders = headerFields(composed.subarray(0, split).toString('utf8')).filter((field) => {
-    const name = fieldName(field);
-    if (name === 'thread-index') return keepIndex;
-    return transport ? isMimeField(name) : !invented.has(name);
   });
-  const head = transport
-    ? [...headerFields(transport).filter((field) => !isMimeField(fieldName(field))), ...composedHeaders]
-    : composedHeaders;
-  return Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'utf8'), body]);
 }
 
 /**
@@ -143,18 +117,3 @@ function rtfBody(compressed: Uint8Array): { text?: string; html?: string } {
     );
   }
 }
-
-/** A header block's fields, each with its continuation lines. */
-function headerFields(block: string): string[] {
-  const fields: string[] = [];
-  for (const line of block.split(/\r?\n/)) {
-    if (/^[ \t]/.test(line) && fields.length > 0) fields[fields.length - 1] += `\r\n${line}`;
-    else if (line.trim()) fields.push(line);
-  }
-  return fields;
-}
-
-const fieldName = (field: string) => field.slice(0, field.indexOf(':')).trim().toLowerCase();
-
-/** The fields that describe the MIME body: taken from the body as rebuilt, never from the transport headers. */
-const isMimeField = (name: string) => name === 'mime-version' || name.startsWith('content-');

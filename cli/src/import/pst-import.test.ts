@@ -1,0 +1,77 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { MailList } from '@memex/contracts';
+import { startStack, type TestStack } from '@memex/e2e';
+import { assertAccounted, importInto, lastSeq } from './testing.js';
+
+/**
+ * Real Outlook data files, read in place where the registry package that reads them installs
+ * them: its test data, a PST of the Enron corpus (Exchange mail of 2001 with its transport
+ * headers and Word attachments) and an Outlook.com mailbox kept offline (.ost: HTML mail, a
+ * meeting request, calendar entries).
+ */
+const testdata = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('pst-extractor/package.json')),
+  'example/testdata',
+);
+const ENRON = path.join(testdata, 'enron.pst');
+const OUTLOOK_COM = path.join(testdata, 'pstextractortest@outlook.com.ost');
+const skip =
+  fs.existsSync(ENRON) && fs.existsSync(OUTLOOK_COM) ? false : `pst-extractor ships no test data at ${testdata}`;
+
+describe('memex import pst', { skip }, () => {
+  let stack: TestStack;
+  before(async () => {
+    stack = await startStack(['ingest']);
+  });
+  after(async () => stack?.stop());
+
+  const list = async (account: string, view: 'inbox' | 'label', label?: string) =>
+    (
+      await stack.owner.call(MailList, {
+        view,
+        ...(label ? { label } : {}),
+        account,
+        limit: 100,
+        min_seq: await lastSeq(stack),
+      })
+    ).messages;
+
+  test("a PST's mail: every message, labelled with its folder, sender, recipients and attachments as sent; a second run sends nothing", async () => {
+    const first = await importInto(stack, 'pst', ENRON, 'enron');
+    assert.equal(first.error, undefined);
+    assertAccounted(first.summary, 71);
+    const { created, duplicate, rejected, skipped } = first.summary.run;
+    assert.deepEqual([created + duplicate, rejected, skipped], [71, 0, 0]);
+    const messages = await list('import:pst:enron', 'label', 'lokay-m/MLOKAY (Non-Privileged)/TW-Commercial Group');
+    const oba = messages.find((m) => m.subject === "New OBA's");
+    assert.ok(oba, 'the message with its folder label');
+    assert.equal(oba.from[0]?.address?.toLowerCase(), 'dennis.lee@enron.com');
+    assert.deepEqual(
+      oba.to.map((to) => to.address?.toLowerCase()),
+      ['lorraine.lindberg@enron.com', 'kimberly.watson@enron.com'],
+    );
+    assert.equal(oba.attachments, 11, 'its eleven Word files');
+    assert.equal(oba.date, '2001-10-22T20:06:22.000Z');
+
+    const second = await importInto(stack, 'pst', ENRON, 'enron');
+    assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 71]);
+  });
+
+  test('an OST: its mail comes in; its calendar entries are skipped, each counted with why', async () => {
+    const { summary, error } = await importInto(stack, 'pst', OUTLOOK_COM, 'outlook-com');
+    assert.equal(error, undefined);
+    assertAccounted(summary, 47);
+    assert.deepEqual([summary.run.created + summary.run.duplicate, summary.run.skipped], [14, 33]);
+    assert.match(summary.skipped[0]!.reason, /^a calendar entry \(IPM\.Appointment\): only mail is read/);
+    const messages = await list('import:pst:outlook-com', 'inbox');
+    assert.ok(
+      messages.some(
+        (m) => m.subject === 'Get started with OneDrive' && m.from[0]?.address === 'email@mail.onedrive.com',
+      ),
+    );
+  });
+});

@@ -217,12 +217,38 @@ function filesFeed<F extends { key: string; file: string; size?: number }>(
 }
 
 /**
+ * The keys of what earlier runs sent (the state's `.done` file), and of what is in flight: an
+ * item is done once its batch is answered, unless it was rejected (the next run sends it again).
+ */
+class DoneKeys {
+  private readonly done: Set<string>;
+  /** Report key → done key, for what is in flight. */
+  private readonly inFlight = new Map<string, string>();
+
+  constructor(private readonly stateFile: StateFile) {
+    this.done = stateFile.doneKeys();
+  }
+
+  /** False when an earlier run sent it (it is not sent again); else it is on its way. */
+  sending(key: string, doneKey: string): boolean {
+    if (this.done.has(doneKey)) return false;
+    this.inFlight.set(key, doneKey);
+    return true;
+  }
+
+  commit(batch: Answered[], results: Result[]): void {
+    const answered = batch.filter((_, i) => results[i]!.status !== 'rejected');
+    this.stateFile.appendDone(answered.map((a) => this.inFlight.get(a.key)!));
+    for (const a of batch) this.inFlight.delete(a.key);
+  }
+}
+
+/**
  * An Outlook data file (.pst, .ost), item by item: each message done on its own (a run after an
  * interrupted one sends only what that did not), each other item skipped with why.
  */
 function pstFeed(options: ImportOptions, stateFile: StateFile): Feed {
-  const done = stateFile.doneKeys();
-  const doneKeys = new Map<string, string>(); // report key → done key, for what is in flight
+  const done = new DoneKeys(stateFile);
   let earlier = 0;
   return {
     total: { value: pstItemCount(options.target), unit: 'items' },
@@ -237,12 +263,10 @@ function pstFeed(options: ImportOptions, stateFile: StateFile): Feed {
           report.skip(entry.key, entry.skipped);
           continue;
         }
-        const doneKey = `pst\t${entry.key}`;
-        if (done.has(doneKey)) {
+        if (!done.sending(entry.key, `pst\t${entry.key}`)) {
           earlier++;
           continue;
         }
-        doneKeys.set(entry.key, doneKey);
         if (entry.bytes.length > INGEST_REQUEST_LIMIT_BYTES) {
           await uploader.reject({ key: entry.key, position }, tooLarge(entry.bytes.length));
           continue;
@@ -258,9 +282,7 @@ function pstFeed(options: ImportOptions, stateFile: StateFile): Feed {
       }
     },
     commit(batch, results) {
-      const answered = batch.filter((_, i) => results[i]!.status !== 'rejected');
-      stateFile.appendDone(answered.map((a) => doneKeys.get(a.key)!));
-      for (const a of batch) doneKeys.delete(a.key);
+      done.commit(batch, results);
     },
   };
 }
@@ -289,8 +311,7 @@ function mailAndFilesFeed(
   listing: { mboxes: MboxFile[]; files: FeedFile[]; skipped: SkippedFile[] },
   mailKeys: MailKeys,
 ): Feed {
-  const done = stateFile.doneKeys();
-  const doneKeys = new Map<string, string>(); // report key → done key, for what is in flight
+  const done = new DoneKeys(stateFile);
   const { mboxes, files, skipped } = listing;
   const mailBytes = mboxes.reduce((n, m) => n + m.size, 0);
   let earlier = 0;
@@ -306,11 +327,10 @@ function mailAndFilesFeed(
         for await (const message of readMbox(mbox.file)) {
           const key = `${mbox.key}#${message.offset}`;
           const { externalId, done: doneKey } = mailKeys(message, key, mbox);
-          if (done.has(doneKey)) {
+          if (!done.sending(key, doneKey)) {
             earlier++;
             continue;
           }
-          doneKeys.set(key, doneKey);
           const position = base + message.end;
           if (message.bytes.length > INGEST_REQUEST_LIMIT_BYTES) {
             await uploader.reject({ key, position }, tooLarge(message.bytes.length));
@@ -324,11 +344,10 @@ function mailAndFilesFeed(
       }
       for (const { file, done: doneKey, toItem } of files) {
         base += file.size;
-        if (done.has(doneKey)) {
+        if (!done.sending(file.key, doneKey)) {
           earlier++;
           continue;
         }
-        doneKeys.set(file.key, doneKey);
         if (file.size > INGEST_REQUEST_LIMIT_BYTES) {
           await uploader.reject({ key: file.key, position: base }, tooLarge(file.size));
           continue;
@@ -338,9 +357,7 @@ function mailAndFilesFeed(
       }
     },
     commit(batch, results) {
-      const answered = batch.filter((_, i) => results[i]!.status !== 'rejected');
-      stateFile.appendDone(answered.map((a) => doneKeys.get(a.key)!));
-      for (const a of batch) doneKeys.delete(a.key);
+      done.commit(batch, results);
     },
   };
 }

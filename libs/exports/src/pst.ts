@@ -50,12 +50,7 @@ const KINDS: Array<[RegExp, string]> = [
  * calendar entries, tasks, notes) and what cannot be read are skipped, each with why.
  */
 export async function* readPst(file: string): AsyncGenerator<PstMessage | PstSkipped> {
-  let pst: PSTFile;
-  try {
-    pst = new PSTFile(file);
-  } catch (error) {
-    throw new Error(`${file}: not an Outlook data file it can read (${(error as Error).message})`);
-  }
+  const pst = openPst(file);
   try {
     yield* folderItems(pst.getRootFolder(), []);
   } finally {
@@ -65,25 +60,62 @@ export async function* readPst(file: string): AsyncGenerator<PstMessage | PstSki
 
 /** How many items an Outlook data file holds, mail or not: what `readPst` goes through. */
 export function pstItemCount(file: string): number {
-  const pst = new PSTFile(file);
+  const pst = openPst(file);
   try {
     const count = (folder: PSTFolder): number =>
-      folder.contentCount + (folder.hasSubfolders ? folder.getSubFolders().reduce((n, f) => n + count(f), 0) : 0);
+      isSearchFolder(folder)
+        ? 0
+        : folder.contentCount + (folder.hasSubfolders ? folder.getSubFolders().reduce((n, f) => n + count(f), 0) : 0);
     return count(pst.getRootFolder());
   } finally {
     pst.close();
   }
 }
 
-async function* folderItems(folder: PSTFolder, path: string[]): AsyncGenerator<PstMessage | PstSkipped> {
-  if (folder.hasSubfolders) {
-    for (const child of folder.getSubFolders()) yield* folderItems(child, [...path, child.displayName]);
+function openPst(file: string): PSTFile {
+  try {
+    return new PSTFile(file);
+  } catch (error) {
+    throw new Error(`${file}: not an Outlook data file it can read (${(error as Error).message})`);
   }
+}
+
+/** Where pst-extractor's cursor through a folder's items stands (a field it keeps public in JS only). */
+interface ItemCursor {
+  currentEmailIndex: number;
+}
+
+const UNREADABLE_ITEM = 'an item its folder lists that could not be read from the file';
+
+/** NID_TYPE_SEARCH_FOLDER (MS-PST 2.2.2.1): a saved search (Outlook's Reminders), whose items other folders hold. */
+const SEARCH_FOLDER = 0x03;
+const isSearchFolder = (folder: PSTFolder) => (folder.descriptorNodeId.toNumber() & 0x1f) === SEARCH_FOLDER;
+
+async function* folderItems(folder: PSTFolder, path: string[]): AsyncGenerator<PstMessage | PstSkipped> {
+  if (isSearchFolder(folder)) return;
+  let subfolders: PSTFolder[] = [];
+  try {
+    if (folder.hasSubfolders) subfolders = folder.getSubFolders();
+  } catch (error) {
+    yield { key: path.join('/'), skipped: `its subfolders could not be read (${(error as Error).message})` };
+  }
+  for (const child of subfolders) yield* folderItems(child, [...path, child.displayName]);
   if (folder.contentCount === 0) return;
   const label = path.filter((name) => !CONTAINER.test(name));
-  for (let item = folder.getNextChild() as PSTMessage | null; item; item = folder.getNextChild() as PSTMessage | null) {
+  const cursor = folder as unknown as ItemCursor;
+  const unreadable = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, i) => ({
+      key: `${path.join('/')}#item${from + i + 1}`,
+      skipped: UNREADABLE_ITEM,
+    }));
+  for (;;) {
+    const before = cursor.currentEmailIndex;
+    const item = nextItem(folder);
+    // pst-extractor passes over an item it cannot load: each one passed over is counted, not lost.
+    yield* unreadable(before, cursor.currentEmailIndex - (item ? 1 : 0));
+    if (!item) break;
     const key = `${path.join('/')}#${item.descriptorNodeId.toString()}`;
-    const kind = KINDS.find(([pattern]) => pattern.test(item!.messageClass))?.[1];
+    const kind = KINDS.find(([pattern]) => pattern.test(item.messageClass))?.[1];
     if (kind || !MAIL_CLASS.test(item.messageClass)) {
       yield { key, skipped: `${kind ?? 'an item'} (${item.messageClass}): only mail is read from Outlook data files` };
       continue;
@@ -95,6 +127,23 @@ async function* folderItems(folder: PSTFolder, path: string[]): AsyncGenerator<P
     } catch (error) {
       yield { key, skipped: `an unreadable message: ${(error as Error).message}` };
     }
+  }
+  // Items the folder counts that its table of items ended before.
+  yield* unreadable(cursor.currentEmailIndex, folder.contentCount);
+}
+
+/**
+ * The folder's next item, or null after the last. pst-extractor says on stdout (console.log) when
+ * it passes over one it cannot load, which would garble `memex import --json`: silenced here, and
+ * the cursor tells what was passed over.
+ */
+function nextItem(folder: PSTFolder): PSTMessage | null {
+  const log = console.log;
+  console.log = () => undefined;
+  try {
+    return folder.getNextChild() as PSTMessage | null;
+  } finally {
+    console.log = log;
   }
 }
 

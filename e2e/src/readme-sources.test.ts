@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { FacesClusters, FacesList, ItemsGet, MailList, MediaEvents, MediaGet, Search } from '@memex/contracts';
-import { buildTakeout } from '@memex/exports/testing';
+import { buildTakeout, zipTakeout } from '@memex/exports/testing';
 import { faceTestSet, faceTestSetSkip } from '@memex/media/testing';
 import { waitUntil } from '@memex/testing';
 import {
@@ -49,7 +49,12 @@ function exifPhoto(file: string, colour: string, exif: { taken: string; offset: 
 /** What the reader has: Takeout exports, an Apple Photos export, pictures with faces and a video, folders to watch. */
 async function makeHome(home: string): Promise<void> {
   await buildTakeout(path.join(home, 'Downloads'), 'first');
-  await buildTakeout(path.join(home, 'Downloads/takeout-2026-12'), 'newer');
+  // The newer export as downloaded: two zip parts, the sidecars in the second.
+  const newer = path.join(home, 'unpacked-newer');
+  await buildTakeout(newer, 'newer');
+  await zipTakeout(newer, path.join(home, 'Downloads'), 'takeout-20261201T101010Z', 2, (key) =>
+    key.endsWith('.json') ? 1 : 0,
+  );
   await buildTakeout(home, 'first'); // ~/Takeout, a source: the newer export is unpacked there before the rescan
   await buildTakeout(path.join(home, 'Pictures'), 'first'); // ~/Pictures/Takeout
   exifPhoto(path.join(home, 'Pictures/apple-export/IMG_1234.JPG'), 'teal', {

@@ -28,10 +28,16 @@ function wholeOrZero(value: string): number {
   return n;
 }
 
-export async function importAction(kind: ImportKind, target: string, options: CommonOptions): Promise<void> {
+export async function importAction(
+  kind: ImportKind,
+  target: string,
+  options: CommonOptions,
+  parts: string[] = [],
+): Promise<void> {
   const { summary, error } = await runImport({
     kind,
     target,
+    parts,
     source: options.source,
     home: loadConfig().home,
     client: client(),
@@ -111,9 +117,9 @@ export function registerImport(program: Command): void {
   ).action((dir: string, options: CommonOptions) => importAction('folder', dir, options));
   withCommonOptions(
     group
-      .command('takeout <dir>')
+      .command('takeout <path...>')
       .description(
-        'an unpacked Google Takeout (Mail with its Gmail labels, Google Photos with sidecars and albums, Drive, Calendar, Contacts…); run it again on a newer export to add what is new and update labels',
+        "a Google Takeout (Mail with its Gmail labels, Google Photos with sidecars and albums, Drive, Calendar, Contacts…): the unpacked folder, or the export's .zip files as downloaded (one part names the others beside it); run it again on a newer export to add what is new and update labels",
       ),
-  ).action((dir: string, options: CommonOptions) => importAction('takeout', dir, options));
+  ).action(([target, ...parts]: string[], options: CommonOptions) => importAction('takeout', target!, options, parts));
 }

@@ -4,6 +4,7 @@ import { INGEST_REQUEST_LIMIT_BYTES, MEDIA_FILE_TYPES, Types } from '@memex/cont
 import type { MemexClient } from '@memex/client';
 import {
   fileAttributes,
+  files as exportFiles,
   listFolder,
   listMboxTree,
   mboxOfTree,
@@ -13,6 +14,7 @@ import {
   listPhotos,
   MBOX_TYPE,
   listTakeout,
+  openTakeout,
   photoMetadata,
   readMbox,
   takeoutMessage,
@@ -35,6 +37,8 @@ export interface ImportOptions {
   kind: ImportKind;
   /** The mbox file or the directory. */
   target: string;
+  /** takeout: further zip archives of the export, beside `target` (see `openTakeout`). */
+  parts?: string[];
   /** The source id: items get source import:<kind>:<source>. */
   source: string;
   home: string;
@@ -198,12 +202,12 @@ function filesFeed<F extends { key: string; file: string; size?: number }>(
       for (const { key, reason } of skipped) report.skip(key, reason);
       for (const file of files) {
         if (done.has(doneKey(file))) continue;
-        const size = file.size ?? (await fs.stat(file.file)).size;
+        const size = file.size ?? (await exportFiles.stat(file.file)).size;
         if (size > INGEST_REQUEST_LIMIT_BYTES) {
           await uploader.reject({ key: file.key }, tooLarge(size));
           continue;
         }
-        const bytes = await fs.readFile(file.file);
+        const bytes = await exportFiles.readFile(file.file);
         await uploader.add({ key: file.key, bytes: bytes.length, item: await toItem(file, bytes) });
       }
     },
@@ -324,7 +328,8 @@ function mailAndFilesFeed(
       for (const { key, reason } of skipped) report.skip(key, reason);
       let base = 0;
       for (const mbox of mboxes) {
-        for await (const message of readMbox(mbox.file)) {
+        const reading = untilDamaged(readMbox(mbox.file));
+        for await (const message of reading) {
           const key = `${mbox.key}#${message.offset}`;
           const { externalId, done: doneKey } = mailKeys(message, key, mbox);
           if (!done.sending(key, doneKey)) {
@@ -341,6 +346,11 @@ function mailAndFilesFeed(
           await uploader.add({ key, position, bytes: message.bytes.length, item: mail });
         }
         base += mbox.size;
+        if (reading.damage)
+          await uploader.reject(
+            { key: mbox.key, position: base },
+            `${reading.damage.message}: what follows was not read`,
+          );
       }
       for (const { file, done: doneKey, toItem } of files) {
         base += file.size;
@@ -352,7 +362,12 @@ function mailAndFilesFeed(
           await uploader.reject({ key: file.key, position: base }, tooLarge(file.size));
           continue;
         }
-        const bytes = await fs.readFile(file.file);
+        const bytes = await exportFiles.readFile(file.file).catch((error: Error) => error);
+        if (bytes instanceof Error) {
+          // A member of a damaged zip part: the rest of the export is read.
+          await uploader.reject({ key: file.key, position: base }, bytes.message);
+          continue;
+        }
         await uploader.add({ key: file.key, position: base, bytes: bytes.length, item: await toItem(bytes) });
       }
     },
@@ -360,6 +375,35 @@ function mailAndFilesFeed(
       done.commit(batch, results);
     },
   };
+}
+
+/**
+ * Messages of an mbox until its bytes cannot be read (a damaged member of a zip part), which ends
+ * the iteration and is kept in `damage`: the messages before it are sent, the rest of the run goes on.
+ */
+function untilDamaged<T>(messages: AsyncIterable<T>): AsyncIterable<T> & { damage?: Error } {
+  const reading: AsyncIterable<T> & { damage?: Error } = {
+    async *[Symbol.asyncIterator]() {
+      const iterator = messages[Symbol.asyncIterator]();
+      try {
+        for (;;) {
+          let next: IteratorResult<T>;
+          try {
+            next = await iterator.next();
+          } catch (error) {
+            reading.damage = error instanceof Error ? error : new Error(String(error));
+            return;
+          }
+          if (next.done) return;
+          yield next.value;
+        }
+      } finally {
+        // Left early (the memex went away): the file is let go.
+        if (!reading.damage) await iterator.return?.();
+      }
+    },
+  };
+  return reading;
 }
 
 /** A Google Takeout's mail (each message known by its Gmail id and labels), photos and other files. */
@@ -445,7 +489,13 @@ async function photoItem(options: ImportOptions, photo: PhotoFile, bytes: Buffer
   return item(options, photo.type, bytes, externalId, attributes, labels);
 }
 
-async function feedFor(options: ImportOptions, state: ImportState, stateFile: StateFile): Promise<Feed> {
+/** The feed of what `options` name; `unreadable`: what a Takeout's archives hold that cannot be read. */
+async function feedFor(
+  options: ImportOptions,
+  state: ImportState,
+  stateFile: StateFile,
+  unreadable?: SkippedFile[],
+): Promise<Feed> {
   switch (options.kind) {
     case 'mbox':
       return mboxFeed(options, state, await mboxListing(options, state));
@@ -479,12 +529,10 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
     }
     case 'pst':
       return pstFeed(options, stateFile);
-    case 'takeout':
-      return takeoutFeed(
-        options,
-        stateFile,
-        await listTakeout(options.target, await acceptedTypes(options), warn(options)),
-      );
+    case 'takeout': {
+      const listing = await listTakeout(options.target, await acceptedTypes(options), warn(options));
+      return takeoutFeed(options, stateFile, { ...listing, skipped: [...(unreadable ?? []), ...listing.skipped] });
+    }
   }
 }
 
@@ -502,10 +550,23 @@ async function acceptedTypes(options: ImportOptions): Promise<Set<string>> {
  * continues where it stopped when run again, and what was already sent comes back as duplicates.
  */
 export async function runImport(options: ImportOptions): Promise<ImportOutcome> {
-  const target = path.resolve(options.target);
+  if (options.kind !== 'takeout') return await importFrom({ ...options, target: path.resolve(options.target) });
+  // A Takeout's zips are read as the folder they unpack to, at their own path (see openTakeout).
+  const takeout = await openTakeout([options.target, ...(options.parts ?? [])].map((part) => path.resolve(part)));
+  if (takeout.parts.length > 0)
+    warn(options)(`reading ${takeout.parts.map((part) => path.basename(part)).join(', ')} as one Takeout`);
+  try {
+    return await importFrom({ ...options, target: takeout.root }, takeout.skipped);
+  } finally {
+    takeout.close();
+  }
+}
+
+async function importFrom(options: ImportOptions, unreadable?: SkippedFile[]): Promise<ImportOutcome> {
+  const { target } = options;
   const stateFile = new StateFile(options.home, options.kind, options.source);
   const state = stateFile.load(options.kind, options.source, target, options.restart, options.kind === 'takeout');
-  const feed = await feedFor({ ...options, target }, state, stateFile);
+  const feed = await feedFor(options, state, stateFile, unreadable);
   const report = new ImportReport(state, feed.total, options.progress);
   const readModels = new ReadModelWatch(options.client.options.url);
   const uploader = new Uploader({

@@ -1,16 +1,17 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { ItemsGet, MailList, type ResultOf } from '@memex/contracts';
 import { Bus, readLog } from '@memex/bus';
 import { startStack, type TestStack } from '@memex/e2e';
-import { buildTakeout } from '@memex/exports/testing';
+import { buildTakeout, damageZipMember, zipOf, zipTakeout } from '@memex/exports/testing';
 import { waitUntil } from '@memex/testing';
 import { assertAccounted, importInto } from './testing.js';
 
 type Message = ResultOf<typeof MailList>['messages'][number];
 
-describe('memex import takeout: a Google Takeout imported twice', () => {
+describe('memex import takeout: a Google Takeout imported twice, unpacked and as its zips', () => {
   let stack: TestStack;
   before(async () => {
     stack = await startStack(['ingest']);
@@ -58,7 +59,7 @@ describe('memex import takeout: a Google Takeout imported twice', () => {
     }
   }
 
-  test('labels, read/starred, spam and trash, times and places and albums right; a newer export adds only what is new and updates labels', async () => {
+  test('labels, read/starred, spam and trash, times and places and albums right; a newer export, zipped, adds only what is new and updates labels', async () => {
     const first = path.join(stack.env.home, 'takeout-2024-06');
     await buildTakeout(first, 'first');
     const one = await run(first);
@@ -101,10 +102,15 @@ describe('memex import takeout: a Google Takeout imported twice', () => {
     assert.deepEqual(rome.meta['gps'], { latitude: 41.8902, longitude: 12.4922, altitude: 0 });
     assert.equal(rome.meta['gpsSource'], 'takeout');
 
-    // A newer export elsewhere: one more message, one message's labels changed, one more photo.
+    // A newer export elsewhere: one more message, one message's labels changed, one more photo. It
+    // is read as downloaded: two zip parts, named by the first, the sidecars in the second.
     const second = path.join(stack.env.home, 'takeout-2024-12');
     await buildTakeout(second, 'newer');
-    const two = await run(second);
+    const downloads = path.join(stack.env.home, 'downloads');
+    const parts = await zipTakeout(second, downloads, 'takeout-20241201T101010Z', 2, (key) =>
+      key.endsWith('.json') ? 1 : 0,
+    );
+    const two = await run(parts[0]!);
     assert.equal(two.error, undefined);
     assertAccounted(two.summary);
     assert.equal(two.summary.earlier, 6, 'four unchanged messages and two photos are not sent again');
@@ -124,9 +130,35 @@ describe('memex import takeout: a Google Takeout imported twice', () => {
     assert.equal(mail.get('Dinner?')!.inbox, true);
     assert.equal((await photoIds()).length, 3, 'one more photo, none twice');
 
-    // The same export again: nothing to send.
+    // The same export again, unpacked: the same keys, nothing to send.
     const three = await run(second);
     assert.equal(three.summary.earlier, 9);
     assert.deepEqual(three.summary.run, { created: 0, updated: 0, duplicate: 0, rejected: 0, skipped: 8 });
+  });
+
+  test('a damaged zip part: its damaged members are rejected naming the part, everything else comes in', async () => {
+    const dir = path.join(stack.env.home, 'damaged-download');
+    fs.mkdirSync(dir);
+    const message = (n: number) =>
+      `From ${n}@xxx Mon Jan 06 10:00:00 +0000 2025\nX-Gmail-Labels: Inbox\nFrom: ann@example.com\nTo: me@example.com\n` +
+      `Subject: Estimate ${n}\nMessage-ID: <estimate-${n}@example.com>\nDate: Mon, 6 Jan 2025 10:00:00 +0000\n\n` +
+      `${'The builder sent the estimate for the kitchen. '.repeat(40)}\n\n`;
+    const part = await zipOf(path.join(dir, 'takeout-20250106T100000Z-001.zip'), {
+      'Takeout/Mail/All mail Including Spam and Trash.mbox': [1, 2, 3].map(message).join(''),
+      'Takeout/Drive/plan.txt': 'The renovation plan: kitchen first, then the bathroom.\n',
+      'Takeout/Drive/budget.txt': 'Budget line for the renovation.\n'.repeat(400),
+    });
+    damageZipMember(part, 'Takeout/Mail/All mail Including Spam and Trash.mbox', { garble: true });
+    damageZipMember(part, 'Takeout/Drive/budget.txt', { garble: true });
+
+    const outcome = await importInto(stack, 'takeout', part, 'damaged');
+    assert.equal(outcome.error, undefined, 'the run goes on past damaged members');
+    assertAccounted(outcome.summary);
+    assert.equal(outcome.summary.run.created, 1, 'plan.txt');
+    assert.equal(outcome.summary.run.rejected, 2);
+    for (const { reason } of outcome.summary.rejected)
+      assert.match(reason, /\(in takeout-20250106T100000Z-001\.zip\) is damaged after \d+ bytes/);
+    const keys = outcome.summary.rejected.flatMap((r) => r.examples).sort();
+    assert.deepEqual(keys, ['Drive/budget.txt', 'Mail/All mail Including Spam and Trash.mbox']);
   });
 });

@@ -1,4 +1,4 @@
-import fs from 'node:fs/promises';
+import { files } from './files.js';
 import path from 'node:path';
 import exifr from 'exifr';
 
@@ -116,7 +116,7 @@ export async function readXmpSidecars(
   photos: string[],
   warn: (message: string) => void,
 ): Promise<Map<string, { sidecar: string; attributes: XmpAttributes }>> {
-  const names = new Map((await fs.readdir(dir)).map((name) => [name.toLowerCase(), name]));
+  const names = new Map((await files.list(dir)).map(({ name }) => [name.toLowerCase(), name]));
   const found = new Map<string, { sidecar: string; attributes: XmpAttributes }>();
   for (const photo of photos) {
     const sidecar = xmpSidecarNames(photo)
@@ -125,7 +125,7 @@ export async function readXmpSidecars(
     if (!sidecar) continue;
     const file = path.join(dir, sidecar);
     try {
-      const parsed = (await exifr.sidecar(await fs.readFile(file), { mergeOutput: false }, 'xmp')) as
+      const parsed = (await exifr.sidecar(await files.readFile(file), { mergeOutput: false }, 'xmp')) as
         Parsed | undefined;
       if (!parsed) throw new Error('no XMP packet in it');
       found.set(photo, { sidecar, attributes: xmpAttributes(parsed) });

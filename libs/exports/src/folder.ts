@@ -1,8 +1,7 @@
-import fs from 'node:fs/promises';
-import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { MEDIA_FILE_TYPES, typeOfFileName } from '@memex/contracts';
-import { fileHead, gunzippedHead, isGzip } from './gzip.js';
+import { files as fileTree, type FileStat } from './files.js';
+import { gunzippedHead, isGzip } from './gzip.js';
 
 /** The types of files a folder import sends (to the document, mail, calendar and contacts handlers). */
 const DOCUMENT_TYPES = new Set([
@@ -112,7 +111,7 @@ export interface WalkedFile {
   file: string;
   key: string;
   name: string;
-  stat: Stats;
+  stat: FileStat;
 }
 
 /**
@@ -145,7 +144,7 @@ export async function walkFolder(
 ): Promise<SkippedFile[]> {
   const skipped: SkippedFile[] = [];
   const visit = async (dir: string, partOf: string | null) => {
-    const entries = (await fs.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    const entries = (await fileTree.list(dir)).sort((a, b) => (a.name < b.name ? -1 : 1));
     const names = new Set(entries.map((entry) => entry.name));
     for (const entry of entries) {
       const full = path.join(dir, entry.name);
@@ -158,7 +157,7 @@ export async function walkFolder(
         await visit(full, partOf ?? (pageKey ? `a part of the saved web page ${pageKey}` : null));
       } else if (!entry.isFile()) skip('not a regular file');
       else if (partOf) skip(partOf);
-      else await take({ file: full, key, name: entry.name, stat: await fs.stat(full) }, skip);
+      else await take({ file: full, key, name: entry.name, stat: await fileTree.stat(full) }, skip);
     }
   };
   await visit(root, null);
@@ -194,7 +193,7 @@ const GZIP_TYPE = 'application/gzip';
 
 /** What a file's first bytes show it is; a gzipped one an mbox or nothing (no handler takes the rest gzipped). */
 async function sniffedType(file: string): Promise<string | null> {
-  if (!(await isGzip(file))) return typeOfHead(await fileHead(file, SNIFF_BYTES));
+  if (!(await isGzip(file))) return typeOfHead(await fileTree.head(file, SNIFF_BYTES));
   return typeOfHead(await gunzippedHead(file, SNIFF_BYTES)) === MBOX_TYPE ? MBOX_TYPE : null;
 }
 

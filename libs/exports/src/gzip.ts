@@ -1,28 +1,13 @@
-import { createReadStream } from 'node:fs';
-import fs from 'node:fs/promises';
-import { pipeline } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
+import { files } from './files.js';
 
 /** Gzipped files read as they decompress: a mailing list's monthly archive, an exported mbox. */
 
 const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
-/** How much of a file is read at a time. */
-export const CHUNK = 1 << 20;
-
-/** A file's first `bytes` bytes (fewer when it is shorter). */
-export async function fileHead(file: string, bytes: number): Promise<Buffer> {
-  const handle = await fs.open(file, 'r');
-  try {
-    const head = Buffer.alloc(bytes);
-    return head.subarray(0, (await handle.read(head, 0, bytes, 0)).bytesRead);
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Whether the file is gzip-compressed: by its first bytes, whatever its name. */
 export async function isGzip(file: string): Promise<boolean> {
-  return (await fileHead(file, 2)).equals(GZIP_MAGIC);
+  return (await files.head(file, 2)).equals(GZIP_MAGIC);
 }
 
 /** The first `bytes` bytes a gzipped file decompresses to (what it has of them when it is corrupt). */
@@ -54,7 +39,7 @@ export class CorruptGzip extends Error {
 export async function* gunzipped(file: string): AsyncGenerator<Buffer> {
   let read = 0;
   try {
-    const stream = pipeline(createReadStream(file, { highWaterMark: CHUNK }), createGunzip(), () => undefined);
+    const stream = pipeline(Readable.from(files.read(file)), createGunzip(), () => undefined);
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       read += chunk.length;
       yield chunk;

@@ -12,3 +12,4 @@ export * from './takeout.js';
 export * from './apple.js';
 export * from './photos.js';
 export * from './takeout-export.js';
+export { files } from './files.js';

@@ -1,8 +1,7 @@
-import { createReadStream } from 'node:fs';
-import fs from 'node:fs/promises';
 import path from 'node:path';
+import { files } from './files.js';
 import { HEADER_FIELD, walkFolder, type SkippedFile } from './folder.js';
-import { CHUNK, CorruptGzip, gunzipped, isGzip } from './gzip.js';
+import { CorruptGzip, gunzipped, isGzip } from './gzip.js';
 
 /** One message of an mbox, with where it starts and ends in the file. */
 export interface MboxMessage {
@@ -162,7 +161,7 @@ export async function* readMbox(file: string, fromOffset = 0): AsyncGenerator<Mb
 /** The mbox's bytes from `from` on (a count of decompressed bytes in a gzipped one). */
 async function* mboxBytes(file: string, from: number): AsyncGenerator<Buffer> {
   if (!(await isGzip(file))) {
-    yield* createReadStream(file, { start: from, highWaterMark: CHUNK }) as AsyncIterable<Buffer>;
+    yield* files.read(file, from);
     return;
   }
   let skip = from;
@@ -181,7 +180,7 @@ async function* mboxBytes(file: string, from: number): AsyncGenerator<Buffer> {
  * of its messages is sent.
  */
 export async function mboxSize(file: string): Promise<number> {
-  if (!(await isGzip(file))) return (await fs.stat(file)).size;
+  if (!(await isGzip(file))) return (await files.stat(file)).size;
   let size = 0;
   for await (const chunk of gunzipped(file)) size += chunk.length;
   return size;
@@ -258,14 +257,7 @@ async function notAnMbox(file: string): Promise<string | null> {
       return 'gzipped, but its gzip data is corrupt';
     }
   } else {
-    const handle = await fs.open(file, 'r');
-    try {
-      const head = Buffer.alloc(8);
-      const { bytesRead } = await handle.read(head, 0, 8, 0);
-      start = head.subarray(0, bytesRead);
-    } finally {
-      await handle.close();
-    }
+    start = await files.head(file, 8);
   }
   return startsWithFrom(start.subarray(0, 3).equals(BOM) ? start.subarray(3) : start)
     ? null

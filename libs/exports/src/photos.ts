@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import path from 'node:path';
+import { files } from './files.js';
 import type { FolderFile, SkippedFile } from './folder.js';
 import { albumOf, readSidecars, type TakeoutAttributes } from './takeout.js';
 import { embeddedXmp, readXmpSidecars, type XmpAttributes } from './apple.js';
@@ -26,7 +26,7 @@ const ALBUM_READ = "a Google Photos album's metadata.json: its title labels the 
 
 async function sha256Of(file: string): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  for await (const chunk of files.read(file)) hash.update(chunk);
   return hash.digest('hex');
 }
 

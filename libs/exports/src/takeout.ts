@@ -1,4 +1,4 @@
-import fs from 'node:fs/promises';
+import { files } from './files.js';
 import path from 'node:path';
 
 /** What a Google Takeout sidecar says about a photo, as the photo handler's attributes. */
@@ -47,7 +47,9 @@ export async function readSidecars(
   photos: string[],
   warn: (message: string) => void,
 ): Promise<Map<string, { sidecar: string; attributes: TakeoutAttributes }>> {
-  const jsons = (await fs.readdir(dir)).filter((name) => name.endsWith('.json') && name !== ALBUM_FILE);
+  const jsons = (await files.list(dir))
+    .map((entry) => entry.name)
+    .filter((name) => name.endsWith('.json') && name !== ALBUM_FILE);
   const found = new Map<string, { sidecar: string; attributes: TakeoutAttributes }>();
   for (const photo of photos) {
     const name = jsons.find((candidate) => sidecarMatches(photo, candidate));
@@ -55,7 +57,7 @@ export async function readSidecars(
     try {
       found.set(photo, {
         sidecar: name,
-        attributes: attributesOf(JSON.parse(await fs.readFile(path.join(dir, name), 'utf8')) as Sidecar),
+        attributes: attributesOf(JSON.parse((await files.readFile(path.join(dir, name))).toString('utf8')) as Sidecar),
       });
     } catch (error) {
       warn(
@@ -109,7 +111,7 @@ export async function albumOf(
     title && title.trim() && !DATE_FOLDER.test(title.trim()) ? title.trim() : null;
   let text: string;
   try {
-    text = await fs.readFile(file, 'utf8');
+    text = (await files.readFile(file)).toString('utf8');
   } catch {
     return { title: googlePhotos ? album(path.basename(dir)) : null, file: null };
   }

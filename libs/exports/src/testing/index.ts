@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
+import yazl from 'yazl';
 
 /**
  * A Google Takeout built for tests (no third-party data): Mail with X-Gmail-Labels, Google Photos
@@ -107,4 +108,75 @@ function write(root: string, files: Record<string, string | Buffer>): void {
     fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
     fs.writeFileSync(path.join(root, name), content);
   }
+}
+
+/**
+ * Zips a folder as Google Takeout splits an export, `<stem>-001.zip`, `<stem>-002.zip`… in `dir`:
+ * `partOf` picks each file's part by its path (with `/`), so a photo and its sidecar can be in
+ * different parts, as Takeout's are. Returns the parts' paths.
+ */
+export async function zipTakeout(
+  folder: string,
+  dir: string,
+  stem: string,
+  parts: number,
+  partOf: (key: string) => number,
+): Promise<string[]> {
+  const zips = Array.from({ length: parts }, () => new yazl.ZipFile());
+  const walk = (at: string): string[] =>
+    fs
+      .readdirSync(at, { withFileTypes: true })
+      .flatMap((entry) => (entry.isDirectory() ? walk(path.join(at, entry.name)) : [path.join(at, entry.name)]));
+  for (const file of walk(folder).sort()) {
+    const key = path.relative(folder, file).split(path.sep).join('/');
+    zips[partOf(key)]!.addFile(file, key);
+  }
+  fs.mkdirSync(dir, { recursive: true });
+  return Promise.all(
+    zips.map((zip, i) => {
+      const out = path.join(dir, `${stem}-${String(i + 1).padStart(3, '0')}.zip`);
+      zip.end();
+      return new Promise<string>((resolve, reject) =>
+        zip.outputStream
+          .pipe(fs.createWriteStream(out))
+          .on('close', () => resolve(out))
+          .on('error', reject),
+      );
+    }),
+  );
+}
+
+/** A zip of `members` (path → content) written to `file`, as Takeout writes its parts (deflated). */
+export async function zipOf(file: string, members: Record<string, string | Buffer>): Promise<string> {
+  const zip = new yazl.ZipFile();
+  for (const [name, content] of Object.entries(members)) zip.addBuffer(Buffer.from(content), name);
+  zip.end();
+  await new Promise<void>((resolve) => zip.outputStream.pipe(fs.createWriteStream(file)).on('close', () => resolve()));
+  return file;
+}
+
+const CENTRAL_HEADER = 0x02014b50;
+
+/**
+ * Damages a member of a zip file in place, as a bad download or disk does: `method` sets the
+ * compression method its headers name (one yauzl cannot read), `garble` overwrites 20 bytes in
+ * the middle of its stored data.
+ */
+export function damageZipMember(file: string, name: string, damage: { method?: number; garble?: boolean }): void {
+  const bytes = fs.readFileSync(file);
+  for (let at = bytes.indexOf('PK'); at >= 0; at = bytes.indexOf('PK', at + 1)) {
+    if (bytes.readUInt32LE(at) !== CENTRAL_HEADER) continue;
+    if (bytes.subarray(at + 46, at + 46 + bytes.readUInt16LE(at + 28)).toString() !== name) continue;
+    const local = bytes.readUInt32LE(at + 42);
+    if (damage.method !== undefined) {
+      bytes.writeUInt16LE(damage.method, at + 10);
+      bytes.writeUInt16LE(damage.method, local + 8);
+    }
+    if (damage.garble) {
+      const data = local + 30 + bytes.readUInt16LE(local + 26) + bytes.readUInt16LE(local + 28);
+      const middle = data + Math.floor(bytes.readUInt32LE(at + 20) / 2);
+      bytes.fill(0xff, middle - 10, middle + 10);
+    }
+  }
+  fs.writeFileSync(file, bytes);
 }

@@ -136,12 +136,12 @@ export class ExportSync {
           });
         }
       }
-      for (const photo of listing.photos) await send(await this.photo(source, root, settings, photo));
-      for (const document of listing.documents) await send(await this.document(source, root, settings, document));
+      for (const photo of listing.photos) await send(await this.photo(source, settings, photo));
+      for (const document of listing.documents) await send(await this.document(source, settings, document));
     } else {
       const listed = await listFolder(root, new Set(Object.values(MEDIA_FILE_TYPES)));
       const photos = await listPhotos(listed.files, listed.skipped, root, warn);
-      for (const photo of photos.files) await send(await this.photo(source, root, settings, photo));
+      for (const photo of photos.files) await send(await this.photo(source, settings, photo));
     }
     if (batch.length > 0) await this.ingest(source, batch, counts);
     return counts;
@@ -157,7 +157,7 @@ export class ExportSync {
   }
 
   /** A photo with what its sidecars, album and embedded XMP say; read in place as the source's settings say. */
-  private async photo(source: SourceRow, root: string, settings: Settings, photo: PhotoFile): Promise<Entry> {
+  private async photo(source: SourceRow, settings: Settings, photo: PhotoFile): Promise<Entry> {
     const bytes = await fs.readFile(photo.file);
     const { attributes, labels } = await photoMetadata(photo, bytes);
     const inPlace = readsInPlace(settings, photo.type, photo.size);
@@ -173,13 +173,13 @@ export class ExportSync {
         ...base,
         labels: [...new Set([...base.labels, ...labels])],
         attributes,
-        ...(inPlace ? { location: fileLocation(path.join(root, photo.key)) } : { data: bytes.toString('base64') }),
+        ...(inPlace ? { location: fileLocation(photo.file) } : { data: bytes.toString('base64') }),
       },
       dataBytes: inPlace ? 0 : bytes.length,
     };
   }
 
-  private async document(source: SourceRow, root: string, settings: Settings, file: FolderFile): Promise<Entry> {
+  private async document(source: SourceRow, settings: Settings, file: FolderFile): Promise<Entry> {
     const bytes = await fs.readFile(file.file);
     const inPlace = readsInPlace(settings, file.type, file.size);
     return {
@@ -194,7 +194,7 @@ export class ExportSync {
         attributes: isMessageFile(file.type)
           ? { modified: file.modified }
           : { filename: path.posix.basename(file.key), modified: file.modified },
-        ...(inPlace ? { location: fileLocation(path.join(root, file.key)) } : { data: bytes.toString('base64') }),
+        ...(inPlace ? { location: fileLocation(file.file) } : { data: bytes.toString('base64') }),
       },
       dataBytes: inPlace ? 0 : bytes.length,
     };

@@ -112,7 +112,7 @@ export function registerImport(program: Command): void {
     group
       .command('folder <dir>')
       .description(
-        'documents, photos, calendars, contacts and mail in a folder tree (PDF, DOCX, RTF, XLSX, PPTX, ODT/ODS/ODP, EPUB, Markdown, text, HTML, rST, JPEG, HEIC, RAW…, .ics, .vcf, .eml, .mbox), by extension or, without one, by content',
+        'documents, photos, calendars, contacts and mail in a folder tree (PDF, DOCX, RTF, XLSX, PPTX, ODT/ODS/ODP, EPUB, Markdown, text, HTML, rST, JPEG, HEIC, RAW…, .ics, .vcf, .eml, .mbox), by extension or, without one, by content; a .zip in it (or named as the folder) is read as the folder it unpacks to',
       ),
   ).action((dir: string, options: CommonOptions) => importAction('folder', dir, options));
   withCommonOptions(

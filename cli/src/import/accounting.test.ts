@@ -5,6 +5,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { MailList } from '@memex/contracts';
 import { startStack, type TestStack } from '@memex/e2e';
+import { zipOf } from '@memex/exports/testing';
 import { outlookMsg } from '@memex/ingest/testing';
 import type { ImportKind } from './run.js';
 import { assertAccounted, importInto, lastSeq, write } from './testing.js';
@@ -22,6 +23,11 @@ describe('memex import: every file accounted for', () => {
   after(async () => stack.stop());
 
   const run = (kind: ImportKind, target: string, source: string) => importInto(stack, kind, target, source);
+  /** The subjects of an account's messages with a label, once the mail views have all that was logged. */
+  const labelledIn = async (account: string, label: string) =>
+    (await stack.owner.call(MailList, { view: 'label', label, account, min_seq: await lastSeq(stack) })).messages.map(
+      (m) => m.subject,
+    );
 
   test('a folder: .eml and Outlook .msg files import (a Junk/ one as spam), unknown types are skipped with a reason, a rejected file is sent again next run', async () => {
     const root = path.join(stack.env.home, 'folder');
@@ -135,15 +141,7 @@ describe('memex import: every file accounted for', () => {
     const skips = summary.skipped.map((s) => s.reason).join('\n');
     assert.match(skips, /not an mbox: it does not start with a From line/);
     assert.match(skips, /an empty file \(an mbox with no messages\)/);
-    const labelled = async (label: string) =>
-      (
-        await stack.owner.call(MailList, {
-          view: 'label',
-          label,
-          account: 'import:mbox:tree',
-          min_seq: await lastSeq(stack),
-        })
-      ).messages.map((m) => m.subject);
+    const labelled = (label: string) => labelledIn('import:mbox:tree', label);
     assert.deepEqual((await labelled('Apple/Work')).sort(), ['Budget', 'Plan']);
     assert.deepEqual(await labelled('Apple/Work/Projects'), ['Kick-off']);
     assert.deepEqual(await labelled('Thunderbird/Archives/2009'), ['Old news']);
@@ -211,6 +209,31 @@ describe('memex import: every file accounted for', () => {
     const third = await run('folder', root, 'docs');
     assertAccounted(third.summary, 10);
     assert.deepEqual(third.summary.run, { created: 1, updated: 0, duplicate: 2, rejected: 0, skipped: 3 });
+  });
+
+  test('a zip in a folder is read as the folder it unpacks to: its documents and mail come in, labelled without .zip; a zip named as the folder too', async () => {
+    const root = path.join(stack.env.home, 'zipped');
+    fs.mkdirSync(path.join(root, 'archive'), { recursive: true });
+    // Before: "no handler takes .zip files".
+    await zipOf(path.join(root, 'archive/Old mail.zip'), {
+      'Work/offer.eml': eml('z1', 'Zipped offer'),
+      'exports/old.mbox': `From - Mon Jun  1 10:00:00 2009\n${eml('z2', 'Zipped invoice')}\n`,
+      'notes.md': '# Zipped notes\n\nkept in a zip\n',
+      '__MACOSX/Work/._offer.eml': 'resource fork',
+    });
+    const first = await run('folder', root, 'zipped');
+    assert.equal(first.error, undefined);
+    assertAccounted(first.summary, 4);
+    assert.deepEqual(first.summary.run, { created: 3, updated: 0, duplicate: 0, rejected: 0, skipped: 1 });
+    const labelled = (label: string) => labelledIn('import:folder:zipped', label);
+    assert.deepEqual(await labelled('archive/Old mail/Work'), ['Zipped offer']);
+    assert.deepEqual(await labelled('archive/Old mail/exports/old'), ['Zipped invoice']);
+    const second = await run('folder', root, 'zipped');
+    assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 3], 'nothing is sent twice');
+
+    const direct = await zipOf(path.join(stack.env.home, 'Receipts.zip'), { '2009/boiler.eml': eml('z3', 'Boiler') });
+    const third = await run('folder', direct, 'receipts');
+    assert.deepEqual(third.summary.run, { created: 1, updated: 0, duplicate: 0, rejected: 0, skipped: 0 });
   });
 
   test('a message of 7 MB (a large attachment) imports: before, its request outgrew what NATS took in one message and failed the run', async () => {

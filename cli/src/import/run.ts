@@ -4,6 +4,7 @@ import { INGEST_REQUEST_LIMIT_BYTES, MEDIA_FILE_TYPES, Types } from '@memex/cont
 import type { MemexClient } from '@memex/client';
 import {
   fileAttributes,
+  FolderArchives,
   files as exportFiles,
   listFolder,
   listMboxTree,
@@ -69,6 +70,8 @@ interface Feed {
   send(uploader: Uploader, report: ImportReport): Promise<void>;
   /** Records an answered batch in the state: the mbox offset reached, or the files done. */
   commit(batch: Answered[], results: Result[]): void;
+  /** Lets go of what the files were read from (a folder's zip archives). */
+  close?(): void;
 }
 
 const tooLarge = (bytes: number) =>
@@ -434,7 +437,8 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
  * mbox stands for.
  */
 async function folderFeed(options: ImportOptions, stateFile: StateFile): Promise<Feed> {
-  const listed = await listFolder(options.target, new Set([...(await acceptedTypes(options)), MBOX_TYPE]));
+  const archives = new FolderArchives();
+  const listed = await listFolder(options.target, new Set([...(await acceptedTypes(options)), MBOX_TYPE]), archives);
   const mboxes: MboxFile[] = [];
   const versions = new Map<string, string>();
   const files: FeedFile[] = [];
@@ -450,10 +454,12 @@ async function folderFeed(options: ImportOptions, stateFile: StateFile): Promise
     versions.set(file.key, file.version);
   }
   // A message is done by its place in its mbox as it was (a changed mbox is read again).
-  return mailAndFilesFeed(options, stateFile, { mboxes, files, skipped }, (message, key, mbox) => ({
+  const feed = mailAndFilesFeed(options, stateFile, { mboxes, files, skipped }, (message, key, mbox) => ({
     externalId: mailExternalId(message, key),
     done: `mail\t${versions.get(mbox.key)}\t${message.offset}`,
   }));
+  feed.close = () => archives.close();
+  return feed;
 }
 
 function item(
@@ -600,6 +606,7 @@ async function importFrom(options: ImportOptions, unreadable?: SkippedFile[]): P
     report.stopProgress();
     stateFile.save(state);
     stateFile.close();
+    feed.close?.();
   }
   const summary = report.summary(`import:${options.kind}:${options.source}`, feed.earlier);
   return error === undefined ? { summary } : { summary, error };

@@ -56,6 +56,11 @@ function inTree(file: string): [MountedTree, string] | undefined {
   return undefined;
 }
 
+/** Whether a path is inside a mounted archive. */
+export function inArchive(file: string): boolean {
+  return inTree(file) !== undefined;
+}
+
 export const files = {
   async list(dir: string): Promise<FolderEntry[]> {
     const found = inTree(dir);

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { listFolder, messageFolderOf } from './folder.js';
+import { FolderArchives, listFolder, messageFolderOf } from './folder.js';
+import { files } from './files.js';
+import { damageZipMember, zipOf } from './testing/index.js';
 
 test("a saved message's folder label: the folder it sits in, or for Apple Mail's store its mailboxes", () => {
   assert.equal(messageFolderOf('Junk/offer.eml'), 'Junk');
@@ -112,5 +114,63 @@ test('a file whose name tells no type is sent as what its first bytes show: mail
     );
   } finally {
     await fs.rm(root, { recursive: true });
+  }
+});
+
+test('a zip in a folder is read as the folder it unpacks to: its files by their paths in it, what it cannot give accounted for', async () => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-folder-zip-'));
+  const archives = new FolderArchives();
+  try {
+    const inner = await zipOf(path.join(root, 'inner.zip'), { 'deep.txt': 'inside a zip inside a zip' });
+    await fs.mkdir(path.join(root, 'old'));
+    // As macOS's Archive Utility makes them: a __MACOSX folder of resource forks beside the files.
+    const projects = await zipOf(path.join(root, 'old/Projects 2009.zip'), {
+      'Projects 2009/report.txt': 'The final report of 2009.',
+      'Projects 2009/plan.txt': 'The plan',
+      'Projects 2009/secret.txt': 'locked',
+      'Projects 2009/nested.zip': await fs.readFile(inner),
+      '__MACOSX/Projects 2009/._report.txt': 'resource fork',
+    });
+    await fs.rm(inner);
+    damageZipMember(projects, 'Projects 2009/secret.txt', { method: 99 });
+    await fs.writeFile(path.join(root, 'old/broken.zip'), 'PK\x03\x04 not really a zip');
+    await fs.writeFile(path.join(root, 'notes.txt'), 'loose notes');
+
+    const { files: listed, skipped } = await listFolder(root, new Set(['text/plain']), archives);
+    assert.deepEqual(
+      listed.map((file) => file.key),
+      ['notes.txt', 'old/Projects 2009.zip/Projects 2009/plan.txt', 'old/Projects 2009.zip/Projects 2009/report.txt'],
+    );
+    const report = listed.find((file) => file.key.endsWith('report.txt'))!;
+    assert.equal((await files.readFile(report.file)).toString(), 'The final report of 2009.');
+    assert.equal(report.size, 'The final report of 2009.'.length);
+    assert.deepEqual(
+      skipped.map(({ key, reason }) => [key, reason.replace(/:.*/s, '')]),
+      [
+        [
+          'old/Projects 2009.zip/Projects 2009/secret.txt',
+          'compressed in Projects 2009.zip with a method memex cannot read (99)',
+        ],
+        ['old/Projects 2009.zip/Projects 2009/nested.zip', 'a zip inside a zip'],
+        [
+          'old/Projects 2009.zip/__MACOSX',
+          "macOS's resource forks of a zip's files (not files of their own; not read)",
+        ],
+        [
+          'old/broken.zip',
+          'a zip archive, but it cannot be read as a zip archive (End of central directory record signature not found. Either not a zip file, or file is truncated.)',
+        ],
+      ],
+    );
+
+    // A zip named as the folder: its files by their paths in it.
+    const direct = await listFolder(projects, new Set(['text/plain']), archives);
+    assert.deepEqual(
+      direct.files.map((file) => file.key),
+      ['Projects 2009/plan.txt', 'Projects 2009/report.txt'],
+    );
+  } finally {
+    archives.close();
+    await fs.rm(root, { recursive: true, force: true });
   }
 });

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { MEDIA_FILE_TYPES, typeOfFileName } from '@memex/contracts';
-import { files as fileTree, type FileStat } from './files.js';
+import { files as fileTree, inArchive, type FileStat } from './files.js';
 import { gunzippedHead, isGzip } from './gzip.js';
+import { UnreadableZip, ZipArchives } from './zip.js';
 
 /** The types of files a folder import sends (to the document, mail, calendar and contacts handlers). */
 const DOCUMENT_TYPES = new Set([
@@ -90,6 +91,9 @@ export function fileAttributes(type: string, key: string, modified: string): Rec
   return { modified, ...(folder ? { folder } : {}) };
 }
 
+/** A folder's name in a label: a zip read as a folder is named without its `.zip` (`Old mail.zip/Work` is `Old mail/Work`). */
+export const zipAsFolder = (name: string): string => name.replace(/\.zip$/i, '');
+
 /** A mailbox folder of Apple Mail's store (`Work.mbox`), which keeps its messages some folders further down. */
 const APPLE_MAILBOX = /^(.+)\.mbox$/i;
 
@@ -100,7 +104,7 @@ const APPLE_MAILBOX = /^(.+)\.mbox$/i;
  * (`Work/Projects`), not `Messages`; any other file's is the folder it sits in.
  */
 export function messageFolderOf(key: string): string | undefined {
-  const folders = key.split('/').slice(0, -1);
+  const folders = key.split('/').slice(0, -1).map(zipAsFolder);
   const mailboxes = folders.flatMap((name) => APPLE_MAILBOX.exec(name)?.[1] ?? []);
   if (mailboxes.length > 0) return mailboxes.join('/');
   return folders.length > 0 ? folders.join('/') : undefined;
@@ -133,16 +137,52 @@ export function savedPageOf(folder: string, has: (sibling: string) => boolean): 
   return null;
 }
 
+/** A zip file, which a walk given `FolderArchives` reads as the folder it unpacks to. */
+const ZIP_FILE = /\.zip$/i;
+/** What macOS's Archive Utility adds to a zip: each file's resource fork and attributes (`._name`). */
+const MACOS_ZIP_FOLDER = '__MACOSX';
+
+/**
+ * The zip files a walk met, read as folders at their own paths (`old-projects.zip/report.pdf`)
+ * while they stay open: `close` once their files are read.
+ */
+export class FolderArchives {
+  private readonly opened: ZipArchives[] = [];
+
+  async open(file: string): Promise<ZipArchives> {
+    const archives = await ZipArchives.open([file]);
+    this.opened.push(archives);
+    return archives;
+  }
+
+  close(): void {
+    for (const archives of this.opened.splice(0)) archives.close();
+  }
+}
+
 /**
  * Every regular file under a folder, in a stable order (names sorted, depth first), for `take` to
  * keep or skip with a reason; hidden files and folders, what is not a regular file and the
  * resources of a saved web page are skipped here, so that an import accounts for every entry.
+ * Given `archives`, a zip file is walked as a folder (a zip inside a zip is skipped, saying so).
  */
 export async function walkFolder(
   root: string,
   take: (file: WalkedFile, skip: (reason: string) => void) => Promise<void> | void,
+  archives?: FolderArchives,
 ): Promise<SkippedFile[]> {
   const skipped: SkippedFile[] = [];
+  const visitZip = async (file: string, key: string) => {
+    const skip = (reason: string) => skipped.push({ key, reason });
+    if (inArchive(file)) return void skip('a zip inside a zip: unpack it to read it');
+    const opened = await archives!.open(file).catch((error: unknown) => {
+      if (error instanceof UnreadableZip) return error;
+      throw error;
+    });
+    if (opened instanceof UnreadableZip) return void skip(`a zip archive, but ${opened.reason}`);
+    for (const member of opened.skipped) skipped.push({ key: `${key}/${member.key}`, reason: member.reason });
+    await visit(file, null);
+  };
   const visit = async (dir: string, partOf: string | null) => {
     const entries = (await fileTree.list(dir)).sort((a, b) => (a.name < b.name ? -1 : 1));
     const names = new Set(entries.map((entry) => entry.name));
@@ -151,15 +191,23 @@ export async function walkFolder(
       const key = path.relative(root, full).split(path.sep).join('/');
       const skip = (reason: string) => skipped.push({ key, reason });
       if (entry.name.startsWith('.')) skip(entry.isDirectory() ? 'a hidden folder (not read)' : 'a hidden file');
+      else if (entry.isDirectory() && entry.name === MACOS_ZIP_FOLDER)
+        skip("macOS's resource forks of a zip's files (not files of their own; not read)");
       else if (entry.isDirectory()) {
         const page = partOf ? null : savedPageOf(entry.name, (sibling) => names.has(sibling));
         const pageKey = page ? path.posix.join(path.posix.dirname(key), page) : null;
         await visit(full, partOf ?? (pageKey ? `a part of the saved web page ${pageKey}` : null));
       } else if (!entry.isFile()) skip('not a regular file');
       else if (partOf) skip(partOf);
+      else if (archives && ZIP_FILE.test(entry.name)) await visitZip(full, key);
       else await take({ file: full, key, name: entry.name, stat: await fileTree.stat(full) }, skip);
     }
   };
+  // A zip named as the folder: its members, by their paths in it (one that cannot be read is refused).
+  if (archives && ZIP_FILE.test(root) && (await fileTree.stat(root)).isFile()) {
+    const opened = await archives.open(root);
+    skipped.push(...opened.skipped);
+  }
   await visit(root, null);
   return skipped;
 }
@@ -222,29 +270,34 @@ function typeOfHead(head: Buffer): string | null {
 export async function listFolder(
   root: string,
   accepted: ReadonlySet<string>,
+  archives?: FolderArchives,
 ): Promise<{ files: FolderFile[]; skipped: SkippedFile[] }> {
   const files: FolderFile[] = [];
-  const skipped = await walkFolder(root, async ({ file, key, name, stat }, skip) => {
-    const extension = path.extname(name).slice(1).toLowerCase();
-    const named = await typeOfFile(file);
-    const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named) || named === MBOX_TYPE) ? named : null;
-    if (named && FOLDER_DATA_TYPES.has(named)) {
-      skip(`a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`);
-      return;
-    }
-    if (!type || !accepted.has(type)) {
-      if (OUTLOOK_DATA_FILE.test(extension)) skip('an Outlook data file: memex import pst reads it');
-      else skip(extension ? `no handler takes .${extension} files` : 'no extension to tell its type');
-      return;
-    }
-    files.push({
-      key,
-      file,
-      type,
-      size: stat.size,
-      modified: stat.mtime.toISOString(),
-      version: `${key}\t${stat.size}\t${stat.mtimeMs}`,
-    });
-  });
+  const skipped = await walkFolder(
+    root,
+    async ({ file, key, name, stat }, skip) => {
+      const extension = path.extname(name).slice(1).toLowerCase();
+      const named = await typeOfFile(file);
+      const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named) || named === MBOX_TYPE) ? named : null;
+      if (named && FOLDER_DATA_TYPES.has(named)) {
+        skip(`a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`);
+        return;
+      }
+      if (!type || !accepted.has(type)) {
+        if (OUTLOOK_DATA_FILE.test(extension)) skip('an Outlook data file: memex import pst reads it');
+        else skip(extension ? `no handler takes .${extension} files` : 'no extension to tell its type');
+        return;
+      }
+      files.push({
+        key,
+        file,
+        type,
+        size: stat.size,
+        modified: stat.mtime.toISOString(),
+        version: `${key}\t${stat.size}\t${stat.mtimeMs}`,
+      });
+    },
+    archives,
+  );
   return { files, skipped };
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { files } from './files.js';
-import { HEADER_FIELD, walkFolder, type SkippedFile } from './folder.js';
+import { HEADER_FIELD, walkFolder, zipAsFolder, type SkippedFile } from './folder.js';
 import { CorruptGzip, gunzipped, isGzip } from './gzip.js';
 
 /** One message of an mbox, with where it starts and ends in the file. */
@@ -237,7 +237,7 @@ export async function mboxOfTree(
   );
   if (size instanceof CorruptGzip) return { skipped: size.reason };
   const [name, ...parents] = key.split('/').reverse();
-  const folders = parents.reverse().map((folder) => MAILBOX_FOLDER.exec(folder)?.[1] ?? folder);
+  const folders = parents.reverse().map((folder) => MAILBOX_FOLDER.exec(folder)?.[1] ?? zipAsFolder(folder));
   // Apple Mail's `Work.mbox/mbox` is the folder's own file; elsewhere the file is a folder.
   const own = name === 'mbox' ? [] : [name!.replace(/\.gz$/i, '').replace(/\.(mbox|mbx|txt)$/i, '')];
   const label = [...(rootFolder ? [rootFolder] : []), ...folders, ...own].join('/');

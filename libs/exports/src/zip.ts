@@ -7,6 +7,16 @@ import type { SkippedFile } from './folder.js';
 
 const openZip = promisify<string, yauzl.Options, ZipFile>(yauzl.open);
 
+/** A zip file that cannot be opened: not a zip, or cut short (its list of files is at its end). */
+export class UnreadableZip extends Error {
+  constructor(
+    file: string,
+    readonly reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+  }
+}
+
 /** The folder a path of the tree is in ('' for its top). */
 const parentOf = (name: string) => (path.posix.dirname(name) === '.' ? '' : path.posix.dirname(name));
 
@@ -63,13 +73,13 @@ export class ZipArchives implements MountedTree {
     try {
       zip = await openZip(part, { lazyEntries: true, autoClose: false, decodeStrings: true, validateEntrySizes: true });
     } catch (error) {
-      throw new Error(`${part} cannot be read as a zip archive: ${(error as Error).message}`);
+      throw new UnreadableZip(part, `it cannot be read as a zip archive (${(error as Error).message})`);
     }
     this.zips.push(zip);
     try {
       for await (const entry of zip.eachEntry()) this.addEntry(part, zip, entry);
     } catch (error) {
-      throw new Error(`${part}: its list of files is damaged (${(error as Error).message}); download it again`);
+      throw new UnreadableZip(part, `its list of files is damaged (${(error as Error).message}); download it again`);
     }
   }
 

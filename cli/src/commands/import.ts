@@ -98,7 +98,7 @@ export function registerImport(program: Command): void {
     group
       .command('pst <file>')
       .description(
-        'an Outlook data file (.pst, or an .ost Outlook keeps offline): its mail, each message with its folder as a label and its read mark; contacts, calendar entries and tasks in it are skipped, counted',
+        'an Outlook data file (.pst, or an .ost Outlook keeps offline): its mail, each message with its folder as a label and its read mark; its calendar (repeating entries with their rules and zones) and contacts; tasks and notes in it are skipped, counted',
       ),
   )
     .option('--folder <name>', 'one folder label for every message, in place of the folders the file holds')

@@ -3,8 +3,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { MailList } from '@memex/contracts';
+import { CalendarList, MailList, type ResultOf } from '@memex/contracts';
 import { startStack, type TestStack } from '@memex/e2e';
+import { waitUntil } from '@memex/testing';
 import { assertAccounted, importInto, lastSeq } from './testing.js';
 
 /**
@@ -25,7 +26,7 @@ const skip =
 describe('memex import pst', { skip }, () => {
   let stack: TestStack;
   before(async () => {
-    stack = await startStack(['ingest']);
+    stack = await startStack(['ingest', 'calendar-sync']);
   });
   after(async () => stack?.stop());
 
@@ -61,21 +62,54 @@ describe('memex import pst', { skip }, () => {
     assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 71]);
   });
 
-  test('an OST: its mail comes in; its calendar entries, and the items pst-extractor cannot list, are skipped, each counted with why', async () => {
+  test('an OST: its mail and calendar come in, a series with its rule in its zone; the items pst-extractor cannot list are skipped, each counted with why', async () => {
     const { summary, error } = await importInto(stack, 'pst', OUTLOOK_COM, 'outlook-com');
     assert.equal(error, undefined);
     // 14 messages, 33 calendar entries, and 136 of a holiday calendar's 160 entries its table does not give.
     assertAccounted(summary, 183);
-    assert.deepEqual([summary.run.created + summary.run.duplicate, summary.run.skipped], [14, 169]);
-    assert.deepEqual(summary.skipped.map((s) => [s.count, s.reason]).sort(), [
-      [136, 'an item its folder lists that could not be read from the file'],
-      [33, 'a calendar entry (IPM.Appointment): only mail is read from Outlook data files'],
-    ]);
+    assert.deepEqual([summary.run.created + summary.run.duplicate, summary.run.skipped], [47, 136]);
+    assert.deepEqual(
+      summary.skipped.map((s) => [s.count, s.reason]),
+      [[136, 'an item its folder lists that could not be read from the file']],
+    );
     const messages = await list('import:pst:outlook-com', 'inbox');
     assert.ok(
       messages.some(
         (m) => m.subject === 'Get started with OneDrive' && m.from[0]?.address === 'email@mail.onedrive.com',
       ),
+    );
+
+    // August 2021 as the calendar shows it: the series expanded in Pacific time, all-day days, a
+    // Google invitation under the UID Google gave it.
+    let instances: ResultOf<typeof CalendarList>['instances'] = [];
+    await waitUntil(async () => {
+      ({ instances } = await stack.owner.call(CalendarList, {
+        from: '2021-08-01T00:00:00Z',
+        to: '2021-11-01T00:00:00Z',
+      }));
+      return instances.length >= 17;
+    }, 'the calendar entries in the calendar');
+    const starts = (summary: string) => instances.filter((i) => i.summary === summary).map((i) => i.start);
+    assert.deepEqual(
+      starts('repeats every monday for 10 weeks'),
+      ['08-09', '08-16', '08-23', '08-30', '09-06', '09-13', '09-20', '09-27', '10-04', '10-11'].map(
+        (day) => `2021-${day}T17:00:00.000Z`,
+      ),
+      '10:00 in Los Angeles on ten Mondays',
+    );
+    assert.deepEqual(starts('repeats for 3 days'), [
+      '2021-08-10T19:00:00.000Z',
+      '2021-08-11T19:00:00.000Z',
+      '2021-08-12T19:00:00.000Z',
+    ]);
+    const yearly = instances.find((i) => i.summary.startsWith('Occurs every August 13'))!;
+    assert.deepEqual([yearly.start, yearly.recurring], ['2021-08-13T17:00:00.000Z', true]);
+    const days = instances.find((i) => i.summary === 'all day event for 3 days')!;
+    assert.deepEqual([days.all_day, days.start_date, days.end_date], [true, '2021-08-15', '2021-08-18']);
+    const invited = instances.find((i) => i.summary === 'meeting from Ed')!;
+    assert.deepEqual(
+      [invited.uid, invited.organizer?.address],
+      ['goedb89m92ojdbql36p5cuu74o@google.com', 'epfromer@gmail.com'],
     );
   });
 

@@ -279,13 +279,17 @@ function pstFeed(options: ImportOptions, stateFile: StateFile): Feed {
           continue;
         }
         const folder = options.folder ?? entry.folder;
-        const attributes = {
-          ...(folder ? { folder } : {}),
-          read: entry.read,
-          ...(entry.received ? { received: entry.received } : {}),
-        };
-        const mail = item(options, 'message/rfc822', entry.bytes, entry.key, attributes);
-        await uploader.add({ key: entry.key, position, bytes: entry.bytes.length, item: mail });
+        // A calendar entry or a contact carries its own dates and names; a message its folder and read mark.
+        const attributes =
+          entry.type === 'message/rfc822'
+            ? {
+                ...(folder ? { folder } : {}),
+                read: entry.read,
+                ...(entry.received ? { received: entry.received } : {}),
+              }
+            : {};
+        const sent = item(options, entry.type, entry.bytes, entry.key, attributes);
+        await uploader.add({ key: entry.key, position, bytes: entry.bytes.length, item: sent });
       }
     },
     commit(batch, results) {

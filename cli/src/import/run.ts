@@ -423,8 +423,9 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
     })),
     ...listing.documents.map((document) => ({
       file: document,
-      done: `file\t${document.key}\t${document.size}`,
-      toItem: (bytes: Buffer) => fileItem(options, document, bytes),
+      // A Keep note's labels count: relabelled in a newer export, it is sent again (and updated).
+      done: `file\t${document.key}\t${document.size}${document.labels.length > 0 ? `\t${JSON.stringify(document.labels)}` : ''}`,
+      toItem: (bytes: Buffer) => fileItem(options, document, bytes, document.labels),
     })),
   ];
   const mboxes = listing.mboxes.map((mbox) => ({ ...mbox, folder: undefined }));
@@ -486,8 +487,8 @@ function item(
 }
 
 /** A document, calendar or contacts file, or a single saved message, with what its place says. */
-function fileItem(options: ImportOptions, file: FolderFile, bytes: Buffer): Item {
-  return item(options, file.type, bytes, file.key, fileAttributes(file.type, file.key, file.modified));
+function fileItem(options: ImportOptions, file: FolderFile, bytes: Buffer, labels: string[] = []): Item {
+  return item(options, file.type, bytes, file.key, fileAttributes(file.type, file.key, file.modified), labels);
 }
 
 /**

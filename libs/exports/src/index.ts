@@ -13,3 +13,4 @@ export * from './apple.js';
 export * from './photos.js';
 export * from './takeout-export.js';
 export { files } from './files.js';
+export * from './keep.js';

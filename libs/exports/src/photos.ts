@@ -16,7 +16,7 @@ export interface PhotoFile extends FolderFile {
  * the prefix keeps them apart from session labels (`photos`, `mail`), so `Rome 2019` is
  * `album:Rome-2019` and the keyword `beach` is `keyword:beach`.
  */
-export function labelOf(prefix: 'album' | 'keyword', name: string): string {
+export function labelOf(prefix: 'album' | 'keyword' | 'keep', name: string): string {
   return `${prefix}:${name.trim().replace(/[\s,\0]+/g, '-')}`.slice(0, 200);
 }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { MEDIA_FILE_TYPES } from '@memex/contracts';
 import { listFolder, MBOX_TYPE, type FolderFile, type SkippedFile } from './folder.js';
+import { withKeepNotes, type TakeoutDocument } from './keep.js';
 import { listPhotos, type PhotoFile } from './photos.js';
 import { ZipArchives } from './zip.js';
 
@@ -16,8 +17,8 @@ export interface TakeoutMbox {
 export interface TakeoutListing {
   mboxes: TakeoutMbox[];
   photos: PhotoFile[];
-  /** Documents, calendars, contacts (Drive, Calendar, Contacts…), read as a folder import reads them. */
-  documents: FolderFile[];
+  /** Documents, calendars, contacts (Drive, Calendar, Contacts…), read as a folder import reads them; Keep's notes with their labels. */
+  documents: TakeoutDocument[];
   skipped: SkippedFile[];
 }
 
@@ -62,13 +63,14 @@ export async function listTakeout(
     else documents.push(file);
   }
   const photos = await listPhotos(photoFiles, skipped, root, warn);
+  const keep = await withKeepNotes(documents, photos.skipped, warn);
   const keyed = <T extends { key: string }>(files: T[]) =>
     files.map((file) => ({ ...file, key: fromTakeout(file.key) }));
   return {
     mboxes: keyed(mboxes),
     photos: keyed(photos.files),
-    documents: keyed(documents),
-    skipped: keyed(photos.skipped),
+    documents: keyed(keep.documents),
+    skipped: keyed(keep.skipped),
   };
 }
 

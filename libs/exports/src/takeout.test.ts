@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readSidecars } from './takeout.js';
+import { listTakeout } from './takeout-export.js';
 
 test('Takeout sidecars are found under each name Takeout gives them and read as photo attributes', async (t) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'takeout-'));
@@ -59,4 +60,45 @@ test('Takeout sidecars are found under each name Takeout gives them and read as 
   assert.equal(found.has('IMG_0003.jpg'), false);
   assert.equal(found.has('IMG_0004.jpg'), false);
   assert.match(warnings.join('\n'), /IMG_0003\.jpg\.json: not a Takeout sidecar/);
+});
+
+test("Google Keep's notes in a Takeout: each note's page with its labels and the time it was edited; trashed notes, the details and the labels list skipped with why", async (t) => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'takeout-keep-'));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const keep = path.join(root, 'Takeout', 'Keep');
+  fs.mkdirSync(keep, { recursive: true });
+  const note = (name: string, details: unknown) => {
+    fs.writeFileSync(
+      path.join(keep, `${name}.html`),
+      `<html><head><title>${name}</title></head><body>${name}</body></html>`,
+    );
+    fs.writeFileSync(path.join(keep, `${name}.json`), JSON.stringify(details));
+  };
+  note('Groceries', {
+    title: 'Groceries',
+    isTrashed: false,
+    listContent: [{ text: 'milk', isChecked: false }],
+    labels: [{ name: 'Home' }, { name: 'Weekly shop' }],
+    createdTimestampUsec: 1617184000000000,
+    userEditedTimestampUsec: 1617184112345000,
+  });
+  note('Old idea', { title: 'Old idea', isTrashed: true, userEditedTimestampUsec: 1500000000000000 });
+  fs.writeFileSync(path.join(keep, 'Loose page.html'), '<html><body>no details beside it</body></html>');
+  fs.writeFileSync(path.join(keep, 'Labels.txt'), 'Home\nWeekly shop\n');
+  const warnings: string[] = [];
+  const listing = await listTakeout(root, new Set(['text/html', 'text/plain']), (m) => warnings.push(m));
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(
+    listing.documents.map((d) => [d.key, d.labels, d.modified]),
+    [
+      ['Keep/Groceries.html', ['keep:Home', 'keep:Weekly-shop'], '2021-03-31T09:48:32.345Z'],
+      ['Keep/Loose page.html', [], fs.statSync(path.join(keep, 'Loose page.html')).mtime.toISOString()],
+    ],
+  );
+  assert.deepEqual(Object.fromEntries(listing.skipped.map(({ key, reason }) => [key, reason])), {
+    'Keep/Groceries.json': "a Google Keep note's details (time, labels), read with its note",
+    'Keep/Old idea.json': "a Google Keep note's details (time, labels), read with its note",
+    'Keep/Old idea.html': "a note in Google Keep's trash",
+    'Keep/Labels.txt': "Google Keep's list of labels (each note carries its own)",
+  });
 });

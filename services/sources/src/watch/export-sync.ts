@@ -179,18 +179,26 @@ export class ExportSync {
     };
   }
 
-  private async document(source: SourceRow, settings: Settings, file: FolderFile): Promise<Entry> {
+  private async document(
+    source: SourceRow,
+    settings: Settings,
+    file: FolderFile & { labels?: string[] },
+  ): Promise<Entry> {
     const bytes = await fs.readFile(file.file);
     const inPlace = readsInPlace(settings, file.type, file.size);
+    const base = this.base(source, file.type, file.key);
+    const labels = file.labels ?? [];
     return {
       path: file.key,
-      sha256: sha256(bytes),
+      // A Keep note's labels count: relabelled in a newer export, it is sent again.
+      sha256: labels.length > 0 ? sha256(bytes, JSON.stringify(labels)) : sha256(bytes),
       size: file.size,
       modifiedAt: new Date(file.modified),
       externalId: file.key,
       inPlace,
       item: {
-        ...this.base(source, file.type, file.key),
+        ...base,
+        labels: [...new Set([...base.labels, ...labels])],
         attributes: isMessageFile(file.type)
           ? { modified: file.modified }
           : { filename: path.posix.basename(file.key), modified: file.modified },

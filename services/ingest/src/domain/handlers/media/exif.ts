@@ -1,4 +1,5 @@
 import exifr from 'exifr';
+import { cr3Exif, isCr3 } from './cr3.js';
 
 /** The EXIF tags a photo item keeps, as exifr reads them (raw values: dates stay EXIF strings). */
 export interface ExifTags {
@@ -77,6 +78,8 @@ export function appleContentIdentifier(note: Uint8Array | undefined): string | n
  */
 export async function readExif(bytes: Buffer): Promise<{ tags: ExifTags; problem: string | null }> {
   try {
+    // A CR3 keeps its EXIF where exifr does not look.
+    if (isCr3(bytes)) return { tags: cr3Exif(bytes), problem: null };
     const tags = (await exifr.parse(bytes, OPTIONS)) as ExifTags | undefined;
     return { tags: tags ?? {}, problem: null };
   } catch (error) {

@@ -213,6 +213,7 @@ describe("Live Photos: the content identifier an iPhone's still and motion clip 
 });
 
 describe('RAW files of every maker: read by their own signatures, their EXIF where it is kept', () => {
+  const read = async (type: string, bytes: Buffer) => (await registry.parse({ type, bytes })) as PhotoItem;
   /** A camera's JPEG with its EXIF, as the preview inside a RAW file carries it. */
   const cameraJpeg = (make: string, model: string) =>
     sharp({ create: { width: 64, height: 48, channels: 3, background: '#468' } })
@@ -247,7 +248,6 @@ describe('RAW files of every maker: read by their own signatures, their EXIF whe
   };
 
   it('ORF, RW2 and RAF give their camera and capture time; a CR3 whose EXIF is unread is kept, saying so', async () => {
-    const read = async (type: string, bytes: Buffer) => (await registry.parse({ type, bytes })) as PhotoItem;
     const cases: Array<[type: string, bytes: Buffer, make: string, model: string]> = [
       [
         'image/x-olympus-orf',
@@ -269,14 +269,123 @@ describe('RAW files of every maker: read by their own signatures, their EXIF whe
       assert.deepEqual(item.meta.camera, { make, model }, type);
       assert.equal(item.occurredAt, '2015-08-09T01:11:12.000Z', type);
     }
-    const cr3 = Buffer.concat([
+    const noCanonBox = Buffer.concat([
       Buffer.from([0, 0, 0, 24]),
       Buffer.from('ftypcrx \0\0\0\x01crx isom', 'latin1'),
       Buffer.alloc(64),
     ]);
-    const kept = await read('image/x-canon-cr3', cr3);
+    const kept = await read('image/x-canon-cr3', noCanonBox);
     assert.equal(kept.meta.format, 'raw');
-    assert.deepEqual(kept.warnings, ['EXIF unreadable (Unknown file format)']);
+    assert.deepEqual(kept.warnings, ["EXIF unreadable (no Canon metadata box (CMT1–CMT4) in this CR3's moov)"]);
+  });
+
+  /** A little-endian TIFF of one IFD: [tag, type, value] (2 ASCII, 3 SHORT, 5 RATIONALs as [numerator, denominator] pairs). */
+  const tiff = (entries: Array<[number, 2 | 3 | 5, string | number | Array<[number, number]>]>) => {
+    const head = Buffer.alloc(8 + 2 + entries.length * 12 + 4);
+    head.write('II', 0, 'latin1');
+    head.writeUInt16LE(42, 2);
+    head.writeUInt32LE(8, 4);
+    head.writeUInt16LE(entries.length, 8);
+    const data: Buffer[] = [];
+    let offset = head.length;
+    entries.forEach(([tag, type, value], i) => {
+      const entry = 10 + i * 12;
+      const bytes =
+        type === 2
+          ? Buffer.from(`${value as string}\0`, 'latin1')
+          : type === 3
+            ? Buffer.from([(value as number) & 0xff, (value as number) >> 8])
+            : Buffer.concat(
+                (value as Array<[number, number]>).map(([n, d]) => {
+                  const pair = Buffer.alloc(8);
+                  pair.writeUInt32LE(n, 0);
+                  pair.writeUInt32LE(d, 4);
+                  return pair;
+                }),
+              );
+      head.writeUInt16LE(tag, entry);
+      head.writeUInt16LE(type, entry + 2);
+      head.writeUInt32LE(type === 5 ? bytes.length / 8 : type === 3 ? 1 : bytes.length, entry + 4);
+      if (bytes.length <= 4) bytes.copy(head, entry + 8);
+      else {
+        head.writeUInt32LE(offset, entry + 8);
+        data.push(bytes);
+        offset += bytes.length;
+      }
+    });
+    return Buffer.concat([head, ...data]);
+  };
+  /** An ISO base media box. */
+  const box = (type: string, ...payload: Buffer[]) => {
+    const body = Buffer.concat(payload);
+    const header = Buffer.alloc(8);
+    header.writeUInt32BE(8 + body.length);
+    header.write(type, 4, 'latin1');
+    return Buffer.concat([header, body]);
+  };
+
+  it("a Canon CR3: its camera, capture time with zone, lens and place, from the TIFFs in Canon's box of its moov", async () => {
+    const cr3 = Buffer.concat([
+      box('ftyp', Buffer.from('crx \0\0\0\x01crx isom', 'latin1')),
+      box(
+        'moov',
+        box(
+          'uuid',
+          Buffer.from('85c0b687820f11e08111f4ce462b6a48', 'hex'),
+          box('CNCV', Buffer.from('CanonCR3_001/00.09.00/00.00.00', 'latin1')),
+          box(
+            'CMT1',
+            tiff([
+              [0x010f, 2, 'Canon'],
+              [0x0110, 2, 'Canon EOS R5'],
+              [0x0112, 3, 1],
+            ]),
+          ),
+          box(
+            'CMT2',
+            tiff([
+              [0x9003, 2, '2023:06:17 18:45:10'],
+              [0x9011, 2, '+02:00'],
+              [0xa434, 2, 'RF24-105mm F4 L IS USM'],
+            ]),
+          ),
+          box('CMT3', Buffer.from('maker notes', 'latin1')),
+          box(
+            'CMT4',
+            tiff([
+              [1, 2, 'N'],
+              [
+                2,
+                5,
+                [
+                  [48, 1],
+                  [51, 1],
+                  [2988, 100],
+                ],
+              ],
+              [3, 2, 'E'],
+              [
+                4,
+                5,
+                [
+                  [2, 1],
+                  [17, 1],
+                  [4020, 100],
+                ],
+              ],
+            ]),
+          ),
+        ),
+        box('mvhd', Buffer.alloc(100)),
+      ),
+      box('mdat', Buffer.alloc(256)),
+    ]);
+    const item = await read('image/x-canon-cr3', cr3);
+    assert.deepEqual(item.warnings, []);
+    assert.deepEqual(item.meta.camera, { make: 'Canon', model: 'Canon EOS R5' });
+    assert.equal(item.occurredAt, '2023-06-17T16:45:10.000Z');
+    assert.equal(item.meta.lens, 'RF24-105mm F4 L IS USM');
+    assert.ok(Math.abs(item.meta.gps!.latitude - 48.8583) < 1e-4 && Math.abs(item.meta.gps!.longitude - 2.2945) < 1e-4);
   });
 
   it('refuses a file sent as RAW whose bytes are no image at all', async () => {

@@ -30,6 +30,15 @@ describe('sources: a Google Takeout and a photo library as sources', () => {
     return found;
   }
 
+  test("a Takeout's zip is no source (a source is a folder): refused, saying what reads it", async () => {
+    const zip = path.join(h.env.home, 'takeout-20241201T101010Z-001.zip');
+    fs.writeFileSync(zip, 'PK\x05\x06');
+    await assert.rejects(
+      h.call(SourcesAdd, { kind: 'takeout', path: zip, id: 'zipped' }),
+      /takeout-20241201T101010Z-001\.zip is a zip archive, and a source is a folder: memex import takeout \(or import folder\) reads a zip as it is/,
+    );
+  });
+
   test('memex sources add takeout: mail with its labels and photos with albums; a rescan on a newer export unpacked there adds what is new and updates labels, nothing twice', async () => {
     const root = path.join(h.env.home, 'Takeout-me');
     await buildTakeout(root, 'first');

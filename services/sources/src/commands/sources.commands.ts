@@ -51,6 +51,11 @@ export class SourcesCommands {
       throw new MemexError('invalid_params', `path ${JSON.stringify(params.path)} must be absolute on the memex host`);
     const folder = path.resolve(params.path);
     const stat = await fs.stat(folder).catch(() => null);
+    if (stat?.isFile() && /\.zip$/i.test(folder))
+      throw new MemexError(
+        'invalid_params',
+        `${folder} is a zip archive, and a source is a folder: memex import takeout (or import folder) reads a zip as it is`,
+      );
     if (!stat?.isDirectory())
       throw new MemexError('invalid_params', `${folder} is not a folder the memex host can read`);
     await this.caughtUp();

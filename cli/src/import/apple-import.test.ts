@@ -2,11 +2,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import sharp from 'sharp';
-import { ItemsGet } from '@memex/contracts';
+import { ItemsGet, MailList } from '@memex/contracts';
 import { Bus, readLog } from '@memex/bus';
 import { startStack, type TestStack } from '@memex/e2e';
 import { xmpCoordinate } from '@memex/exports';
-import { assertAccounted, importInto, write } from './testing.js';
+import { assertAccounted, importInto, lastSeq, write } from './testing.js';
 
 /** An XMP packet as Apple Photos writes it beside an exported original ("Export IPTC as XMP"). */
 function xmp(fields: {
@@ -133,10 +133,10 @@ describe('imports from Apple: a Photos export, a Mail store', () => {
 
   test("memex import folder on Apple Mail's store: .emlx messages with their mailboxes as folders and Mail's flags", async () => {
     const root = path.join(stack.env.home, 'Library', 'Mail');
-    const emlx = (subject: string, flags: number) => {
+    const emlx = (subject: string, flags: number, body = `\nAbout ${subject}.\n`) => {
       const message = Buffer.from(
         `From: Ann <ann@example.org>\nTo: me@example.net\nSubject: ${subject}\nDate: Tue, 4 Jun 2024 09:30:00 +0200\n` +
-          `Message-ID: <${subject.replace(/\W/g, '')}@example.org>\n\nAbout ${subject}.\n`,
+          `Message-ID: <${subject.replace(/\W/g, '')}@example.org>\n${body}`,
       );
       const plist = `<?xml version="1.0" encoding="UTF-8"?>\n<plist version="1.0">\n<dict>\n\t<key>flags</key>\n\t<integer>${flags}</integer>\n</dict>\n</plist>\n`;
       return Buffer.concat([Buffer.from(`${message.length}          \n`), message, Buffer.from(plist)]);
@@ -144,15 +144,44 @@ describe('imports from Apple: a Photos export, a Mail store', () => {
     const account = 'V10/1C2B3A4D-0000-4E5F-8A9B-ABCDEF012345';
     write(root, {
       [`${account}/INBOX.mbox/0A1B/Data/0/Messages/101.emlx`]: emlx('Quarterly plan', 1),
-      [`${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.partial.emlx`]: emlx('Kick-off notes', 16),
-      // Where Mail keeps a partial message's attachment: not a message, accounted as skipped.
-      [`${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.2.emlxpart`]: 'attachment bytes',
+      // A message whose attachments Mail keeps apart: in Attachments/ (newer stores) and as an .emlxpart (older).
+      [`${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.partial.emlx`]: emlx(
+        'Kick-off notes',
+        16,
+        `MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n--b\nContent-Type: text/plain\n\nAbout the kick-off.\n` +
+          `--b\nContent-Type: text/plain; name=agenda.txt\nContent-Disposition: attachment; filename=agenda.txt\n` +
+          `Content-Transfer-Encoding: base64\nX-Apple-Content-Length: 40\n\n` +
+          `--b\nContent-Type: text/plain; name=minutes.txt\nContent-Disposition: attachment; filename=minutes.txt\n` +
+          `Content-Transfer-Encoding: 7bit\nX-Apple-Content-Length: 30\n\n--b--\n`,
+      ),
+      [`${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Attachments/102/2/agenda.txt`]: 'Agenda: the zeppelin budget.\n',
+      [`${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.3.emlxpart`]: 'Minutes: hangar booked.\n',
     });
     const { summary, error } = await importInto(stack, 'folder', root, 'apple-mail');
     assert.equal(error, undefined);
-    assertAccounted(summary, 3);
-    assert.deepEqual(summary.run, { created: 2, updated: 0, duplicate: 0, rejected: 0, skipped: 1 });
-    assert.match(summary.skipped.map((s) => s.reason).join('\n'), /no handler takes \.emlxpart files/);
+    assertAccounted(summary, 4);
+    assert.deepEqual(summary.run, { created: 2, updated: 0, duplicate: 0, rejected: 0, skipped: 2 });
+    // Before: the .emlxpart skipped as a type nothing reads, the Attachments file a document of its own.
+    assert.deepEqual(
+      summary.skipped.map((s) => [s.count, s.reason]),
+      [
+        [
+          2,
+          `a part of the Apple Mail message ${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.partial.emlx, sent inside it`,
+        ],
+      ],
+    );
+    const { messages } = await stack.owner.call(MailList, {
+      view: 'label',
+      label: 'Work/Projects',
+      account: 'import:folder:apple-mail',
+      min_seq: await lastSeq(stack),
+    });
+    assert.deepEqual(
+      messages.map((m) => [m.subject, m.attachments]),
+      [['Kick-off notes', 2]],
+      'both parts put back into their message',
+    );
 
     const bus = await Bus.connect(stack.env.config.natsUrl, 'apple-mail-test');
     const logged: Array<{ id: string; seq: number; kind: string }> = [];

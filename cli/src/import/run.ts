@@ -3,7 +3,10 @@ import path from 'node:path';
 import { INGEST_REQUEST_LIMIT_BYTES, MEDIA_FILE_TYPES, Types } from '@memex/contracts';
 import type { MemexClient } from '@memex/client';
 import {
+  completePartialEmlx,
   fileAttributes,
+  isPartialEmlx,
+  withAppleMailParts,
   FolderArchives,
   files as exportFiles,
   listFolder,
@@ -443,14 +446,18 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
  */
 async function folderFeed(options: ImportOptions, stateFile: StateFile): Promise<Feed> {
   const archives = new FolderArchives();
-  const listed = await listFolder(options.target, new Set([...(await acceptedTypes(options)), MBOX_TYPE]), archives);
+  const accepted = new Set([...(await acceptedTypes(options)), MBOX_TYPE]);
+  // Apple Mail's attachments kept apart from their messages go inside them.
+  const listed = withAppleMailParts(await listFolder(options.target, accepted, archives));
   const mboxes: MboxFile[] = [];
   const versions = new Map<string, string>();
   const files: FeedFile[] = [];
   const skipped = [...listed.skipped];
   for (const file of listed.files) {
     if (file.type !== MBOX_TYPE) {
-      files.push({ file, done: file.version, toItem: (bytes) => fileItem(options, file, bytes) });
+      const whole = async (bytes: Buffer) =>
+        isPartialEmlx(file.key) ? (await completePartialEmlx(bytes, file.file)).bytes : bytes;
+      files.push({ file, done: file.version, toItem: async (bytes) => fileItem(options, file, await whole(bytes)) });
       continue;
     }
     const mbox = await mboxOfTree(file.file, file.key, file.size);

@@ -14,3 +14,4 @@ export * from './photos.js';
 export * from './takeout-export.js';
 export { files } from './files.js';
 export * from './keep.js';
+export * from './apple-mail.js';

@@ -236,6 +236,30 @@ describe('memex import: every file accounted for', () => {
     assert.deepEqual(third.summary.run, { created: 1, updated: 0, duplicate: 0, rejected: 0, skipped: 0 });
   });
 
+  test('an mbox import or a Maildir import of a zip reads the zip as the folder it unpacks to', async () => {
+    const mbox = (id: string, subject: string) => `From - Mon Jun  1 10:00:00 2009\n${eml(id, subject)}\n`;
+    const lists = await zipOf(path.join(stack.env.home, 'list-archives.zip'), {
+      'dev/2009-June.mbox': mbox('l1', 'Release plan'),
+      'dev/2009-July.mbox': mbox('l2', 'Release done'),
+      'README.txt': 'The archives of the dev list.',
+    });
+    const fromZip = await run('mbox', lists, 'lists');
+    assert.equal(fromZip.error, undefined);
+    assertAccounted(fromZip.summary, 3);
+    assert.deepEqual([fromZip.summary.run.created, fromZip.summary.run.skipped], [2, 1]);
+    assert.deepEqual(await labelledIn('import:mbox:lists', 'dev/2009-June'), ['Release plan']);
+
+    const maildir = await zipOf(path.join(stack.env.home, 'Maildir.zip'), {
+      'cur/1262304001.M1P1.host:2,S': eml('z4', 'Zipped Maildir'),
+      '.Work/new/1262304002.M2P1.host': eml('z5', 'Zipped work mail'),
+      'dovecot.index': 'x',
+    });
+    const fromMaildir = await run('maildir', maildir, 'zipped-maildir');
+    assertAccounted(fromMaildir.summary, 3);
+    assert.deepEqual([fromMaildir.summary.run.created, fromMaildir.summary.run.skipped], [2, 1]);
+    assert.deepEqual(await labelledIn('import:maildir:zipped-maildir', 'Work'), ['Zipped work mail']);
+  });
+
   test('a message of 7 MB (a large attachment) imports: before, its request outgrew what NATS took in one message and failed the run', async () => {
     const root = path.join(stack.env.home, 'large');
     const attachment = Buffer.alloc(7 * 1024 * 1024, 'scan ')

@@ -1,6 +1,6 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { SkippedFile } from '@memex/exports';
+import { files } from '@memex/exports';
 
 /** One message file of a Maildir tree. */
 export interface MaildirMessage {
@@ -51,7 +51,7 @@ export async function listMaildir(root: string): Promise<{ messages: MaildirMess
   const messages: MaildirMessage[] = [];
   const skipped: SkippedFile[] = [];
   const visit = async (dir: string) => {
-    const entries = await fs.readdir(dir, { withFileTypes: true });
+    const entries = await files.list(dir);
     const relative = path.relative(root, dir);
     const folder = folderName(relative);
     const keyOf = (...parts: string[]) =>
@@ -75,7 +75,7 @@ export async function listMaildir(root: string): Promise<{ messages: MaildirMess
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) {
         if (entry.name !== 'new' && entry.name !== 'cur' && entry.name !== 'tmp') continue;
-        for (const file of await fs.readdir(full, { withFileTypes: true })) {
+        for (const file of await files.list(full)) {
           const key = keyOf(entry.name, file.name);
           if (!file.isFile()) skipped.push({ key, reason: 'not a regular file' });
           else if (entry.name === 'tmp') skipped.push({ key, reason: 'in tmp/: a delivery that has not finished' });

@@ -8,6 +8,7 @@ import {
   isPartialEmlx,
   withAppleMailParts,
   FolderArchives,
+  ZIP_FILE,
   files as exportFiles,
   listFolder,
   listMboxTree,
@@ -149,7 +150,7 @@ type MboxListing = Awaited<ReturnType<typeof listMboxTree>>;
 /** The mboxes to read: the file, or those of the folder tree (its other files skipped, with why). */
 async function mboxListing(options: ImportOptions, state: ImportState): Promise<MboxListing> {
   const target = options.target;
-  const stat = await fs.stat(target);
+  const stat = await exportFiles.stat(target);
   const listing = stat.isDirectory()
     ? await listMboxTree(target)
     : {
@@ -507,13 +508,7 @@ async function photoItem(options: ImportOptions, photo: PhotoFile, bytes: Buffer
   return item(options, photo.type, bytes, externalId, attributes, labels);
 }
 
-/** The feed of what `options` name; `unreadable`: what a Takeout's archives hold that cannot be read. */
-async function feedFor(
-  options: ImportOptions,
-  state: ImportState,
-  stateFile: StateFile,
-  unreadable?: SkippedFile[],
-): Promise<Feed> {
+async function feedFor(options: ImportOptions, state: ImportState, stateFile: StateFile): Promise<Feed> {
   switch (options.kind) {
     case 'mbox':
       return mboxFeed(options, state, await mboxListing(options, state));
@@ -549,7 +544,7 @@ async function feedFor(
       return pstFeed(options, stateFile);
     case 'takeout': {
       const listing = await listTakeout(options.target, await acceptedTypes(options), warn(options));
-      return takeoutFeed(options, stateFile, { ...listing, skipped: [...(unreadable ?? []), ...listing.skipped] });
+      return takeoutFeed(options, stateFile, listing);
     }
   }
 }
@@ -568,7 +563,17 @@ async function acceptedTypes(options: ImportOptions): Promise<Set<string>> {
  * continues where it stopped when run again, and what was already sent comes back as duplicates.
  */
 export async function runImport(options: ImportOptions): Promise<ImportOutcome> {
-  if (options.kind !== 'takeout') return await importFrom({ ...options, target: path.resolve(options.target) });
+  if (options.kind !== 'takeout') {
+    // A zip named as what is imported (a folder of photos, a Maildir, mboxes) is read as the folder it unpacks to.
+    const target = path.resolve(options.target);
+    const archives = new FolderArchives();
+    try {
+      const zipped = options.kind !== 'pst' && ZIP_FILE.test(target) && (await fs.stat(target)).isFile();
+      return await importFrom({ ...options, target }, zipped ? (await archives.open(target)).skipped : []);
+    } finally {
+      archives.close();
+    }
+  }
   // A Takeout's zips are read as the folder they unpack to, at their own path (see openTakeout).
   const takeout = await openTakeout([options.target, ...(options.parts ?? [])].map((part) => path.resolve(part)));
   if (takeout.parts.length > 0)
@@ -580,11 +585,12 @@ export async function runImport(options: ImportOptions): Promise<ImportOutcome> 
   }
 }
 
-async function importFrom(options: ImportOptions, unreadable?: SkippedFile[]): Promise<ImportOutcome> {
+/** Imports what `options` name; `unreadable`: what the zip archives it is read from hold that cannot be read. */
+async function importFrom(options: ImportOptions, unreadable: SkippedFile[]): Promise<ImportOutcome> {
   const { target } = options;
   const stateFile = new StateFile(options.home, options.kind, options.source);
   const state = stateFile.load(options.kind, options.source, target, options.restart, options.kind === 'takeout');
-  const feed = await feedFor(options, state, stateFile, unreadable);
+  const feed = await feedFor(options, state, stateFile);
   const report = new ImportReport(state, feed.total, options.progress);
   const readModels = new ReadModelWatch(options.client.options.url);
   const uploader = new Uploader({
@@ -608,6 +614,7 @@ async function importFrom(options: ImportOptions, unreadable?: SkippedFile[]): P
   report.startProgress();
   let error: unknown;
   try {
+    for (const { key, reason } of unreadable) report.skip(key, reason);
     await feed.send(uploader, report);
     await uploader.finish();
   } catch (failure) {

@@ -163,7 +163,12 @@ test('a zip in a folder is read as the folder it unpacks to: its files by their 
       ],
     );
 
-    // A zip named as the folder: its files by their paths in it.
+    // A zip opened as a folder: its files by their paths in it.
+    const opened = await archives.open(projects);
+    assert.deepEqual(
+      opened.skipped.map((s) => s.key),
+      ['Projects 2009/secret.txt'],
+    );
     const direct = await listFolder(projects, new Set(['text/plain']), archives);
     assert.deepEqual(
       direct.files.map((file) => file.key),

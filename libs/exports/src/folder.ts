@@ -138,7 +138,7 @@ export function savedPageOf(folder: string, has: (sibling: string) => boolean): 
 }
 
 /** A zip file, which a walk given `FolderArchives` reads as the folder it unpacks to. */
-const ZIP_FILE = /\.zip$/i;
+export const ZIP_FILE = /\.zip$/i;
 /** What macOS's Archive Utility adds to a zip: each file's resource fork and attributes (`._name`). */
 const MACOS_ZIP_FOLDER = '__MACOSX';
 
@@ -203,11 +203,6 @@ export async function walkFolder(
       else await take({ file: full, key, name: entry.name, stat: await fileTree.stat(full) }, skip);
     }
   };
-  // A zip named as the folder: its members, by their paths in it (one that cannot be read is refused).
-  if (archives && ZIP_FILE.test(root) && (await fileTree.stat(root)).isFile()) {
-    const opened = await archives.open(root);
-    skipped.push(...opened.skipped);
-  }
   await visit(root, null);
   return skipped;
 }

@@ -113,6 +113,24 @@ describe('memex import pst', { skip }, () => {
     );
   });
 
+  test('memex import folder reads the Outlook data files in the folder (Documents/Outlook Files/*.pst), one it cannot open skipped with why', async () => {
+    const root = path.join(stack.env.home, 'Documents');
+    fs.mkdirSync(path.join(root, 'Outlook Files'), { recursive: true });
+    fs.symlinkSync(ENRON, path.join(root, 'Outlook Files', 'archive.pst'));
+    fs.writeFileSync(path.join(root, 'Outlook Files', 'broken.ost'), 'not an Outlook data file');
+    fs.writeFileSync(path.join(root, 'notes.md'), '# Notes\n\nAbout the Enron archive.\n');
+    const first = await importInto(stack, 'folder', root, 'documents');
+    assert.equal(first.error, undefined);
+    assertAccounted(first.summary, 73);
+    const { created, duplicate, skipped } = first.summary.run;
+    // Before: "an Outlook data file: memex import pst reads it", and nothing of it came in. Its 71
+    // messages are those `memex import pst` brought in above: the same messages, so duplicates.
+    assert.deepEqual([created, duplicate, skipped], [1, 71, 1]);
+    assert.match(first.summary.skipped[0]!.reason, /^an Outlook data file that cannot be read/);
+    const second = await importInto(stack, 'folder', root, 'documents');
+    assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 72], 'nothing sent twice');
+  });
+
   test('a damaged PST: what can be read comes in, each item that cannot is counted with why, none lost unseen', async () => {
     // The Enron PST with ten holes of zeros, as a bad sector or a copy cut short leaves them.
     const damaged = Buffer.from(fs.readFileSync(ENRON));

@@ -8,6 +8,8 @@ import {
   isPartialEmlx,
   withAppleMailParts,
   FolderArchives,
+  inArchive,
+  OUTLOOK_DATA_TYPE,
   ZIP_FILE,
   files as exportFiles,
   listFolder,
@@ -15,6 +17,7 @@ import {
   mboxOfTree,
   pstItemCount,
   readPst,
+  pstOpenProblem,
   mboxSize,
   listPhotos,
   MBOX_TYPE,
@@ -255,9 +258,46 @@ class DoneKeys {
 }
 
 /**
- * An Outlook data file (.pst, .ost), item by item: each message done on its own (a run after an
- * interrupted one sends only what that did not), each other item skipped with why.
+ * Sends the items of an Outlook data file, each done on its own under `doneKey` (a run after an
+ * interrupted one sends only what that did not), each other item skipped with why; `keyOf` names
+ * an item by its place in the file. Returns how many earlier runs sent.
  */
+async function sendPstItems(
+  options: ImportOptions,
+  file: string,
+  keys: { keyOf: (key: string) => string; doneKey: (key: string) => string },
+  done: DoneKeys,
+  send: { uploader: Uploader; report: ImportReport; position: () => number },
+): Promise<number> {
+  let earlier = 0;
+  for await (const entry of readPst(file)) {
+    const key = keys.keyOf(entry.key);
+    const position = send.position();
+    if ('skipped' in entry) {
+      send.report.skip(key, entry.skipped);
+      continue;
+    }
+    if (!done.sending(key, keys.doneKey(entry.key))) {
+      earlier++;
+      continue;
+    }
+    if (entry.bytes.length > INGEST_REQUEST_LIMIT_BYTES) {
+      await send.uploader.reject({ key, position }, tooLarge(entry.bytes.length));
+      continue;
+    }
+    const folder = options.folder ?? entry.folder;
+    // A calendar entry or a contact carries its own dates and names; a message its folder and read mark.
+    const attributes =
+      entry.type === 'message/rfc822'
+        ? { ...(folder ? { folder } : {}), read: entry.read, ...(entry.received ? { received: entry.received } : {}) }
+        : {};
+    const sent = item(options, entry.type, entry.bytes, key, attributes);
+    await send.uploader.add({ key, position, bytes: entry.bytes.length, item: sent });
+  }
+  return earlier;
+}
+
+/** An Outlook data file (.pst, .ost), item by item (see `sendPstItems`). */
 function pstFeed(options: ImportOptions, stateFile: StateFile): Feed {
   const done = new DoneKeys(stateFile);
   let earlier = 0;
@@ -268,33 +308,12 @@ function pstFeed(options: ImportOptions, stateFile: StateFile): Feed {
     },
     async send(uploader, report) {
       let position = 0;
-      for await (const entry of readPst(options.target)) {
-        position++;
-        if ('skipped' in entry) {
-          report.skip(entry.key, entry.skipped);
-          continue;
-        }
-        if (!done.sending(entry.key, `pst\t${entry.key}`)) {
-          earlier++;
-          continue;
-        }
-        if (entry.bytes.length > INGEST_REQUEST_LIMIT_BYTES) {
-          await uploader.reject({ key: entry.key, position }, tooLarge(entry.bytes.length));
-          continue;
-        }
-        const folder = options.folder ?? entry.folder;
-        // A calendar entry or a contact carries its own dates and names; a message its folder and read mark.
-        const attributes =
-          entry.type === 'message/rfc822'
-            ? {
-                ...(folder ? { folder } : {}),
-                read: entry.read,
-                ...(entry.received ? { received: entry.received } : {}),
-              }
-            : {};
-        const sent = item(options, entry.type, entry.bytes, entry.key, attributes);
-        await uploader.add({ key: entry.key, position, bytes: entry.bytes.length, item: sent });
-      }
+      const keys = { keyOf: (key: string) => key, doneKey: (key: string) => `pst\t${key}` };
+      earlier = await sendPstItems(options, options.target, keys, done, {
+        uploader,
+        report,
+        position: () => ++position,
+      });
     },
     commit(batch, results) {
       done.commit(batch, results);
@@ -323,12 +342,12 @@ type MailKeys = (message: MboxMessage, key: string, mbox: MboxFile) => { externa
 function mailAndFilesFeed(
   options: ImportOptions,
   stateFile: StateFile,
-  listing: { mboxes: MboxFile[]; files: FeedFile[]; skipped: SkippedFile[] },
+  listing: { mboxes: MboxFile[]; psts?: FolderFile[]; files: FeedFile[]; skipped: SkippedFile[] },
   mailKeys: MailKeys,
 ): Feed {
   const done = new DoneKeys(stateFile);
-  const { mboxes, files, skipped } = listing;
-  const mailBytes = mboxes.reduce((n, m) => n + m.size, 0);
+  const { mboxes, psts = [], files, skipped } = listing;
+  const mailBytes = [...mboxes, ...psts].reduce((n, m) => n + m.size, 0);
   let earlier = 0;
   return {
     total: { value: mailBytes + files.reduce((n, f) => n + f.file.size, 0), unit: 'bytes' },
@@ -362,6 +381,15 @@ function mailAndFilesFeed(
             { key: mbox.key, position: base },
             `${reading.damage.message}: what follows was not read`,
           );
+      }
+      // An Outlook data file's items, each done by its place in the file as it was (a changed file is read again).
+      for (const pst of psts) {
+        base += pst.size;
+        const keys = {
+          keyOf: (key: string) => `${pst.key}#${key}`,
+          doneKey: (key: string) => `pst\t${pst.version}\t${key}`,
+        };
+        earlier += await sendPstItems(options, pst.file, keys, done, { uploader, report, position: () => base });
       }
       for (const { file, done: doneKey, toItem } of files) {
         base += file.size;
@@ -447,14 +475,24 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
  */
 async function folderFeed(options: ImportOptions, stateFile: StateFile): Promise<Feed> {
   const archives = new FolderArchives();
-  const accepted = new Set([...(await acceptedTypes(options)), MBOX_TYPE]);
+  const accepted = new Set([...(await acceptedTypes(options)), MBOX_TYPE, OUTLOOK_DATA_TYPE]);
   // Apple Mail's attachments kept apart from their messages go inside them.
   const listed = withAppleMailParts(await listFolder(options.target, accepted, archives));
   const mboxes: MboxFile[] = [];
+  const psts: FolderFile[] = [];
   const versions = new Map<string, string>();
   const files: FeedFile[] = [];
   const skipped = [...listed.skipped];
   for (const file of listed.files) {
+    if (file.type === OUTLOOK_DATA_TYPE) {
+      // pst-extractor reads a file on disk, and one it cannot open at all says so here.
+      const unreadable = inArchive(file.file)
+        ? 'an Outlook data file inside a zip: unpack it to read it'
+        : pstOpenProblem(file.file);
+      if (unreadable) skipped.push({ key: file.key, reason: unreadable });
+      else psts.push(file);
+      continue;
+    }
     if (file.type !== MBOX_TYPE) {
       const whole = async (bytes: Buffer) =>
         isPartialEmlx(file.key) ? (await completePartialEmlx(bytes, file.file)).bytes : bytes;
@@ -467,7 +505,7 @@ async function folderFeed(options: ImportOptions, stateFile: StateFile): Promise
     versions.set(file.key, file.version);
   }
   // A message is done by its place in its mbox as it was (a changed mbox is read again).
-  const feed = mailAndFilesFeed(options, stateFile, { mboxes, files, skipped }, (message, key, mbox) => ({
+  const feed = mailAndFilesFeed(options, stateFile, { mboxes, psts, files, skipped }, (message, key, mbox) => ({
     externalId: mailExternalId(message, key),
     done: `mail\t${versions.get(mbox.key)}\t${message.offset}`,
   }));

@@ -16,6 +16,8 @@ export interface FolderEntry {
   name: string;
   isDirectory(): boolean;
   isFile(): boolean;
+  /** On disk: a symbolic link (whose target `files.stat` gives). */
+  isSymbolicLink?(): boolean;
 }
 
 /** A file's size and time (node's `Stats` has these too). */

@@ -179,3 +179,28 @@ test('a zip in a folder is read as the folder it unpacks to: its files by their 
     await fs.rm(root, { recursive: true, force: true });
   }
 });
+
+test('a link in a folder: to a file it is read as the file, to a folder or to nothing it is skipped, saying why', async () => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-folder-links-'));
+  try {
+    await fs.mkdir(path.join(root, 'docs'));
+    await fs.writeFile(path.join(root, 'docs/plan.txt'), 'The plan.');
+    await fs.symlink(path.join(root, 'docs/plan.txt'), path.join(root, 'plan-link.txt'));
+    await fs.symlink(path.join(root, 'docs'), path.join(root, 'docs-link'));
+    await fs.symlink(path.join(root, 'gone.txt'), path.join(root, 'dangling.txt'));
+    const { files: listed, skipped } = await listFolder(root, new Set(['text/plain']));
+    assert.deepEqual(
+      listed.map((file) => [file.key, file.size]),
+      [
+        ['docs/plan.txt', 9],
+        ['plan-link.txt', 9],
+      ],
+    );
+    assert.deepEqual(skipped, [
+      { key: 'dangling.txt', reason: 'a link whose target is gone' },
+      { key: 'docs-link', reason: 'a link to a folder (not followed: it may lead in a circle)' },
+    ]);
+  } finally {
+    await fs.rm(root, { recursive: true, force: true });
+  }
+});

@@ -56,6 +56,11 @@ export const FOLDER_DATA_TYPES: ReadonlySet<string> = new Set([
 
 /** Outlook's data files (`Documents/Outlook Files/*.pst` on Windows), which `memex import pst` reads. */
 const OUTLOOK_DATA_FILE = /^(pst|ost)$/;
+/**
+ * An Outlook data file (.pst, .ost): no handler takes it whole; a folder import that lists it (see
+ * `listFolder`) sends its items.
+ */
+export const OUTLOOK_DATA_TYPE = 'application/vnd.ms-outlook-pst';
 
 /** A file that is not sent, and why: every file under a root is either sent or one of these. */
 export interface SkippedFile {
@@ -197,10 +202,16 @@ export async function walkFolder(
         const page = partOf ? null : savedPageOf(entry.name, (sibling) => names.has(sibling));
         const pageKey = page ? path.posix.join(path.posix.dirname(key), page) : null;
         await visit(full, partOf ?? (pageKey ? `a part of the saved web page ${pageKey}` : null));
-      } else if (!entry.isFile()) skip('not a regular file');
-      else if (partOf) skip(partOf);
-      else if (archives && ZIP_FILE.test(entry.name)) await visitZip(full, key);
-      else await take({ file: full, key, name: entry.name, stat: await fileTree.stat(full) }, skip);
+      } else {
+        // A link to a file is read as that file; one to a folder is not followed (it may lead in a circle).
+        const linked = entry.isSymbolicLink?.() ? await fileTree.stat(full).catch(() => null) : undefined;
+        if (linked === null) skip('a link whose target is gone');
+        else if (linked?.isDirectory()) skip('a link to a folder (not followed: it may lead in a circle)');
+        else if (!entry.isFile() && !linked?.isFile()) skip('not a regular file');
+        else if (partOf) skip(partOf);
+        else if (archives && ZIP_FILE.test(entry.name)) await visitZip(full, key);
+        else await take({ file: full, key, name: entry.name, stat: linked ?? (await fileTree.stat(full)) }, skip);
+      }
     }
   };
   await visit(root, null);
@@ -258,7 +269,8 @@ function typeOfHead(head: Buffer): string | null {
 
 /**
  * Every file under a folder, in a stable order: the ones of the `accepted` types (those a handler
- * of the server takes; mboxes too where the caller reads them, `MBOX_TYPE`), and the rest skipped
+ * of the server takes; mboxes and Outlook data files too where the caller reads them, `MBOX_TYPE`,
+ * `OUTLOOK_DATA_TYPE`), and the rest skipped
  * with the reason (hidden files and folders, types nothing reads), so that an import accounts for
  * every file. A file's type is its name's, else what its first bytes show (see `typeOfFile`).
  */
@@ -272,8 +284,10 @@ export async function listFolder(
     root,
     async ({ file, key, name, stat }, skip) => {
       const extension = path.extname(name).slice(1).toLowerCase();
-      const named = await typeOfFile(file);
-      const type = named && (DOCUMENT_TYPES.has(named) || MEDIA_TYPES.has(named) || named === MBOX_TYPE) ? named : null;
+      const named = OUTLOOK_DATA_FILE.test(extension) ? OUTLOOK_DATA_TYPE : await typeOfFile(file);
+      const readable = (type: string) =>
+        DOCUMENT_TYPES.has(type) || MEDIA_TYPES.has(type) || type === MBOX_TYPE || type === OUTLOOK_DATA_TYPE;
+      const type = named && readable(named) ? named : null;
       if (named && FOLDER_DATA_TYPES.has(named)) {
         skip(`a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`);
         return;

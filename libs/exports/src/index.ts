@@ -12,6 +12,6 @@ export * from './takeout.js';
 export * from './apple.js';
 export * from './photos.js';
 export * from './takeout-export.js';
-export { files } from './files.js';
+export { files, inArchive } from './files.js';
 export * from './keep.js';
 export * from './apple-mail.js';

@@ -80,6 +80,16 @@ export function pstItemCount(file: string): number {
   }
 }
 
+/** Why an Outlook data file cannot be read at all (not one, or damaged where it starts), or null. */
+export function pstOpenProblem(file: string): string | null {
+  try {
+    openPst(file).close();
+    return null;
+  } catch (error) {
+    return `an Outlook data file that cannot be read (${(error as Error).message.replace(`${file}: `, '')})`;
+  }
+}
+
 function openPst(file: string): PSTFile {
   try {
     return new PSTFile(file);

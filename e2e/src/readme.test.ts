@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { EntityGet, Ingest, Search, SignalsList } from '@memex/contracts';
+import { buildOlm } from '@memex/exports/testing';
 import { FakeHead } from '@memex/head/testing';
 import { pdf } from '@memex/ingest/testing';
 import { FakeChatServer, type FakeChatAnswer, type FakeChatRequest } from '@memex/pipelines';
@@ -49,7 +50,7 @@ const PAPER_PAGES = [
 ];
 
 /** Files the examples name under `~`, generated (no third-party data), and a model read in place. */
-function makeHome(home: string): void {
+async function makeHome(home: string): Promise<void> {
   const mail = (n: number, from: string, subject: string, body: string) =>
     `From: Ann Lee <${from}>\nTo: Me <me@example.com>\nSubject: ${subject}\nDate: Tue, 0${n} Mar 2021 10:00:00 +0000\nMessage-ID: <readme-${n}@example.com>\n\n${body}\n`;
   fs.mkdirSync(path.join(home, 'mail'), { recursive: true });
@@ -111,6 +112,7 @@ function makeHome(home: string): void {
     fs.mkdirSync(path.join(home, 'Documents/Outlook Files'));
     fs.symlinkSync(outlook, path.join(home, 'Documents/Outlook Files/archive.pst'));
   }
+  await buildOlm(path.join(home, 'Documents/Archive.olm'));
   if (!sharedSkip('models/model2vec-test-fixture')) {
     fs.mkdirSync(path.join(home, 'models'));
     fs.symlinkSync(path.join(sharedRoot, 'models/model2vec-test-fixture'), path.join(home, 'models/potion-base-8M'));
@@ -168,7 +170,7 @@ describe("README's command examples run as written", () => {
     chat = new FakeChatServer(chatAnswer);
     await chat.start();
     home = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-readme-'));
-    makeHome(home);
+    await makeHome(home);
     fs.symlinkSync(stack.config.home, path.join(home, '.memex'));
   });
   after(async () => {

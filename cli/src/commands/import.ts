@@ -105,6 +105,15 @@ export function registerImport(program: Command): void {
     .action((file: string, options: CommonOptions) => importAction('pst', file, options));
   withCommonOptions(
     group
+      .command('olm <file>')
+      .description(
+        'an Outlook for Mac archive (.olm, from File > Export): its mail, each message with its folder as a label, its read mark and attachments; its calendar, contacts, tasks and notes are skipped, counted',
+      ),
+  )
+    .option('--folder <name>', 'one folder label for every message, in place of the folders the archive holds')
+    .action((file: string, options: CommonOptions) => importAction('olm', file, options));
+  withCommonOptions(
+    group
       .command('maildir <dir>')
       .description('a Maildir (or Maildir++ tree): folders become labels, flags read/starred'),
   ).action((dir: string, options: CommonOptions) => importAction('maildir', dir, options));

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { CalendarList, MailList, type ResultOf } from '@memex/contracts';
 import { startStack, type TestStack } from '@memex/e2e';
 import { waitUntil } from '@memex/testing';
+import { buildOlm } from '@memex/exports/testing';
 import { assertAccounted, importInto, lastSeq } from './testing.js';
 
 /**
@@ -23,7 +24,7 @@ const OUTLOOK_COM = path.join(testdata, 'pstextractortest@outlook.com.ost');
 const skip =
   fs.existsSync(ENRON) && fs.existsSync(OUTLOOK_COM) ? false : `pst-extractor ships no test data at ${testdata}`;
 
-describe('memex import pst', { skip }, () => {
+describe('memex import pst and olm', { skip }, () => {
   let stack: TestStack;
   before(async () => {
     stack = await startStack(['ingest', 'calendar-sync']);
@@ -129,6 +130,24 @@ describe('memex import pst', { skip }, () => {
     assert.match(first.summary.skipped[0]!.reason, /^an Outlook data file that cannot be read/);
     const second = await importInto(stack, 'folder', root, 'documents');
     assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 72], 'nothing sent twice');
+  });
+
+  test('memex import olm: an Outlook for Mac archive, its messages with their folders, read marks and attachments; a second run sends nothing', async () => {
+    const archive = await buildOlm(path.join(stack.env.home, 'Archive.olm'));
+    const first = await importInto(stack, 'olm', archive, 'mac');
+    assert.equal(first.error, undefined);
+    assertAccounted(first.summary, 7);
+    assert.deepEqual(first.summary.run, { created: 3, updated: 0, duplicate: 0, rejected: 0, skipped: 4 });
+    const projects = await list('import:olm:mac', 'label', 'Inbox/Projects');
+    assert.deepEqual(
+      projects.map((m) => [m.subject, m.read, m.from[0]?.address]),
+      [['Re: Quarterly report & figures', true, 'cy@example.com']],
+    );
+    const inbox = await list('import:olm:mac', 'inbox');
+    const report = inbox.find((m) => m.subject === 'Quarterly report & figures')!;
+    assert.deepEqual([report.read, report.attachments, report.date], [false, 1, '2022-05-26T17:55:40.000Z']);
+    const second = await importInto(stack, 'olm', archive, 'mac');
+    assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 3]);
   });
 
   test('a damaged PST: what can be read comes in, each item that cannot is counted with why, none lost unseen', async () => {

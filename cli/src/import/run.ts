@@ -17,7 +17,11 @@ import {
   mboxOfTree,
   pstItemCount,
   readPst,
+  readOlm,
+  olmFileCount,
   pstOpenProblem,
+  type PstMessage,
+  type PstSkipped,
   mboxSize,
   listPhotos,
   MBOX_TYPE,
@@ -39,7 +43,7 @@ import { StateFile, type ImportState } from './state.js';
 import { ReadModelWatch } from './read-model-watch.js';
 import { Uploader, type Answered, type Item, type Result } from './uploader.js';
 
-export type ImportKind = 'mbox' | 'maildir' | 'folder' | 'photos' | 'takeout' | 'pst';
+export type ImportKind = 'mbox' | 'maildir' | 'folder' | 'photos' | 'takeout' | 'pst' | 'olm';
 
 export interface ImportOptions {
   kind: ImportKind;
@@ -258,19 +262,19 @@ class DoneKeys {
 }
 
 /**
- * Sends the items of an Outlook data file, each done on its own under `doneKey` (a run after an
- * interrupted one sends only what that did not), each other item skipped with why; `keyOf` names
- * an item by its place in the file. Returns how many earlier runs sent.
+ * Sends the items of an Outlook data file or archive (.pst, .ost, .olm), each done on its own under
+ * `doneKey` (a run after an interrupted one sends only what that did not), each other item skipped
+ * with why; `keyOf` names an item by its place in the file. Returns how many earlier runs sent.
  */
-async function sendPstItems(
+async function sendOutlookItems(
   options: ImportOptions,
-  file: string,
+  entries: AsyncIterable<PstMessage | PstSkipped>,
   keys: { keyOf: (key: string) => string; doneKey: (key: string) => string },
   done: DoneKeys,
   send: { uploader: Uploader; report: ImportReport; position: () => number },
 ): Promise<number> {
   let earlier = 0;
-  for await (const entry of readPst(file)) {
+  for await (const entry of entries) {
     const key = keys.keyOf(entry.key);
     const position = send.position();
     if ('skipped' in entry) {
@@ -297,23 +301,24 @@ async function sendPstItems(
   return earlier;
 }
 
-/** An Outlook data file (.pst, .ost), item by item (see `sendPstItems`). */
-function pstFeed(options: ImportOptions, stateFile: StateFile): Feed {
+/**
+ * An Outlook data file (.pst, .ost) or Outlook for Mac archive (.olm, mounted), item by item (see
+ * `sendOutlookItems`).
+ */
+async function outlookFeed(options: ImportOptions, stateFile: StateFile, kind: 'pst' | 'olm'): Promise<Feed> {
   const done = new DoneKeys(stateFile);
   let earlier = 0;
+  const total = kind === 'pst' ? pstItemCount(options.target) : await olmFileCount(options.target);
   return {
-    total: { value: pstItemCount(options.target), unit: 'items' },
+    total: { value: total, unit: 'items' },
     get earlier() {
       return earlier;
     },
     async send(uploader, report) {
       let position = 0;
-      const keys = { keyOf: (key: string) => key, doneKey: (key: string) => `pst\t${key}` };
-      earlier = await sendPstItems(options, options.target, keys, done, {
-        uploader,
-        report,
-        position: () => ++position,
-      });
+      const keys = { keyOf: (key: string) => key, doneKey: (key: string) => `${kind}\t${key}` };
+      const entries = kind === 'pst' ? readPst(options.target) : readOlm(options.target);
+      earlier = await sendOutlookItems(options, entries, keys, done, { uploader, report, position: () => ++position });
     },
     commit(batch, results) {
       done.commit(batch, results);
@@ -389,7 +394,8 @@ function mailAndFilesFeed(
           keyOf: (key: string) => `${pst.key}#${key}`,
           doneKey: (key: string) => `pst\t${pst.version}\t${key}`,
         };
-        earlier += await sendPstItems(options, pst.file, keys, done, { uploader, report, position: () => base });
+        const send = { uploader, report, position: () => base };
+        earlier += await sendOutlookItems(options, readPst(pst.file), keys, done, send);
       }
       for (const { file, done: doneKey, toItem } of files) {
         base += file.size;
@@ -579,7 +585,8 @@ async function feedFor(options: ImportOptions, state: ImportState, stateFile: St
       );
     }
     case 'pst':
-      return pstFeed(options, stateFile);
+    case 'olm':
+      return outlookFeed(options, stateFile, options.kind);
     case 'takeout': {
       const listing = await listTakeout(options.target, await acceptedTypes(options), warn(options));
       return takeoutFeed(options, stateFile, listing);
@@ -606,7 +613,9 @@ export async function runImport(options: ImportOptions): Promise<ImportOutcome> 
     const target = path.resolve(options.target);
     const archives = new FolderArchives();
     try {
-      const zipped = options.kind !== 'pst' && ZIP_FILE.test(target) && (await fs.stat(target)).isFile();
+      // An .olm is a zip too.
+      const zipped =
+        options.kind === 'olm' || (options.kind !== 'pst' && ZIP_FILE.test(target) && (await fs.stat(target)).isFile());
       return await importFrom({ ...options, target }, zipped ? (await archives.open(target)).skipped : []);
     } finally {
       archives.close();

@@ -294,6 +294,7 @@ export async function listFolder(
       }
       if (!type || !accepted.has(type)) {
         if (OUTLOOK_DATA_FILE.test(extension)) skip('an Outlook data file: memex import pst reads it');
+        else if (extension === 'olm') skip('an Outlook for Mac archive: memex import olm reads it');
         else skip(extension ? `no handler takes .${extension} files` : 'no extension to tell its type');
         return;
       }

@@ -15,3 +15,4 @@ export * from './takeout-export.js';
 export { files, inArchive } from './files.js';
 export * from './keep.js';
 export * from './apple-mail.js';
+export * from './olm.js';

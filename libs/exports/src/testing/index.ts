@@ -180,3 +180,56 @@ export function damageZipMember(file: string, name: string, damage: { method?: n
   }
   fs.writeFileSync(file, bytes);
 }
+
+/** An `<emailAddress>` of an Outlook for Mac archive's message. */
+const olmAddress = (name: string, address: string) =>
+  `<emailAddress OPFContactEmailAddressAddress="${address}" OPFContactEmailAddressName="${name}"/>`;
+
+/**
+ * An Outlook for Mac archive (.olm) as Outlook writes one, built for tests (no third-party data):
+ * a message with a PDF attachment in Inbox, an HTML one read in Inbox/Projects, one sent, one
+ * whose XML is cut short, the attachment's file, the address book and the categories.
+ */
+export async function buildOlm(file: string): Promise<string> {
+  const account = 'Accounts/ann@example.com';
+  const messages = `${account}/com.microsoft.__Messages`;
+  const email = (fields: string) =>
+    `<?xml version="1.0" encoding="UTF-8"?>\n<emails><email>${fields}</email></emails>\n`;
+  return zipOf(file, {
+    [`${messages}/Inbox/message_00000.xml`]: email(
+      `<OPFMessageCopySubject>Quarterly report &amp; figures</OPFMessageCopySubject>` +
+        `<OPFMessageCopySenderAddress>${olmAddress('Bob Stone', 'bob@example.org')}</OPFMessageCopySenderAddress>` +
+        `<OPFMessageCopyToAddresses>${olmAddress('Ann Lee', 'ann@example.com')}${olmAddress('Cy', 'cy@example.com')}</OPFMessageCopyToAddresses>` +
+        `<OPFMessageCopyCCAddresses>${olmAddress('Dee', 'dee@example.com')}</OPFMessageCopyCCAddresses>` +
+        `<OPFMessageCopySentTime>2022-05-26T17:55:40</OPFMessageCopySentTime>` +
+        `<OPFMessageCopyReceivedTime>2022-05-26T17:56:02</OPFMessageCopyReceivedTime>` +
+        `<OPFMessageCopyMessageID>report-2022@example.org</OPFMessageCopyMessageID>` +
+        `<OPFMessageCopyBody>The report is attached.</OPFMessageCopyBody>` +
+        `<OPFMessageGetIsRead>0</OPFMessageGetIsRead>` +
+        `<OPFMessageCopyAttachmentList><messageAttachment OPFAttachmentName="report.pdf" ` +
+        `OPFAttachmentContentType="application/pdf" OPFAttachmentURL="${account}/com.microsoft.__Attachments/report.pdf"/>` +
+        `</OPFMessageCopyAttachmentList>`,
+    ),
+    [`${account}/com.microsoft.__Attachments/report.pdf`]: '%PDF-1.4\n% the quarterly report\n',
+    [`${messages}/Inbox/Projects/message_00001.xml`]: email(
+      `<OPFMessageCopySubject>Re: Quarterly report &amp; figures</OPFMessageCopySubject>` +
+        `<OPFMessageCopySenderAddress>${olmAddress('Cy', 'cy@example.com')}</OPFMessageCopySenderAddress>` +
+        `<OPFMessageCopyToAddresses>${olmAddress('Bob Stone', 'bob@example.org')}</OPFMessageCopyToAddresses>` +
+        `<OPFMessageCopySentTime>2022-05-27T08:00:00</OPFMessageCopySentTime>` +
+        `<OPFMessageCopyMessageID>reply-2022@example.com</OPFMessageCopyMessageID>` +
+        `<OPFMessageCopyInReplyTo>&lt;report-2022@example.org&gt;</OPFMessageCopyInReplyTo>` +
+        `<OPFMessageCopyHTMLBody>&lt;p&gt;Figures look &lt;b&gt;good&lt;/b&gt;.&lt;/p&gt;</OPFMessageCopyHTMLBody>` +
+        `<OPFMessageGetIsRead>1</OPFMessageGetIsRead>`,
+    ),
+    [`${messages}/Sent Items/message_00002.xml`]: email(
+      `<OPFMessageCopySubject>Lunch?</OPFMessageCopySubject>` +
+        `<OPFMessageCopySenderAddress>${olmAddress('Ann Lee', 'ann@example.com')}</OPFMessageCopySenderAddress>` +
+        `<OPFMessageCopyToAddresses>${olmAddress('Bob Stone', 'bob@example.org')}</OPFMessageCopyToAddresses>` +
+        `<OPFMessageCopySentTime>2022-05-28T11:00:00</OPFMessageCopySentTime>` +
+        `<OPFMessageCopyBody>Lunch on Friday?</OPFMessageCopyBody>`,
+    ),
+    [`${messages}/Inbox/message_00003.xml`]: '<?xml version="1.0"?>\n<emails><email><OPFMessageCopySubject>Cut',
+    [`${account}/com.microsoft.__Contacts/Address Book/contact_00000.xml`]: '<contacts><contact/></contacts>',
+    'Categories.xml': '<categories/>',
+  });
+}

@@ -1,0 +1,169 @@
+import path from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import { files } from './files.js';
+import { walkFolder } from './folder.js';
+import { outlookMime, type OutlookAddress, type OutlookMessage } from './outlook-mime.js';
+import type { PstMessage, PstSkipped } from './pst.js';
+
+/**
+ * Outlook for Mac's archive (`.olm`): a zip holding, per account,
+ * `Accounts/<account>/com.microsoft.__Messages/<folder>/message_00000.xml`, one message each
+ * (`<emails><email>` with `OPFMessageCopy…` fields), and the files its attachments name
+ * (`OPFAttachmentURL`). Read mounted as a folder (see zip.ts); each message becomes the Internet
+ * message it stands for (see `outlookMime`), with its folder as a label and its read mark.
+ */
+
+const MESSAGE_FILE = /(^|\/)com\.microsoft\.__Messages\/(.+)\/message_\d+\.xml$/;
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '',
+  parseTagValue: false,
+  parseAttributeValue: false,
+  trimValues: false,
+  isArray: (name) => name === 'emailAddress' || name === 'messageAttachment' || name === 'email',
+});
+
+/** An `<emailAddress OPFContactEmailAddressAddress=… OPFContactEmailAddressName=…/>` list. */
+interface AddressList {
+  emailAddress?: Array<{ OPFContactEmailAddressAddress?: string; OPFContactEmailAddressName?: string }>;
+}
+
+interface OlmEmail {
+  OPFMessageCopySubject?: string;
+  OPFMessageCopySenderAddress?: AddressList;
+  OPFMessageCopyFromAddresses?: AddressList;
+  OPFMessageCopyToAddresses?: AddressList;
+  OPFMessageCopyCCAddresses?: AddressList;
+  OPFMessageCopyBCCAddresses?: AddressList;
+  OPFMessageCopySentTime?: string;
+  OPFMessageCopyReceivedTime?: string;
+  OPFMessageCopyMessageID?: string;
+  OPFMessageCopyInReplyTo?: string;
+  OPFMessageCopyReferences?: string;
+  OPFMessageCopyThreadIndex?: string;
+  OPFMessageCopyBody?: string;
+  OPFMessageCopyHTMLBody?: string;
+  OPFMessageGetIsRead?: string;
+  OPFMessageCopyAttachmentList?: {
+    messageAttachment?: Array<{
+      OPFAttachmentName?: string;
+      OPFAttachmentContentType?: string;
+      OPFAttachmentContentID?: string;
+      OPFAttachmentURL?: string;
+    }>;
+  };
+}
+
+const text = (value: unknown): string =>
+  typeof value === 'string'
+    ? value
+    : typeof value === 'object' && value && '#text' in value
+      ? String(value['#text'])
+      : '';
+
+const addresses = (list: AddressList | undefined): OutlookAddress[] =>
+  (list?.emailAddress ?? []).flatMap((entry) => {
+    const address = entry.OPFContactEmailAddressAddress?.trim();
+    return address ? [{ name: entry.OPFContactEmailAddressName?.trim() ?? '', address }] : [];
+  });
+
+/** An OLM time (`2022-05-26T17:55:40`, UTC) as a Date, or undefined. */
+function olmTime(value: unknown): Date | undefined {
+  const raw = text(value).trim();
+  if (!raw) return undefined;
+  const at = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(raw) ? raw : `${raw}Z`);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
+
+const bracketed = (id: string) => `<${id.trim().replace(/^<|>$/g, '')}>`;
+
+/** What an archive's files are when they are not messages, for the summary. */
+function notAMessage(key: string, attachments: ReadonlySet<string>): string {
+  if (attachments.has(key)) return 'an attachment of a message, sent inside it';
+  if (/com\.microsoft\.__Attachments\//.test(key)) return 'an attachment no message of the archive names';
+  if (/(Calendar|Address Book|Contacts|Tasks|Notes|Groups)\b/i.test(key))
+    return 'calendar, contacts, tasks and notes are not read from .olm archives yet';
+  return 'not a message of the archive (Outlook for Mac keeps its settings and categories here)';
+}
+
+/** How many files an Outlook for Mac archive mounted at `root` holds: what `readOlm` goes through. */
+export async function olmFileCount(root: string): Promise<number> {
+  let count = 0;
+  const skipped = await walkFolder(root, () => void count++);
+  return count + skipped.length;
+}
+
+/**
+ * Every message of an Outlook for Mac archive mounted at `root`, in a stable order: as MIME, with
+ * its folder and read mark; every other file accounted for, skipped with why (an attachment sent
+ * inside its message, calendars and contacts not read yet), and a message that cannot be read too.
+ */
+export async function* readOlm(root: string): AsyncGenerator<PstMessage | PstSkipped> {
+  const messages: string[] = [];
+  const others: string[] = [];
+  const walked = await walkFolder(root, ({ key }) => void (MESSAGE_FILE.test(key) ? messages : others).push(key));
+  for (const { key, reason } of walked) yield { key, skipped: reason };
+  const attachments = new Set<string>();
+  for (const key of messages) {
+    const folder = MESSAGE_FILE.exec(key)![2]!;
+    try {
+      const xml = (await files.readFile(path.join(root, key))).toString('utf8');
+      // The parser reads what it can of a file cut short; such a message is not sent half-read.
+      const valid = XMLValidator.validate(xml);
+      if (valid !== true) throw new Error(`its XML is broken at line ${valid.err.line} (${valid.err.msg})`);
+      const parsed = parser.parse(xml) as { emails?: { email?: OlmEmail[] } };
+      const email = parsed.emails?.email?.[0];
+      if (!email) throw new Error('no <emails><email> in it');
+      const attached: Mail.Attachment[] = [];
+      for (const attachment of email.OPFMessageCopyAttachmentList?.messageAttachment ?? []) {
+        const url = attachment.OPFAttachmentURL?.trim();
+        if (!url) continue;
+        attachments.add(url);
+        attached.push({
+          filename: attachment.OPFAttachmentName || path.posix.basename(url),
+          content: await files.readFile(path.join(root, url)),
+          ...(attachment.OPFAttachmentContentType ? { contentType: attachment.OPFAttachmentContentType } : {}),
+          ...(attachment.OPFAttachmentContentID ? { cid: attachment.OPFAttachmentContentID } : {}),
+        });
+      }
+      const from = addresses(email.OPFMessageCopyFromAddresses)[0] ?? addresses(email.OPFMessageCopySenderAddress)[0];
+      const date = olmTime(email.OPFMessageCopySentTime) ?? olmTime(email.OPFMessageCopyReceivedTime);
+      const id = text(email.OPFMessageCopyMessageID);
+      const message: OutlookMessage = {
+        transportHeaders: null,
+        ...(from ? { from } : {}),
+        to: addresses(email.OPFMessageCopyToAddresses),
+        cc: addresses(email.OPFMessageCopyCCAddresses),
+        bcc: addresses(email.OPFMessageCopyBCCAddresses),
+        subject: text(email.OPFMessageCopySubject),
+        ...(date ? { date } : {}),
+        ...(id.trim() ? { messageId: bracketed(id) } : {}),
+        ...(text(email.OPFMessageCopyInReplyTo).trim()
+          ? { inReplyTo: bracketed(text(email.OPFMessageCopyInReplyTo)) }
+          : {}),
+        ...(text(email.OPFMessageCopyReferences).trim()
+          ? { references: text(email.OPFMessageCopyReferences).trim() }
+          : {}),
+        ...(text(email.OPFMessageCopyThreadIndex).trim()
+          ? { threadIndex: text(email.OPFMessageCopyThreadIndex).trim() }
+          : {}),
+        text: text(email.OPFMessageCopyBody),
+        ...(text(email.OPFMessageCopyHTMLBody).trim() ? { html: text(email.OPFMessageCopyHTMLBody) } : {}),
+        attachments: attached,
+      };
+      yield {
+        key,
+        type: 'message/rfc822',
+        folder,
+        read: /^(1|true|yes)$/i.test(text(email.OPFMessageGetIsRead).trim()),
+        received: olmTime(email.OPFMessageCopyReceivedTime)?.toISOString(),
+        bytes: await outlookMime(message),
+      };
+    } catch (error) {
+      yield { key, skipped: `an unreadable message: ${(error as Error).message}` };
+    }
+  }
+  for (const key of others) yield { key, skipped: notAMessage(key, attachments) };
+}

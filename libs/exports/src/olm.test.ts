@@ -44,9 +44,11 @@ test('an Outlook for Mac archive (.olm): each message as the mail it was, with i
   assert.equal(reply!.inReplyTo, '<report-2022@example.org>');
   assert.equal(String(reply!.html).trim(), '<p>Figures look <b>good</b>.</p>');
   assert.equal(sent!.text?.trim(), 'Lunch on Friday?');
+  assert.deepEqual(sent!.attachments, [], 'the attachment the archive lost is left out, and said so');
 
   const skipped = new Map(entries.filter((e): e is PstSkipped => 'skipped' in e).map((e) => [e.key, e.skipped]));
   assert.deepEqual([...skipped.keys()].sort(), [
+    'Accounts/ann@example.com/com.microsoft.__Attachments/menu.pdf',
     'Accounts/ann@example.com/com.microsoft.__Attachments/report.pdf',
     'Accounts/ann@example.com/com.microsoft.__Contacts/Address Book/contact_00000.xml',
     'Accounts/ann@example.com/com.microsoft.__Messages/Inbox/message_00003.xml',
@@ -59,6 +61,10 @@ test('an Outlook for Mac archive (.olm): each message as the mail it was, with i
   assert.match(
     skipped.get('Accounts/ann@example.com/com.microsoft.__Messages/Inbox/message_00003.xml')!,
     /^an unreadable message: /,
+  );
+  assert.match(
+    skipped.get('Accounts/ann@example.com/com.microsoft.__Attachments/menu.pdf')!,
+    /missing from the archive: sent without it$/,
   );
   assert.match(
     skipped.get('Accounts/ann@example.com/com.microsoft.__Contacts/Address Book/contact_00000.xml')!,

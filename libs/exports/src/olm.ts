@@ -117,13 +117,20 @@ export async function* readOlm(root: string): AsyncGenerator<PstMessage | PstSki
       const email = parsed.emails?.email?.[0];
       if (!email) throw new Error('no <emails><email> in it');
       const attached: Mail.Attachment[] = [];
+      const missing: PstSkipped[] = [];
       for (const attachment of email.OPFMessageCopyAttachmentList?.messageAttachment ?? []) {
         const url = attachment.OPFAttachmentURL?.trim();
         if (!url) continue;
         attachments.add(url);
+        const content = await files.readFile(path.join(root, url)).catch(() => null);
+        if (!content) {
+          // The message comes without it; the summary says which.
+          missing.push({ key: url, skipped: `an attachment of ${key}, missing from the archive: sent without it` });
+          continue;
+        }
         attached.push({
           filename: attachment.OPFAttachmentName || path.posix.basename(url),
-          content: await files.readFile(path.join(root, url)),
+          content,
           ...(attachment.OPFAttachmentContentType ? { contentType: attachment.OPFAttachmentContentType } : {}),
           ...(attachment.OPFAttachmentContentID ? { cid: attachment.OPFAttachmentContentID } : {}),
         });
@@ -153,6 +160,7 @@ export async function* readOlm(root: string): AsyncGenerator<PstMessage | PstSki
         ...(text(email.OPFMessageCopyHTMLBody).trim() ? { html: text(email.OPFMessageCopyHTMLBody) } : {}),
         attachments: attached,
       };
+      yield* missing;
       yield {
         key,
         type: 'message/rfc822',

@@ -187,8 +187,8 @@ const olmAddress = (name: string, address: string) =>
 
 /**
  * An Outlook for Mac archive (.olm) as Outlook writes one, built for tests (no third-party data):
- * a message with a PDF attachment in Inbox, an HTML one read in Inbox/Projects, one sent, one
- * whose XML is cut short, the attachment's file, the address book and the categories.
+ * a message with a PDF attachment in Inbox, an HTML one read in Inbox/Projects, one sent (whose
+ * attachment the archive lost), one whose XML is cut short, the attachment's file, the address book and the categories.
  */
 export async function buildOlm(file: string): Promise<string> {
   const account = 'Accounts/ann@example.com';
@@ -222,11 +222,14 @@ export async function buildOlm(file: string): Promise<string> {
         `<OPFMessageGetIsRead>1</OPFMessageGetIsRead>`,
     ),
     [`${messages}/Sent Items/message_00002.xml`]: email(
-      `<OPFMessageCopySubject>Lunch?</OPFMessageCopySubject>` +
+      `<OPFMessageCopySubject xml:space="preserve">Lunch?</OPFMessageCopySubject>` +
         `<OPFMessageCopySenderAddress>${olmAddress('Ann Lee', 'ann@example.com')}</OPFMessageCopySenderAddress>` +
         `<OPFMessageCopyToAddresses>${olmAddress('Bob Stone', 'bob@example.org')}</OPFMessageCopyToAddresses>` +
         `<OPFMessageCopySentTime>2022-05-28T11:00:00</OPFMessageCopySentTime>` +
-        `<OPFMessageCopyBody>Lunch on Friday?</OPFMessageCopyBody>`,
+        `<OPFMessageCopyBody>Lunch on Friday?</OPFMessageCopyBody>` +
+        `<OPFMessageCopyAttachmentList><messageAttachment OPFAttachmentName="menu.pdf" ` +
+        `OPFAttachmentContentType="application/pdf" OPFAttachmentURL="${account}/com.microsoft.__Attachments/menu.pdf"/>` +
+        `</OPFMessageCopyAttachmentList>`,
     ),
     [`${messages}/Inbox/message_00003.xml`]: '<?xml version="1.0"?>\n<emails><email><OPFMessageCopySubject>Cut',
     [`${account}/com.microsoft.__Contacts/Address Book/contact_00000.xml`]: '<contacts><contact/></contacts>',

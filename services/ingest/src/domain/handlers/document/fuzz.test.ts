@@ -96,6 +96,9 @@ describe('documents: fuzzing with mutated files', () => {
       }),
       { numRuns: 1000 },
     );
-    assert.ok(parsed > 500, `parsed ${parsed} of 1000`);
+    // About 530 of 1,000 mutated documents still parse (four runs: 518–537; the mutations are
+    // random, so about 16 either way): fewer than 450 means readers reject what they should read.
+    // At 500 the bound failed one CI run in about thirty (498).
+    assert.ok(parsed > 450, `parsed ${parsed} of 1000`);
   });
 });

@@ -13,6 +13,8 @@ test('an Outlook for Mac archive (.olm): each message as the mail it was, with i
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'olm-'));
   t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const archive = await ZipArchives.open([await buildOlm(path.join(dir, 'Archive.olm'))]);
+  // What the archive's `../secret.txt` would name on disk, were it followed.
+  fs.writeFileSync(path.join(dir, 'secret.txt'), 'not for the archive');
   const entries: Array<PstMessage | PstSkipped> = [];
   try {
     for await (const entry of readOlm(archive.path)) entries.push(entry);
@@ -44,10 +46,11 @@ test('an Outlook for Mac archive (.olm): each message as the mail it was, with i
   assert.equal(reply!.inReplyTo, '<report-2022@example.org>');
   assert.equal(String(reply!.html).trim(), '<p>Figures look <b>good</b>.</p>');
   assert.equal(sent!.text?.trim(), 'Lunch on Friday?');
-  assert.deepEqual(sent!.attachments, [], 'the attachment the archive lost is left out, and said so');
+  assert.deepEqual(sent!.attachments, [], 'the attachment the archive lost and the one outside it are left out');
 
   const skipped = new Map(entries.filter((e): e is PstSkipped => 'skipped' in e).map((e) => [e.key, e.skipped]));
   assert.deepEqual([...skipped.keys()].sort(), [
+    '../secret.txt',
     'Accounts/ann@example.com/com.microsoft.__Attachments/menu.pdf',
     'Accounts/ann@example.com/com.microsoft.__Attachments/report.pdf',
     'Accounts/ann@example.com/com.microsoft.__Contacts/Address Book/contact_00000.xml',
@@ -66,6 +69,7 @@ test('an Outlook for Mac archive (.olm): each message as the mail it was, with i
     skipped.get('Accounts/ann@example.com/com.microsoft.__Attachments/menu.pdf')!,
     /missing from the archive: sent without it$/,
   );
+  assert.match(skipped.get('../secret.txt')!, /missing from the archive: sent without it$/);
   assert.match(
     skipped.get('Accounts/ann@example.com/com.microsoft.__Contacts/Address Book/contact_00000.xml')!,
     /not read from \.olm archives yet/,

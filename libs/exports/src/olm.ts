@@ -122,7 +122,12 @@ export async function* readOlm(root: string): AsyncGenerator<PstMessage | PstSki
         const url = attachment.OPFAttachmentURL?.trim();
         if (!url) continue;
         attachments.add(url);
-        const content = await files.readFile(path.join(root, url)).catch(() => null);
+        // A path out of the archive (`../`, absolute) names nothing in it: never a file of the disk.
+        const inside = path.posix.normalize(url);
+        const content =
+          inside.startsWith('../') || path.posix.isAbsolute(inside)
+            ? null
+            : await files.readFile(path.join(root, inside)).catch(() => null);
         if (!content) {
           // The message comes without it; the summary says which.
           missing.push({ key: url, skipped: `an attachment of ${key}, missing from the archive: sent without it` });

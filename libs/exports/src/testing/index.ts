@@ -188,7 +188,7 @@ const olmAddress = (name: string, address: string) =>
 /**
  * An Outlook for Mac archive (.olm) as Outlook writes one, built for tests (no third-party data):
  * a message with a PDF attachment in Inbox, an HTML one read in Inbox/Projects, one sent (whose
- * attachment the archive lost), one whose XML is cut short, the attachment's file, the address book and the categories.
+ * attachment the archive lost, and one it names outside the archive), one whose XML is cut short, the attachment's file, the address book and the categories.
  */
 export async function buildOlm(file: string): Promise<string> {
   const account = 'Accounts/ann@example.com';
@@ -229,6 +229,8 @@ export async function buildOlm(file: string): Promise<string> {
         `<OPFMessageCopyBody>Lunch on Friday?</OPFMessageCopyBody>` +
         `<OPFMessageCopyAttachmentList><messageAttachment OPFAttachmentName="menu.pdf" ` +
         `OPFAttachmentContentType="application/pdf" OPFAttachmentURL="${account}/com.microsoft.__Attachments/menu.pdf"/>` +
+        // A path out of the archive, to a file beside it on disk.
+        `<messageAttachment OPFAttachmentName="secret.txt" OPFAttachmentURL="../secret.txt"/>` +
         `</OPFMessageCopyAttachmentList>`,
     ),
     [`${messages}/Inbox/message_00003.xml`]: '<?xml version="1.0"?>\n<emails><email><OPFMessageCopySubject>Cut',

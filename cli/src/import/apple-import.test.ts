@@ -152,15 +152,18 @@ describe('imports from Apple: a Photos export, a Mail store', () => {
           `--b\nContent-Type: text/plain; name=agenda.txt\nContent-Disposition: attachment; filename=agenda.txt\n` +
           `Content-Transfer-Encoding: base64\nX-Apple-Content-Length: 40\n\n` +
           `--b\nContent-Type: text/plain; name=minutes.txt\nContent-Disposition: attachment; filename=minutes.txt\n` +
-          `Content-Transfer-Encoding: 7bit\nX-Apple-Content-Length: 30\n\n--b--\n`,
+          `Content-Transfer-Encoding: 7bit\nX-Apple-Content-Length: 30\n\n` +
+          // A part Mail never downloaded: in neither place.
+          `--b\nContent-Type: application/pdf; name=slides.pdf\nContent-Disposition: attachment; filename=slides.pdf\n` +
+          `Content-Transfer-Encoding: base64\nX-Apple-Content-Length: 9000\n\n--b--\n`,
       ),
       [`${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Attachments/102/2/agenda.txt`]: 'Agenda: the zeppelin budget.\n',
       [`${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.3.emlxpart`]: 'Minutes: hangar booked.\n',
     });
     const { summary, error } = await importInto(stack, 'folder', root, 'apple-mail');
     assert.equal(error, undefined);
-    assertAccounted(summary, 4);
-    assert.deepEqual(summary.run, { created: 2, updated: 0, duplicate: 0, rejected: 0, skipped: 2 });
+    assertAccounted(summary, 5);
+    assert.deepEqual(summary.run, { created: 2, updated: 0, duplicate: 0, rejected: 0, skipped: 3 });
     // Before: the .emlxpart skipped as a type nothing reads, the Attachments file a document of its own.
     assert.deepEqual(
       summary.skipped.map((s) => [s.count, s.reason]),
@@ -169,8 +172,12 @@ describe('imports from Apple: a Photos export, a Mail store', () => {
           2,
           `a part of the Apple Mail message ${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.partial.emlx, sent inside it`,
         ],
+        [1, 'a part of an Apple Mail message that Mail never downloaded: sent without it'],
       ],
     );
+    assert.deepEqual(summary.skipped[1]!.examples, [
+      `${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.partial.emlx#part 4`,
+    ]);
     const { messages } = await stack.owner.call(MailList, {
       view: 'label',
       label: 'Work/Projects',
@@ -179,8 +186,8 @@ describe('imports from Apple: a Photos export, a Mail store', () => {
     });
     assert.deepEqual(
       messages.map((m) => [m.subject, m.attachments]),
-      [['Kick-off notes', 2]],
-      'both parts put back into their message',
+      [['Kick-off notes', 3]],
+      'both parts put back into their message, and the one Mail never downloaded, empty',
     );
 
     const bus = await Bus.connect(stack.env.config.natsUrl, 'apple-mail-test');
@@ -192,6 +199,15 @@ describe('imports from Apple: a Photos export, a Mail store', () => {
       logged.filter((l) => l.kind === 'email').map(({ id, seq }) => stack.owner.call(ItemsGet, { id, min_seq: seq })),
     );
     const bySubject = new Map(mails.map((mail) => [mail.title, mail.meta]));
+    // The parts put back are read as the files they are: from Attachments/ and from the .emlxpart.
+    const attachments = await Promise.all(
+      logged
+        .filter((l) => l.kind === 'attachment')
+        .map(({ id, seq }) => stack.owner.call(ItemsGet, { id, min_seq: seq })),
+    );
+    const text = new Map(attachments.map((a) => [a.title, a.text.trim()]));
+    assert.equal(text.get('agenda.txt'), 'Agenda: the zeppelin budget.');
+    assert.equal(text.get('minutes.txt'), 'Minutes: hangar booked.');
     assert.deepEqual(bySubject.get('Quarterly plan')?.['labels'], ['INBOX']);
     assert.deepEqual(bySubject.get('Quarterly plan')?.['flags'], { read: true, starred: false });
     assert.deepEqual(bySubject.get('Kick-off notes')?.['labels'], ['Work/Projects']);

@@ -301,7 +301,8 @@ async function outlookFeed(options: ImportOptions, stateFile: StateFile, kind: '
 interface FeedFile {
   file: FolderFile;
   done: string;
-  toItem(bytes: Buffer): Promise<Item> | Item;
+  /** Its item; `skip` accounts for what the file names that the item comes without. */
+  toItem(bytes: Buffer, skip: (key: string, reason: string) => void): Promise<Item> | Item;
 }
 
 /** A message of an mbox as `mailAndFilesFeed` sends it: its external id, and the key that says it is done. */
@@ -384,7 +385,8 @@ function mailAndFilesFeed(
           await uploader.reject({ key: file.key, position: base }, bytes.message);
           continue;
         }
-        await uploader.add({ key: file.key, position: base, bytes: bytes.length, item: await toItem(bytes) });
+        const skip = (key: string, reason: string) => report.skip(key, reason);
+        await uploader.add({ key: file.key, position: base, bytes: bytes.length, item: await toItem(bytes, skip) });
       }
     },
     commit(batch, results) {
@@ -471,9 +473,22 @@ async function folderFeed(options: ImportOptions, stateFile: StateFile): Promise
       continue;
     }
     if (file.type !== MBOX_TYPE) {
-      const whole = async (bytes: Buffer) =>
-        isPartialEmlx(file.key) ? (await completePartialEmlx(bytes, file.file)).bytes : bytes;
-      files.push({ file, done: file.version, toItem: async (bytes) => fileItem(options, file, await whole(bytes)) });
+      // A part Mail never downloaded is not in the message: the summary says which.
+      const whole = async (bytes: Buffer, skip: (key: string, reason: string) => void) => {
+        if (!isPartialEmlx(file.key)) return bytes;
+        const complete = await completePartialEmlx(bytes, file.file);
+        for (const part of complete.missing)
+          skip(
+            `${file.key}#part ${part}`,
+            'a part of an Apple Mail message that Mail never downloaded: sent without it',
+          );
+        return complete.bytes;
+      };
+      files.push({
+        file,
+        done: file.version,
+        toItem: async (bytes, skip) => fileItem(options, file, await whole(bytes, skip)),
+      });
       continue;
     }
     const mbox = await mboxOfTree(file.file, file.key, file.size);

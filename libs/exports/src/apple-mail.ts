@@ -51,10 +51,16 @@ export function withAppleMailParts(listed: { files: FolderFile[]; skipped: Skipp
 /** Where a line ends in these bytes: `\r\n` or `\n`. */
 const newlineOf = (bytes: Buffer) => (bytes.includes('\r\n') ? '\r\n' : '\n');
 
-/** The end of a part's header (the blank line after it), and where its body starts; null for a part with no body. */
-function headerEnd(part: Buffer): { header: number; body: number } | null {
-  const match = /\r?\n\r?\n/.exec(part.toString('latin1'));
-  return match ? { header: match.index, body: match.index + match[0].length } : null;
+/**
+ * The end of a part's header (the blank line after it), and where its body starts. A part whose
+ * body is empty ends with its header's line break: the blank line's is the boundary's (RFC 2046).
+ */
+function headerEnd(part: Buffer): { header: number; body: number; blank: boolean } | null {
+  const text = part.toString('latin1');
+  const match = /\r?\n\r?\n/.exec(text);
+  if (match) return { header: match.index, body: match.index + match[0].length, blank: true };
+  const last = /\r?\n$/.exec(text);
+  return last ? { header: last.index, body: text.length, blank: false } : null;
 }
 
 /** A header field of a part, unfolded, or undefined. */
@@ -77,7 +83,7 @@ async function fill(
   part: Buffer,
   section: number[],
   find: (section: string) => Promise<Buffer | null>,
-  counts: { filled: number; missing: number },
+  counts: { filled: number; missing: string[] },
 ): Promise<Buffer> {
   const end = headerEnd(part);
   if (!end) return part;
@@ -106,15 +112,18 @@ async function fill(
     return Buffer.concat([part.subarray(0, end.body), ...pieces]);
   }
   if (field(header, 'x-apple-content-length') === undefined || body.toString('latin1').trim() !== '') return part;
-  const content = await find((section.length > 0 ? section : [1]).join('.'));
+  const number = (section.length > 0 ? section : [1]).join('.');
+  const content = await find(number);
   if (!content) {
-    counts.missing++;
+    counts.missing.push(number);
     return part;
   }
   counts.filled++;
   const newline = newlineOf(part.subarray(0, end.body));
   return Buffer.concat([
     part.subarray(0, end.body),
+    // The blank line between header and body, where the empty part had none of its own.
+    Buffer.from(end.blank ? '' : newline),
     encoded(content, field(header, 'content-transfer-encoding'), newline),
   ]);
 }
@@ -127,14 +136,14 @@ const LENGTH_LINE = /^[ \t]*(\d{1,12})[ \t]*\r?\n/;
 /**
  * A `.partial.emlx` made whole: its parts put back from `Attachments/<n>/<section>/` beside its
  * `Messages` folder (or its `.emlxpart` files), its length line counting them; the property list
- * after the message (read and flagged marks) is kept. A part Mail never downloaded stays empty
- * and is counted as missing. An .emlx without a length line is given back as it is.
+ * after the message (read and flagged marks) is kept. A part Mail never downloaded stays empty;
+ * `missing` names each by its IMAP section. An .emlx without a length line is given back as it is.
  */
 export async function completePartialEmlx(
   bytes: Buffer,
   file: string,
-): Promise<{ bytes: Buffer; filled: number; missing: number }> {
-  const counts = { filled: 0, missing: 0 };
+): Promise<{ bytes: Buffer; filled: number; missing: string[] }> {
+  const counts = { filled: 0, missing: [] as string[] };
   const line = LENGTH_LINE.exec(bytes.subarray(0, 32).toString('latin1'));
   const stem = /^(\d+)\.partial\.emlx$/.exec(path.basename(file))?.[1];
   if (!line || !stem) return { bytes, ...counts };

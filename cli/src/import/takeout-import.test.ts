@@ -7,7 +7,7 @@ import { Bus, readLog } from '@memex/bus';
 import { startStack, type TestStack } from '@memex/e2e';
 import { buildTakeout, damageZipMember, zipOf, zipTakeout } from '@memex/exports/testing';
 import { waitUntil } from '@memex/testing';
-import { assertAccounted, importInto } from './testing.js';
+import { assertAccounted, importInto, write } from './testing.js';
 
 type Message = ResultOf<typeof MailList>['messages'][number];
 
@@ -160,5 +160,33 @@ describe('memex import takeout: a Google Takeout imported twice, unpacked and as
       assert.match(reason, /\(in takeout-20250106T100000Z-001\.zip\) is damaged after \d+ bytes/);
     const keys = outcome.summary.rejected.flatMap((r) => r.examples).sort();
     assert.deepEqual(keys, ['Drive/budget.txt', 'Mail/All mail Including Spam and Trash.mbox']);
+  });
+
+  test("Google Keep's notes: dated when last edited, labelled with their Keep labels", async () => {
+    const root = path.join(stack.env.home, 'takeout-keep');
+    write(root, {
+      'Takeout/Keep/Groceries.html': '<html><head><title>Groceries</title></head><body>Milk and flour.</body></html>',
+      'Takeout/Keep/Groceries.json': JSON.stringify({
+        title: 'Groceries',
+        isTrashed: false,
+        labels: [{ name: 'Home' }],
+        userEditedTimestampUsec: 1617184112345000,
+      }),
+    });
+    const first = await importInto(stack, 'takeout', root, 'keep');
+    assertAccounted(first.summary, 2);
+    assert.deepEqual([first.summary.run.created, first.summary.run.skipped], [1, 1]);
+    const bus = await Bus.connect(stack.env.config.natsUrl, 'keep-test');
+    let logged: { id: string; seq: number } | undefined;
+    try {
+      for await (const { seq, event } of readLog(bus, { filter: 'memex.evt.item.ingested.>', untilCaughtUp: true }))
+        if ((event.data as { title?: string }).title === 'Groceries')
+          logged = { id: (event.data as { id: string }).id, seq };
+    } finally {
+      await bus.close();
+    }
+    const item = await stack.owner.call(ItemsGet, { id: logged!.id, min_seq: logged!.seq });
+    // Before: dated when the export was made, with no labels.
+    assert.deepEqual([item.occurred_at, item.labels], ['2021-03-31T09:48:32.345Z', ['keep:Home']]);
   });
 });

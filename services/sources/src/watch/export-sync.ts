@@ -190,7 +190,7 @@ export class ExportSync {
     const labels = file.labels ?? [];
     return {
       path: file.key,
-      // A Keep note's labels count: relabelled in a newer export, it is sent again.
+      // A Keep note's labels count, as a photo's albums do: relabelled in a newer export, it is sent again.
       sha256: labels.length > 0 ? sha256(bytes, JSON.stringify(labels)) : sha256(bytes),
       size: file.size,
       modifiedAt: new Date(file.modified),

@@ -8,7 +8,7 @@ import { startStack, type TestStack } from '@memex/e2e';
 import { zipOf } from '@memex/exports/testing';
 import { outlookMsg } from '@memex/ingest/testing';
 import type { ImportKind } from './run.js';
-import { assertAccounted, importInto, lastSeq, write } from './testing.js';
+import { assertAccounted, importInto, labelledMessages, lastSeq, write } from './testing.js';
 
 /** A message as a mail client saves it (.eml): CRLF, a Date, a Message-ID. */
 function eml(id: string, subject: string, extra = ''): string {
@@ -25,9 +25,7 @@ describe('memex import: every file accounted for', () => {
   const run = (kind: ImportKind, target: string, source: string) => importInto(stack, kind, target, source);
   /** The subjects of an account's messages with a label, once the mail views have all that was logged. */
   const labelledIn = async (account: string, label: string) =>
-    (await stack.owner.call(MailList, { view: 'label', label, account, min_seq: await lastSeq(stack) })).messages.map(
-      (m) => m.subject,
-    );
+    (await labelledMessages(stack, account, label)).map((m) => m.subject);
 
   test('a folder: .eml and Outlook .msg files import (a Junk/ one as spam), unknown types are skipped with a reason, a rejected file is sent again next run', async () => {
     const root = path.join(stack.env.home, 'folder');
@@ -64,12 +62,7 @@ describe('memex import: every file accounted for', () => {
     );
     assert.match(String(rejected[0]![1]), /not an RFC 822 message/);
     assert.match(String(rejected[1]![1]), /not an Outlook \.msg file/);
-    const { messages } = await stack.owner.call(MailList, {
-      view: 'label',
-      label: 'Projects',
-      account: 'import:folder:f1',
-      min_seq: await lastSeq(stack),
-    });
+    const messages = await labelledMessages(stack, 'import:folder:f1', 'Projects');
     assert.deepEqual(
       messages.map((m) => [m.subject, m.from[0]?.address]),
       [['From Outlook', 'ann@example.com']],

@@ -2,11 +2,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import sharp from 'sharp';
-import { ItemsGet, MailList } from '@memex/contracts';
+import { ItemsGet } from '@memex/contracts';
 import { Bus, readLog } from '@memex/bus';
 import { startStack, type TestStack } from '@memex/e2e';
 import { xmpCoordinate } from '@memex/exports';
-import { assertAccounted, importInto, lastSeq, write } from './testing.js';
+import { assertAccounted, importInto, labelledMessages, write } from './testing.js';
 
 /** An XMP packet as Apple Photos writes it beside an exported original ("Export IPTC as XMP"). */
 function xmp(fields: {
@@ -178,12 +178,7 @@ describe('imports from Apple: a Photos export, a Mail store', () => {
     assert.deepEqual(summary.skipped[1]!.examples, [
       `${account}/Work.mbox/Projects.mbox/0C1D/Data/1/Messages/102.partial.emlx#part 4`,
     ]);
-    const { messages } = await stack.owner.call(MailList, {
-      view: 'label',
-      label: 'Work/Projects',
-      account: 'import:folder:apple-mail',
-      min_seq: await lastSeq(stack),
-    });
+    const messages = await labelledMessages(stack, 'import:folder:apple-mail', 'Work/Projects');
     assert.deepEqual(
       messages.map((m) => [m.subject, m.attachments]),
       [['Kick-off notes', 3]],

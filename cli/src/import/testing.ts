@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { MailList } from '@memex/contracts';
 import type { TestStack } from '@memex/e2e';
 import type { Summary } from './report.js';
 import { runImport, type ImportKind, type ImportOutcome } from './run.js';
@@ -52,4 +53,9 @@ export function importInto(stack: TestStack, kind: ImportKind, target: string, s
 export async function lastSeq(stack: TestStack): Promise<number> {
   const health = (await (await fetch(`${stack.url}/healthz`)).json()) as { log: { last_seq: number } };
   return health.log.last_seq;
+}
+
+/** An account's messages with a label, once the mail views hold all that was logged. */
+export async function labelledMessages(stack: TestStack, account: string, label: string) {
+  return (await stack.owner.call(MailList, { view: 'label', label, account, min_seq: await lastSeq(stack) })).messages;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { MEDIA_FILE_TYPES } from '@memex/contracts';
-import { listFolder, MBOX_TYPE, type FolderFile, type SkippedFile } from './folder.js';
+import { listFolder, MBOX_TYPE, ZIP_FILE, type FolderFile, type SkippedFile } from './folder.js';
 import { withKeepNotes, type TakeoutDocument } from './keep.js';
 import { listPhotos, type PhotoFile } from './photos.js';
 import { ZipArchives } from './zip.js';
@@ -117,6 +117,6 @@ async function zipsOf(target: string): Promise<string[]> {
     return siblings.sort().map((name) => path.join(dir, name));
   }
   const names = (await fs.readdir(target)).filter((name) => !name.startsWith('.'));
-  const zips = names.filter((name) => /\.zip$/i.test(name));
+  const zips = names.filter((name) => ZIP_FILE.test(name));
   return zips.length > 0 && zips.length === names.length ? zips.sort().map((name) => path.join(target, name)) : [];
 }

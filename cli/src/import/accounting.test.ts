@@ -5,7 +5,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { MailList } from '@memex/contracts';
 import { startStack, type TestStack } from '@memex/e2e';
-import { zipOf } from '@memex/exports/testing';
+import { damageZipMember, zipOf } from '@memex/exports/testing';
 import { outlookMsg } from '@memex/ingest/testing';
 import type { ImportKind } from './run.js';
 import { assertAccounted, importInto, labelledMessages, lastSeq, write } from './testing.js';
@@ -245,11 +245,18 @@ describe('memex import: every file accounted for', () => {
     const maildir = await zipOf(path.join(stack.env.home, 'Maildir.zip'), {
       'cur/1262304001.M1P1.host:2,S': eml('z4', 'Zipped Maildir'),
       '.Work/new/1262304002.M2P1.host': eml('z5', 'Zipped work mail'),
+      'cur/1262304003.M3P1.host:2,S': eml('z6', 'Damaged', `X-Pad: ${'padding '.repeat(200)}\r\n`),
       'dovecot.index': 'x',
     });
+    damageZipMember(maildir, 'cur/1262304003.M3P1.host:2,S', { garble: true });
     const fromMaildir = await run('maildir', maildir, 'zipped-maildir');
-    assertAccounted(fromMaildir.summary, 3);
-    assert.deepEqual([fromMaildir.summary.run.created, fromMaildir.summary.run.skipped], [2, 1]);
+    assert.equal(fromMaildir.error, undefined, 'a damaged member does not stop the run');
+    assertAccounted(fromMaildir.summary, 4);
+    assert.deepEqual(
+      [fromMaildir.summary.run.created, fromMaildir.summary.run.rejected, fromMaildir.summary.run.skipped],
+      [2, 1, 1],
+    );
+    assert.match(fromMaildir.summary.rejected[0]!.reason, /\(in Maildir\.zip\) is damaged after \d+ bytes/);
     assert.deepEqual(await labelledIn('import:maildir:zipped-maildir', 'Work'), ['Zipped work mail']);
   });
 

@@ -165,6 +165,13 @@ function assertResumable(target: string, listing: MboxListing, state: ImportStat
 }
 
 /**
+ * A file's bytes, or why they cannot be read: a member of a damaged zip, a file gone or unreadable
+ * since it was listed. That file is rejected with the reason; the rest of the run goes on.
+ */
+const readOrWhy = (file: string): Promise<Buffer | Error> =>
+  exportFiles.readFile(file).catch((error: unknown) => (error instanceof Error ? error : new Error(String(error))));
+
+/**
  * Maildir and folder imports: a list of files, each done once (recorded in the state's `.done`
  * file), and the files skipped with their reasons (counted every run: they were not sent). A
  * rejected file is not done: the next run sends it again (fixed, or a newer memex may read it).
@@ -192,7 +199,11 @@ function filesFeed<F extends { key: string; file: string; size?: number }>(
           await uploader.reject({ key: file.key }, tooLarge(size));
           continue;
         }
-        const bytes = await exportFiles.readFile(file.file);
+        const bytes = await readOrWhy(file.file);
+        if (bytes instanceof Error) {
+          await uploader.reject({ key: file.key }, bytes.message);
+          continue;
+        }
         await uploader.add({ key: file.key, bytes: bytes.length, item: await toItem(file, bytes) });
       }
     },
@@ -379,9 +390,8 @@ function mailAndFilesFeed(
           await uploader.reject({ key: file.key, position: base }, tooLarge(file.size));
           continue;
         }
-        const bytes = await exportFiles.readFile(file.file).catch((error: Error) => error);
+        const bytes = await readOrWhy(file.file);
         if (bytes instanceof Error) {
-          // A member of a damaged zip part: the rest of the export is read.
           await uploader.reject({ key: file.key, position: base }, bytes.message);
           continue;
         }

@@ -303,6 +303,34 @@ describe('mail: folders, flags, spam, account', () => {
     assert.deepEqual(flagged.meta.labels, []);
   });
 
+  it('reads the marks an mbox client keeps in the header, unless the caller says otherwise', async () => {
+    const marked = (fields: Array<[string, string]>) => message([['From', 'a@example.com'], ...fields]);
+    const flags = async (fields: Array<[string, string]>, attributes = {}) =>
+      (await parseEmail(marked(fields), attributes)).meta.flags;
+    // Thunderbird: 0001 read, 0004 marked (its star), 0009 read and expunged; 0000 neither.
+    assert.deepEqual(await flags([['X-Mozilla-Status', '0000']]), { read: false, starred: false });
+    assert.deepEqual(await flags([['X-Mozilla-Status', '0005']]), { read: true, starred: true });
+    assert.deepEqual(
+      await flags([
+        ['X-Mozilla-Status', '8001'],
+        ['Status', 'O'],
+      ]),
+      { read: true, starred: false },
+    );
+    // mutt and Pine: R read, O seen but unread; X-Status F flagged.
+    assert.deepEqual(await flags([['Status', 'O']]), { read: false, starred: false });
+    assert.deepEqual(
+      await flags([
+        ['Status', 'RO'],
+        ['X-Status', 'F'],
+      ]),
+      { read: true, starred: true },
+    );
+    // Not a flag word: the defaults. What the caller says (a Maildir's name, Apple Mail's plist) wins.
+    assert.deepEqual(await flags([['X-Mozilla-Status', 'yes']]), { read: true, starred: false });
+    assert.deepEqual(await flags([['Status', 'RO']], { read: false }), { read: false, starred: false });
+  });
+
   it('marks a message in a Spam or Junk folder as spam', async () => {
     // Subfolders of Spam/Junk, Maildir++ `.Junk` names, Yahoo's "Bulk Mail" (before: only the last segment, exactly).
     for (const folder of [

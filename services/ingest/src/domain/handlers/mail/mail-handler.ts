@@ -28,6 +28,7 @@ import { PGP_MIME_ENCRYPTED, isPgpMimeEncrypted, readInlineOpenPgp } from './ope
 import { OUTLOOK_MSG_TYPE } from '@memex/exports';
 import { isOutlookMessage, outlookToMime } from './outlook.js';
 import { APPLE_MAIL_TYPE, isAppleMailMessage, unwrapAppleMail } from './apple-mail.js';
+import { clientFlags } from './client-flags.js';
 
 /** The largest message taken, as in the seed's "As built": a message up to 25 MB. */
 export const MAIL_LIMIT_BYTES = 25 * 1024 * 1024;
@@ -345,6 +346,7 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   const folder = attributes.folder ?? null;
   const gmail = takeoutGmail(root.headers);
   const gmailFlags = gmail ? gmailState(gmail.labels) : null;
+  const marked = clientFlags(root.headers);
   const spamReason =
     folder && isSpamFolder(folder)
       ? `folder "${folder}"`
@@ -372,8 +374,8 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
     ...(originalFrom.length > 0 ? { originalFrom } : {}),
     mailingList: listId ? (parseIdList(listId)[0] ?? (collapseWhitespace(listId).toLowerCase() || null)) : null,
     flags: {
-      read: attributes.read ?? gmailFlags?.read ?? true,
-      starred: attributes.starred ?? gmailFlags?.starred ?? false,
+      read: attributes.read ?? gmailFlags?.read ?? marked.read ?? true,
+      starred: attributes.starred ?? gmailFlags?.starred ?? marked.starred ?? false,
     },
     folder,
     labels: [...new Set([...(folder ? [folder] : []), ...(gmailFlags?.mail_labels ?? [])])],

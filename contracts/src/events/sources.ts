@@ -189,6 +189,22 @@ export const SourceFileDropped = defineEvent({
   ),
 });
 
+/**
+ * An mbox of a watched folder was read through: its messages are recorded each at
+ * `<mbox path>#<message id>` (source.file_recorded), and this is the mbox itself, so a scan reads
+ * it again only when its size or time changes. Subject source:<id>.
+ */
+export const SourceMailboxRead = defineEvent({
+  type: 'source.mailbox_read',
+  owner: 'sources',
+  v: 1,
+  description: 'An mbox of a source was read through (its messages are recorded one by one). Subject source:<id>.',
+  data: Type.Object(
+    { ...FileFacts, messages: Type.Integer({ minimum: 0, description: 'messages it holds (expunged ones left out)' }) },
+    { additionalProperties: false },
+  ),
+});
+
 /** memex.ingest rejected a file: it is not retried until it changes. Subject source:<id>. */
 export const SourceFileRejected = defineEvent({
   type: 'source.file_rejected',
@@ -232,6 +248,7 @@ export const sourceEvents = [
   SourceFileMoved,
   SourceFileDropped,
   SourceFileRejected,
+  SourceMailboxRead,
   LocationUnreachable,
   LocationReachable,
 ];

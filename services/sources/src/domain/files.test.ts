@@ -13,6 +13,7 @@ const known = (path: string, size = 1): KnownFile => ({
   size,
   modified_at: t,
   rejected: null,
+  mailbox: false,
 });
 
 test('differences: new, changed (size or time) and gone paths; unchanged ones are left alone', () => {

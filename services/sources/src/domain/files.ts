@@ -19,6 +19,8 @@ export interface KnownFile {
   size: number;
   modified_at: Date;
   rejected: string | null;
+  /** An mbox, whose messages are rows of their own (see mailboxes.ts). */
+  mailbox: boolean;
 }
 
 /** How the files a scan looked at differ from what the memex holds. */

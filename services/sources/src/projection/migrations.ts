@@ -57,4 +57,15 @@ export const sourcesMigrations: Migration[] = [
       await db.schema.createIndex('worker_items_worker').on('worker_items').column('worker').execute();
     },
   },
+  {
+    // An mbox of a watched folder (source.mailbox_read): its messages are rows of their own at
+    // `<mbox path>#<message id>`; this row is the file, its size and time.
+    name: '003_mailboxes',
+    async up(db) {
+      await db.schema
+        .alterTable('files')
+        .addColumn('mailbox', 'boolean', (c) => c.notNull().defaultTo(false))
+        .execute();
+    },
+  },
 ];

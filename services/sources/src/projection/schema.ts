@@ -41,6 +41,8 @@ export interface FilesTable {
   size: number;
   modified_at: Date;
   rejected: string | null;
+  /** An mbox read through (source.mailbox_read); its messages are the rows at `<path>#<id>`. */
+  mailbox: ColumnType<boolean, boolean | undefined, boolean>;
   seq: number;
 }
 

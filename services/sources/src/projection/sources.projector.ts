@@ -12,6 +12,7 @@ import {
   SourceFileMoved,
   SourceFileRecorded,
   SourceFileRejected,
+  SourceMailboxRead,
   SourcePaused,
   SourceRemoved,
   SourceResumed,
@@ -112,6 +113,7 @@ export class SourcesProjector {
           size: data.size,
           modified_at: new Date(data.modified_at),
           rejected: null,
+          mailbox: false,
           seq,
         },
       ]),
@@ -128,6 +130,7 @@ export class SourcesProjector {
           size: eb.ref('excluded.size'),
           modified_at: eb.ref('excluded.modified_at'),
           rejected: null,
+          mailbox: false,
           seq: eb.ref('excluded.seq'),
         })),
       )
@@ -184,6 +187,30 @@ export class SourcesProjector {
       size,
       modified_at: new Date(modified_at),
       rejected: reason,
+      mailbox: false,
+      seq,
+    };
+    await trx
+      .insertInto('files')
+      .values(row)
+      .onConflict((oc) => oc.columns(['source_id', 'path']).doUpdateSet(row))
+      .execute();
+  }
+
+  @On(SourceMailboxRead)
+  async mailboxRead(trx: Trx, event: EventOf<typeof SourceMailboxRead>, seq: number): Promise<void> {
+    const { source_id, path, size, modified_at } = event.data;
+    const row = {
+      source_id,
+      path,
+      item_id: null,
+      external_id: null,
+      sha256: null,
+      in_place: false,
+      size,
+      modified_at: new Date(modified_at),
+      rejected: null,
+      mailbox: true,
       seq,
     };
     await trx

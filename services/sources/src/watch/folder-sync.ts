@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -14,6 +15,7 @@ import {
   SourceFileMoved,
   SourceFileRecorded,
   SourceFileRejected,
+  SourceMailboxRead,
   SourceScanned,
   Types,
   type Actor,
@@ -23,10 +25,19 @@ import {
 } from '@memex/contracts';
 import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { FOLDER_DATA_TYPES, fileAttributes, typeOfFile } from '@memex/exports';
+import {
+  FOLDER_DATA_TYPES,
+  MBOX_TYPE,
+  fileAttributes,
+  mboxOfTree,
+  readMbox,
+  typeOfFile,
+  type MboxMessage,
+} from '@memex/exports';
 import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
+import { messageIdentity, messagePath, splitMailboxRows } from '../domain/mailboxes.js';
 import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
 import { EXPORT_KINDS, ExportSync } from './export-sync.js';
 import { emptyRoot, isIgnored, readFile, rootPath, rootProblem, statFile, walk } from './disk.js';
@@ -60,6 +71,8 @@ interface Work {
   item: ItemParams;
   /** Set when the file is a known item that moved here (the event to publish is file_moved). */
   movedFrom?: KnownFile;
+  /** The bytes to send when they are not the file's: a message of an mbox. */
+  data?: Buffer;
   dataBytes: number;
 }
 
@@ -106,11 +119,13 @@ export class FolderSync {
     const root = rootPath(source.root);
     const rows = await this.db
       .selectFrom('files')
-      .select(['path', 'item_id', 'external_id', 'sha256', 'in_place', 'size', 'modified_at', 'rejected'])
+      .select(['path', 'item_id', 'external_id', 'sha256', 'in_place', 'size', 'modified_at', 'rejected', 'mailbox'])
       .where('source_id', '=', sourceId)
       .execute();
     const known = new Map<string, KnownFile>(rows.map((row) => [row.path, row]));
-    const problem = (await rootProblem(root)) ?? (known.size > 0 ? await emptyRoot(root, known.size) : null);
+    // The files on disk are compared with the disk; an mbox's messages with the mbox (see readMailbox).
+    const { files, messages } = splitMailboxRows(rows);
+    const problem = (await rootProblem(root)) ?? (files.size > 0 ? await emptyRoot(root, files.size) : null);
     if (problem) {
       if (!source.unreachable_since) await this.location(LocationUnreachable, source, problem);
       return { rootMissing: true, why: problem };
@@ -128,13 +143,18 @@ export class FolderSync {
       });
       return { counts, rootMissing: false };
     }
-    const { disk, paths } = await this.look(root, known, touched);
-    const diff = differences(paths, disk, known);
+    const { disk, paths } = await this.look(root, files, touched);
+    const diff = differences(paths, disk, files);
     if (retryFailures) {
+      // Files ingest refused, and mboxes with a message it refused, are read again.
+      const refused = new Set([...files.values()].filter((row) => row.rejected !== null).map((row) => row.path));
+      for (const [mbox, held] of messages)
+        if ([...held.values()].some((row) => row.rejected !== null)) refused.add(mbox);
       const changed = new Set(diff.changed.map((c) => c.disk.path));
-      for (const row of known.values()) {
-        const file = disk.get(row.path);
-        if (row.rejected !== null && file && !changed.has(row.path)) diff.changed.push({ disk: file, known: row });
+      for (const path of refused) {
+        const file = disk.get(path);
+        const row = files.get(path);
+        if (file && row && !changed.has(path)) diff.changed.push({ disk: file, known: row });
       }
     }
     const counts: ScanCounts = { files: disk.size, ingested: 0, updated: 0, moved: 0, removed: 0, failed: 0 };
@@ -143,10 +163,16 @@ export class FolderSync {
     // What came: new files (or moved ones) and changed ones of types a handler reads, with their
     // type (by name, else by content: a Maildir's messages have no extension) and content hash.
     const read = new Map<string, { type: string; sha256: string; bytes: Buffer | null }>();
+    const mailboxes: DiskFile[] = [];
     for (const file of [...diff.fresh, ...diff.changed.map((c) => c.disk)]) {
       const full = path.join(root, file.path);
       try {
-        const type = await typeOfFile(full);
+        // A known mbox stays one when it is emptied (Thunderbird's Trash, emptied).
+        const type = files.get(file.path)?.mailbox || messages.has(file.path) ? MBOX_TYPE : await typeOfFile(full);
+        if (type === MBOX_TYPE) {
+          mailboxes.push(file);
+          continue;
+        }
         if (!type || !accepted.has(type)) continue;
         const content = await readFile(full, file.size);
         if (content) read.set(file.path, { type, ...content });
@@ -192,12 +218,21 @@ export class FolderSync {
       work.push(this.work(source, root, file, content, externalId));
     }
     if (drafts.length > 0) await this.publisher.publishAll(drafts);
-    await this.ingest(source, work, counts);
+    const recorded = new Set(await this.ingest(source, work, counts));
+    // Messages that went: those of an mbox that went, and those an mbox read again no longer holds.
+    const goneMessages: KnownFile[] = [];
+    for (const mbox of new Set([...paths, ...(touched === null ? messages.keys() : [])]))
+      if (!disk.has(mbox)) goneMessages.push(...(messages.get(mbox)?.values() ?? []));
+    for (const file of mailboxes) {
+      const held = messages.get(file.path) ?? new Map<string, KnownFile>();
+      goneMessages.push(...(await this.readMailbox(source, root, file, held, counts, recorded)));
+    }
     await this.remove(
       source,
-      diff.gone.filter((row) => !movedAway.has(row.path)),
+      [...diff.gone.filter((row) => !movedAway.has(row.path)), ...goneMessages],
       known,
-      diff.gone,
+      new Set([...diff.gone, ...goneMessages].map((row) => row.path)),
+      recorded,
       counts,
     );
     if (touched === null) {
@@ -267,22 +302,23 @@ export class FolderSync {
     };
   }
 
-  /** Sends the work in batches and records what each file became. */
-  private async ingest(source: SourceRow, work: Work[], counts: ScanCounts): Promise<void> {
+  /** Sends the work in batches and records what each file became; returns the items recorded. */
+  private async ingest(source: SourceRow, work: Work[], counts: ScanCounts): Promise<string[]> {
+    const recorded: string[] = [];
     let batch: Work[] = [];
     let bytes = 0;
     const flush = async () => {
-      if (batch.length > 0) await this.ingestBatch(source, batch, counts);
+      if (batch.length > 0) recorded.push(...(await this.ingestBatch(source, batch, counts)));
       batch = [];
       bytes = 0;
     };
     for (const one of work) {
       if (one.dataBytes > INGEST_REQUEST_LIMIT_BYTES) {
-        await this.publishRejected(
-          source,
-          one.file,
-          `it is ${Math.round(one.dataBytes / 1024 / 1024)} MB: too large to copy in one request; read it in place (memex sources configure ${source.id} --media in-place)`,
-        );
+        const size = `it is ${Math.round(one.dataBytes / 1024 / 1024)} MB: too large to copy in one request`;
+        const reason = one.data
+          ? `${size} (a message is copied)`
+          : `${size}; read it in place (memex sources configure ${source.id} --media in-place)`;
+        await this.publishRejected(source, one.file, reason);
         counts.failed++;
         continue;
       }
@@ -291,9 +327,10 @@ export class FolderSync {
       bytes += one.dataBytes;
     }
     await flush();
+    return recorded;
   }
 
-  private async ingestBatch(source: SourceRow, batch: Work[], counts: ScanCounts): Promise<void> {
+  private async ingestBatch(source: SourceRow, batch: Work[], counts: ScanCounts): Promise<string[]> {
     const root = rootPath(source.root);
     const items: ItemParams[] = [];
     const sent: Work[] = [];
@@ -303,12 +340,12 @@ export class FolderSync {
         sent.push(one);
         continue;
       }
-      const bytes = await fs.readFile(path.join(root, one.file.path)).catch(() => null);
+      const bytes = one.data ?? (await fs.readFile(path.join(root, one.file.path)).catch(() => null));
       if (!bytes) continue; // gone meanwhile: the watcher reports it
       items.push({ ...one.item, data: bytes.toString('base64') });
       sent.push(one);
     }
-    if (items.length === 0) return;
+    if (items.length === 0) return [];
     const answer = await callRpc<ResultOf<typeof Ingest>>(
       this.bus,
       rpcSubject(Ingest),
@@ -316,6 +353,7 @@ export class FolderSync {
       120_000,
     );
     const drafts: Drafted[] = [];
+    const recorded: string[] = [];
     for (const [i, result] of answer.results.entries()) {
       const one = sent[i]!;
       if (result.status === 'rejected' || !result.id) {
@@ -323,6 +361,7 @@ export class FolderSync {
         drafts.push(this.rejectedDraft(source, one.file, result.reason ?? 'rejected'));
         continue;
       }
+      recorded.push(result.id);
       if (one.movedFrom && one.movedFrom.item_id === result.id) {
         drafts.push(this.movedDraft(source, one.movedFrom, one.file));
         continue;
@@ -332,20 +371,116 @@ export class FolderSync {
       drafts.push(this.recordedDraft(source, one.file, result.id, one.sha256, one.externalId, one.inPlace));
     }
     await this.publisher.publishAll(drafts);
+    return recorded;
   }
 
   /**
-   * Files that went: each takes its item with it (and what derives from it), unless another
-   * path of the source still names the same item (identical copies are one item).
+   * An mbox that is new or changed, read through: its messages that are not items yet, or are
+   * under another folder label, are sent (each an item of its own, at `<mbox>#<id>`), then the mbox
+   * is recorded, so a scan reads it again only once it changes. Returns the messages it held that
+   * it no longer holds (deleted, expunged, moved to another mbox), for the caller to remove once
+   * every mbox is read: a message moved keeps its item. An mbox that cannot be read is rejected
+   * with the reason, and its messages are kept.
+   */
+  private async readMailbox(
+    source: SourceRow,
+    root: string,
+    file: DiskFile,
+    held: ReadonlyMap<string, KnownFile>,
+    counts: ScanCounts,
+    recorded: Set<string>,
+  ): Promise<KnownFile[]> {
+    const full = path.join(root, file.path);
+    const seen = new Set<string>();
+    try {
+      const mbox = file.size === 0 ? { folder: undefined } : await mboxOfTree(full, file.path, file.size);
+      if ('skipped' in mbox) throw new Error(mbox.skipped);
+      let work: Work[] = [];
+      let bytes = 0;
+      const send = async () => {
+        for (const id of await this.ingest(source, work, counts)) recorded.add(id);
+        work = [];
+        bytes = 0;
+      };
+      for await (const message of readMbox(full)) {
+        const { id, expunged } = messageIdentity(message.bytes);
+        const at = messagePath(file.path, id);
+        if (expunged || seen.has(at)) continue;
+        seen.add(at);
+        const sha256 = createHash('sha256')
+          .update(`${id}\0${mbox.folder ?? ''}`)
+          .digest('hex');
+        const row = held.get(at);
+        if (row?.item_id && row.sha256 === sha256) continue;
+        work.push(this.messageWork(source, file, at, sha256, message, mbox.folder));
+        bytes += message.bytes.length;
+        if (work.length >= BATCH_ITEMS || bytes >= BATCH_BYTES) await send();
+      }
+      await send();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []; // gone meanwhile: the next look sees it go
+      const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      await this.publishRejected(source, file, `the mbox cannot be read (${why}); its messages are kept`);
+      counts.failed++;
+      return [];
+    }
+    await this.publisher.publish(SourceMailboxRead, {
+      subject: `source:${source.id}`,
+      actor: CALLER,
+      data: {
+        source_id: source.id,
+        path: file.path,
+        size: file.size,
+        modified_at: file.modifiedAt.toISOString(),
+        messages: seen.size,
+      },
+    });
+    return [...held.values()].filter((row) => !seen.has(row.path));
+  }
+
+  /** A message of an mbox on its way into memex.ingest, labelled with the folder the mbox stands for. */
+  private messageWork(
+    source: SourceRow,
+    mbox: DiskFile,
+    at: string,
+    sha256: string,
+    message: MboxMessage,
+    folder: string | undefined,
+  ): Work {
+    const externalId = `mail:${at.slice(at.lastIndexOf('#') + 1)}`;
+    return {
+      file: { path: at, size: message.bytes.length, modifiedAt: mbox.modifiedAt },
+      sha256,
+      externalId,
+      inPlace: false,
+      item: {
+        type: 'message/rfc822',
+        source: { kind: source.kind, id: source.id },
+        external_id: externalId,
+        labels: source.settings.labels,
+        attributes: { ...(folder ? { folder } : {}), ...(message.received ? { received: message.received } : {}) },
+        data: '',
+      },
+      data: message.bytes,
+      dataBytes: message.bytes.length,
+    };
+  }
+
+  /**
+   * Files and messages that went: each takes its item with it (and what derives from it), unless
+   * another path of the source still names the same item (identical copies are one item), or
+   * this reconcile recorded it at another path (a message moved to another mbox).
    */
   private async remove(
     source: SourceRow,
     gone: KnownFile[],
     known: Map<string, KnownFile>,
-    allGone: KnownFile[],
+    leaving: ReadonlySet<string>,
+    recorded: ReadonlySet<string>,
     counts: ScanCounts,
   ): Promise<void> {
-    const goneSet = new Set(allGone.map((row) => row.path));
+    const staying = new Set(recorded);
+    for (const row of known.values()) if (row.item_id && !leaving.has(row.path)) staying.add(row.item_id);
     for (const row of gone) {
       if (!row.item_id) {
         await this.publisher.publish(SourceFileDropped, {
@@ -355,10 +490,7 @@ export class FolderSync {
         });
         continue;
       }
-      const survivor = [...known.values()].find(
-        (other) => other.item_id === row.item_id && other.path !== row.path && !goneSet.has(other.path),
-      );
-      if (survivor) {
+      if (staying.has(row.item_id)) {
         await this.publisher.publish(SourceFileDropped, {
           subject: `item:${row.item_id}`,
           actor: CALLER,

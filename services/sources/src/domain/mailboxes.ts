@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { KnownFile } from './files.js';
+
+/**
+ * An mbox in a watched folder (Thunderbird's Local Folders, a folder of `.mbox` files) is read as
+ * its messages: each is a row of the source's files at `<mbox path>#<id>`, an item of its own,
+ * beside the mbox's own row (`mailbox`), which holds the file's size and time.
+ *
+ * A message's id is a hash of what it says, without the header fields a mail client rewrites in
+ * place when the message is read, flagged or tagged (Thunderbird's `X-Mozilla-Status`, mutt's
+ * `Status`), so reading mail in the client does not send it again, and a message moved to
+ * another mbox keeps its item.
+ */
+
+const CLIENT_STATE =
+  /^(x-mozilla-status|x-mozilla-status2|x-mozilla-keys|status|x-status|x-keywords|x-uid|content-length|lines)$/i;
+
+/** Thunderbird's flag (in `X-Mozilla-Status`, hex) for a message deleted but not yet compacted away. */
+const MOZILLA_EXPUNGED = 0x0008;
+
+export interface MessageIdentity {
+  /** 32 hex digits: the same for the same message wherever it is and whatever its client state. */
+  id: string;
+  /** Deleted in Thunderbird, still in the file until the folder is compacted. */
+  expunged: boolean;
+}
+
+export function messageIdentity(bytes: Buffer): MessageIdentity {
+  const end = headerEnd(bytes);
+  const hash = createHash('sha256');
+  let expunged = false;
+  for (const field of headerFields(bytes.subarray(0, end).toString('latin1'))) {
+    const colon = field.indexOf(':');
+    const name = field.slice(0, colon).trim();
+    if (!CLIENT_STATE.test(name)) hash.update(field);
+    else if (/^x-mozilla-status$/i.test(name)) {
+      const flags = field.slice(colon + 1).trim();
+      expunged = /^[0-9a-f]{1,4}$/i.test(flags) && (Number.parseInt(flags, 16) & MOZILLA_EXPUNGED) !== 0;
+    }
+  }
+  hash.update('\0');
+  hash.update(bytes.subarray(end));
+  return { id: hash.digest('hex').slice(0, 32), expunged };
+}
+
+/** Where a message's header ends: at its first empty line (or the end, for a header alone). */
+function headerEnd(bytes: Buffer): number {
+  const lf = bytes.indexOf('\n\n');
+  const crlf = bytes.indexOf('\n\r\n');
+  const ends = [lf, crlf].filter((i) => i >= 0);
+  return ends.length > 0 ? Math.min(...ends) + 1 : bytes.length;
+}
+
+/** A header's fields, each with its continuation lines. */
+function* headerFields(header: string): Generator<string> {
+  let field = '';
+  for (const line of header.split('\n')) {
+    if (/^[ \t]/.test(line) && field) {
+      field += `\n${line}`;
+      continue;
+    }
+    if (field) yield field;
+    field = line;
+  }
+  if (field) yield field;
+}
+
+/** A message's path among the source's files. */
+export function messagePath(mbox: string, id: string): string {
+  return `${mbox}#${id}`;
+}
+
+/** A message's path: its mbox's, `#`, its id. */
+const MESSAGE_PATH = /^(.+)#[0-9a-f]{32}$/;
+
+/**
+ * A source's rows split into the files on disk (plain files, mboxes, refused files) and each
+ * mbox's messages by the mbox's path, known by their paths' shape: also those of an mbox not
+ * recorded yet (a scan stopped while reading it), which a scan reads again or finds gone.
+ */
+export function splitMailboxRows(rows: Iterable<KnownFile>): {
+  files: Map<string, KnownFile>;
+  messages: Map<string, Map<string, KnownFile>>;
+} {
+  const files = new Map<string, KnownFile>();
+  const messages = new Map<string, Map<string, KnownFile>>();
+  for (const row of rows) {
+    const mbox = row.mailbox ? undefined : MESSAGE_PATH.exec(row.path)?.[1];
+    if (mbox === undefined) {
+      files.set(row.path, row);
+      continue;
+    }
+    let held = messages.get(mbox);
+    if (!held) messages.set(mbox, (held = new Map()));
+    held.set(row.path, row);
+  }
+  return { files, messages };
+}

@@ -1,0 +1,164 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { sql, type Kysely } from 'kysely';
+import { SourcesAdd, SourcesGet, SourcesRescan } from '@memex/contracts';
+import { createDatabase } from '@memex/db';
+import { waitUntil } from '@memex/testing';
+import { startSourcesHarness, type SourcesHarness } from './testing/harness.js';
+
+/** A message as Thunderbird keeps it in an mbox: its flags in the header, rewritten in place. */
+const mail = (subject: string, status = '0001') =>
+  `From - Mon Jan  4 10:00:00 2010\nSubject: ${subject}\nX-Mozilla-Status: ${status}\nX-Mozilla-Status2: 00000000\n` +
+  `From: Ann <ann@example.com>\nTo: bob@example.com\nDate: Mon, 4 Jan 2010 10:00:00 +0000\n` +
+  `Message-ID: <${subject}@example.com>\n\n${subject} body\n\n`;
+
+interface MessageRow {
+  item_id: string;
+  subject: string;
+  mail_labels: string[];
+  inbox: boolean;
+  read: boolean;
+  starred: boolean;
+}
+
+/**
+ * Thunderbird's Local Folders watched while Thunderbird works in them: an mbox per folder (no
+ * extension, subfolders in `.sbd`), messages appended, marked read in place, deleted by a flag
+ * until the folder is compacted, moved between folders, a Trash emptied to nothing.
+ */
+describe('a watched folder of mboxes', () => {
+  let h: SourcesHarness;
+  let dir: string;
+  let id: string;
+  let ingestDb: Kysely<Record<string, never>>;
+  before(async () => {
+    h = await startSourcesHarness();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-local-folders-'));
+    ingestDb = createDatabase(h.env.config.databaseUrl, { schema: 'ingest' });
+  });
+  after(async () => {
+    await ingestDb.destroy();
+    await h.stop();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  let clock = Date.now() / 1000;
+  /** Writes a file with a time later than any before, as a client's write would have. */
+  const write = async (relative: string, text: string) => {
+    const file = path.join(dir, relative);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, text);
+    clock += 10;
+    await fs.utimes(file, clock, clock);
+  };
+  const read = (relative: string) => fs.readFile(path.join(dir, relative), 'utf8');
+  /** Thunderbird's mark: the message's flags rewritten in place (the file keeps its size). */
+  const mark = async (relative: string, subject: string, status: string) => {
+    const text = await read(relative);
+    const marked = text.replace(new RegExp(`(Subject: ${subject}\\nX-Mozilla-Status: )[0-9a-f]{4}`), `$1${status}`);
+    assert.notEqual(marked, text);
+    await write(relative, marked);
+  };
+  const messages = async (): Promise<MessageRow[]> =>
+    (
+      await sql<MessageRow>`select item_id, subject, mail_labels, inbox, read, starred from messages
+        where account = ${`import:folder:${id}`} order by subject`.execute(ingestDb)
+    ).rows;
+  const subjects = async () => (await messages()).map((m) => m.subject);
+  const rescan = () => h.call(SourcesRescan, { id });
+  /** Each item and its revision: a message sent again would show as a new item or revision. */
+  const revisions = async () => (await h.items(id)).map((item) => `${item.id}@${item.revision}`);
+
+  test('each message is an item, labelled with its folder, read and starred as Thunderbird marked it', async () => {
+    await write('Inbox', mail('alpha', '0001') + mail('bravo', '0000') + mail('charlie', '0005'));
+    await write('Inbox.msf', '// <!-- <mdb:mork:z v="1.4"/> -->\n< <(a=c)> // (f=iso-8859-1)\n');
+    await write('Trash', mail('delta'));
+    // A folder with subfolders is an empty mbox beside its `.sbd` folder.
+    await write('Work', '');
+    await write('Work.sbd/Projects', mail('echo', '0000'));
+    ({ id } = await h.call(SourcesAdd, { kind: 'folder', path: dir, rescan_seconds: 3600 }));
+    await waitUntil(async () => (await messages()).length === 5, 'every message an item', { timeoutMs: 30_000 });
+    const rows = await messages();
+    assert.deepEqual(
+      rows.map((m) => [m.subject, m.mail_labels, m.inbox, m.read, m.starred]),
+      [
+        ['alpha', [], true, true, false],
+        ['bravo', [], true, false, false],
+        ['charlie', [], true, true, true],
+        ['delta', ['Trash'], false, true, false],
+        ['echo', ['Work/Projects'], false, false, false],
+      ],
+    );
+    const { source, failures } = await h.call(SourcesGet, { id });
+    assert.deepEqual([source.counts.files, source.counts.items, failures], [5, 5, []]);
+  });
+
+  test('read, deleted, appended, moved and compacted while watched: the items follow', async () => {
+    const before = new Map((await messages()).map((m) => [m.subject, m.item_id]));
+    const held = await revisions();
+    // Marked read in Thunderbird: the file changed, the message did not.
+    await mark('Inbox', 'bravo', '0001');
+    await rescan();
+    assert.deepEqual(await revisions(), held, 'nothing sent again for a mark');
+
+    // Deleted (expunged, still in the file) and new mail appended: the watcher sees it.
+    await mark('Inbox', 'alpha', '0009');
+    await write('Inbox', (await read('Inbox')) + mail('foxtrot'));
+    await waitUntil(
+      async () => JSON.stringify(await subjects()) === JSON.stringify(['bravo', 'charlie', 'delta', 'echo', 'foxtrot']),
+      'alpha deleted and foxtrot an item, from the watcher alone',
+      { timeoutMs: 30_000 },
+    );
+
+    // Moved to another folder: appended there, expunged here, in one scan. The item stays.
+    await mark('Inbox', 'charlie', '000d');
+    await write('Work.sbd/Projects', (await read('Work.sbd/Projects')) + mail('charlie', '0005'));
+    await rescan();
+    const moved = (await messages()).find((m) => m.subject === 'charlie');
+    assert.equal(moved?.item_id, before.get('charlie'), 'a moved message keeps its item');
+
+    // Compacted: the expunged messages leave the file; nothing else changes.
+    const inbox = (await read('Inbox')).split(/(?=^From - )/m).filter((m) => !/X-Mozilla-Status: 000[9d]/.test(m));
+    const compacted = await revisions();
+    await write('Inbox', inbox.join(''));
+    await rescan();
+    assert.deepEqual(await revisions(), compacted, 'compacting sends and removes nothing');
+    assert.equal((await messages()).find((m) => m.subject === 'bravo')?.item_id, before.get('bravo'));
+
+    // Trash emptied (the file cut to nothing), then a folder deleted with its subfolders.
+    await write('Trash', '');
+    await rescan();
+    assert.deepEqual(await subjects(), ['bravo', 'charlie', 'echo', 'foxtrot'], 'the emptied Trash takes its message');
+    await fs.rm(path.join(dir, 'Work.sbd'), { recursive: true });
+    await rescan();
+    assert.deepEqual(await subjects(), ['bravo', 'foxtrot']);
+    const { source } = await h.call(SourcesGet, { id });
+    assert.deepEqual([source.counts.files, source.counts.items], [2, 2]);
+  });
+
+  test('an mbox that cannot be read is refused with the reason and keeps its messages until it can', async () => {
+    const inbox = await read('Inbox');
+    const held = await revisions();
+    await write('Inbox', 'Not mail any more.\n');
+    await rescan();
+    const { failures } = await h.call(SourcesGet, { id });
+    assert.deepEqual(
+      failures.map((f) => [f.path, f.reason]),
+      [['Inbox', 'the mbox cannot be read (not an mbox: it does not start with a From line); its messages are kept']],
+    );
+    assert.deepEqual(await revisions(), held);
+    await write('Inbox', inbox);
+    await rescan();
+    assert.deepEqual((await h.call(SourcesGet, { id })).failures, []);
+    assert.deepEqual(await revisions(), held);
+  });
+
+  test('the sources read model is rebuilt the same from the log', async () => {
+    const rows = await h.sourcesRows();
+    await h.replaySources();
+    assert.deepEqual(await h.sourcesRows(), rows);
+  });
+});

@@ -122,6 +122,10 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
     const every = outcome?.rootMissing
       ? ROOT_POLL_MS
       : ((row?.settings as Settings | undefined)?.rescan_seconds ?? 300) * 1000;
+    // Paused or removed while the settings were read: stop() cleared no timer yet to come.
+    if (entry.stopped) return;
+    // A scan queued behind another (a rescan asked for during one) set a timer too: one is kept.
+    if (entry.next) clearTimeout(entry.next);
     entry.next = setTimeout(() => void this.rescan(entry.id).catch(() => undefined), every);
   }
 

@@ -120,5 +120,13 @@ export const MailFlags = defineMethod({
   result: Type.Object({ changed: Type.Integer({ description: 'messages whose state changed' }), seq: Seq }),
 });
 
+/**
+ * The folder a message arrives in when it is in the inbox: INBOX (any case, any path), or none at
+ * all. The inbox is a flag of a message (archiving clears it), never one of its labels.
+ */
+export function isInboxFolder(folder: string | null): boolean {
+  return folder === null || /^inbox$/i.test(folder.split(/[/\\.]/).pop() ?? '');
+}
+
 /** API methods of the mail area. */
 export const mailMethods: MethodDefinition[] = [MailAccounts, MailList, MailThread, MailFlags];

@@ -236,12 +236,20 @@ export async function mboxOfTree(
     error instanceof CorruptGzip ? error : Promise.reject(error),
   );
   if (size instanceof CorruptGzip) return { skipped: size.reason };
+  return { key, file, size, folder: mboxFolder(key, rootFolder) };
+}
+
+/**
+ * The folder an mbox at `key` in a tree stands for (under `rootFolder`, the tree's own):
+ * `Work/Projects` for Apple Mail's `Work.mbox/Projects.mbox/mbox`, Thunderbird's
+ * `Work.sbd/Projects` or `Work/Projects.mbox`.
+ */
+export function mboxFolder(key: string, rootFolder?: string): string | undefined {
   const [name, ...parents] = key.split('/').reverse();
   const folders = parents.reverse().map((folder) => MAILBOX_FOLDER.exec(folder)?.[1] ?? zipAsFolder(folder));
   // Apple Mail's `Work.mbox/mbox` is the folder's own file; elsewhere the file is a folder.
   const own = name === 'mbox' ? [] : [name!.replace(/\.gz$/i, '').replace(/\.(mbox|mbx|txt)$/i, '')];
-  const label = [...(rootFolder ? [rootFolder] : []), ...folders, ...own].join('/');
-  return { key, file, size, folder: label || undefined };
+  return [...(rootFolder ? [rootFolder] : []), ...folders, ...own].join('/') || undefined;
 }
 
 /** Why a file is not an mbox we can read, or null when it starts as one. */

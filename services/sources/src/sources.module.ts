@@ -6,6 +6,7 @@ import { SourcesProjector } from './projection/sources.projector.js';
 import { SourcesQueries } from './queries/sources.queries.js';
 import { ExportSync } from './watch/export-sync.js';
 import { FolderSync } from './watch/folder-sync.js';
+import { MailboxSync } from './watch/mailbox-sync.js';
 import { Watchers } from './watch/watchers.js';
 import { PipelineBacklog } from './watch/pipeline-backlog.js';
 import { WorkerWatch } from './watch/worker-watch.js';
@@ -20,6 +21,7 @@ export class SourcesModule {
       providers: [
         SourcesProjector,
         FolderSync,
+        MailboxSync,
         ExportSync,
         Watchers,
         WorkerWatch,

@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Actor, ItemIngested, MailFlagsChanged, MailSpamMarked, MemexError } from '@memex/contracts';
+import { type Actor, ItemIngested, isInboxFolder, MailFlagsChanged, MailSpamMarked, MemexError } from '@memex/contracts';
 import { newId, type DraftOf, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
 import { changeTo, decideOutcome, RejectedItem, type EmailItem, type MailMeta } from '../domain/handlers/index.js';
 import { sha256Hex } from '../domain/handlers/text.js';
-import { isInboxFolder } from '../projection/message-row.js';
 import {
   contentKeyHash,
   sourceKeyHash,

@@ -1,15 +1,10 @@
 import type { Insertable } from 'kysely';
-import type { MailFlagsChanged, EventOf, ItemDataOf } from '@memex/contracts';
+import { isInboxFolder, type MailFlagsChanged, type EventOf, type ItemDataOf } from '@memex/contracts';
 import { gmailState } from '../domain/handlers/index.js';
 import type { ItemIngestedEvent } from '../commands/identities.js';
 import type { MessagesTable } from './schema.js';
 
 const SNIPPET_LENGTH = 200;
-
-/** The folder a message arrives in when it is in the inbox: INBOX (any case, any path), or none at all. */
-export function isInboxFolder(folder: string | null): boolean {
-  return folder === null || /^inbox$/i.test(folder.split(/[/\\.]/).pop() ?? '');
-}
 
 /** The account a message belongs to: its source's name (`import:mbox:archive-2009`, `gmail:me@example.com`). */
 export function accountOf(source: { kind: string; id: string }): string {

@@ -73,6 +73,11 @@ export function messagePath(mbox: string, id: string): string {
 /** A message's path: its mbox's, `#`, its id. */
 const MESSAGE_PATH = /^(.+)#[0-9a-f]{32}$/;
 
+/** The mbox a message's path is in; null for a file's path. */
+export function mboxOfMessage(at: string): string | null {
+  return MESSAGE_PATH.exec(at)?.[1] ?? null;
+}
+
 /**
  * A source's rows split into the files on disk (plain files, mboxes, refused files) and each
  * mbox's messages by the mbox's path, known by their paths' shape: also those of an mbox not
@@ -85,8 +90,8 @@ export function splitMailboxRows(rows: Iterable<KnownFile>): {
   const files = new Map<string, KnownFile>();
   const messages = new Map<string, Map<string, KnownFile>>();
   for (const row of rows) {
-    const mbox = row.mailbox ? undefined : MESSAGE_PATH.exec(row.path)?.[1];
-    if (mbox === undefined) {
+    const mbox = row.mailbox ? null : mboxOfMessage(row.path);
+    if (mbox === null) {
       files.set(row.path, row);
       continue;
     }

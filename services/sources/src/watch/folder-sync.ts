@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
@@ -15,7 +14,6 @@ import {
   SourceFileMoved,
   SourceFileRecorded,
   SourceFileRejected,
-  SourceMailboxRead,
   SourceScanned,
   Types,
   type Actor,
@@ -25,21 +23,14 @@ import {
 } from '@memex/contracts';
 import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import {
-  FOLDER_DATA_TYPES,
-  MBOX_TYPE,
-  fileAttributes,
-  mboxOfTree,
-  readMbox,
-  typeOfFile,
-  type MboxMessage,
-} from '@memex/exports';
+import { FOLDER_DATA_TYPES, MBOX_TYPE, fileAttributes, typeOfFile } from '@memex/exports';
 import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
-import { messageIdentity, messagePath, splitMailboxRows } from '../domain/mailboxes.js';
+import { splitMailboxRows } from '../domain/mailboxes.js';
 import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
 import { EXPORT_KINDS, ExportSync } from './export-sync.js';
+import { MailboxSync } from './mailbox-sync.js';
 import { emptyRoot, isIgnored, readFile, rootPath, rootProblem, statFile, walk } from './disk.js';
 
 export interface ScanCounts {
@@ -62,8 +53,8 @@ export interface Touched {
 
 type ItemParams = ParamsOf<typeof Ingest>['items'][number];
 
-/** One file on its way into memex.ingest, and what to record once it answers. */
-interface Work {
+/** One file (or message of an mbox) on its way into memex.ingest, and what to record once it answers. */
+export interface Work {
   file: DiskFile;
   sha256: string;
   externalId: string;
@@ -76,12 +67,19 @@ interface Work {
   dataBytes: number;
 }
 
+/** What memex.ingest made of a work: its item, and whether it was new, changed or known already. */
+export interface Answered {
+  work: Work;
+  id: string;
+  status: 'created' | 'updated' | 'duplicate';
+}
+
 /** Items per memex.ingest request, and the item data one carries (under the 40 MB limit). */
-const BATCH_ITEMS = 200;
-const BATCH_BYTES = 24 * 1024 * 1024;
+export const BATCH_ITEMS = 200;
+export const BATCH_BYTES = 24 * 1024 * 1024;
 
 /** Who the sources service is when it calls memex.ingest: its items are `import`ed by it. */
-const CALLER: Actor = { kind: 'system', id: 'sources' };
+export const CALLER: Actor = { kind: 'system', id: 'sources' };
 
 /**
  * Makes the memex hold what a watched folder holds (the whole folder on a scan, or the paths a
@@ -101,6 +99,7 @@ export class FolderSync {
     private readonly publisher: EventPublisher,
     private readonly host: ServiceHost,
     private readonly exports: ExportSync,
+    private readonly mailboxes: MailboxSync,
   ) {}
 
   /**
@@ -218,21 +217,31 @@ export class FolderSync {
       work.push(this.work(source, root, file, content, externalId));
     }
     if (drafts.length > 0) await this.publisher.publishAll(drafts);
-    const recorded = new Set(await this.ingest(source, work, counts));
+    const answered = await this.ingest(source, work, counts);
     // Messages that went: those of an mbox that went, and those an mbox read again no longer holds.
     const goneMessages: KnownFile[] = [];
     for (const mbox of new Set([...paths, ...(touched === null ? messages.keys() : [])]))
       if (!disk.has(mbox)) goneMessages.push(...(messages.get(mbox)?.values() ?? []));
+    const send = (batch: Work[]) => this.ingest(source, batch, counts);
     for (const file of mailboxes) {
       const held = messages.get(file.path) ?? new Map<string, KnownFile>();
-      goneMessages.push(...(await this.readMailbox(source, root, file, held, counts, recorded)));
+      const read = await this.mailboxes.read(source, root, file, held, send);
+      if ('refused' in read) {
+        await this.publishRejected(source, file, read.refused);
+        counts.failed++;
+        continue;
+      }
+      answered.push(...read.answered);
+      goneMessages.push(...read.gone);
     }
+    const leaving = new Set([...diff.gone, ...goneMessages].map((row) => row.path));
+    await this.mailboxes.refile(answered, goneMessages, known, leaving);
     await this.remove(
       source,
       [...diff.gone.filter((row) => !movedAway.has(row.path)), ...goneMessages],
       known,
-      new Set([...diff.gone, ...goneMessages].map((row) => row.path)),
-      recorded,
+      leaving,
+      new Set(answered.map((answer) => answer.id)),
       counts,
     );
     if (touched === null) {
@@ -302,9 +311,9 @@ export class FolderSync {
     };
   }
 
-  /** Sends the work in batches and records what each file became; returns the items recorded. */
-  private async ingest(source: SourceRow, work: Work[], counts: ScanCounts): Promise<string[]> {
-    const recorded: string[] = [];
+  /** Sends the work in batches and records what each file became. */
+  private async ingest(source: SourceRow, work: Work[], counts: ScanCounts): Promise<Answered[]> {
+    const recorded: Answered[] = [];
     let batch: Work[] = [];
     let bytes = 0;
     const flush = async () => {
@@ -330,7 +339,7 @@ export class FolderSync {
     return recorded;
   }
 
-  private async ingestBatch(source: SourceRow, batch: Work[], counts: ScanCounts): Promise<string[]> {
+  private async ingestBatch(source: SourceRow, batch: Work[], counts: ScanCounts): Promise<Answered[]> {
     const root = rootPath(source.root);
     const items: ItemParams[] = [];
     const sent: Work[] = [];
@@ -353,7 +362,7 @@ export class FolderSync {
       120_000,
     );
     const drafts: Drafted[] = [];
-    const recorded: string[] = [];
+    const recorded: Answered[] = [];
     for (const [i, result] of answer.results.entries()) {
       const one = sent[i]!;
       if (result.status === 'rejected' || !result.id) {
@@ -361,7 +370,7 @@ export class FolderSync {
         drafts.push(this.rejectedDraft(source, one.file, result.reason ?? 'rejected'));
         continue;
       }
-      recorded.push(result.id);
+      recorded.push({ work: one, id: result.id, status: result.status });
       if (one.movedFrom && one.movedFrom.item_id === result.id) {
         drafts.push(this.movedDraft(source, one.movedFrom, one.file));
         continue;
@@ -372,98 +381,6 @@ export class FolderSync {
     }
     await this.publisher.publishAll(drafts);
     return recorded;
-  }
-
-  /**
-   * An mbox that is new or changed, read through: its messages that are not items yet, or are
-   * under another folder label, are sent (each an item of its own, at `<mbox>#<id>`), then the mbox
-   * is recorded, so a scan reads it again only once it changes. Returns the messages it held that
-   * it no longer holds (deleted, expunged, moved to another mbox), for the caller to remove once
-   * every mbox is read: a message moved keeps its item. An mbox that cannot be read is rejected
-   * with the reason, and its messages are kept.
-   */
-  private async readMailbox(
-    source: SourceRow,
-    root: string,
-    file: DiskFile,
-    held: ReadonlyMap<string, KnownFile>,
-    counts: ScanCounts,
-    recorded: Set<string>,
-  ): Promise<KnownFile[]> {
-    const full = path.join(root, file.path);
-    const seen = new Set<string>();
-    try {
-      const mbox = file.size === 0 ? { folder: undefined } : await mboxOfTree(full, file.path, file.size);
-      if ('skipped' in mbox) throw new Error(mbox.skipped);
-      let work: Work[] = [];
-      let bytes = 0;
-      const send = async () => {
-        for (const id of await this.ingest(source, work, counts)) recorded.add(id);
-        work = [];
-        bytes = 0;
-      };
-      for await (const message of readMbox(full)) {
-        const { id, expunged } = messageIdentity(message.bytes);
-        const at = messagePath(file.path, id);
-        if (expunged || seen.has(at)) continue;
-        seen.add(at);
-        const sha256 = createHash('sha256')
-          .update(`${id}\0${mbox.folder ?? ''}`)
-          .digest('hex');
-        const row = held.get(at);
-        if (row?.item_id && row.sha256 === sha256) continue;
-        work.push(this.messageWork(source, file, at, sha256, message, mbox.folder));
-        bytes += message.bytes.length;
-        if (work.length >= BATCH_ITEMS || bytes >= BATCH_BYTES) await send();
-      }
-      await send();
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []; // gone meanwhile: the next look sees it go
-      const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      await this.publishRejected(source, file, `the mbox cannot be read (${why}); its messages are kept`);
-      counts.failed++;
-      return [];
-    }
-    await this.publisher.publish(SourceMailboxRead, {
-      subject: `source:${source.id}`,
-      actor: CALLER,
-      data: {
-        source_id: source.id,
-        path: file.path,
-        size: file.size,
-        modified_at: file.modifiedAt.toISOString(),
-        messages: seen.size,
-      },
-    });
-    return [...held.values()].filter((row) => !seen.has(row.path));
-  }
-
-  /** A message of an mbox on its way into memex.ingest, labelled with the folder the mbox stands for. */
-  private messageWork(
-    source: SourceRow,
-    mbox: DiskFile,
-    at: string,
-    sha256: string,
-    message: MboxMessage,
-    folder: string | undefined,
-  ): Work {
-    const externalId = `mail:${at.slice(at.lastIndexOf('#') + 1)}`;
-    return {
-      file: { path: at, size: message.bytes.length, modifiedAt: mbox.modifiedAt },
-      sha256,
-      externalId,
-      inPlace: false,
-      item: {
-        type: 'message/rfc822',
-        source: { kind: source.kind, id: source.id },
-        external_id: externalId,
-        labels: source.settings.labels,
-        attributes: { ...(folder ? { folder } : {}), ...(message.received ? { received: message.received } : {}) },
-        data: '',
-      },
-      data: message.bytes,
-      dataBytes: message.bytes.length,
-    };
   }
 
   /**

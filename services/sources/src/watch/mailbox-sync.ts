@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto';
+import path from 'node:path';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  isInboxFolder,
+  ItemsGet,
+  MailFlags,
+  OWNER_SCOPE,
+  rpcSubject,
+  SourceMailboxRead,
+  type MethodDefinition,
+  type ParamsOf,
+  type ResultOf,
+} from '@memex/contracts';
+import { callRpc, EventPublisher, type Bus } from '@memex/bus';
+import { mboxFolder, mboxOfTree, readMbox, type MboxMessage } from '@memex/exports';
+import { BUS } from '@memex/runtime';
+import type { DiskFile, KnownFile } from '../domain/files.js';
+import { mboxOfMessage, messageIdentity, messagePath } from '../domain/mailboxes.js';
+import type { SourceRow } from '../projection/schema.js';
+import { BATCH_BYTES, BATCH_ITEMS, CALLER, type Answered, type Work } from './folder-sync.js';
+
+/** A mailbox read through: what ingest made of the messages sent, and those it no longer holds. */
+export type MailboxRead = { answered: Answered[]; gone: KnownFile[] } | { refused: string };
+
+/**
+ * The mboxes of a watched folder (see domain/mailboxes.ts): each read through when it is new or
+ * changed, its messages sent as items of their own, and a message found in another mbox than
+ * before (moved, or copied) given that folder's label.
+ */
+@Injectable()
+export class MailboxSync {
+  constructor(
+    @Inject(BUS) private readonly bus: Bus,
+    private readonly publisher: EventPublisher,
+  ) {}
+
+  /**
+   * An mbox that is new or changed: its messages that are not items yet, or are under another
+   * folder label, are sent (`send`: memex.ingest, recorded at `<mbox>#<id>`), then the mbox is
+   * recorded, so a scan reads it again only once it changes. The messages it held that it no
+   * longer holds (deleted, expunged, moved to another mbox) are returned for the caller to
+   * remove once every mbox is read: a message moved keeps its item. An mbox that cannot be read
+   * is refused with the reason, and its messages are kept.
+   */
+  async read(
+    source: SourceRow,
+    root: string,
+    file: DiskFile,
+    held: ReadonlyMap<string, KnownFile>,
+    send: (work: Work[]) => Promise<Answered[]>,
+  ): Promise<MailboxRead> {
+    const full = path.join(root, file.path);
+    const seen = new Set<string>();
+    const answered: Answered[] = [];
+    try {
+      const mbox = file.size === 0 ? { folder: undefined } : await mboxOfTree(full, file.path, file.size);
+      if ('skipped' in mbox) throw new Error(mbox.skipped);
+      let work: Work[] = [];
+      let bytes = 0;
+      const flush = async () => {
+        answered.push(...(await send(work)));
+        work = [];
+        bytes = 0;
+      };
+      for await (const message of readMbox(full)) {
+        const { id, expunged } = messageIdentity(message.bytes);
+        const at = messagePath(file.path, id);
+        if (expunged || seen.has(at)) continue;
+        seen.add(at);
+        const sha256 = createHash('sha256')
+          .update(`${id}\0${mbox.folder ?? ''}`)
+          .digest('hex');
+        const row = held.get(at);
+        if (row?.item_id && row.sha256 === sha256) continue;
+        work.push(messageWork(source, file, at, sha256, message, mbox.folder));
+        bytes += message.bytes.length;
+        if (work.length >= BATCH_ITEMS || bytes >= BATCH_BYTES) await flush();
+      }
+      await flush();
+    } catch (error) {
+      // Gone meanwhile: the next look sees it go.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { answered, gone: [] };
+      const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      return { refused: `the mbox cannot be read (${why}); its messages are kept` };
+    }
+    await this.publisher.publish(SourceMailboxRead, {
+      subject: `source:${source.id}`,
+      actor: CALLER,
+      data: {
+        source_id: source.id,
+        path: file.path,
+        size: file.size,
+        modified_at: file.modifiedAt.toISOString(),
+        messages: seen.size,
+      },
+    });
+    return { answered, gone: [...held.values()].filter((row) => !seen.has(row.path)) };
+  }
+
+  /**
+   * Messages that came into an mbox or left one while ingest holds them elsewhere (moved between
+   * folders, copied to a second, deleted from one of two) get the labels of the folders they are
+   * in now, as a mail client shows them: those of the folders they came into added, those they
+   * left removed; the inbox is a flag (archived once a message is in it no more). `known` is every
+   * row of the source before this reconcile, `leaving` the paths that went. Mail mirrored from
+   * Gmail is left alone: a change would be written to Gmail.
+   */
+  async refile(
+    answered: Answered[],
+    gone: KnownFile[],
+    known: ReadonlyMap<string, KnownFile>,
+    leaving: ReadonlySet<string>,
+  ): Promise<void> {
+    const touched = new Set<string>();
+    for (const { work, id, status } of answered)
+      if (status === 'duplicate' && isMessage(work.file.path)) touched.add(id);
+    for (const row of gone) if (row.item_id && isMessage(row.path)) touched.add(row.item_id);
+    if (touched.size === 0) return;
+    const before = new Folders();
+    const after = new Folders();
+    for (const row of known.values()) {
+      if (!row.item_id || !touched.has(row.item_id) || !isMessage(row.path)) continue;
+      before.add(row.item_id, row.path);
+      if (!leaving.has(row.path)) after.add(row.item_id, row.path);
+    }
+    for (const { work, id } of answered)
+      if (touched.has(id) && isMessage(work.file.path)) after.add(id, work.file.path);
+    // One memex.mail.flags call per change, for every message it applies to.
+    const changes = new Map<string, { change: Omit<ParamsOf<typeof MailFlags>, 'ids'>; ids: string[] }>();
+    for (const id of touched) {
+      const now = after.of(id);
+      const was = before.of(id);
+      if (now.length === 0) continue; // no longer in any mbox: removed with its item
+      const change: Omit<ParamsOf<typeof MailFlags>, 'ids'> = {};
+      const added = now.filter((folder): folder is string => !isInboxFolder(folder) && !was.includes(folder));
+      const removed = was.filter((folder): folder is string => !isInboxFolder(folder) && !now.includes(folder));
+      if (added.length > 0) change.add_labels = added;
+      if (removed.length > 0) change.remove_labels = removed;
+      const inbox = (folders: Array<string | null>) => folders.some(isInboxFolder);
+      if (inbox(now) && !inbox(was)) change.archived = false;
+      else if (!inbox(now) && inbox(was)) change.archived = true;
+      if (Object.keys(change).length === 0) continue;
+      if ((await this.call(ItemsGet, { id })).origin === 'mirrored') continue;
+      const key = JSON.stringify(change);
+      if (!changes.has(key)) changes.set(key, { change, ids: [] });
+      changes.get(key)!.ids.push(id);
+    }
+    for (const { change, ids } of changes.values())
+      for (let i = 0; i < ids.length; i += 1000) await this.call(MailFlags, { ids: ids.slice(i, i + 1000), ...change });
+  }
+
+  private call<M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
+    return callRpc<ResultOf<M>>(
+      this.bus,
+      rpcSubject(method),
+      { method: method.name, params, scope: OWNER_SCOPE, caller: CALLER },
+      60_000,
+    );
+  }
+}
+
+const isMessage = (at: string) => mboxOfMessage(at) !== null;
+
+/** The folders (null: the inbox, an mbox that names none) each message is in, by its paths. */
+class Folders {
+  private readonly byItem = new Map<string, Set<string | null>>();
+
+  add(id: string, at: string): void {
+    const folder = mboxFolder(mboxOfMessage(at)!) ?? null;
+    this.byItem.set(id, (this.byItem.get(id) ?? new Set()).add(folder));
+  }
+
+  of(id: string): Array<string | null> {
+    return [...(this.byItem.get(id) ?? [])];
+  }
+}
+
+/** A message of an mbox on its way into memex.ingest, labelled with the folder the mbox stands for. */
+function messageWork(
+  source: SourceRow,
+  mbox: DiskFile,
+  at: string,
+  sha256: string,
+  message: MboxMessage,
+  folder: string | undefined,
+): Work {
+  const externalId = `mail:${at.slice(at.lastIndexOf('#') + 1)}`;
+  return {
+    file: { path: at, size: message.bytes.length, modifiedAt: mbox.modifiedAt },
+    sha256,
+    externalId,
+    inPlace: false,
+    item: {
+      type: 'message/rfc822',
+      source: { kind: source.kind, id: source.id },
+      external_id: externalId,
+      labels: source.settings.labels,
+      attributes: { ...(folder ? { folder } : {}), ...(message.received ? { received: message.received } : {}) },
+      data: '',
+    },
+    data: message.bytes,
+    dataBytes: message.bytes.length,
+  };
+}

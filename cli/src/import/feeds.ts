@@ -8,6 +8,7 @@ import {
   inArchive,
   isPartialEmlx,
   listFolder,
+  listMaildir,
   listMboxTree,
   listPhotos,
   listTakeout,
@@ -33,7 +34,6 @@ import {
   type SkippedFile,
   type TakeoutListing,
 } from '@memex/exports';
-import { listMaildir } from './maildir.js';
 import type { ImportReport } from './report.js';
 import { StateFile, type ImportState } from './state.js';
 import { Uploader, type Answered, type Item, type Result } from './uploader.js';

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { MEDIA_FILE_TYPES, typeOfFileName } from '@memex/contracts';
 import { files as fileTree, inArchive, type FileStat } from './files.js';
 import { gunzippedHead, isGzip } from './gzip.js';
+import { maildirMessage } from './maildir.js';
 import { UnreadableZip, ZipArchives } from './zip.js';
 
 /** The types of files a folder import sends (to the document, mail, calendar and contacts handlers). */
@@ -88,10 +89,15 @@ export function isMessageFile(type: string): boolean {
 /**
  * What a file of a folder carries besides its bytes (`key`: its path in the folder, with `/`): a
  * document its name and time; a saved message its time and folder label, never a name (the mail
- * handler takes none).
+ * handler takes none); a Maildir's message its Maildir folder, flags and delivery time.
  */
 export function fileAttributes(type: string, key: string, modified: string): Record<string, unknown> {
   if (!isMessageFile(type)) return { filename: key.slice(key.lastIndexOf('/') + 1), modified };
+  const maildir = maildirMessage(key);
+  if (maildir) {
+    const { folder, read, starred, received } = maildir;
+    return { modified, folder, read, starred, ...(received ? { received } : {}) };
+  }
   const folder = messageFolderOf(key);
   return { modified, ...(folder ? { folder } : {}) };
 }

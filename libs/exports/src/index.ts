@@ -5,6 +5,7 @@
  * sources service's export sources both read through these.
  */
 export * from './mbox.js';
+export * from './maildir.js';
 export * from './outlook-mime.js';
 export * from './pst.js';
 export * from './folder.js';

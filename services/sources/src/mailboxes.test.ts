@@ -22,6 +22,26 @@ interface MessageRow {
   inbox: boolean;
   read: boolean;
   starred: boolean;
+  trashed: boolean;
+}
+
+/** A watched folder's messages as the mail views show them (ingest's schema, read as a check from outside). */
+async function messagesOf(db: Kysely<Record<string, never>>, source: string): Promise<MessageRow[]> {
+  const { rows } = await sql<MessageRow>`select item_id, subject, mail_labels, inbox, read, starred, trashed
+    from messages where account = ${`import:folder:${source}`} order by subject`.execute(db);
+  return rows;
+}
+
+/** Writes files under `dir`, each with a time later than any before, as a client's writes would have. */
+function writer(dir: string) {
+  let clock = Date.now() / 1000;
+  return async (relative: string, text: string) => {
+    const file = path.join(dir, relative);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, text);
+    clock += 10;
+    await fs.utimes(file, clock, clock);
+  };
 }
 
 /**
@@ -34,9 +54,11 @@ describe('a watched folder of mboxes', () => {
   let dir: string;
   let id: string;
   let ingestDb: Kysely<Record<string, never>>;
+  let write: ReturnType<typeof writer>;
   before(async () => {
     h = await startSourcesHarness();
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-local-folders-'));
+    write = writer(dir);
     ingestDb = createDatabase(h.env.config.databaseUrl, { schema: 'ingest' });
   });
   after(async () => {
@@ -45,15 +67,6 @@ describe('a watched folder of mboxes', () => {
     await fs.rm(dir, { recursive: true, force: true });
   });
 
-  let clock = Date.now() / 1000;
-  /** Writes a file with a time later than any before, as a client's write would have. */
-  const write = async (relative: string, text: string) => {
-    const file = path.join(dir, relative);
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await fs.writeFile(file, text);
-    clock += 10;
-    await fs.utimes(file, clock, clock);
-  };
   const read = (relative: string) => fs.readFile(path.join(dir, relative), 'utf8');
   /** Thunderbird's mark: the message's flags rewritten in place (the file keeps its size). */
   const mark = async (relative: string, subject: string, status: string) => {
@@ -62,11 +75,7 @@ describe('a watched folder of mboxes', () => {
     assert.notEqual(marked, text);
     await write(relative, marked);
   };
-  const messages = async (): Promise<MessageRow[]> =>
-    (
-      await sql<MessageRow>`select item_id, subject, mail_labels, inbox, read, starred from messages
-        where account = ${`import:folder:${id}`} order by subject`.execute(ingestDb)
-    ).rows;
+  const messages = () => messagesOf(ingestDb, id);
   const subjects = async () => (await messages()).map((m) => m.subject);
   const rescan = () => h.call(SourcesRescan, { id });
   /** Each item and its revision: a message sent again would show as a new item or revision. */
@@ -207,5 +216,82 @@ describe('a watched folder of mboxes', () => {
     const rows = await h.sourcesRows();
     await h.replaySources();
     assert.deepEqual(await h.sourcesRows(), rows);
+  });
+});
+
+/**
+ * A Maildir as Dovecot, mbsync or offlineimap keep one and a client works in it: Maildir++
+ * folders (`.Work`), mail delivered through `tmp/` into `new/`, seen and flagged by renaming it
+ * (`:2,FS`), moved between folders by renaming it there.
+ */
+describe('a watched Maildir', () => {
+  let h: SourcesHarness;
+  let dir: string;
+  let id: string;
+  let ingestDb: Kysely<Record<string, never>>;
+  let write: ReturnType<typeof writer>;
+  before(async () => {
+    h = await startSourcesHarness();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-maildir-'));
+    write = writer(dir);
+    ingestDb = createDatabase(h.env.config.databaseUrl, { schema: 'ingest' });
+  });
+  after(async () => {
+    await ingestDb.destroy();
+    await h.stop();
+    await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  const message = (subject: string) =>
+    `From: Ann <ann@example.com>\nTo: bob@example.com\nSubject: ${subject}\n` +
+    `Date: Mon, 4 Jan 2010 10:00:00 +0000\nMessage-ID: <${subject}@example.com>\n\n${subject} body\n`;
+  const rename = async (from: string, to: string) => {
+    await fs.mkdir(path.dirname(path.join(dir, to)), { recursive: true });
+    await fs.rename(path.join(dir, from), path.join(dir, to));
+  };
+  /** Each message: subject, folder labels, in the inbox, read, starred, trashed. */
+  const shown = async () =>
+    (await messagesOf(ingestDb, id)).map((m) => [m.subject, m.mail_labels, m.inbox, m.read, m.starred, m.trashed]);
+  const shows = (expected: unknown[][], what: string) =>
+    waitUntil(async () => JSON.stringify(await shown()) === JSON.stringify(expected), what, { timeoutMs: 30_000 });
+
+  test('folders and flags come from the Maildir, and follow what the client renames', async () => {
+    await write('cur/1262599201.M1P1.host:2,S', message('alpha'));
+    await write('new/1262599202.M2P1.host', message('bravo'));
+    await write('.Work/cur/1262599203.M3P1.host:2,FS', message('charlie'));
+    await write('.Work/tmp/1262599204.M4P1.host', message('delta'));
+    await write('.Work/maildirfolder', '');
+    await write('dovecot-uidlist', '3 V1262599200 N5\n');
+    ({ id } = await h.call(SourcesAdd, { kind: 'folder', path: dir, rescan_seconds: 3600 }));
+    await shows(
+      [
+        ['alpha', [], true, true, false, false],
+        ['bravo', [], true, false, false, false],
+        ['charlie', ['Work'], false, true, true, false],
+      ],
+      'three messages, in their folders, as their names mark them; the delivery under way not yet',
+    );
+    const items = new Map((await messagesOf(ingestDb, id)).map((m) => [m.subject, m.item_id]));
+
+    // The client sees bravo, flags alpha, files charlie into Archive and alpha into Work, and
+    // trashes bravo; delta's delivery finishes. The watcher alone follows (each rename an unlink
+    // and, a moment later, an add).
+    await rename('new/1262599202.M2P1.host', 'cur/1262599202.M2P1.host:2,S');
+    await rename('cur/1262599201.M1P1.host:2,S', 'cur/1262599201.M1P1.host:2,FS');
+    await rename('.Work/cur/1262599203.M3P1.host:2,FS', '.Archive/cur/1262599203.M3P1.host:2,FS');
+    await rename('cur/1262599201.M1P1.host:2,FS', '.Work/cur/1262599201.M1P1.host:2,FS');
+    await rename('cur/1262599202.M2P1.host:2,S', 'cur/1262599202.M2P1.host:2,ST');
+    await rename('.Work/tmp/1262599204.M4P1.host', '.Work/new/1262599204.M4P1.host');
+    await shows(
+      [
+        ['alpha', ['Work'], false, true, true, false],
+        ['bravo', [], true, true, false, true],
+        ['charlie', ['Archive'], false, true, true, false],
+        ['delta', ['Work'], false, false, false, false],
+      ],
+      'the renames followed',
+    );
+    const now = new Map((await messagesOf(ingestDb, id)).map((m) => [m.subject, m.item_id]));
+    for (const subject of ['alpha', 'bravo', 'charlie']) assert.equal(now.get(subject), items.get(subject), subject);
   });
 });

@@ -23,3 +23,44 @@ test("a watched folder's items leave out hidden files and the parts of a web pag
     await fs.rm(root, { recursive: true, force: true });
   }
 });
+
+test("a Maildir's folders are read, Maildir++ ones too, but not its deliveries under way", async () => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-maildir-'));
+  try {
+    for (const file of [
+      'cur/1.host:2,S',
+      'new/2.host',
+      'tmp/3.host',
+      'dovecot-uidlist',
+      '.Work.2009/cur/4.host:2,',
+      '.Work.2009/tmp/5.host',
+      '.Work.2009/maildirfolder',
+      '.git/config',
+      'notes/tmp/draft.md',
+    ]) {
+      await fs.mkdir(path.join(root, path.dirname(file)), { recursive: true });
+      await fs.writeFile(path.join(root, file), 'x');
+    }
+    assert.deepEqual([...(await walk(root)).keys()].sort(), [
+      '.Work.2009/cur/4.host:2,',
+      '.Work.2009/maildirfolder',
+      'cur/1.host:2,S',
+      'dovecot-uidlist',
+      'new/2.host',
+      'notes/tmp/draft.md',
+    ]);
+    for (const [relative, ignored] of [
+      ['.Work.2009/cur/4.host:2,', false],
+      ['.Work.2009', false],
+      ['.Work.2009/maildirfolder', false],
+      ['.Work.2009/tmp/5.host', true],
+      ['tmp/3.host', true],
+      ['.git/config', true],
+      ['.git', true],
+      ['notes/tmp/draft.md', false],
+    ] as const)
+      assert.equal(isIgnored(root, relative), ignored, relative);
+  } finally {
+    await fs.rm(root, { recursive: true, force: true });
+  }
+});

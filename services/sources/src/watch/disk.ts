@@ -8,18 +8,27 @@ import type { DiskFile } from '../domain/files.js';
 /** Files smaller than this are read whole (hashed and, when copied, sent from the same buffer). */
 const SMALL_FILE_BYTES = 1024 * 1024;
 
+/** A Maildir folder's subfolders that hold messages (`tmp/` holds deliveries not finished). */
+const MESSAGE_FOLDERS = new Set(['new', 'cur']);
+
 /** A source's root location (`file:/abs/folder/`) as a path on this host. */
 export function rootPath(root: string): string {
   return root.slice('file:'.length).replace(/\/+$/, '') || '/';
 }
 
 /**
- * Paths that are never items: hidden files and folders (`.DS_Store`, `.git/`) and what is in the
+ * Paths that are never items: hidden files and folders (`.DS_Store`, `.git/`) but a Maildir++
+ * folder (`.Work/cur/…`), deliveries not finished (a Maildir's `tmp/`), and what is in the
  * folder of a web page saved complete (`Page_files/` beside `Page.html`: its images and scripts).
  */
 export function isIgnored(root: string, relative: string): boolean {
   const parts = relative.split('/');
-  if (parts.some((part) => part.startsWith('.'))) return true;
+  const at = (i: number, ...more: string[]) => path.join(root, ...parts.slice(0, i), ...more);
+  // A Maildir++ folder holds `cur/`; one deleted is known by the path of a message that was in it.
+  const hidden = (part: string, i: number) =>
+    part.startsWith('.') && !(MESSAGE_FOLDERS.has(parts[i + 1] ?? '') || existsSync(at(i + 1, 'cur')));
+  if (parts.some(hidden)) return true;
+  if (parts.some((part, i) => part === 'tmp' && i < parts.length - 1 && existsSync(at(i, 'cur')))) return true;
   return parts.some(
     (folder, i) =>
       savedPageOf(folder, (sibling) => existsSync(path.join(root, ...parts.slice(0, i), sibling))) !== null,
@@ -66,10 +75,13 @@ export async function walk(
     throw error;
   }
   const names = new Set(entries.map((entry) => entry.name));
+  const maildir = names.has('cur') || names.has('new');
   for (const entry of entries) {
-    if (entry.name.startsWith('.')) continue;
     const full = path.join(dir, entry.name);
+    // Hidden, but a Maildir++ folder (`.Work`, holding `cur/`); a Maildir's `tmp/` holds deliveries under way.
+    if (entry.name.startsWith('.') && !(entry.isDirectory() && existsSync(path.join(full, 'cur')))) continue;
     if (entry.isDirectory()) {
+      if (maildir && entry.name === 'tmp') continue;
       if (!savedPageOf(entry.name, (sibling) => names.has(sibling))) await walk(root, full, into);
     } else if (entry.isFile()) {
       const file = await statFile(root, full);

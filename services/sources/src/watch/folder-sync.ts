@@ -190,6 +190,7 @@ export class FolderSync {
       if (row.item_id && row.sha256) goneByContent.set(row.sha256, [...(goneByContent.get(row.sha256) ?? []), row]);
     }
     const movedAway = new Set<string>();
+    const moved: Array<{ id: string; from: string; to: string }> = [];
     const work: Work[] = [];
     const drafts: Drafted[] = [];
     for (const file of diff.fresh) {
@@ -198,6 +199,7 @@ export class FolderSync {
       const from = goneByContent.get(content.sha256)?.shift();
       if (from) {
         movedAway.add(from.path);
+        moved.push({ id: from.item_id!, from: from.path, to: file.path });
         if (from.in_place) work.push(this.work(source, root, file, content, from.external_id!, from));
         else drafts.push(this.movedDraft(source, from, file));
         counts.moved++;
@@ -234,16 +236,10 @@ export class FolderSync {
       answered.push(...read.answered);
       goneMessages.push(...read.gone);
     }
+    const gone = [...diff.gone.filter((row) => !movedAway.has(row.path)), ...goneMessages];
     const leaving = new Set([...diff.gone, ...goneMessages].map((row) => row.path));
-    await this.mailboxes.refile(answered, goneMessages, known, leaving);
-    await this.remove(
-      source,
-      [...diff.gone.filter((row) => !movedAway.has(row.path)), ...goneMessages],
-      known,
-      leaving,
-      new Set(answered.map((answer) => answer.id)),
-      counts,
-    );
+    await this.mailboxes.refile({ answered, gone, moved, known, leaving });
+    await this.remove(source, gone, known, leaving, new Set(answered.map((answer) => answer.id)), counts);
     if (touched === null) {
       await this.publisher.publish(SourceScanned, {
         subject: `source:${source.id}`,

@@ -13,7 +13,7 @@ import {
   type ResultOf,
 } from '@memex/contracts';
 import { callRpc, EventPublisher, type Bus } from '@memex/bus';
-import { mboxFolder, mboxOfTree, readMbox, type MboxMessage } from '@memex/exports';
+import { maildirMessage, mboxFolder, mboxOfTree, readMbox, type MaildirPlace, type MboxMessage } from '@memex/exports';
 import { BUS } from '@memex/runtime';
 import type { DiskFile, KnownFile } from '../domain/files.js';
 import { mboxOfMessage, messageIdentity, messagePath } from '../domain/mailboxes.js';
@@ -99,40 +99,50 @@ export class MailboxSync {
   }
 
   /**
-   * Messages that came into an mbox or left one while ingest holds them elsewhere (moved between
-   * folders, copied to a second, deleted from one of two) get the labels of the folders they are
-   * in now, as a mail client shows them: those of the folders they came into added, those they
-   * left removed; the inbox is a flag (archived once a message is in it no more). `known` is every
-   * row of the source before this reconcile, `leaving` the paths that went. Mail mirrored from
-   * Gmail is left alone: a change would be written to Gmail.
+   * Messages whose places changed while ingest holds them (moved between folders, copied into a
+   * second, deleted from one of two, renamed with other Maildir flags) are filed as a mail client
+   * shows them: the labels of the folders they came into added, those of the folders they left
+   * removed, the inbox a flag (archived once a message is in it no more), and read, starred and
+   * trashed as a Maildir name says after a move. `answered`: what ingest made of what this
+   * reconcile sent; `gone`: the rows that went (but moves); `moved`: files moved (the same item);
+   * `known`: every row of the source before this reconcile; `leaving`: the paths that went. Mail
+   * mirrored from Gmail is left alone: a change would be written to Gmail.
    */
-  async refile(
-    answered: Answered[],
-    gone: KnownFile[],
-    known: ReadonlyMap<string, KnownFile>,
-    leaving: ReadonlySet<string>,
-  ): Promise<void> {
+  async refile({
+    answered,
+    gone,
+    moved,
+    known,
+    leaving,
+  }: {
+    answered: Answered[];
+    gone: KnownFile[];
+    moved: Array<{ id: string; from: string; to: string }>;
+    known: ReadonlyMap<string, KnownFile>;
+    leaving: ReadonlySet<string>;
+  }): Promise<void> {
     const touched = new Set<string>();
-    for (const { work, id, status } of answered)
-      if (status === 'duplicate' && isMessage(work.file.path)) touched.add(id);
-    for (const row of gone) if (row.item_id && isMessage(row.path)) touched.add(row.item_id);
+    for (const { work, id, status } of answered) if (status === 'duplicate' && placeOf(work.file.path)) touched.add(id);
+    for (const row of gone) if (row.item_id && placeOf(row.path)) touched.add(row.item_id);
+    for (const move of moved) if (placeOf(move.from) || placeOf(move.to)) touched.add(move.id);
     if (touched.size === 0) return;
     const before = new Folders();
     const after = new Folders();
     for (const row of known.values()) {
-      if (!row.item_id || !touched.has(row.item_id) || !isMessage(row.path)) continue;
+      if (!row.item_id || !touched.has(row.item_id)) continue;
       before.add(row.item_id, row.path);
       if (!leaving.has(row.path)) after.add(row.item_id, row.path);
     }
-    for (const { work, id } of answered)
-      if (touched.has(id) && isMessage(work.file.path)) after.add(id, work.file.path);
+    for (const { work, id } of answered) if (touched.has(id)) after.add(id, work.file.path);
+    for (const { id, to } of moved) after.add(id, to);
+    const marks = new Map(moved.map(({ id, from, to }) => [id, flagsChange(placeOf(from)?.flags, placeOf(to)?.flags)]));
     // One memex.mail.flags call per change, for every message it applies to.
-    const changes = new Map<string, { change: Omit<ParamsOf<typeof MailFlags>, 'ids'>; ids: string[] }>();
+    const changes = new Map<string, { change: FlagsChange; ids: string[] }>();
     for (const id of touched) {
       const now = after.of(id);
       const was = before.of(id);
-      if (now.length === 0) continue; // no longer in any mbox: removed with its item
-      const change: Omit<ParamsOf<typeof MailFlags>, 'ids'> = {};
+      if (now.length === 0) continue; // in no folder now: removed with its item
+      const change: FlagsChange = { ...marks.get(id) };
       const added = now.filter((folder): folder is string => !isInboxFolder(folder) && !was.includes(folder));
       const removed = was.filter((folder): folder is string => !isInboxFolder(folder) && !now.includes(folder));
       if (added.length > 0) change.add_labels = added;
@@ -160,15 +170,37 @@ export class MailboxSync {
   }
 }
 
-const isMessage = (at: string) => mboxOfMessage(at) !== null;
+type FlagsChange = Omit<ParamsOf<typeof MailFlags>, 'ids'>;
+type Marks = Pick<MaildirPlace, 'read' | 'starred' | 'trashed'>;
 
-/** The folders (null: the inbox, an mbox that names none) each message is in, by its paths. */
+/**
+ * Where a path of the source puts a message: the folder its mbox or Maildir folder stands for
+ * (null: none, the inbox), and the marks a Maildir name carries. Null for any other file.
+ */
+function placeOf(at: string): { folder: string | null; flags?: Marks } | null {
+  const mbox = mboxOfMessage(at);
+  if (mbox !== null) return { folder: mboxFolder(mbox) ?? null };
+  const maildir = maildirMessage(at);
+  if (!maildir) return null;
+  const { folder, read, starred, trashed } = maildir;
+  return { folder, flags: { read, starred, trashed } };
+}
+
+/** The marks that differ after a Maildir message was renamed (its client changed its flags). */
+function flagsChange(from: Marks | undefined, to: Marks | undefined): FlagsChange {
+  if (!from || !to) return {};
+  const change: FlagsChange = {};
+  for (const mark of ['read', 'starred', 'trashed'] as const) if (from[mark] !== to[mark]) change[mark] = to[mark];
+  return change;
+}
+
+/** The folders each message is in, by its paths. */
 class Folders {
   private readonly byItem = new Map<string, Set<string | null>>();
 
   add(id: string, at: string): void {
-    const folder = mboxFolder(mboxOfMessage(at)!) ?? null;
-    this.byItem.set(id, (this.byItem.get(id) ?? new Set()).add(folder));
+    const place = placeOf(at);
+    if (place) this.byItem.set(id, (this.byItem.get(id) ?? new Set()).add(place.folder));
   }
 
   of(id: string): Array<string | null> {

@@ -8,8 +8,14 @@ import type { Settings, SourcesDatabase } from '../projection/schema.js';
 import { isIgnored, relativeOf, rootPath } from './disk.js';
 import { FolderSync, type Reconciled, type Touched } from './folder-sync.js';
 
-/** Changes reported within this long of each other are reconciled together (a move is an unlink and an add). */
+/** Changes reported within this long of each other are reconciled together. */
 const SETTLE_MS = 150;
+/**
+ * How long after a file or folder went its reconcile waits for more: a rename is an unlink, then
+ * an add reported once the file has stood still for `awaitWriteFinish` (200 ms and more). Seen
+ * apart, the two would be a deletion (the item and what derives from it gone) and a new item.
+ */
+const MOVE_WINDOW_MS = 1_000;
 /** How often a source whose root is away is looked at (its return is not an fs event). */
 const ROOT_POLL_MS = 2_000;
 
@@ -20,6 +26,8 @@ interface Watched {
   watcher: FSWatcher | null;
   touched: Map<string, boolean>;
   settle: NodeJS.Timeout | null;
+  /** A path went since the last reconcile: the batch waits `MOVE_WINDOW_MS` for where it went. */
+  unlinked: boolean;
   next: NodeJS.Timeout | null;
   queue: Promise<unknown>;
   stopped: boolean;
@@ -71,6 +79,7 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
       watcher: null,
       touched: new Map(),
       settle: null,
+      unlinked: false,
       next: null,
       queue: Promise.resolve(),
       stopped: false,
@@ -138,22 +147,26 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
       awaitWriteFinish: { stabilityThreshold: 200, pollInterval: 50 },
       ignored: (full) => full !== entry.root && isIgnored(entry.root, relativeOf(entry.root, full)),
     });
-    const touch = (folder: boolean) => (full: string) => {
-      const relative = relativeOf(entry.root, full);
-      // The root itself went away: a scan tells a vanished root from deleted files.
-      if (relative === '' || relative.startsWith('..')) return void this.rescan(entry.id).catch(() => undefined);
-      entry.touched.set(relative, folder || entry.touched.get(relative) === true);
-      if (entry.settle) clearTimeout(entry.settle);
-      entry.settle = setTimeout(() => this.flush(entry), SETTLE_MS);
-    };
-    watcher.on('add', touch(false)).on('change', touch(false)).on('unlink', touch(false));
-    watcher.on('addDir', touch(true)).on('unlinkDir', touch(true));
+    const touch =
+      (folder: boolean, unlink = false) =>
+      (full: string) => {
+        const relative = relativeOf(entry.root, full);
+        // The root itself went away: a scan tells a vanished root from deleted files.
+        if (relative === '' || relative.startsWith('..')) return void this.rescan(entry.id).catch(() => undefined);
+        entry.touched.set(relative, folder || entry.touched.get(relative) === true);
+        entry.unlinked ||= unlink;
+        if (entry.settle) clearTimeout(entry.settle);
+        entry.settle = setTimeout(() => this.flush(entry), entry.unlinked ? MOVE_WINDOW_MS : SETTLE_MS);
+      };
+    watcher.on('add', touch(false)).on('change', touch(false)).on('unlink', touch(false, true));
+    watcher.on('addDir', touch(true)).on('unlinkDir', touch(true, true));
     watcher.on('error', (error) => this.logger.warn(`${entry.id}: watcher: ${(error as Error).message}`));
     return watcher;
   }
 
   private flush(entry: Watched): void {
     entry.settle = null;
+    entry.unlinked = false;
     const touched: Touched[] = [...entry.touched].map(([relative, folder]) => ({ path: relative, folder }));
     entry.touched.clear();
     void this.enqueue(entry, async () => {

@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { folderName, listMaildir, parseMaildirName } from './maildir.js';
+import { fileAttributes } from './folder.js';
+import { folderName, listMaildir, maildirMessage, parseMaildirName } from './maildir.js';
 
 test('folder names: the root is INBOX, Maildir++ dots and nested directories become /', () => {
   assert.equal(folderName(''), 'INBOX');
@@ -60,4 +61,37 @@ test('a Maildir++ tree lists every message with its folder, read and starred fla
       ['tmp/half-delivered', 'in'],
     ],
   );
+});
+
+test("a Maildir message's place: its folder from the path above, its marks from its name", () => {
+  assert.deepEqual(maildirMessage('cur/1262599201.M1P1.host:2,FS'), {
+    folder: 'INBOX',
+    read: true,
+    starred: true,
+    trashed: false,
+    received: '2010-01-04T10:00:01.000Z',
+  });
+  assert.deepEqual(maildirMessage('.Work.2009/new/1262599202.M2P1.host'), {
+    folder: 'Work/2009',
+    read: false,
+    starred: false,
+    trashed: false,
+    received: '2010-01-04T10:00:02.000Z',
+  });
+  assert.equal(maildirMessage('Mail/Archive/cur/x:2,ST')?.trashed, true);
+  assert.equal(maildirMessage('Mail/Archive/cur/x:2,ST')?.folder, 'Mail/Archive');
+  assert.equal(maildirMessage('.Work/tmp/1262599203.M3P1.host'), null, 'a delivery under way');
+  assert.equal(maildirMessage('notes/letter.eml'), null);
+  // As a watched folder or a folder import sends them: a Maildir's message with its folder and marks.
+  assert.deepEqual(fileAttributes('message/rfc822', 'cur/1262599201.M1P1.host:2,S', '2026-01-01T00:00:00Z'), {
+    modified: '2026-01-01T00:00:00Z',
+    folder: 'INBOX',
+    read: true,
+    starred: false,
+    received: '2010-01-04T10:00:01.000Z',
+  });
+  assert.deepEqual(fileAttributes('message/rfc822', 'Saved/letter.eml', '2026-01-01T00:00:00Z'), {
+    modified: '2026-01-01T00:00:00Z',
+    folder: 'Saved',
+  });
 });

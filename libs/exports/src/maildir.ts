@@ -1,6 +1,6 @@
 import path from 'node:path';
-import type { SkippedFile } from '@memex/exports';
-import { files } from '@memex/exports';
+import { files } from './files.js';
+import type { SkippedFile } from './folder.js';
 
 /** One message file of a Maildir tree. */
 export interface MaildirMessage {
@@ -24,7 +24,7 @@ const METADATA = /^(dovecot[.-]|courierimap|maildirfolder$|maildirsize$|subscrip
 export function folderName(relative: string): string {
   if (relative === '') return 'INBOX';
   return relative
-    .split(path.sep)
+    .split(/[/\\]/)
     .flatMap((part) => (part.startsWith('.') ? part.slice(1).split('.') : [part]))
     .filter(Boolean)
     .join('/');
@@ -39,6 +39,40 @@ export function parseMaildirName(name: string): { unique: string; flags: string 
 function deliveryTime(unique: string): string | null {
   const seconds = /^(\d{9,11})\./.exec(unique)?.[1];
   return seconds ? new Date(Number(seconds) * 1000).toISOString() : null;
+}
+
+/** The subfolders of a Maildir folder: a message is delivered into `tmp/`, then `new/`, then seen in `cur/`. */
+export const MAILDIR_SUBFOLDERS: ReadonlySet<string> = new Set(['tmp', 'new', 'cur']);
+
+/** What a message file's place in a Maildir says about it (see `maildirMessage`). */
+export interface MaildirPlace {
+  /** The folder it is in: `INBOX` for the Maildir itself, `Work/2009` for `.Work.2009`. */
+  folder: string;
+  read: boolean;
+  starred: boolean;
+  /** Flagged `T`: moved to the trash by the client, to be expunged. */
+  trashed: boolean;
+  received: string | null;
+}
+
+/**
+ * A file at `key` (a path with `/`, relative to a Maildir or a folder holding Maildirs) as a
+ * Maildir message: in a `new/` or `cur/` folder, with its folder from the path above (Maildir++
+ * or nested) and its flags from its name (`…:2,FS`: seen, flagged; mail in `new/` is unseen).
+ * Null for any other file, and for a delivery not finished (`tmp/`).
+ */
+export function maildirMessage(key: string): MaildirPlace | null {
+  const parts = key.split('/');
+  const sub = parts.at(-2);
+  if (sub !== 'new' && sub !== 'cur') return null;
+  const { unique, flags } = parseMaildirName(parts.at(-1)!);
+  return {
+    folder: folderName(parts.slice(0, -2).join('/')),
+    read: sub === 'cur' && flags.includes('S'),
+    starred: flags.includes('F'),
+    trashed: flags.includes('T'),
+    received: deliveryTime(unique),
+  };
 }
 
 /**

@@ -32,16 +32,33 @@ async function messagesOf(db: Kysely<Record<string, never>>, source: string): Pr
   return rows;
 }
 
-/** Writes files under `dir`, each with a time later than any before, as a client's writes would have. */
-function writer(dir: string) {
+/**
+ * Ingest and sources running, a folder to watch and ingest's schema to read, around the tests of
+ * a `describe` (set by its `before`, so read them in the tests).
+ */
+function watching(prefix: string) {
+  const t = {} as { h: SourcesHarness; dir: string; ingestDb: Kysely<Record<string, never>> };
+  before(async () => {
+    t.h = await startSourcesHarness();
+    t.dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+    t.ingestDb = createDatabase(t.h.env.config.databaseUrl, { schema: 'ingest' });
+  });
+  after(async () => {
+    await t.ingestDb.destroy();
+    await t.h.stop();
+    await fs.rm(t.dir, { recursive: true, force: true });
+  });
   let clock = Date.now() / 1000;
-  return async (relative: string, text: string) => {
-    const file = path.join(dir, relative);
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    await fs.writeFile(file, text);
-    clock += 10;
-    await fs.utimes(file, clock, clock);
-  };
+  return Object.assign(t, {
+    /** Writes a file, with a time later than any before, as a client's writes would have. */
+    async write(relative: string, text: string) {
+      const file = path.join(t.dir, relative);
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, text);
+      clock += 10;
+      await fs.utimes(file, clock, clock);
+    },
+  });
 }
 
 /**
@@ -50,36 +67,22 @@ function writer(dir: string) {
  * until the folder is compacted, moved between folders, a Trash emptied to nothing.
  */
 describe('a watched folder of mboxes', () => {
-  let h: SourcesHarness;
-  let dir: string;
+  const t = watching('memex-local-folders-');
   let id: string;
-  let ingestDb: Kysely<Record<string, never>>;
-  let write: ReturnType<typeof writer>;
-  before(async () => {
-    h = await startSourcesHarness();
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-local-folders-'));
-    write = writer(dir);
-    ingestDb = createDatabase(h.env.config.databaseUrl, { schema: 'ingest' });
-  });
-  after(async () => {
-    await ingestDb.destroy();
-    await h.stop();
-    await fs.rm(dir, { recursive: true, force: true });
-  });
 
-  const read = (relative: string) => fs.readFile(path.join(dir, relative), 'utf8');
+  const read = (relative: string) => fs.readFile(path.join(t.dir, relative), 'utf8');
   /** Thunderbird's mark: the message's flags rewritten in place (the file keeps its size). */
   const mark = async (relative: string, subject: string, status: string) => {
     const text = await read(relative);
     const marked = text.replace(new RegExp(`(Subject: ${subject}\\nX-Mozilla-Status: )[0-9a-f]{4}`), `$1${status}`);
     assert.notEqual(marked, text);
-    await write(relative, marked);
+    await t.write(relative, marked);
   };
-  const messages = () => messagesOf(ingestDb, id);
+  const messages = () => messagesOf(t.ingestDb, id);
   const subjects = async () => (await messages()).map((m) => m.subject);
-  const rescan = () => h.call(SourcesRescan, { id });
+  const rescan = () => t.h.call(SourcesRescan, { id });
   /** Each item and its revision: a message sent again would show as a new item or revision. */
-  const revisions = async () => (await h.items(id)).map((item) => `${item.id}@${item.revision}`);
+  const revisions = async () => (await t.h.items(id)).map((item) => `${item.id}@${item.revision}`);
 
   /** Each message as the mail views show it: subject, folder labels, in the inbox. */
   const filed = async () =>
@@ -91,14 +94,14 @@ describe('a watched folder of mboxes', () => {
   const quiet = () => new Promise((resolve) => setTimeout(resolve, 500));
 
   test('each message is an item, labelled with its folder, read and starred as Thunderbird marked it', async () => {
-    await write('Inbox', mail('alpha', '0001') + mail('bravo', '0000') + mail('charlie', '0005'));
-    await write('Inbox.msf', '// <!-- <mdb:mork:z v="1.4"/> -->\n< <(a=c)> // (f=iso-8859-1)\n');
+    await t.write('Inbox', mail('alpha', '0001') + mail('bravo', '0000') + mail('charlie', '0005'));
+    await t.write('Inbox.msf', '// <!-- <mdb:mork:z v="1.4"/> -->\n< <(a=c)> // (f=iso-8859-1)\n');
     // The same message in two folders (its flags there differ): one item with both labels.
-    await write('Trash', mail('delta') + mail('echo', '0001'));
+    await t.write('Trash', mail('delta') + mail('echo', '0001'));
     // A folder with subfolders is an empty mbox beside its `.sbd` folder.
-    await write('Work', '');
-    await write('Work.sbd/Projects', mail('echo', '0000'));
-    ({ id } = await h.call(SourcesAdd, { kind: 'folder', path: dir, rescan_seconds: 3600 }));
+    await t.write('Work', '');
+    await t.write('Work.sbd/Projects', mail('echo', '0000'));
+    ({ id } = await t.h.call(SourcesAdd, { kind: 'folder', path: t.dir, rescan_seconds: 3600 }));
     await shows(
       [
         ['alpha', [], true],
@@ -118,7 +121,7 @@ describe('a watched folder of mboxes', () => {
         ['delta', true, false],
       ],
     );
-    const { source, failures } = await h.call(SourcesGet, { id });
+    const { source, failures } = await t.h.call(SourcesGet, { id });
     // Six paths (echo's two), five items.
     assert.deepEqual([source.counts.files, source.counts.items, failures], [6, 5, []]);
   });
@@ -134,7 +137,7 @@ describe('a watched folder of mboxes', () => {
 
     // Deleted (expunged, still in the file) and new mail appended: the watcher sees it.
     await mark('Inbox', 'alpha', '0009');
-    await write('Inbox', (await read('Inbox')) + mail('foxtrot'));
+    await t.write('Inbox', (await read('Inbox')) + mail('foxtrot'));
     await waitUntil(
       async () => JSON.stringify(await subjects()) === JSON.stringify(['bravo', 'charlie', 'delta', 'echo', 'foxtrot']),
       'alpha deleted and foxtrot an item, from the watcher alone',
@@ -143,7 +146,7 @@ describe('a watched folder of mboxes', () => {
 
     // Moved to another folder as Thunderbird moves: copied there, then deleted here. The item
     // stays, filed there and out of the inbox.
-    await write('Work.sbd/Projects', (await read('Work.sbd/Projects')) + mail('charlie', '0005'));
+    await t.write('Work.sbd/Projects', (await read('Work.sbd/Projects')) + mail('charlie', '0005'));
     await mark('Inbox', 'charlie', '000d');
     await rescan();
     await shows(
@@ -161,7 +164,7 @@ describe('a watched folder of mboxes', () => {
     // Compacted: the expunged messages leave the file; nothing else changes.
     const inbox = (await read('Inbox')).split(/(?=^From - )/m).filter((m) => !/X-Mozilla-Status: 000[9d]/.test(m));
     const compacted = await revisions();
-    await write('Inbox', inbox.join(''));
+    await t.write('Inbox', inbox.join(''));
     await rescan();
     await quiet();
     assert.deepEqual(await revisions(), compacted, 'compacting sends and removes nothing');
@@ -169,7 +172,7 @@ describe('a watched folder of mboxes', () => {
 
     // Trash emptied (the file cut to nothing): its message goes, and the Trash label of the copy
     // left in Projects. Then a folder deleted with its subfolders.
-    await write('Trash', '');
+    await t.write('Trash', '');
     await rescan();
     await shows(
       [
@@ -180,7 +183,7 @@ describe('a watched folder of mboxes', () => {
       ],
       'Trash emptied',
     );
-    await fs.rm(path.join(dir, 'Work.sbd'), { recursive: true });
+    await fs.rm(path.join(t.dir, 'Work.sbd'), { recursive: true });
     await rescan();
     await shows(
       [
@@ -189,33 +192,33 @@ describe('a watched folder of mboxes', () => {
       ],
       'Work/Projects deleted',
     );
-    const { source } = await h.call(SourcesGet, { id });
+    const { source } = await t.h.call(SourcesGet, { id });
     assert.deepEqual([source.counts.files, source.counts.items], [2, 2]);
   });
 
   test('an mbox that cannot be read is refused with the reason and keeps its messages until it can', async () => {
     const inbox = await read('Inbox');
     const held = await revisions();
-    await write('Inbox', 'Not mail any more.\n');
+    await t.write('Inbox', 'Not mail any more.\n');
     await rescan();
     await quiet();
-    const { failures } = await h.call(SourcesGet, { id });
+    const { failures } = await t.h.call(SourcesGet, { id });
     assert.deepEqual(
       failures.map((f) => [f.path, f.reason]),
       [['Inbox', 'the mbox cannot be read (not an mbox: it does not start with a From line); its messages are kept']],
     );
     assert.deepEqual(await revisions(), held);
-    await write('Inbox', inbox);
+    await t.write('Inbox', inbox);
     await rescan();
     await quiet();
-    assert.deepEqual((await h.call(SourcesGet, { id })).failures, []);
+    assert.deepEqual((await t.h.call(SourcesGet, { id })).failures, []);
     assert.deepEqual(await revisions(), held);
   });
 
   test('the sources read model is rebuilt the same from the log', async () => {
-    const rows = await h.sourcesRows();
-    await h.replaySources();
-    assert.deepEqual(await h.sourcesRows(), rows);
+    const rows = await t.h.sourcesRows();
+    await t.h.replaySources();
+    assert.deepEqual(await t.h.sourcesRows(), rows);
   });
 });
 
@@ -225,44 +228,30 @@ describe('a watched folder of mboxes', () => {
  * (`:2,FS`), moved between folders by renaming it there.
  */
 describe('a watched Maildir', () => {
-  let h: SourcesHarness;
-  let dir: string;
+  const t = watching('memex-maildir-');
   let id: string;
-  let ingestDb: Kysely<Record<string, never>>;
-  let write: ReturnType<typeof writer>;
-  before(async () => {
-    h = await startSourcesHarness();
-    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-maildir-'));
-    write = writer(dir);
-    ingestDb = createDatabase(h.env.config.databaseUrl, { schema: 'ingest' });
-  });
-  after(async () => {
-    await ingestDb.destroy();
-    await h.stop();
-    await fs.rm(dir, { recursive: true, force: true });
-  });
 
   const message = (subject: string) =>
     `From: Ann <ann@example.com>\nTo: bob@example.com\nSubject: ${subject}\n` +
     `Date: Mon, 4 Jan 2010 10:00:00 +0000\nMessage-ID: <${subject}@example.com>\n\n${subject} body\n`;
   const rename = async (from: string, to: string) => {
-    await fs.mkdir(path.dirname(path.join(dir, to)), { recursive: true });
-    await fs.rename(path.join(dir, from), path.join(dir, to));
+    await fs.mkdir(path.dirname(path.join(t.dir, to)), { recursive: true });
+    await fs.rename(path.join(t.dir, from), path.join(t.dir, to));
   };
   /** Each message: subject, folder labels, in the inbox, read, starred, trashed. */
   const shown = async () =>
-    (await messagesOf(ingestDb, id)).map((m) => [m.subject, m.mail_labels, m.inbox, m.read, m.starred, m.trashed]);
+    (await messagesOf(t.ingestDb, id)).map((m) => [m.subject, m.mail_labels, m.inbox, m.read, m.starred, m.trashed]);
   const shows = (expected: unknown[][], what: string) =>
     waitUntil(async () => JSON.stringify(await shown()) === JSON.stringify(expected), what, { timeoutMs: 30_000 });
 
   test('folders and flags come from the Maildir, and follow what the client renames', async () => {
-    await write('cur/1262599201.M1P1.host:2,S', message('alpha'));
-    await write('new/1262599202.M2P1.host', message('bravo'));
-    await write('.Work/cur/1262599203.M3P1.host:2,FS', message('charlie'));
-    await write('.Work/tmp/1262599204.M4P1.host', message('delta'));
-    await write('.Work/maildirfolder', '');
-    await write('dovecot-uidlist', '3 V1262599200 N5\n');
-    ({ id } = await h.call(SourcesAdd, { kind: 'folder', path: dir, rescan_seconds: 3600 }));
+    await t.write('cur/1262599201.M1P1.host:2,S', message('alpha'));
+    await t.write('new/1262599202.M2P1.host', message('bravo'));
+    await t.write('.Work/cur/1262599203.M3P1.host:2,FS', message('charlie'));
+    await t.write('.Work/tmp/1262599204.M4P1.host', message('delta'));
+    await t.write('.Work/maildirfolder', '');
+    await t.write('dovecot-uidlist', '3 V1262599200 N5\n');
+    ({ id } = await t.h.call(SourcesAdd, { kind: 'folder', path: t.dir, rescan_seconds: 3600 }));
     await shows(
       [
         ['alpha', [], true, true, false, false],
@@ -271,7 +260,7 @@ describe('a watched Maildir', () => {
       ],
       'three messages, in their folders, as their names mark them; the delivery under way not yet',
     );
-    const items = new Map((await messagesOf(ingestDb, id)).map((m) => [m.subject, m.item_id]));
+    const items = new Map((await messagesOf(t.ingestDb, id)).map((m) => [m.subject, m.item_id]));
 
     // The client sees bravo, flags alpha, files charlie into Archive and alpha into Work, and
     // trashes bravo; delta's delivery finishes. The watcher alone follows (each rename an unlink
@@ -291,7 +280,7 @@ describe('a watched Maildir', () => {
       ],
       'the renames followed',
     );
-    const now = new Map((await messagesOf(ingestDb, id)).map((m) => [m.subject, m.item_id]));
+    const now = new Map((await messagesOf(t.ingestDb, id)).map((m) => [m.subject, m.item_id]));
     for (const subject of ['alpha', 'bravo', 'charlie']) assert.equal(now.get(subject), items.get(subject), subject);
   });
 });

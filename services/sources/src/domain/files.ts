@@ -9,6 +9,11 @@ export interface DiskFile {
   modifiedAt: Date;
 }
 
+/** What the events about a file of a source say of it (`FileFacts` of contracts/src/events/sources.ts). */
+export function fileFacts(sourceId: string, file: DiskFile) {
+  return { source_id: sourceId, path: file.path, size: file.size, modified_at: file.modifiedAt.toISOString() };
+}
+
 /** What the read model says a path is. */
 export interface KnownFile {
   path: string;

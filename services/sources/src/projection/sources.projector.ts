@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import {
   ItemDeleted,
   ItemIngested,
@@ -22,7 +22,7 @@ import {
 import { parseLocation, parseWorkerRest } from '@memex/locations';
 import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
 import { sourcesMigrations } from './migrations.js';
-import type { SourcesDatabase } from './schema.js';
+import type { FilesTable, SourcesDatabase } from './schema.js';
 
 type Trx = Transaction<SourcesDatabase>;
 
@@ -176,48 +176,12 @@ export class SourcesProjector {
 
   @On(SourceFileRejected)
   async rejected(trx: Trx, event: EventOf<typeof SourceFileRejected>, seq: number): Promise<void> {
-    const { source_id, path, size, modified_at, reason } = event.data;
-    const row = {
-      source_id,
-      path,
-      item_id: null,
-      external_id: null,
-      sha256: null,
-      in_place: false,
-      size,
-      modified_at: new Date(modified_at),
-      rejected: reason,
-      mailbox: false,
-      seq,
-    };
-    await trx
-      .insertInto('files')
-      .values(row)
-      .onConflict((oc) => oc.columns(['source_id', 'path']).doUpdateSet(row))
-      .execute();
+    await upsertFile(trx, notAnItem(event.data, seq, { rejected: event.data.reason }));
   }
 
   @On(SourceMailboxRead)
   async mailboxRead(trx: Trx, event: EventOf<typeof SourceMailboxRead>, seq: number): Promise<void> {
-    const { source_id, path, size, modified_at } = event.data;
-    const row = {
-      source_id,
-      path,
-      item_id: null,
-      external_id: null,
-      sha256: null,
-      in_place: false,
-      size,
-      modified_at: new Date(modified_at),
-      rejected: null,
-      mailbox: true,
-      seq,
-    };
-    await trx
-      .insertInto('files')
-      .values(row)
-      .onConflict((oc) => oc.columns(['source_id', 'path']).doUpdateSet(row))
-      .execute();
+    await upsertFile(trx, notAnItem(event.data, seq, { mailbox: true }));
   }
 
   /**
@@ -274,6 +238,36 @@ export class SourcesProjector {
       .where('root', '=', event.data.prefix)
       .execute();
   }
+}
+
+/** The row of a path that is no item: a file ingest refused, or an mbox (its messages are items). */
+function notAnItem(
+  { source_id, path, size, modified_at }: { source_id: string; path: string; size: number; modified_at: string },
+  seq: number,
+  { rejected = null, mailbox = false }: { rejected?: string | null; mailbox?: boolean },
+): Insertable<FilesTable> {
+  return {
+    source_id,
+    path,
+    item_id: null,
+    external_id: null,
+    sha256: null,
+    in_place: false,
+    size,
+    modified_at: new Date(modified_at),
+    rejected,
+    mailbox,
+    seq,
+  };
+}
+
+/** A file's row, whatever was there before under its path. */
+async function upsertFile(trx: Trx, row: Insertable<FilesTable>): Promise<void> {
+  await trx
+    .insertInto('files')
+    .values(row)
+    .onConflict((oc) => oc.columns(['source_id', 'path']).doUpdateSet(row))
+    .execute();
 }
 
 /** The worker a location is on (`worker:<name>:/…`), or null. */

@@ -26,7 +26,7 @@ import type { MemexConfig } from '@memex/config';
 import { FOLDER_DATA_TYPES, MBOX_TYPE, fileAttributes, typeOfFile } from '@memex/exports';
 import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
-import { differences, externalIdOf, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
+import { differences, externalIdOf, fileFacts, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
 import { splitMailboxRows } from '../domain/mailboxes.js';
 import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
 import { EXPORT_KINDS, ExportSync } from './export-sync.js';
@@ -451,10 +451,7 @@ export class FolderSync {
       subject: `item:${itemId}`,
       actor: CALLER,
       data: {
-        source_id: source.id,
-        path: file.path,
-        size: file.size,
-        modified_at: file.modifiedAt.toISOString(),
+        ...fileFacts(source.id, file),
         item_id: itemId,
         sha256,
         external_id: externalId,
@@ -482,10 +479,7 @@ export class FolderSync {
       subject: `source:${source.id}`,
       actor: CALLER,
       data: {
-        source_id: source.id,
-        path: file.path,
-        size: file.size,
-        modified_at: file.modifiedAt.toISOString(),
+        ...fileFacts(source.id, file),
         reason,
       },
     });

@@ -15,7 +15,7 @@ import {
 import { callRpc, EventPublisher, type Bus } from '@memex/bus';
 import { maildirMessage, mboxFolder, mboxOfTree, readMbox, type MaildirPlace, type MboxMessage } from '@memex/exports';
 import { BUS } from '@memex/runtime';
-import type { DiskFile, KnownFile } from '../domain/files.js';
+import { fileFacts, type DiskFile, type KnownFile } from '../domain/files.js';
 import { mboxOfMessage, messageIdentity, messagePath } from '../domain/mailboxes.js';
 import type { SourceRow } from '../projection/schema.js';
 import { BATCH_BYTES, BATCH_ITEMS, CALLER, type Answered, type Work } from './folder-sync.js';
@@ -87,13 +87,7 @@ export class MailboxSync {
     await this.publisher.publish(SourceMailboxRead, {
       subject: `source:${source.id}`,
       actor: CALLER,
-      data: {
-        source_id: source.id,
-        path: file.path,
-        size: file.size,
-        modified_at: file.modifiedAt.toISOString(),
-        messages: seen.size,
-      },
+      data: { ...fileFacts(source.id, file), messages: seen.size },
     });
     return { answered, gone: [...held.values()].filter((row) => !seen.has(row.path)) };
   }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -231,15 +232,38 @@ describe('memex import: every file accounted for', () => {
 
   test('an mbox import or a Maildir import of a zip reads the zip as the folder it unpacks to', async () => {
     const mbox = (id: string, subject: string) => `From - Mon Jun  1 10:00:00 2009\n${eml(id, subject)}\n`;
+    // Bytes that do not compress, past the first chunk a reader is handed (1 MB): a member's
+    // damage in the middle of them is well after its first message.
+    const noise = Array.from({ length: 40_000 }, (_, i) => createHash('sha256').update(String(i)).digest('base64'))
+      .join('')
+      .replace(/.{76}/g, '$&\r\n');
     const lists = await zipOf(path.join(stack.env.home, 'list-archives.zip'), {
+      // Damaged in the zip after its first message: that one comes in, the rest is rejected naming it.
+      'dev/2009-April.mbox': mbox('l0', 'Release call') + mbox('l00', `Release notes`).replace(' body.', ` ${noise}`),
+      // Damaged from its start: skipped, saying why.
+      'dev/2009-May.mbox': mbox('l01', 'Release slips'),
       'dev/2009-June.mbox': mbox('l1', 'Release plan'),
       'dev/2009-July.mbox': mbox('l2', 'Release done'),
       'README.txt': 'The archives of the dev list.',
     });
+    damageZipMember(lists, 'dev/2009-April.mbox', { garble: true });
+    damageZipMember(lists, 'dev/2009-May.mbox', { garble: true });
     const fromZip = await run('mbox', lists, 'lists');
-    assert.equal(fromZip.error, undefined);
-    assertAccounted(fromZip.summary, 3);
-    assert.deepEqual([fromZip.summary.run.created, fromZip.summary.run.skipped], [2, 1]);
+    assert.equal(fromZip.error, undefined, 'a damaged member does not stop the run');
+    assertAccounted(fromZip.summary, 6); // three messages, April's rest, May, README
+    assert.deepEqual(
+      [fromZip.summary.run.created, fromZip.summary.run.rejected, fromZip.summary.run.skipped],
+      [3, 1, 2],
+    );
+    assert.match(
+      fromZip.summary.rejected[0]!.reason,
+      /2009-April\.mbox \(in list-archives\.zip\) is damaged after \d+ bytes/,
+    );
+    assert.ok(
+      fromZip.summary.skipped.some(({ reason }) => /2009-May\.mbox \(in list-archives\.zip\) is damaged/.test(reason)),
+      'the mbox damaged from its start is skipped, saying why',
+    );
+    assert.deepEqual(await labelledIn('import:mbox:lists', 'dev/2009-April'), ['Release call']);
     assert.deepEqual(await labelledIn('import:mbox:lists', 'dev/2009-June'), ['Release plan']);
 
     const maildir = await zipOf(path.join(stack.env.home, 'Maildir.zip'), {

@@ -95,7 +95,8 @@ function mboxFeed(options: ImportOptions, state: ImportState, listing: MboxListi
         const base = start;
         start += mbox.size;
         if (start <= state.offset) continue; // read through by an earlier run
-        for await (const message of readMbox(mbox.file, Math.max(0, state.offset - base))) {
+        const reading = untilDamaged(readMbox(mbox.file, Math.max(0, state.offset - base)));
+        for await (const message of reading) {
           const key = `${mbox.key}#${message.offset}`;
           const position = base + message.end;
           if (message.bytes.length > INGEST_REQUEST_LIMIT_BYTES) {
@@ -115,6 +116,12 @@ function mboxFeed(options: ImportOptions, state: ImportState, listing: MboxListi
             ),
           });
         }
+        // A damaged member of a zip: the messages before it are in; it is rejected, the next mbox read.
+        if (reading.damage)
+          await uploader.reject(
+            { key: mbox.key, position: start },
+            `${reading.damage.message}: what follows was not read`,
+          );
       }
     },
     commit(batch) {

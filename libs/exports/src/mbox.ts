@@ -229,7 +229,8 @@ export async function mboxOfTree(
   rootFolder?: string,
 ): Promise<MboxFile | { skipped: string }> {
   if (bytes === 0) return { skipped: 'an empty file (an mbox with no messages)' };
-  const why = await notAnMbox(file);
+  // A file that cannot be read (a damaged member of a zip, no permission) is skipped, saying why.
+  const why = await notAnMbox(file).catch((error: unknown) => (error as Error).message);
   if (why) return { skipped: why };
   // A cut-short download is skipped whole, saying so: its messages would be read up to the cut.
   const size = await mboxSize(file).catch((error: unknown) =>

@@ -18,6 +18,16 @@ const KEPT_APART = /(^|\/)(?:Attachments\/(\d+)\/[\d.]+\/[^/]+|Messages\/(\d+)\.
 export const isPartialEmlx = (key: string) => PARTIAL.test(key);
 
 /**
+ * The `.partial.emlx` a file Mail keeps apart would belong to (`Attachments/123/2/report.pdf` →
+ * `Messages/123.partial.emlx` beside it), or null for any other file. Whether that message is
+ * there is the caller's to check.
+ */
+export function partialEmlxOf(key: string): string | null {
+  const match = KEPT_APART.exec(key);
+  return match ? `${key.slice(0, match.index + match[1]!.length)}Messages/${match[2] ?? match[3]}.partial.emlx` : null;
+}
+
+/**
  * A folder's listing with the files Mail keeps apart from `.partial.emlx` messages taken out of
  * what is sent (each is sent inside its message) and accounted for as skipped, saying so.
  */
@@ -25,14 +35,10 @@ export function withAppleMailParts(listed: { files: FolderFile[]; skipped: Skipp
   files: FolderFile[];
   skipped: SkippedFile[];
 } {
-  const partials = new Map<string, string>();
-  for (const file of listed.files) {
-    const match = PARTIAL.exec(file.key);
-    if (match) partials.set(`${file.key.slice(0, match.index + match[1]!.length)}${match[2]}`, file.key);
-  }
+  const partials = new Set(listed.files.filter((file) => isPartialEmlx(file.key)).map((file) => file.key));
   const messageOf = (key: string) => {
-    const match = KEPT_APART.exec(key);
-    return match ? partials.get(`${key.slice(0, match.index + match[1]!.length)}${match[2] ?? match[3]}`) : undefined;
+    const message = partialEmlxOf(key);
+    return message !== null && partials.has(message) ? message : undefined;
   };
   const partOf = (message: string) => `a part of the Apple Mail message ${message}, sent inside it`;
   const files: FolderFile[] = [];

@@ -284,3 +284,44 @@ describe('a watched Maildir', () => {
     for (const subject of ['alpha', 'bravo', 'charlie']) assert.equal(now.get(subject), items.get(subject), subject);
   });
 });
+
+/** Apple Mail's store (`~/Library/Mail`) watched while Mail downloads an attachment it had left on the server. */
+describe('a watched Apple Mail store', () => {
+  const t = watching('memex-apple-mail-');
+
+  /** An .emlx: the message's length, the message, Mail's property list. */
+  const emlx = (message: string) =>
+    `${Buffer.byteLength(message)}          \n${message}<?xml version="1.0" encoding="UTF-8"?>\n` +
+    `<plist version="1.0">\n<dict>\n\t<key>flags</key>\n\t<integer>1</integer>\n</dict>\n</plist>\n`;
+  /** The source's messages and the files in them, as ingest holds them: top-level items first. */
+  const held = async (source: string) =>
+    (
+      await sql<{ id: string; parent_id: string | null; revision: number; text: string }>`
+        select id, parent_id, revision, text from items
+        where source_kind = 'import:folder' and source_id = ${source} order by parent_id nulls first, id`.execute(
+        t.ingestDb,
+      )
+    ).rows;
+
+  test('a .partial.emlx comes whole, its parts put back from where Mail keeps them, which are no items', async () => {
+    const mailbox = 'V10/1C2B3A4D/Work.mbox/0C1D/Data/1';
+    await t.write(
+      `${mailbox}/Messages/102.partial.emlx`,
+      emlx(
+        `From: Ann <ann@example.org>\nTo: me@example.net\nSubject: Kick-off notes\nDate: Tue, 4 Jun 2024 09:30:00 +0200\n` +
+          `Message-ID: <kickoff@example.org>\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n` +
+          `--b\nContent-Type: text/plain\n\nAbout the kick-off.\n` +
+          `--b\nContent-Type: text/plain; name=agenda.txt\nContent-Disposition: attachment; filename=agenda.txt\n` +
+          `Content-Transfer-Encoding: 7bit\nX-Apple-Content-Length: 29\n\n--b--\n`,
+      ),
+    );
+    await t.write(`${mailbox}/Attachments/102/2/agenda.txt`, 'Agenda: the zeppelin budget.\n');
+    const { id } = await t.h.call(SourcesAdd, { kind: 'folder', path: t.dir, rescan_seconds: 3600 });
+    await waitUntil(async () => (await held(id)).length === 2, 'the message and its attachment', { timeoutMs: 30_000 });
+    const [message, agenda] = await held(id);
+    assert.deepEqual([message!.parent_id, message!.text], [null, 'About the kick-off.']);
+    assert.deepEqual([agenda!.parent_id, agenda!.text.trim()], [message!.id, 'Agenda: the zeppelin budget.']);
+    const { source } = await t.h.call(SourcesGet, { id });
+    assert.deepEqual([source.counts.files, source.counts.items], [1, 1], 'the part is no file of its own');
+  });
+});

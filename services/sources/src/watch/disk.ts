@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { savedPageOf } from '@memex/exports';
+import { completePartialEmlx, isPartialEmlx, partialEmlxOf, savedPageOf } from '@memex/exports';
 import type { DiskFile } from '../domain/files.js';
 
 /** Files smaller than this are read whole (hashed and, when copied, sent from the same buffer). */
@@ -121,4 +121,37 @@ export async function readFile(full: string, size: number): Promise<{ sha256: st
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+/**
+ * A file's content as the memex takes it: its sha256 and, when small, its bytes; for Apple Mail's
+ * `.partial.emlx`, the message with the parts Mail keeps apart put back. Null when it vanished
+ * meanwhile.
+ */
+export async function readContent(
+  root: string,
+  file: DiskFile,
+): Promise<{ sha256: string; bytes: Buffer | null } | null> {
+  const full = path.join(root, file.path);
+  if (!isPartialEmlx(file.path)) return readFile(full, file.size);
+  const bytes = await fs.readFile(full).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return null;
+    throw error;
+  });
+  if (!bytes) return null;
+  const whole = (await completePartialEmlx(bytes, full)).bytes;
+  return { sha256: createHash('sha256').update(whole).digest('hex'), bytes: whole };
+}
+
+/**
+ * The files of `looked` that Apple Mail keeps apart from a `.partial.emlx` that is there
+ * (`Attachments/123/2/report.pdf`): they are no items, but parts of that message.
+ */
+export function keptApart(root: string, looked: Iterable<DiskFile>): Set<string> {
+  const apart = new Set<string>();
+  for (const { path: key } of looked) {
+    const message = partialEmlxOf(key);
+    if (message !== null && existsSync(path.join(root, message))) apart.add(key);
+  }
+  return apart;
 }

@@ -23,7 +23,7 @@ import {
 } from '@memex/contracts';
 import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { FOLDER_DATA_TYPES, MBOX_TYPE, fileAttributes, typeOfFile } from '@memex/exports';
+import { FOLDER_DATA_TYPES, MBOX_TYPE, fileAttributes, isPartialEmlx, typeOfFile } from '@memex/exports';
 import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, fileFacts, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
@@ -31,7 +31,7 @@ import { splitMailboxRows } from '../domain/mailboxes.js';
 import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
 import { EXPORT_KINDS, ExportSync } from './export-sync.js';
 import { MailboxSync } from './mailbox-sync.js';
-import { emptyRoot, isIgnored, readFile, rootPath, rootProblem, statFile, walk } from './disk.js';
+import { emptyRoot, isIgnored, keptApart, readContent, rootPath, rootProblem, statFile, walk } from './disk.js';
 
 export interface ScanCounts {
   files: number;
@@ -161,9 +161,13 @@ export class FolderSync {
 
     // What came: new files (or moved ones) and changed ones of types a handler reads, with their
     // type (by name, else by content: a Maildir's messages have no extension) and content hash.
+    // A file Apple Mail keeps apart from a `.partial.emlx` is no item: it is sent inside it.
+    const looked = [...diff.fresh, ...diff.changed.map((c) => c.disk)];
+    const apart = keptApart(root, looked);
     const read = new Map<string, { type: string; sha256: string; bytes: Buffer | null }>();
     const mailboxes: DiskFile[] = [];
-    for (const file of [...diff.fresh, ...diff.changed.map((c) => c.disk)]) {
+    for (const file of looked) {
+      if (apart.has(file.path)) continue;
       const full = path.join(root, file.path);
       try {
         // A known mbox stays one when it is emptied (Thunderbird's Trash, emptied).
@@ -173,7 +177,7 @@ export class FolderSync {
           continue;
         }
         if (!type || !accepted.has(type)) continue;
-        const content = await readFile(full, file.size);
+        const content = await readContent(root, file);
         if (content) read.set(file.path, { type, ...content });
       } catch (error) {
         // Gone since the walk: the next look sees it go.
@@ -281,7 +285,7 @@ export class FolderSync {
     source: SourceRow,
     root: string,
     file: DiskFile,
-    { type, sha256 }: { type: string; sha256: string },
+    { type, sha256, bytes }: { type: string; sha256: string; bytes: Buffer | null },
     externalId: string,
     movedFrom?: KnownFile,
   ): Work {
@@ -304,6 +308,8 @@ export class FolderSync {
       item,
       dataBytes: inPlace ? 0 : file.size,
       ...(movedFrom ? { movedFrom } : {}),
+      // A `.partial.emlx` is sent with its parts put back: bytes that are not the file's.
+      ...(!inPlace && bytes && isPartialEmlx(file.path) ? { data: bytes, dataBytes: bytes.length } : {}),
     };
   }
 

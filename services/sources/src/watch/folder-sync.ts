@@ -18,7 +18,6 @@ import {
   Types,
   type Actor,
   rpcSubject,
-  type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
 import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
@@ -31,6 +30,7 @@ import { splitMailboxRows } from '../domain/mailboxes.js';
 import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
 import { EXPORT_KINDS, ExportSync } from './export-sync.js';
 import { MailboxSync } from './mailbox-sync.js';
+import { BATCH_BYTES, BATCH_ITEMS, CALLER, type Answered, type ItemParams, type Work } from './work.js';
 import { emptyRoot, isIgnored, keptApart, readContent, rootPath, rootProblem, statFile, walk } from './disk.js';
 
 export interface ScanCounts {
@@ -50,36 +50,6 @@ export interface Touched {
   path: string;
   folder: boolean;
 }
-
-type ItemParams = ParamsOf<typeof Ingest>['items'][number];
-
-/** One file (or message of an mbox) on its way into memex.ingest, and what to record once it answers. */
-export interface Work {
-  file: DiskFile;
-  sha256: string;
-  externalId: string;
-  inPlace: boolean;
-  item: ItemParams;
-  /** Set when the file is a known item that moved here (the event to publish is file_moved). */
-  movedFrom?: KnownFile;
-  /** The bytes to send when they are not the file's: a message of an mbox. */
-  data?: Buffer;
-  dataBytes: number;
-}
-
-/** What memex.ingest made of a work: its item, and whether it was new, changed or known already. */
-export interface Answered {
-  work: Work;
-  id: string;
-  status: 'created' | 'updated' | 'duplicate';
-}
-
-/** Items per memex.ingest request, and the item data one carries (under the 40 MB limit). */
-export const BATCH_ITEMS = 200;
-export const BATCH_BYTES = 24 * 1024 * 1024;
-
-/** Who the sources service is when it calls memex.ingest: its items are `import`ed by it. */
-export const CALLER: Actor = { kind: 'system', id: 'sources' };
 
 /**
  * Makes the memex hold what a watched folder holds (the whole folder on a scan, or the paths a
@@ -122,7 +92,7 @@ export class FolderSync {
       .where('source_id', '=', sourceId)
       .execute();
     const known = new Map<string, KnownFile>(rows.map((row) => [row.path, row]));
-    // The files on disk are compared with the disk; an mbox's messages with the mbox (see readMailbox).
+    // The files on disk are compared with the disk; an mbox's messages with the mbox (MailboxSync.read).
     const { files, messages } = splitMailboxRows(rows);
     const problem = (await rootProblem(root)) ?? (files.size > 0 ? await emptyRoot(root, files.size) : null);
     if (problem) {

@@ -18,15 +18,15 @@ import { BUS } from '@memex/runtime';
 import { fileFacts, type DiskFile, type KnownFile } from '../domain/files.js';
 import { mboxOfMessage, messageIdentity, messagePath } from '../domain/mailboxes.js';
 import type { SourceRow } from '../projection/schema.js';
-import { BATCH_BYTES, BATCH_ITEMS, CALLER, type Answered, type Work } from './folder-sync.js';
+import { BATCH_BYTES, BATCH_ITEMS, CALLER, type Answered, type Work } from './work.js';
 
 /** A mailbox read through: what ingest made of the messages sent, and those it no longer holds. */
 export type MailboxRead = { answered: Answered[]; gone: KnownFile[] } | { refused: string };
 
 /**
- * The mboxes of a watched folder (see domain/mailboxes.ts): each read through when it is new or
- * changed, its messages sent as items of their own, and a message found in another mbox than
- * before (moved, or copied) given that folder's label.
+ * Mail in a watched folder: its mboxes (see domain/mailboxes.ts), each read through when it is
+ * new or changed, its messages sent as items of their own; and its messages, in mboxes and in
+ * Maildir folders, filed as they move between folders or are marked by a client's rename.
  */
 @Injectable()
 export class MailboxSync {

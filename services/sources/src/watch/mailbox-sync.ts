@@ -5,6 +5,7 @@ import {
   isInboxFolder,
   ItemsGet,
   MailFlags,
+  MemexError,
   OWNER_SCOPE,
   rpcSubject,
   SourceMailboxRead,
@@ -145,13 +146,19 @@ export class MailboxSync {
       if (inbox(now) && !inbox(was)) change.archived = false;
       else if (!inbox(now) && inbox(was)) change.archived = true;
       if (Object.keys(change).length === 0) continue;
-      if ((await this.call(ItemsGet, { id })).origin === 'mirrored') continue;
+      const item = await this.call(ItemsGet, { id }).catch(unlessGone);
+      if (!item || item.origin === 'mirrored') continue;
       const key = JSON.stringify(change);
       if (!changes.has(key)) changes.set(key, { change, ids: [] });
       changes.get(key)!.ids.push(id);
     }
     for (const { change, ids } of changes.values())
-      for (let i = 0; i < ids.length; i += 1000) await this.call(MailFlags, { ids: ids.slice(i, i + 1000), ...change });
+      for (let i = 0; i < ids.length; i += 1000) {
+        const some = ids.slice(i, i + 1000);
+        // One deleted meanwhile (by hand, or by another scan) fails the call: the rest go one by one.
+        if ((await this.call(MailFlags, { ids: some, ...change }).catch(unlessGone)) === null)
+          for (const id of some) await this.call(MailFlags, { ids: [id], ...change }).catch(unlessGone);
+      }
   }
 
   private call<M extends MethodDefinition>(method: M, params: ParamsOf<M>): Promise<ResultOf<M>> {
@@ -165,6 +172,12 @@ export class MailboxSync {
 }
 
 type FlagsChange = Omit<ParamsOf<typeof MailFlags>, 'ids'>;
+
+/** Null for an item that is gone (`not_found`); any other failure is the scan's. */
+function unlessGone(error: unknown): null {
+  if (error instanceof MemexError && error.code === 'not_found') return null;
+  throw error;
+}
 type Marks = Pick<MaildirPlace, 'read' | 'starred' | 'trashed'>;
 
 /**

@@ -15,6 +15,9 @@ import { BUILTIN_SPEC, loadProvider, type EmbeddingProvider } from '@memex/embed
 import { RpcMethod, type CallContext } from '@memex/runtime';
 import { chatModelId, ModelRegistry } from '../domain/models/registry.js';
 
+/** How long a registration waits for this process to take it in before answering. */
+const REGISTERED_TIMEOUT_MS = 10_000;
+
 /** `memex models add|use`: registering embedding and chat models. */
 @Injectable()
 export class ModelsService {
@@ -67,6 +70,7 @@ export class ModelsService {
           ...(params.protocol ? { protocol: params.protocol } : {}),
         },
       });
+      await this.models.reached(seq, REGISTERED_TIMEOUT_MS);
       return { space, kind, dims, seq };
     } finally {
       await provider.close();
@@ -105,6 +109,7 @@ export class ModelsService {
         cost_per_1k_tokens: params.cost_per_1k_tokens ?? 0,
       },
     });
+    await this.models.reached(seq, REGISTERED_TIMEOUT_MS);
     return { space: id, kind: 'chat', dims: 0, seq };
   }
 
@@ -121,6 +126,7 @@ export class ModelsService {
       actor: call.caller,
       data: { space: params.space },
     });
+    await this.models.reached(seq, REGISTERED_TIMEOUT_MS);
     return { space: params.space, seq };
   }
 }

@@ -1,5 +1,6 @@
 import {
   ChatModelAdded,
+  MemexError,
   ModelActivated,
   ModelAdded,
   type ChatCapability,
@@ -46,6 +47,7 @@ export class ModelRegistry {
   private readonly logged = new Set<string>();
 
   private position = 0;
+  private readonly waiters = new Set<{ seq: number; resolve: () => void }>();
   private readonly routes = new EventRoutes()
     .on(ModelAdded, ({ data }) => {
       this.models.set(data.space, data);
@@ -73,6 +75,7 @@ export class ModelRegistry {
     })) {
       this.position = seq;
       await this.apply(event);
+      this.wakeWaiters();
     }
   }
 
@@ -85,6 +88,42 @@ export class ModelRegistry {
     })) {
       this.position = seq;
       await this.apply(event);
+      this.wakeWaiters();
+    }
+  }
+
+  /**
+   * Resolves once this process has taken in the model event at `seq`: a model just registered is
+   * usable by the next call (`memex models add`, then `memex rerun` with it). Fails after `timeoutMs`.
+   */
+  async reached(seq: number, timeoutMs: number): Promise<void> {
+    if (this.position >= seq) return;
+    await new Promise<void>((resolve, reject) => {
+      const waiter = {
+        seq,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        reject(
+          new MemexError(
+            'timeout',
+            `the model registry has taken in the log up to ${this.position}, not yet ${seq}, after ${timeoutMs} ms`,
+          ),
+        );
+      }, timeoutMs);
+      this.waiters.add(waiter);
+    });
+  }
+
+  private wakeWaiters(): void {
+    for (const waiter of this.waiters) {
+      if (waiter.seq > this.position) continue;
+      this.waiters.delete(waiter);
+      waiter.resolve();
     }
   }
 

@@ -283,6 +283,23 @@ describe('a watched Maildir', () => {
     const now = new Map((await messagesOf(t.ingestDb, id)).map((m) => [m.subject, m.item_id]));
     for (const subject of ['alpha', 'bravo', 'charlie']) assert.equal(now.get(subject), items.get(subject), subject);
   });
+
+  test('a folder the client makes, the folder first and its cur/ a moment later, is followed', async () => {
+    await fs.mkdir(path.join(t.dir, '.Lists'));
+    // The watcher has looked at the new folder (and, before, passed over it: no cur/ in it).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const sub of ['cur', 'new', 'tmp']) await fs.mkdir(path.join(t.dir, '.Lists', sub));
+    await rename('.Archive/cur/1262599203.M3P1.host:2,FS', '.Lists/cur/1262599203.M3P1.host:2,FS');
+    await shows(
+      [
+        ['alpha', ['Work'], false, true, true, false],
+        ['bravo', [], true, true, false, true],
+        ['charlie', ['Lists'], false, true, true, false],
+        ['delta', ['Work'], false, false, false, false],
+      ],
+      'charlie moved into the new folder',
+    );
+  });
 });
 
 /** Apple Mail's store (`~/Library/Mail`) watched while Mail downloads an attachment it had left on the server. */

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { isIgnored, walk } from './disk.js';
+import { isIgnored, isIgnoredByWatcher, walk } from './disk.js';
 
 test("a watched folder's items leave out hidden files and the parts of a web page saved complete", async () => {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-disk-'));
@@ -60,6 +60,19 @@ test("a Maildir's folders are read, Maildir++ ones too, but not its deliveries u
       ['notes/tmp/draft.md', false],
     ] as const)
       assert.equal(isIgnored(root, relative), ignored, relative);
+    // A folder the client is making (`cur/` not in it yet) is watched, and only that: what is in
+    // it waits for `cur/`, and hidden folders elsewhere stay unwatched.
+    await fs.mkdir(path.join(root, '.Lists'));
+    await fs.mkdir(path.join(root, 'notes/.cache'));
+    for (const [relative, ignored] of [
+      ['.Lists', false],
+      ['.git', false],
+      ['.git/config', true],
+      ['.Work.2009/tmp/5.host', true],
+      ['notes/.cache', true],
+      ['cur/1.host:2,S', false],
+    ] as const)
+      assert.equal(isIgnoredByWatcher(root, relative), ignored, relative);
   } finally {
     await fs.rm(root, { recursive: true, force: true });
   }

@@ -35,6 +35,18 @@ export function isIgnored(root: string, relative: string): boolean {
   );
 }
 
+/**
+ * What a watcher passes over: what `isIgnored` does, but a hidden folder in a Maildir (beside its
+ * `cur/`) is watched, as a Maildir++ folder its client is making: `.Archive` comes before the
+ * `.Archive/cur/` that shows it is one, and a folder the watcher passed over it never looks into.
+ */
+export function isIgnoredByWatcher(root: string, relative: string): boolean {
+  const parent = path.dirname(relative);
+  if (path.basename(relative).startsWith('.') && existsSync(path.join(root, parent, 'cur')))
+    return parent !== '.' && isIgnored(root, parent);
+  return isIgnored(root, relative);
+}
+
 /** Why the root cannot be scanned now (gone, not a folder, not readable), or null. */
 export async function rootProblem(dir: string): Promise<string | null> {
   try {

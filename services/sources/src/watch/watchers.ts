@@ -5,7 +5,7 @@ import { SourceErrored } from '@memex/contracts';
 import { EventPublisher } from '@memex/bus';
 import { DATABASE, ServiceHost } from '@memex/runtime';
 import type { Settings, SourcesDatabase } from '../projection/schema.js';
-import { isIgnored, relativeOf, rootPath } from './disk.js';
+import { isIgnoredByWatcher, relativeOf, rootPath } from './disk.js';
 import { FolderSync, type Reconciled, type Touched } from './folder-sync.js';
 
 /** Changes reported within this long of each other are reconciled together. */
@@ -16,6 +16,11 @@ const SETTLE_MS = 150;
  * apart, the two would be a deletion (the item and what derives from it gone) and a new item.
  */
 const MOVE_WINDOW_MS = 1_000;
+/**
+ * A folder that appears is looked at again this long after: chokidar lists a new folder before it
+ * watches it, so a file put there in between is reported by neither (chokidar issues 1112, 1471).
+ */
+const NEW_FOLDER_LOOK_AGAIN_MS = 1_000;
 /** How often a source whose root is away is looked at (its return is not an fs event). */
 const ROOT_POLL_MS = 2_000;
 
@@ -145,11 +150,12 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
       followSymlinks: false,
       // A file being written is reported once it stops growing, not half-written.
       awaitWriteFinish: { stabilityThreshold: 200, pollInterval: 50 },
-      ignored: (full) => full !== entry.root && isIgnored(entry.root, relativeOf(entry.root, full)),
+      ignored: (full) => full !== entry.root && isIgnoredByWatcher(entry.root, relativeOf(entry.root, full)),
     });
     const touch =
       (folder: boolean, unlink = false) =>
       (full: string) => {
+        if (entry.stopped) return;
         const relative = relativeOf(entry.root, full);
         // The root itself went away: a scan tells a vanished root from deleted files.
         if (relative === '' || relative.startsWith('..')) return void this.rescan(entry.id).catch(() => undefined);
@@ -159,7 +165,12 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
         entry.settle = setTimeout(() => this.flush(entry), entry.unlinked ? MOVE_WINDOW_MS : SETTLE_MS);
       };
     watcher.on('add', touch(false)).on('change', touch(false)).on('unlink', touch(false, true));
-    watcher.on('addDir', touch(true)).on('unlinkDir', touch(true, true));
+    const folderAdded = touch(true);
+    watcher.on('addDir', (full) => {
+      folderAdded(full);
+      setTimeout(() => folderAdded(full), NEW_FOLDER_LOOK_AGAIN_MS).unref();
+    });
+    watcher.on('unlinkDir', touch(true, true));
     watcher.on('error', (error) => this.logger.warn(`${entry.id}: watcher: ${(error as Error).message}`));
     return watcher;
   }

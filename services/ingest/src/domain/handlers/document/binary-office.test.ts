@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import CFB from 'cfb';
 import { documentTypeFor } from './document-handler.js';
 import { docx, fixture, CORPUS_SKIP, withAttachment } from '../testing/build.js';
-import { presentation, wordDocument, workbook } from '../testing/binary-office.js';
+import { presentation, word6Document, wordDocument, workbook, workbook95 } from '../testing/binary-office.js';
 import { parseDoc, parseEmail, rejection } from '../testing/parse.js';
 import type { AttachmentItem } from '../handler.js';
 
@@ -38,11 +38,38 @@ describe('documents: Word, Excel and PowerPoint 97–2003 (.doc, .xls, .ppt)', (
     assert.equal(item.meta.contentType, DOC);
   });
 
-  it('a .doc that cannot be read says why: password-protected, Word 6/95, damaged', async () => {
+  it('a Word 95 .doc: its text in the code page of its language, footnotes read, headers not', async () => {
+    const bytes = word6Document({
+      version: 0x0068,
+      lid: 0x0419,
+      codePage: 'windows-1251',
+      text: 'Протокол собрания\rБюджет утверждён — 1200 руб.\u0002\rМесто\u0007Москва\u0007\u0007',
+      footnotes: '\u0002 По данным бухгалтерии.\r',
+      headers: 'Страница \u0013 PAGE \u00141\u0015\r',
+      title: 'Protokol',
+      created: new Date('1996-04-02T09:00:00Z'),
+    });
+    const item = await parseDoc(DOC, bytes, { filename: 'protokol.doc' });
+    assert.equal(item.text, 'Протокол собрания\nБюджет утверждён — 1200 руб.\nМесто\tМосква\n\nПо данным бухгалтерии.');
+    assert.deepEqual([item.title, item.occurredAt], ['Protokol', '1996-04-02T09:00:00.000Z']);
+  });
+
+  it('a Word 6.0 .doc fast-saved: its pieces put back in order; Western text as Windows-1252', async () => {
+    const bytes = word6Document({
+      fastSaved: true,
+      text: 'Minutes of the café meeting\rThe “new” budget was approved.\r',
+    });
+    const item = await parseDoc(DOC, bytes, { filename: 'minutes.doc' });
+    assert.equal(item.text, 'Minutes of the café meeting\nThe “new” budget was approved.');
+  });
+
+  it('a .doc that cannot be read says why: password-protected, older than Word 6.0, damaged', async () => {
     const encrypted = wordDocument({ text: 'Secret\r', encrypted: true });
     assert.match((await rejection(parseDoc(DOC, encrypted))).reason, /password-protected Word document/);
-    const word6 = wordDocument({ text: 'Old\r', version: 0x0065 });
-    assert.match((await rejection(parseDoc(DOC, word6))).reason, /Word 6\.0\/95 document/);
+    const encrypted95 = word6Document({ text: 'Secret\r', version: 0x0068, encrypted: true });
+    assert.match((await rejection(parseDoc(DOC, encrypted95))).reason, /password-protected Word document/);
+    const word2 = wordDocument({ text: 'Old\r', version: 0x002d });
+    assert.match((await rejection(parseDoc(DOC, word2))).reason, /older than Word 6\.0 \(version 45\)/);
     const truncated = wordDocument({ text: 'Cut short\r' }).subarray(0, 1500);
     assert.match((await rejection(parseDoc(DOC, truncated))).reason, /not a readable Word document/);
   });
@@ -78,6 +105,30 @@ describe('documents: Word, Excel and PowerPoint 97–2003 (.doc, .xls, .ppt)', (
     assert.equal(item.occurredAt, '2019-03-04T09:00:00.000Z');
 
     const encrypted = workbook({ sheets: [{ name: 'S', rows: [['x']] }], encrypted: true });
+    assert.match((await rejection(parseDoc(XLS, encrypted))).reason, /password-protected Excel workbook/);
+  });
+
+  it("a .xls from Excel 95 (BIFF5): text in the workbook's code page, rich text and formulas' text results, dates", async () => {
+    const bytes = workbook95({
+      codePage: 1250,
+      sheets: [
+        {
+          name: 'Rozpočet',
+          rows: [
+            ['Položka', 'Částka'],
+            ['Sál', 1200.5],
+            [{ rich: 'Občerstvení' }, { formula: 'zaplaceno' }],
+            ['Datum', new Date('1997-03-04T00:00:00Z')],
+          ],
+        },
+      ],
+      title: 'Rozpocet 1997',
+    });
+    const item = await parseDoc(XLS, bytes, { filename: 'rozpocet.xls' });
+    assert.equal(item.text, 'Rozpočet\nPoložka\tČástka\nSál\t1200.5\nObčerstvení\tzaplaceno\nDatum\t1997-03-04');
+    assert.deepEqual(item.meta.format === 'xls' && item.meta.headings, ['Rozpočet']);
+
+    const encrypted = workbook95({ codePage: 1252, sheets: [{ name: 'S', rows: [['x']] }], encrypted: true });
     assert.match((await rejection(parseDoc(XLS, encrypted))).reason, /password-protected Excel workbook/);
   });
 

@@ -21,7 +21,7 @@ export interface WordDocumentSpec extends SummaryProperties {
   /** Where the main text switches from one byte per character (Windows-1252) to UTF-16. */
   wideFrom?: number;
   encrypted?: boolean;
-  /** nFib: 0x00C1 is Word 97; 0x0065 Word 6. */
+  /** nFib: 0x00C1 is Word 97 (the default); 0x0065 Word 6.0, 0x0068 Word 95 (`word6Document`); 0x002D Word 2.0. */
   version?: number;
 }
 
@@ -45,6 +45,7 @@ const windows1252 = (text: string) =>
 
 /** A .doc: the FIB, the stories as two pieces (8-bit then UTF-16), the piece table in 1Table. */
 export function wordDocument(spec: WordDocumentSpec): Buffer {
+  if (spec.version !== undefined && spec.version >= 0x65 && spec.version < 0xc1) return word6Document(spec);
   const stories = [spec.text, spec.footnotes ?? '', spec.headers ?? ''];
   const all = stories.join('');
   const split = Math.min(spec.wideFrom ?? all.length, all.length);
@@ -93,6 +94,76 @@ export function wordDocument(spec: WordDocumentSpec): Buffer {
   CFB.utils.cfb_add(file, '/1Table', table);
   addSummary(file, spec);
   return CFB.write(file, { type: 'buffer' }) as Buffer;
+}
+
+/**
+ * A Word 6.0 or 95 .doc (its FIB as wvWare reads it): all text 8-bit in the code page of the
+ * language id `lid` (Windows-1252 by default). Saved whole, the stories are one run from fcMin;
+ * fast-saved (`fastSaved`), each story's second half was typed later and appended, so a piece
+ * table in WordDocument puts the runs back in order.
+ */
+export function word6Document(
+  spec: WordDocumentSpec & { lid?: number; codePage?: string; fastSaved?: boolean },
+): Buffer {
+  const stories = [spec.text, spec.footnotes ?? '', spec.headers ?? ''];
+  const all = stories.join('');
+  const bytes = encode8(all, spec.codePage ?? 'windows-1252');
+  const fcMin = 0x300;
+  const half = Math.floor(all.length / 2);
+  // Fast-saved: the second half first in the stream, then the first.
+  const body = spec.fastSaved ? Buffer.concat([bytes.subarray(half), bytes.subarray(0, half)]) : bytes;
+  const pieces = spec.fastSaved
+    ? [
+        { start: 0, end: half, fc: fcMin + (all.length - half) },
+        { start: half, end: all.length, fc: fcMin },
+      ]
+    : [];
+  const plc = Buffer.alloc((pieces.length + 1) * 4 + pieces.length * 8);
+  pieces.forEach((piece, i) => {
+    plc.writeUInt32LE(piece.start, i * 4);
+    plc.writeUInt32LE(piece.fc, (pieces.length + 1) * 4 + i * 8 + 2);
+  });
+  plc.writeUInt32LE(all.length, pieces.length * 4);
+  const pcdt = Buffer.alloc(5);
+  pcdt[0] = 0x02;
+  pcdt.writeUInt32LE(plc.length, 1);
+  const clx = spec.fastSaved
+    ? Buffer.concat([Buffer.from([0x01, 0x02, 0x00, 0x08, 0x24]), pcdt, plc])
+    : Buffer.alloc(0);
+  // Word writes its formatting in 512-byte pages after the text: a stream never under 4,096 bytes.
+  const word = Buffer.alloc(Math.max(4096, fcMin + body.length + clx.length + 1));
+  word.writeUInt16LE(0xa5ec, 0);
+  word.writeUInt16LE(spec.version ?? 0x65, 2);
+  word.writeUInt16LE(spec.lid ?? 0x0409, 6);
+  word.writeUInt16LE((spec.fastSaved ? 0x0004 : 0) | (spec.encrypted ? 0x0100 : 0), 0x0a);
+  word.writeUInt32LE(fcMin, 0x18);
+  word.writeUInt32LE(fcMin + body.length, 0x1c);
+  word.writeUInt32LE(word.length, 0x20);
+  stories.forEach((story, i) => word.writeInt32LE(story.length, 0x34 + i * 4));
+  body.copy(word, fcMin);
+  if (spec.fastSaved) {
+    clx.copy(word, fcMin + body.length);
+    word.writeUInt32LE(fcMin + body.length, 0x160);
+    word.writeUInt32LE(clx.length, 0x164);
+  }
+  const file = CFB.utils.cfb_new();
+  CFB.utils.cfb_add(file, '/WordDocument', word);
+  addSummary(file, spec);
+  return CFB.write(file, { type: 'buffer' }) as Buffer;
+}
+
+/** Text as bytes of an 8-bit code page (by its TextDecoder label). */
+function encode8(text: string, label: string): Buffer {
+  const decoder = new TextDecoder(label);
+  const codes = new Map<string, number>();
+  for (let byte = 255; byte >= 0; byte--) codes.set(decoder.decode(Buffer.from([byte])), byte);
+  return Buffer.from(
+    [...text].map((char) => {
+      const code = codes.get(char);
+      if (code === undefined) throw new Error(`not in ${label}: ${char}`);
+      return code;
+    }),
+  );
 }
 
 export interface WorkbookSpec extends SummaryProperties {
@@ -196,6 +267,88 @@ export function workbook(spec: WorkbookSpec): Buffer {
   return CFB.write(file, { type: 'buffer' }) as Buffer;
 }
 
+export interface Workbook95Spec extends SummaryProperties {
+  /** A Date cell as in `WorkbookSpec`; `{ formula }` a formula whose last result is that text; `{ rich }` rich text (RSTRING). */
+  sheets: { name: string; rows: (string | number | Date | { formula: string } | { rich: string } | null)[][] }[];
+  /** The workbook's Windows code page (CODEPAGE): its strings are bytes in it. */
+  codePage: number;
+  encrypted?: boolean;
+}
+
+/**
+ * A .xls as Excel 5.0 and 95 wrote it (BIFF5, the `Book` stream): no shared strings; text as
+ * LABEL or RSTRING cells and a formula's STRING, names and formats, all bytes in the code page.
+ */
+export function workbook95(spec: Workbook95Spec): Buffer {
+  const text = (value: string, lengthBytes: 1 | 2) => {
+    const bytes = encode8(value, `windows-${spec.codePage}`);
+    return Buffer.concat([lengthBytes === 1 ? Buffer.from([bytes.length]) : u16(bytes.length), bytes]);
+  };
+  const sheetBodies = spec.sheets.map((sheet) => {
+    const cells: Buffer[] = [];
+    sheet.rows.forEach((row, r) =>
+      row.forEach((value, c) => {
+        if (value === null) return;
+        const at = Buffer.concat([u16(r), u16(c), u16(15)]);
+        const number = Buffer.alloc(8);
+        if (value instanceof Date) {
+          const serial = (value.getTime() - Date.UTC(1899, 11, 30)) / 86_400_000;
+          number.writeDoubleLE(serial);
+          const xf = Number.isInteger(serial) ? DATE_XF : DATE_TIME_XF;
+          cells.push(record(0x0203, Buffer.concat([u16(r), u16(c), u16(xf), number])));
+        } else if (typeof value === 'string') cells.push(record(0x0204, Buffer.concat([at, text(value, 2)])));
+        else if (typeof value === 'number') {
+          number.writeDoubleLE(value);
+          cells.push(record(0x0203, Buffer.concat([at, number])));
+        } else if ('rich' in value)
+          // Its formatting runs after the characters: a count, then (character, font) pairs.
+          cells.push(record(0x00d6, Buffer.concat([at, text(value.rich, 2), Buffer.from([1, 0, 0])])));
+        else {
+          // A text result: 0xFFFF in the result's last two bytes, then its STRING record.
+          const result = Buffer.from([0, 0, 0, 0, 0, 0, 0xff, 0xff]);
+          cells.push(record(0x0006, Buffer.concat([at, result, u16(0), Buffer.alloc(4), u16(0)])));
+          cells.push(record(0x0207, text(value.formula, 2)));
+        }
+      }),
+    );
+    return Buffer.concat([record(0x0809, bof(0x0010, 0x0500)), ...cells, record(0x000a, Buffer.alloc(0))]);
+  });
+  const xf = (format: number) => {
+    const data = Buffer.alloc(16);
+    data.writeUInt16LE(format, 2);
+    return record(0x00e0, data);
+  };
+  const head = [
+    record(0x0809, bof(0x0005, 0x0500)),
+    ...(spec.encrypted ? [record(0x002f, Buffer.alloc(4))] : []),
+    record(0x0042, u16(spec.codePage)),
+    record(0x041e, Buffer.concat([u16(CUSTOM_DATE_TIME), text('d mmm yyyy h:mm', 1)])),
+    ...Array.from({ length: 16 }, () => xf(0)),
+    xf(14),
+    xf(CUSTOM_DATE_TIME),
+  ];
+  const sheetRecord = (name: string, offset: number) =>
+    record(0x0085, Buffer.concat([u32(offset), Buffer.from([0, 0]), text(name, 1)]));
+  let offset = Buffer.concat([
+    ...head,
+    ...spec.sheets.map((sheet) => sheetRecord(sheet.name, 0)),
+    record(0x000a, Buffer.alloc(0)),
+  ]).length;
+  const sheets = spec.sheets.map((sheet, i) => {
+    const entry = sheetRecord(sheet.name, offset);
+    offset += sheetBodies[i]!.length;
+    return entry;
+  });
+  const file = CFB.utils.cfb_new();
+  CFB.utils.cfb_add(
+    file,
+    '/Book',
+    Buffer.concat([...head, ...sheets, record(0x000a, Buffer.alloc(0)), ...sheetBodies]),
+  );
+  addSummary(file, spec);
+  return CFB.write(file, { type: 'buffer' }) as Buffer;
+}
+
 /** Cell formats as Excel writes them: 16 defaults (General), then a date and a custom date-time one. */
 const DATE_XF = 16;
 const DATE_TIME_XF = 17;
@@ -215,9 +368,9 @@ function numberFormats(): Buffer[] {
   ];
 }
 
-function bof(kind: number): Buffer {
+function bof(kind: number, version = 0x0600): Buffer {
   const data = Buffer.alloc(16);
-  data.writeUInt16LE(0x0600, 0);
+  data.writeUInt16LE(version, 0);
   data.writeUInt16LE(kind, 2);
   return data;
 }

@@ -1,20 +1,27 @@
+import { TextDecoder } from 'node:util';
 import { RejectedItem } from '../../handler.js';
+import { codePageLabel } from '../../text.js';
 import type { CompoundFile } from './compound.js';
 import { dateFormatOf, dateText, type DateFormat } from '../spreadsheet-dates.js';
 
 /**
- * The cells of an Excel 97–2003 workbook ([MS-XLS], BIFF8): the `Workbook` stream is a run of
- * records; the globals hold the sheets' names and the shared strings (SST), each sheet's records
- * its cells. Read are text (shared or inline), numbers (a date as its date, by the cell's number
- * format) and formulas' last results, row by row.
+ * The cells of an Excel 5.0–2003 workbook ([MS-XLS]): the `Workbook` stream (`Book` before Excel
+ * 97) is a run of records; the globals hold the sheets' names and, since Excel 97 (BIFF8), the
+ * shared strings (SST), each sheet's records its cells. Read are text (shared or inline), numbers
+ * (a date as its date, by the cell's number format) and formulas' last results, row by row.
+ * Excel 5.0 and 95 (BIFF5) write text as bytes in the workbook's code page (CODEPAGE), not Unicode.
  */
 export function readWorkbook(file: CompoundFile): { sheets: { name: string; rows: string[] }[] } {
-  const stream = file.stream('Workbook');
-  if (!stream) {
-    if (file.has('Book')) throw new RejectedItem('an Excel 5.0/95 workbook: only Excel 97 and later are read');
-    throw new RejectedItem('not a readable Excel workbook: it has no Workbook stream');
-  }
+  const stream = file.stream('Workbook') ?? file.stream('Book');
+  if (!stream) throw new RejectedItem('not a readable Excel workbook: it has no Workbook stream');
   const records = [...recordsOf(stream)];
+  const biff5 = records[0]?.type === BOF && records[0].data.readUInt16LE(0) === BIFF5;
+  let narrow = new TextDecoder('windows-1252');
+  /** A BIFF5 string: its length (one byte or two), then its characters, one byte each. */
+  const byteString = (data: Buffer, at: number, lengthBytes: 1 | 2) => {
+    const length = lengthBytes === 1 ? data[at]! : data.readUInt16LE(at);
+    return narrow.decode(data.subarray(at + lengthBytes, at + lengthBytes + length));
+  };
   const names = new Map<number, string>();
   const strings: string[] = [];
   const sheets: { name: string; cells: Cell[] }[] = [];
@@ -36,12 +43,18 @@ export function readWorkbook(file: CompoundFile): { sheets: { name: string; rows
       case FILEPASS:
         if (sheet === null) throw new RejectedItem('a password-protected Excel workbook: its cells are encrypted');
         break;
+      case CODEPAGE:
+        if (biff5)
+          narrow = new TextDecoder(
+            codePageLabel(BIFF_CODE_PAGES[data.readUInt16LE(0)] ?? data.readUInt16LE(0), 'windows-1252'),
+          );
+        break;
       case BOUNDSHEET:
         // Worksheets only (dt 0): a chart or macro sheet has no cells to read.
-        if (data[5] === 0) names.set(data.readUInt32LE(0), shortString(data, 6));
+        if (data[5] === 0) names.set(data.readUInt32LE(0), biff5 ? byteString(data, 6, 1) : shortString(data, 6));
         break;
       case FORMAT:
-        formatCodes.set(data.readUInt16LE(0), unicodeString([data.subarray(2)]));
+        formatCodes.set(data.readUInt16LE(0), biff5 ? byteString(data, 2, 1) : unicodeString([data.subarray(2)]));
         break;
       case XF: {
         const id = data.readUInt16LE(2);
@@ -64,7 +77,8 @@ export function readWorkbook(file: CompoundFile): { sheets: { name: string; rows
         sheet?.push(cellAt(data, strings[data.readUInt32LE(6)] ?? ''));
         break;
       case LABEL:
-        sheet?.push(cellAt(data, unicodeString([data.subarray(6)])));
+      case RSTRING:
+        sheet?.push(cellAt(data, biff5 ? byteString(data, 6, 2) : unicodeString([data.subarray(6)])));
         break;
       case NUMBER:
         sheet?.push(cellAt(data, shown(data, data.readDoubleLE(6))));
@@ -88,7 +102,8 @@ export function readWorkbook(file: CompoundFile): { sheets: { name: string; rows
         break;
       case STRING:
         if (pendingFormula && sheet) {
-          sheet.push({ ...pendingFormula, text: unicodeString([data, ...continuations(records, i)]) });
+          const text = biff5 ? byteString(data, 0, 2) : unicodeString([data, ...continuations(records, i)]);
+          sheet.push({ ...pendingFormula, text });
         }
         pendingFormula = null;
         break;
@@ -100,7 +115,10 @@ export function readWorkbook(file: CompoundFile): { sheets: { name: string; rows
 }
 
 const BOF = 0x0809;
+/** A BOF's version: Excel 5.0 and 95 (BIFF5); Excel 97 and later write 0x0600 (BIFF8). */
+const BIFF5 = 0x0500;
 const BOUNDSHEET = 0x0085;
+const CODEPAGE = 0x0042;
 const CONTINUE = 0x003c;
 const DATEMODE = 0x0022;
 const FILEPASS = 0x002f;
@@ -111,9 +129,13 @@ const LABELSST = 0x00fd;
 const MULRK = 0x00bd;
 const NUMBER = 0x0203;
 const RK = 0x027e;
+const RSTRING = 0x00d6;
 const SST = 0x00fc;
 const STRING = 0x0207;
 const XF = 0x00e0;
+
+/** CODEPAGE values that are no Windows code page number: Mac Roman, Windows-1252, ASCII. */
+const BIFF_CODE_PAGES: Record<number, number> = { 0x8000: 10000, 0x8001: 1252, 367: 20127 };
 
 interface BiffRecord {
   type: number;

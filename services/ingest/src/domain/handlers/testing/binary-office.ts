@@ -201,35 +201,24 @@ function unicodeString(text: string, lengthBytes: 1 | 2): Buffer {
 export function workbook(spec: WorkbookSpec): Buffer {
   const strings: string[] = [];
   const indexOf = (text: string) => (strings.includes(text) ? strings.indexOf(text) : strings.push(text) - 1);
-  const sheetBodies = spec.sheets.map((sheet) => {
-    const cells: Buffer[] = [];
-    sheet.rows.forEach((row, r) =>
-      row.forEach((value, c) => {
-        if (value === null) return;
-        const at = Buffer.concat([u16(r), u16(c), u16(15)]);
-        if (value instanceof Date) {
-          const serial = (value.getTime() - Date.UTC(1899, 11, 30)) / 86_400_000;
-          const number = Buffer.alloc(8);
-          number.writeDoubleLE(serial);
-          const xf = Number.isInteger(serial) ? DATE_XF : DATE_TIME_XF;
-          cells.push(record(0x0203, Buffer.concat([u16(r), u16(c), u16(xf), number])));
-        } else if (typeof value === 'string') {
-          const index = Buffer.alloc(4);
-          index.writeUInt32LE(indexOf(value));
-          cells.push(record(0x00fd, Buffer.concat([at, index])));
-        } else if (Number.isInteger(value) && Math.abs(value) < 2 ** 29) {
-          const rk = Buffer.alloc(4);
-          rk.writeInt32LE((value << 2) | 2);
-          cells.push(record(0x027e, Buffer.concat([at, rk])));
-        } else {
-          const number = Buffer.alloc(8);
-          number.writeDoubleLE(value);
-          cells.push(record(0x0203, Buffer.concat([at, number])));
-        }
-      }),
-    );
-    return Buffer.concat([record(0x0809, bof(0x0010)), ...cells, record(0x000a, Buffer.alloc(0))]);
-  });
+  const sheetBodies = spec.sheets.map((sheet) =>
+    worksheet(sheet.rows, 0x0600, (value, at, row, column) => {
+      if (value instanceof Date) return [dateCell(row, column, value)];
+      if (typeof value === 'string') {
+        const index = Buffer.alloc(4);
+        index.writeUInt32LE(indexOf(value));
+        return [record(0x00fd, Buffer.concat([at, index]))];
+      }
+      if (Number.isInteger(value) && Math.abs(value) < 2 ** 29) {
+        const rk = Buffer.alloc(4);
+        rk.writeInt32LE((value << 2) | 2);
+        return [record(0x027e, Buffer.concat([at, rk]))];
+      }
+      const number = Buffer.alloc(8);
+      number.writeDoubleLE(value);
+      return [record(0x0203, Buffer.concat([at, number]))];
+    }),
+  );
 
   const counts = Buffer.alloc(8);
   counts.writeUInt32LE(strings.length, 0);
@@ -284,35 +273,25 @@ export function workbook95(spec: Workbook95Spec): Buffer {
     const bytes = encode8(value, `windows-${spec.codePage}`);
     return Buffer.concat([lengthBytes === 1 ? Buffer.from([bytes.length]) : u16(bytes.length), bytes]);
   };
-  const sheetBodies = spec.sheets.map((sheet) => {
-    const cells: Buffer[] = [];
-    sheet.rows.forEach((row, r) =>
-      row.forEach((value, c) => {
-        if (value === null) return;
-        const at = Buffer.concat([u16(r), u16(c), u16(15)]);
+  const sheetBodies = spec.sheets.map((sheet) =>
+    worksheet(sheet.rows, 0x0500, (value, at, row, column) => {
+      if (value instanceof Date) return [dateCell(row, column, value)];
+      if (typeof value === 'string') return [record(0x0204, Buffer.concat([at, text(value, 2)]))];
+      if (typeof value === 'number') {
         const number = Buffer.alloc(8);
-        if (value instanceof Date) {
-          const serial = (value.getTime() - Date.UTC(1899, 11, 30)) / 86_400_000;
-          number.writeDoubleLE(serial);
-          const xf = Number.isInteger(serial) ? DATE_XF : DATE_TIME_XF;
-          cells.push(record(0x0203, Buffer.concat([u16(r), u16(c), u16(xf), number])));
-        } else if (typeof value === 'string') cells.push(record(0x0204, Buffer.concat([at, text(value, 2)])));
-        else if (typeof value === 'number') {
-          number.writeDoubleLE(value);
-          cells.push(record(0x0203, Buffer.concat([at, number])));
-        } else if ('rich' in value)
-          // Its formatting runs after the characters: a count, then (character, font) pairs.
-          cells.push(record(0x00d6, Buffer.concat([at, text(value.rich, 2), Buffer.from([1, 0, 0])])));
-        else {
-          // A text result: 0xFFFF in the result's last two bytes, then its STRING record.
-          const result = Buffer.from([0, 0, 0, 0, 0, 0, 0xff, 0xff]);
-          cells.push(record(0x0006, Buffer.concat([at, result, u16(0), Buffer.alloc(4), u16(0)])));
-          cells.push(record(0x0207, text(value.formula, 2)));
-        }
-      }),
-    );
-    return Buffer.concat([record(0x0809, bof(0x0010, 0x0500)), ...cells, record(0x000a, Buffer.alloc(0))]);
-  });
+        number.writeDoubleLE(value);
+        return [record(0x0203, Buffer.concat([at, number]))];
+      }
+      // Rich text's formatting runs follow its characters: a count, then (character, font) pairs.
+      if ('rich' in value) return [record(0x00d6, Buffer.concat([at, text(value.rich, 2), Buffer.from([1, 0, 0])]))];
+      // A text result: 0xFFFF in the result's last two bytes, then its STRING record.
+      const result = Buffer.from([0, 0, 0, 0, 0, 0, 0xff, 0xff]);
+      return [
+        record(0x0006, Buffer.concat([at, result, u16(0), Buffer.alloc(4), u16(0)])),
+        record(0x0207, text(value.formula, 2)),
+      ];
+    }),
+  );
   const xf = (format: number) => {
     const data = Buffer.alloc(16);
     data.writeUInt16LE(format, 2);
@@ -347,6 +326,27 @@ export function workbook95(spec: Workbook95Spec): Buffer {
   );
   addSummary(file, spec);
   return CFB.write(file, { type: 'buffer' }) as Buffer;
+}
+
+/** A worksheet's records: its BOF (of `version`), each cell not null as `cell` writes it (`at`: its row, column and format), its EOF. */
+function worksheet<T>(
+  rows: (T | null)[][],
+  version: number,
+  cell: (value: T, at: Buffer, row: number, column: number) => Buffer[],
+): Buffer {
+  const cells = rows.flatMap((row, r) =>
+    row.flatMap((value, c) => (value === null ? [] : cell(value, Buffer.concat([u16(r), u16(c), u16(15)]), r, c))),
+  );
+  return Buffer.concat([record(0x0809, bof(0x0010, version)), ...cells, record(0x000a, Buffer.alloc(0))]);
+}
+
+/** A date as Excel keeps it: days since 30 December 1899 in a NUMBER cell, formatted as a date, or a date and time. */
+function dateCell(row: number, column: number, value: Date): Buffer {
+  const serial = (value.getTime() - Date.UTC(1899, 11, 30)) / 86_400_000;
+  const number = Buffer.alloc(8);
+  number.writeDoubleLE(serial);
+  const xf = Number.isInteger(serial) ? DATE_XF : DATE_TIME_XF;
+  return record(0x0203, Buffer.concat([u16(row), u16(column), u16(xf), number]));
 }
 
 /** Cell formats as Excel writes them: 16 defaults (General), then a date and a custom date-time one. */

@@ -132,13 +132,14 @@ describe('memex import pst and olm', { skip }, () => {
     assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 72], 'nothing sent twice');
   });
 
-  test('memex import olm: an Outlook for Mac archive, its messages with their folders, read marks and attachments; a second run sends nothing', async () => {
+  test('memex import olm: an Outlook for Mac archive, its messages with their folders, read marks and attachments, its appointments and contacts; a second run sends nothing', async () => {
     const archive = await buildOlm(path.join(stack.env.home, 'Archive.olm'));
     const first = await importInto(stack, 'olm', archive, 'mac');
     assert.equal(first.error, undefined);
-    // Seven files, and the two attachments one message names that are not in the archive.
-    assertAccounted(first.summary, 9);
-    assert.deepEqual(first.summary.run, { created: 3, updated: 0, duplicate: 0, rejected: 0, skipped: 6 });
+    // Ten files, the calendar's four more appointments, and the two attachments one message names that are not in the archive.
+    assertAccounted(first.summary, 16);
+    // Three messages, four appointments and a contact.
+    assert.deepEqual(first.summary.run, { created: 8, updated: 0, duplicate: 0, rejected: 0, skipped: 8 });
     const projects = await list('import:olm:mac', 'label', 'Inbox/Projects');
     assert.deepEqual(
       projects.map((m) => [m.subject, m.read, m.from[0]?.address]),
@@ -148,7 +149,7 @@ describe('memex import pst and olm', { skip }, () => {
     const report = inbox.find((m) => m.subject === 'Quarterly report & figures')!;
     assert.deepEqual([report.read, report.attachments, report.date], [false, 1, '2022-05-26T17:55:40.000Z']);
     const second = await importInto(stack, 'olm', archive, 'mac');
-    assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 3]);
+    assert.deepEqual([second.summary.run.created, second.summary.earlier], [0, 8]);
   });
 
   test('a damaged PST: what can be read comes in, each item that cannot is counted with why, none lost unseen', async () => {

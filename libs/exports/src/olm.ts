@@ -3,15 +3,17 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { files } from './files.js';
 import { walkFolder } from './folder.js';
+import { olmDate, readOlmEntries, type OlmEntry } from './olm-calendar.js';
 import { outlookMime, type OutlookAddress, type OutlookMessage } from './outlook-mime.js';
 import type { PstMessage, PstSkipped } from './pst.js';
 
 /**
  * Outlook for Mac's archive (`.olm`): a zip holding, per account,
  * `Accounts/<account>/com.microsoft.__Messages/<folder>/message_00000.xml`, one message each
- * (`<emails><email>` with `OPFMessageCopy…` fields), and the files its attachments name
- * (`OPFAttachmentURL`). Read mounted as a folder (see zip.ts); each message becomes the Internet
- * message it stands for (see `outlookMime`), with its folder as a label and its read mark.
+ * (`<emails><email>` with `OPFMessageCopy…` fields), the files its attachments name
+ * (`OPFAttachmentURL`), and its calendars' and address books' XML files (see olm-calendar.ts).
+ * Read mounted as a folder (see zip.ts); each message becomes the Internet message it stands for
+ * (see `outlookMime`), with its folder as a label and its read mark.
  */
 
 const MESSAGE_FILE = /(^|\/)com\.microsoft\.__Messages\/(.+)\/message_\d+\.xml$/;
@@ -69,13 +71,7 @@ const addresses = (list: AddressList | undefined): OutlookAddress[] =>
     return address ? [{ name: entry.OPFContactEmailAddressName?.trim() ?? '', address }] : [];
   });
 
-/** An OLM time (`2022-05-26T17:55:40`, UTC) as a Date, or undefined. */
-function olmTime(value: unknown): Date | undefined {
-  const raw = text(value).trim();
-  if (!raw) return undefined;
-  const at = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(raw) ? raw : `${raw}Z`);
-  return Number.isNaN(at.getTime()) ? undefined : at;
-}
+const olmTime = (value: unknown): Date | undefined => olmDate(text(value).trim()) ?? undefined;
 
 const bracketed = (id: string) => `<${id.trim().replace(/^<|>$/g, '')}>`;
 
@@ -83,22 +79,37 @@ const bracketed = (id: string) => `<${id.trim().replace(/^<|>$/g, '')}>`;
 function notAMessage(key: string, attachments: ReadonlySet<string>): string {
   if (attachments.has(key)) return 'an attachment of a message, sent inside it';
   if (/com\.microsoft\.__Attachments\//.test(key)) return 'an attachment no message of the archive names';
-  if (/(Calendar|Address Book|Contacts|Tasks|Notes|Groups)\b/i.test(key))
-    return 'calendar, contacts, tasks and notes are not read from .olm archives yet';
+  if (/(Tasks|Notes)\b/i.test(key)) return 'tasks and notes are not read from .olm archives yet';
   return 'not a message of the archive (Outlook for Mac keeps its settings and categories here)';
 }
 
-/** How many files an Outlook for Mac archive mounted at `root` holds: what `readOlm` goes through. */
+/** How many entries `readOlm` goes through in an archive mounted at `root`: its files, each appointment and contact counted. */
 export async function olmFileCount(root: string): Promise<number> {
-  let count = 0;
-  const skipped = await walkFolder(root, () => void count++);
-  return count + skipped.length;
+  const keys: string[] = [];
+  const skipped = await walkFolder(root, ({ key }) => void keys.push(key));
+  let count = skipped.length;
+  for (const key of keys) {
+    const entries = MESSAGE_FILE.test(key) ? null : await calendarOrContacts(root, key).catch(() => null);
+    count += Math.max(1, entries?.length ?? 1);
+  }
+  return count;
+}
+
+/** The appointments or contacts in an XML file of the archive, or null for any other file. */
+async function calendarOrContacts(root: string, key: string): Promise<OlmEntry[] | null> {
+  if (!key.toLowerCase().endsWith('.xml')) return null;
+  const xml = (await files.readFile(path.join(root, key))).toString('utf8');
+  const valid = XMLValidator.validate(xml);
+  if (valid !== true) throw new Error(`its XML is broken at line ${valid.err.line} (${valid.err.msg})`);
+  const read = readOlmEntries(xml);
+  return read.kind === 'other' ? null : read.entries;
 }
 
 /**
  * Every message of an Outlook for Mac archive mounted at `root`, in a stable order: as MIME, with
- * its folder and read mark; every other file accounted for, skipped with why (an attachment sent
- * inside its message, calendars and contacts not read yet), and a message that cannot be read too.
+ * its folder and read mark; then its appointments and contacts as iCalendar events and vCards (see
+ * olm-calendar.ts); every other file accounted for, skipped with why (an attachment sent inside
+ * its message, tasks and notes not read yet), and a message or entry that cannot be read too.
  */
 export async function* readOlm(root: string): AsyncGenerator<PstMessage | PstSkipped> {
   const messages: string[] = [];
@@ -178,5 +189,31 @@ export async function* readOlm(root: string): AsyncGenerator<PstMessage | PstSki
       yield { key, skipped: `an unreadable message: ${(error as Error).message}` };
     }
   }
-  for (const key of others) yield { key, skipped: notAMessage(key, attachments) };
+  for (const key of others) {
+    let entries: OlmEntry[] | null;
+    try {
+      entries = await calendarOrContacts(root, key);
+    } catch (error) {
+      yield { key, skipped: `an unreadable file: ${(error as Error).message}` };
+      continue;
+    }
+    if (!entries) {
+      yield { key, skipped: notAMessage(key, attachments) };
+      continue;
+    }
+    for (const entry of entries) {
+      // One entry a file (as Outlook 2016 and later write them) is known by the file.
+      const entryKey = entries.length === 1 ? key : `${key}#${entry.id.replace(/^#/, '')}`;
+      if (!entry.bytes) yield { key: entryKey, skipped: entry.skipped ?? 'an entry that cannot be read' };
+      else
+        yield {
+          key: entryKey,
+          type: entry.type,
+          folder: undefined,
+          read: false,
+          received: undefined,
+          bytes: entry.bytes,
+        };
+    }
+  }
 }

@@ -26,8 +26,16 @@ export interface OutlookAppointment {
   timeZoneName: string;
   /** Outlook's own words for the recurrence (`every Monday from 10:00 AM to 11:00 AM`). */
   recurrenceText: string;
+  /** The rule where the file states it in parts (an .olm's), over the appointment's own UTC times. */
+  stated?: StatedRule;
   created: Date | null;
   modified: Date | null;
+}
+
+/** An RRULE's parts without its end, and its end. */
+export interface StatedRule {
+  rule: string;
+  end: { count: number } | { until: Date } | null;
 }
 
 /** A contact's fields, as read from an Outlook data file. */
@@ -291,6 +299,9 @@ export function appointmentIcs(appointment: OutlookAppointment): string {
     unreadRule = true;
   }
   if (recurrence && !recurrence.rule) unreadRule = true;
+  const stated = recurrence || unreadRule ? undefined : appointment.stated;
+  // A repeating appointment whose rule is neither in Outlook's pattern nor stated: its first occurrence.
+  if (!appointment.recurrence && !stated && appointment.recurrenceText) unreadRule = true;
   const zone = recurrence && appointment.timeZone ? zoneOf(appointment.timeZone) : null;
   const tzid = appointment.timeZoneName.trim() || 'Outlook';
   const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//memex//Outlook data file//EN'];
@@ -320,15 +331,15 @@ export function appointmentIcs(appointment: OutlookAppointment): string {
   const stamp = contentLine('DTSTAMP', utc(appointment.modified ?? appointment.created ?? appointment.start));
   const summary = (subject: string) => (subject ? [contentLine('SUMMARY', escapeText(subject))] : []);
   const place = (location: string) => (location ? [contentLine('LOCATION', escapeText(location))] : []);
-  const rule =
-    recurrence?.rule &&
-    [
-      recurrence.rule,
-      ...(recurrence.end && 'count' in recurrence.end ? [`COUNT=${recurrence.end.count}`] : []),
-      ...(recurrence.end && 'until' in recurrence.end
-        ? [`UNTIL=${allDay ? dateOnly(recurrence.end.until) : utc(latestUtc(recurrence.end.until, zone))}`]
-        : []),
-    ].join(';');
+  const ruleEnd = ({ end }: StatedRule, until: (at: Date) => Date) => [
+    ...(end && 'count' in end ? [`COUNT=${end.count}`] : []),
+    ...(end && 'until' in end ? [`UNTIL=${allDay ? dateOnly(end.until) : utc(until(end.until))}`] : []),
+  ];
+  const rule = recurrence?.rule
+    ? [recurrence.rule, ...ruleEnd({ rule: recurrence.rule, end: recurrence.end }, (at) => latestUtc(at, zone))].join(
+        ';',
+      )
+    : stated && [stated.rule, ...ruleEnd(stated, (at) => at)].join(';');
   lines.push(
     ...event([
       stamp,
@@ -365,11 +376,11 @@ export function appointmentIcs(appointment: OutlookAppointment): string {
         ),
       ),
       ...(rule ? [contentLine('RRULE', rule)] : []),
-      ...(rule ? (recurrence?.deleted ?? []).map((deleted) => at('EXDATE', deleted, true)) : []),
+      ...(recurrence?.rule ? recurrence.deleted.map((deleted) => at('EXDATE', deleted, true)) : []),
     ]),
   );
-  if (rule)
-    for (const exception of recurrence!.exceptions)
+  if (recurrence?.rule)
+    for (const exception of recurrence.exceptions)
       lines.push(
         ...event([
           stamp,

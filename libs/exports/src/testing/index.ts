@@ -188,7 +188,9 @@ const olmAddress = (name: string, address: string) =>
 /**
  * An Outlook for Mac archive (.olm) as Outlook writes one, built for tests (no third-party data):
  * a message with a PDF attachment in Inbox, an HTML one read in Inbox/Projects, one sent (whose
- * attachment the archive lost, and one it names outside the archive), one whose XML is cut short, the attachment's file, the address book and the categories.
+ * attachment the archive lost, and one it names outside the archive), one whose XML is cut short, the attachment's file,
+ * two contacts (one empty), a calendar of five appointments in one file (one repeating weekly, one all-day, one by a
+ * pattern not read, one without a start), a task and the categories.
  */
 export async function buildOlm(file: string): Promise<string> {
   const account = 'Accounts/ann@example.com';
@@ -234,7 +236,56 @@ export async function buildOlm(file: string): Promise<string> {
         `</OPFMessageCopyAttachmentList>`,
     ),
     [`${messages}/Inbox/message_00003.xml`]: '<?xml version="1.0"?>\n<emails><email><OPFMessageCopySubject>Cut',
-    [`${account}/com.microsoft.__Contacts/Address Book/contact_00000.xml`]: '<contacts><contact/></contacts>',
+    [`${account}/com.microsoft.__Contacts/Address Book/contact_00000.xml`]:
+      `<?xml version="1.0" encoding="UTF-8"?>\n<contacts><contact>` +
+      `<OPFContactCopyDisplayName>Bob Stone</OPFContactCopyDisplayName><OPFContactCopyFirstName>Bob</OPFContactCopyFirstName>` +
+      `<OPFContactCopyLastName>Stone</OPFContactCopyLastName><OPFContactCopyBusinessCompany>Stone &amp; Sons</OPFContactCopyBusinessCompany>` +
+      `<OPFContactCopyBusinessTitle>Director</OPFContactCopyBusinessTitle>` +
+      `<OPFContactCopyEmailAddressList><contactEmailAddress OPFContactEmailAddressAddress="bob@example.org" OPFContactEmailAddressType="0"/>` +
+      `<contactEmailAddress OPFContactEmailAddressAddress="bob.stone@example.net" OPFContactEmailAddressType="1"/></OPFContactCopyEmailAddressList>` +
+      `<OPFContactCopyCellPhone>+44 20 7946 0958</OPFContactCopyCellPhone><OPFContactCopyBusinessFax>+44 20 7946 0000</OPFContactCopyBusinessFax>` +
+      `<OPFContactCopyBusinessStreetAddress>1 High Street</OPFContactCopyBusinessStreetAddress>` +
+      `<OPFContactCopyBusinessCity>London</OPFContactCopyBusinessCity><OPFContactCopyBusinessZip>EC1A 1BB</OPFContactCopyBusinessZip>` +
+      `<OPFContactCopyBusinessCountry>United Kingdom</OPFContactCopyBusinessCountry>` +
+      `<OPFContactCopyBirthday>1970-03-14T00:00:00</OPFContactCopyBirthday>` +
+      `<OPFContactCopyNotes>&lt;p&gt;Met at the &lt;b&gt;2021&lt;/b&gt; fair.&lt;/p&gt;</OPFContactCopyNotes>` +
+      `</contact></contacts>\n`,
+    [`${account}/com.microsoft.__Contacts/Address Book/contact_00001.xml`]: '<contacts><contact/></contacts>',
+    // An older archive: a calendar's appointments in one file.
+    [`${account}/com.microsoft.__Calendars/Calendar/Calendar.xml`]:
+      `<?xml version="1.0" encoding="UTF-8"?>\n<appointments>` +
+      `<appointment><OPFCalendarEventCopyUUID>review-1</OPFCalendarEventCopyUUID>` +
+      `<OPFCalendarEventCopySummary>Budget review</OPFCalendarEventCopySummary>` +
+      `<OPFCalendarEventCopyStartTime>2022-06-01T09:00:00</OPFCalendarEventCopyStartTime>` +
+      `<OPFCalendarEventCopyEndTime>2022-06-01T10:00:00</OPFCalendarEventCopyEndTime>` +
+      `<OPFCalendarEventCopyLocation>Room 4</OPFCalendarEventCopyLocation>` +
+      `<OPFCalendarEventCopyOrganizer>Ann Lee &lt;ann@example.com&gt;</OPFCalendarEventCopyOrganizer>` +
+      `<OPFCalendarEventCopyAttendeeList><appointmentAttendee OPFCalendarAttendeeAddress="bob@example.org" OPFCalendarAttendeeName="Bob Stone" OPFCalendarAttendeeType="1"/>` +
+      `<appointmentAttendee OPFCalendarAttendeeAddress="cy@example.com" OPFCalendarAttendeeName="Cy" OPFCalendarAttendeeType="2"/></OPFCalendarEventCopyAttendeeList>` +
+      `<OPFCalendarEventCopyDescriptionPlain>Figures for Q2.</OPFCalendarEventCopyDescriptionPlain>` +
+      `<OPFCalendarEventGetIsAllDayEvent>0</OPFCalendarEventGetIsAllDayEvent></appointment>` +
+      `<appointment><OPFCalendarEventCopyUUID>standup-1</OPFCalendarEventCopyUUID>` +
+      `<OPFCalendarEventCopySummary>Stand-up</OPFCalendarEventCopySummary>` +
+      `<OPFCalendarEventCopyStartTime>2022-06-06T08:30:00Z</OPFCalendarEventCopyStartTime>` +
+      `<OPFCalendarEventCopyEndTime>2022-06-06T08:45:00Z</OPFCalendarEventCopyEndTime>` +
+      `<OPFCalendarEventCopyRecurrence><OPFRecurrencePattern><OPFRecurrencePatternType>OPFRecurrencePatternWeekly</OPFRecurrencePatternType>` +
+      `<OPFRecurrencePatternInterval>1</OPFRecurrencePatternInterval><OPFRecurrencePatternMonday>1</OPFRecurrencePatternMonday>` +
+      `<OPFRecurrencePatternWednesday>1</OPFRecurrencePatternWednesday></OPFRecurrencePattern>` +
+      `<OPFRecurrenceGetOccurenceCount>4</OPFRecurrenceGetOccurenceCount></OPFCalendarEventCopyRecurrence></appointment>` +
+      `<appointment><OPFCalendarEventCopyUUID>holiday-1</OPFCalendarEventCopyUUID>` +
+      `<OPFCalendarEventCopySummary>Bank holiday</OPFCalendarEventCopySummary>` +
+      `<OPFCalendarEventCopyStartTime>2022-06-02T00:00:00</OPFCalendarEventCopyStartTime>` +
+      `<OPFCalendarEventCopyEndTime>2022-06-03T00:00:00</OPFCalendarEventCopyEndTime>` +
+      `<OPFCalendarEventGetIsAllDayEvent>1</OPFCalendarEventGetIsAllDayEvent></appointment>` +
+      `<appointment><OPFCalendarEventCopyUUID>board-1</OPFCalendarEventCopyUUID>` +
+      `<OPFCalendarEventCopySummary>Board meeting</OPFCalendarEventCopySummary>` +
+      `<OPFCalendarEventCopyStartTime>2022-06-14T15:00:00</OPFCalendarEventCopyStartTime>` +
+      `<OPFCalendarEventCopyEndTime>2022-06-14T17:00:00</OPFCalendarEventCopyEndTime>` +
+      `<OPFCalendarEventCopyRecurrence><OPFRecurrencePattern><OPFRecurrencePatternType>OPFRecurrencePatternRelativeMonthly</OPFRecurrencePatternType>` +
+      `</OPFRecurrencePattern></OPFCalendarEventCopyRecurrence></appointment>` +
+      `<appointment><OPFCalendarEventCopySummary>No time</OPFCalendarEventCopySummary></appointment>` +
+      `</appointments>\n`,
+    [`${account}/com.microsoft.__Tasks/Tasks/task_00000.xml`]: '<tasks><task/></tasks>',
     'Categories.xml': '<categories/>',
   });
 }

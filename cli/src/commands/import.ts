@@ -128,7 +128,7 @@ export function registerImport(program: Command): void {
     group
       .command('takeout <path...>')
       .description(
-        "a Google Takeout (Mail with its Gmail labels, Google Photos with sidecars and albums, Drive, Calendar, Contacts…): the unpacked folder, or the export's .zip files as downloaded (one part names the others beside it); run it again on a newer export to add what is new and update labels",
+        "a Google Takeout (Mail with its Gmail labels, Google Photos with sidecars and albums, Drive, Calendar, Contacts…): the unpacked folder, or the export's .zip or .tgz files as downloaded (one part names the others beside it); run it again on a newer export to add what is new and update labels",
       ),
   ).action(([target, ...parts]: string[], options: CommonOptions) => importAction('takeout', target!, options, parts));
 }

@@ -58,9 +58,12 @@ export async function runImport(options: ImportOptions): Promise<ImportOutcome> 
     }
   }
   // A Takeout's zips are read as the folder they unpack to, at their own path (see openTakeout).
-  const takeout = await openTakeout([options.target, ...(options.parts ?? [])].map((part) => path.resolve(part)));
-  if (takeout.parts.length > 0)
-    warn(options)(`reading ${takeout.parts.map((part) => path.basename(part)).join(', ')} as one Takeout`);
+  const names = (parts: string[]) => parts.map((part) => path.basename(part)).join(', ');
+  const takeout = await openTakeout(
+    [options.target, ...(options.parts ?? [])].map((part) => path.resolve(part)),
+    (parts, into) => warn(options)(`unpacking ${names(parts)} into ${into} (removed when the import ends)`),
+  );
+  if (takeout.parts.length > 0) warn(options)(`reading ${names(takeout.parts)} as one Takeout`);
   try {
     return await importFrom({ ...options, target: takeout.root }, takeout.skipped);
   } finally {

@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ItemsGet, MailList, type ResultOf } from '@memex/contracts';
@@ -134,6 +135,20 @@ describe('memex import takeout: a Google Takeout imported twice, unpacked and as
     const three = await run(second);
     assert.equal(three.summary.earlier, 9);
     assert.deepEqual(three.summary.run, { created: 0, updated: 0, duplicate: 0, rejected: 0, skipped: 8 });
+
+    // And as .tgz as downloaded (GNU tar writes it as Takeout does): unpacked beside it, the same keys, then gone.
+    const tgz = path.join(stack.env.home, 'downloads-tgz');
+    fs.mkdirSync(tgz);
+    const packed = spawnSync('tar', ['-czf', path.join(tgz, 'takeout-20241201T101010Z-001.tgz'), 'Takeout'], {
+      cwd: second,
+      encoding: 'utf8',
+    });
+    assert.equal(packed.status, 0, packed.stderr);
+    const four = await run(path.join(tgz, 'takeout-20241201T101010Z-001.tgz'));
+    assert.equal(four.error, undefined);
+    assert.equal(four.summary.earlier, 9);
+    assert.deepEqual(four.summary.run, { created: 0, updated: 0, duplicate: 0, rejected: 0, skipped: 8 });
+    assert.deepEqual(fs.readdirSync(tgz), ['takeout-20241201T101010Z-001.tgz'], 'the unpacked copy is removed');
   });
 
   test('a damaged zip part: its damaged members are rejected naming the part, everything else comes in', async () => {

@@ -1,8 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { buildTakeout, damageZipMember, zipOf, zipTakeout } from './testing/index.js';
 import { files } from './files.js';
 import { readMbox } from './mbox.js';
@@ -86,7 +88,7 @@ test("a Takeout's zip parts are read as the folder they unpack to, a photo's sid
   await assert.rejects(files.readFile(`${parts[0]}/Takeout/archive_browser.html`), { code: 'ENOTDIR' });
 });
 
-test('zip members no reader can open are accounted for, a damaged one names its part, a damaged part or a .tgz is refused', async (t) => {
+test('zip members no reader can open are accounted for, a damaged one names its part, a damaged part is refused', async (t) => {
   const dir = scratch(t);
   const first = await zipOf(path.join(dir, 'takeout-x-001.zip'), {
     'Takeout/Drive/notes.txt': 'meeting notes '.repeat(2000),
@@ -126,8 +128,93 @@ test('zip members no reader can open are accounted for, a damaged one names its 
   const bytes = fs.readFileSync(first);
   fs.writeFileSync(cut, bytes.subarray(0, bytes.length - 200));
   await assert.rejects(openTakeout([cut]), /takeout-y-001\.zip: it cannot be read as a zip archive/);
-  await assert.rejects(
-    openTakeout([path.join(dir, 'takeout-20241201T101010Z-001.tgz')]),
-    /cannot be read packed .*unpack it \(tar xzf\) and import the folder, or export as \.zip/,
+});
+
+/** `tar` as GNU tar (every Debian has it) writes Takeout's .tgz parts. */
+const tar = (cwd: string, ...args: string[]) => {
+  const run = spawnSync('tar', args, { cwd, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+};
+
+test("a Takeout's .tgz parts are unpacked beside them and read as the folder, then removed; a photo's sidecar from another part than it", async (t) => {
+  const dir = scratch(t);
+  const unpacked = path.join(dir, 'unpacked');
+  await buildTakeout(unpacked, 'first');
+  const warn = () => undefined;
+  const folder = await contents(await listTakeout(unpacked, ACCEPTED, warn));
+  // The sidecars in the second part, everything else in the first; a long path (past ustar's 100 bytes) too.
+  const downloads = path.join(dir, 'downloads');
+  fs.mkdirSync(downloads);
+  const keys = spawnSync('find', ['Takeout', '-type', 'f'], { cwd: unpacked, encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n');
+  const sidecars = keys.filter((key) => key.endsWith('.json'));
+  const first = path.join(downloads, 'takeout-20241201T101010Z-001.tgz');
+  tar(unpacked, '--format=gnu', '-czf', first, ...keys.filter((key) => !sidecars.includes(key)));
+  tar(unpacked, '--format=pax', '-czf', path.join(downloads, 'takeout-20241201T101010Z-002.tgz'), ...sidecars);
+
+  const opened = await openTakeout([first]);
+  try {
+    assert.deepEqual(
+      opened.parts.map((part) => path.basename(part)),
+      ['takeout-20241201T101010Z-001.tgz', 'takeout-20241201T101010Z-002.tgz'],
+    );
+    assert.deepEqual(opened.skipped, []);
+    assert.equal(path.dirname(opened.root), downloads);
+    assert.deepEqual(
+      await contents(await listTakeout(opened.root, ACCEPTED, warn)),
+      folder,
+      'as the folder it was made of',
+    );
+  } finally {
+    opened.close();
+  }
+  assert.deepEqual(
+    fs.readdirSync(downloads).sort(),
+    ['takeout-20241201T101010Z-001.tgz', 'takeout-20241201T101010Z-002.tgz'],
+    'what was unpacked is gone',
   );
+});
+
+test('a .tgz unpacks no link and nothing outside its folder; one cut short is refused, naming it', async (t) => {
+  const dir = scratch(t);
+  const source = path.join(dir, 'source');
+  fs.mkdirSync(path.join(source, 'Takeout/Drive/Notes with a rather long name that goes on and on'), {
+    recursive: true,
+  });
+  const long = 'Takeout/Drive/Notes with a rather long name that goes on and on/and a file name that is long too.txt';
+  fs.writeFileSync(path.join(source, long), 'long path');
+  fs.writeFileSync(path.join(source, 'Takeout/Drive/plan.txt'), 'the plan');
+  fs.symlinkSync('/etc/passwd', path.join(source, 'Takeout/Drive/passwd'));
+  fs.writeFileSync(path.join(dir, 'outside.txt'), 'written by the archive?');
+  const archive = path.join(dir, 'takeout-x.tgz');
+  // GNU tar keeps `../outside.txt` as named (-P); a hostile or broken archive can hold such a path.
+  tar(source, '-P', '-czf', archive, 'Takeout', '../outside.txt');
+  fs.rmSync(path.join(dir, 'outside.txt'));
+
+  const opened = await openTakeout([archive]);
+  try {
+    assert.deepEqual(opened.skipped, [
+      { key: 'Drive/passwd', reason: 'a link in the archive: not unpacked (in takeout-x.tgz)' },
+      { key: '../outside.txt', reason: 'a path out of the archive: not unpacked (in takeout-x.tgz)' },
+    ]);
+    assert.equal(fs.readFileSync(path.join(opened.root, long), 'utf8'), 'long path');
+    assert.equal(fs.readFileSync(path.join(opened.root, 'Takeout/Drive/plan.txt'), 'utf8'), 'the plan');
+    assert.equal(fs.existsSync(path.join(dir, 'outside.txt')), false, 'nothing written outside');
+  } finally {
+    opened.close();
+  }
+
+  const cut = path.join(dir, 'cut', 'takeout-y.tgz');
+  fs.mkdirSync(path.dirname(cut));
+  const plain = path.join(dir, 'big.tar');
+  fs.writeFileSync(path.join(source, 'Takeout/Drive/big.bin'), Buffer.alloc(300_000, 7));
+  tar(source, '-cf', plain, 'Takeout/Drive/big.bin');
+  fs.writeFileSync(cut, gzipSync(fs.readFileSync(plain).subarray(0, 100_000)));
+  await assert.rejects(openTakeout([cut]), /takeout-y\.tgz: it is cut short: download it again/);
+  assert.deepEqual(fs.readdirSync(path.dirname(cut)), ['takeout-y.tgz'], 'nothing left unpacked');
+  // A download cut short: the gzip stream ends early.
+  const whole = gzipSync(fs.readFileSync(plain));
+  fs.writeFileSync(cut, whole.subarray(0, whole.length - 20));
+  await assert.rejects(openTakeout([cut]), /takeout-y\.tgz: it is cut short or damaged \(.+\): download it again/);
 });

@@ -272,3 +272,39 @@ async function notAnMbox(file: string): Promise<string | null> {
     ? null
     : 'not an mbox: it does not start with a From line';
 }
+
+/** Thunderbird's flags in `X-Mozilla-Status` (hex): read, marked (its star), deleted but not yet compacted away. */
+const MOZILLA_READ = 0x0001;
+const MOZILLA_MARKED = 0x0004;
+const MOZILLA_EXPUNGED = 0x0008;
+
+/** Read and starred as a mail client marked a message in its own header; each only where a header says. */
+export interface ClientMarks {
+  read?: boolean;
+  starred?: boolean;
+  /** Deleted in Thunderbird, still in the file until the folder is compacted. */
+  expunged?: boolean;
+}
+
+/**
+ * The marks mbox clients keep in a message's header, rewritten in place as it is read or flagged:
+ * Thunderbird's `X-Mozilla-Status`, else mutt's and Pine's `Status` (`R` read, `O` seen but
+ * unread) and `X-Status` (`F` flagged). `field` gives a header field's value by its name.
+ */
+export function clientMarks(field: (name: string) => string | undefined): ClientMarks {
+  const mozilla = field('x-mozilla-status')?.trim();
+  if (mozilla && /^[0-9a-f]{1,4}$/i.test(mozilla)) {
+    const bits = Number.parseInt(mozilla, 16);
+    return {
+      read: (bits & MOZILLA_READ) !== 0,
+      starred: (bits & MOZILLA_MARKED) !== 0,
+      expunged: (bits & MOZILLA_EXPUNGED) !== 0,
+    };
+  }
+  const status = field('status')?.trim();
+  const xStatus = field('x-status')?.trim();
+  return {
+    ...(status ? { read: status.includes('R') } : {}),
+    ...(xStatus ? { starred: xStatus.includes('F') } : {}),
+  };
+}

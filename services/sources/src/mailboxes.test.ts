@@ -129,11 +129,20 @@ describe('a watched folder of mboxes', () => {
   test('read, deleted, appended, moved and compacted while watched: the items follow', async () => {
     const before = new Map((await messages()).map((m) => [m.subject, m.item_id]));
     const held = await revisions();
-    // Marked read in Thunderbird: the file changed, the message did not.
+    // Marked read and starred in Thunderbird: the file changed, the message did not. The marks
+    // reach the mail views; no item or revision is made.
+    await mark('Inbox', 'bravo', '0005');
+    await rescan();
+    const marks = async () => (await messages()).find((m) => m.subject === 'bravo')!;
+    await waitUntil(async () => (await marks()).read && (await marks()).starred, 'bravo read and starred', {
+      timeoutMs: 30_000,
+    });
+    assert.deepEqual(await revisions(), held, 'nothing stored again for a mark');
+    // Unstarred, still read.
     await mark('Inbox', 'bravo', '0001');
     await rescan();
-    await quiet();
-    assert.deepEqual(await revisions(), held, 'nothing sent again for a mark');
+    await waitUntil(async () => !(await marks()).starred, 'bravo unstarred', { timeoutMs: 30_000 });
+    assert.equal((await marks()).read, true);
 
     // Deleted (expunged, still in the file) and new mail appended: the watcher sees it.
     await mark('Inbox', 'alpha', '0009');

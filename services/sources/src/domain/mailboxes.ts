@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { clientMarks, type ClientMarks } from '@memex/exports';
 import type { KnownFile } from './files.js';
 
 /**
@@ -15,32 +16,31 @@ import type { KnownFile } from './files.js';
 const CLIENT_STATE =
   /^(x-mozilla-status|x-mozilla-status2|x-mozilla-keys|status|x-status|x-keywords|x-uid|content-length|lines)$/i;
 
-/** Thunderbird's flag (in `X-Mozilla-Status`, hex) for a message deleted but not yet compacted away. */
-const MOZILLA_EXPUNGED = 0x0008;
-
 export interface MessageIdentity {
   /** 32 hex digits: the same for the same message wherever it is and whatever its client state. */
   id: string;
-  /** Deleted in Thunderbird, still in the file until the folder is compacted. */
-  expunged: boolean;
+  /** What its client marked in it: read, starred, deleted but not yet compacted away. */
+  marks: ClientMarks;
 }
 
 export function messageIdentity(bytes: Buffer): MessageIdentity {
   const end = headerEnd(bytes);
   const hash = createHash('sha256');
-  let expunged = false;
+  const state = new Map<string, string>();
   for (const field of headerFields(bytes.subarray(0, end).toString('latin1'))) {
     const colon = field.indexOf(':');
     const name = field.slice(0, colon).trim();
     if (!CLIENT_STATE.test(name)) hash.update(field);
-    else if (/^x-mozilla-status$/i.test(name)) {
-      const flags = field.slice(colon + 1).trim();
-      expunged = /^[0-9a-f]{1,4}$/i.test(flags) && (Number.parseInt(flags, 16) & MOZILLA_EXPUNGED) !== 0;
-    }
+    else if (!state.has(name.toLowerCase())) state.set(name.toLowerCase(), field.slice(colon + 1));
   }
   hash.update('\0');
   hash.update(bytes.subarray(end));
-  return { id: hash.digest('hex').slice(0, 32), expunged };
+  return { id: hash.digest('hex').slice(0, 32), marks: clientMarks((name) => state.get(name)) };
+}
+
+/** Read and starred as a message's client marked them, as the row of a message records them (`r1s0`; '' for none). */
+export function marksText({ read, starred }: ClientMarks): string {
+  return `${read === undefined ? '' : `r${Number(read)}`}${starred === undefined ? '' : `s${Number(starred)}`}`;
 }
 
 /** Where a message's header ends: at its first empty line (or the end, for a header alone). */

@@ -17,7 +17,7 @@ import { callRpc, EventPublisher, type Bus } from '@memex/bus';
 import { maildirMessage, mboxFolder, mboxOfTree, readMbox, type MaildirPlace, type MboxMessage } from '@memex/exports';
 import { BUS } from '@memex/runtime';
 import { fileFacts, type DiskFile, type KnownFile } from '../domain/files.js';
-import { mboxOfMessage, messageIdentity, messagePath } from '../domain/mailboxes.js';
+import { marksText, mboxOfMessage, messageIdentity, messagePath } from '../domain/mailboxes.js';
 import type { SourceRow } from '../projection/schema.js';
 import { BATCH_BYTES, BATCH_ITEMS, CALLER, type Answered, type Work } from './work.js';
 
@@ -65,16 +65,17 @@ export class MailboxSync {
         bytes = 0;
       };
       for await (const message of readMbox(full)) {
-        const { id, expunged } = messageIdentity(message.bytes);
+        const { id, marks } = messageIdentity(message.bytes);
         const at = messagePath(file.path, id);
-        if (expunged || seen.has(at)) continue;
+        if (marks.expunged || seen.has(at)) continue;
         seen.add(at);
+        // Its folder and its client's marks: either changed, it is sent again (and refiled).
         const sha256 = createHash('sha256')
-          .update(`${id}\0${mbox.folder ?? ''}`)
+          .update(`${id}\0${mbox.folder ?? ''}\0${marksText(marks)}`)
           .digest('hex');
         const row = held.get(at);
         if (row?.item_id && row.sha256 === sha256) continue;
-        work.push(messageWork(source, file, at, sha256, message, mbox.folder));
+        work.push({ ...messageWork(source, file, at, sha256, message, mbox.folder), marks });
         bytes += message.bytes.length;
         if (work.length >= BATCH_ITEMS || bytes >= BATCH_BYTES) await flush();
       }
@@ -97,8 +98,9 @@ export class MailboxSync {
    * Messages whose places changed while ingest holds them (moved between folders, copied into a
    * second, deleted from one of two, renamed with other Maildir flags) are filed as a mail client
    * shows them: the labels of the folders they came into added, those of the folders they left
-   * removed, the inbox a flag (archived once a message is in it no more), and read, starred and
-   * trashed as a Maildir name says after a move. `answered`: what ingest made of what this
+   * removed, the inbox a flag (archived once a message is in it no more), read, starred and
+   * trashed as a Maildir name says after a move, and read and starred as an mbox's client marked
+   * a message it rewrote in place (Thunderbird, mutt). `answered`: what ingest made of what this
    * reconcile sent; `gone`: the rows that went (but moves); `moved`: files moved (the same item);
    * `known`: every row of the source before this reconcile; `leaving`: the paths that went. Mail
    * mirrored from Gmail is left alone: a change would be written to Gmail.
@@ -131,6 +133,12 @@ export class MailboxSync {
     for (const { work, id } of answered) if (touched.has(id)) after.add(id, work.file.path);
     for (const { id, to } of moved) after.add(id, to);
     const marks = new Map(moved.map(({ id, from, to }) => [id, flagsChange(placeOf(from)?.flags, placeOf(to)?.flags)]));
+    // A message of an mbox sent again where it was: its client changed the marks in its header.
+    for (const { work, id, status } of answered)
+      if (status === 'duplicate' && work.marks && known.get(work.file.path)?.item_id === id) {
+        const { read, starred } = work.marks;
+        marks.set(id, { ...(read === undefined ? {} : { read }), ...(starred === undefined ? {} : { starred }) });
+      }
     // One memex.mail.flags call per change, for every message it applies to.
     const changes = new Map<string, { change: FlagsChange; ids: string[] }>();
     for (const id of touched) {

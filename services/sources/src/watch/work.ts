@@ -1,4 +1,5 @@
 import type { Actor, Ingest, ParamsOf } from '@memex/contracts';
+import type { ClientMarks } from '@memex/exports';
 import type { DiskFile, KnownFile } from '../domain/files.js';
 
 /** What a watched folder sends memex.ingest, and how: shared by the folder's files and its mailboxes. */
@@ -16,6 +17,8 @@ export interface Work {
   movedFrom?: KnownFile;
   /** The bytes to send when they are not the file's: a message of an mbox, a `.partial.emlx` made whole. */
   data?: Buffer;
+  /** A message of an mbox: what its client marked in its header, for a copy ingest holds already. */
+  marks?: ClientMarks;
   dataBytes: number;
 }
 

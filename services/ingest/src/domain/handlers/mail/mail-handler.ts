@@ -25,10 +25,9 @@ import { extractUuencoded } from './uuencode.js';
 import { TNEF_TYPES, isTnef, readTnef, type TnefContent } from './tnef.js';
 import { openSmime } from './smime.js';
 import { PGP_MIME_ENCRYPTED, isPgpMimeEncrypted, readInlineOpenPgp } from './openpgp.js';
-import { OUTLOOK_MSG_TYPE } from '@memex/exports';
+import { clientMarks, OUTLOOK_MSG_TYPE } from '@memex/exports';
 import { isOutlookMessage, outlookToMime } from './outlook.js';
 import { APPLE_MAIL_TYPE, isAppleMailMessage, unwrapAppleMail } from './apple-mail.js';
-import { clientFlags } from './client-flags.js';
 
 /** The largest message taken, as in the seed's "As built": a message up to 25 MB. */
 export const MAIL_LIMIT_BYTES = 25 * 1024 * 1024;
@@ -346,7 +345,8 @@ async function parseMail(bytes: Buffer, attributes: MailAttributes, depth: numbe
   const folder = attributes.folder ?? null;
   const gmail = takeoutGmail(root.headers);
   const gmailFlags = gmail ? gmailState(gmail.labels) : null;
-  const marked = clientFlags(root.headers);
+  // Read and starred as an mbox client marked them in the header, where the caller says nothing.
+  const marked = clientMarks((name) => headerValue(root.headers, name) ?? undefined);
   const spamReason =
     folder && isSpamFolder(folder)
       ? `folder "${folder}"`

@@ -177,6 +177,29 @@ describe('memex import takeout: a Google Takeout imported twice, unpacked and as
     assert.deepEqual(keys, ['Drive/budget.txt', 'Mail/All mail Including Spam and Trash.mbox']);
   });
 
+  test('a message moved to Spam in a newer export is marked spam then, and hidden from agents', async () => {
+    const dir = path.join(stack.env.home, 'spam-exports');
+    fs.mkdirSync(dir);
+    const mbox = (labels: string) =>
+      `From 2001@xxx Mon Jan 06 10:00:00 +0000 2025\nX-GM-THRID: 2001\nX-Gmail-Labels: ${labels}\n` +
+      `From: offers@example.net\nTo: me@example.com\nSubject: Cheap watches\nMessage-ID: <watches@example.net>\n` +
+      `Date: Mon, 6 Jan 2025 10:00:00 +0000\n\nBuy now.\n\n`;
+    const exported = async (name: string, labels: string) =>
+      zipOf(path.join(dir, `${name}.zip`), { 'Takeout/Mail/All mail Including Spam and Trash.mbox': mbox(labels) });
+    const first = await importInto(stack, 'takeout', await exported('takeout-a', 'Inbox,Unread'), 'spam-check');
+    assert.equal(first.summary.run.created, 1);
+    const spamView = async () =>
+      (await stack.owner.call(MailList, { view: 'spam', account: 'import:takeout:spam-check', limit: 10 })).messages;
+    assert.deepEqual(await spamView(), []);
+
+    const second = await importInto(stack, 'takeout', await exported('takeout-b', 'Spam,Unread'), 'spam-check');
+    assert.equal(second.summary.run.updated, 1);
+    await waitUntil(async () => (await spamView()).length === 1, 'the message in the spam view');
+    const [message] = await spamView();
+    const item = await stack.owner.call(ItemsGet, { id: message!.id });
+    assert.equal(item.spam, true);
+  });
+
   test("Google Keep's notes: dated when last edited, labelled with their Keep labels", async () => {
     const root = path.join(stack.env.home, 'takeout-keep');
     write(root, {

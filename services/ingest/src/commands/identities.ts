@@ -150,7 +150,7 @@ export class IdentityLog {
     return (
       (await this.db
         .selectFrom('messages')
-        .select(['read', 'starred', 'inbox', 'trashed', 'mail_labels', 'origin'])
+        .select(['read', 'starred', 'inbox', 'trashed', 'mail_labels', 'origin', 'spam'])
         .where('item_id', '=', itemId)
         .executeTakeFirst()) ?? null
     );

@@ -1,8 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Actor, ItemIngested, isInboxFolder, MailFlagsChanged, MailSpamMarked, MemexError } from '@memex/contracts';
+import {
+  type Actor,
+  ItemIngested,
+  isInboxFolder,
+  MailFlagsChanged,
+  MailSpamMarked,
+  MemexError,
+} from '@memex/contracts';
 import { newId, type DraftOf, type EventPublisher } from '@memex/bus';
 import type { BlobStore } from '@memex/blobs';
-import { changeTo, decideOutcome, RejectedItem, type EmailItem, type MailMeta } from '../domain/handlers/index.js';
+import {
+  changeTo,
+  decideOutcome,
+  gmailState,
+  RejectedItem,
+  type EmailItem,
+  type MailMeta,
+} from '../domain/handlers/index.js';
 import { sha256Hex } from '../domain/handlers/text.js';
 import {
   contentKeyHash,
@@ -172,25 +186,31 @@ export class ItemStore {
 
   /**
    * A message of a newer Google Takeout: its labels there (read, starred, inbox, trash, user
-   * labels) replace what the memex has, as a re-run of the export is meant to. A message Gmail
-   * mirrors (mail-sync) is left alone: Gmail itself is its truth, and a change here would be
-   * written back to it. The sequence of the change, or null when there was none.
+   * labels) replace what the memex has, as a re-run of the export is meant to, and one moved to
+   * Spam since is marked spam (never unmarked: what was hidden from agents stays hidden). A
+   * message Gmail mirrors (mail-sync) is left alone: Gmail itself is its truth, and a change here
+   * would be written back to it. The sequence of the last change, or null when there was none.
    */
   private async relabel(labels: string[], id: string, actor: Actor): Promise<number | null> {
     const last = await this.identities.lastIngested(id);
     if (!last) return null;
     const current = await this.identities.messageState(id, last.seq);
     if (!current || current.origin === 'mirrored') return null;
+    const about = { subject: `item:${id}`, actor, labels: last.event.labels, kind: last.event.kind ?? 'email' };
+    let seq: number | null = null;
     const change = changeTo(current, labels);
-    if (!change) return null;
-    const { seq } = await this.publisher.publish(MailFlagsChanged, {
-      subject: `item:${id}`,
-      actor,
-      labels: last.event.labels,
-      kind: last.event.kind ?? 'email',
-      spam: last.event.spam ?? false,
-      data: { id, ...change },
-    });
+    if (change)
+      ({ seq } = await this.publisher.publish(MailFlagsChanged, {
+        ...about,
+        spam: current.spam,
+        data: { id, ...change },
+      }));
+    if (gmailState(labels).spam && !current.spam)
+      ({ seq } = await this.publisher.publish(MailSpamMarked, {
+        ...about,
+        spam: true,
+        data: { id, reason: 'Gmail label Spam in a newer Takeout (X-Gmail-Labels)' },
+      }));
     return seq;
   }
 

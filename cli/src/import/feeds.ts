@@ -452,7 +452,7 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
     ...listing.documents.map((document) => ({
       file: document,
       // A Keep note's labels count, as a photo's albums do: relabelled in a newer export, it is sent
-      // again (ingest keeps the labels an item got first, for now: README's Takeout section).
+      // again, and ingest updates its item with the new labels.
       done: `file\t${document.key}\t${document.size}${document.labels.length > 0 ? `\t${JSON.stringify(document.labels)}` : ''}`,
       toItem: (bytes: Buffer) => fileItem(options, document, bytes, document.labels),
     })),

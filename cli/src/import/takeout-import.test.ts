@@ -8,7 +8,7 @@ import { Bus, readLog } from '@memex/bus';
 import { startStack, type TestStack } from '@memex/e2e';
 import { buildTakeout, damageZipMember, zipOf, zipTakeout } from '@memex/exports/testing';
 import { waitUntil } from '@memex/testing';
-import { assertAccounted, importInto, write } from './testing.js';
+import { assertAccounted, importInto, lastSeq, write } from './testing.js';
 
 type Message = ResultOf<typeof MailList>['messages'][number];
 
@@ -226,5 +226,19 @@ describe('memex import takeout: a Google Takeout imported twice, unpacked and as
     const item = await stack.owner.call(ItemsGet, { id: logged!.id, min_seq: logged!.seq });
     // Before: dated when the export was made, with no labels.
     assert.deepEqual([item.occurred_at, item.labels], ['2021-03-31T09:48:32.345Z', ['keep:Home']]);
+
+    // Relabelled in Keep, exported again: the same item, with the labels the newer export gives.
+    write(root, {
+      'Takeout/Keep/Groceries.json': JSON.stringify({
+        title: 'Groceries',
+        isTrashed: false,
+        labels: [{ name: 'Home' }, { name: 'Shopping' }],
+        userEditedTimestampUsec: 1617184112345000,
+      }),
+    });
+    const second = await importInto(stack, 'takeout', root, 'keep');
+    assert.deepEqual([second.summary.run.updated, second.summary.run.created], [1, 0]);
+    const relabelled = await stack.owner.call(ItemsGet, { id: logged!.id, min_seq: await lastSeq(stack) });
+    assert.deepEqual([relabelled.revision, [...relabelled.labels].sort()], [2, ['keep:Home', 'keep:Shopping']]);
   });
 });

@@ -67,7 +67,7 @@ export const Ingest = defineMethod({
   kind: 'command',
   access: 'any',
   summary:
-    'Put a batch of items in, each typed by its MIME type. One result per item, in order: created, updated (documents with new content), duplicate (with the existing id) or rejected (with the reason). A batch never fails because of one item; a request carries at most 40 MB of item data. A batch sent again under its `batch` id (its answer lost to a timeout) is answered as its first send was, not with duplicates.',
+    'Put a batch of items in, each typed by its MIME type. One result per item, in order: created, updated (a document, photo or calendar sent again under its source and external_id with new content or new labels), duplicate (with the existing id) or rejected (with the reason). A batch never fails because of one item; a request carries at most 40 MB of item data. A batch sent again under its `batch` id (its answer lost to a timeout) is answered as its first send was, not with duplicates.',
   params: Type.Object({
     items: Type.Array(IngestItem, { minItems: 1, maxItems: 5000 }),
     batch: Type.Optional(

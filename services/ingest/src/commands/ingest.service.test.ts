@@ -97,6 +97,33 @@ describe('memex.ingest (service over NATS)', () => {
     ]);
   });
 
+  test('the same document under its external_id with other labels (a photo in another album, a note relabelled) is an update carrying them', async () => {
+    const note = (labels: string[], source = 'keep'): Item => ({
+      type: 'text/markdown',
+      text: '# Groceries\nMilk and flour.',
+      source: { kind: 'takeout', id: source },
+      external_id: 'Keep/Groceries.html',
+      labels,
+    });
+    const created = await h.call(Ingest, { items: [note(['keep:Home'])] });
+    const id = created.results[0]!.id!;
+    // A newer export comes later: ingest's read model knows the note by its source by then.
+    await h.call(ItemsGet, { id, min_seq: created.seq });
+    const relabelled = await h.call(Ingest, { items: [note(['keep:Shopping', 'keep:Home'])] });
+    assert.deepEqual(relabelled.results, [{ status: 'updated', id }]);
+    const item = await h.call(ItemsGet, { id, min_seq: relabelled.seq });
+    assert.deepEqual([item.revision, [...item.labels].sort()], [2, ['keep:Home', 'keep:Shopping']]);
+    // The same labels in another order: nothing changed.
+    assert.deepEqual((await h.call(Ingest, { items: [note(['keep:Home', 'keep:Shopping'])] })).results, [
+      { status: 'duplicate', id },
+    ]);
+    // The same content from another source is that item's duplicate, and leaves its labels alone.
+    assert.deepEqual((await h.call(Ingest, { items: [note(['other'], 'elsewhere')] })).results, [
+      { status: 'duplicate', id },
+    ]);
+    assert.deepEqual([...(await h.call(ItemsGet, { id })).labels].sort(), ['keep:Home', 'keep:Shopping']);
+  });
+
   test('a batch sent again under its batch id is answered as its first send was, not with duplicates', async () => {
     const todo = (text: string): Item => ({
       type: 'text/markdown',

@@ -170,9 +170,11 @@ export class ItemStore {
         ? { bySourceId: { id: owner.itemId, identity: stored.identity }, byIdentity: null }
         : { bySourceId: null, byIdentity: { id: owner.itemId } },
     );
-    // A file read in place that moved keeps its item: the same content at a new location is an update.
-    const moved = via === 'source' && item.handler.updatable && item.location !== stored.location;
-    if (outcome.result === 'updated' || moved) return this.update(item, keys, owner.itemId, actor);
+    // The same content under its source and external_id may still be an update: a file read in
+    // place that moved (a new location), or one sent with other labels (a photo in another album
+    // of a newer Takeout, a Keep note relabelled): `update` tells.
+    if (outcome.result === 'updated' || (via === 'source' && item.handler.updatable))
+      return this.update(item, keys, owner.itemId, actor);
     if (item.parsed.kind === 'email') {
       const last = via === 'content' ? await this.identities.lastIngested(owner.itemId) : null;
       if (last && sharesIdOnly(item.parsed.meta, last.event)) return this.storeBeside(item, owner.itemId, known, actor);
@@ -319,13 +321,20 @@ export class ItemStore {
     return seq === null ? { status: 'duplicate', id: plan.id } : { status: 'created', id: plan.id, seq };
   }
 
-  /** New content under a known source + external_id (documents): the next revision, optimistic on the log. */
+  /**
+   * New content, a new location or new labels under a known source + external_id (documents,
+   * photos): the next revision, optimistic on the log. None when all three are as they were.
+   */
   private async update(item: PreparedItem, keys: ItemKeys, id: string, actor: Actor): Promise<StoreOutcome> {
     for (let attempt = 0; attempt < MAX_HOPS; attempt++) {
       const last = await this.identities.lastIngested(id);
       if (!last)
         throw new MemexError('conflict', `item ${id} was deleted while it was being updated; send the item again`);
-      if (last.event.data.identity === item.parsed.identity && (last.event.data.location ?? null) === item.location)
+      if (
+        last.event.data.identity === item.parsed.identity &&
+        (last.event.data.location ?? null) === item.location &&
+        sameLabels(last.event.labels, item.labels)
+      )
         return item.batch !== null && last.event.correlation_id === item.batch
           ? { status: 'updated', id, seq: last.seq } // this batch's earlier send (see `resolve`)
           : { status: 'duplicate', id };
@@ -426,4 +435,10 @@ function sharesIdOnly(mine: MailMeta, stored: ItemIngestedEvent): boolean {
 
 function isKnown(keys: ItemKeys, known: Known): boolean {
   return (keys.source !== null && known.claims.has(keys.source)) || known.claims.has(keys.content);
+}
+
+/** Whether two lists hold the same labels, in whatever order. */
+function sameLabels(a: readonly string[], b: readonly string[]): boolean {
+  const set = new Set(a);
+  return new Set(b).size === set.size && b.every((label) => set.has(label));
 }

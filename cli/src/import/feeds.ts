@@ -2,6 +2,7 @@ import path from 'node:path';
 import { INGEST_REQUEST_LIMIT_BYTES, MEDIA_FILE_TYPES, Types } from '@memex/contracts';
 import {
   completePartialEmlx,
+  EVERNOTE_TYPE,
   fileAttributes,
   files as exportFiles,
   FolderArchives,
@@ -21,6 +22,7 @@ import {
   pstItemCount,
   pstOpenProblem,
   readMbox,
+  readEnex,
   readOlm,
   readPst,
   takeoutMessage,
@@ -337,12 +339,18 @@ type MailKeys = (message: MboxMessage, key: string, mbox: MboxFile) => { externa
 function mailAndFilesFeed(
   options: ImportOptions,
   stateFile: StateFile,
-  listing: { mboxes: MboxFile[]; psts?: FolderFile[]; files: FeedFile[]; skipped: SkippedFile[] },
+  listing: {
+    mboxes: MboxFile[];
+    psts?: FolderFile[];
+    notebooks?: { files: FolderFile[]; accepted: ReadonlySet<string> };
+    files: FeedFile[];
+    skipped: SkippedFile[];
+  },
   mailKeys: MailKeys,
 ): Feed {
   const done = new DoneKeys(stateFile);
-  const { mboxes, psts = [], files, skipped } = listing;
-  const mailBytes = [...mboxes, ...psts].reduce((n, m) => n + m.size, 0);
+  const { mboxes, psts = [], notebooks = { files: [], accepted: new Set() }, files, skipped } = listing;
+  const mailBytes = [...mboxes, ...psts, ...notebooks.files].reduce((n, m) => n + m.size, 0);
   let earlier = 0;
   return {
     total: { value: mailBytes + files.reduce((n, f) => n + f.file.size, 0), unit: 'bytes' },
@@ -386,6 +394,30 @@ function mailAndFilesFeed(
         };
         const send = { uploader, report, position: () => base };
         earlier += await sendOutlookItems(options, readPst(pst.file), keys, done, send);
+      }
+      // An Evernote export's notes and their attachments, each done by its place in the notebook as
+      // it was (a newer export is read again: an edited note comes back updated, the rest duplicates).
+      for (const notebook of notebooks.files) {
+        base += notebook.size;
+        const reading = untilDamaged(readEnex(notebook.file, notebook.key));
+        for await (const entry of reading) {
+          const position = base;
+          if ('skipped' in entry) report.skip(entry.key, entry.skipped);
+          else if (!done.sending(entry.key, `enex\t${notebook.version}\t${entry.key}`)) earlier++;
+          else if (!notebooks.accepted.has(entry.type))
+            report.skip(entry.key, `an attachment of a note, of a type no handler takes (${entry.type})`);
+          else if (entry.bytes.length > INGEST_REQUEST_LIMIT_BYTES)
+            await uploader.reject({ key: entry.key, position }, tooLarge(entry.bytes.length));
+          else {
+            const sent = item(options, entry.type, entry.bytes, entry.key, entry.attributes, entry.labels);
+            await uploader.add({ key: entry.key, position, bytes: entry.bytes.length, item: sent });
+          }
+        }
+        if (reading.damage)
+          await uploader.reject(
+            { key: notebook.key, position: base },
+            `${reading.damage.message}: what follows was not read`,
+          );
       }
       for (const { file, done: doneKey, toItem } of files) {
         base += file.size;
@@ -472,11 +504,13 @@ function takeoutFeed(options: ImportOptions, stateFile: StateFile, listing: Take
  */
 async function folderFeed(options: ImportOptions, stateFile: StateFile): Promise<Feed> {
   const archives = new FolderArchives();
-  const accepted = new Set([...(await acceptedTypes(options)), MBOX_TYPE, OUTLOOK_DATA_TYPE]);
+  const handled = await acceptedTypes(options);
+  const accepted = new Set([...handled, MBOX_TYPE, OUTLOOK_DATA_TYPE, EVERNOTE_TYPE]);
   // Apple Mail's attachments kept apart from their messages go inside them.
   const listed = withAppleMailParts(await listFolder(options.target, accepted, archives));
   const mboxes: MboxFile[] = [];
   const psts: FolderFile[] = [];
+  const notebooks: FolderFile[] = [];
   const versions = new Map<string, string>();
   const files: FeedFile[] = [];
   const skipped = [...listed.skipped];
@@ -488,6 +522,10 @@ async function folderFeed(options: ImportOptions, stateFile: StateFile): Promise
         : pstOpenProblem(file.file);
       if (unreadable) skipped.push({ key: file.key, reason: unreadable });
       else psts.push(file);
+      continue;
+    }
+    if (file.type === EVERNOTE_TYPE) {
+      notebooks.push(file);
       continue;
     }
     if (file.type !== MBOX_TYPE) {
@@ -515,7 +553,8 @@ async function folderFeed(options: ImportOptions, stateFile: StateFile): Promise
     versions.set(file.key, file.version);
   }
   // A message is done by its place in its mbox as it was (a changed mbox is read again).
-  const feed = mailAndFilesFeed(options, stateFile, { mboxes, psts, files, skipped }, (message, key, mbox) => ({
+  const listing = { mboxes, psts, notebooks: { files: notebooks, accepted: handled }, files, skipped };
+  const feed = mailAndFilesFeed(options, stateFile, listing, (message, key, mbox) => ({
     externalId: mailExternalId(message, key),
     done: `mail\t${versions.get(mbox.key)}\t${message.offset}`,
   }));

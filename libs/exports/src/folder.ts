@@ -63,6 +63,9 @@ const OUTLOOK_DATA_FILE = /^(pst|ost)$/;
  */
 export const OUTLOOK_DATA_TYPE = 'application/vnd.ms-outlook-pst';
 
+/** An Evernote export (.enex): no handler takes it whole; a folder import that lists it sends its notes (see enex.ts). */
+export const EVERNOTE_TYPE = 'application/enex+xml';
+
 /** A file that is not sent, and why: every file under a root is either sent or one of these. */
 export interface SkippedFile {
   key: string;
@@ -275,8 +278,8 @@ function typeOfHead(head: Buffer): string | null {
 
 /**
  * Every file under a folder, in a stable order: the ones of the `accepted` types (those a handler
- * of the server takes; mboxes and Outlook data files too where the caller reads them, `MBOX_TYPE`,
- * `OUTLOOK_DATA_TYPE`), and the rest skipped
+ * of the server takes; mboxes, Outlook data files and Evernote exports too where the caller reads
+ * them, `MBOX_TYPE`, `OUTLOOK_DATA_TYPE`, `EVERNOTE_TYPE`), and the rest skipped
  * with the reason (hidden files and folders, types nothing reads), so that an import accounts for
  * every file. A file's type is its name's, else what its first bytes show (see `typeOfFile`).
  */
@@ -290,9 +293,17 @@ export async function listFolder(
     root,
     async ({ file, key, name, stat }, skip) => {
       const extension = path.extname(name).slice(1).toLowerCase();
-      const named = OUTLOOK_DATA_FILE.test(extension) ? OUTLOOK_DATA_TYPE : await typeOfFile(file);
+      const named = OUTLOOK_DATA_FILE.test(extension)
+        ? OUTLOOK_DATA_TYPE
+        : extension === 'enex'
+          ? EVERNOTE_TYPE
+          : await typeOfFile(file);
       const readable = (type: string) =>
-        DOCUMENT_TYPES.has(type) || MEDIA_TYPES.has(type) || type === MBOX_TYPE || type === OUTLOOK_DATA_TYPE;
+        DOCUMENT_TYPES.has(type) ||
+        MEDIA_TYPES.has(type) ||
+        type === MBOX_TYPE ||
+        type === OUTLOOK_DATA_TYPE ||
+        type === EVERNOTE_TYPE;
       const type = named && readable(named) ? named : null;
       if (named && FOLDER_DATA_TYPES.has(named)) {
         skip(`a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`);
@@ -301,6 +312,7 @@ export async function listFolder(
       if (!type || !accepted.has(type)) {
         if (OUTLOOK_DATA_FILE.test(extension)) skip('an Outlook data file: memex import pst reads it');
         else if (extension === 'olm') skip('an Outlook for Mac archive: memex import olm reads it');
+        else if (extension === 'enex') skip('an Evernote export: memex import folder reads it');
         else skip(extension ? `no handler takes .${extension} files` : 'no extension to tell its type');
         return;
       }

@@ -17,3 +17,4 @@ export { files, inArchive } from './files.js';
 export * from './keep.js';
 export * from './apple-mail.js';
 export * from './olm.js';
+export * from './enex.js';

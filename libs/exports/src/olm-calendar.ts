@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { XMLParser } from 'fast-xml-parser';
+import { elementText, xmlParser } from './xml.js';
 import {
   appointmentIcs,
   contactVcf,
@@ -34,15 +34,7 @@ export interface OlmEntry {
 
 type Node = Record<string, unknown>;
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: true,
-  isArray: (name) =>
-    ['appointment', 'contact', 'appointmentAttendee', 'contactEmailAddress', 'category'].includes(name),
-});
+const parser = xmlParser(['appointment', 'contact', 'appointmentAttendee', 'contactEmailAddress', 'category'], true);
 
 /** The appointments or contacts of an .olm's XML file; `other` for any other file (a message, categories, settings). */
 export function readOlmEntries(xml: string): OlmEntries {
@@ -61,10 +53,7 @@ const list = (body: Node | string | null, name: string): Node[] =>
 
 /** An element's text (its `#text` when it has attributes too). */
 function text(node: Node, name: string): string {
-  const value = node[name];
-  if (typeof value === 'string') return value.trim();
-  if (typeof value === 'object' && value && '#text' in value) return String((value as Node)['#text']).trim();
-  return '';
+  return elementText(node[name]).trim();
 }
 
 const first = (node: Node, ...names: string[]) => names.map((name) => text(node, name)).find(Boolean) ?? '';

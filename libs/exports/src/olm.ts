@@ -1,9 +1,10 @@
 import path from 'node:path';
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLValidator } from 'fast-xml-parser';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import { files } from './files.js';
 import { walkFolder } from './folder.js';
 import { olmDate, readOlmEntries, type OlmEntry } from './olm-calendar.js';
+import { elementText, xmlParser } from './xml.js';
 import { outlookMime, type OutlookAddress, type OutlookMessage } from './outlook-mime.js';
 import type { PstMessage, PstSkipped } from './pst.js';
 
@@ -18,14 +19,7 @@ import type { PstMessage, PstSkipped } from './pst.js';
 
 const MESSAGE_FILE = /(^|\/)com\.microsoft\.__Messages\/(.+)\/message_\d+\.xml$/;
 
-const parser = new XMLParser({
-  ignoreAttributes: false,
-  attributeNamePrefix: '',
-  parseTagValue: false,
-  parseAttributeValue: false,
-  trimValues: false,
-  isArray: (name) => name === 'emailAddress' || name === 'messageAttachment' || name === 'email',
-});
+const parser = xmlParser(['emailAddress', 'messageAttachment', 'email']);
 
 /** An `<emailAddress OPFContactEmailAddressAddress=… OPFContactEmailAddressName=…/>` list. */
 interface AddressList {
@@ -58,12 +52,7 @@ interface OlmEmail {
   };
 }
 
-const text = (value: unknown): string =>
-  typeof value === 'string'
-    ? value
-    : typeof value === 'object' && value && '#text' in value
-      ? String(value['#text'])
-      : '';
+const text = elementText;
 
 const addresses = (list: AddressList | undefined): OutlookAddress[] =>
   (list?.emailAddress ?? []).flatMap((entry) => {

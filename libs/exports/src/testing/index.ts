@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -288,4 +289,42 @@ export async function buildOlm(file: string): Promise<string> {
     [`${account}/com.microsoft.__Tasks/Tasks/task_00000.xml`]: '<tasks><task/></tasks>',
     'Categories.xml': '<categories/>',
   });
+}
+
+/**
+ * An Evernote export (.enex) as Evernote writes one, built for tests (no third-party data): a
+ * note with tags, a source URL, check boxes, encrypted text and two attachments (`pdf`, named,
+ * and a zip without a name); a second note made the same second; one whose XML is broken; one
+ * without dates or title whose source is no web address; and, `cutShort`, a last note the file
+ * ends inside.
+ */
+export function buildEnex(file: string, { pdf, cutShort }: { pdf: Buffer; cutShort: boolean }): string {
+  const md5 = createHash('md5').update(pdf).digest('hex');
+  const enml = (body: string) =>
+    `<![CDATA[<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n` +
+    `<!DOCTYPE en-note SYSTEM "http://xml.evernote.com/pub/enml2.dtd">\n<en-note>${body}</en-note>]]>`;
+  const resource = (data: Buffer, mime: string, name?: string) =>
+    `<resource><data encoding="base64">\n${data.toString('base64').replace(/.{1,76}/g, '$&\n')}</data><mime>${mime}</mime>` +
+    `${name ? `<resource-attributes><file-name>${name}</file-name></resource-attributes>` : ''}</resource>`;
+  const notes = [
+    `<note><title>Bread &amp; butter</title><content>${enml(
+      `<div>Mix the flour.</div><en-media hash="${md5}" type="application/pdf"/>` +
+        `<div><en-todo checked="true"/>buy flour</div><div><en-todo/>buy yeast</div>` +
+        `<en-crypt hint="the usual">c2VjcmV0IHJlY2lwZQ==</en-crypt>`,
+    )}</content><created>20130730T205204Z</created><updated>20130801T100000Z</updated>` +
+      `<tag>baking</tag><tag>family</tag><tag>family</tag>` +
+      `<note-attributes><author>ann</author><source-url>https://example.com/bread</source-url></note-attributes>` +
+      `${resource(pdf, 'application/pdf', 'receipt.pdf')}${resource(Buffer.from('PK\x05\x06'), 'application/zip')}</note>`,
+    `<note><title>Second</title><content>${enml('<div>Made the same second.</div>')}</content>` +
+      `<created>20130730T205204Z</created></note>`,
+    `<note><title>Oops</title><created>20130730T205204Z<created></note>`,
+    `<note><title></title><content>${enml('<div>No title, no date.</div>')}</content>` +
+      `<note-attributes><source-url>javascript:alert(1)</source-url></note-attributes></note>`,
+  ];
+  const xml =
+    `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE en-export SYSTEM "http://xml.evernote.com/pub/evernote-export3.dtd">\n` +
+    `<en-export export-date="20130802T090000Z" application="Evernote" version="Evernote Mac 5.2.0">\n${notes.join('\n')}\n` +
+    (cutShort ? '<note><title>Cut short</title><content><![CDATA[<en-note>half' : '</en-export>\n');
+  fs.writeFileSync(file, xml);
+  return file;
 }

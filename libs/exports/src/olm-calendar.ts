@@ -36,13 +36,19 @@ type Node = Record<string, unknown>;
 
 const parser = xmlParser(['appointment', 'contact', 'appointmentAttendee', 'contactEmailAddress', 'category'], true);
 
-/** The appointments or contacts of an .olm's XML file; `other` for any other file (a message, categories, settings). */
+/**
+ * The appointments or contacts of an .olm's XML file, by what its root element holds
+ * (`<appointments>` or `<contacts>`, whatever a version names its root); `other` for any other
+ * file (a message, categories, settings).
+ */
 export function readOlmEntries(xml: string): OlmEntries {
   const parsed = parser.parse(xml) as Node;
   const root = Object.keys(parsed).find((name) => name !== '?xml') ?? null;
   const body = (root ? parsed[root] : null) as Node | string | null;
-  if (root === 'appointments') return { kind: root, entries: list(body, 'appointment').map(appointmentEntry) };
-  if (root === 'contacts') return { kind: root, entries: list(body, 'contact').map(contactEntry) };
+  const appointments = list(body, 'appointment');
+  if (appointments.length > 0) return { kind: 'appointments', entries: appointments.map(appointmentEntry) };
+  const contacts = list(body, 'contact');
+  if (contacts.length > 0) return { kind: 'contacts', entries: contacts.map(contactEntry) };
   return { kind: 'other', root };
 }
 

@@ -122,9 +122,14 @@ export async function openTakeout(
     }
   } catch (error) {
     remove();
-    if ((error as NodeJS.ErrnoException).code === 'ENOSPC')
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC')
       throw new Error(
         `${parts[0]}: the disk filled while unpacking it beside itself: unpack it (tar xzf) where there is room, and import that folder`,
+      );
+    if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS')
+      throw new Error(
+        `${parts[0]}: a .tgz Takeout is unpacked beside it, and its folder cannot be written (${code}): unpack it (tar xzf) where you can write, and import that folder`,
       );
     throw error;
   }

@@ -138,6 +138,11 @@ export function registerSources(program: Command): void {
               ]
             : []),
           ...got.failures.map((f) => `  failed: ${f.path}: ${f.reason}`),
+          // What the last whole scan saw and sent nowhere, so every file is accounted for.
+          ...(got.source.last_scan?.passed_over ?? []).map(
+            (p) =>
+              `  passed over: ${p.count} ${p.count === 1 ? 'file' : 'files'}, ${p.reason} (${p.examples.join(', ')})`,
+          ),
         ].join('\n'),
       );
     });

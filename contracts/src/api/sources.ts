@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { MethodDefinition } from './method.js';
 import { defineMethod, Seq } from './method.js';
-import { MediaMode, SOURCE_ID_PATTERN } from '../events/sources.js';
+import { MediaMode, PassedOver, SOURCE_ID_PATTERN } from '../events/sources.js';
 
 const Label = Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\s,]+$' });
 const SourceIdParam = Type.String({ minLength: 1, maxLength: 64, description: 'the source’s id (memex sources list)' });
@@ -44,6 +44,7 @@ export const SourceSummary = Type.Object({
       moved: Type.Integer(),
       removed: Type.Integer(),
       failed: Type.Integer(),
+      passed_over: Type.Optional(PassedOver),
     }),
     Type.Null(),
   ]),

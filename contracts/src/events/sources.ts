@@ -87,6 +87,22 @@ export const SourceRemoved = defineEvent({
   data: Type.Object({ id: SourceId, items_deleted: Type.Boolean() }, { additionalProperties: false }),
 });
 
+/**
+ * Files a whole scan saw and sends nowhere, by why (no handler takes their type; another command
+ * reads them): the watched folder's account of every file, as an import's summary is.
+ */
+export const PassedOver = Type.Array(
+  Type.Object(
+    {
+      reason: Type.String({ minLength: 1, maxLength: 500 }),
+      count: Type.Integer({ minimum: 1 }),
+      examples: Type.Array(Type.String({ maxLength: 4096 }), { maxItems: 3 }),
+    },
+    { additionalProperties: false },
+  ),
+  { maxItems: 100 },
+);
+
 /** A scan compared the source with what the memex holds. Subject source:<id>. */
 export const SourceScanned = defineEvent({
   type: 'source.scanned',
@@ -103,6 +119,7 @@ export const SourceScanned = defineEvent({
       moved: Type.Integer({ minimum: 0 }),
       removed: Type.Integer({ minimum: 0 }),
       failed: Type.Integer({ minimum: 0 }),
+      passed_over: Type.Optional(PassedOver),
     },
     { additionalProperties: false },
   ),

@@ -277,6 +277,22 @@ function typeOfHead(head: Buffer): string | null {
 }
 
 /**
+ * Why a file of a folder is not sent: a data file, or a file another command reads (an Outlook
+ * data file, an Outlook for Mac archive, an Evernote export, a zip where zips are not read as
+ * folders), else that no handler takes its type. `type`: what its name or first bytes say.
+ */
+export function passedOverReason(name: string, type: string | null): string {
+  const extension = path.extname(name).slice(1).toLowerCase();
+  if (type && FOLDER_DATA_TYPES.has(type))
+    return `a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`;
+  if (OUTLOOK_DATA_FILE.test(extension)) return 'an Outlook data file: memex import pst reads it';
+  if (extension === 'olm') return 'an Outlook for Mac archive: memex import olm reads it';
+  if (extension === 'enex') return 'an Evernote export: memex import folder reads it';
+  if (ZIP_FILE.test(name)) return 'a zip archive: memex import folder reads it as the folder it unpacks to';
+  return extension ? `no handler takes .${extension} files` : 'no extension to tell its type';
+}
+
+/**
  * Every file under a folder, in a stable order: the ones of the `accepted` types (those a handler
  * of the server takes; mboxes, Outlook data files and Evernote exports too where the caller reads
  * them, `MBOX_TYPE`, `OUTLOOK_DATA_TYPE`, `EVERNOTE_TYPE`), and the rest skipped
@@ -305,15 +321,8 @@ export async function listFolder(
         type === OUTLOOK_DATA_TYPE ||
         type === EVERNOTE_TYPE;
       const type = named && readable(named) ? named : null;
-      if (named && FOLDER_DATA_TYPES.has(named)) {
-        skip(`a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`);
-        return;
-      }
-      if (!type || !accepted.has(type)) {
-        if (OUTLOOK_DATA_FILE.test(extension)) skip('an Outlook data file: memex import pst reads it');
-        else if (extension === 'olm') skip('an Outlook for Mac archive: memex import olm reads it');
-        else if (extension === 'enex') skip('an Evernote export: memex import folder reads it');
-        else skip(extension ? `no handler takes .${extension} files` : 'no extension to tell its type');
+      if (!type || !accepted.has(type) || FOLDER_DATA_TYPES.has(type)) {
+        skip(passedOverReason(name, named));
         return;
       }
       files.push({

@@ -204,8 +204,11 @@ describe('a watched folder', () => {
       await fs.mkdir(path.join(mail, 'Mail/inbox'), { recursive: true });
       await fs.writeFile(path.join(mail, 'Maildir/cur/1262340000.M1P1.host:2,S'), message('Maildir', 'maildir-one'));
       await fs.writeFile(path.join(mail, 'Mail/inbox/17'), message('MH', 'mh-one'));
-      // Text without a header tells nothing: not a file of the source, nor a failure.
+      // Text without a header tells nothing: not a file of the source, nor a failure; it is
+      // passed over, as are a zip and a settings file, each counted with why.
       await fs.writeFile(path.join(mail, 'LICENSE'), 'Permission is hereby granted, free of charge\n');
+      await fs.writeFile(path.join(mail, 'Old mail.zip'), Buffer.from('PK\x05\x06'.padEnd(22, '\0'), 'latin1'));
+      await fs.writeFile(path.join(mail, 'settings.json'), '{"theme":"dark"}\n');
       const { id: source } = await h.call(SourcesAdd, { kind: 'folder', path: mail });
       const texts = async () => (await h.items(source)).map((item) => item.text);
       await waitUntil(async () => (await texts()).length === 2, 'both messages an item');
@@ -213,6 +216,24 @@ describe('a watched folder', () => {
       assert.ok(held.some((text) => text.includes('maildir-one')) && held.some((text) => text.includes('mh-one')));
       const { source: read, failures } = await h.call(SourcesGet, { id: source });
       assert.deepEqual([read.counts.files, read.counts.items, failures.length], [2, 2, 0]);
+      let scanned = read.last_scan;
+      await waitUntil(
+        async () => Boolean((scanned = (await h.call(SourcesGet, { id: source })).source.last_scan)),
+        'the scan',
+      );
+      assert.deepEqual(scanned!.passed_over, [
+        {
+          reason: 'a data file (.json): settings, exports and photo sidecars are not imported from folders',
+          count: 1,
+          examples: ['settings.json'],
+        },
+        {
+          reason: 'a zip archive: memex import folder reads it as the folder it unpacks to',
+          count: 1,
+          examples: ['Old mail.zip'],
+        },
+        { reason: 'no extension to tell its type', count: 1, examples: ['LICENSE'] },
+      ]);
     } finally {
       await fs.rm(mail, { recursive: true, force: true });
     }

@@ -22,7 +22,14 @@ import {
 } from '@memex/contracts';
 import { callRpc, draftOf, EventPublisher, type Bus, type Drafted } from '@memex/bus';
 import type { MemexConfig } from '@memex/config';
-import { FOLDER_DATA_TYPES, MBOX_TYPE, fileAttributes, isPartialEmlx, typeOfFile } from '@memex/exports';
+import {
+  FOLDER_DATA_TYPES,
+  MBOX_TYPE,
+  fileAttributes,
+  isPartialEmlx,
+  passedOverReason,
+  typeOfFile,
+} from '@memex/exports';
 import { fileLocation } from '@memex/locations';
 import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, fileFacts, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
@@ -40,6 +47,26 @@ export interface ScanCounts {
   moved: number;
   removed: number;
   failed: number;
+}
+
+/** The files a scan sends nowhere, counted by why, with a few of each (`source.scanned`'s `passed_over`). */
+class PassedOverFiles {
+  private readonly byReason = new Map<string, { count: number; examples: string[] }>();
+
+  add(path: string, reason: string): void {
+    const entry = this.byReason.get(reason) ?? { count: 0, examples: [] };
+    entry.count++;
+    if (entry.examples.length < 3) entry.examples.push(path);
+    this.byReason.set(reason, entry);
+  }
+
+  /** Most frequent first; at most the 100 most frequent reasons (a type a reason). */
+  reasons(): Array<{ reason: string; count: number; examples: string[] }> {
+    return [...this.byReason]
+      .map(([reason, entry]) => ({ reason, ...entry }))
+      .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
+      .slice(0, 100);
+  }
 }
 
 /** A reconcile's outcome: what changed, or that the root is away (nothing was touched). */
@@ -134,6 +161,7 @@ export class FolderSync {
     // A file Apple Mail keeps apart from a `.partial.emlx` is no item: it is sent inside it.
     const looked = [...diff.fresh, ...diff.changed.map((c) => c.disk)];
     const apart = keptApart(root, looked);
+    const passedOver = new PassedOverFiles();
     const read = new Map<string, { type: string; sha256: string; bytes: Buffer | null }>();
     const mailboxes: DiskFile[] = [];
     for (const file of looked) {
@@ -146,7 +174,10 @@ export class FolderSync {
           mailboxes.push(file);
           continue;
         }
-        if (!type || !accepted.has(type)) continue;
+        if (!type || !accepted.has(type)) {
+          passedOver.add(file.path, passedOverReason(file.path, type));
+          continue;
+        }
         const content = await readContent(root, file);
         if (content) read.set(file.path, { type, ...content });
       } catch (error) {
@@ -218,7 +249,7 @@ export class FolderSync {
       await this.publisher.publish(SourceScanned, {
         subject: `source:${source.id}`,
         actor: CALLER,
-        data: { id: source.id, started_at: started.toISOString(), ...counts },
+        data: { id: source.id, started_at: started.toISOString(), ...counts, passed_over: passedOver.reasons() },
       });
     }
     return { counts, rootMissing: false };

@@ -25,6 +25,7 @@ import { parseBinaryOffice } from './binary-office/index.js';
 import { looksLikeHtml, provenDocumentType } from './sniff.js';
 import { looksLikeMhtml, parseMhtml } from './mhtml.js';
 import { parseContacts } from '../contacts/contacts-handler.js';
+import { parseWebArchive, WEBARCHIVE_TYPE } from './webarchive.js';
 
 /** The largest document taken (a scanned book fits; a request carrying it is the gateway's limit). */
 export const DOCUMENT_LIMIT_BYTES = 100 * 1024 * 1024;
@@ -32,7 +33,7 @@ export const DOCUMENT_LIMIT_BYTES = 100 * 1024 * 1024;
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 /** How a type is read: as a format of its own, or (a saved web archive) as the page it holds. */
-type Reader = FormatFields['format'] | 'mhtml';
+type Reader = FormatFields['format'] | 'mhtml' | 'webarchive';
 
 /** Accepted types and the reader of each. */
 const FORMATS: Record<string, Reader> = {
@@ -54,6 +55,7 @@ const FORMATS: Record<string, Reader> = {
   'text/x-org': 'text',
   'text/html': 'html',
   'multipart/related': 'mhtml',
+  [WEBARCHIVE_TYPE]: 'webarchive',
   'application/xhtml+xml': 'html',
   'text/x-rst': 'rst',
   'text/prs.fallenstein.rst': 'rst',
@@ -171,6 +173,8 @@ async function readFormat(
       return parseHtml(bytes, declared, url);
     case 'mhtml':
       return parseMhtml(bytes, url);
+    case 'webarchive':
+      return parseWebArchive(bytes);
     case 'text':
       return parseText(bytes, declared);
     case 'markdown':

@@ -8,6 +8,7 @@ import { decideOutcome } from '../outcome.js';
 import { CORPUS_SKIP, docx, fixture, pdf } from '../testing/build.js';
 import { encode } from '../testing/encode.js';
 import { parseDoc, registry, rejection } from '../testing/parse.js';
+import { webArchive } from '../testing/plist.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -322,6 +323,40 @@ describe('documents: web pages saved as one file (MHTML)', () => {
     assert.match(item.warnings.join('\n'), /labelled application\/msword but is multipart\/related/);
     const noPage = chrome.replace('Content-Type: text/html', 'Content-Type: text/css');
     assert.match((await rejection(parseDoc('multipart/related', noPage))).reason, /holds no HTML page/);
+  });
+});
+
+describe("documents: Safari's web archives (.webarchive)", () => {
+  const page =
+    '<html><head><meta charset="iso-8859-1"><title>Garden notes</title></head><body><article><h1>Garden notes</h1>' +
+    '<p>Tomatoes need sun, water and patience; the basil grew well beside them. Café au lait.</p></article></body></html>';
+
+  it('reads the page it holds in its encoding, at the address it was saved from; known by its extension or its bytes', async () => {
+    assert.equal(typeOfFileName('Garden notes.webarchive'), 'application/x-webarchive');
+    const archive = webArchive({
+      html: Buffer.from(page, 'latin1'),
+      url: 'https://blog.example.com/posts/garden',
+      encoding: 'ISO-8859-1',
+    });
+    const item = await parseDoc('application/x-webarchive', archive, { filename: 'Garden notes.webarchive' });
+    assert.deepEqual(
+      [item.kind, item.title, item.meta.format, item.meta.url],
+      ['document', 'Garden notes', 'html', 'https://blog.example.com/posts/garden'],
+    );
+    assert.match(item.text, /basil grew well beside them\. Café au lait\./);
+    // Sent without a type (a mail's attachment): its bytes tell.
+    assert.equal(documentTypeFor('application/octet-stream', 'download', archive), 'application/x-webarchive');
+  });
+
+  it('rejects one that is damaged, or holds a file that is no page, saying so', async () => {
+    const archive = webArchive({ html: page, url: 'https://blog.example.com/posts/garden' });
+    const cut = archive.subarray(0, archive.length - 40);
+    assert.match((await rejection(parseDoc('application/x-webarchive', cut))).reason, /not a readable web archive/);
+    const ofPdf = webArchive({ html: '%PDF-1.4', url: 'https://example.com/a.pdf', type: 'application/pdf' });
+    assert.match(
+      (await rejection(parseDoc('application/x-webarchive', ofPdf))).reason,
+      /a web archive of a application\/pdf file, not of a page/,
+    );
   });
 });
 

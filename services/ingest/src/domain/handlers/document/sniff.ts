@@ -1,5 +1,6 @@
 import { RejectedItem } from '../handler.js';
 import { binaryOfficeFormatOf } from './binary-office/index.js';
+import { looksLikeWebArchive, WEBARCHIVE_TYPE } from './webarchive.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
@@ -22,6 +23,8 @@ const BINARY_OFFICE_TYPES = {
  * a password-protected .docx/.xlsx/.pptx (a compound file holding the encrypted zip) is rejected.
  */
 export function provenDocumentType(bytes: Buffer): string | null {
+  // A web archive starts with its own magic: a PDF it holds is its page's data, not what it is.
+  if (looksLikeWebArchive(bytes)) return WEBARCHIVE_TYPE;
   const head = bytes.subarray(0, 1024).toString('latin1');
   if (head.includes('%PDF-')) return 'application/pdf';
   if (/^\s*\{\\rtf/.test(head)) return 'application/rtf';

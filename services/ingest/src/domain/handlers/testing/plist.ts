@@ -25,7 +25,6 @@ export function binaryPlist(top: unknown): Buffer {
     let encoded: Buffer;
     if (Buffer.isBuffer(value)) encoded = Buffer.concat([head(0x4, value.length), value]);
     else if (typeof value === 'string') {
-      // eslint-disable-next-line no-control-regex
       const ascii = /^[\x00-\x7f]*$/.test(value);
       const bytes = ascii ? Buffer.from(value, 'latin1') : Buffer.from(value, 'utf16le').swap16();
       encoded = Buffer.concat([head(ascii ? 0x5 : 0x6, value.length), bytes]);

@@ -153,7 +153,20 @@ export type MarkdownMeta = Static<typeof MarkdownMeta>;
 
 /** The formats whose structure no other service reads: their fields beyond `format` are the handler's. */
 const OtherDocumentMeta = (
-  format: 'docx' | 'text' | 'html' | 'rst' | 'rtf' | 'xlsx' | 'pptx' | 'opendocument' | 'epub' | 'doc' | 'xls' | 'ppt',
+  format:
+    | 'docx'
+    | 'text'
+    | 'html'
+    | 'rst'
+    | 'rtf'
+    | 'xlsx'
+    | 'pptx'
+    | 'opendocument'
+    | 'epub'
+    | 'doc'
+    | 'xls'
+    | 'ppt'
+    | 'iwork',
 ) => Type.Object({ ...DocumentBase, format: Type.Literal(format) });
 
 /** A document by its format. */
@@ -172,6 +185,8 @@ export const DocumentMeta = Type.Union([
   OtherDocumentMeta('doc'),
   OtherDocumentMeta('xls'),
   OtherDocumentMeta('ppt'),
+  // Pages, Numbers and Keynote.
+  OtherDocumentMeta('iwork'),
 ]);
 export type DocumentMeta = Static<typeof DocumentMeta>;
 

@@ -16,16 +16,25 @@ test("a saved message's folder label: the folder it sits in, or for Apple Mail's
   assert.equal(messageFolderOf('Mailboxes/Junk.mbox/Messages/7.emlx'), 'Junk');
 });
 
-test('a folder of Office 97–2003 files: .doc, .xls, .ppt (and their templates) are sent as their types', async () => {
+test('a folder of Office 97–2003 and iWork files: .doc, .xls, .ppt (and their templates), a Keynote .key are sent as their types; a private key is not', async () => {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-folder-'));
   try {
     for (const name of ['memo.doc', 'budget.xls', 'talk.ppt', 'letterhead.dot', 'layout.pages', 'IMG_1.jpg.json'])
       await fs.writeFile(path.join(root, name), 'x');
-    const accepted = new Set(['application/msword', 'application/vnd.ms-excel', 'application/vnd.ms-powerpoint']);
+    // `.key`: a Keynote presentation (a zip), or a private key, which is no document.
+    await fs.writeFile(path.join(root, 'Launch.key'), Buffer.from('PK\x03\x04rest of the zip', 'latin1'));
+    await fs.writeFile(path.join(root, 'server.key'), '-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n');
+    const accepted = new Set([
+      'application/msword',
+      'application/vnd.ms-excel',
+      'application/vnd.ms-powerpoint',
+      'application/vnd.apple.keynote',
+    ]);
     const { files, skipped } = await listFolder(root, accepted);
     assert.deepEqual(
       files.map((file) => [file.key, file.type]),
       [
+        ['Launch.key', 'application/vnd.apple.keynote'],
         ['budget.xls', 'application/vnd.ms-excel'],
         ['letterhead.dot', 'application/msword'],
         ['memo.doc', 'application/msword'],
@@ -38,6 +47,7 @@ test('a folder of Office 97–2003 files: .doc, .xls, .ppt (and their templates)
         reason: 'a data file (.json): settings, exports and photo sidecars are not imported from folders',
       },
       { key: 'layout.pages', reason: 'no handler takes .pages files' },
+      { key: 'server.key', reason: 'no handler takes .key files' },
     ]);
   } finally {
     await fs.rm(root, { recursive: true, force: true });

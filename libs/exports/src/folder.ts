@@ -19,6 +19,7 @@ const DOCUMENT_TYPES = new Set([
   'text/x-org',
   'text/html',
   'multipart/related',
+  'application/x-webarchive',
   'application/xhtml+xml',
   'text/x-rst',
   'application/rtf',
@@ -31,6 +32,9 @@ const DOCUMENT_TYPES = new Set([
   'application/msword',
   'application/vnd.ms-excel',
   'application/vnd.ms-powerpoint',
+  'application/vnd.apple.pages',
+  'application/vnd.apple.numbers',
+  'application/vnd.apple.keynote',
   'message/rfc822',
   'application/vnd.ms-outlook',
   'message/x-emlx',
@@ -248,8 +252,18 @@ const SNIFF_BYTES = 4096;
 export async function typeOfFile(file: string): Promise<string | null> {
   const named = typeOfFileName(path.basename(file));
   if (named === GZIP_TYPE) return (await sniffedType(file)) ?? named;
+  // `.key` is Keynote's, and a TLS or SSH private key's: only a zip is a presentation.
+  if (named && ZIPPED_BY_NAME.has(named) && !(await fileTree.head(file, 4)).equals(ZIP_SIGNATURE)) return null;
   return named ?? (await sniffedType(file));
 }
+
+/** Types a file's name gives that are zips (Apple's iWork documents), and a zip's first bytes. */
+const ZIPPED_BY_NAME = new Set([
+  'application/vnd.apple.keynote',
+  'application/vnd.apple.pages',
+  'application/vnd.apple.numbers',
+]);
+const ZIP_SIGNATURE = Buffer.from('PK\x03\x04', 'latin1');
 
 /** A `.gz` file: read when it is a gzipped mbox (`.mbox.gz`, pipermail's `2009-January.txt.gz`). */
 const GZIP_TYPE = 'application/gzip';

@@ -125,7 +125,7 @@ export interface RtfFields {
 
 /** Spreadsheets, presentations, OpenDocument files and e-books: their sheets' names, slides' titles or headings. */
 export interface OfficeFields {
-  format: 'xlsx' | 'pptx' | 'opendocument' | 'epub' | 'doc' | 'xls' | 'ppt';
+  format: 'xlsx' | 'pptx' | 'opendocument' | 'epub' | 'doc' | 'xls' | 'ppt' | 'iwork';
   headings: string[];
 }
 

@@ -26,6 +26,7 @@ import { looksLikeHtml, provenDocumentType } from './sniff.js';
 import { looksLikeMhtml, parseMhtml } from './mhtml.js';
 import { parseContacts } from '../contacts/contacts-handler.js';
 import { parseWebArchive, WEBARCHIVE_TYPE } from './webarchive.js';
+import { parseIwork, type IworkFormat } from './iwork.js';
 
 /** The largest document taken (a scanned book fits; a request carrying it is the gateway's limit). */
 export const DOCUMENT_LIMIT_BYTES = 100 * 1024 * 1024;
@@ -33,7 +34,7 @@ export const DOCUMENT_LIMIT_BYTES = 100 * 1024 * 1024;
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
 /** How a type is read: as a format of its own, or (a saved web archive) as the page it holds. */
-type Reader = FormatFields['format'] | 'mhtml' | 'webarchive';
+type Reader = Exclude<FormatFields['format'], 'iwork'> | 'mhtml' | 'webarchive' | IworkFormat;
 
 /** Accepted types and the reader of each. */
 const FORMATS: Record<string, Reader> = {
@@ -56,6 +57,9 @@ const FORMATS: Record<string, Reader> = {
   'text/html': 'html',
   'multipart/related': 'mhtml',
   [WEBARCHIVE_TYPE]: 'webarchive',
+  'application/vnd.apple.pages': 'pages',
+  'application/vnd.apple.numbers': 'numbers',
+  'application/vnd.apple.keynote': 'keynote',
   'application/xhtml+xml': 'html',
   'text/x-rst': 'rst',
   'text/prs.fallenstein.rst': 'rst',
@@ -175,6 +179,10 @@ async function readFormat(
       return parseMhtml(bytes, url);
     case 'webarchive':
       return parseWebArchive(bytes);
+    case 'pages':
+    case 'numbers':
+    case 'keynote':
+      return parseIwork(bytes, format);
     case 'text':
       return parseText(bytes, declared);
     case 'markdown':

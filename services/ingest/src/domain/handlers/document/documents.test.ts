@@ -9,6 +9,9 @@ import { CORPUS_SKIP, docx, fixture, pdf } from '../testing/build.js';
 import { encode } from '../testing/encode.js';
 import { parseDoc, registry, rejection } from '../testing/parse.js';
 import { webArchive } from '../testing/plist.js';
+import JSZip from 'jszip';
+import { unsnappy } from './iwork.js';
+import { numbersDocument, pagesDocument } from '../testing/iwork.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -357,6 +360,58 @@ describe("documents: Safari's web archives (.webarchive)", () => {
       (await rejection(parseDoc('application/x-webarchive', ofPdf))).reason,
       /a web archive of a application\/pdf file, not of a page/,
     );
+  });
+});
+
+describe("documents: Apple's Pages, Numbers and Keynote", () => {
+  const PAGES = 'application/vnd.apple.pages';
+
+  it('a Pages document: its body first (as the document names it), then its text boxes; in one zip or its Index.zip', async () => {
+    assert.equal(typeOfFileName('Letter.pages'), PAGES);
+    for (const bundled of [false, true]) {
+      const bytes = await pagesDocument({
+        body: ['Dear Ann,\u2029the zeppelin budget is ', 'approved.\uFFFC\u2029Best, Bob'],
+        textBox: 'Draft — not for circulation',
+        bundled,
+      });
+      const item = await parseDoc(PAGES, bytes, { filename: 'Letter.pages' });
+      assert.deepEqual(
+        [item.title, item.text, item.meta.format],
+        [
+          'Letter.pages',
+          'Dear Ann,\nthe zeppelin budget is approved.\nBest, Bob\n\nDraft — not for circulation',
+          'iwork',
+        ],
+        `bundled: ${bundled}`,
+      );
+    }
+  });
+
+  it("a Numbers spreadsheet's sheet name and table strings; an iWork '09 document's XML", async () => {
+    const sheet = await parseDoc('application/vnd.apple.numbers', await numbersDocument(['Venue', 'Catering']), {
+      filename: 'Budget.numbers',
+    });
+    assert.equal(sheet.text, 'Budget 2024\n\nVenue\n\nCatering');
+    const old = new JSZip();
+    old.file('index.xml', '<sl:document><sf:p>Minutes of the meeting</sf:p><sf:p>Budget approved</sf:p></sl:document>');
+    const keynote = await parseDoc('application/vnd.apple.keynote', await old.generateAsync({ type: 'nodebuffer' }), {
+      filename: 'Talk.key',
+    });
+    assert.equal(keynote.text, 'Minutes of the meeting\n\nBudget approved');
+  });
+
+  it('Snappy: literals and copies of what came before, overlapping ones too; a damaged document is rejected saying so', async () => {
+    assert.equal(unsnappy(Buffer.from([12, 0x0c, 0x61, 0x62, 0x63, 0x64, 0x11, 0x04])).toString(), 'abcdabcdabcd');
+    assert.throws(
+      () => unsnappy(Buffer.from([12, 0x0c, 0x61, 0x62, 0x63, 0x64, 0x11, 0x09])),
+      /outside what came before/,
+    );
+    const bytes = await pagesDocument({ body: ['Text'], textBox: 'Box' });
+    const zip = await JSZip.loadAsync(bytes);
+    const archive = await zip.file('Index/Document.iwa')!.async('nodebuffer');
+    zip.file('Index/Document.iwa', archive.subarray(0, archive.length - 30));
+    const cut = await zip.generateAsync({ type: 'nodebuffer' });
+    assert.match((await rejection(parseDoc(PAGES, cut))).reason, /not a readable Pages document: it is damaged/);
   });
 });
 

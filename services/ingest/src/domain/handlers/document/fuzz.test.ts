@@ -2,7 +2,9 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { docx, pdf } from '../testing/build.js';
-import { presentation, wordDocument, workbook } from '../testing/binary-office.js';
+import { presentation, word6Document, wordDocument, workbook, workbook95 } from '../testing/binary-office.js';
+import { pagesDocument } from '../testing/iwork.js';
+import { webArchive } from '../testing/plist.js';
 import { mutations } from '../testing/mutate.js';
 import { parsedOrCleanlyRejected } from '../testing/parse.js';
 
@@ -100,5 +102,28 @@ describe('documents: fuzzing with mutated files', () => {
     // random, so about 16 either way): fewer than 450 means readers reject what they should read.
     // At 500 the bound failed one CI run in about thirty (498).
     assert.ok(parsed > 450, `parsed ${parsed} of 1000`);
+  });
+
+  it('parses or clearly rejects mutated Word 95, Excel 95, Safari web archives and Pages documents, never crashing', async () => {
+    const seeds = [
+      { type: 'application/msword', bytes: word6Document({ text: 'Old memo\r', fastSaved: true }) },
+      {
+        type: 'application/vnd.ms-excel',
+        bytes: workbook95({ codePage: 1252, sheets: [{ name: 'S', rows: [['a', 1.5], [{ formula: 'f' }]] }] }),
+      },
+      {
+        type: 'application/x-webarchive',
+        bytes: webArchive({ html: '<p>Saved page</p>', url: 'https://example.com/' }),
+      },
+      { type: 'application/vnd.apple.pages', bytes: await pagesDocument({ body: ['Body text'], textBox: 'Box' }) },
+    ];
+    // Their syntax: plist markers, protobuf keys, Snappy tags, BIFF records.
+    const tokens = [...TOKENS, 'bplist00', '\x0f', '\x1a', '\x00\x00\x00', '\x09\x02', '\x04\x02'];
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...seeds), mutations(tokens), async (seed, mutate) => {
+        await parsedOrCleanlyRejected({ type: seed.type, bytes: mutate(seed.bytes) });
+      }),
+      { numRuns: 400 },
+    );
   });
 });

@@ -184,6 +184,11 @@ export function StatusPage() {
                           {source.last_scan
                             ? `${formatDate(source.last_scan.finished_at, true)}: ${source.last_scan.files} files, ${source.last_scan.ingested} new, ${source.last_scan.failed} failed`
                             : 'not yet'}
+                          {(source.last_scan?.passed_over ?? []).map((passed) => (
+                            <div class="muted" key={passed.reason} title={passed.examples.join(', ')}>
+                              {`${passed.count} passed over: ${passed.reason}`}
+                            </div>
+                          ))}
                         </td>
                         <td>{itemsText(source)}</td>
                         <td>{pipelinesText(source)}</td>

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import { XMLValidator } from 'fast-xml-parser';
 import { files } from './files.js';
-import { fileAttributes } from './folder.js';
 import { elementText, xmlParser } from './xml.js';
 
 /**
@@ -92,7 +91,8 @@ function* noteEntries(note: Node, key: string, date: string | null): Generator<N
         key: at,
         type: resource.type,
         bytes: resource.bytes,
-        attributes: fileAttributes(resource.type, at, modified),
+        // A mail attached to a note (Evernote's mail-to-note) has its own date, and no folder.
+        attributes: /^message\//.test(resource.type) ? {} : { filename: resource.name, modified },
         labels,
       };
   }

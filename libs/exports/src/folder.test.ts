@@ -54,6 +54,33 @@ test('a folder of Office 97–2003 and iWork files: .doc, .xls, .ppt (and their 
   }
 });
 
+test('a Pages document saved as a package (a folder) is one document, its Index.zip sent under its name; its previews are its parts', async () => {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-folder-'));
+  try {
+    await fs.mkdir(path.join(root, 'Letter.pages/Data'), { recursive: true });
+    await fs.writeFile(path.join(root, 'Letter.pages/Index.zip'), Buffer.from('PK\x03\x04the archives', 'latin1'));
+    await fs.writeFile(path.join(root, 'Letter.pages/preview.jpg'), 'jpeg');
+    await fs.writeFile(path.join(root, 'Letter.pages/Data/photo.png'), 'png');
+    // A folder merely named like one, without an Index.zip, is a folder.
+    await fs.mkdir(path.join(root, 'Old.key'));
+    await fs.writeFile(path.join(root, 'Old.key/notes.txt'), 'notes');
+    const { files, skipped } = await listFolder(root, new Set(['application/vnd.apple.pages', 'text/plain']));
+    assert.deepEqual(
+      files.map((file) => [file.key, file.type, path.relative(root, file.file)]),
+      [
+        ['Letter.pages', 'application/vnd.apple.pages', 'Letter.pages/Index.zip'],
+        ['Old.key/notes.txt', 'text/plain', 'Old.key/notes.txt'],
+      ],
+    );
+    assert.deepEqual(skipped, [
+      { key: 'Letter.pages/Data/photo.png', reason: 'a part of the document Letter.pages' },
+      { key: 'Letter.pages/preview.jpg', reason: 'a part of the document Letter.pages' },
+    ]);
+  } finally {
+    await fs.rm(root, { recursive: true, force: true });
+  }
+});
+
 test("a web page saved complete is one page: its folder's images and scripts are skipped as its parts, each accounted for", async () => {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'memex-folder-'));
   try {

@@ -201,17 +201,24 @@ export async function walkFolder(
     for (const member of opened.skipped) skipped.push({ key: `${key}/${member.key}`, reason: member.reason });
     await visit(file, null);
   };
-  const visit = async (dir: string, partOf: string | null) => {
+  const visit = async (dir: string, partOf: string | null, sent: string | null = null) => {
     const entries = (await fileTree.list(dir)).sort((a, b) => (a.name < b.name ? -1 : 1));
     const names = new Set(entries.map((entry) => entry.name));
     for (const entry of entries) {
       const full = path.join(dir, entry.name);
       const key = path.relative(root, full).split(path.sep).join('/');
       const skip = (reason: string) => skipped.push({ key, reason });
+      if (full === sent) continue;
       if (entry.name.startsWith('.')) skip(entry.isDirectory() ? 'a hidden folder (not read)' : 'a hidden file');
       else if (entry.isDirectory() && entry.name === MACOS_ZIP_FOLDER)
         skip("macOS's resource forks of a zip's files (not files of their own; not read)");
-      else if (entry.isDirectory()) {
+      else if (entry.isDirectory() && !partOf && IWORK_PACKAGE.test(entry.name) && (await packageIndex(full))) {
+        // A Pages, Numbers or Keynote document saved as a package (a folder anywhere but a Mac): its
+        // Index.zip is the document, sent under the package's name; its previews and images are its parts.
+        const index = path.join(full, 'Index.zip');
+        await take({ file: index, key, name: entry.name, stat: await fileTree.stat(index) }, skip);
+        await visit(full, `a part of the document ${key}`, index);
+      } else if (entry.isDirectory()) {
         const page = partOf ? null : savedPageOf(entry.name, (sibling) => names.has(sibling));
         const pageKey = page ? path.posix.join(path.posix.dirname(key), page) : null;
         await visit(full, partOf ?? (pageKey ? `a part of the saved web page ${pageKey}` : null));
@@ -231,6 +238,12 @@ export async function walkFolder(
   return skipped;
 }
 
+/** A folder that is an iWork document saved as a package (`Letter.pages/`, with its `Index.zip`). */
+const IWORK_PACKAGE = /\.(pages|numbers|key)$/i;
+
+const packageIndex = async (dir: string) =>
+  (await fileTree.stat(path.join(dir, 'Index.zip')).catch(() => null))?.isFile() ?? false;
+
 /** Header fields of mail (RFC 5322, and the X-From/X-To of the Enron corpus): two of them make a header mail's. */
 const MAIL_FIELD =
   /^(from|sender|to|cc|subject|date|message-id|in-reply-to|references|received|return-path|delivered-to|mime-version|x-from|x-to):/i;
@@ -249,8 +262,8 @@ const SNIFF_BYTES = 4096;
  * mbox (Thunderbird's `Inbox`) by a `From ` line before one; a `.gz` is an mbox when it
  * decompresses to one. Null when neither tells.
  */
-export async function typeOfFile(file: string): Promise<string | null> {
-  const named = typeOfFileName(path.basename(file));
+export async function typeOfFile(file: string, name = path.basename(file)): Promise<string | null> {
+  const named = typeOfFileName(name);
   if (named === GZIP_TYPE) return (await sniffedType(file)) ?? named;
   // `.key` is Keynote's, and a TLS or SSH private key's: only a zip is a presentation.
   if (named && ZIPPED_BY_NAME.has(named) && !(await fileTree.head(file, 4)).equals(ZIP_SIGNATURE)) return null;
@@ -327,7 +340,7 @@ export async function listFolder(
         ? OUTLOOK_DATA_TYPE
         : extension === 'enex'
           ? EVERNOTE_TYPE
-          : await typeOfFile(file);
+          : await typeOfFile(file, name);
       const readable = (type: string) =>
         DOCUMENT_TYPES.has(type) ||
         MEDIA_TYPES.has(type) ||

@@ -67,9 +67,12 @@ export async function parseIwork(bytes: Buffer, format: IworkFormat): Promise<Fo
   };
 }
 
-/** The document's `.iwa` archives, Document.iwa first: in the zip itself, or in its Index.zip. */
+/**
+ * The document's `.iwa` archives, Document.iwa first: in the zip itself (`Index/…`, or at its top
+ * when the zip is a package's Index.zip), or in an Index.zip it holds.
+ */
 async function iwaArchives(zip: JSZip): Promise<Buffer[]> {
-  let entries = Object.keys(zip.files).filter((name) => /(^|\/)Index\/.+\.iwa$/.test(name));
+  let entries = Object.keys(zip.files).filter((name) => /\.iwa$/.test(name));
   let holder = zip;
   const index = zip.file(/(^|\/)Index\.zip$/)[0];
   if (entries.length === 0 && index) {

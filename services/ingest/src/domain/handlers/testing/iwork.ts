@@ -69,8 +69,9 @@ export async function pagesDocument(spec: { body: string[]; textBox: string; bun
   );
   const zip = new JSZip();
   if (spec.bundled) {
+    // A package's Index.zip holds its archives at its top.
     const index = new JSZip();
-    index.file('Index/Document.iwa', document);
+    index.file('Document.iwa', document);
     zip.file('Index.zip', await index.generateAsync({ type: 'nodebuffer' }));
   } else zip.file('Index/Document.iwa', document);
   zip.file('Metadata/DocumentIdentifier', 'F2A1');

@@ -54,10 +54,12 @@ class PassedOverFiles {
   private readonly byReason = new Map<string, { count: number; examples: string[] }>();
 
   add(path: string, reason: string): void {
-    const entry = this.byReason.get(reason) ?? { count: 0, examples: [] };
+    // Within the event's bounds, whatever a file is named (`no handler takes .<255 characters> files`).
+    const why = reason.slice(0, 500);
+    const entry = this.byReason.get(why) ?? { count: 0, examples: [] };
     entry.count++;
-    if (entry.examples.length < 3) entry.examples.push(path);
-    this.byReason.set(reason, entry);
+    if (entry.examples.length < 3) entry.examples.push(path.slice(0, 4096));
+    this.byReason.set(why, entry);
   }
 
   /** Most frequent first; at most the 100 most frequent reasons (a type a reason). */

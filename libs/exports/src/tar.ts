@@ -70,8 +70,15 @@ export async function unpackTar(archive: string, into: string): Promise<SkippedF
       skipped.push({ key: h.name, reason: `${what} in the archive: not unpacked` });
     } else if (!to) skipped.push({ key: h.name, reason: 'a path out of the archive: not unpacked' });
     else {
-      await fs.mkdir(path.dirname(to), { recursive: true });
-      file = await fs.open(to, 'w');
+      try {
+        await fs.mkdir(path.dirname(to), { recursive: true });
+        file = await fs.open(to, 'w');
+      } catch (error) {
+        // A name this file system cannot hold is that member's problem; a full or read-only disk is the archive's.
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== 'ENAMETOOLONG' && code !== 'EILSEQ' && code !== 'EINVAL') throw error;
+        skipped.push({ key: h.name, reason: `a name this disk cannot hold (${code}): not unpacked` });
+      }
     }
   };
 

@@ -70,7 +70,7 @@ export class ModelsService {
           ...(params.protocol ? { protocol: params.protocol } : {}),
         },
       });
-      await this.models.reached(seq, REGISTERED_TIMEOUT_MS);
+      await this.taken(seq);
       return { space, kind, dims, seq };
     } finally {
       await provider.close();
@@ -109,8 +109,16 @@ export class ModelsService {
         cost_per_1k_tokens: params.cost_per_1k_tokens ?? 0,
       },
     });
-    await this.models.reached(seq, REGISTERED_TIMEOUT_MS);
+    await this.taken(seq);
     return { space: id, kind: 'chat', dims: 0, seq };
+  }
+
+  /**
+   * Waits until this process has taken in the registration at `seq`, so the next call finds the
+   * model. The registration is logged either way: a registry slower than the wait is no failure.
+   */
+  private async taken(seq: number): Promise<void> {
+    await this.models.reached(seq, REGISTERED_TIMEOUT_MS).catch(() => undefined);
   }
 
   @RpcMethod(ModelsUse)
@@ -126,7 +134,7 @@ export class ModelsService {
       actor: call.caller,
       data: { space: params.space },
     });
-    await this.models.reached(seq, REGISTERED_TIMEOUT_MS);
+    await this.taken(seq);
     return { space: params.space, seq };
   }
 }

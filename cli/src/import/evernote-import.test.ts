@@ -38,9 +38,9 @@ describe('memex import folder: an Evernote export', () => {
     const notebook = buildEnex(path.join(root, 'Recipes.enex'), { pdf: receipt, cutShort: true });
     const first = await importInto(stack, 'folder', root, 'evernote');
     assert.equal(first.error, undefined);
-    // Three notes and the receipt; the zip attachment (no handler takes it) and two unreadable notes skipped.
-    assertAccounted(first.summary, 7);
-    assert.deepEqual([first.summary.run.created, first.summary.run.skipped], [4, 3]);
+    // Three notes, the receipt and a note's text file; the zip attachment (no handler takes it) and two unreadable notes skipped.
+    assertAccounted(first.summary, 8);
+    assert.deepEqual([first.summary.run.created, first.summary.run.skipped], [5, 3]);
     const reasons = first.summary.skipped.map((s) => s.reason).sort();
     assert.equal(reasons[0], 'an attachment of a note, of a type no handler takes (application/zip)');
     assert.match(reasons[1]!, /^an unreadable note \(its XML is broken at line 1: /);
@@ -60,7 +60,7 @@ describe('memex import folder: an Evernote export', () => {
     // Exported again after the bread note was edited: that note is updated, nothing else sent twice.
     fs.writeFileSync(notebook, fs.readFileSync(notebook, 'utf8').replace('Mix the flour.', 'Mix the flour slowly.'));
     const second = await importInto(stack, 'folder', root, 'evernote');
-    assert.deepEqual([second.summary.run.created, second.summary.run.updated, second.summary.run.duplicate], [0, 1, 3]);
+    assert.deepEqual([second.summary.run.created, second.summary.run.updated, second.summary.run.duplicate], [0, 1, 4]);
     const edited = await stack.owner.call(ItemsGet, { id: bread.id, min_seq: await lastSeq(stack) });
     assert.deepEqual([edited.revision, /slowly/.test(edited.text)], [2, true]);
   });

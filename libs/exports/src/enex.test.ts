@@ -28,6 +28,7 @@ test('an Evernote export: each note a page with its title, date, tags and source
       ['Evernote/Recipes.enex#2013-07-30T20:52:04.000Z-2', 'text/html'],
       ['Evernote/Recipes.enex#3', 'an unreadable note'],
       ['Evernote/Recipes.enex#note-4', 'text/html'],
+      ['Evernote/Recipes.enex#note-4/todo.txt', 'text/plain'],
       ['Evernote/Recipes.enex#5', 'an unreadable note'],
     ],
   );
@@ -52,4 +53,6 @@ test('an Evernote export: each note a page with its title, date, tags and source
   // A note without dates: known by its place, dated nothing, not given a url that is none.
   const undated = entries[5] as NotebookEntry;
   assert.deepEqual(undated.attributes, { title: 'Untitled note' });
+  // Its attachment is undated too: no made-up date.
+  assert.deepEqual((entries[6] as NotebookEntry).attributes, { filename: 'todo.txt' });
 });

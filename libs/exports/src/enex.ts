@@ -68,7 +68,6 @@ function* noteEntries(note: Node, key: string, date: string | null): Generator<N
   const labels = [...new Set(((note.tag as unknown[]) ?? []).map((tag) => text(tag).trim()).filter(Boolean))].map(
     (tag) => `evernote:${tag}`,
   );
-  const modified = date ?? new Date(0).toISOString();
   const resources = ((note.resource as Node[]) ?? []).map((resource, i) => attachment(resource, i));
   const byHash = new Map(resources.map((r) => [r.hash, r.name]));
   const sourceUrl = text((note['note-attributes'] as Node | undefined)?.['source-url']).trim();
@@ -92,7 +91,9 @@ function* noteEntries(note: Node, key: string, date: string | null): Generator<N
         type: resource.type,
         bytes: resource.bytes,
         // A mail attached to a note (Evernote's mail-to-note) has its own date, and no folder.
-        attributes: /^message\//.test(resource.type) ? {} : { filename: resource.name, modified },
+        attributes: /^message\//.test(resource.type)
+          ? {}
+          : { filename: resource.name, ...(date ? { modified: date } : {}) },
         labels,
       };
   }

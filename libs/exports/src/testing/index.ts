@@ -295,7 +295,7 @@ export async function buildOlm(file: string): Promise<string> {
  * An Evernote export (.enex) as Evernote writes one, built for tests (no third-party data): a
  * note with tags, a source URL, check boxes, encrypted text and two attachments (`pdf`, named,
  * and a zip without a name); a second note made the same second; one whose XML is broken; one
- * without dates or title whose source is no web address; and, `cutShort`, a last note the file
+ * without dates or title whose source is no web address, with a text attachment; and, `cutShort`, a last note the file
  * ends inside.
  */
 export function buildEnex(file: string, { pdf, cutShort }: { pdf: Buffer; cutShort: boolean }): string {
@@ -319,7 +319,8 @@ export function buildEnex(file: string, { pdf, cutShort }: { pdf: Buffer; cutSho
       `<created>20130730T205204Z</created></note>`,
     `<note><title>Oops</title><created>20130730T205204Z<created></note>`,
     `<note><title></title><content>${enml('<div>No title, no date.</div>')}</content>` +
-      `<note-attributes><source-url>javascript:alert(1)</source-url></note-attributes></note>`,
+      `<note-attributes><source-url>javascript:alert(1)</source-url></note-attributes>` +
+      `${resource(Buffer.from('Call the plumber.\n'), 'text/plain', 'todo.txt')}</note>`,
   ];
   const xml =
     `<?xml version="1.0" encoding="UTF-8"?>\n<!DOCTYPE en-export SYSTEM "http://xml.evernote.com/pub/evernote-export3.dtd">\n` +

@@ -70,7 +70,8 @@ export class ModelsService {
           ...(params.protocol ? { protocol: params.protocol } : {}),
         },
       });
-      await this.taken(seq);
+      // Logged either way: a registry slower than the wait is no failure.
+      await this.models.reached(seq, REGISTERED_TIMEOUT_MS);
       return { space, kind, dims, seq };
     } finally {
       await provider.close();
@@ -109,16 +110,9 @@ export class ModelsService {
         cost_per_1k_tokens: params.cost_per_1k_tokens ?? 0,
       },
     });
-    await this.taken(seq);
+    // Logged either way: a registry slower than the wait is no failure.
+    await this.models.reached(seq, REGISTERED_TIMEOUT_MS);
     return { space: id, kind: 'chat', dims: 0, seq };
-  }
-
-  /**
-   * Waits until this process has taken in the registration at `seq`, so the next call finds the
-   * model. The registration is logged either way: a registry slower than the wait is no failure.
-   */
-  private async taken(seq: number): Promise<void> {
-    await this.models.reached(seq, REGISTERED_TIMEOUT_MS).catch(() => undefined);
   }
 
   @RpcMethod(ModelsUse)
@@ -134,7 +128,8 @@ export class ModelsService {
       actor: call.caller,
       data: { space: params.space },
     });
-    await this.taken(seq);
+    // Logged either way: a registry slower than the wait is no failure.
+    await this.models.reached(seq, REGISTERED_TIMEOUT_MS);
     return { space: params.space, seq };
   }
 }

@@ -1,6 +1,5 @@
 import {
   ChatModelAdded,
-  MemexError,
   ModelActivated,
   ModelAdded,
   type ChatCapability,
@@ -93,27 +92,23 @@ export class ModelRegistry {
   }
 
   /**
-   * Resolves once this process has taken in the model event at `seq`: a model just registered is
-   * usable by the next call (`memex models add`, then `memex rerun` with it). Fails after `timeoutMs`.
+   * Waits until this process has taken in the model event at `seq`, so a model just registered is
+   * usable by the next call (`memex models add`, then `memex rerun` with it): true then, false once
+   * `timeoutMs` passed without it.
    */
-  async reached(seq: number, timeoutMs: number): Promise<void> {
-    if (this.position >= seq) return;
-    await new Promise<void>((resolve, reject) => {
+  reached(seq: number, timeoutMs: number): Promise<boolean> {
+    if (this.position >= seq) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
       const waiter = {
         seq,
         resolve: () => {
           clearTimeout(timer);
-          resolve();
+          resolve(true);
         },
       };
       const timer = setTimeout(() => {
         this.waiters.delete(waiter);
-        reject(
-          new MemexError(
-            'timeout',
-            `the model registry has taken in the log up to ${this.position}, not yet ${seq}, after ${timeoutMs} ms`,
-          ),
-        );
+        resolve(false);
       }, timeoutMs);
       this.waiters.add(waiter);
     });

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { defineEvent, ULID_PATTERN } from './envelope.js';
 
 /** A source's id: chosen from its name when added (`papers`, `photos-2`); also the item's `source.id`. */
@@ -207,7 +207,22 @@ export const SourceFileDropped = defineEvent({
 });
 
 /**
- * An mbox of a watched folder was read through: its messages are recorded each at
+ * Where the next read of an mbox may start if the file has only grown since: its last message, and
+ * a digest of every byte before it. Mail clients append new mail; a file whose bytes before that
+ * message are the same is read from there on, not through from its start.
+ */
+export const MboxTail = Type.Object(
+  {
+    offset: Type.Integer({ minimum: 0, description: "byte offset of the mbox's last message (its From line)" }),
+    before_sha256: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'sha256 of the bytes before it' }),
+    message: Type.String({ minLength: 1, description: 'the path `<mbox path>#<message id>` of the message there' }),
+  },
+  { additionalProperties: false },
+);
+export type MboxTail = Static<typeof MboxTail>;
+
+/**
+ * An mbox of a watched folder was read: its messages are recorded each at
  * `<mbox path>#<message id>` (source.file_recorded), and this is the mbox itself, so a scan reads
  * it again only when its size or time changes. Subject source:<id>.
  */
@@ -215,9 +230,16 @@ export const SourceMailboxRead = defineEvent({
   type: 'source.mailbox_read',
   owner: 'sources',
   v: 1,
-  description: 'An mbox of a source was read through (its messages are recorded one by one). Subject source:<id>.',
+  description: 'An mbox of a source was read (its messages are recorded one by one). Subject source:<id>.',
   data: Type.Object(
-    { ...FileFacts, messages: Type.Integer({ minimum: 0, description: 'messages it holds (expunged ones left out)' }) },
+    {
+      ...FileFacts,
+      messages: Type.Integer({ minimum: 0, description: 'messages it holds (expunged ones left out)' }),
+      read_from: Type.Optional(
+        Type.Integer({ minimum: 0, description: 'the byte it was read from: 0, or the last message of a grown mbox' }),
+      ),
+      tail: Type.Optional(MboxTail),
+    },
     { additionalProperties: false },
   ),
 });

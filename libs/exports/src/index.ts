@@ -14,6 +14,7 @@ export * from './apple.js';
 export * from './photos.js';
 export * from './takeout-export.js';
 export { files, inArchive } from './files.js';
+export { isGzip } from './gzip.js';
 export * from './keep.js';
 export * from './apple-mail.js';
 export * from './olm.js';

@@ -3,9 +3,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { sharedFile, sharedSkip } from '@memex/testing';
-import { listMboxTree, mboxSize, readMbox, separatorDate } from './mbox.js';
+import { LeadingDigest, listMboxTree, mboxSize, readMbox, separatorDate } from './mbox.js';
 
 function tempFile(content: Buffer | string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mbox-test-'));
@@ -224,3 +225,19 @@ for (const [file, count] of CORPUS_MBOXES) {
     for (const message of messages) assert.match(message.bytes.toString('latin1'), /^[\x21-\x39\x3b-\x7e]+[ \t]*:/);
   });
 }
+
+test("LeadingDigest: the sha256 of a file's first bytes, taken on from there or again from the start", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-leading-'));
+  const file = path.join(dir, 'Inbox');
+  // Past one read chunk, so a digest ends inside a chunk and the next goes on from there.
+  const bytes = Buffer.alloc(3_000_000, 'From x\nabc\n');
+  fs.writeFileSync(file, bytes);
+  const sha = (n: number) => createHash('sha256').update(bytes.subarray(0, n)).digest('hex');
+  const leading = new LeadingDigest(file);
+  assert.equal(await leading.through(0), sha(0));
+  assert.equal(await leading.through(1_500_001), sha(1_500_001));
+  assert.equal(await leading.through(2_999_999), sha(2_999_999));
+  assert.equal(await leading.through(10), sha(10), 'an offset before the last one starts over');
+  assert.equal(await leading.through(3_000_001), null, 'beyond the end: no digest');
+  fs.rmSync(dir, { recursive: true });
+});

@@ -1,3 +1,4 @@
+import { createHash, type Hash } from 'node:crypto';
 import path from 'node:path';
 import { files } from './files.js';
 import { HEADER_FIELD, walkFolder, zipAsFolder, type SkippedFile } from './folder.js';
@@ -184,6 +185,36 @@ export async function mboxSize(file: string): Promise<number> {
   let size = 0;
   for await (const chunk of gunzipped(file)) size += chunk.length;
   return size;
+}
+
+/**
+ * A running sha256 of a file's bytes from its start, taken up to an offset and then on from
+ * there: whether the bytes of an mbox before its last message are still those read before (a mail
+ * client appending new mail leaves them be), at the cost of hashing them (~0.9 GB/s) rather than
+ * splitting and reading every message again (~0.13 GB/s).
+ */
+export class LeadingDigest {
+  private hash: Hash = createHash('sha256');
+  private at = 0;
+
+  constructor(private readonly file: string) {}
+
+  /** The sha256 of the file's first `offset` bytes, or null when it has fewer. */
+  async through(offset: number): Promise<string | null> {
+    if (offset < this.at) {
+      this.hash = createHash('sha256');
+      this.at = 0;
+    }
+    if (offset > this.at) {
+      for await (const chunk of files.read(this.file, this.at)) {
+        const part = chunk.subarray(0, offset - this.at);
+        this.hash.update(part);
+        this.at += part.length;
+        if (this.at === offset) break;
+      }
+    }
+    return this.at === offset ? this.hash.copy().digest('hex') : null;
+  }
 }
 
 /** An mbox file of a folder tree, with the folder label its place in the tree gives it. */

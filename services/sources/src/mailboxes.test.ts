@@ -4,7 +4,8 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
-import { SourcesAdd, SourcesGet, SourcesRescan } from '@memex/contracts';
+import { SourceMailboxRead, SourcesAdd, SourcesGet, SourcesRescan, type DataOf } from '@memex/contracts';
+import { readLog, typeFilter } from '@memex/bus';
 import { createDatabase } from '@memex/db';
 import { waitUntil } from '@memex/testing';
 import { startSourcesHarness, type SourcesHarness } from './testing/harness.js';
@@ -225,6 +226,108 @@ describe('a watched folder of mboxes', () => {
   });
 
   test('the sources read model is rebuilt the same from the log', async () => {
+    const rows = await t.h.sourcesRows();
+    await t.h.replaySources();
+    assert.deepEqual(await t.h.sourcesRows(), rows);
+  });
+});
+
+/**
+ * An mbox of years of mail that Thunderbird appends to: read on from its last message while the
+ * bytes before it are as they were, read through after any other change.
+ */
+describe('a watched mbox that grows', () => {
+  const t = watching('memex-growing-mbox-');
+  let id: string;
+  const inbox = () => fs.readFile(path.join(t.dir, 'Inbox'), 'utf8');
+  let clock = Date.now() / 1000;
+  /**
+   * The Inbox as it is next, written beside and moved into place with its time set: a scan never
+   * sees it written but with its old time (it would read it twice, the second time from its end).
+   */
+  const put = async (text: string) => {
+    const next = path.join(t.dir, '..', `${path.basename(t.dir)}-next`);
+    await fs.writeFile(next, text);
+    clock += 10;
+    await fs.utimes(next, clock, clock);
+    await fs.rename(next, path.join(t.dir, 'Inbox'));
+  };
+  /** New mail, not read yet. */
+  const append = async (...subjects: string[]) => put((await inbox()) + subjects.map((s) => mail(s, '0000')).join(''));
+  /** Where a message's `From ` line is in the Inbox now. */
+  const offsetOf = async (subject: string) => {
+    const text = await inbox();
+    return Buffer.byteLength(text.slice(0, text.indexOf(`From - Mon Jan  4 10:00:00 2010\nSubject: ${subject}\n`)));
+  };
+  let readsSeen = 0;
+  /** The first read of the Inbox as it is now on disk since the last one looked at (the watcher's). */
+  const lastRead = async () => {
+    const { size } = await fs.stat(path.join(t.dir, 'Inbox'));
+    let found: DataOf<typeof SourceMailboxRead> | undefined;
+    await waitUntil(
+      async () => {
+        const reads: Array<DataOf<typeof SourceMailboxRead>> = [];
+        for await (const { event } of readLog(t.h.bus, {
+          filter: typeFilter(SourceMailboxRead.type),
+          untilCaughtUp: true,
+        }))
+          if (event.subject === `source:${id}`) reads.push(event.data as DataOf<typeof SourceMailboxRead>);
+        const at = reads.findIndex((read, i) => i >= readsSeen && read.size === size);
+        if (at < 0) return false;
+        found = reads[at];
+        readsSeen = at + 1;
+        return true;
+      },
+      'the Inbox read as it is now',
+      { timeoutMs: 30_000 },
+    );
+    return { from: found!.read_from, messages: found!.messages, tail: found!.tail?.offset };
+  };
+  const marks = async () =>
+    (await messagesOf(t.ingestDb, id)).map((m) => `${m.subject}${m.read ? ' read' : ''}`).join(', ');
+  const revisions = async () => (await t.h.items(id)).map((item) => `${item.id}@${item.revision}`);
+
+  test('appended mail is read from the last message on; a mark or a deletion before it reads it through', async () => {
+    await put(mail('alpha', '0000') + mail('bravo', '0000') + mail('charlie', '0000'));
+    ({ id } = await t.h.call(SourcesAdd, { kind: 'folder', path: t.dir, rescan_seconds: 3600 }));
+    assert.deepEqual(await lastRead(), { from: 0, messages: 3, tail: await offsetOf('charlie') });
+    const held = await revisions();
+
+    // New mail: read from charlie on, nothing before it sent again.
+    await append('delta', 'echo');
+    assert.deepEqual(await lastRead(), { from: await offsetOf('charlie'), messages: 5, tail: await offsetOf('echo') });
+    await waitUntil(async () => (await revisions()).length === 5, 'delta and echo items', { timeoutMs: 30_000 });
+    assert.deepEqual((await revisions()).filter((r) => held.includes(r)).length, 3, 'the first three untouched');
+
+    // The last message marked read where it is, and new mail: still read from the last message.
+    const echoRead = (await inbox()).replace(/(Subject: echo\nX-Mozilla-Status: )0000/, '$10001');
+    assert.notEqual(echoRead, await inbox());
+    await put(echoRead + mail('foxtrot', '0000'));
+    assert.deepEqual(await lastRead(), { from: await offsetOf('echo'), messages: 6, tail: await offsetOf('foxtrot') });
+    await waitUntil(async () => (await marks()).includes('echo read'), 'echo read', { timeoutMs: 30_000 });
+
+    // A message before the last one marked read in place: the bytes before the last one changed,
+    // so the mbox is read through and the mark reaches the mail views.
+    const alphaRead = (await inbox()).replace(/(Subject: alpha\nX-Mozilla-Status: )0000/, '$10001');
+    assert.notEqual(alphaRead, await inbox());
+    await put(alphaRead + mail('golf'));
+    assert.deepEqual(await lastRead(), { from: 0, messages: 7, tail: await offsetOf('golf') });
+    await waitUntil(async () => (await marks()).startsWith('alpha read'), 'alpha read', { timeoutMs: 30_000 });
+
+    // The last message deleted (flagged, not yet compacted away) and new mail: read through, and
+    // the deleted one goes.
+    const golfDeleted = (await inbox()).replace(/(Subject: golf\nX-Mozilla-Status: )0001/, '$10009');
+    assert.notEqual(golfDeleted, await inbox());
+    await put(golfDeleted + mail('hotel'));
+    assert.deepEqual(await lastRead(), { from: 0, messages: 7, tail: await offsetOf('hotel') });
+    await waitUntil(
+      async () => (await marks()) === 'alpha read, bravo, charlie, delta, echo read, foxtrot, hotel read',
+      'golf gone, hotel an item',
+      { timeoutMs: 30_000 },
+    );
+  });
+
+  test('the sources read model, tails and all, is rebuilt the same from the log', async () => {
     const rows = await t.h.sourcesRows();
     await t.h.replaySources();
     assert.deepEqual(await t.h.sourcesRows(), rows);

@@ -14,6 +14,7 @@ const known = (path: string, size = 1): KnownFile => ({
   modified_at: t,
   rejected: null,
   mailbox: false,
+  mbox_tail: null,
 });
 
 test('differences: new, changed (size or time) and gone paths; unchanged ones are left alone', () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MEDIA_FILE_TYPES } from '@memex/contracts';
+import { MEDIA_FILE_TYPES, type MboxTail } from '@memex/contracts';
 import type { Settings } from '../projection/schema.js';
 
 /** A file on disk, as a scan saw it. */
@@ -26,6 +26,8 @@ export interface KnownFile {
   rejected: string | null;
   /** An mbox, whose messages are rows of their own (see mailboxes.ts). */
   mailbox: boolean;
+  /** Where a read of the mbox grown may start (null: read it through). */
+  mbox_tail: MboxTail | null;
 }
 
 /** How the files a scan looked at differ from what the memex holds. */

@@ -67,6 +67,7 @@ test("a source's rows: files, and each mbox's messages under it", () => {
     modified_at: new Date(0),
     rejected: null,
     mailbox,
+    mbox_tail: null,
   });
   const id = 'a'.repeat(32);
   const rows = [

@@ -68,4 +68,11 @@ export const sourcesMigrations: Migration[] = [
         .execute();
     },
   },
+  {
+    // Where an mbox that has only grown is read on from (source.mailbox_read's tail).
+    name: '004_mailbox_tails',
+    async up(db) {
+      await db.schema.alterTable('files').addColumn('mbox_tail', 'jsonb').execute();
+    },
+  },
 ];

@@ -1,5 +1,5 @@
 import type { ColumnType, Selectable } from 'kysely';
-import type { DataOf, SourceScanned, SourceSettings } from '@memex/contracts';
+import type { DataOf, MboxTail, SourceScanned, SourceSettings } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
 
 type Json<T> = ColumnType<T, string, string>;
@@ -43,6 +43,8 @@ export interface FilesTable {
   rejected: string | null;
   /** An mbox read through (source.mailbox_read); its messages are the rows at `<path>#<id>`. */
   mailbox: ColumnType<boolean, boolean | undefined, boolean>;
+  /** An mbox's last message and a digest of the bytes before it: where a read of it grown starts. */
+  mbox_tail: ColumnType<MboxTail | null, string | null | undefined, string | null>;
   seq: number;
 }
 

@@ -114,6 +114,7 @@ export class SourcesProjector {
           modified_at: new Date(data.modified_at),
           rejected: null,
           mailbox: false,
+          mbox_tail: null,
           seq,
         },
       ]),
@@ -131,6 +132,7 @@ export class SourcesProjector {
           modified_at: eb.ref('excluded.modified_at'),
           rejected: null,
           mailbox: false,
+          mbox_tail: null,
           seq: eb.ref('excluded.seq'),
         })),
       )
@@ -149,7 +151,7 @@ export class SourcesProjector {
     if (!row) return;
     await trx
       .insertInto('files')
-      .values({ ...row, path: to, modified_at: new Date(modified_at), seq })
+      .values({ ...row, path: to, modified_at: new Date(modified_at), mbox_tail: null, seq })
       .onConflict((oc) =>
         oc.columns(['source_id', 'path']).doUpdateSet({
           item_id: row.item_id,
@@ -181,7 +183,8 @@ export class SourcesProjector {
 
   @On(SourceMailboxRead)
   async mailboxRead(trx: Trx, event: EventOf<typeof SourceMailboxRead>, seq: number): Promise<void> {
-    await upsertFile(trx, notAnItem(event.data, seq, { mailbox: true }));
+    const tail = event.data.tail ? JSON.stringify(event.data.tail) : null;
+    await upsertFile(trx, { ...notAnItem(event.data, seq, { mailbox: true }), mbox_tail: tail });
   }
 
   /**
@@ -257,6 +260,7 @@ function notAnItem(
     modified_at: new Date(modified_at),
     rejected,
     mailbox,
+    mbox_tail: null,
     seq,
   };
 }

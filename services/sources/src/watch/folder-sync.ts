@@ -117,7 +117,18 @@ export class FolderSync {
     const root = rootPath(source.root);
     const rows = await this.db
       .selectFrom('files')
-      .select(['path', 'item_id', 'external_id', 'sha256', 'in_place', 'size', 'modified_at', 'rejected', 'mailbox'])
+      .select([
+        'path',
+        'item_id',
+        'external_id',
+        'sha256',
+        'in_place',
+        'size',
+        'modified_at',
+        'rejected',
+        'mailbox',
+        'mbox_tail',
+      ])
       .where('source_id', '=', sourceId)
       .execute();
     const known = new Map<string, KnownFile>(rows.map((row) => [row.path, row]));
@@ -234,7 +245,8 @@ export class FolderSync {
     const send = (batch: Work[]) => this.ingest(source, batch, counts);
     for (const file of mailboxes) {
       const held = messages.get(file.path) ?? new Map<string, KnownFile>();
-      const read = await this.mailboxes.read(source, root, file, held, send);
+      const tail = files.get(file.path)?.mbox_tail ?? null;
+      const read = await this.mailboxes.read(source, root, file, held, send, { tail, whole: retryFailures });
       if ('refused' in read) {
         await this.publishRejected(source, file, read.refused);
         counts.failed++;

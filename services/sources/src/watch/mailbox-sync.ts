@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Inject, Injectable } from '@nestjs/common';
 import {
@@ -9,12 +10,22 @@ import {
   OWNER_SCOPE,
   rpcSubject,
   SourceMailboxRead,
+  type MboxTail,
   type MethodDefinition,
   type ParamsOf,
   type ResultOf,
 } from '@memex/contracts';
 import { callRpc, EventPublisher, type Bus } from '@memex/bus';
-import { maildirMessage, mboxFolder, mboxOfTree, readMbox, type MaildirPlace, type MboxMessage } from '@memex/exports';
+import {
+  isGzip,
+  LeadingDigest,
+  maildirMessage,
+  mboxFolder,
+  mboxOfTree,
+  readMbox,
+  type MaildirPlace,
+  type MboxMessage,
+} from '@memex/exports';
 import { BUS } from '@memex/runtime';
 import { fileFacts, type DiskFile, type KnownFile } from '../domain/files.js';
 import { marksText, mboxOfMessage, messageIdentity, messagePath } from '../domain/mailboxes.js';
@@ -43,6 +54,11 @@ export class MailboxSync {
    * longer holds (deleted, expunged, moved to another mbox) are returned for the caller to
    * remove once every mbox is read: a message moved keeps its item. An mbox that cannot be read
    * is refused with the reason, and its messages are kept.
+   *
+   * An mbox that has only grown since it was read (`tail`: the same bytes before its last
+   * message, and that message still there and not deleted) is read from its last message on: a
+   * mail client appends new mail to a file that may hold years of it. Any other change (a message
+   * marked or deleted in place, a compaction) reads it through. `whole`: read it through anyway.
    */
   async read(
     source: SourceRow,
@@ -50,48 +66,81 @@ export class MailboxSync {
     file: DiskFile,
     held: ReadonlyMap<string, KnownFile>,
     send: (work: Work[]) => Promise<Answered[]>,
+    { tail, whole = false }: { tail: MboxTail | null; whole?: boolean },
   ): Promise<MailboxRead> {
     const full = path.join(root, file.path);
-    const seen = new Set<string>();
     const answered: Answered[] = [];
+    let read: Pass & { tail?: MboxTail };
     try {
       const mbox = file.size === 0 ? { folder: undefined } : await mboxOfTree(full, file.path, file.size);
       if ('skipped' in mbox) throw new Error(mbox.skipped);
-      let work: Work[] = [];
-      let bytes = 0;
-      const flush = async () => {
-        answered.push(...(await send(work)));
-        work = [];
-        bytes = 0;
-      };
-      for await (const message of readMbox(full)) {
-        const { id, marks } = messageIdentity(message.bytes);
-        const at = messagePath(file.path, id);
-        if (marks.expunged || seen.has(at)) continue;
-        seen.add(at);
-        // Its folder and its client's marks: either changed, it is sent again (and refiled).
-        const sha256 = createHash('sha256')
-          .update(`${id}\0${mbox.folder ?? ''}\0${marksText(marks)}`)
-          .digest('hex');
-        const row = held.get(at);
-        if (row?.item_id && row.sha256 === sha256) continue;
-        work.push({ ...messageWork(source, file, at, sha256, message, mbox.folder), marks });
-        bytes += message.bytes.length;
-        if (work.length >= BATCH_ITEMS || bytes >= BATCH_BYTES) await flush();
-      }
-      await flush();
+      const reading: MboxReading = { source, file, full, folder: mbox.folder, held, answered, send };
+      const gzipped = file.size > 0 && (await isGzip(full));
+      const leading = new LeadingDigest(full);
+      const grown =
+        !whole &&
+        !gzipped &&
+        tail !== null &&
+        file.size > tail.offset &&
+        (await leading.through(tail.offset)) === tail.before_sha256;
+      const from = grown ? tail : null;
+      read = (from && (await this.pass(reading, from))) || (await this.pass(reading, null))!;
+      if (!gzipped && read.last) read.tail = await tailOf(full, file, leading, read.last);
     } catch (error) {
       // Gone meanwhile: the next look sees it go.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { answered, gone: [] };
       const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       return { refused: `the mbox cannot be read (${why}); its messages are kept` };
     }
+    const { from, seen, tail: next } = read;
+    // Read on from its last message, the mbox still holds every message it held.
+    const holds = from === 0 ? seen : new Set([...held.keys(), ...seen]);
     await this.publisher.publish(SourceMailboxRead, {
       subject: `source:${source.id}`,
       actor: CALLER,
-      data: { ...fileFacts(source.id, file), messages: seen.size },
+      data: { ...fileFacts(source.id, file), messages: holds.size, read_from: from, ...(next ? { tail: next } : {}) },
     });
-    return { answered, gone: [...held.values()].filter((row) => !seen.has(row.path)) };
+    return { answered, gone: [...held.values()].filter((row) => !holds.has(row.path)) };
+  }
+
+  /**
+   * Reads the mbox's messages from its start, or from its tail on (null when the message there is
+   * not the one recorded, or is deleted now: nothing was sent, and it must be read through), and
+   * sends those that are new or changed.
+   */
+  private async pass(
+    { source, file, full, folder, held, answered, send }: MboxReading,
+    tail: MboxTail | null,
+  ): Promise<Pass | null> {
+    const from = tail?.offset ?? 0;
+    const seen = new Set<string>();
+    let last: MessageAt | null = null;
+    let work: Work[] = [];
+    let bytes = 0;
+    const flush = async () => {
+      answered.push(...(await send(work)));
+      work = [];
+      bytes = 0;
+    };
+    for await (const message of readMbox(full, from)) {
+      const { id, marks } = messageIdentity(message.bytes);
+      const at = messagePath(file.path, id);
+      if (tail && last === null && (at !== tail.message || marks.expunged)) return null;
+      if (marks.expunged || seen.has(at)) continue;
+      seen.add(at);
+      last = { offset: message.offset, path: at };
+      // Its folder and its client's marks: either changed, it is sent again (and refiled).
+      const sha256 = createHash('sha256')
+        .update(`${id}\0${folder ?? ''}\0${marksText(marks)}`)
+        .digest('hex');
+      const row = held.get(at);
+      if (row?.item_id && row.sha256 === sha256) continue;
+      work.push({ ...messageWork(source, file, at, sha256, message, folder), marks });
+      bytes += message.bytes.length;
+      if (work.length >= BATCH_ITEMS || bytes >= BATCH_BYTES) await flush();
+    }
+    await flush();
+    return { from, seen, last };
   }
 
   /**
@@ -249,4 +298,45 @@ function messageWork(
     data: message.bytes,
     dataBytes: message.bytes.length,
   };
+}
+
+/** A message of an mbox being read: where it starts and its path among the source's files. */
+interface MessageAt {
+  offset: number;
+  path: string;
+}
+
+/** What a pass over an mbox read: from which byte, the messages it holds there on, the last of them. */
+interface Pass {
+  from: number;
+  seen: Set<string>;
+  last: MessageAt | null;
+}
+
+/** What a pass over an mbox reads and sends with. */
+interface MboxReading {
+  source: SourceRow;
+  file: DiskFile;
+  full: string;
+  folder: string | undefined;
+  held: ReadonlyMap<string, KnownFile>;
+  answered: Answered[];
+  send: (work: Work[]) => Promise<Answered[]>;
+}
+
+/**
+ * Where the next read of the mbox may start: its last message, and a digest of the bytes before it.
+ * None when the file changed since the scan looked at it (a client wrote while it was read): the
+ * digest might be of bytes other than those read, so the next read goes through the whole file.
+ */
+async function tailOf(
+  full: string,
+  file: DiskFile,
+  leading: LeadingDigest,
+  last: MessageAt,
+): Promise<MboxTail | undefined> {
+  const before = await leading.through(last.offset);
+  const now = await stat(full);
+  if (before === null || now.size !== file.size || now.mtime.getTime() !== file.modifiedAt.getTime()) return undefined;
+  return { offset: last.offset, before_sha256: before, message: last.path };
 }

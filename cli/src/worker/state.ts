@@ -49,7 +49,15 @@ export class WorkerState {
     return new Map(
       Object.entries(records).map(([relative, r]) => [
         relative,
-        { path: relative, ...r, in_place: true, mailbox: false, mbox_tail: null, modified_at: new Date(r.modified_at) },
+        {
+          path: relative,
+          ...r,
+          in_place: true,
+          mailbox: false,
+          mbox_tail: null,
+          leaving_since: null,
+          modified_at: new Date(r.modified_at),
+        },
       ]),
     );
   }

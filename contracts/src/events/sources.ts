@@ -207,6 +207,29 @@ export const SourceFileDropped = defineEvent({
 });
 
 /**
+ * A file (or a message of an mbox) of a source went, and no other path of the source holds its
+ * item: the item is kept a while (MEMEX_SOURCES_GONE_GRACE_SECONDS) before it is deleted, in case
+ * it comes back or turns up elsewhere in the source: a move that a sync tool (mbsync, offlineimap,
+ * a file sync) writes as a deletion, then a copy, keeps its item. A later scan deletes it, or
+ * records it where it is now. Subject item:<item id>.
+ */
+export const SourceFileLeaving = defineEvent({
+  type: 'source.file_leaving',
+  owner: 'sources',
+  v: 1,
+  description: 'A file of a source went; its item is deleted unless it comes back soon. Subject item:<id>.',
+  data: Type.Object(
+    {
+      source_id: SourceId,
+      path: Type.String({ minLength: 1 }),
+      item_id: Type.String({ pattern: ULID_PATTERN }),
+      since: Type.String({ format: 'date-time', description: 'when a scan first found it gone' }),
+    },
+    { additionalProperties: false },
+  ),
+});
+
+/**
  * Where the next read of an mbox may start if the file has only grown since: its last message, and
  * a digest of every byte before it. Mail clients append new mail; a file whose bytes before that
  * message are the same is read from there on, not through from its start.
@@ -286,6 +309,7 @@ export const sourceEvents = [
   SourceFileRecorded,
   SourceFileMoved,
   SourceFileDropped,
+  SourceFileLeaving,
   SourceFileRejected,
   SourceMailboxRead,
   LocationUnreachable,

@@ -14,6 +14,7 @@ test('configEnv gives the environment that loadConfig reads back into the same c
     databaseUrl: 'postgres://me@127.0.0.1:5999/other',
     rpcTimeoutMs: 1234,
     ingestMaxLag: 0,
+    goneGraceSeconds: 5,
     logLevel: 'warn' as const,
     services: ['gateway', 'ingest'],
   };

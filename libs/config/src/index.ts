@@ -29,6 +29,12 @@ export interface MemexConfig {
    * read models waits instead of running the log ever further ahead. 0 turns the check off.
    */
   ingestMaxLag: number;
+  /**
+   * How long an item whose file (or mail message) went from a watched folder is kept before it is
+   * deleted, in case the file comes back or turns up elsewhere in the folder: a sync tool moving
+   * mail between folders may delete it here before it writes it there. 0 deletes it at once.
+   */
+  goneGraceSeconds: number;
   /** OTLP/HTTP traces endpoint; unset means traces stay in-process (still propagated). */
   otlpEndpoint: string | undefined;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
@@ -107,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): MemexConfig {
     minSeqTimeoutMs: int(env, 'MEMEX_MIN_SEQ_TIMEOUT_MS', 5000),
     rpcTimeoutMs: int(env, 'MEMEX_RPC_TIMEOUT_MS', 30000),
     ingestMaxLag: int(env, 'MEMEX_INGEST_MAX_LAG', 50_000),
+    goneGraceSeconds: int(env, 'MEMEX_SOURCES_GONE_GRACE_SECONDS', 60),
     otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT || undefined,
     logLevel,
     services: env.MEMEX_SERVICES
@@ -138,6 +145,7 @@ export function configEnv(config: MemexConfig): Record<string, string> {
     MEMEX_MIN_SEQ_TIMEOUT_MS: String(config.minSeqTimeoutMs),
     MEMEX_RPC_TIMEOUT_MS: String(config.rpcTimeoutMs),
     MEMEX_INGEST_MAX_LAG: String(config.ingestMaxLag),
+    MEMEX_SOURCES_GONE_GRACE_SECONDS: String(config.goneGraceSeconds),
     ...(config.otlpEndpoint ? { OTEL_EXPORTER_OTLP_ENDPOINT: config.otlpEndpoint } : {}),
     MEMEX_LOG_LEVEL: config.logLevel,
     MEMEX_SERVICES: config.services.join(','),

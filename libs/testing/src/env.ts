@@ -80,6 +80,8 @@ export async function createTestEnv(
     port: 0,
     grpcPort: 0,
     minSeqTimeoutMs: 10_000,
+    // A file that goes from a watched folder takes its item at once; the grace has tests of its own.
+    goneGraceSeconds: 0,
     ...overrides,
   };
   return {

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { SourceMailboxRead, SourcesAdd, SourcesGet, SourcesRescan, type DataOf } from '@memex/contracts';
 import { readLog, typeFilter } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
 import { createDatabase } from '@memex/db';
 import { waitUntil } from '@memex/testing';
 import { startSourcesHarness, type SourcesHarness } from './testing/harness.js';
@@ -37,10 +38,10 @@ async function messagesOf(db: Kysely<Record<string, never>>, source: string): Pr
  * Ingest and sources running, a folder to watch and ingest's schema to read, around the tests of
  * a `describe` (set by its `before`, so read them in the tests).
  */
-function watching(prefix: string) {
+function watching(prefix: string, config: Partial<MemexConfig> = {}) {
   const t = {} as { h: SourcesHarness; dir: string; ingestDb: Kysely<Record<string, never>> };
   before(async () => {
-    t.h = await startSourcesHarness();
+    t.h = await startSourcesHarness({ config });
     t.dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
     t.ingestDb = createDatabase(t.h.env.config.databaseUrl, { schema: 'ingest' });
   });
@@ -411,6 +412,127 @@ describe('a watched Maildir', () => {
       ],
       'charlie moved into the new folder',
     );
+  });
+});
+
+/**
+ * A sync tool (mbsync, offlineimap) moving mail on the server into another folder writes it as a
+ * deletion here and, seconds later, a new file there; a file sync may replace a file by deleting it
+ * first. Within the grace, the item stays.
+ */
+describe('files that go from a watched folder keep their items a while', () => {
+  const GRACE_SECONDS = 4;
+  const t = watching('memex-leaving-', { goneGraceSeconds: GRACE_SECONDS });
+  let id: string;
+
+  const message = (subject: string) =>
+    `From: Ann <ann@example.com>\nTo: bob@example.com\nSubject: ${subject}\n` +
+    `Date: Mon, 4 Jan 2010 10:00:00 +0000\nMessage-ID: <${subject}@example.com>\n\n${subject} body\n`;
+  const shown = async () =>
+    (await messagesOf(t.ingestDb, id)).map((m) => `${m.subject} ${m.item_id} [${m.mail_labels.join(',')}]`);
+  const itemOf = async (subject: string) =>
+    (await messagesOf(t.ingestDb, id)).find((m) => m.subject === subject)?.item_id;
+  /** Waits until a scan has found the path gone (its item kept: leaving). */
+  const leaving = (at: string) =>
+    waitUntil(
+      async () =>
+        (
+          await sql<{ n: number }>`select count(*)::int as n from sources.files
+            where source_id = ${id} and path = ${at} and leaving_since is not null`.execute(t.ingestDb)
+        ).rows[0]!.n === 1,
+      `${at} leaving`,
+      { timeoutMs: 30_000 },
+    );
+  const remove = (at: string) => fs.rm(path.join(t.dir, at));
+
+  test('a message deleted from one folder and written into another seconds later keeps its item', async () => {
+    await t.write('cur/1262599201.M1P1.host:2,S', message('alpha'));
+    await t.write('cur/1262599202.M2P1.host:2,S', message('bravo'));
+    await t.write('.Archive/maildirfolder', '');
+    for (const sub of ['cur', 'new', 'tmp']) await fs.mkdir(path.join(t.dir, '.Archive', sub), { recursive: true });
+    ({ id } = await t.h.call(SourcesAdd, { kind: 'folder', path: t.dir, rescan_seconds: 3600 }));
+    await waitUntil(async () => (await shown()).length === 2, 'alpha and bravo', { timeoutMs: 30_000 });
+    const alpha = await itemOf('alpha');
+
+    // mbsync syncs the inbox first: alpha is gone from it; a scan sees that alone.
+    await remove('cur/1262599201.M1P1.host:2,S');
+    await leaving('cur/1262599201.M1P1.host:2,S');
+    assert.equal(await itemOf('alpha'), alpha, 'kept while leaving');
+    // Then the archive: alpha there under the name mbsync gives it.
+    await t.write('.Archive/cur/1262599299.M9P1.host,U=7:2,S', message('alpha'));
+    await waitUntil(
+      async () => (await shown()).includes(`alpha ${alpha} [Archive]`),
+      'alpha filed in Archive, the same item',
+      { timeoutMs: 30_000 },
+    );
+    // Past the grace, nothing more happens to it.
+    await new Promise((resolve) => setTimeout(resolve, (GRACE_SECONDS + 1) * 1000));
+    assert.ok((await shown()).includes(`alpha ${alpha} [Archive]`));
+  });
+
+  test('a file that does not come back takes its item when the grace is over; one put back keeps it', async () => {
+    const bravo = await itemOf('bravo');
+    await t.write('notes.txt', 'rhubarb crumble recipe');
+    await waitUntil(
+      async () => (await t.h.items(id)).some((item) => item.text.includes('rhubarb')),
+      'notes.txt an item',
+      {
+        timeoutMs: 30_000,
+      },
+    );
+    const notes = (await t.h.items(id)).find((item) => item.text.includes('rhubarb'))!.id;
+
+    // A file sync replacing notes.txt deletes it, then writes it again.
+    const kept = await fs.readFile(path.join(t.dir, 'notes.txt'), 'utf8');
+    await remove('notes.txt');
+    await leaving('notes.txt');
+    await t.write('notes.txt', kept);
+    // bravo deleted for good.
+    await remove('cur/1262599202.M2P1.host:2,S');
+    await leaving('cur/1262599202.M2P1.host:2,S');
+    const started = Date.now();
+    await waitUntil(async () => (await itemOf('bravo')) === undefined, 'bravo deleted after the grace', {
+      timeoutMs: 30_000,
+    });
+    assert.ok(Date.now() - started >= (GRACE_SECONDS - 2) * 1000, 'not before the grace');
+    assert.ok(
+      (await t.h.items(id)).some((item) => item.id === notes),
+      'notes.txt, put back, keeps its item',
+    );
+    assert.notEqual(bravo, undefined);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from sources.files
+      where source_id = ${id} and leaving_since is not null`.execute(t.ingestDb);
+    assert.equal(rows[0]!.n, 0, 'nothing left leaving');
+  });
+
+  test('a message that leaves an mbox and is appended to another later keeps its item', async () => {
+    const mail = (subject: string) => `From - Mon Jan  4 10:00:00 2010\nX-Mozilla-Status: 0001\n${message(subject)}\n`;
+    await t.write('Local/Inbox', mail('charlie') + mail('delta'));
+    await t.write('Local/Archive', mail('echo'));
+    await waitUntil(async () => (await itemOf('delta')) !== undefined, 'delta an item', { timeoutMs: 30_000 });
+    const delta = await itemOf('delta');
+    await t.write('Local/Inbox', mail('charlie'));
+    await waitUntil(
+      async () =>
+        (
+          await sql<{ n: number }>`select count(*)::int as n from sources.files
+            where source_id = ${id} and path like 'Local/Inbox#%' and leaving_since is not null`.execute(t.ingestDb)
+        ).rows[0]!.n === 1,
+      'delta leaving the Inbox',
+      { timeoutMs: 30_000 },
+    );
+    await t.write('Local/Archive', mail('echo') + mail('delta'));
+    await waitUntil(
+      async () => (await shown()).includes(`delta ${delta} [Local/Archive]`),
+      'delta filed in Archive, the same item',
+      { timeoutMs: 30_000 },
+    );
+  });
+
+  test('the sources read model is rebuilt the same from the log', async () => {
+    const rows = await t.h.sourcesRows();
+    await t.h.replaySources();
+    assert.deepEqual(await t.h.sourcesRows(), rows);
   });
 });
 

@@ -15,6 +15,7 @@ const known = (path: string, size = 1): KnownFile => ({
   rejected: null,
   mailbox: false,
   mbox_tail: null,
+  leaving_since: null,
 });
 
 test('differences: new, changed (size or time) and gone paths; unchanged ones are left alone', () => {
@@ -32,6 +33,25 @@ test('differences: new, changed (size or time) and gone paths; unchanged ones ar
   assert.deepEqual(
     d.gone.map((f) => f.path),
     ['gone'],
+  );
+});
+
+test('differences: a file back where it was after it went (leaving) is changed, to be recorded again', () => {
+  const onDisk = new Map([disk('back'), disk('same')].map((f) => [f.path, f]));
+  const inMemex = new Map(
+    [{ ...known('back'), leaving_since: t }, known('same'), { ...known('away'), leaving_since: t }].map((f) => [
+      f.path,
+      f,
+    ]),
+  );
+  const d = differences(['back', 'same', 'away'], onDisk, inMemex);
+  assert.deepEqual(
+    d.changed.map((c) => c.disk.path),
+    ['back'],
+  );
+  assert.deepEqual(
+    d.gone.map((f) => f.path),
+    ['away'],
   );
 });
 

@@ -28,13 +28,15 @@ export interface KnownFile {
   mailbox: boolean;
   /** Where a read of the mbox grown may start (null: read it through). */
   mbox_tail: MboxTail | null;
+  /** It went (from the disk, or from its mbox): since when its item waits to be deleted. */
+  leaving_since: Date | null;
 }
 
 /** How the files a scan looked at differ from what the memex holds. */
 export interface Differences {
   /** On disk, not known. */
   fresh: DiskFile[];
-  /** Known, on disk, with another size or time. */
+  /** Known, on disk, with another size or time (or back after it went). */
   changed: Array<{ disk: DiskFile; known: KnownFile }>;
   /** Known, no longer on disk. */
   gone: KnownFile[];
@@ -52,7 +54,12 @@ export function differences(
     const row = known.get(path);
     if (file && !row) out.fresh.push(file);
     else if (!file && row) out.gone.push(row);
-    else if (file && row && (file.size !== row.size || file.modifiedAt.getTime() !== row.modified_at.getTime()))
+    // A file back where it was after it went is read again (and recorded: it stays).
+    else if (
+      file &&
+      row &&
+      (file.size !== row.size || file.modifiedAt.getTime() !== row.modified_at.getTime() || row.leaving_since)
+    )
       out.changed.push({ disk: file, known: row });
   }
   return out;

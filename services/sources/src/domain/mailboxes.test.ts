@@ -68,6 +68,7 @@ test("a source's rows: files, and each mbox's messages under it", () => {
     rejected: null,
     mailbox,
     mbox_tail: null,
+    leaving_since: null,
   });
   const id = 'a'.repeat(32);
   const rows = [

@@ -75,4 +75,11 @@ export const sourcesMigrations: Migration[] = [
       await db.schema.alterTable('files').addColumn('mbox_tail', 'jsonb').execute();
     },
   },
+  {
+    // Since when a file that went keeps its item (source.file_leaving).
+    name: '005_leaving',
+    async up(db) {
+      await db.schema.alterTable('files').addColumn('leaving_since', 'timestamptz').execute();
+    },
+  },
 ];

@@ -45,6 +45,8 @@ export interface FilesTable {
   mailbox: ColumnType<boolean, boolean | undefined, boolean>;
   /** An mbox's last message and a digest of the bytes before it: where a read of it grown starts. */
   mbox_tail: ColumnType<MboxTail | null, string | null | undefined, string | null>;
+  /** It went (source.file_leaving): since when its item waits to be deleted. */
+  leaving_since: ColumnType<Date | null, Date | null | undefined, Date | null>;
   seq: number;
 }
 

@@ -12,6 +12,7 @@ import {
   SourceFileMoved,
   SourceFileRecorded,
   SourceFileRejected,
+  SourceFileLeaving,
   SourceMailboxRead,
   SourcePaused,
   SourceRemoved,
@@ -115,6 +116,7 @@ export class SourcesProjector {
           rejected: null,
           mailbox: false,
           mbox_tail: null,
+          leaving_since: null,
           seq,
         },
       ]),
@@ -133,6 +135,7 @@ export class SourcesProjector {
           rejected: null,
           mailbox: false,
           mbox_tail: null,
+          leaving_since: null,
           seq: eb.ref('excluded.seq'),
         })),
       )
@@ -151,7 +154,7 @@ export class SourcesProjector {
     if (!row) return;
     await trx
       .insertInto('files')
-      .values({ ...row, path: to, modified_at: new Date(modified_at), mbox_tail: null, seq })
+      .values({ ...row, path: to, modified_at: new Date(modified_at), mbox_tail: null, leaving_since: null, seq })
       .onConflict((oc) =>
         oc.columns(['source_id', 'path']).doUpdateSet({
           item_id: row.item_id,
@@ -161,6 +164,7 @@ export class SourcesProjector {
           size: row.size,
           modified_at: new Date(modified_at),
           rejected: null,
+          leaving_since: null,
           seq,
         }),
       )
@@ -173,6 +177,18 @@ export class SourcesProjector {
       .deleteFrom('files')
       .where('source_id', '=', event.data.source_id)
       .where('path', '=', event.data.path)
+      .execute();
+  }
+
+  @On(SourceFileLeaving)
+  async leaving(trx: Trx, event: EventOf<typeof SourceFileLeaving>, seq: number): Promise<void> {
+    const { source_id, path, item_id, since } = event.data;
+    await trx
+      .updateTable('files')
+      .set({ leaving_since: new Date(since), seq })
+      .where('source_id', '=', source_id)
+      .where('path', '=', path)
+      .where('item_id', '=', item_id)
       .execute();
   }
 
@@ -261,6 +277,7 @@ function notAnItem(
     rejected,
     mailbox,
     mbox_tail: null,
+    leaving_since: null,
     seq,
   };
 }

@@ -2,6 +2,7 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { sql, type Kysely } from 'kysely';
 import { OWNER_SCOPE, type MethodDefinition, type ParamsOf, type ResultOf } from '@memex/contracts';
 import { Bus, callMethod, callRpc } from '@memex/bus';
+import type { MemexConfig } from '@memex/config';
 import { createDatabase } from '@memex/db';
 import { IngestModule } from '@memex/ingest';
 import { MediaModule } from '@memex/media';
@@ -36,9 +37,12 @@ export interface SourcesHarness {
   stop(): Promise<void>;
 }
 
-/** `media`: run the media service too (thumbnails made from in-place files). */
-export async function startSourcesHarness({ media = false } = {}): Promise<SourcesHarness> {
-  const env = await createTestEnv();
+/** `media`: run the media service too (thumbnails made from in-place files); `config`: settings other than the tests'. */
+export async function startSourcesHarness({
+  media = false,
+  config = {},
+}: { media?: boolean; config?: Partial<MemexConfig> } = {}): Promise<SourcesHarness> {
+  const env = await createTestEnv(config);
   const ingest = await startService((config) => IngestModule.register(config), env.config);
   const photos = media ? await startService((config) => MediaModule.register(config), env.config) : null;
   let sources: INestApplicationContext | null = await startService(

@@ -11,6 +11,7 @@ import {
   MemexError,
   OWNER_SCOPE,
   SourceFileDropped,
+  SourceFileLeaving,
   SourceFileMoved,
   SourceFileRecorded,
   SourceFileRejected,
@@ -71,8 +72,12 @@ class PassedOverFiles {
   }
 }
 
-/** A reconcile's outcome: what changed, or that the root is away (nothing was touched). */
-export type Reconciled = { counts: ScanCounts; rootMissing: false } | { rootMissing: true; why: string };
+/**
+ * A reconcile's outcome: what changed, or that the root is away (nothing was touched).
+ * `recheckInMs`: files that went keep their items until then; a scan then deletes them.
+ */
+export type Reconciled =
+  { counts: ScanCounts; rootMissing: false; recheckInMs?: number } | { rootMissing: true; why: string };
 
 /** Paths to look at after watcher events: files, and folders (everything known under them). */
 export interface Touched {
@@ -128,6 +133,7 @@ export class FolderSync {
         'rejected',
         'mailbox',
         'mbox_tail',
+        'leaving_since',
       ])
       .where('source_id', '=', sourceId)
       .execute();
@@ -153,6 +159,13 @@ export class FolderSync {
       return { counts, rootMissing: false };
     }
     const { disk, paths } = await this.look(root, files, touched);
+    // Files that went and keep their items a while are looked at every time: gone still, back, or moved.
+    for (const row of files.values()) {
+      if (!row.leaving_since || disk.has(row.path)) continue;
+      const file = await statFile(root, path.join(root, row.path));
+      if (file) disk.set(file.path, file);
+      paths.push(row.path);
+    }
     const diff = differences(paths, disk, files);
     if (retryFailures) {
       // Files ingest refused, and mboxes with a message it refused, are read again.
@@ -239,9 +252,12 @@ export class FolderSync {
     if (drafts.length > 0) await this.publisher.publishAll(drafts);
     const answered = await this.ingest(source, work, counts);
     // Messages that went: those of an mbox that went, and those an mbox read again no longer holds.
-    const goneMessages: KnownFile[] = [];
+    const goneMessages = new Map<string, KnownFile>();
+    const messagesGone = (rows: Iterable<KnownFile>) => {
+      for (const row of rows) goneMessages.set(row.path, row);
+    };
     for (const mbox of new Set([...paths, ...(touched === null ? messages.keys() : [])]))
-      if (!disk.has(mbox)) goneMessages.push(...(messages.get(mbox)?.values() ?? []));
+      if (!disk.has(mbox)) messagesGone(messages.get(mbox)?.values() ?? []);
     const send = (batch: Work[]) => this.ingest(source, batch, counts);
     for (const file of mailboxes) {
       const held = messages.get(file.path) ?? new Map<string, KnownFile>();
@@ -253,12 +269,17 @@ export class FolderSync {
         continue;
       }
       answered.push(...read.answered);
-      goneMessages.push(...read.gone);
+      messagesGone(read.gone);
     }
-    const gone = [...diff.gone.filter((row) => !movedAway.has(row.path)), ...goneMessages];
-    const leaving = new Set([...diff.gone, ...goneMessages].map((row) => row.path));
+    // Messages that went from an mbox not read this time (unchanged since) and keep their items a while.
+    const readNow = new Set(mailboxes.map((file) => file.path));
+    for (const [mbox, held] of messages)
+      if (!readNow.has(mbox)) messagesGone([...held.values()].filter((row) => row.leaving_since));
+    const gone = [...diff.gone.filter((row) => !movedAway.has(row.path)), ...goneMessages.values()];
+    const leaving = new Set([...diff.gone, ...goneMessages.values()].map((row) => row.path));
     await this.mailboxes.refile({ answered, gone, moved, known, leaving });
-    await this.remove(source, gone, known, leaving, new Set(answered.map((answer) => answer.id)), counts);
+    const recorded = new Set(answered.map((answer) => answer.id));
+    const recheckInMs = await this.remove(source, gone, known, leaving, recorded, counts);
     if (touched === null) {
       await this.publisher.publish(SourceScanned, {
         subject: `source:${source.id}`,
@@ -266,7 +287,7 @@ export class FolderSync {
         data: { id: source.id, started_at: started.toISOString(), ...counts, passed_over: passedOver.reasons() },
       });
     }
-    return { counts, rootMissing: false };
+    return { counts, rootMissing: false, ...(recheckInMs === null ? {} : { recheckInMs }) };
   }
 
   /** The files on disk the reconcile looks at, and every path to compare. */
@@ -403,7 +424,11 @@ export class FolderSync {
   /**
    * Files and messages that went: each takes its item with it (and what derives from it), unless
    * another path of the source still names the same item (identical copies are one item), or
-   * this reconcile recorded it at another path (a message moved to another mbox).
+   * this reconcile recorded it at another path (a message moved to another mbox). An item is
+   * deleted only once its file has been gone for the grace (`goneGraceSeconds`): a sync tool may
+   * delete a message here before it writes it in another folder, or replace a file by deleting
+   * it first. Until then the path is `leaving` (source.file_leaving). Returns in how long the
+   * next of those is due, or null.
    */
   private async remove(
     source: SourceRow,
@@ -412,7 +437,10 @@ export class FolderSync {
     leaving: ReadonlySet<string>,
     recorded: ReadonlySet<string>,
     counts: ScanCounts,
-  ): Promise<void> {
+  ): Promise<number | null> {
+    const now = Date.now();
+    const grace = this.config.goneGraceSeconds * 1000;
+    let recheckInMs: number | null = null;
     const staying = new Set(recorded);
     for (const row of known.values()) if (row.item_id && !leaving.has(row.path)) staying.add(row.item_id);
     for (const row of gone) {
@@ -432,6 +460,18 @@ export class FolderSync {
         });
         continue;
       }
+      const since = row.leaving_since?.getTime() ?? now;
+      if (now < since + grace) {
+        if (!row.leaving_since) {
+          await this.publisher.publish(SourceFileLeaving, {
+            subject: `item:${row.item_id}`,
+            actor: CALLER,
+            data: { source_id: source.id, path: row.path, item_id: row.item_id, since: new Date(now).toISOString() },
+          });
+        }
+        recheckInMs = Math.min(recheckInMs ?? Infinity, since + grace - now);
+        continue;
+      }
       if (!(await this.deleteItem(row.item_id))) {
         // Deleted already (by hand): only the path is left to forget.
         await this.publisher.publish(SourceFileDropped, {
@@ -442,6 +482,7 @@ export class FolderSync {
       }
       counts.removed++;
     }
+    return recheckInMs;
   }
 
   /** memex.items.delete: the item and what derives from it; false when it was gone already. */

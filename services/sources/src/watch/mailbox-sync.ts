@@ -134,7 +134,8 @@ export class MailboxSync {
         .update(`${id}\0${folder ?? ''}\0${marksText(marks)}`)
         .digest('hex');
       const row = held.get(at);
-      if (row?.item_id && row.sha256 === sha256) continue;
+      // Known as it is (and not leaving: a message back in its mbox is recorded again, so it stays).
+      if (row?.item_id && row.sha256 === sha256 && !row.leaving_since) continue;
       work.push({ ...messageWork(source, file, at, sha256, message, folder), marks });
       bytes += message.bytes.length;
       if (work.length >= BATCH_ITEMS || bytes >= BATCH_BYTES) await flush();

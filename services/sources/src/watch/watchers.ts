@@ -34,6 +34,8 @@ interface Watched {
   /** A path went since the last reconcile: the batch waits `MOVE_WINDOW_MS` for where it went. */
   unlinked: boolean;
   next: NodeJS.Timeout | null;
+  /** A scan when the next file that went is due to take its item (`Reconciled.recheckInMs`). */
+  recheck: NodeJS.Timeout | null;
   queue: Promise<unknown>;
   stopped: boolean;
 }
@@ -86,6 +88,7 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
       settle: null,
       unlinked: false,
       next: null,
+      recheck: null,
       queue: Promise.resolve(),
       stopped: false,
     };
@@ -106,6 +109,7 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
     entry.stopped = true;
     if (entry.settle) clearTimeout(entry.settle);
     if (entry.next) clearTimeout(entry.next);
+    if (entry.recheck) clearTimeout(entry.recheck);
     await entry.watcher?.close();
     await entry.queue.catch(() => undefined);
   }
@@ -119,6 +123,7 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
     return this.enqueue(entry, async () => {
       const outcome = await this.sync.reconcile(id, null, options);
       await this.afterScan(entry, outcome);
+      this.recheckLater(entry, outcome);
       return outcome;
     });
   }
@@ -141,6 +146,23 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
     // A scan queued behind another (a rescan asked for during one) set a timer too: one is kept.
     if (entry.next) clearTimeout(entry.next);
     entry.next = setTimeout(() => void this.rescan(entry.id).catch(() => undefined), every);
+  }
+
+  /**
+   * Files that went keep their items until their grace is over: then a reconcile of no reported
+   * paths looks at them alone (a reconcile always does), and deletes them or finds them back.
+   */
+  private recheckLater(entry: Watched, outcome: Reconciled | null): void {
+    if (entry.stopped || !outcome || outcome.rootMissing || outcome.recheckInMs === undefined) return;
+    if (entry.recheck) clearTimeout(entry.recheck);
+    entry.recheck = setTimeout(() => {
+      entry.recheck = null;
+      void this.enqueue(entry, async () => {
+        const again = await this.sync.reconcile(entry.id, []);
+        this.recheckLater(entry, again);
+        return again;
+      }).catch(() => undefined);
+    }, outcome.recheckInMs + 100);
   }
 
   private watcher(entry: Watched): FSWatcher {
@@ -183,6 +205,7 @@ export class Watchers implements OnApplicationBootstrap, OnApplicationShutdown {
     void this.enqueue(entry, async () => {
       const outcome = await this.sync.reconcile(entry.id, touched);
       if (outcome?.rootMissing) await this.afterScan(entry, outcome);
+      this.recheckLater(entry, outcome);
       return outcome;
     }).catch(() => undefined);
   }

@@ -236,7 +236,7 @@ fi
 
 # The media service: ffprobe/ffmpeg (video and audio), exiftool (RAW previews), tesseract (OCR),
 # pocketsphinx with its English model (offline transcripts), espeak-ng (speech its tests record),
-# pdftoppm (scanned PDF pages rendered for OCR).
+# pdftoppm (scanned PDF pages rendered for OCR), cjxl (the JPEG XL its tests recompress photos into).
 if [ "$WITH_MEDIA" = 1 ]; then
   media=()
   have ffmpeg || media+=(ffmpeg)
@@ -245,6 +245,7 @@ if [ "$WITH_MEDIA" = 1 ]; then
   have pocketsphinx_continuous || media+=(pocketsphinx pocketsphinx-en-us)
   have espeak-ng || media+=(espeak-ng)
   have pdftoppm || media+=(poppler-utils)
+  have cjxl || media+=(libjxl-tools)
   [ "${#media[@]}" = 0 ] || apt_install "${media[@]}"
 fi
 

@@ -15,6 +15,7 @@ export const PHOTO_FILE_TYPES: Readonly<Record<string, string>> = {
   avif: 'image/avif',
   heic: 'image/heic',
   heif: 'image/heif',
+  jxl: 'image/jxl',
   tif: 'image/tiff',
   tiff: 'image/tiff',
   // Cameras' RAW files: each carries the camera's own JPEG preview, which is what is shown.

@@ -1,5 +1,6 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -18,13 +19,14 @@ import {
 import { lastEventOf } from '@memex/bus';
 import { sql, type Kysely } from 'kysely';
 import { DATABASE, ServiceHost } from '@memex/runtime';
-import { sharedFile, sharedSkip, waitUntil } from '@memex/testing';
+import { missingTool, sharedFile, sharedSkip, waitUntil } from '@memex/testing';
 import { MAX_PLACE_KM } from './domain/places.js';
 import { PhotoEventsPublisher } from './jobs/photo-events.js';
 import { MediaHarness } from './testing/harness.js';
 
 const PHOTOS = 'corpus/photos';
 const skip = sharedSkip(PHOTOS);
+const noCjxl = missingTool('cjxl', ['--version'], 'Debian libjxl-tools');
 const photo = (relative: string) => sharedFile(`${PHOTOS}/${relative}`);
 
 interface City {
@@ -198,6 +200,54 @@ describe('media: photos from the shared corpus through ingest and the media pipe
     await assert.rejects(h.call(MediaRendition, { item_id: raw! }), (e: MemexError) =>
       /no thumb: the RAW file/.test(e.message),
     );
+  });
+
+  it('a JPEG XL gets thumbnails (jxl-oxide), upright as its codestream turns it; a cut-short one says why it has none', async (t) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-jxl-'));
+    const whole = fs.readFileSync(photo('exif-py/test_0001.jxl'));
+    fs.writeFileSync(path.join(dir, 'cut.jxl'), whole.subarray(0, Math.floor(whole.length * 0.6)));
+    const files = [photo('exif-py/test_0001.jxl'), path.join(dir, 'cut.jxl')];
+    if (noCjxl) t.diagnostic(`the recompressed portrait is not checked: ${noCjxl}`);
+    else {
+      // A portrait camera JPEG (its pixels landscape, EXIF orientation 6) recompressed by cjxl,
+      // which moves the orientation into the codestream: left half dark, right half light.
+      const left = await sharp({ create: { width: 32, height: 48, channels: 3, background: '#000000' } })
+        .png()
+        .toBuffer();
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#ffffff' } })
+        .composite([{ input: left, left: 0, top: 0 }])
+        .jpeg()
+        .withMetadata({ orientation: 6 })
+        .toFile(path.join(dir, 'portrait.jpg'));
+      execFileSync('cjxl', [path.join(dir, 'portrait.jpg'), path.join(dir, 'portrait.jxl')], { stdio: 'ignore' });
+      files.push(path.join(dir, 'portrait.jxl'));
+    }
+    const [jxl, cut, portrait] = await h.ingestFiles(files);
+    const jxlPhoto = await h.analyzed(jxl!);
+    assert.equal(jxlPhoto.rendition_problem, null);
+    assert.deepEqual(
+      jxlPhoto.renditions.map((r) => [r.name, r.width, r.height]),
+      [
+        ['thumb', 256, 205],
+        ['preview', 1280, 1024],
+      ],
+    );
+    const cutPhoto = await h.analyzed(cut!);
+    assert.equal(cutPhoto.renditions.length, 0);
+    assert.match(cutPhoto.rendition_problem ?? '', /JPEG XL photo could not be decoded: the file is cut short/);
+    if (portrait) {
+      await h.analyzed(portrait);
+      const thumb = await h.call(MediaRendition, { item_id: portrait, name: 'thumb' });
+      assert.deepEqual([thumb.width, thumb.height], [48, 64]);
+      // Turned a quarter clockwise, the dark left half is on top.
+      const { data } = await sharp(Buffer.from(thumb.data, 'base64'))
+        .greyscale()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      const row = (y: number) => data.subarray(y * 48, (y + 1) * 48).reduce((a, b) => a + b, 0) / 48;
+      assert.ok(row(8) < 60 && row(56) > 200, `top ${row(8)}, bottom ${row(56)}`);
+    }
+    fs.rmSync(dir, { recursive: true });
   });
 
   it('a deletion removes the photo and its thumbnails, and a replay of the media read model agrees', async () => {

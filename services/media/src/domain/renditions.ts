@@ -52,7 +52,10 @@ const heicDecoder = new TaskPool<Uint8Array, DecodedHeic>({
   heapMb: 1024,
 });
 
-/** Longer than this and a HEIC photo is taken for a hostile one (a 48-megapixel photo decodes in ~3 s). */
+/**
+ * Longer than this and a HEIC or JPEG XL photo is taken for a hostile one (a 48-megapixel HEIC
+ * decodes in ~3 s).
+ */
 const HEIC_DECODE_TIMEOUT_MS = 60_000;
 
 /**
@@ -60,7 +63,7 @@ const HEIC_DECODE_TIMEOUT_MS = 60_000;
  * the tiles it has and leaves the rest grey, where sharp refuses a cut-short JPEG (`failOn`).
  */
 function heifCutShort(bytes: Buffer): boolean {
-  for (let at = 0; at + 8 <= bytes.length; ) {
+  for (let at = 0; at + 8 <= bytes.length;) {
     let size = bytes.readUInt32BE(at);
     if (size === 1 && at + 16 <= bytes.length) size = Number(bytes.readBigUInt64BE(at + 8));
     // Size 0: the box runs to the end of the file, wherever that is.
@@ -85,6 +88,29 @@ async function decodeHeic(bytes: Buffer): Promise<Sharp> {
   }
 }
 
+/**
+ * JPEG XL, which this sharp build does not decode: jxl-oxide compiled to WebAssembly does, in a
+ * worker thread, to a PNG that sharp reads.
+ */
+const jxlDecoder = new TaskPool<Uint8Array, Uint8Array>({
+  name: 'the JPEG XL decoder',
+  script: new URL('./jxl-worker.js', import.meta.url),
+  threads: 1,
+  heapMb: 1024,
+});
+
+/** A JPEG XL photo's pixels, upright: the decoder applies the codestream's orientation (its EXIF's is not the image's). */
+async function decodeJxl(bytes: Buffer): Promise<Sharp> {
+  try {
+    const png = await jxlDecoder.run(new Uint8Array(bytes), { timeoutMs: HEIC_DECODE_TIMEOUT_MS });
+    return await decodeUpright(Buffer.from(png.buffer, png.byteOffset, png.byteLength));
+  } catch (error) {
+    throw new NoRendition(
+      `the JPEG XL photo could not be decoded: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
 /** An image's pixels, turned upright by its EXIF orientation, decoded once: each size is resized from them. */
 async function decodeUpright(source: Buffer): Promise<Sharp> {
   const { data, info } = await sharp(source, { failOn: 'truncated', limitInputPixels: 300_000_000 })
@@ -97,14 +123,16 @@ async function decodeUpright(source: Buffer): Promise<Sharp> {
 /**
  * WebP renditions of a photo with its orientation applied (so a portrait shot turned by the
  * camera shows upright): a RAW file's embedded preview, HEIC through sharp when it can (AVIF-coded)
- * and else through libheif's HEVC decoder, every other format through sharp.
+ * and else through libheif's HEVC decoder, JPEG XL through jxl-oxide, every other format through
+ * sharp.
  */
 export async function makeRenditions(bytes: Buffer, format: string): Promise<MadeRendition[]> {
   const source = format === 'raw' ? await rawPreview(bytes) : bytes;
   let upright: Sharp;
   try {
-    upright = await decodeUpright(source);
+    upright = format === 'jxl' ? await decodeJxl(bytes) : await decodeUpright(source);
   } catch (error) {
+    if (error instanceof NoRendition) throw error;
     if (format === 'heic') upright = await decodeHeic(bytes);
     else
       throw new NoRendition(

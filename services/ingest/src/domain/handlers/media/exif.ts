@@ -1,5 +1,6 @@
 import exifr from 'exifr';
 import { cr3Exif, isCr3 } from './cr3.js';
+import { isJxl, jxlExif } from './jxl.js';
 
 /** The EXIF tags a photo item keeps, as exifr reads them (raw values: dates stay EXIF strings). */
 export interface ExifTags {
@@ -78,8 +79,12 @@ export function appleContentIdentifier(note: Uint8Array | undefined): string | n
  */
 export async function readExif(bytes: Buffer): Promise<{ tags: ExifTags; problem: string | null }> {
   try {
-    // A CR3 keeps its EXIF where exifr does not look.
+    // A CR3 and a JPEG XL keep their EXIF where exifr does not look.
     if (isCr3(bytes)) return { tags: cr3Exif(bytes), problem: null };
+    if (isJxl(bytes)) {
+      const tiff = jxlExif(bytes);
+      return { tags: tiff ? (((await exifr.parse(tiff, OPTIONS)) as ExifTags | undefined) ?? {}) : {}, problem: null };
+    }
     const tags = (await exifr.parse(bytes, OPTIONS)) as ExifTags | undefined;
     return { tags: tags ?? {}, problem: null };
   } catch (error) {

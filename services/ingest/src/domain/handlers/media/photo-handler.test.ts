@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { brotliDecompressSync } from 'node:zlib';
 import sharp from 'sharp';
 import { PHOTO_FILE_TYPES } from '@memex/contracts';
 import { missingTool, motionClip, sharedFile, sharedSkip, withIphoneExif } from '@memex/testing';
@@ -394,4 +395,115 @@ describe('RAW files of every maker: read by their own signatures, their EXIF whe
       (error: RejectedItem) => /not a RAW image/.test(error.reason),
     );
   });
+});
+
+/**
+ * JPEG XL: a bare codestream or a container whose boxes hold it and the EXIF (Brotli-compressed in
+ * a `brob` box, or not). `cjxl` (Debian libjxl-tools) makes the files the way users make them: a
+ * camera's JPEG recompressed losslessly, its EXIF kept in a box and its orientation moved into the
+ * codestream.
+ */
+describe('JPEG XL photos', () => {
+  const noCjxl = missingTool('cjxl', ['--version'], 'Debian libjxl-tools');
+
+  /** A codestream's first bytes: the signature, a SizeHeader and ImageMetadata's first fields, bits least significant first. */
+  function codestream(fields: Array<[value: number, bits: number]>): Buffer {
+    const bits: number[] = [];
+    for (const [value, count] of fields) for (let i = 0; i < count; i++) bits.push(Math.floor(value / 2 ** i) % 2);
+    const bytes = Buffer.alloc(2 + Math.ceil(bits.length / 8) + 8);
+    bytes[0] = 0xff;
+    bytes[1] = 0x0a;
+    bits.forEach((bit, i) => (bytes[2 + (i >> 3)]! |= bit << (i & 7)));
+    return bytes;
+  }
+  const jxl = (bytes: Buffer) => registry.parse({ type: 'image/jxl', bytes, attributes: {} }) as Promise<PhotoItem>;
+
+  it('reads the shown size from the codestream: small and ratio-coded sizes, a quarter turn, a header cut short', async () => {
+    // 64 x 48, both multiples of 8 (small): height (48/8 - 1), ratio 0, width (64/8 - 1), all_default.
+    const small = await jxl(
+      codestream([
+        [1, 1],
+        [5, 5],
+        [0, 3],
+        [7, 5],
+        [1, 1],
+      ]),
+    );
+    assert.deepEqual([small.meta.format, small.meta.width, small.meta.height], ['jxl', 64, 48]);
+    // Height 1024 - 1 in 13 bits (selector 1), width by ratio 6 (5:4): 1280; extra fields,
+    // orientation 8 (1 + 7): shown a quarter turned, 1024 x 1280.
+    const turned = await jxl(
+      codestream([
+        [0, 1],
+        [1, 2],
+        [1023, 13],
+        [6, 3],
+        [0, 1],
+        [1, 1],
+        [7, 3],
+      ]),
+    );
+    assert.deepEqual([turned.meta.width, turned.meta.height], [1024, 1280]);
+    // A container cut short after its first boxes: no codestream, no size (the photo is kept).
+    const signature = Buffer.from('0000000c4a584c200d0a870a', 'hex');
+    const ftyp = Buffer.from('0000001466747970' + '6a786c20' + '00000000' + '6a786c20', 'hex');
+    const cut = await jxl(Buffer.concat([signature, ftyp]));
+    assert.deepEqual([cut.meta.format, cut.meta.width, cut.meta.height], ['jxl', null, null]);
+  });
+
+  it(
+    "reads a recompressed camera JPEG's EXIF from its box, compressed or not, and its orientation from the codestream",
+    { skip: noCjxl },
+    async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-jxl-'));
+      const jpeg = path.join(dir, 'IMG_0001.jpg');
+      await sharp({ create: { width: 64, height: 48, channels: 3, background: '#884422' } })
+        .jpeg()
+        .withMetadata({ orientation: 6 })
+        .withExif({
+          IFD0: { Make: 'Acme', Model: 'Cam 1' },
+          IFD2: { DateTimeOriginal: '2019:07:04 18:30:00', OffsetTimeOriginal: '+02:00' },
+        })
+        .toFile(jpeg);
+      execFileSync('cjxl', [jpeg, path.join(dir, 'IMG_0001.jxl')], { stdio: 'ignore' });
+      const bytes = fs.readFileSync(path.join(dir, 'IMG_0001.jxl'));
+      // cjxl Brotli-compresses the Exif box (a `brob` box); the same file with it plain.
+      const boxes: Buffer[] = [];
+      for (let at = 0; at < bytes.length; at += bytes.readUInt32BE(at)) {
+        const box = bytes.subarray(at, at + bytes.readUInt32BE(at));
+        if (box.toString('latin1', 4, 12) !== 'brobExif') {
+          boxes.push(box);
+          continue;
+        }
+        const exif = brotliDecompressSync(box.subarray(12));
+        const header = Buffer.alloc(8);
+        header.writeUInt32BE(8 + exif.length);
+        header.write('Exif', 4, 'latin1');
+        boxes.push(header, exif);
+      }
+      const plain = Buffer.concat(boxes);
+      assert.notDeepEqual(plain, bytes, 'the file has a compressed Exif box');
+      for (const file of [bytes, plain]) {
+        const item = await jxl(file);
+        assert.equal(item.meta.format, 'jxl');
+        assert.deepEqual([item.meta.width, item.meta.height], [48, 64], 'portrait, as the camera was held');
+        assert.deepEqual(item.meta.camera, { make: 'Acme', model: 'Cam 1' });
+        assert.equal(item.occurredAt, '2019-07-04T16:30:00.000Z');
+        assert.deepEqual(item.warnings, []);
+      }
+      fs.rmSync(dir, { recursive: true });
+    },
+  );
+
+  it(
+    'reads the JPEG XL of the shared corpus as exiftool does (EXIF split around the codestream parts)',
+    { skip },
+    async () => {
+      const item = await parse(sharedFile(`${CORPUS}/exif-py/test_0001.jxl`));
+      assert.equal(item.meta.format, 'jxl');
+      assert.deepEqual([item.meta.width, item.meta.height], [1280, 1024]);
+      assert.equal(item.meta.takenAt, '2025-08-15T22:25:54');
+      assert.ok(item.meta.gps && Math.abs(item.meta.gps.latitude - 44.06037845) < 1e-6);
+    },
+  );
 });

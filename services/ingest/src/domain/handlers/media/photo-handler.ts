@@ -13,6 +13,7 @@ import {
 } from './exif.js';
 import { OCR_ENGINE, ocrEnabled, recognizeText } from './ocr.js';
 import type { PhotoMeta } from './media-item.js';
+import { jxlShownSize } from './jxl.js';
 import { fujiPreview, sniffImage, type ImageFormat } from './sniff.js';
 
 /** The largest photo taken: a 100-megapixel RAW fits. */
@@ -27,6 +28,7 @@ const TYPES: Record<string, ImageFormat> = {
   'image/avif': 'avif',
   'image/heic': 'heic',
   'image/heif': 'heic',
+  'image/jxl': 'jxl',
   'image/tiff': 'tiff',
   ...Object.fromEntries(
     Object.values(PHOTO_FILE_TYPES)
@@ -91,8 +93,16 @@ function position(tags: ExifTags, attrs: MediaAttributes): Pick<PhotoMeta, 'gps'
   return given ? { gps: given, gpsSource: 'takeout' } : { gps: null, gpsSource: null };
 }
 
-/** Width and height as the photo is shown: orientations 5–8 turn it a quarter. */
-function shownSize(tags: ExifTags): { width: number | null; height: number | null } {
+/**
+ * Width and height as the photo is shown: orientations 5–8 turn it a quarter. A JPEG XL's are its
+ * codestream's, as is the orientation decoders apply (its EXIF's is not the image's).
+ */
+function shownSize(
+  tags: ExifTags,
+  format: ImageFormat,
+  bytes: Buffer,
+): { width: number | null; height: number | null } {
+  if (format === 'jxl') return jxlShownSize(bytes) ?? { width: null, height: null };
   const width = tags.ExifImageWidth ?? tags.ImageWidth ?? null;
   const height = tags.ExifImageHeight ?? tags.ImageHeight ?? null;
   if (width === null || height === null) return { width: null, height: null };
@@ -156,7 +166,7 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
     contentType,
     size: bytes.length,
     filename: attrs.filename ?? null,
-    ...shownSize(tags),
+    ...shownSize(tags, format, bytes),
     orientation:
       typeof tags.Orientation === 'number' && tags.Orientation >= 1 && tags.Orientation <= 8 ? tags.Orientation : null,
     ...time,

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { TextDecoder } from 'node:util';
 import { convert } from 'html-to-text';
 import { analyse } from 'chardet';
+import jschardet from 'jschardet';
 
 export function sha256Hex(data: Buffer | string): string {
   return createHash('sha256').update(data).digest('hex');
@@ -120,6 +121,68 @@ const EAST_ASIAN = new Set([
   'ISO-2022-KR',
   'ISO-2022-CN',
 ]);
+/** jschardet's names of multi-byte East Asian charsets, as ICU's recognisers name them. */
+const DISTRIBUTION_CHARSETS: Readonly<Record<string, string>> = {
+  SHIFT_JIS: 'Shift_JIS',
+  'EUC-JP': 'EUC-JP',
+  GB2312: 'GB18030',
+  Big5: 'Big5',
+  'EUC-KR': 'EUC-KR',
+};
+
+/**
+ * A short East Asian text (a spreadsheet's CSV of names and places, a subject line) gives ICU's
+ * recognisers too few characters to be sure of; jschardet's analysis of how the characters are
+ * distributed (Mozilla's universal detector: which are the common ones of each charset) still
+ * ranks its charset well ahead. Taken when it is twice as sure as of its next guess and the bytes
+ * are valid in it.
+ */
+function eastAsianByDistribution(sample: Uint8Array): string | null {
+  const bytes = Buffer.from(sample.buffer, sample.byteOffset, sample.byteLength);
+  const [first, second] = jschardet.detectAll(bytes, { minimumThreshold: 0 });
+  const charset = first && DISTRIBUTION_CHARSETS[first.encoding];
+  if (!charset || first.confidence < 0.15 || (second && first.confidence < 2 * second.confidence)) return null;
+  const decoder = decoderFor(charset, true);
+  try {
+    // Streaming: a character the sample cuts in two is no error.
+    decoder?.decode(sample, { stream: true });
+    return decoder ? charset : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether bytes read as Windows' Shift_JIS (code page 932, Excel's CSVs in Japan) by their shape,
+ * where the detectors are unsure or thrown by an extension character (髙, 﨑): valid in it, with
+ * at least four two-byte characters, most of them punctuation, kana or the common (level 1)
+ * kanji, and many with a second byte of 0x80 or more. Western text whose curly quotes happen to
+ * pair with the letter after them has second bytes below 0x80 only.
+ */
+function looksLikeShiftJis(sample: Uint8Array): boolean {
+  let pairs = 0;
+  let common = 0;
+  let highTrail = 0;
+  for (let i = 0; i < sample.length; i++) {
+    const lead = sample[i]!;
+    if (lead < 0x80 || (lead >= 0xa1 && lead <= 0xdf)) continue; // ASCII, half-width katakana
+    const trail = sample[i + 1];
+    if (trail === undefined) break; // cut by the sample
+    if (trail < 0x40 || trail === 0x7f || trail > 0xfc) return false;
+    pairs++;
+    if (lead <= 0x84 || (lead >= 0x88 && lead <= 0x98)) common++;
+    if (trail >= 0x80) highTrail++;
+    i++;
+  }
+  if (pairs < 4 || common < 0.8 * pairs || highTrail < 0.3 * pairs) return false;
+  try {
+    new TextDecoder('shift_jis', { fatal: true }).decode(sample, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Single-byte charsets of other scripts (Cyrillic, Greek, Hebrew, Arabic): read as Western, every letter is wrong. */
 const OTHER_SCRIPTS = new Set([
   'windows-1251',
@@ -155,6 +218,8 @@ export function legacyCharset(bytes: Uint8Array): string {
   const best = matches[0];
   if (!best) return 'windows-1252';
   if (EAST_ASIAN.has(best.name) && best.confidence >= 50) return best.name;
+  const eastAsian = eastAsianByDistribution(sample) ?? (looksLikeShiftJis(sample) ? 'Shift_JIS' : null);
+  if (eastAsian) return eastAsian;
   const eightBit = sample.reduce((n, byte) => n + (byte >= 0x80 ? 1 : 0), 0);
   if (eightBit < MIN_EIGHT_BIT_BYTES) return 'windows-1252';
   const western = Math.max(

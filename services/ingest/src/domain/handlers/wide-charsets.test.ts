@@ -1,5 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import iconv from 'iconv-lite';
 import { message } from './testing/build.js';
 import { parseDoc, parseEmail } from './testing/parse.js';
 import { decodeUtf7 } from './mail/wide-charsets.js';
@@ -72,5 +73,24 @@ describe('charsets', () => {
       '<html><head><title>Offers<script>alert("x")</script> today</title></head><body><p>b</p></body></html>',
     );
     assert.equal(item.title, 'Offers today');
+  });
+
+  // Excel in Japan saves CSV in code page 932, with no charset anywhere; a short file gives the
+  // detectors too little to go on, and an IBM extension kanji (髙) throws jschardet off (markitdown
+  // keeps such a file among its tests). Western text with curly quotes must stay Western.
+  it('a CSV in Windows Shift_JIS is read as Japanese, short or with an extension kanji; curly quotes stay Western', async () => {
+    const csvs = [
+      '名前,年齢,住所\n佐藤太郎,30,東京\n三木英子,25,大阪\n髙橋淳,35,名古屋\n',
+      '名前,年齢,住所\n佐藤太郎,30,東京都\n鈴木花子,25,大阪府\n',
+      '品名,数量\nりんご,3\nみかん,12\n',
+    ];
+    for (const csv of csvs) {
+      const item = await parseDoc('text/csv', iconv.encode(csv, 'cp932'));
+      assert.match(item.text, new RegExp(csv.split('\n')[1]!.split(',')[0]!), csv);
+    }
+    const western = 'I don’t think it’s right — we’re late, they’re gone, you’re here, I’m off.\n';
+    assert.equal((await parseDoc('text/plain', iconv.encode(western, 'windows-1252'))).text.trim(), western.trim());
+    const french = 'Crème brûlée, déjà vu, naïve façade; ÉTÉ À PARIS.\n';
+    assert.equal((await parseDoc('text/plain', iconv.encode(french, 'windows-1252'))).text.trim(), french.trim());
   });
 });

@@ -57,6 +57,9 @@ export function isValidUtf8(bytes: Uint8Array): boolean {
 }
 
 const BOMS: Array<[number[], string]> = [
+  // UTF-32's before UTF-16's: a little-endian UTF-32 mark starts with UTF-16's.
+  [[0xff, 0xfe, 0x00, 0x00], 'utf-32le'],
+  [[0x00, 0x00, 0xfe, 0xff], 'utf-32be'],
   [[0xef, 0xbb, 0xbf], 'utf-8'],
   [[0xfe, 0xff], 'utf-16be'],
   [[0xff, 0xfe], 'utf-16le'],
@@ -66,7 +69,42 @@ function bomCharset(bytes: Uint8Array): string | null {
   for (const [bom, charset] of BOMS) {
     if (bom.every((b, i) => bytes[i] === b)) return charset;
   }
-  return utf16WithoutBom(bytes);
+  return utf32WithoutBom(bytes) ?? utf16WithoutBom(bytes);
+}
+
+/** UTF-32 without a byte-order mark: text below U+10000 has a NUL in the two high bytes of every unit. */
+function utf32WithoutBom(bytes: Uint8Array): string | null {
+  const sample = bytes.subarray(0, 4096 - (Math.min(bytes.length, 4096) % 4));
+  if (sample.length < 16) return null;
+  let little = 0;
+  let big = 0;
+  for (let i = 0; i < sample.length; i += 4) {
+    if (sample[i + 2] === 0 && sample[i + 3] === 0 && sample[i] !== 0) little++;
+    if (sample[i] === 0 && sample[i + 1] === 0 && sample[i + 3] !== 0) big++;
+  }
+  const units = sample.length / 4;
+  if (little > 0.9 * units) return 'utf-32le';
+  if (big > 0.9 * units) return 'utf-32be';
+  return null;
+}
+
+/**
+ * UTF-32 (which TextDecoder does not read: WHATWG left it out), code point by code point; a unit
+ * that is no code point becomes U+FFFD, its byte-order mark goes. Null for any other label.
+ */
+function decodeUtf32(bytes: Uint8Array, label: string): string | null {
+  const little = label === 'utf-32le' || label === 'utf32le';
+  if (!little && !['utf-32', 'utf-32be', 'utf32', 'utf32be'].includes(label)) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const points: number[] = [];
+  for (let at = 0; at + 4 <= bytes.length; at += 4) {
+    const point = view.getUint32(at, little);
+    if (at === 0 && point === 0xfeff) continue;
+    points.push(point <= 0x10ffff && (point < 0xd800 || point > 0xdfff) ? point : 0xfffd);
+  }
+  let text = '';
+  for (let i = 0; i < points.length; i += 8192) text += String.fromCodePoint(...points.slice(i, i + 8192));
+  return text;
 }
 
 /**
@@ -99,6 +137,8 @@ export function decodeText(bytes: Uint8Array, declared: string | null): { text: 
   const bom = bomCharset(bytes);
   const candidates = [bom, declared].filter((c): c is string => c !== null);
   for (const label of candidates) {
+    const utf32 = decodeUtf32(bytes, label.toLowerCase());
+    if (utf32 !== null) return { text: utf32, charset: label.toLowerCase() };
     const decoder = decoderFor(label, false);
     // A declared UTF-8 that is not valid UTF-8 is a lie; fall through to the sniffing below.
     if (decoder && !(decoder.encoding === 'utf-8' && !bom && !isValidUtf8(bytes))) {

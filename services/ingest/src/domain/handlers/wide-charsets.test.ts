@@ -93,4 +93,26 @@ describe('charsets', () => {
     const french = 'Crème brûlée, déjà vu, naïve façade; ÉTÉ À PARIS.\n';
     assert.equal((await parseDoc('text/plain', iconv.encode(french, 'windows-1252'))).text.trim(), french.trim());
   });
+
+  // Unstructured keeps a UTF-32 text among its example documents; Python writes one with
+  // .encode('utf-32'). TextDecoder has no UTF-32, and its mark begins like UTF-16's: it was refused
+  // as binary (NUL bytes).
+  it('UTF-32 text, little- or big-endian, with a byte-order mark or without, is read', async () => {
+    const text = 'Hamburgers are delicious; Grüße, ☃ and 𝄞.\nSecond line.\n';
+    const units = (littleEndian: boolean, bom: boolean) => {
+      const points = [...(bom ? [0xfeff] : []), ...[...text].map((c) => c.codePointAt(0)!)];
+      const bytes = Buffer.alloc(points.length * 4);
+      points.forEach((p, i) => (littleEndian ? bytes.writeUInt32LE(p, i * 4) : bytes.writeUInt32BE(p, i * 4)));
+      return bytes;
+    };
+    for (const [little, bom] of [
+      [true, true],
+      [false, true],
+      [true, false],
+      [false, false],
+    ] as const) {
+      const item = await parseDoc('text/plain', units(little, bom));
+      assert.equal(item.text.trim(), text.trim(), `${little ? 'LE' : 'BE'}${bom ? ' with a mark' : ''}`);
+    }
+  });
 });

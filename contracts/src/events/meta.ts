@@ -166,7 +166,8 @@ const OtherDocumentMeta = (
     | 'doc'
     | 'xls'
     | 'ppt'
-    | 'iwork',
+    | 'iwork'
+    | 'notebook',
 ) => Type.Object({ ...DocumentBase, format: Type.Literal(format) });
 
 /** A document by its format. */
@@ -187,6 +188,8 @@ export const DocumentMeta = Type.Union([
   OtherDocumentMeta('ppt'),
   // Pages, Numbers and Keynote.
   OtherDocumentMeta('iwork'),
+  // Jupyter notebooks.
+  OtherDocumentMeta('notebook'),
 ]);
 export type DocumentMeta = Static<typeof DocumentMeta>;
 

@@ -123,9 +123,9 @@ export interface RtfFields {
   format: 'rtf';
 }
 
-/** Spreadsheets, presentations, OpenDocument files and e-books: their sheets' names, slides' titles or headings. */
+/** Spreadsheets, presentations, OpenDocument files, e-books and notebooks: their sheets' names, slides' titles or headings. */
 export interface OfficeFields {
-  format: 'xlsx' | 'pptx' | 'opendocument' | 'epub' | 'doc' | 'xls' | 'ppt' | 'iwork';
+  format: 'xlsx' | 'pptx' | 'opendocument' | 'epub' | 'doc' | 'xls' | 'ppt' | 'iwork' | 'notebook';
   headings: string[];
 }
 

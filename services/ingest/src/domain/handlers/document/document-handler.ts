@@ -27,6 +27,7 @@ import { looksLikeMhtml, parseMhtml } from './mhtml.js';
 import { parseContacts } from '../contacts/contacts-handler.js';
 import { parseWebArchive, WEBARCHIVE_TYPE } from './webarchive.js';
 import { parseIwork, type IworkFormat } from './iwork.js';
+import { NOTEBOOK_TYPE, parseNotebook } from './notebook.js';
 
 /** The largest document taken (a scanned book fits; a request carrying it is the gateway's limit). */
 export const DOCUMENT_LIMIT_BYTES = 100 * 1024 * 1024;
@@ -74,6 +75,7 @@ const FORMATS: Record<string, Reader> = {
   'application/msword': 'doc',
   'application/vnd.ms-excel': 'xls',
   'application/vnd.ms-powerpoint': 'ppt',
+  [NOTEBOOK_TYPE]: 'notebook',
 };
 
 /** Types mail clients use when they do not know (or say) what a file is. */
@@ -200,6 +202,8 @@ async function readFormat(
     case 'xls':
     case 'ppt':
       return parseBinaryOffice(bytes, format);
+    case 'notebook':
+      return parseNotebook(bytes);
   }
 }
 

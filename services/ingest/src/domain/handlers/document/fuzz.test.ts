@@ -62,6 +62,18 @@ const SEEDS: Array<{ type: string; bytes: Buffer }> = [
     type: 'application/vnd.ms-powerpoint',
     bytes: presentation({ slides: [{ title: 'T', body: ['b'], notes: 'n' }], editedTitle: { slide: 0, title: 'U' } }),
   },
+  {
+    type: 'application/x-ipynb+json',
+    bytes: Buffer.from(
+      JSON.stringify({
+        cells: [
+          { cell_type: 'markdown', source: ['# H\n', 'text'] },
+          { cell_type: 'code', source: 'x', outputs: [{ output_type: 'stream', text: ['o'] }] },
+        ],
+        metadata: { language_info: { name: 'python' } },
+      }),
+    ),
+  },
 ];
 
 const TOKENS = [

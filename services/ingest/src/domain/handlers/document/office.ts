@@ -17,7 +17,7 @@ import { dateFormatOf, dateText, type DateFormat } from './spreadsheet-dates.js'
 /** How much XML one file may inflate to: a zip bomb stops here, with what was read kept. */
 const INFLATED_AT_MOST = 64 * 1024 * 1024;
 
-export type OfficeFormat = Exclude<OfficeFields['format'], BinaryOfficeFormat | 'iwork'>;
+export type OfficeFormat = Exclude<OfficeFields['format'], BinaryOfficeFormat | 'iwork' | 'notebook'>;
 
 export async function parseOffice(bytes: Buffer, format: OfficeFormat): Promise<FormatResult<OfficeFields>> {
   let zip: JSZip;

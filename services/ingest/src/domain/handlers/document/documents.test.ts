@@ -175,6 +175,38 @@ describe('documents: DOCX', () => {
     assert.equal((await parseDoc(DOCX, fixture('docs/docx/mammoth/empty.docx'))).text, '');
   });
 
+  it("keeps Word's equations as LaTeX (mammoth dropped them: 'For , the angle is .')", async () => {
+    const r = (text: string) => `<m:r><m:t>${text}</m:t></m:r>`;
+    const item = await parseDoc(
+      DOCX,
+      docx([
+        {
+          xml: `<w:r><w:t xml:space="preserve">For </w:t></w:r><m:oMath>${r('m=1')}</m:oMath><w:r><w:t>, then</w:t></w:r>`,
+        },
+        {
+          xml:
+            '<m:oMathPara><m:oMath>' +
+            `<m:f><m:num>${r('a')}</m:num><m:den><m:sSup><m:e>${r('b')}</m:e><m:sup>${r('2')}</m:sup></m:sSup></m:den></m:f>` +
+            `${r('=')}<m:rad><m:radPr><m:degHide m:val="1"/></m:radPr><m:deg/><m:e>${r('x')}</m:e></m:rad>` +
+            `${r('+')}<m:nary><m:naryPr><m:chr m:val="∑"/></m:naryPr><m:sub>${r('i=1')}</m:sub><m:sup>${r('n')}</m:sup><m:e>${r('i')}</m:e></m:nary>` +
+            `<m:d><m:dPr><m:begChr m:val="["/><m:endChr m:val="]"/></m:dPr><m:e>${r('y')}</m:e></m:d>` +
+            '</m:oMath></m:oMathPara>',
+        },
+      ]),
+    );
+    assert.equal(item.text, 'For $m=1$, then\n\n$$\\frac{a}{{b}^{2}}=\\sqrt{x}+\\sum_{i=1}^{n}{i}[y]$$');
+  });
+
+  it(
+    'keeps the equations of a real Word file (markitdown keeps it among its tests)',
+    { skip: CORPUS_SKIP },
+    async () => {
+      const item = await parseDoc(DOCX, fixture('docs/docx/markitdown/equations.docx'));
+      assert.match(item.text, /^For \$m=1\$,/);
+      assert.ok(item.text.includes('$$sinθ=\\frac{mλ}{a}='), item.text);
+    },
+  );
+
   it('does not follow a picture that links to a file outside the document', { skip: CORPUS_SKIP }, async () => {
     const item = await parseDoc(DOCX, fixture('docs/docx/mammoth/external-picture.docx'));
     assert.equal(item.text, '');

@@ -3,6 +3,7 @@ import { parseHTML } from 'linkedom';
 import { RejectedItem, type DocxFields } from '../handler.js';
 import { collapseWhitespace, htmlToPlainText } from '../text.js';
 import type { FormatResult } from './format.js';
+import { withEquationsAsText } from './omml.js';
 
 // Images are not text: an empty src keeps mammoth from base64-encoding every picture into the HTML.
 const skipImages = mammoth.images.imgElement(async () => ({ src: '' }));
@@ -20,7 +21,9 @@ export async function parseDocx(bytes: Buffer): Promise<FormatResult<DocxFields>
   let result: { value: string; messages: Array<{ type: string; message: string }> };
   try {
     // externalFileAccess stays off: a document must not make us read files it points at.
-    result = await mammoth.convertToHtml({ buffer: bytes }, { convertImage: skipImages, externalFileAccess: false });
+    // Equations as text first (mammoth drops them); a file that does not unzip is mammoth's to refuse.
+    const source = await withEquationsAsText(bytes).catch(() => bytes);
+    result = await mammoth.convertToHtml({ buffer: source }, { convertImage: skipImages, externalFileAccess: false });
   } catch (error) {
     throw new RejectedItem(`not a readable DOCX file: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,

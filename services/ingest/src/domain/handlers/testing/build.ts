@@ -107,16 +107,18 @@ export function zip(entries: Array<{ name: string; data: string | Buffer }>): Bu
 }
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+const M = 'http://schemas.openxmlformats.org/officeDocument/2006/math';
 const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A minimal Word document: paragraphs, optionally in the built-in "heading 1" style. */
-export function docx(paragraphs: Array<{ text: string; heading?: boolean }>): Buffer {
+export function docx(paragraphs: Array<{ text: string; heading?: boolean } | { xml: string }>): Buffer {
   const body = paragraphs
-    .map(
-      (p) =>
-        `<w:p>${p.heading ? '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>' : ''}<w:r><w:t xml:space="preserve">${escapeXml(p.text)}</w:t></w:r></w:p>`,
+    .map((p) =>
+      'xml' in p
+        ? `<w:p>${p.xml}</w:p>`
+        : `<w:p>${p.heading ? '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>' : ''}<w:r><w:t xml:space="preserve">${escapeXml(p.text)}</w:t></w:r></w:p>`,
     )
     .join('');
   return zip([
@@ -143,7 +145,7 @@ export function docx(paragraphs: Array<{ text: string; heading?: boolean }>): Bu
     },
     {
       name: 'word/document.xml',
-      data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}"><w:body>${body}</w:body></w:document>`,
+      data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:m="${M}"><w:body>${body}</w:body></w:document>`,
     },
   ]);
 }

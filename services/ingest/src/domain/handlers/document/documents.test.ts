@@ -175,6 +175,21 @@ describe('documents: DOCX', () => {
     assert.equal((await parseDoc(DOCX, fixture('docs/docx/mammoth/empty.docx'))).text, '');
   });
 
+  it('takes the title and date a Word file states in its properties; an empty title gives way to the first heading', async () => {
+    const stated = await parseDoc(
+      DOCX,
+      docx([{ text: 'Introduction', heading: true }, { text: 'Body' }], {
+        title: 'Quarterly report & outlook',
+        created: '2009-03-14T09:26:00Z',
+      }),
+    );
+    assert.equal(stated.title, 'Quarterly report & outlook');
+    assert.equal(stated.occurredAt, '2009-03-14T09:26:00.000Z');
+    const unstated = await parseDoc(DOCX, docx([{ text: 'Introduction', heading: true }], { title: '  ' }));
+    assert.equal(unstated.title, 'Introduction');
+    assert.equal(unstated.occurredAt, null);
+  });
+
   it("keeps Word's equations as LaTeX (mammoth dropped them: 'For , the angle is .')", async () => {
     const r = (text: string) => `<m:r><m:t>${text}</m:t></m:r>`;
     const item = await parseDoc(

@@ -1,9 +1,11 @@
+import JSZip from 'jszip';
 import mammoth from 'mammoth';
 import { parseHTML } from 'linkedom';
 import { RejectedItem, type DocxFields } from '../handler.js';
 import { collapseWhitespace, htmlToPlainText } from '../text.js';
 import type { FormatResult } from './format.js';
 import { withEquationsAsText } from './omml.js';
+import { documentProperties } from './xml-text.js';
 
 // Images are not text: an empty src keeps mammoth from base64-encoding every picture into the HTML.
 const skipImages = mammoth.images.imgElement(async () => ({ src: '' }));
@@ -16,13 +18,20 @@ export function htmlHeadings(html: string): string[] {
     .filter((h) => h !== '');
 }
 
-/** Word (OOXML) via mammoth: its semantic HTML, then text; the first heading is the title. */
+/**
+ * Word (OOXML) via mammoth: its semantic HTML, then text. The title is the one its properties
+ * state, else its first heading; the date, when its properties say it was created.
+ */
 export async function parseDocx(bytes: Buffer): Promise<FormatResult<DocxFields>> {
   let result: { value: string; messages: Array<{ type: string; message: string }> };
+  let properties: string | undefined;
   try {
+    // A file that does not unzip is mammoth's to refuse, with its reason.
+    const zip = await JSZip.loadAsync(bytes).catch(() => null);
+    properties = await zip?.file('docProps/core.xml')?.async('string');
+    // Equations as text first: mammoth drops them.
+    const source = zip ? await withEquationsAsText(bytes, zip) : bytes;
     // externalFileAccess stays off: a document must not make us read files it points at.
-    // Equations as text first (mammoth drops them); a file that does not unzip is mammoth's to refuse.
-    const source = await withEquationsAsText(bytes).catch(() => bytes);
     result = await mammoth.convertToHtml({ buffer: source }, { convertImage: skipImages, externalFileAccess: false });
   } catch (error) {
     throw new RejectedItem(`not a readable DOCX file: ${error instanceof Error ? error.message : String(error)}`, {
@@ -30,10 +39,11 @@ export async function parseDocx(bytes: Buffer): Promise<FormatResult<DocxFields>
     });
   }
   const headings = htmlHeadings(result.value);
+  const { title, created } = documentProperties(properties);
   return {
-    title: headings[0] ?? null,
+    title: title ?? headings[0] ?? null,
     text: htmlToPlainText(result.value),
-    occurredAt: null,
+    occurredAt: created,
     fields: { format: 'docx', headings },
     warnings: result.messages.filter((m) => m.type === 'error').map((m) => `DOCX: ${m.message}`),
   };

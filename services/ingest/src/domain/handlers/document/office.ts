@@ -3,6 +3,7 @@ import { RejectedItem, type OfficeFields } from '../handler.js';
 import { collapseWhitespace, htmlToPlainText } from '../text.js';
 import { htmlHeadings } from './docx.js';
 import type { FormatResult } from './format.js';
+import { decodeEntities, documentProperties } from './xml-text.js';
 import type { BinaryOfficeFormat } from './binary-office/index.js';
 import { dateFormatOf, dateText, type DateFormat } from './spreadsheet-dates.js';
 
@@ -35,17 +36,12 @@ export async function parseOffice(bytes: Buffer, format: OfficeFormat): Promise<
     ...parts.missing.map((name) => `${name} is named but not in the file: left out`),
     ...parts.warnings,
   ];
-  const title = properties ? textOf(firstElement(properties, 'dc:title') ?? '') : '';
-  const date = properties
-    ? (firstElement(properties, 'dcterms:created') ??
-      firstElement(properties, 'meta:creation-date') ??
-      firstElement(properties, 'dc:date'))
-    : undefined;
+  const { title, created } = documentProperties(properties);
   return {
     // A sheet's name is no title: a spreadsheet without one in its properties goes by its file name.
-    title: collapseWhitespace(title) || (format === 'xlsx' ? null : headings[0]) || null,
+    title: title ?? (format === 'xlsx' ? null : headings[0]) ?? null,
     text: text.trim(),
-    occurredAt: date && !Number.isNaN(Date.parse(date.trim())) ? new Date(date.trim()).toISOString() : null,
+    occurredAt: created,
     fields: { format, headings },
     warnings,
   };
@@ -253,22 +249,4 @@ function runsOf(xml: string, run: string): string {
   return [...xml.matchAll(new RegExp(`<${run}(?:\\s[^>]*)?>([\\s\\S]*?)</${run}>`, 'g'))]
     .map((m) => decodeEntities(m[1]!))
     .join('');
-}
-
-function firstElement(xml: string, name: string): string | undefined {
-  return new RegExp(`<${name}\\b[^>]*>([\\s\\S]*?)</${name}>`).exec(xml)?.[1];
-}
-
-const textOf = (xml: string) => decodeEntities(xml.replace(/<[^>]+>/g, ''));
-
-const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (whole, name: string) => {
-    if (name[0] === '#') {
-      const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    return ENTITIES[name] ?? whole;
-  });
 }

@@ -154,9 +154,8 @@ export function equationsAsText(documentXml: string): string {
     .replace(/<m:oMath\b[\s\S]*?<\/m:oMath>/g, (math) => run(equationText(math, false)));
 }
 
-/** The DOCX with its body's equations as text for mammoth; the same bytes when it has none. */
-export async function withEquationsAsText(bytes: Buffer): Promise<Buffer> {
-  const zip = await JSZip.loadAsync(bytes);
+/** The DOCX (its bytes and its zip) with its body's equations as text for mammoth; the same bytes when it has none. */
+export async function withEquationsAsText(bytes: Buffer, zip: JSZip): Promise<Buffer> {
   const body = zip.file('word/document.xml');
   if (!body) return bytes;
   const xml = await body.async('string');

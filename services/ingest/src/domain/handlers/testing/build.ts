@@ -113,7 +113,11 @@ const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 /** A minimal Word document: paragraphs, optionally in the built-in "heading 1" style. */
-export function docx(paragraphs: Array<{ text: string; heading?: boolean } | { xml: string }>): Buffer {
+/** A DOCX of these paragraphs (text, or a paragraph's raw XML), with core properties when given. */
+export function docx(
+  paragraphs: Array<{ text: string; heading?: boolean } | { xml: string }>,
+  properties?: { title?: string; created?: string },
+): Buffer {
   const body = paragraphs
     .map((p) =>
       'xml' in p
@@ -147,5 +151,19 @@ export function docx(paragraphs: Array<{ text: string; heading?: boolean } | { x
       name: 'word/document.xml',
       data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:m="${M}"><w:body>${body}</w:body></w:document>`,
     },
+    ...(properties
+      ? [
+          {
+            name: 'docProps/core.xml',
+            data:
+              '<?xml version="1.0" encoding="UTF-8"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">' +
+              `<dc:title>${escapeXml(properties.title ?? '')}</dc:title>` +
+              (properties.created
+                ? `<dcterms:created xsi:type="dcterms:W3CDTF">${properties.created}</dcterms:created>`
+                : '') +
+              '</cp:coreProperties>',
+          },
+        ]
+      : []),
   ]);
 }

@@ -287,9 +287,19 @@ export function parseComponents(text: string, format: 'iCalendar' | 'vCard'): IC
   return list.map((jcal) => new ICAL.Component(jcal));
 }
 
+/**
+ * Outlook has written `DTSTART;TZID="W. Europe Standard Time:20200609T090000"`: the quote closes
+ * after the value, so the line has no value and ical.js refuses the whole file (node-ical keeps
+ * one among its tests). A line whose only colons are inside a quoted parameter gets the quote
+ * closed before its last colon.
+ */
+function closeSwallowingQuotes(text: string): string {
+  return text.replace(/^([^\r\n:"]*;[^\r\n:"=]+=)"([^"\r\n]*):([^":\r\n]*)"[ \t]*(\r?)$/gm, '$1"$2":$3$4');
+}
+
 /** The VCALENDAR components of a text (a file may hold several), or a reason why it holds none. */
 function parseRoots(input: string): ICAL.Component[] {
-  const body = input.replace(/^\uFEFF/, '');
+  const body = closeSwallowingQuotes(input.replace(/^\uFEFF/, ''));
   if (!/^\s*BEGIN:VCALENDAR/i.test(body)) {
     const first = body.trim().split(/\r?\n/, 1)[0] ?? '';
     throw new CalendarFormatError(

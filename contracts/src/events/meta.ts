@@ -237,6 +237,19 @@ export const CalendarEvent = Type.Object({
 });
 
 /** An iCalendar file or mail part (`text/calendar`). */
+/** A to-do (VTODO) or a journal entry (VJOURNAL) of a calendar file, as @memex/icalendar reads it. */
+export const CalendarEntry = Type.Object({
+  kind: Type.Union([Type.Literal('todo'), Type.Literal('journal')]),
+  uid: Nullable(Type.String()),
+  summary: Type.String(),
+  description: Type.String(),
+  status: Nullable(Type.String()),
+  categories: Strings,
+  start: Nullable(Type.String()),
+  due: Nullable(Type.String()),
+  completed: Nullable(Type.String()),
+});
+
 export const CalendarMeta = Type.Object({
   ...Common,
   format: Type.Literal('icalendar'),
@@ -246,6 +259,8 @@ export const CalendarMeta = Type.Object({
   timeZone: Nullable(Type.String()),
   filename: Nullable(Type.String()),
   events: Type.Array(CalendarEvent),
+  /** Its to-dos and journal entries (absent before they were read). */
+  entries: Type.Optional(Type.Array(CalendarEntry)),
 });
 export type CalendarMeta = Static<typeof CalendarMeta>;
 

@@ -57,6 +57,24 @@ export interface CalendarEvent {
   url: string | null;
 }
 
+/**
+ * A to-do (VTODO) or a journal entry (VJOURNAL): what it says and when, not scheduled time (Apple's
+ * Reminders, Thunderbird's tasks, a Nextcloud tasks list export).
+ */
+export interface CalendarEntry {
+  kind: 'todo' | 'journal';
+  uid: string | null;
+  summary: string;
+  description: string;
+  /** STATUS, lowercase (needs-action, completed, in-process, cancelled; draft, final), or null. */
+  status: string | null;
+  categories: string[];
+  /** DTSTART (a journal entry's date), DUE and COMPLETED as UTC instants, or null. */
+  start: string | null;
+  due: string | null;
+  completed: string | null;
+}
+
 export interface ParsedCalendar {
   /** METHOD (REQUEST, REPLY, CANCEL, PUBLISH...), uppercase, or null for a plain calendar file. */
   method: string | null;
@@ -65,6 +83,8 @@ export interface ParsedCalendar {
   /** X-WR-TIMEZONE: the calendar's zone, used for floating times and all-day days. */
   timeZone: string | null;
   events: CalendarEvent[];
+  /** Its to-dos and journal entries, in order. */
+  entries: CalendarEntry[];
   /** Components other than events and zones (VTODO, VJOURNAL, VFREEBUSY), counted by name. */
   otherComponents: Record<string, number>;
   warnings: string[];
@@ -271,6 +291,34 @@ function readEvent(
   };
 }
 
+const ENTRY_KINDS: Readonly<Record<string, CalendarEntry['kind']>> = { vtodo: 'todo', vjournal: 'journal' };
+
+/** A VTODO or VJOURNAL as what it says: its times in the calendar's zone when floating, a bad one left out. */
+function readEntry(component: ICAL.Component, defaultZone: ICAL.Timezone | null): CalendarEntry {
+  const time = (name: string): string | null => {
+    try {
+      const value = component.getFirstPropertyValue(name);
+      return value instanceof ICAL.Time ? instant(value, defaultZone).toISOString() : null;
+    } catch {
+      return null;
+    }
+  };
+  return {
+    kind: ENTRY_KINDS[component.name]!,
+    uid: text(component, 'uid') || null,
+    summary: text(component, 'summary'),
+    description: text(component, 'description'),
+    status: text(component, 'status').toLowerCase() || null,
+    categories: component
+      .getAllProperties('categories')
+      .flatMap((p) => p.getValues().map((v) => String(v).trim()))
+      .filter(Boolean),
+    start: time('dtstart'),
+    due: time('due'),
+    completed: time('completed'),
+  };
+}
+
 /** The top components of an iCalendar or vCard text (a file may hold several), by ical.js. */
 export function parseComponents(text: string, format: 'iCalendar' | 'vCard'): ICAL.Component[] {
   let parsed: unknown;
@@ -318,13 +366,15 @@ function parseRoots(input: string): ICAL.Component[] {
 /**
  * Reads an iCalendar text (RFC 5545) with ical.js: every VEVENT with its instants, zones, attendees
  * and recurrence. Zones the file names but does not define are taken from the IANA database when
- * the name is an IANA zone. A VEVENT without UID or DTSTART rejects the file; so does a file with
- * no event at all (its other components are named in the reason).
+ * the name is an IANA zone; its to-dos and journal entries as what they say. A VEVENT without UID
+ * or DTSTART rejects the file; so does a file with no event, to-do or journal entry at all (its
+ * other components are named in the reason).
  */
 export function readCalendar(input: string): ParsedCalendar {
   const roots = parseRoots(input);
   const warnings: string[] = [];
   const events: CalendarEvent[] = [];
+  const entries: CalendarEntry[] = [];
   const otherComponents: Record<string, number> = {};
   let method: string | null = null;
   let name: string | null = null;
@@ -343,14 +393,15 @@ export function readCalendar(input: string): ParsedCalendar {
     vevents.forEach((vevent, i) => events.push(readEvent(root, vevent, defaultZone, events.length + i)));
     for (const sub of root.getAllSubcomponents()) {
       if (sub.name === 'vevent' || sub.name === 'vtimezone') continue;
+      if (ENTRY_KINDS[sub.name]) entries.push(readEntry(sub, defaultZone));
       otherComponents[sub.name.toUpperCase()] = (otherComponents[sub.name.toUpperCase()] ?? 0) + 1;
     }
   }
-  if (events.length === 0) {
+  if (events.length === 0 && entries.length === 0) {
     const others = Object.entries(otherComponents).map(([n, c]) => `${c} ${n}`);
     throw new CalendarFormatError(
       `the calendar holds no event (VEVENT)${others.length > 0 ? `, only ${others.join(', ')}` : ''}: nothing to import`,
     );
   }
-  return { method, name, timeZone, events, otherComponents, warnings };
+  return { method, name, timeZone, events, entries, otherComponents, warnings };
 }

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { MailMeta } from '@memex/contracts';
-import type { CalendarEvent, ContactCard, ContactPhoto } from '@memex/icalendar';
+import type { CalendarEntry, CalendarEvent, ContactCard, ContactPhoto } from '@memex/icalendar';
 import type { WikiLink } from '@memex/markdown';
 import type { AvMeta, PhotoMeta } from './media/media-item.js';
 import type { SessionDigestMeta, WebPageMeta } from './agent/agent-work-handler.js';
@@ -143,6 +143,8 @@ export interface CalendarMeta {
   timeZone: string | null;
   filename: string | null;
   events: CalendarEvent[];
+  /** Its to-dos and journal entries, when it has any. */
+  entries?: CalendarEntry[];
   otherComponents: Record<string, number>;
 }
 

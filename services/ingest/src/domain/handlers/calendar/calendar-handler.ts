@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CalendarFormatError, readCalendar, type CalendarEvent } from '@memex/icalendar';
+import { CalendarFormatError, readCalendar, type CalendarEntry, type CalendarEvent } from '@memex/icalendar';
 import { RejectedItem, type CalendarItem, type CalendarMeta, type IngestHandler } from '../handler.js';
 import { charsetParam, decodeText, sha256Hex } from '../text.js';
 
@@ -23,15 +23,29 @@ export const calendarAttributesSchema = Type.Object(
 type CalendarAttributes = Static<typeof calendarAttributesSchema>;
 
 /** What search finds an event by: its title, place, text, and who takes part. */
-function searchText(events: CalendarEvent[]): string {
-  return events
-    .map((e) => {
-      const people = [e.organizer, ...e.attendees]
-        .filter((p) => p !== null)
-        .map((p) => [p.name, p.address].filter(Boolean).join(' '));
-      return [e.summary, e.location, e.description, people.join(', ')].filter(Boolean).join('\n');
-    })
-    .join('\n\n');
+function searchText(events: CalendarEvent[], entries: CalendarEntry[]): string {
+  const eventTexts = events.map((e) => {
+    const people = [e.organizer, ...e.attendees]
+      .filter((p) => p !== null)
+      .map((p) => [p.name, p.address].filter(Boolean).join(' '));
+    return [e.summary, e.location, e.description, people.join(', ')].filter(Boolean).join('\n');
+  });
+  // A to-do as a check box, done or not; a journal entry as its summary.
+  const entryTexts = entries.map((e) => {
+    const line =
+      e.kind === 'todo' ? `[${e.status === 'completed' || e.completed ? 'x' : ' '}] ${e.summary}` : e.summary;
+    return [line, e.description, e.categories.join(', ')].filter(Boolean).join('\n');
+  });
+  return [...eventTexts, ...entryTexts].join('\n\n');
+}
+
+/** When a list of to-dos or a journal is dated: its first entry's start, due or done time. */
+function firstEntryTime(entries: CalendarEntry[]): string | null {
+  for (const e of entries) {
+    const time = e.start ?? e.due ?? e.completed;
+    if (time) return time;
+  }
+  return null;
 }
 
 function titleOf(meta: CalendarMeta, attributes: CalendarAttributes): string {
@@ -40,7 +54,12 @@ function titleOf(meta: CalendarMeta, attributes: CalendarAttributes): string {
   const first = meta.events.find((e) => e.summary)?.summary;
   if (first && meta.events.length === 1) return first;
   if (first) return `${first} (and ${meta.events.length - 1} more events)`;
-  return attributes.filename ?? `calendar of ${meta.events.length} events`;
+  if (meta.events.length > 0) return attributes.filename ?? `calendar of ${meta.events.length} events`;
+  // A list of to-dos or a journal: its first entry, else its file.
+  const entries = meta.entries ?? [];
+  const entry = entries.find((e) => e.summary)?.summary;
+  if (entry) return entries.length === 1 ? entry : `${entry} (and ${entries.length - 1} more)`;
+  return attributes.filename ?? `${entries.length} to-dos and journal entries`;
 }
 
 /**
@@ -69,14 +88,15 @@ export async function parseCalendar(input: {
     timeZone: calendar.timeZone,
     filename: attributes.filename ?? null,
     events: calendar.events,
+    ...(calendar.entries.length > 0 ? { entries: calendar.entries } : {}),
     otherComponents: calendar.otherComponents,
   };
   return {
     kind: 'event',
     identity: `sha256:${sha256Hex(input.bytes)}`,
     title: titleOf(meta, attributes),
-    text: searchText(calendar.events),
-    occurredAt: calendar.events[0]?.start ?? null,
+    text: searchText(calendar.events, calendar.entries),
+    occurredAt: calendar.events[0]?.start ?? firstEntryTime(calendar.entries),
     warnings: calendar.warnings,
     meta,
   };

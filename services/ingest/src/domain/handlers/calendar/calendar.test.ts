@@ -35,7 +35,6 @@ async function parseIcs(bytes: Buffer | string): Promise<CalendarItem> {
 
 /** Files of the corpus that hold no event or are not valid iCalendar, and the reason we give. */
 const REJECTED: Record<string, RegExp> = {
-  'node-ical/utf8-french-calendar.ics': /holds no event \(VEVENT\), only 2 VTODO/,
   'node-ical/vfreebusy-zimbra.ics': /holds no event \(VEVENT\), only 1 VFREEBUSY/,
   'icalendar-py/bom_calendar.ics': /holds no event/,
 };
@@ -99,7 +98,7 @@ describe('calendar: the shared corpus', { skip }, () => {
         return;
       }
       const item = await parseIcs(bytes);
-      assert.ok(item.meta.events.length > 0);
+      assert.ok(item.meta.events.length + (item.meta.entries?.length ?? 0) > 0);
       for (const event of item.meta.events) {
         assert.ok(Date.parse(event.start) <= Date.parse(event.end), `${event.uid}: start after end`);
         assert.equal(event.allDay, event.startDate !== null);
@@ -286,6 +285,67 @@ describe('calendar: invitations in mail', () => {
     assert.ok(part?.kind === 'attachment');
     assert.equal(part.meta.parsedAs, null);
     assert.match(part.meta.unreadable ?? '', /holds no event/);
+  });
+
+  it('keeps to-dos and journal entries: a list of them alone is an item, found by what they say', async () => {
+    const lines = (...body: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', ...body, 'END:VCALENDAR', ''].join('\r\n');
+    const todos = await parseIcs(
+      lines(
+        'X-WR-TIMEZONE:Europe/Paris',
+        'BEGIN:VTODO',
+        'UID:t1',
+        'SUMMARY:Renew the passport',
+        'DUE:20240301T090000',
+        'CATEGORIES:Admin,Travel',
+        'END:VTODO',
+        'BEGIN:VTODO',
+        'UID:t2',
+        'SUMMARY:Migrer le blog',
+        'STATUS:COMPLETED',
+        'COMPLETED:20130716T105745Z',
+        'END:VTODO',
+        'BEGIN:VJOURNAL',
+        'UID:j1',
+        'DTSTART;VALUE=DATE:20240110',
+        'SUMMARY:Kick-off notes',
+        'DESCRIPTION:Agreed on the rhubarb pilot.',
+        'END:VJOURNAL',
+      ),
+    );
+    assert.equal(todos.title, 'Renew the passport (and 2 more)');
+    assert.equal(todos.meta.events.length, 0);
+    assert.deepEqual(
+      todos.meta.entries?.map((e) => [e.kind, e.summary, e.status, e.due, e.completed, e.categories]),
+      [
+        ['todo', 'Renew the passport', null, '2024-03-01T08:00:00.000Z', null, ['Admin', 'Travel']],
+        ['todo', 'Migrer le blog', 'completed', null, '2013-07-16T10:57:45.000Z', []],
+        ['journal', 'Kick-off notes', null, null, null, []],
+      ],
+    );
+    assert.match(todos.text, /\[ \] Renew the passport\nAdmin, Travel/);
+    assert.match(todos.text, /\[x\] Migrer le blog/);
+    assert.match(todos.text, /rhubarb pilot/);
+    assert.equal(todos.occurredAt, '2024-03-01T08:00:00.000Z');
+    // Beside events, they are kept too.
+    const mixed = await parseIcs(
+      lines(
+        'BEGIN:VEVENT',
+        'UID:e1',
+        'SUMMARY:Dentist',
+        'DTSTART:20240105T100000Z',
+        'END:VEVENT',
+        'BEGIN:VTODO',
+        'UID:t3',
+        'SUMMARY:Floss',
+        'END:VTODO',
+      ),
+    );
+    assert.equal(mixed.title, 'Dentist');
+    assert.deepEqual(
+      mixed.meta.entries?.map((e) => e.summary),
+      ['Floss'],
+    );
+    assert.match(mixed.text, /\[ \] Floss/);
   });
 
   it("reads Outlook's line whose quoted zone swallows its value (the whole file was refused)", async () => {

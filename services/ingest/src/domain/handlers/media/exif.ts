@@ -1,6 +1,8 @@
 import exifr from 'exifr';
 import { cr3Exif, isCr3 } from './cr3.js';
-import { isJxl, jxlExif } from './jxl.js';
+import { heifExif, webpExif } from './containers.js';
+import { jxlExif } from './jxl.js';
+import type { ImageFormat } from './sniff.js';
 
 /** The EXIF tags a photo item keeps, as exifr reads them (raw values: dates stay EXIF strings). */
 export interface ExifTags {
@@ -77,16 +79,24 @@ export function appleContentIdentifier(note: Uint8Array | undefined): string | n
  * The EXIF of an image, or the reason it could not be read: a photo whose EXIF is damaged is still
  * a photo (its pixels may be fine), so the caller keeps the item with a warning.
  */
-export async function readExif(bytes: Buffer): Promise<{ tags: ExifTags; problem: string | null }> {
+export async function readExif(
+  bytes: Buffer,
+  format: ImageFormat,
+): Promise<{ tags: ExifTags; problem: string | null }> {
+  const parse = async (input: Buffer | null) =>
+    input ? (((await exifr.parse(input, OPTIONS)) as ExifTags | undefined) ?? {}) : {};
   try {
-    // A CR3 and a JPEG XL keep their EXIF where exifr does not look.
+    // A GIF has no EXIF; a CR3, a JPEG XL and a WebP keep theirs where exifr does not look.
+    if (format === 'gif') return { tags: {}, problem: null };
     if (isCr3(bytes)) return { tags: cr3Exif(bytes), problem: null };
-    if (isJxl(bytes)) {
-      const tiff = jxlExif(bytes);
-      return { tags: tiff ? (((await exifr.parse(tiff, OPTIONS)) as ExifTags | undefined) ?? {}) : {}, problem: null };
-    }
-    const tags = (await exifr.parse(bytes, OPTIONS)) as ExifTags | undefined;
-    return { tags: tags ?? {}, problem: null };
+    if (format === 'jxl') return { tags: await parse(jxlExif(bytes)), problem: null };
+    if (format === 'webp') return { tags: await parse(webpExif(bytes)), problem: null };
+    const tags = await parse(bytes);
+    // exifr misreads the Exif item of a HEIF laid out as libheif writes it (an AVIF from libavif,
+    // GIMP): nothing but its own `errors` ("Malformed EXIF data").
+    if ((format === 'avif' || format === 'heic') && Object.keys(tags).every((key) => key === 'errors'))
+      return { tags: await parse(heifExif(bytes)), problem: null };
+    return { tags, problem: null };
   } catch (error) {
     return { tags: {}, problem: `EXIF unreadable (${error instanceof Error ? error.message : String(error)})` };
   }

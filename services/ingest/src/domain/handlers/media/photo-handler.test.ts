@@ -507,3 +507,62 @@ describe('JPEG XL photos', () => {
     },
   );
 });
+
+/**
+ * EXIF and sizes where exifr does not find them: a WebP's RIFF chunks (Android and Google Photos
+ * save WebP), an AVIF whose Exif item libheif laid out (libavif, GIMP, ImageMagick, sharp), a GIF's
+ * screen. They came out undated and sizeless, a WebP with a warning that its EXIF was unreadable.
+ */
+describe('photos in containers exifr does not read', () => {
+  const exif = {
+    IFD0: { Make: 'Acme', Model: 'Cam 1' },
+    IFD2: { DateTimeOriginal: '2019:07:04 18:30:00', OffsetTimeOriginal: '+02:00' },
+  };
+  const canvas = () => sharp({ create: { width: 64, height: 48, channels: 3, background: '#884422' } });
+  const photo = async (type: string, bytes: Buffer) =>
+    (await registry.parse({ type, bytes, attributes: {} })) as PhotoItem;
+  const reading = (item: PhotoItem) => [
+    item.occurredAt,
+    item.meta.camera?.make ?? null,
+    item.meta.width,
+    item.meta.height,
+    item.warnings,
+  ];
+
+  it('reads a WebP (lossy, lossless) and an AVIF made by libheif: their EXIF and their size', async () => {
+    const dated = ['2019-07-04T16:30:00.000Z', 'Acme', 64, 48, []];
+    assert.deepEqual(reading(await photo('image/webp', await canvas().webp().withExif(exif).toBuffer())), dated);
+    assert.deepEqual(
+      reading(await photo('image/webp', await canvas().webp({ lossless: true }).withExif(exif).toBuffer())),
+      dated,
+    );
+    assert.deepEqual(reading(await photo('image/avif', await canvas().avif().withExif(exif).toBuffer())), dated);
+    // Without EXIF, the size is the container's; no warning.
+    const bare = [null, null, 64, 48, []];
+    assert.deepEqual(reading(await photo('image/webp', await canvas().webp().toBuffer())), bare);
+    assert.deepEqual(reading(await photo('image/gif', await canvas().gif().toBuffer())), bare);
+    // Cut short inside its chunks: kept, sizeless.
+    const cut = (await canvas().webp().toBuffer()).subarray(0, 20);
+    assert.deepEqual(reading(await photo('image/webp', cut)).slice(2), [null, null, []]);
+  });
+
+  it("turns a HEIF's size by its irot, as decoders show it", async () => {
+    const box = (type: string, ...payload: Buffer[]) => {
+      const body = Buffer.concat(payload);
+      const header = Buffer.alloc(8);
+      header.writeUInt32BE(8 + body.length);
+      header.write(type, 4, 'latin1');
+      return Buffer.concat([header, body]);
+    };
+    const ispe = Buffer.alloc(12);
+    ispe.writeUInt32BE(4032, 4);
+    ispe.writeUInt32BE(3024, 8);
+    const heif = (angle: number) =>
+      Buffer.concat([
+        box('ftyp', Buffer.from('heic\0\0\0\0mif1heic', 'latin1')),
+        box('meta', Buffer.alloc(4), box('iprp', box('ipco', box('ispe', ispe), box('irot', Buffer.from([angle]))))),
+      ]);
+    assert.deepEqual(reading(await photo('image/heic', heif(1))).slice(2, 4), [3024, 4032]);
+    assert.deepEqual(reading(await photo('image/heic', heif(2))).slice(2, 4), [4032, 3024]);
+  });
+});

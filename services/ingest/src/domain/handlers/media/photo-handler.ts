@@ -13,6 +13,7 @@ import {
 } from './exif.js';
 import { OCR_ENGINE, ocrEnabled, recognizeText } from './ocr.js';
 import type { PhotoMeta } from './media-item.js';
+import { gifSize, heifSize, webpSize, type Size } from './containers.js';
 import { jxlShownSize } from './jxl.js';
 import { fujiPreview, sniffImage, type ImageFormat } from './sniff.js';
 
@@ -105,8 +106,17 @@ function shownSize(
   if (format === 'jxl') return jxlShownSize(bytes) ?? { width: null, height: null };
   const width = tags.ExifImageWidth ?? tags.ImageWidth ?? null;
   const height = tags.ExifImageHeight ?? tags.ImageHeight ?? null;
-  if (width === null || height === null) return { width: null, height: null };
+  // Without them in the EXIF, the container's own: a HEIF's turned by its irot (decoders apply it, not EXIF's).
+  if (width === null || height === null) return containerSize(format, bytes) ?? { width: null, height: null };
   return (tags.Orientation ?? 1) >= 5 ? { width: height, height: width } : { width, height };
+}
+
+/** The size a container states (WebP's canvas, a GIF's screen, a HEIF's `ispe`), when EXIF states none. */
+function containerSize(format: ImageFormat, bytes: Buffer): Size | null {
+  if (format === 'webp') return webpSize(bytes);
+  if (format === 'gif') return gifSize(bytes);
+  if (format === 'avif' || format === 'heic') return heifSize(bytes);
+  return null;
 }
 
 /** Formats whose pixels sharp decodes here (HEVC HEIC and RAW sensor data it does not). */
@@ -153,7 +163,7 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
   if (format !== declared && !(declared === 'raw' && format === 'tiff')) {
     warnings.push(`sent as ${contentType} but the bytes are ${format.toUpperCase()}; read as ${format.toUpperCase()}`);
   }
-  const { tags, problem } = await readExif(format === 'raw' ? (fujiPreview(bytes) ?? bytes) : bytes);
+  const { tags, problem } = await readExif(format === 'raw' ? (fujiPreview(bytes) ?? bytes) : bytes, format);
   if (problem) warnings.push(problem);
   const { occurredAt, ...time } = captureTime(tags, attrs, warnings);
   const description =

@@ -81,6 +81,42 @@ describe('documents: RTF, spreadsheets, presentations, OpenDocument and e-books'
     assert.equal(item.title, 'Slide 1');
   });
 
+  it("a presentation's table rows, its pictures' alt text and its charts' titles and numbers", async () => {
+    const cell = (text: string) => `<a:tc><a:txBody><a:p><a:r><a:t>${text}</a:t></a:r></a:p></a:txBody></a:tc>`;
+    const pt = (i: number, v: string) => `<c:pt idx="${i}"><c:v>${v}</c:v></c:pt>`;
+    const item = await parseDoc(
+      PPTX,
+      await zipOf({
+        'ppt/slides/slide1.xml':
+          '<p:sld><p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:t>Results</a:t></a:r></a:p></p:txBody></p:sp>' +
+          `<p:graphicFrame><a:graphic><a:graphicData><a:tbl><a:tr>${cell('Region')}${cell('Q1 &amp; Q2')}</a:tr><a:tr>${cell('North')}${cell('12')}</a:tr></a:tbl></a:graphicData></a:graphic></p:graphicFrame>` +
+          '<p:pic><p:nvPicPr><p:cNvPr id="4" name="Picture 3" descr="Our team at the &quot;harbour&quot; offsite"/></p:nvPicPr></p:pic>' +
+          '<p:graphicFrame><a:graphic><a:graphicData><c:chart r:id="rId2"/></a:graphicData></a:graphic></p:graphicFrame>' +
+          '</p:spTree></p:cSld></p:sld>',
+        'ppt/slides/_rels/slide1.xml.rels':
+          '<Relationships><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart" Target="../charts/chart7.xml"/></Relationships>',
+        'ppt/charts/chart7.xml':
+          '<c:chartSpace><c:chart><c:title><c:tx><c:rich><a:p><a:r><a:t>Sales by year</a:t></a:r></a:p></c:rich></c:tx></c:title><c:plotArea><c:barChart>' +
+          `<c:ser><c:tx><c:strRef><c:strCache><c:pt idx="0"><c:v>Boats</c:v></c:pt></c:strCache></c:strRef></c:tx><c:cat><c:strRef><c:strCache>${pt(0, '2022')}${pt(1, '2023')}</c:strCache></c:strRef></c:cat><c:val><c:numRef><c:numCache>${pt(0, '31')}${pt(1, '44')}</c:numCache></c:numRef></c:val></c:ser>` +
+          `<c:ser><c:tx><c:v>Sails</c:v></c:tx><c:val><c:numRef><c:numCache>${pt(0, '7')}${pt(1, '9')}</c:numCache></c:numRef></c:val></c:ser>` +
+          '</c:barChart></c:plotArea></c:chart></c:chartSpace>',
+      }),
+    );
+    assert.equal(
+      item.text,
+      [
+        'Results',
+        'Region Q1 & Q2',
+        'North 12',
+        'Our team at the "harbour" offsite',
+        'Sales by year',
+        '\tBoats\tSails',
+        '2022\t31\t7',
+        '2023\t44\t9',
+      ].join('\n'),
+    );
+  });
+
   it('OpenDocument text and spreadsheets: headings, paragraphs with their spaces and tabs, tables; the title and date of meta.xml', async () => {
     const odt = await zipOf({
       'content.xml':
@@ -174,6 +210,10 @@ describe('documents: RTF, spreadsheets, presentations, OpenDocument and e-books'
       const pptx = await read(PPTX, 'test.pptx');
       assert.equal(pptx.title, 'AutoGen: Enabling Next-Gen LLM Applications via Multi-Agent Conversation');
       assert.match(pptx.text, /AutoGen is an open-source framework that allows developers to build LLM applications/);
+      // A picture's alt text and a chart's title and numbers (markitdown's own checks of this file).
+      assert.match(pptx.text, /The first page of the AutoGen ArXiv paper\. 44bf7d06-5e7a-4a40-a2e1-a2e42ef28c8a/);
+      assert.match(pptx.text, /a3f6004b-6f4f-4ea8-bee3-3741f4dc385f\n\tSeries 1\n2000\t2000\n/);
+      assert.match(pptx.text, /\n7 8 9 1b92870d-e3b5-4e65-8153-919f4ff45592 11 12\n/);
       const epub = await read('application/epub+zip', 'test.epub');
       assert.equal(epub.title, 'Test EPUB Document');
       assert.match(epub.text, /^Chapter 1: Test Content\n\nThis is a test paragraph[\s\S]*Chapter 2: More Content/);

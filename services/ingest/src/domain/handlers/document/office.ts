@@ -1,9 +1,10 @@
+import path from 'node:path';
 import JSZip from 'jszip';
 import { RejectedItem, type OfficeFields } from '../handler.js';
 import { collapseWhitespace, htmlToPlainText } from '../text.js';
 import { htmlHeadings } from './docx.js';
 import type { FormatResult } from './format.js';
-import { decodeEntities, documentProperties } from './xml-text.js';
+import { decodeEntities, documentProperties, firstElement } from './xml-text.js';
 import type { BinaryOfficeFormat } from './binary-office/index.js';
 import { dateFormatOf, dateText, type DateFormat } from './spreadsheet-dates.js';
 
@@ -189,13 +190,70 @@ async function readPptx(parts: Parts): Promise<Read> {
   const names = parts.names(/^ppt\/slides\/slide\d+\.xml$/);
   if (names.length === 0) parts.missing.push('slides (ppt/slides/)');
   for (const name of names) {
-    const paragraphs = paragraphsOf((await parts.xml(name)) ?? '', 'a:p', 'a:t');
+    const slide = (await parts.xml(name)) ?? '';
+    const paragraphs = paragraphsOf(tableRowsAsParagraphs(slide), 'a:p', 'a:t');
     const notes = await parts.xml(`ppt/notesSlides/notesSlide${numberIn(name)}.xml`, { required: false });
     if (paragraphs[0]) headings.push(paragraphs[0]);
     const noteText = notes ? paragraphsOf(notes, 'a:p', 'a:t').filter((p) => !/^\d+$/.test(p)) : [];
-    slides.push([...paragraphs, ...noteText].join('\n'));
+    // What a picture shows, as its author described it (its alt text), and the slide's charts.
+    const described = [...slide.matchAll(/<p:cNvPr\b[^>]*\bdescr="([^"]*)"/g)]
+      .map((m) => collapseWhitespace(decodeEntities(m[1]!)))
+      .filter(Boolean);
+    const charts = await slideCharts(parts, name, slide);
+    slides.push([...paragraphs, ...described, ...charts, ...noteText].join('\n'));
   }
   return { text: slides.filter(Boolean).join('\n\n'), headings, properties: await ooxmlProperties(parts) };
+}
+
+/** A slide's table rows as paragraphs of their cells' text, tab-separated (a cell a line was hard to read). */
+function tableRowsAsParagraphs(slide: string): string {
+  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+  return slide.replace(/<a:tr\b[\s\S]*?<\/a:tr>/g, (row) => {
+    const cells = [...row.matchAll(/<a:tc\b[\s\S]*?<\/a:tc>/g)].map((cell) =>
+      paragraphsOf(cell[0], 'a:p', 'a:t').join(' '),
+    );
+    return `<a:p><a:r><a:t>${escape(cells.join('\t'))}</a:t></a:r></a:p>`;
+  });
+}
+
+/** The text of the charts a slide shows (`<c:chart r:id>`, found through the slide's relationships). */
+async function slideCharts(parts: Parts, slideName: string, slide: string): Promise<string[]> {
+  const ids = [...slide.matchAll(/<c:chart\b[^>]*\br:id="([^"]+)"/g)].map((m) => m[1]!);
+  if (ids.length === 0) return [];
+  const rels = (await parts.xml(slideName.replace(/([^/]+)$/, '_rels/$1.rels'), { required: false })) ?? '';
+  const texts: string[] = [];
+  for (const id of ids) {
+    const target = new RegExp(`<Relationship\\b[^>]*\\bId="${id}"[^>]*\\bTarget="([^"]+)"`).exec(rels)?.[1];
+    if (!target) continue;
+    const chart = await parts.xml(path.posix.normalize(path.posix.join(path.posix.dirname(slideName), target)), {
+      required: false,
+    });
+    if (chart) texts.push(chartText(chart));
+  }
+  return texts.filter(Boolean);
+}
+
+/**
+ * A chart as text: its title, then a row per category with each series' value under the series'
+ * names (the numbers a chart shows are what it says).
+ */
+export function chartText(xml: string): string {
+  const values = (fragment: string | undefined) =>
+    [...(fragment ?? '').matchAll(/<c:pt\b[^>]*>[\s\S]*?<c:v>([\s\S]*?)<\/c:v>/g)].map((m) =>
+      decodeEntities(m[1]!).trim(),
+    );
+  const title = collapseWhitespace(runsOf(firstElement(xml, 'c:title') ?? '', 'a:t'));
+  const series = [...xml.matchAll(/<c:ser>([\s\S]*?)<\/c:ser>/g)].map((m) => {
+    const ser = m[1]!;
+    const name = decodeEntities(/<c:v>([\s\S]*?)<\/c:v>/.exec(firstElement(ser, 'c:tx') ?? '')?.[1] ?? '').trim();
+    return { name, categories: values(firstElement(ser, 'c:cat')), values: values(firstElement(ser, 'c:val')) };
+  });
+  const categories = series.find((s) => s.categories.length > 0)?.categories ?? [];
+  const rows = Math.max(categories.length, ...series.map((s) => s.values.length));
+  const lines = [title];
+  if (series.length > 0) lines.push(['', ...series.map((s) => s.name)].join('\t').trimEnd());
+  for (let i = 0; i < rows; i++) lines.push([categories[i] ?? '', ...series.map((s) => s.values[i] ?? '')].join('\t'));
+  return lines.filter((line) => line.trim()).join('\n');
 }
 
 /** OpenDocument text, spreadsheet or presentation: paragraphs and headings in order, cells tab-separated. */

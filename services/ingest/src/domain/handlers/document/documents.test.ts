@@ -92,6 +92,27 @@ describe('documents: PDF', () => {
     assert.equal(item.text, 'Chapter one\nIt begins (quietly).\n\nChapter three');
   });
 
+  it("reads a filled form's answers (text fields and choices, after their labels), which are not in the page's text", async () => {
+    const item = await parseDoc(
+      'application/pdf',
+      pdf([['Form 1040 U.S. Individual Income Tax Return'], ['Sign here']], {}, [
+        { page: 1, kind: 'Tx', name: 'f1_02', label: 'Your first name and middle initial', value: 'Ada K.' },
+        { page: 1, kind: 'Tx', name: 'f1_04', value: '123-45-6789' },
+        { page: 1, kind: 'Ch', name: 'status', label: 'Filing status', value: 'Married filing jointly' },
+        { page: 1, kind: 'Btn', name: 'c1_1', label: 'Check if your spouse itemizes', value: 'Yes' },
+        { page: 1, kind: 'Tx', name: 'f1_05', label: 'Apt. no.', value: '' },
+        { page: 2, kind: 'Tx', name: 'occupation', label: 'Your occupation', value: 'Analyst' },
+      ]),
+    );
+    assert.deepEqual(item.meta.format === 'pdf' && item.meta.pages, [
+      {
+        page: 1,
+        text: 'Form 1040 U.S. Individual Income Tax Return\nYour first name and middle initial: Ada K.\n123-45-6789\nFiling status: Married filing jointly',
+      },
+      { page: 2, text: 'Sign here\nYour occupation: Analyst' },
+    ]);
+  });
+
   it('reads real PDFs, CJK text included', { skip: CORPUS_SKIP }, async () => {
     const rotated = await parseDoc('application/pdf', fixture('docs/pdf/unstructured/rotated-page-90.pdf'));
     assert.equal(rotated.text, 'Hello World Test Text\nSecond line of text here\nRotated page fixture');

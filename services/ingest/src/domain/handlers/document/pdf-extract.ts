@@ -52,7 +52,35 @@ function pageText(items: TextPiece[]): string {
     .trim();
 }
 
-/** Opens the PDF and reads every page; a page that fails is left empty with a warning. */
+/** What pdf.js says of a form field's widget (`getAnnotations`). */
+interface FormWidget {
+  subtype?: string;
+  fieldType?: string;
+  fieldValue?: unknown;
+  /** The field's description (/TU), a form's own label for it: "Your social security number". */
+  alternativeText?: string;
+}
+
+/**
+ * What a filled form says: its text fields' and choices' values, each after its label when the
+ * form gives one. They are not in the page's text (a widget draws its own value), so a tax return
+ * filled in on screen was found by its printed questions, never by its answers. Check boxes say
+ * only on or off, and are left out.
+ */
+function formFields(annotations: FormWidget[]): string[] {
+  return annotations.flatMap((widget) => {
+    if (widget.subtype !== 'Widget' || (widget.fieldType !== 'Tx' && widget.fieldType !== 'Ch')) return [];
+    const raw = widget.fieldValue;
+    const value = (Array.isArray(raw) ? raw.join(', ') : typeof raw === 'string' ? raw : '')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (!value) return [];
+    const label = widget.alternativeText?.replace(/\s+/g, ' ').trim();
+    return [label ? `${label}: ${value}` : value];
+  });
+}
+
+/** Opens the PDF and reads every page, its filled form fields too; a page that fails is left empty with a warning. */
 export async function extractPdf(data: Uint8Array): Promise<PdfExtraction> {
   const task = getDocument({
     data,
@@ -69,8 +97,10 @@ export async function extractPdf(data: Uint8Array): Promise<PdfExtraction> {
     const warnings: string[] = [];
     for (let page = 1; page <= pdf.numPages; page++) {
       try {
-        const content = await (await pdf.getPage(page)).getTextContent();
-        pages.push({ page, text: pageText(content.items as TextPiece[]) });
+        const read = await pdf.getPage(page);
+        const text = pageText((await read.getTextContent()).items as TextPiece[]);
+        const fields = formFields((await read.getAnnotations()) as FormWidget[]);
+        pages.push({ page, text: [text, ...fields].filter(Boolean).join('\n') });
       } catch (error) {
         pages.push({ page, text: '' });
         warnings.push(`page ${page} could not be read: ${error instanceof Error ? error.message : String(error)}`);

@@ -38,22 +38,42 @@ function pdfString(text: string): string {
 }
 
 /** A valid PDF with one text line per page (Helvetica), an info dictionary, and a correct xref table. */
-export function pdf(pages: string[][], info: Record<string, string> = {}): Buffer {
+/** A form field filled in on a page of a `pdf()`: a text field (Tx), a choice (Ch) or a check box (Btn). */
+export interface PdfField {
+  page: number;
+  kind: 'Tx' | 'Ch' | 'Btn';
+  name: string;
+  /** Its description (/TU), which viewers show as its label. */
+  label?: string;
+  value: string;
+}
+
+export function pdf(pages: string[][], info: Record<string, string> = {}, fields: PdfField[] = []): Buffer {
   const objects: string[] = [];
   const pageIds = pages.map((_, i) => 4 + i * 2);
-  objects[1] = '<< /Type /Catalog /Pages 2 0 R >>';
+  const fieldIds = fields.map((_, i) => 5 + pages.length * 2 + i);
+  const form = fields.length > 0 ? ` /AcroForm << /Fields [${fieldIds.map((id) => `${id} 0 R`).join(' ')}] >>` : '';
+  objects[1] = `<< /Type /Catalog /Pages 2 0 R${form} >>`;
   objects[2] = `<< /Type /Pages /Kids [${pageIds.map((id) => `${id} 0 R`).join(' ')}] /Count ${pages.length} >>`;
   objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>';
   pages.forEach((lines, i) => {
     const stream = `BT /F1 12 Tf 72 720 Td 14 TL ${lines.map((l) => `${pdfString(l)} Tj T*`).join(' ')} ET`;
+    const annots = fieldIds.filter((_, f) => fields[f]!.page === i + 1);
+    const annotsEntry = annots.length > 0 ? ` /Annots [${annots.map((id) => `${id} 0 R`).join(' ')}]` : '';
     objects[4 + i * 2] =
-      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R >>`;
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents ${5 + i * 2} 0 R${annotsEntry} >>`;
     objects[5 + i * 2] = `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`;
   });
   const infoId = objects.length;
   objects[infoId] = `<< ${Object.entries(info)
     .map(([k, v]) => `/${k} ${pdfString(v)}`)
     .join(' ')} >>`;
+  fields.forEach((field, i) => {
+    const value = field.kind === 'Btn' ? `/${field.value}` : pdfString(field.value);
+    const label = field.label ? ` /TU ${pdfString(field.label)}` : '';
+    objects[fieldIds[i]!] =
+      `<< /Type /Annot /Subtype /Widget /FT /${field.kind} /T ${pdfString(field.name)}${label} /V ${value} /Rect [72 ${600 - i * 20} 300 ${615 - i * 20}] /P ${pageIds[field.page - 1]} 0 R >>`;
+  });
   let out = '%PDF-1.4\n';
   const offsets: number[] = [];
   for (let id = 1; id < objects.length; id++) {

@@ -211,6 +211,26 @@ describe('documents: DOCX', () => {
     assert.equal(unstated.occurredAt, null);
   });
 
+  it("reads a Word file's tables row by row and its reviewers' comments after the text", async () => {
+    const item = await parseDoc(
+      DOCX,
+      docx([
+        { text: 'Budget draft', comment: { initials: 'AL', text: 'Check the rhubarb figures' } },
+        {
+          table: [
+            ['Item', 'Cost'],
+            ['Fuel', '40'],
+          ],
+        },
+        { text: 'Footer' },
+      ]),
+    );
+    assert.equal(
+      item.text,
+      'Budget draft\n\nItem Cost\nFuel 40\n\nFooter\n\nComment [AL1]\n\nCheck the rhubarb figures',
+    );
+  });
+
   it("keeps Word's equations as LaTeX (mammoth dropped them: 'For , the angle is .')", async () => {
     const r = (text: string) => `<m:r><m:t>${text}</m:t></m:r>`;
     const item = await parseDoc(

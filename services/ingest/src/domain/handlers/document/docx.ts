@@ -10,6 +10,28 @@ import { documentProperties } from './xml-text.js';
 // Images are not text: an empty src keeps mammoth from base64-encoding every picture into the HTML.
 const skipImages = mammoth.images.imgElement(async () => ({ src: '' }));
 
+/**
+ * mammoth's HTML without the links between notes and the text: a comment's `[AL1]` marker in the
+ * text and the `↑` back to it after each comment and footnote (the comments follow the text, each
+ * under `Comment [AL1]`, the initials of who wrote it).
+ */
+function withoutNoteLinks(html: string): string {
+  return html
+    .replace(/<sup><a href="#comment-\d+" id="comment-ref-\d+">[^<]*<\/a><\/sup>/g, '')
+    .replace(/\s*<a href="#(?:comment|footnote|endnote)-ref-\d+">↑<\/a>/g, '');
+}
+
+/**
+ * Table cells without their paragraphs (Word puts each cell's text in one, mammoth keeps it), so a
+ * row comes out as a line of cells rather than a cell a line.
+ */
+function cellsWithoutParagraphs(html: string): string {
+  return html.replace(/<(td|th)\b([^>]*)>([\s\S]*?)<\/\1>/g, (_, cell: string, attributes: string, inner: string) => {
+    const text = inner.replace(/<\/p>\s*<p>/g, ' ').replace(/<\/?p>/g, '');
+    return `<${cell}${attributes}>${text}</${cell}>`;
+  });
+}
+
 /** Headings (h1–h6) of an HTML fragment, in order, whitespace collapsed. */
 export function htmlHeadings(html: string): string[] {
   const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
@@ -32,7 +54,11 @@ export async function parseDocx(bytes: Buffer): Promise<FormatResult<DocxFields>
     // Equations as text first: mammoth drops them.
     const source = zip ? await withEquationsAsText(bytes, zip) : bytes;
     // externalFileAccess stays off: a document must not make us read files it points at.
-    result = await mammoth.convertToHtml({ buffer: source }, { convertImage: skipImages, externalFileAccess: false });
+    result = await mammoth.convertToHtml(
+      { buffer: source },
+      // Comments too (mammoth leaves them out unless their references are mapped): reviewers' words.
+      { convertImage: skipImages, externalFileAccess: false, styleMap: ['comment-reference => sup'] },
+    );
   } catch (error) {
     throw new RejectedItem(`not a readable DOCX file: ${error instanceof Error ? error.message : String(error)}`, {
       cause: error,
@@ -42,7 +68,7 @@ export async function parseDocx(bytes: Buffer): Promise<FormatResult<DocxFields>
   const { title, created } = documentProperties(properties);
   return {
     title: title ?? headings[0] ?? null,
-    text: htmlToPlainText(result.value),
+    text: htmlToPlainText(cellsWithoutParagraphs(withoutNoteLinks(result.value))),
     occurredAt: created,
     fields: { format: 'docx', headings },
     warnings: result.messages.filter((m) => m.type === 'error').map((m) => `DOCX: ${m.message}`),

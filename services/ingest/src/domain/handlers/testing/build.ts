@@ -132,19 +132,31 @@ const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** A minimal Word document: paragraphs, optionally in the built-in "heading 1" style. */
-/** A DOCX of these paragraphs (text, or a paragraph's raw XML), with core properties when given. */
-export function docx(
-  paragraphs: Array<{ text: string; heading?: boolean } | { xml: string }>,
-  properties?: { title?: string; created?: string },
-): Buffer {
-  const body = paragraphs
-    .map((p) =>
-      'xml' in p
-        ? `<w:p>${p.xml}</w:p>`
-        : `<w:p>${p.heading ? '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>' : ''}<w:r><w:t xml:space="preserve">${escapeXml(p.text)}</w:t></w:r></w:p>`,
-    )
+/** A block of a `docx()`: a paragraph (a heading, or with a reviewer's comment on it), a paragraph's raw XML, or a table. */
+export type DocxBlock =
+  | { text: string; heading?: boolean; comment?: { initials: string; text: string } }
+  | { xml: string }
+  | { table: string[][] };
+
+/** A DOCX of these blocks, with core properties when given. */
+export function docx(blocks: DocxBlock[], properties?: { title?: string; created?: string }): Buffer {
+  const run = (text: string) => `<w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r>`;
+  const comments: string[] = [];
+  const body = blocks
+    .map((block) => {
+      if ('xml' in block) return `<w:p>${block.xml}</w:p>`;
+      if ('table' in block)
+        return `<w:tbl>${block.table.map((row) => `<w:tr>${row.map((cell) => `<w:tc><w:p>${run(cell)}</w:p></w:tc>`).join('')}</w:tr>`).join('')}</w:tbl>`;
+      const style = block.heading ? '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>' : '';
+      if (!block.comment) return `<w:p>${style}${run(block.text)}</w:p>`;
+      const id = comments.length;
+      comments.push(
+        `<w:comment w:id="${id}" w:initials="${escapeXml(block.comment.initials)}"><w:p>${run(block.comment.text)}</w:p></w:comment>`,
+      );
+      return `<w:p>${style}<w:commentRangeStart w:id="${id}"/>${run(block.text)}<w:commentRangeEnd w:id="${id}"/><w:r><w:commentReference w:id="${id}"/></w:r></w:p>`;
+    })
     .join('');
+  const commentsRel = comments.length > 0 ? `<Relationship Id="rId2" Type="${R}/comments" Target="comments.xml"/>` : '';
   return zip([
     {
       name: '[Content_Types].xml',
@@ -161,7 +173,7 @@ export function docx(
     },
     {
       name: 'word/_rels/document.xml.rels',
-      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R}/styles" Target="styles.xml"/></Relationships>`,
+      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R}/styles" Target="styles.xml"/>${commentsRel}</Relationships>`,
     },
     {
       name: 'word/styles.xml',
@@ -171,6 +183,14 @@ export function docx(
       name: 'word/document.xml',
       data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:m="${M}"><w:body>${body}</w:body></w:document>`,
     },
+    ...(comments.length > 0
+      ? [
+          {
+            name: 'word/comments.xml',
+            data: `<?xml version="1.0" encoding="UTF-8"?><w:comments xmlns:w="${W}">${comments.join('')}</w:comments>`,
+          },
+        ]
+      : []),
     ...(properties
       ? [
           {

@@ -5,8 +5,12 @@ import { gunzippedHead, isGzip } from './gzip.js';
 import { maildirMessage } from './maildir.js';
 import { UnreadableZip, ZipArchives } from './zip.js';
 
-/** The types of files a folder import sends (to the document, mail, calendar and contacts handlers). */
-const DOCUMENT_TYPES = new Set([
+/**
+ * The types of files a folder import sends (to the document, mail, calendar and contacts
+ * handlers), as their names give them; ingest's handler tests check that each type those handlers
+ * take is here, a data type (`FOLDER_DATA_TYPES`), or one no file name gives.
+ */
+export const FOLDER_DOCUMENT_TYPES: ReadonlySet<string> = new Set([
   'application/pdf',
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
   'text/markdown',
@@ -35,6 +39,7 @@ const DOCUMENT_TYPES = new Set([
   'application/vnd.apple.pages',
   'application/vnd.apple.numbers',
   'application/vnd.apple.keynote',
+  'application/x-ipynb+json',
   'message/rfc822',
   'application/vnd.ms-outlook',
   'message/x-emlx',
@@ -342,7 +347,7 @@ export async function listFolder(
           ? EVERNOTE_TYPE
           : await typeOfFile(file, name);
       const readable = (type: string) =>
-        DOCUMENT_TYPES.has(type) ||
+        FOLDER_DOCUMENT_TYPES.has(type) ||
         MEDIA_TYPES.has(type) ||
         type === MBOX_TYPE ||
         type === OUTLOOK_DATA_TYPE ||

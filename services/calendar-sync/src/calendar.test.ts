@@ -2,6 +2,7 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { CalendarBrief, CalendarFreebusy, CalendarList, Ingest, ItemsDelete, type ResultOf } from '@memex/contracts';
+import { sql, type Kysely } from 'kysely';
 import { createDatabase } from '@memex/db';
 import { DATABASE, HandlerProjection, ProjectionRunner, ServiceHost } from '@memex/runtime';
 import { sharedFile, sharedSkip } from '@memex/testing';
@@ -215,6 +216,27 @@ describe('calendar-sync: calendar files and invitations', () => {
       far.map((i) => i.start),
       ['2040-07-02T13:30:00.000Z', '2040-07-09T13:30:00.000Z'],
     );
+  });
+
+  it('takes a calendar file of to-dos alone, which names no event, without a failure', async () => {
+    await ingest(
+      'text/calendar',
+      [
+        'BEGIN:VCALENDAR',
+        'VERSION:2.0',
+        'BEGIN:VTODO',
+        'UID:todo-1',
+        'SUMMARY:Renew the licence',
+        'END:VTODO',
+        'END:VCALENDAR',
+        '',
+      ].join('\r\n'),
+      'tasks.ics',
+    );
+    await list('2026-03-20T00:00:00Z', '2026-03-21T00:00:00Z');
+    const db = h.calendar.get<Kysely<Record<string, never>>>(DATABASE);
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from projector_failures`.execute(db);
+    assert.equal(rows[0]!.n, 0);
   });
 
   it('forgets the events of a deleted item', async () => {

@@ -251,6 +251,8 @@ export class CalendarProjector {
 
   /** Folds each UID's components again and places its instances up to the expansion horizon. */
   private async refresh(trx: Trx, uids: string[]): Promise<void> {
+    // A calendar file of to-dos alone names no event.
+    if (uids.length === 0) return;
     const components = await trx
       .selectFrom('components')
       .select(['uid', 'item_id', 'rid', 'method', 'sequence', 'data', 'labels', 'kind', 'spam', 'seq', 'recorded_at'])

@@ -56,15 +56,18 @@ export function gifSize(bytes: Buffer): Size | null {
   return { width: bytes.readUInt16LE(6), height: bytes.readUInt16LE(8) };
 }
 
-interface Box {
+/** An ISO base media box: its type, and where its payload starts and ends in the bytes read. */
+export interface IsoBox {
   type: string;
-  /** Where its payload starts in the file, and the payload itself. */
   start: number;
-  payload: Buffer;
+  end: number;
 }
 
-/** The boxes in `bytes` from `from` to `to` (ISO BMFF: a big-endian size, a type; 1: a 64-bit size follows; 0: to the end). */
-function* boxes(bytes: Buffer, from: number, to: number): Generator<Box> {
+/**
+ * The boxes in `bytes` from `from` to `to` (ISO BMFF: a big-endian size, a type; size 1: a 64-bit
+ * size follows; 0: to the end). A box that runs past `to` (a file cut short) ends there.
+ */
+export function* isoBoxes(bytes: Buffer, from = 0, to = bytes.length): Generator<IsoBox> {
   for (let at = from; at + 8 <= to;) {
     let size = bytes.readUInt32BE(at);
     let header = 8;
@@ -74,22 +77,17 @@ function* boxes(bytes: Buffer, from: number, to: number): Generator<Box> {
       header = 16;
     } else if (size === 0) size = to - at;
     if (size < header) return;
-    const end = Math.min(at + size, to);
-    yield {
-      type: bytes.toString('latin1', at + 4, at + 8),
-      start: at + header,
-      payload: bytes.subarray(at + header, end),
-    };
+    yield { type: bytes.toString('latin1', at + 4, at + 8), start: at + header, end: Math.min(at + size, to) };
     at += size;
   }
 }
 
 /** The `meta` box's child boxes (meta is a full box: 4 bytes of version and flags first). */
-function metaBoxes(bytes: Buffer): Map<string, Box> {
-  const meta = [...boxes(bytes, 0, bytes.length)].find((box) => box.type === 'meta');
-  const found = new Map<string, Box>();
+function metaBoxes(bytes: Buffer): Map<string, Buffer> {
+  const meta = [...isoBoxes(bytes)].find((box) => box.type === 'meta');
+  const found = new Map<string, Buffer>();
   if (!meta) return found;
-  for (const box of boxes(bytes, meta.start + 4, meta.start + meta.payload.length)) found.set(box.type, box);
+  for (const box of isoBoxes(bytes, meta.start + 4, meta.end)) found.set(box.type, bytes.subarray(box.start, box.end));
   return found;
 }
 
@@ -102,13 +100,12 @@ function uint(bytes: Buffer, at: number, size: number): number {
 }
 
 /** The ID of the HEIF item of a type (`iinf`'s `infe` entries, versions 2 and 3), or null. */
-function itemOfType(iinf: Box, type: string): number | null {
-  const p = iinf.payload;
+function itemOfType(p: Buffer, type: string): number | null {
   const version = p[0]!;
   const first = version === 0 ? 6 : 8;
-  for (const entry of boxes(p, first, p.length)) {
+  for (const entry of isoBoxes(p, first)) {
     if (entry.type !== 'infe') continue;
-    const e = entry.payload;
+    const e = p.subarray(entry.start, entry.end);
     const v = e[0]!;
     if (v < 2) continue;
     const id = v === 2 ? e.readUInt16BE(4) : e.readUInt32BE(4);
@@ -119,8 +116,7 @@ function itemOfType(iinf: Box, type: string): number | null {
 }
 
 /** An item's bytes as `iloc` places them: in the file (construction method 0) or in `idat` (1). */
-function itemBytes(bytes: Buffer, iloc: Box, idat: Box | undefined, item: number): Buffer | null {
-  const p = iloc.payload;
+function itemBytes(bytes: Buffer, p: Buffer, idat: Buffer | undefined, item: number): Buffer | null {
   const version = p[0]!;
   const offsetSize = p[4]! >> 4;
   const lengthSize = p[4]! & 0xf;
@@ -146,7 +142,7 @@ function itemBytes(bytes: Buffer, iloc: Box, idat: Box | undefined, item: number
       at += offsetSize;
       const length = uint(p, at, lengthSize);
       at += lengthSize;
-      const source = method === 1 ? idat?.payload : bytes;
+      const source = method === 1 ? idat : bytes;
       if (!source || base + offset + length > source.length) return null;
       parts.push(source.subarray(base + offset, base + offset + length));
     }
@@ -182,12 +178,12 @@ export function heifSize(bytes: Buffer): Size | null {
   try {
     const iprp = metaBoxes(bytes).get('iprp');
     if (!iprp) return null;
-    const ipco = [...boxes(bytes, iprp.start, iprp.start + iprp.payload.length)].find((b) => b.type === 'ipco');
+    const ipco = [...isoBoxes(iprp)].find((b) => b.type === 'ipco');
     if (!ipco) return null;
     let size: Size | null = null;
     let turned = false;
-    for (const property of boxes(bytes, ipco.start, ipco.start + ipco.payload.length)) {
-      const p = property.payload;
+    for (const property of isoBoxes(iprp, ipco.start, ipco.end)) {
+      const p = iprp.subarray(property.start, property.end);
       if (property.type === 'ispe' && p.length >= 12) {
         const found = { width: p.readUInt32BE(4), height: p.readUInt32BE(8) };
         if (!size || found.width * found.height > size.width * size.height) size = found;

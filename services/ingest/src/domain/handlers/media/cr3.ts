@@ -1,3 +1,4 @@
+import { isoBoxes } from './containers.js';
 import type { ExifTags } from './exif.js';
 
 /**
@@ -13,22 +14,6 @@ const CANON_UUID = Buffer.from('85c0b687820f11e08111f4ce462b6a48', 'hex');
 /** Whether the bytes are a CR3 (its `ftyp` brand). */
 export function isCr3(bytes: Buffer): boolean {
   return bytes.length >= 12 && bytes.toString('latin1', 4, 12) === 'ftypcrx ';
-}
-
-/** The boxes between `from` and `to`: type, and where the payload starts and ends. */
-function* boxes(bytes: Buffer, from: number, to: number): Generator<{ type: string; start: number; end: number }> {
-  for (let at = from; at + 8 <= to;) {
-    let size = bytes.readUInt32BE(at);
-    let header = 8;
-    if (size === 1) {
-      if (at + 16 > to) return;
-      size = Number(bytes.readBigUInt64BE(at + 8));
-      header = 16;
-    } else if (size === 0) size = to - at;
-    if (size < header || at + size > to) return;
-    yield { type: bytes.toString('latin1', at + 4, at + 8), start: at + header, end: at + size };
-    at += size;
-  }
 }
 
 /** The value sizes of TIFF field types: BYTE, ASCII, SHORT, LONG, RATIONAL, SBYTE, UNDEFINED, SSHORT, SLONG, SRATIONAL. */
@@ -82,15 +67,15 @@ function degrees(value: unknown, ref: unknown, negative: string): number | undef
 
 /** A CR3's EXIF as exifr would name it; throws when the file has no Canon metadata box. */
 export function cr3Exif(bytes: Buffer): ExifTags {
-  const moov = [...boxes(bytes, 0, bytes.length)].find((box) => box.type === 'moov');
+  const moov = [...isoBoxes(bytes)].find((box) => box.type === 'moov');
   const canon = moov
-    ? [...boxes(bytes, moov.start, moov.end)].find(
+    ? [...isoBoxes(bytes, moov.start, moov.end)].find(
         (box) => box.type === 'uuid' && bytes.subarray(box.start, box.start + 16).equals(CANON_UUID),
       )
     : undefined;
   if (!canon) throw new Error("no Canon metadata box (CMT1–CMT4) in this CR3's moov");
   const tiffs = new Map(
-    [...boxes(bytes, canon.start + 16, canon.end)].map((box) => [box.type, bytes.subarray(box.start, box.end)]),
+    [...isoBoxes(bytes, canon.start + 16, canon.end)].map((box) => [box.type, bytes.subarray(box.start, box.end)]),
   );
   const ifd0 = ifdOf(tiffs.get('CMT1') ?? Buffer.alloc(0));
   const exif = ifdOf(tiffs.get('CMT2') ?? Buffer.alloc(0));

@@ -2,6 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import sharp from 'sharp';
+import { isoBox } from '../testing/build.js';
 import { mutations } from '../testing/mutate.js';
 import { parsedOrCleanlyRejected } from '../testing/parse.js';
 
@@ -10,19 +11,13 @@ process.env['MEMEX_OCR'] = 'off';
 
 /** A JPEG XL container as cjxl writes one: signature, ftyp, a Brotli-less Exif box, the codestream in jxlp parts. */
 function jxlContainer(tiff: Buffer): Buffer {
-  const box = (type: string, payload: Buffer) => {
-    const header = Buffer.alloc(8);
-    header.writeUInt32BE(8 + payload.length);
-    header.write(type, 4, 'latin1');
-    return Buffer.concat([header, payload]);
-  };
   const codestream = Buffer.from([0xff, 0x0a, 0xfa, 0x1f, 0xc6, 0x0f, 0x50, 0xdc, 0x08, 0, 0, 0]);
   return Buffer.concat([
     Buffer.from('0000000c4a584c200d0a870a', 'hex'),
-    box('ftyp', Buffer.from('jxl \0\0\0\0jxl ', 'latin1')),
-    box('jxlp', Buffer.concat([Buffer.alloc(4), codestream.subarray(0, 6)])),
-    box('Exif', Buffer.concat([Buffer.alloc(4), tiff])),
-    box('jxlp', Buffer.concat([Buffer.from([0x80, 0, 0, 1]), codestream.subarray(6)])),
+    isoBox('ftyp', Buffer.from('jxl \0\0\0\0jxl ', 'latin1')),
+    isoBox('jxlp', Buffer.concat([Buffer.alloc(4), codestream.subarray(0, 6)])),
+    isoBox('Exif', Buffer.concat([Buffer.alloc(4), tiff])),
+    isoBox('jxlp', Buffer.concat([Buffer.from([0x80, 0, 0, 1]), codestream.subarray(6)])),
   ]);
 }
 

@@ -1,4 +1,5 @@
 import { brotliDecompressSync } from 'node:zlib';
+import { isoBoxes } from './containers.js';
 
 /**
  * JPEG XL (ISO/IEC 18181) as files hold it: a bare codestream (`FF 0A`), or an ISO BMFF container
@@ -21,33 +22,21 @@ function startsWith(bytes: Buffer, prefix: Buffer): boolean {
   return bytes.length >= prefix.length && bytes.subarray(0, prefix.length).equals(prefix);
 }
 
-interface Box {
-  type: string;
-  payload: Buffer;
-}
-
-/** The container's boxes, a compressed one (`brob`) as the box it holds; those of a cut-short file up to where it ends. */
-function* boxes(bytes: Buffer): Generator<Box> {
-  for (let at = 0; at + 8 <= bytes.length;) {
-    let size = bytes.readUInt32BE(at);
-    let header = 8;
-    if (size === 1) {
-      if (at + 16 > bytes.length) return;
-      size = Number(bytes.readBigUInt64BE(at + 8));
-      header = 16;
-    } else if (size === 0) size = bytes.length - at;
-    if (size < header) return;
-    const type = bytes.toString('latin1', at + 4, at + 8);
-    const payload = bytes.subarray(at + header, Math.min(at + size, bytes.length));
-    if (type === 'brob' && payload.length >= 4) {
-      try {
-        const inner = brotliDecompressSync(payload.subarray(4), { maxOutputLength: MAX_BOX_BYTES });
-        yield { type: payload.toString('latin1', 0, 4), payload: inner };
-      } catch {
-        // A compressed box that does not decompress (or would be too large) holds nothing we read.
-      }
-    } else yield { type, payload };
-    at += size;
+/** The container's boxes with their payloads, a compressed one (`brob`) as the box it holds. */
+function* boxes(bytes: Buffer): Generator<{ type: string; payload: Buffer }> {
+  for (const box of isoBoxes(bytes)) {
+    const payload = bytes.subarray(box.start, box.end);
+    if (box.type !== 'brob') {
+      yield { type: box.type, payload };
+      continue;
+    }
+    if (payload.length < 4) continue;
+    try {
+      const inner = brotliDecompressSync(payload.subarray(4), { maxOutputLength: MAX_BOX_BYTES });
+      yield { type: payload.toString('latin1', 0, 4), payload: inner };
+    } catch {
+      // A compressed box that does not decompress (or would be too large) holds nothing we read.
+    }
   }
 }
 

@@ -10,6 +10,7 @@ import { PHOTO_FILE_TYPES } from '@memex/contracts';
 import { missingTool, motionClip, sharedFile, sharedSkip, withIphoneExif } from '@memex/testing';
 import { createRegistry } from '../registry.js';
 import { RejectedItem, type AvItem, type PhotoItem } from '../handler.js';
+import { isoBox } from '../testing/build.js';
 
 // These tests check metadata; OCR is the media OCR test's (services/media/src/ocr.test.ts), and slow.
 process.env['MEMEX_OCR'] = 'off';
@@ -316,25 +317,17 @@ describe('RAW files of every maker: read by their own signatures, their EXIF whe
     });
     return Buffer.concat([head, ...data]);
   };
-  /** An ISO base media box. */
-  const box = (type: string, ...payload: Buffer[]) => {
-    const body = Buffer.concat(payload);
-    const header = Buffer.alloc(8);
-    header.writeUInt32BE(8 + body.length);
-    header.write(type, 4, 'latin1');
-    return Buffer.concat([header, body]);
-  };
 
   it("a Canon CR3: its camera, capture time with zone, lens and place, from the TIFFs in Canon's box of its moov", async () => {
     const cr3 = Buffer.concat([
-      box('ftyp', Buffer.from('crx \0\0\0\x01crx isom', 'latin1')),
-      box(
+      isoBox('ftyp', Buffer.from('crx \0\0\0\x01crx isom', 'latin1')),
+      isoBox(
         'moov',
-        box(
+        isoBox(
           'uuid',
           Buffer.from('85c0b687820f11e08111f4ce462b6a48', 'hex'),
-          box('CNCV', Buffer.from('CanonCR3_001/00.09.00/00.00.00', 'latin1')),
-          box(
+          isoBox('CNCV', Buffer.from('CanonCR3_001/00.09.00/00.00.00', 'latin1')),
+          isoBox(
             'CMT1',
             tiff([
               [0x010f, 2, 'Canon'],
@@ -342,7 +335,7 @@ describe('RAW files of every maker: read by their own signatures, their EXIF whe
               [0x0112, 3, 1],
             ]),
           ),
-          box(
+          isoBox(
             'CMT2',
             tiff([
               [0x9003, 2, '2023:06:17 18:45:10'],
@@ -350,8 +343,8 @@ describe('RAW files of every maker: read by their own signatures, their EXIF whe
               [0xa434, 2, 'RF24-105mm F4 L IS USM'],
             ]),
           ),
-          box('CMT3', Buffer.from('maker notes', 'latin1')),
-          box(
+          isoBox('CMT3', Buffer.from('maker notes', 'latin1')),
+          isoBox(
             'CMT4',
             tiff([
               [1, 2, 'N'],
@@ -377,9 +370,9 @@ describe('RAW files of every maker: read by their own signatures, their EXIF whe
             ]),
           ),
         ),
-        box('mvhd', Buffer.alloc(100)),
+        isoBox('mvhd', Buffer.alloc(100)),
       ),
-      box('mdat', Buffer.alloc(256)),
+      isoBox('mdat', Buffer.alloc(256)),
     ]);
     const item = await read('image/x-canon-cr3', cr3);
     assert.deepEqual(item.warnings, []);
@@ -547,20 +540,17 @@ describe('photos in containers exifr does not read', () => {
   });
 
   it("turns a HEIF's size by its irot, as decoders show it", async () => {
-    const box = (type: string, ...payload: Buffer[]) => {
-      const body = Buffer.concat(payload);
-      const header = Buffer.alloc(8);
-      header.writeUInt32BE(8 + body.length);
-      header.write(type, 4, 'latin1');
-      return Buffer.concat([header, body]);
-    };
     const ispe = Buffer.alloc(12);
     ispe.writeUInt32BE(4032, 4);
     ispe.writeUInt32BE(3024, 8);
     const heif = (angle: number) =>
       Buffer.concat([
-        box('ftyp', Buffer.from('heic\0\0\0\0mif1heic', 'latin1')),
-        box('meta', Buffer.alloc(4), box('iprp', box('ipco', box('ispe', ispe), box('irot', Buffer.from([angle]))))),
+        isoBox('ftyp', Buffer.from('heic\0\0\0\0mif1heic', 'latin1')),
+        isoBox(
+          'meta',
+          Buffer.alloc(4),
+          isoBox('iprp', isoBox('ipco', isoBox('ispe', ispe), isoBox('irot', Buffer.from([angle])))),
+        ),
       ]);
     assert.deepEqual(reading(await photo('image/heic', heif(1))).slice(2, 4), [3024, 4032]);
     assert.deepEqual(reading(await photo('image/heic', heif(2))).slice(2, 4), [4032, 3024]);

@@ -87,6 +87,15 @@ export function pdf(pages: string[][], info: Record<string, string> = {}, fields
   return Buffer.from(out, 'latin1');
 }
 
+/** An ISO base media box (HEIF, CR3, a JPEG XL container): its size, its type, its payload. */
+export function isoBox(type: string, ...payload: Buffer[]): Buffer {
+  const body = Buffer.concat(payload);
+  const header = Buffer.alloc(8);
+  header.writeUInt32BE(8 + body.length);
+  header.write(type, 4, 'latin1');
+  return Buffer.concat([header, body]);
+}
+
 /** A zip archive with stored (uncompressed) entries. */
 export function zip(entries: Array<{ name: string; data: string | Buffer }>): Buffer {
   const locals: Buffer[] = [];

@@ -338,11 +338,13 @@ export function parseComponents(text: string, format: 'iCalendar' | 'vCard'): IC
 /**
  * Outlook has written `DTSTART;TZID="W. Europe Standard Time:20200609T090000"`: the quote closes
  * after the value, so the line has no value and ical.js refuses the whole file (node-ical keeps
- * one among its tests). A line whose only colons are inside a quoted parameter gets the quote
- * closed before its last colon.
+ * one among its tests). A whole line (not one folded on, whose value may follow on the next)
+ * whose only colons are inside a quoted parameter gets the quote closed before its last colon.
  */
 function closeSwallowingQuotes(text: string): string {
-  return text.replace(/^([^\r\n:"]*;[^\r\n:"=]+=)"([^"\r\n]*):([^":\r\n]*)"[ \t]*(\r?)$/gm, '$1"$2":$3$4');
+  // The line break is matched (not `$`, which in JavaScript also stops before a CR) so that a line
+  // folded on is told by the space that starts the next.
+  return text.replace(/^([^\r\n:"]*;[^\r\n:"=]+=)"([^"\r\n]*):([^":\r\n]*)"[ \t]*(\r?\n)(?![ \t])/gm, '$1"$2":$3$4');
 }
 
 /** The VCALENDAR components of a text (a file may hold several), or a reason why it holds none. */

@@ -358,6 +358,9 @@ describe('calendar: invitations in mail', () => {
         'SUMMARY:Stand-up',
         'DTSTART;TZID="W. Europe Standard Time:20200609T090000"',
         'DTEND;TZID="(UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna:20200609T093000"',
+        // A line folded right after its quote (its value on the next line) is no such line.
+        'DTSTAMP;X-ZONE="(UTC+01:00) Amsterdam, Berlin, Bern, Rome, Stockholm, Vienna"',
+        ' :20200609T080000Z',
         'END:VEVENT',
         'END:VCALENDAR',
         '',

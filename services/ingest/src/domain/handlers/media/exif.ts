@@ -91,12 +91,11 @@ export async function readExif(
     if (isCr3(bytes)) return { tags: cr3Exif(bytes), problem: null };
     if (format === 'jxl') return { tags: await parse(jxlExif(bytes)), problem: null };
     if (format === 'webp') return { tags: await parse(webpExif(bytes)), problem: null };
-    const tags = await parse(bytes);
-    // exifr misreads the Exif item of a HEIF laid out as libheif writes it (an AVIF from libavif,
-    // GIMP): nothing but its own `errors` ("Malformed EXIF data").
-    if ((format === 'avif' || format === 'heic') && Object.keys(tags).every((key) => key === 'errors'))
-      return { tags: await parse(heifExif(bytes)), problem: null };
-    return { tags, problem: null };
+    // A HEIF's (HEIC's, AVIF's) Exif item is found by us and only its TIFF given to exifr: exifr
+    // misreads libheif's layout (libavif, GIMP: "Malformed EXIF data") and its box reader never
+    // returns on some damaged files (a renamed `meta` box, found by fuzzing), which would hang ingest.
+    if (format === 'avif' || format === 'heic') return { tags: await parse(heifExif(bytes)), problem: null };
+    return { tags: await parse(bytes), problem: null };
   } catch (error) {
     return { tags: {}, problem: `EXIF unreadable (${error instanceof Error ? error.message : String(error)})` };
   }

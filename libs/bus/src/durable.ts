@@ -14,21 +14,35 @@ const BUFFERED_WAIT_MS = 5;
 const SERVER_PENDING_WAIT_MS = 50;
 
 /**
- * Creates a durable consumer on the events stream unless it exists (its position is kept by
- * JetStream, so a restart resumes where it stopped). Safe when replicas race to create it.
+ * Creates a durable consumer (on the events stream unless told another) unless it exists (its
+ * position is kept by JetStream, so a restart resumes where it stopped), and brings an existing
+ * one's acknowledgement deadline and pending limit to those asked for (an upgrade may change
+ * them). Safe when replicas race to create it.
  */
 export async function ensureDurable(
   bus: Bus,
   config: Partial<ConsumerConfig> & { durable_name: string },
+  stream = EVENTS_STREAM,
 ): Promise<void> {
+  let existing: ConsumerConfig;
   try {
-    await bus.jsm.consumers.info(EVENTS_STREAM, config.durable_name);
+    existing = (await bus.jsm.consumers.info(stream, config.durable_name)).config;
   } catch (error) {
     if (!isNotFound(error)) throw error;
-    await bus.jsm.consumers.add(EVENTS_STREAM, config).catch((addError: unknown) => {
+    await bus.jsm.consumers.add(stream, config).catch((addError: unknown) => {
       if (!/already (exists|in use)/i.test(String(addError))) throw addError;
     });
+    return;
   }
+  const changed = (['ack_wait', 'max_ack_pending'] as const).filter(
+    (field) => config[field] !== undefined && config[field] !== existing[field],
+  );
+  if (changed.length > 0)
+    await bus.jsm.consumers.update(
+      stream,
+      config.durable_name,
+      Object.fromEntries(changed.map((field) => [field, config[field]])),
+    );
 }
 
 /**

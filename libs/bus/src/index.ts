@@ -7,6 +7,7 @@ export * from './publisher.js';
 export * from './log-reader.js';
 export * from './events.js';
 export * from './durable.js';
+export * from './leases.js';
 export * from './erase.js';
 export * from './feed.js';
 export * from './rpc.js';

@@ -16,6 +16,8 @@ import {
   ensureDurable,
   eventAt,
   EVENTS_STREAM,
+  JOB_LEASE_MS,
+  Leases,
   MEDIA_QUEUE_CONSUMER,
   typeFilter,
   type Bus,
@@ -33,12 +35,8 @@ import { readWorkersThrough } from './original.js';
 
 /** The durable consumer every media process shares: each photo goes to one of them (the sources service counts its backlog). */
 const DURABLE = MEDIA_QUEUE_CONSUMER;
-/** A photo not acked within this time goes to another worker (a dead machine's work is not lost). */
-const ACK_WAIT_MS = 5 * 60 * 1000;
 /** Photos read ahead of the workers, among which new ones go first (the window priorities act in). */
 const READ_AHEAD = 128;
-/** How often photos waiting in the buffer tell NATS they are still being worked on. */
-const KEEP_ALIVE_MS = 60_000;
 /** A photo failing this many times is given up (a broken file would spin), with media.analysis_failed. */
 export const MAX_ATTEMPTS = 5;
 
@@ -55,20 +53,30 @@ interface Job {
   again(ms: number): void;
   /** Failed its last attempt, and the failure is published: never again unless the owner retries. */
   giveUp(): void;
-  /** Still waiting in the buffer: not to be handed to another worker. */
-  keepAlive(): void;
 }
 
-/** A job from the queue: settled on its message, which NATS redelivers until acked or terminated. */
-function queued(msg: JsMsg, event: EventOf<typeof ItemIngested>): Job {
+/**
+ * A job from the queue: settled on its message, which NATS redelivers until acked or terminated;
+ * its lease renewed until then, waiting in the buffer as much as being analysed.
+ */
+function queued(msg: JsMsg, event: EventOf<typeof ItemIngested>, leases: Leases): Job {
+  const release = leases.hold(() => msg.working());
   return {
     event,
     ingestSeq: msg.seq,
     attempt: msg.info.deliveryCount,
-    done: () => msg.ack(),
-    again: (ms) => msg.nak(ms),
-    giveUp: () => msg.term(),
-    keepAlive: () => msg.working(),
+    done: () => {
+      release();
+      msg.ack();
+    },
+    again: (ms) => {
+      release();
+      msg.nak(ms);
+    },
+    giveUp: () => {
+      release();
+      msg.term();
+    },
   };
 }
 
@@ -92,7 +100,7 @@ const REOPEN_MS = 5_000;
  * The media pipeline's work queue (photos and videos): a durable pull consumer on item.ingested shared by every
  * process running the media service, so `MEMEX_SERVICES=media` on another machine (a GPU box)
  * joining the same NATS takes its share. A photo is acked only after its analysis is published;
- * a crash hands it to another worker after ACK_WAIT_MS. Each process reads up to READ_AHEAD
+ * a crash hands it to another worker once its lease runs out (JOB_LEASE_MS). Each process reads up to READ_AHEAD
  * photos ahead and its workers take new ones first (taken within MEMEX_MEDIA_NEW_DAYS of
  * arriving), backfill as MEMEX_MEDIA_BACKFILL_PER_MINUTE allows. A photo failing MAX_ATTEMPTS
  * times is given up with media.analysis_failed (health and `memex photos failed` show it until
@@ -105,6 +113,7 @@ export class PhotoJobs {
   private buffer: PriorityBuffer<Job> | undefined;
   private readonly budget = WorkBudget.fromEnv();
   private readonly newWithinMs = newWithinMsFromEnv();
+  private readonly leases = new Leases();
   private loop: Promise<void> | undefined;
   private reopen: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -167,7 +176,6 @@ export class PhotoJobs {
         timer.unref();
       },
       giveUp: () => undefined,
-      keepAlive: () => undefined,
     };
   }
 
@@ -185,7 +193,7 @@ export class PhotoJobs {
       ack_policy: AckPolicy.Explicit,
       deliver_policy: DeliverPolicy.All,
       filter_subject: typeFilter(ItemIngested.type),
-      ack_wait: ACK_WAIT_MS * 1_000_000,
+      ack_wait: JOB_LEASE_MS * 1_000_000,
       max_ack_pending: 256,
     });
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, DURABLE);
@@ -194,10 +202,6 @@ export class PhotoJobs {
     this.messages = messages;
     const buffer = new PriorityBuffer<Job>(READ_AHEAD, this.budget);
     this.buffer = buffer;
-    // Photos read ahead wait in the buffer: their acknowledgement deadline is kept alive meanwhile.
-    const keepAlive = setInterval(() => {
-      for (const job of buffer.held()) job.keepAlive();
-    }, KEEP_ALIVE_MS);
     const reader = (async () => {
       for await (const msg of messages) {
         const event = this.decode(msg);
@@ -205,7 +209,7 @@ export class PhotoJobs {
           msg.ack();
           continue;
         }
-        buffer.push(queued(msg, event), priorityOf(event, this.newWithinMs));
+        buffer.push(queued(msg, event, this.leases), priorityOf(event, this.newWithinMs));
         await buffer.room();
       }
       if (!this.stopped) throw new Error('its consumer stopped delivering');
@@ -216,8 +220,7 @@ export class PhotoJobs {
     this.stoppedOn = undefined;
     this.loop = Promise.all([reader, ...workers])
       .then(() => undefined)
-      .catch((error: unknown) => this.failed(error))
-      .finally(() => clearInterval(keepAlive));
+      .catch((error: unknown) => this.failed(error));
   }
 
   /** An item.ingested event, or undefined (logged) for what the log holds that is not one. */

@@ -1,13 +1,15 @@
-import { AckPolicy, type ConsumerConfig, type MsgRequest } from '@nats-io/jetstream';
+import { AckPolicy, type MsgRequest } from '@nats-io/jetstream';
 import { createInbox, type Msg, type Subscription } from '@nats-io/transport-node';
 import {
   decodeJson,
   encodeJson,
+  ensureDurable,
   FAILED_JOB_SUBJECT_ROOT,
   failedJobSubject,
-  isNotFound,
+  JOB_LEASE_MS,
   JOB_SUBJECT_ROOT,
   JOBS_STREAM,
+  Leases,
   type Bus,
 } from '@memex/bus';
 
@@ -94,8 +96,6 @@ function durableName(lane: string, priority: Priority): string {
   return `pipelines_${lane.replace(/[^A-Za-z0-9_-]/g, '_')}_${priority}`;
 }
 
-/** A long job is redelivered to another worker if not acked (or touched) within this time. */
-const ACK_WAIT_MS = 5 * 60 * 1000;
 /** How long an ack waits for the server to confirm it. */
 const ACK_CONFIRM_MS = 10_000;
 /** A job failing this many times is set aside (a broken model would otherwise spin). */
@@ -143,31 +143,31 @@ export interface TakenJob {
 export class JobQueue {
   private doorbell: Subscription | undefined;
   private readonly waiters = new Set<() => void>();
+  private readonly leases: Leases;
 
   constructor(
     private readonly bus: Bus,
     readonly lane = TIER1_LANE,
-  ) {}
+    /** A job held by a process gone silent this long goes to another worker (its consumer's `ack_wait`). */
+    private readonly leaseMs = JOB_LEASE_MS,
+  ) {
+    this.leases = new Leases(leaseMs);
+  }
 
-  /** Creates the consumers (idempotent; safe from every process). */
+  /** Creates the consumers, or brings them to this lease (idempotent; safe from every process). */
   async ensure(): Promise<void> {
     for (const priority of PRIORITIES) {
-      const config: Partial<ConsumerConfig> = {
-        durable_name: durableName(this.lane, priority),
-        ack_policy: AckPolicy.Explicit,
-        filter_subject: `${JOB_SUBJECT_ROOT}.${this.lane}.*.${priority}`,
-        ack_wait: ACK_WAIT_MS * 1_000_000,
-        max_ack_pending: -1,
-      };
-      try {
-        await this.bus.jsm.consumers.info(JOBS_STREAM, config.durable_name!);
-      } catch (error) {
-        if (!isNotFound(error)) throw error;
-        await this.bus.jsm.consumers.add(JOBS_STREAM, config).catch((addError) => {
-          // Another process created it meanwhile.
-          if (!/already (exists|in use)/i.test(String(addError))) throw addError;
-        });
-      }
+      await ensureDurable(
+        this.bus,
+        {
+          durable_name: durableName(this.lane, priority),
+          ack_policy: AckPolicy.Explicit,
+          filter_subject: `${JOB_SUBJECT_ROOT}.${this.lane}.*.${priority}`,
+          ack_wait: this.leaseMs * 1_000_000,
+          max_ack_pending: -1,
+        },
+        JOBS_STREAM,
+      );
     }
   }
 
@@ -258,6 +258,8 @@ export class JobQueue {
     const attempt = Number(tokens[4] ?? 1);
     const reply = (body: string) => this.bus.nc.publish(msg.reply!, body);
     const job = decodeJson<Job>(msg.data);
+    // Renewed while this process holds it, however long it runs; released once it is settled.
+    const release = this.leases.hold(() => reply('+WPI'));
     return {
       job,
       priority,
@@ -265,14 +267,22 @@ export class JobQueue {
       // A confirmed ("double") ack: the server answers once it has applied the ack, so the job
       // is gone from the backlog when this resolves (a flush only says the server read it).
       ack: async () => {
-        await this.bus.nc.request(msg.reply!, '+ACK', { timeout: ACK_CONFIRM_MS });
+        try {
+          await this.bus.nc.request(msg.reply!, '+ACK', { timeout: ACK_CONFIRM_MS });
+        } finally {
+          release();
+        }
       },
       retry: (delayMs) => {
+        release();
         reply(`-NAK ${JSON.stringify({ delay: delayMs * 1_000_000 })}`);
         // Its redelivery rings no doorbell (nothing is published): wake the takers when it is due.
         setTimeout(() => this.ring(), delayMs + 10).unref();
       },
-      drop: () => reply('+TERM'),
+      drop: () => {
+        release();
+        reply('+TERM');
+      },
       setAside: async (reason, worker) => {
         const failed: FailedJob = {
           job,
@@ -282,12 +292,16 @@ export class JobQueue {
           failed_at: new Date().toISOString(),
           worker,
         };
-        // Keyed by the job's place in the stream: set aside again after a crash, it is kept once.
-        await this.bus.js.publish(failedJobSubject(this.lane, job.task), encodeJson(failed), {
-          msgID: `failed:${tokens[5]}`,
-          timeout: 10_000,
-        });
-        await this.bus.nc.request(msg.reply!, '+TERM', { timeout: ACK_CONFIRM_MS });
+        try {
+          // Keyed by the job's place in the stream: set aside again after a crash, it is kept once.
+          await this.bus.js.publish(failedJobSubject(this.lane, job.task), encodeJson(failed), {
+            msgID: `failed:${tokens[5]}`,
+            timeout: 10_000,
+          });
+          await this.bus.nc.request(msg.reply!, '+TERM', { timeout: ACK_CONFIRM_MS });
+        } finally {
+          release();
+        }
       },
       working: () => reply('+WPI'),
     };

@@ -315,11 +315,32 @@ export const PhotoMeta = Type.Object({
   format: Type.String(),
   contentType: Type.String(),
   filename: Nullable(Type.String()),
-  /** Where occurred_at came from: EXIF, a Takeout sidecar, the file's time, or nowhere. */
-  timeSource: Nullable(Type.Union([Type.Literal('exif'), Type.Literal('takeout'), Type.Literal('file')])),
+  /** Where occurred_at came from: EXIF, the XMP or IPTC in the file, a Takeout sidecar, the file's time, or nowhere. */
+  timeSource: Nullable(
+    Type.Union([
+      Type.Literal('exif'),
+      Type.Literal('xmp'),
+      Type.Literal('iptc'),
+      Type.Literal('takeout'),
+      Type.Literal('file'),
+    ]),
+  ),
   gps: Nullable(Position),
   /** Apple's content identifier: a Live Photo's still and its motion clip share it (absent in older events). */
   contentIdentifier: Type.Optional(Nullable(Type.String())),
+  /**
+   * The faces its XMP names (MWG regions of type Face, Microsoft's people tags): a name and a box
+   * as fractions of the image from its top left, as the file states it (absent in older events).
+   */
+  regions: Type.Optional(
+    Type.Array(
+      Type.Object({
+        name: Type.String(),
+        box: Nullable(Type.Object({ x: Type.Number(), y: Type.Number(), w: Type.Number(), h: Type.Number() })),
+        source: Type.Union([Type.Literal('mwg'), Type.Literal('microsoft')]),
+      }),
+    ),
+  ),
 });
 
 /** A segment of a recording's transcript, at its second. */

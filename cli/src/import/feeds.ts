@@ -588,10 +588,10 @@ function fileItem(options: ImportOptions, file: FolderFile, bytes: Buffer, label
 
 /**
  * A photo with its sidecars' attributes and labels; the XMP and IPTC inside its bytes (Apple
- * Photos writes title, caption and keywords there) fill what no sidecar said.
+ * Photos writes title, caption and keywords there) are read by the photo handler.
  */
-async function photoItem(options: ImportOptions, photo: PhotoFile, bytes: Buffer, externalId: string): Promise<Item> {
-  const { attributes, labels } = await photoMetadata(photo, bytes);
+function photoItem(options: ImportOptions, photo: PhotoFile, bytes: Buffer, externalId: string): Item {
+  const { attributes, labels } = photoMetadata(photo);
   return item(options, photo.type, bytes, externalId, attributes, labels);
 }
 

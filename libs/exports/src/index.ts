@@ -11,6 +11,7 @@ export * from './pst.js';
 export * from './folder.js';
 export * from './takeout.js';
 export * from './apple.js';
+export * from './xmp.js';
 export * from './photos.js';
 export * from './takeout-export.js';
 export { files, inArchive } from './files.js';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { files } from './files.js';
 import type { FolderFile, SkippedFile } from './folder.js';
 import { albumOf, readSidecars, type TakeoutAttributes } from './takeout.js';
-import { embeddedXmp, readXmpSidecars, type XmpAttributes } from './apple.js';
+import { readXmpSidecars, type XmpAttributes } from './apple.js';
 
 /** A photo or video with what its sidecars say: attributes for the handler, albums and keywords as labels. */
 export interface PhotoFile extends FolderFile {
@@ -116,16 +116,10 @@ async function oneItemPerPhoto(photos: PhotoFile[]): Promise<{ files: PhotoFile[
 }
 
 /**
- * What a photo is sent with: its sidecars' attributes and labels, and the XMP and IPTC inside its
- * bytes (Apple Photos writes title, caption and keywords there) where no sidecar said otherwise.
+ * What a photo is sent with: its sidecars' attributes and labels, and its file's time. The XMP and
+ * IPTC inside its bytes (Apple Photos writes title, caption and keywords there) are the photo
+ * handler's own reading, which fills what no sidecar said and labels the photo by its keywords.
  */
-export async function photoMetadata(
-  photo: PhotoFile,
-  bytes: Buffer,
-): Promise<{ attributes: Record<string, unknown>; labels: string[] }> {
-  const { keywords = [], ...inside } = photo.type.startsWith('image/') ? await embeddedXmp(bytes) : {};
-  return {
-    attributes: { modified: photo.modified, ...inside, ...photo.attributes },
-    labels: [...new Set([...photo.labels, ...keywords.map((keyword) => labelOf('keyword', keyword))])],
-  };
+export function photoMetadata(photo: PhotoFile): { attributes: Record<string, unknown>; labels: string[] } {
+  return { attributes: { modified: photo.modified, ...photo.attributes }, labels: photo.labels };
 }

@@ -121,6 +121,17 @@ export function itemLabels(requested: string[] | undefined, scope: Scope): strin
   return [...new Set(labels)].sort();
 }
 
+/**
+ * The item's labels with those its content gives (a photo's `keyword:` labels): all of them for
+ * the owner; for an agent only those within its scope, as it could not ask for the others.
+ */
+export function withContentLabels(labels: string[], parsed: ParsedItem, scope: Scope): string[] {
+  const given = (parsed.labels ?? []).filter(
+    (label) => LABEL.test(label) && (scope.kind === 'owner' || scope.labels.includes(label)),
+  );
+  return given.length === 0 ? labels : [...new Set([...labels, ...given])].sort();
+}
+
 /** How much item data a request carries, without decoding it. */
 export function requestDataBytes(items: IngestItemParams[]): number {
   let total = 0;
@@ -180,7 +191,8 @@ export async function prepareItem(
   const onWorker = location === null || !workers ? null : await extractedOnWorker(workers, handler, location, item);
   if (onWorker) {
     const { sha256, size, type, parsed } = onWorker;
-    return { ...common, contentType: baseType(type), original: { sha256, size }, parsed };
+    const withContent = withContentLabels(labels, parsed, scope);
+    return { ...common, labels: withContent, contentType: baseType(type), original: { sha256, size }, parsed };
   }
   const located = location === null ? undefined : await readLocation(locations, location, handler.limitBytes);
   const { bytes, type, parsed } = await reader.read({
@@ -190,7 +202,13 @@ export async function prepareItem(
     bytes: located,
     attributes: item.attributes,
   });
-  return { ...common, contentType: baseType(type), original: bytes, parsed };
+  return {
+    ...common,
+    labels: withContentLabels(labels, parsed, scope),
+    contentType: baseType(type),
+    original: bytes,
+    parsed,
+  };
 }
 
 /**

@@ -156,10 +156,10 @@ export class ExportSync {
     };
   }
 
-  /** A photo with what its sidecars, album and embedded XMP say; read in place as the source's settings say. */
+  /** A photo with what its sidecars and album say (its embedded XMP is the handler's); read in place as the source's settings say. */
   private async photo(source: SourceRow, settings: Settings, photo: PhotoFile): Promise<Entry> {
     const bytes = await fs.readFile(photo.file);
-    const { attributes, labels } = await photoMetadata(photo, bytes);
+    const { attributes, labels } = photoMetadata(photo);
     const inPlace = readsInPlace(settings, photo.type, photo.size);
     const base = this.base(source, photo.type, photo.key);
     return {

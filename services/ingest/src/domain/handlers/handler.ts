@@ -187,6 +187,11 @@ interface ParsedBase {
   occurredAt: string | null;
   /** Non-fatal problems met while parsing (truncation, bad base64 in a part, charset fallbacks). */
   warnings: string[];
+  /**
+   * Labels the item's own content gives it (a photo's keywords, `keyword:<word>`), added to those
+   * it was sent with (prepare.ts: an agent's only within its scope).
+   */
+  labels?: string[];
   children?: ParsedItem[];
   /**
    * The item's own bytes when they are not the input's (attachments): the service stores them

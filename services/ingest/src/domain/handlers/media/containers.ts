@@ -1,5 +1,5 @@
 /**
- * Where EXIF and the image size sit in containers exifr does not read (or reads only as some
+ * Where EXIF, XMP and the image size sit in containers exifr does not read (or reads only as some
  * writers lay them out): WebP's RIFF chunks, the HEIF items of an AVIF or HEIC written by libheif
  * (libavif, GIMP, ImageMagick, sharp), a GIF's screen. Each function reads what the format's
  * specification says, and returns null where the file does not hold it (or is cut short there).
@@ -33,6 +33,12 @@ function* webpChunks(bytes: Buffer): Generator<{ type: string; payload: Buffer }
 /** The TIFF bytes of a WebP's `EXIF` chunk, or null. */
 export function webpExif(bytes: Buffer): Buffer | null {
   for (const { type, payload } of webpChunks(bytes)) if (type === 'EXIF') return tiffOf(payload);
+  return null;
+}
+
+/** A WebP's `XMP ` chunk, or null. */
+export function webpXmp(bytes: Buffer): Buffer | null {
+  for (const { type, payload } of webpChunks(bytes)) if (type === 'XMP ') return payload;
   return null;
 }
 
@@ -99,8 +105,11 @@ function uint(bytes: Buffer, at: number, size: number): number {
   throw new RangeError(`no ${size}-byte integers in iloc`);
 }
 
-/** The ID of the HEIF item of a type (`iinf`'s `infe` entries, versions 2 and 3), or null. */
-function itemOfType(p: Buffer, type: string): number | null {
+/**
+ * The ID of the HEIF item of a type (`iinf`'s `infe` entries, versions 2 and 3), or null; of a
+ * `mime` item, the one of that content type (it follows the item's name, both NUL-terminated).
+ */
+function itemOfType(p: Buffer, type: string, contentType?: string): number | null {
   const version = p[0]!;
   const first = version === 0 ? 6 : 8;
   for (const entry of isoBoxes(p, first)) {
@@ -110,9 +119,22 @@ function itemOfType(p: Buffer, type: string): number | null {
     if (v < 2) continue;
     const id = v === 2 ? e.readUInt16BE(4) : e.readUInt32BE(4);
     const typeAt = v === 2 ? 8 : 10;
-    if (e.toString('latin1', typeAt, typeAt + 4) === type) return id;
+    if (e.toString('latin1', typeAt, typeAt + 4) !== type) continue;
+    if (contentType === undefined) return id;
+    const [, content] = e.toString('latin1', typeAt + 4).split('\0');
+    if (content?.trim().toLowerCase() === contentType) return id;
   }
   return null;
+}
+
+/** The bytes of a HEIF file's item of a type (and content type), as its `iloc` places them; null when absent. */
+function heifItem(bytes: Buffer, type: string, contentType?: string): Buffer | null {
+  const meta = metaBoxes(bytes);
+  const iinf = meta.get('iinf');
+  const iloc = meta.get('iloc');
+  if (!iinf || !iloc) return null;
+  const item = itemOfType(iinf, type, contentType);
+  return item === null ? null : itemBytes(bytes, iloc, meta.get('idat'), item);
 }
 
 /** An item's bytes as `iloc` places them: in the file (construction method 0) or in `idat` (1). */
@@ -157,14 +179,18 @@ function itemBytes(bytes: Buffer, p: Buffer, idat: Buffer | undefined, item: num
  */
 export function heifExif(bytes: Buffer): Buffer | null {
   try {
-    const meta = metaBoxes(bytes);
-    const iinf = meta.get('iinf');
-    const iloc = meta.get('iloc');
-    if (!iinf || !iloc) return null;
-    const item = itemOfType(iinf, 'Exif');
-    const block = item === null ? null : itemBytes(bytes, iloc, meta.get('idat'), item);
+    const block = heifItem(bytes, 'Exif');
     if (!block || block.length < 4) return null;
     return tiffOf(block.subarray(4 + block.readUInt32BE(0)));
+  } catch {
+    return null;
+  }
+}
+
+/** A HEIF file's XMP: its `mime` item of type `application/rdf+xml` (ISO/IEC 23008-12 A.2.2), or null. */
+export function heifXmp(bytes: Buffer): Buffer | null {
+  try {
+    return heifItem(bytes, 'mime', 'application/rdf+xml');
   } catch {
     return null;
   }

@@ -34,8 +34,9 @@ const OPTIONS: Parameters<typeof exifr.parse>[1] = {
   exif: true,
   gps: true,
   ifd1: false,
-  // XMP too: an edited photo may keep its capture time only there (exif:DateTimeOriginal).
-  xmp: true,
+  // XMP and IPTC are read by us (embedded.ts), from every container: exifr is given TIFF alone
+  // where we can, and its readers of other containers have hung on damaged files.
+  xmp: false,
   icc: false,
   iptc: false,
   jfif: false,
@@ -102,15 +103,18 @@ export async function readExif(
 }
 
 /**
- * `2008:10:22 16:28:39` (EXIF) or `2013-07-05T03:18:27Z` (XMP) → the wall-clock time
- * `2008-10-22T16:28:39` and the zone it states (`+00:00`), or null.
+ * `2008:10:22 16:28:39` (EXIF) or `2013-07-05T03:18:27Z` (XMP, whose seconds may be left out) →
+ * the wall-clock time `2008-10-22T16:28:39` and the zone it states (`+00:00`), or null. A date
+ * without a time of day is null: it names no moment.
  */
 export function exifLocalTime(value: string | undefined): { local: string; zone: string | null } | null {
   const match = value
-    ? /^(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/.exec(value.trim())
+    ? /^(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(
+        value.trim(),
+      )
     : null;
   if (!match) return null;
-  const [, y, mo, d, h, mi, s, zone] = match;
+  const [, y, mo, d, h, mi, s = '00', zone] = match;
   const local = `${y}-${mo}-${d}T${h}:${mi}:${s}`;
   if (Number.isNaN(Date.parse(`${local}Z`)) || y === '0000') return null;
   return { local, zone: zone === 'Z' ? '+00:00' : exifOffset(zone) };

@@ -51,6 +51,13 @@ export function jxlExif(bytes: Buffer): Buffer | null {
   return null;
 }
 
+/** The file's XMP (its `xml ` box), or null when it has none. */
+export function jxlXmp(bytes: Buffer): Buffer | null {
+  if (!startsWith(bytes, CONTAINER_SIGNATURE)) return null;
+  for (const { type, payload } of boxes(bytes)) if (type === 'xml ') return payload;
+  return null;
+}
+
 /** The first bytes of the codestream (enough for its headers). */
 function codestreamStart(bytes: Buffer): Buffer | null {
   if (!startsWith(bytes, CONTAINER_SIGNATURE)) return bytes;

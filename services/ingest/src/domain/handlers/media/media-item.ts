@@ -1,3 +1,4 @@
+import type { NamedRegion } from '@memex/exports';
 import type { Position } from './attributes.js';
 import type { ImageFormat } from './sniff.js';
 import type { Transcript } from './transcribe.js';
@@ -13,23 +14,34 @@ export interface PhotoMeta {
   height: number | null;
   /** EXIF orientation 1–8 (thumbnails apply it). */
   orientation: number | null;
-  /** The wall-clock capture time (`2021-04-11T15:47:53`, no zone), from EXIF. */
+  /** The wall-clock capture time (`2021-04-11T15:47:53`, no zone), from EXIF, else the photo's XMP or IPTC. */
   takenAt: string | null;
   /** The zone offset of `takenAt` (`-05:00`), when something says it. */
   offset: string | null;
-  offsetSource: 'exif' | 'gps' | 'takeout' | null;
-  /** Where occurredAt came from: EXIF, a Takeout sidecar, the file's time, or nowhere. */
-  timeSource: 'exif' | 'takeout' | 'file' | null;
+  offsetSource: 'exif' | 'xmp' | 'iptc' | 'gps' | 'takeout' | null;
+  /** Where occurredAt came from: EXIF, the XMP or IPTC in the file, a Takeout sidecar, the file's time, or nowhere. */
+  timeSource: 'exif' | 'xmp' | 'iptc' | 'takeout' | 'file' | null;
   gps: Position | null;
-  gpsSource: 'exif' | 'takeout' | null;
+  gpsSource: 'exif' | 'takeout' | 'xmp' | null;
   camera: { make: string | null; model: string | null } | null;
   lens: string | null;
   description: string | null;
   /** Apple's content identifier (MakerNote): a Live Photo's still and its motion clip share it. */
   contentIdentifier: string | null;
-  /** People named in it and its keywords, as the caller's metadata said (an XMP sidecar, IPTC). */
+  /**
+   * People named in it and its keywords: the caller's (an XMP sidecar), then those of the XMP or
+   * IPTC in the file, once each whatever the case. The keywords are also its `keyword:` labels.
+   */
   people: string[];
   keywords: string[];
+  /** Who took it (XMP `dc:creator`, IPTC By-line), or null. */
+  creator: string | null;
+  /**
+   * The faces its XMP names (MWG regions of type Face, Microsoft's people tags), each box a
+   * fraction of the image from its top left, as the file states it (writers differ on whether
+   * that is before or after the EXIF orientation turns the image).
+   */
+  regions: NamedRegion[];
   /** The text read in the image by OCR (also in the item's text), or null when not read. */
   ocr: {
     engine: string;

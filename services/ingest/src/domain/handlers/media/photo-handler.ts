@@ -1,4 +1,5 @@
 import { PHOTO_FILE_TYPES } from '@memex/contracts';
+import { labelOf, uniqueIgnoringCase } from '@memex/exports';
 import { baseType, RejectedItem, type HandlerInput, type IngestHandler, type PhotoItem } from '../handler.js';
 import { sha256Hex } from '../text.js';
 import { attributePosition, mediaAttributesSchema, type MediaAttributes } from './attributes.js';
@@ -15,6 +16,7 @@ import { OCR_ENGINE, ocrEnabled, recognizeText } from './ocr.js';
 import type { PhotoMeta } from './media-item.js';
 import { gifSize, heifSize, webpSize, type Size } from './containers.js';
 import { jxlShownSize } from './jxl.js';
+import { readEmbedded, type EmbeddedMetadata } from './embedded.js';
 import { fujiPreview, sniffImage, type ImageFormat } from './sniff.js';
 
 /** The largest photo taken: a 100-megapixel RAW fits. */
@@ -46,28 +48,57 @@ const text = (value: unknown): string | null =>
 
 type TimeFields = Pick<PhotoMeta, 'takenAt' | 'offset' | 'offsetSource' | 'timeSource'> & { occurredAt: string | null };
 
+/** The wall-clock capture time the file states and its own zone: EXIF's, else its XMP's or IPTC's. */
+function statedTime(
+  tags: ExifTags,
+  embedded: EmbeddedMetadata,
+): { local: string; zone: string | null; source: 'exif' | 'xmp' | 'iptc'; zoneSource?: 'xmp' | 'iptc' } | null {
+  const stated = embedded.dates.flatMap(({ value, source }) => {
+    const read = exifLocalTime(value);
+    return read ? [{ ...read, source }] : [];
+  });
+  const exif = exifLocalTime(tags.DateTimeOriginal) ?? exifLocalTime(tags.CreateDate);
+  if (!exif) return stated[0] ?? null;
+  const zone = exifOffset(tags.OffsetTimeOriginal) ?? exifOffset(tags.OffsetTime) ?? exif.zone;
+  if (zone) return { local: exif.local, zone, source: 'exif' };
+  // Lightroom and Photoshop copy the time into XMP with its zone: the same wall-clock time gives it.
+  const same = stated.find((date) => date.local === exif.local && date.zone !== null);
+  return { local: exif.local, zone: same?.zone ?? null, source: 'exif', ...(same ? { zoneSource: same.source } : {}) };
+}
+
 /**
- * When the photo was taken. EXIF gives the wall-clock time; its offset comes from OffsetTime*,
- * else from the GPS clock, else from a Takeout time for the same instant. Without any, the
- * wall-clock time is read as UTC (said in a warning) rather than dropped.
+ * When the photo was taken. EXIF gives the wall-clock time (else the XMP or IPTC in the file: a
+ * WebP, a PNG or a HEIF often carries only XMP); its offset comes from the file (OffsetTime*, the
+ * XMP date's own zone), else from the GPS clock, else from a Takeout time for the same instant.
+ * Without any, the wall-clock time is read as UTC (said in a warning) rather than dropped.
  */
-function captureTime(tags: ExifTags, attrs: MediaAttributes, warnings: string[]): TimeFields {
-  const read = exifLocalTime(tags.DateTimeOriginal) ?? exifLocalTime(tags.CreateDate);
+function captureTime(
+  tags: ExifTags,
+  embedded: EmbeddedMetadata,
+  attrs: MediaAttributes,
+  warnings: string[],
+): TimeFields {
+  const read = statedTime(tags, embedded);
   const takeoutMs = attrs.taken_at ? Date.parse(attrs.taken_at) : null;
   if (read) {
     const local = read.local;
-    const exif = exifOffset(tags.OffsetTimeOriginal) ?? exifOffset(tags.OffsetTime) ?? read.zone;
     const gpsMs = gpsUtc(tags);
     const fromGps = gpsMs === null ? null : offsetBetween(local, gpsMs);
     const fromTakeout = takeoutMs === null ? null : offsetBetween(local, takeoutMs);
-    const offset = exif ?? fromGps ?? fromTakeout;
-    const offsetSource = exif ? 'exif' : fromGps ? 'gps' : fromTakeout ? 'takeout' : null;
+    const offset = read.zone ?? fromGps ?? fromTakeout;
+    const offsetSource = read.zone
+      ? (read.zoneSource ?? read.source)
+      : fromGps
+        ? 'gps'
+        : fromTakeout
+          ? 'takeout'
+          : null;
     if (!offset) warnings.push('the capture time has no zone offset; it is read as UTC');
     return {
       takenAt: local,
       offset,
       offsetSource,
-      timeSource: 'exif',
+      timeSource: read.source,
       occurredAt: new Date(`${local}${offset ?? 'Z'}`).toISOString(),
     };
   }
@@ -82,7 +113,12 @@ function captureTime(tags: ExifTags, attrs: MediaAttributes, warnings: string[])
   return { takenAt: null, offset: null, offsetSource: null, timeSource: null, occurredAt: null };
 }
 
-function position(tags: ExifTags, attrs: MediaAttributes): Pick<PhotoMeta, 'gps' | 'gpsSource'> {
+/** Where it was taken: EXIF's GPS, else the caller's position, else the XMP's. */
+function position(
+  tags: ExifTags,
+  attrs: MediaAttributes,
+  embedded: EmbeddedMetadata,
+): Pick<PhotoMeta, 'gps' | 'gpsSource'> {
   const { latitude, longitude } = tags;
   if (typeof latitude === 'number' && typeof longitude === 'number' && Number.isFinite(latitude + longitude)) {
     const below =
@@ -91,7 +127,11 @@ function position(tags: ExifTags, attrs: MediaAttributes): Pick<PhotoMeta, 'gps'
     return { gps: { latitude, longitude, altitude }, gpsSource: 'exif' };
   }
   const given = attributePosition(attrs);
-  return given ? { gps: given, gpsSource: 'takeout' } : { gps: null, gpsSource: null };
+  if (given) return { gps: given, gpsSource: 'takeout' };
+  const { latitude: lat, longitude: lon } = embedded;
+  return lat !== undefined && lon !== undefined && !(lat === 0 && lon === 0)
+    ? { gps: { latitude: lat, longitude: lon, altitude: null }, gpsSource: 'xmp' }
+    : { gps: null, gpsSource: null };
 }
 
 /**
@@ -146,8 +186,10 @@ async function photoText(bytes: Buffer, format: ImageFormat, warnings: string[])
 
 /**
  * A photo: identity by content hash (the same file from two sources is one item), metadata from
- * EXIF (exifr), Takeout sidecar attributes where EXIF is silent, the text in it by OCR.
- * Thumbnails, places and faces are the media service's work.
+ * EXIF (exifr) and from the XMP and IPTC in the file (embedded.ts), the caller's attributes (a
+ * Takeout or XMP sidecar) winning over what the file says and filling where it is silent, the
+ * text in it by OCR. Its keywords label it `keyword:<word>`, as `memex import photos` labels a
+ * sidecar's. Thumbnails, places and faces are the media service's work.
  */
 export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Promise<PhotoItem> {
   const attrs = attributes as MediaAttributes;
@@ -165,9 +207,12 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
   }
   const { tags, problem } = await readExif(format === 'raw' ? (fujiPreview(bytes) ?? bytes) : bytes, format);
   if (problem) warnings.push(problem);
-  const { occurredAt, ...time } = captureTime(tags, attrs, warnings);
+  const { metadata: embedded, problems } = readEmbedded(bytes, format);
+  warnings.push(...problems);
+  const { occurredAt, ...time } = captureTime(tags, embedded, attrs, warnings);
   const description =
     text(attrs.description) ??
+    text(embedded.description) ??
     (CAMERA_BOILERPLATE.test(tags.ImageDescription ?? '') ? null : text(tags.ImageDescription));
   const make = text(tags.Make);
   const model = text(tags.Model);
@@ -180,26 +225,31 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
     orientation:
       typeof tags.Orientation === 'number' && tags.Orientation >= 1 && tags.Orientation <= 8 ? tags.Orientation : null,
     ...time,
-    ...position(tags, attrs),
+    ...position(tags, attrs, embedded),
     camera: make || model ? { make, model } : null,
     lens: text(tags.LensModel),
     description,
     contentIdentifier: appleContentIdentifier(tags.makerNote),
-    people: attrs.people ?? [],
-    keywords: attrs.keywords ?? [],
+    // The caller's first (its spelling wins), then the file's.
+    people: uniqueIgnoringCase([...(attrs.people ?? []), ...embedded.people]),
+    keywords: uniqueIgnoringCase([...(attrs.keywords ?? []), ...embedded.keywords]),
+    creator: text(embedded.creator),
+    regions: embedded.regions,
     ocr: await photoText(bytes, format, warnings),
   };
-  const title = attrs.title ?? attrs.filename ?? `Photo ${time.takenAt ?? sha256Hex(bytes).slice(0, 12)}`;
+  const title =
+    attrs.title ?? text(embedded.title) ?? attrs.filename ?? `Photo ${time.takenAt ?? sha256Hex(bytes).slice(0, 12)}`;
   return {
     kind: 'photo',
     identity: `sha256:${sha256Hex(bytes)}`,
     title,
-    // What search finds a photo by: its title, its caption, who is in it, its keywords, the text in it.
-    text: [title, description, meta.people.join(', '), meta.keywords.join(', '), meta.ocr?.text]
+    // What search finds a photo by: its title, its caption, who took it and who is in it, its keywords, the text in it.
+    text: [title, description, meta.creator, meta.people.join(', '), meta.keywords.join(', '), meta.ocr?.text]
       .filter(Boolean)
       .join('\n'),
     occurredAt,
     warnings,
+    labels: [...new Set(meta.keywords.map((keyword) => labelOf('keyword', keyword)))],
     meta,
   };
 }

@@ -1,6 +1,8 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { Bus, EVENTS_STREAM } from '@memex/bus';
 import { MailAccounts } from '@memex/contracts';
+import { projectorConsumer } from '@memex/runtime';
 import { freePort } from '@memex/stack';
 import { waitUntil } from '@memex/testing';
 import { importMbox, publishedEmails, spawnMemex, type ImportTarget } from './mbox-import.js';
@@ -111,6 +113,13 @@ test(`graph paused (SIGSTOP) during a ${MESSAGES}-message import until NATS drop
     await stack.settled(300_000);
     const caughtUp = Date.now() - resumed;
     assert.equal(stack.pid('graph'), pid, 'the same process caught up (it was not restarted)');
+    // What NATS had sent the dropped connection is read again at once, by a consumer made again at
+    // the checkpoint once reconnected; not after the old consumer's ack wait of a minute from the
+    // deliveries, 40 s or more after SIGCONT here (it caught up 46 s after it before).
+    const bus = await Bus.connect(stack.config.natsUrl, 'faults-pause');
+    const consumer = await bus.jsm.consumers.info(EVENTS_STREAM, projectorConsumer('graph')).finally(() => bus.close());
+    const madeAfter = Date.parse(consumer.created) - resumed;
+    assert.ok(madeAfter > 0 && madeAfter < 20_000, `graph's consumer made again ${madeAfter} ms after SIGCONT`);
     assert.ok(
       (await graphConnections('open')).some((c) => c.cid !== connected.cid),
       'graph is connected again, on a new connection',

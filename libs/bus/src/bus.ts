@@ -72,6 +72,7 @@ export const CLAIMS_STREAM_CONFIG: Partial<StreamConfig> & { name: string } = {
 /** One process's connection to NATS and JetStream. */
 export class Bus {
   private readonly dropListeners = new Set<() => void>();
+  private readonly reconnectListeners = new Set<() => void>();
   /** Between a drop and the reconnection. */
   private reconnecting: PromiseWithResolvers<void> | undefined;
 
@@ -94,6 +95,17 @@ export class Bus {
   }
 
   /**
+   * Calls `listener` when this connection is next up again after a drop. A durable consumer's
+   * reader reads again from where it stands then: what the server had sent into the dropped
+   * connection, unacknowledged, would otherwise come again only after the consumer's ack wait.
+   * Returns what stops listening.
+   */
+  onReconnect(listener: () => void): () => void {
+    this.reconnectListeners.add(listener);
+    return () => this.reconnectListeners.delete(listener);
+  }
+
+  /**
    * Resolves once this connection is up: at once, or when it reconnects after a drop. A request
    * made meanwhile waits in nats.js's buffer and goes out with the reconnection, and an answer
    * that nobody serves it (no responders) can be lost there: the caller then waited its whole timeout.
@@ -110,6 +122,9 @@ export class Bus {
       if (status.type === 'reconnect') {
         this.reconnecting?.resolve();
         this.reconnecting = undefined;
+        const listeners = [...this.reconnectListeners];
+        this.reconnectListeners.clear();
+        for (const listener of listeners) listener();
       }
       if (status.type !== 'disconnect') continue;
       this.reconnecting ??= Promise.withResolvers<void>();

@@ -101,8 +101,6 @@ export async function bulkLoading(trx: QueryExecutorProvider): Promise<boolean> 
 }
 /** How long the checkpoint past a run of events the projection has no handler for may go unwritten. */
 const SKIPPED_CHECKPOINT_MS = 1000;
-/** How long `readAgainAfterDrop` waits for the connection at a time (it waits until the runner stops). */
-const RECONNECT_WAIT_MS = 60_000;
 const tracer = trace.getTracer('memex-projection');
 
 /** Checkpoint and failure tables that every projected schema has beside its own. */
@@ -167,8 +165,8 @@ export class ProjectionRunner {
   /** While a rebuild catches up and swaps the schemas: a consumer made meanwhile (a retry) would apply beside it. */
   private paused = false;
   private leaderRetry: NodeJS.Timeout | undefined;
-  /** Stops listening for the connection's next drop (see `readAgainAfterDrop`). */
-  private offDrop: (() => void) | undefined;
+  /** Stops listening for the connection's next reconnection (see `readAgainAfterDrop`). */
+  private offReconnect: (() => void) | undefined;
   /** The position past skipped batches not yet in Postgres, and the timer that writes it. */
   private skippedTo: number | undefined;
   private skippedWrite: NodeJS.Timeout | undefined;
@@ -283,8 +281,8 @@ export class ProjectionRunner {
       max_ack_pending: 20_000,
       ack_wait: 60_000_000_000,
     });
-    this.offDrop?.();
-    this.offDrop = this.bus.onDrop(() => void this.readAgainAfterDrop().catch(reportError(this.name)));
+    this.offReconnect?.();
+    this.offReconnect = this.bus.onReconnect(() => void this.readAgainAfterDrop().catch(reportError(this.name)));
     const consumer = await this.bus.js.consumers.get(EVENTS_STREAM, this.durableName);
     // A deleted consumer stops the loop (nats.js would otherwise retry it quietly for ever and the
     // read model would stall unseen); the catch below makes it again at the checkpoint.
@@ -610,21 +608,12 @@ export class ProjectionRunner {
   }
 
   /**
-   * The connection dropped (NATS closes a client that misses its pings: the process stopped for
-   * a while, a network cut): what the server had sent it unacknowledged would come again only
-   * after the consumer's ack wait, a minute, and with nothing newer arriving no delivery gap shows
-   * it. Once connected again, the consumer is made again at the checkpoint at once.
+   * Connected again after a drop (NATS closes a client that misses its pings: the process stopped
+   * a while, a network cut): what the server had sent the dropped connection unacknowledged would
+   * come again only after the consumer's ack wait, a minute, and with nothing newer arriving no
+   * delivery gap shows it. The consumer is made again at the checkpoint at once.
    */
   private async readAgainAfterDrop(): Promise<void> {
-    for (;;) {
-      if (this.stopped) return;
-      try {
-        await this.bus.connected(RECONNECT_WAIT_MS);
-        break;
-      } catch {
-        // Still down: wait on.
-      }
-    }
     if (this.paused || this.stopped || !this.isLeader) return;
     this.messages?.stop();
     await this.loop;
@@ -648,7 +637,7 @@ export class ProjectionRunner {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.leaderRetry);
-    this.offDrop?.();
+    this.offReconnect?.();
     await this.pause();
     await this.writeSkipped().catch(reportError(this.name));
     await this.leaderClient?.end().catch(() => undefined);

@@ -73,6 +73,8 @@ export class Scheduler {
   private stopped = false;
   /** Where the consumer `consume` deleted is to start again, until it is made. */
   private remakeFrom: number | undefined;
+  /** Stops listening for the connection's next reconnection. */
+  private offReconnect: (() => void) | undefined;
   /** Why reading the log stopped, until it reads again. */
   private stoppedOn: { since: Date; error: string } | undefined;
   private readonly routes = new EventRoutes<[number]>()
@@ -158,9 +160,20 @@ export class Scheduler {
     const messages = await consumer.consume({ max_messages: 1000, abort_on_missing_resource: true });
     this.messages = messages;
     this.stoppedOn = undefined;
+    // Connected again after a drop: what the dropped connection was sent comes again now, not after the ack wait.
+    this.offReconnect?.();
+    this.offReconnect = this.bus.onReconnect(() => void this.readAgain());
     this.loop = consumeBatches(messages, BATCH, async (batch) => {
       await Promise.all(batch.map((msg) => this.handle(msg)));
     }).catch((error: unknown) => this.failed(error));
+  }
+
+  /** Reads again from the ack floor now (see `consume`). */
+  private async readAgain(): Promise<void> {
+    if (this.stopped) return;
+    this.messages?.stop();
+    await this.loop;
+    if (!this.stopped) await this.consume().catch((error: unknown) => this.failed(error));
   }
 
   /** Nothing past the last ack counts as done: reading starts again from there a second later. */
@@ -237,6 +250,7 @@ export class Scheduler {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.offReconnect?.();
     this.messages?.stop();
     await this.loop;
   }

@@ -4,7 +4,8 @@ import { parseHTML } from 'linkedom';
 import { RejectedItem, type DocxFields } from '../handler.js';
 import { collapseWhitespace, htmlToPlainText } from '../text.js';
 import type { FormatResult } from './format.js';
-import { withEquationsAsText } from './omml.js';
+import { equationsAsText } from './omml.js';
+import { chartsOf } from './chart.js';
 import { documentProperties } from './xml-text.js';
 
 // Images are not text: an empty src keeps mammoth from base64-encoding every picture into the HTML.
@@ -32,6 +33,58 @@ function cellsWithoutParagraphs(html: string): string {
   });
 }
 
+/** How much a chart's part may inflate to: more is no chart (a zip bomb's), and is left out. */
+const CHART_AT_MOST = 8 * 1024 * 1024;
+
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Text as the content of a run: its lines apart (`w:br`), its tabs as tabs. */
+const runContent = (text: string) =>
+  text
+    .split('\n')
+    .map((line) =>
+      line
+        .split('\t')
+        .map((cell) => `<w:t xml:space="preserve">${escapeXml(cell)}</w:t>`)
+        .join('<w:tab/>'),
+    )
+    .join('<w:br/>');
+
+/**
+ * The body's charts as text where they stand (mammoth has no charts): a drawing (or the
+ * alternate content around one) that shows a chart becomes its title, series and values.
+ */
+async function chartsAsText(documentXml: string, zip: JSZip): Promise<string> {
+  const read = async (name: string) => {
+    const file = zip.file(name);
+    // jszip's own record of the entry's size, read before anything is inflated.
+    const size = (file as unknown as { _data?: { uncompressedSize?: number } } | null)?._data?.uncompressedSize ?? 0;
+    return file && size <= CHART_AT_MOST ? file.async('string') : undefined;
+  };
+  const charts = await chartsOf(read, 'word/document.xml', documentXml);
+  return documentXml.replace(
+    /<mc:AlternateContent\b[\s\S]*?<\/mc:AlternateContent>|<w:drawing\b[\s\S]*?<\/w:drawing>/g,
+    (drawing) => {
+      const id = /<c:chart\b[^>]*\br:id="([^"]+)"/.exec(drawing)?.[1];
+      if (!id) return drawing;
+      const text = charts.get(id);
+      return text ? runContent(text) : '';
+    },
+  );
+}
+
+/** The DOCX with its body's equations and charts as text for mammoth; the same bytes when it has neither. */
+async function withBodyAsText(bytes: Buffer, zip: JSZip): Promise<Buffer> {
+  const original = await zip.file('word/document.xml')?.async('string');
+  if (!original) return bytes;
+  let xml = original;
+  if (xml.includes('<m:oMath')) xml = equationsAsText(xml);
+  if (xml.includes('<c:chart')) xml = await chartsAsText(xml, zip);
+  if (xml === original) return bytes;
+  zip.file('word/document.xml', xml);
+  return zip.generateAsync({ type: 'nodebuffer' });
+}
+
 /** Headings (h1–h6) of an HTML fragment, in order, whitespace collapsed. */
 export function htmlHeadings(html: string): string[] {
   const { document } = parseHTML(`<!doctype html><html><body>${html}</body></html>`);
@@ -51,8 +104,8 @@ export async function parseDocx(bytes: Buffer): Promise<FormatResult<DocxFields>
     // A file that does not unzip is mammoth's to refuse, with its reason.
     const zip = await JSZip.loadAsync(bytes).catch(() => null);
     properties = await zip?.file('docProps/core.xml')?.async('string');
-    // Equations as text first: mammoth drops them.
-    const source = zip ? await withEquationsAsText(bytes, zip) : bytes;
+    // Equations and charts as text first: mammoth drops them.
+    const source = zip ? await withBodyAsText(bytes, zip) : bytes;
     // externalFileAccess stays off: a document must not make us read files it points at.
     result = await mammoth.convertToHtml(
       { buffer: source },

@@ -1,10 +1,10 @@
-import path from 'node:path';
 import JSZip from 'jszip';
 import { RejectedItem, type OfficeFields } from '../handler.js';
 import { collapseWhitespace, htmlToPlainText } from '../text.js';
 import { htmlHeadings } from './docx.js';
 import type { FormatResult } from './format.js';
-import { decodeEntities, documentProperties, firstElement } from './xml-text.js';
+import { decodeEntities, documentProperties } from './xml-text.js';
+import { chartsOf, odfChartText, relationships } from './chart.js';
 import type { BinaryOfficeFormat } from './binary-office/index.js';
 import { dateFormatOf, dateText, type DateFormat } from './spreadsheet-dates.js';
 
@@ -56,6 +56,9 @@ class Parts {
   private exhausted = false;
 
   constructor(private readonly zip: JSZip) {}
+
+  /** Parts that may be absent (charts, drawings, relationships), read within the same limit. */
+  readonly reader = (name: string) => this.xml(name, { required: false });
 
   names(pattern: RegExp): string[] {
     return Object.keys(this.zip.files)
@@ -149,18 +152,34 @@ function xlsxDateFormats(styles: string): DateFormat[] {
   });
 }
 
-/** Cells row by row (tab between cells), each sheet under its name; a date cell as its date. */
+/**
+ * Cells row by row (tab between cells), each sheet under its name, in the workbook's order; a date
+ * cell as its date; the charts a sheet draws (or a chart sheet is) after its cells.
+ */
 async function readXlsx(parts: Parts): Promise<Read> {
   const shared = [
     ...((await parts.xml('xl/sharedStrings.xml', { required: false })) ?? '').matchAll(/<si>([\s\S]*?)<\/si>/g),
   ].map((m) => runsOf(m[1]!, 't'));
   const workbook = (await parts.xml('xl/workbook.xml')) ?? '';
-  const names = [...workbook.matchAll(/<sheet\b[^>]*\bname="([^"]*)"/g)].map((m) => decodeEntities(m[1]!));
+  const listed = [...workbook.matchAll(/<sheet\b([^>]*?)\/?>/g)].map(([, attributes]) => ({
+    name: decodeEntities(/\bname="([^"]*)"/.exec(attributes!)?.[1] ?? ''),
+    id: /\br:id="([^"]+)"/.exec(attributes!)?.[1],
+  }));
+  const names = listed.map((sheet) => sheet.name);
   const dates = xlsxDateFormats((await parts.xml('xl/styles.xml', { required: false })) ?? '');
   const date1904 = /<workbookPr\b[^>]*\bdate1904="(1|true)"/.test(workbook);
+  // Each sheet's part by the workbook's relationships; without them (as some writers leave it), by number.
+  const targets = await relationships(parts.reader, 'xl/workbook.xml');
+  const sheetParts =
+    targets.size > 0
+      ? listed.flatMap(({ name, id }) => {
+          const part = id ? targets.get(id) : undefined;
+          return part ? [{ name, part }] : [];
+        })
+      : parts.names(/^xl\/worksheets\/sheet\d+\.xml$/).map((part, i) => ({ name: names[i] ?? `Sheet ${i + 1}`, part }));
   const sheets: string[] = [];
-  for (const [i, name] of parts.names(/^xl\/worksheets\/sheet\d+\.xml$/).entries()) {
-    const xml = (await parts.xml(name)) ?? '';
+  for (const { name, part } of sheetParts) {
+    const xml = (await parts.xml(part)) ?? '';
     const rows = [...xml.matchAll(/<row\b[^>]*>([\s\S]*?)<\/row>/g)].map((row) =>
       [...row[1]!.matchAll(/<c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/c>)/g)]
         .map(([, attributes, body = '']) => {
@@ -177,10 +196,26 @@ async function readXlsx(parts: Parts): Promise<Read> {
         .filter((cell) => cell !== '')
         .join('\t'),
     );
-    const content = rows.filter(Boolean).join('\n');
-    if (content) sheets.push(`${names[i] ?? `Sheet ${i + 1}`}\n${content}`);
+    const content = [rows.filter(Boolean).join('\n'), ...(await sheetCharts(parts, part, xml))]
+      .filter(Boolean)
+      .join('\n');
+    if (content) sheets.push(`${name}\n${content}`);
   }
   return { text: sheets.join('\n\n'), headings: names, properties: await ooxmlProperties(parts) };
+}
+
+/** The text of the charts a sheet's drawing holds (`<drawing r:id>`, then the drawing's `<c:chart r:id>`). */
+async function sheetCharts(parts: Parts, sheetPart: string, sheet: string): Promise<string[]> {
+  const ids = [...sheet.matchAll(/<drawing\b[^>]*\br:id="([^"]+)"/g)].map((m) => m[1]!);
+  if (ids.length === 0) return [];
+  const targets = await relationships(parts.reader, sheetPart);
+  const texts: string[] = [];
+  for (const id of ids) {
+    const drawingPart = targets.get(id);
+    const drawing = drawingPart ? await parts.reader(drawingPart) : undefined;
+    if (drawingPart && drawing) texts.push(...(await chartsOf(parts.reader, drawingPart, drawing)).values());
+  }
+  return texts;
 }
 
 /** Each slide's paragraphs, then its speaker notes; a slide's first paragraph (its title) is a heading. */
@@ -199,7 +234,7 @@ async function readPptx(parts: Parts): Promise<Read> {
     const described = [...slide.matchAll(/<p:cNvPr\b[^>]*\bdescr="([^"]*)"/g)]
       .map((m) => collapseWhitespace(decodeEntities(m[1]!)))
       .filter(Boolean);
-    const charts = await slideCharts(parts, name, slide);
+    const charts = [...(await chartsOf(parts.reader, name, slide)).values()];
     slides.push([...paragraphs, ...described, ...charts, ...noteText].join('\n'));
   }
   return { text: slides.filter(Boolean).join('\n\n'), headings, properties: await ooxmlProperties(parts) };
@@ -216,50 +251,10 @@ function tableRowsAsParagraphs(slide: string): string {
   });
 }
 
-/** The text of the charts a slide shows (`<c:chart r:id>`, found through the slide's relationships). */
-async function slideCharts(parts: Parts, slideName: string, slide: string): Promise<string[]> {
-  const ids = [...slide.matchAll(/<c:chart\b[^>]*\br:id="([^"]+)"/g)].map((m) => m[1]!);
-  if (ids.length === 0) return [];
-  const rels = (await parts.xml(slideName.replace(/([^/]+)$/, '_rels/$1.rels'), { required: false })) ?? '';
-  const texts: string[] = [];
-  for (const id of ids) {
-    const target = new RegExp(`<Relationship\\b[^>]*\\bId="${id}"[^>]*\\bTarget="([^"]+)"`).exec(rels)?.[1];
-    if (!target) continue;
-    const chart = await parts.xml(path.posix.normalize(path.posix.join(path.posix.dirname(slideName), target)), {
-      required: false,
-    });
-    if (chart) texts.push(chartText(chart));
-  }
-  return texts.filter(Boolean);
-}
-
-/**
- * A chart as text: its title, then a row per category with each series' value under the series'
- * names (the numbers a chart shows are what it says).
- */
-export function chartText(xml: string): string {
-  const values = (fragment: string | undefined) =>
-    [...(fragment ?? '').matchAll(/<c:pt\b[^>]*>[\s\S]*?<c:v>([\s\S]*?)<\/c:v>/g)].map((m) =>
-      decodeEntities(m[1]!).trim(),
-    );
-  const title = collapseWhitespace(runsOf(firstElement(xml, 'c:title') ?? '', 'a:t'));
-  const series = [...xml.matchAll(/<c:ser>([\s\S]*?)<\/c:ser>/g)].map((m) => {
-    const ser = m[1]!;
-    const name = decodeEntities(/<c:v>([\s\S]*?)<\/c:v>/.exec(firstElement(ser, 'c:tx') ?? '')?.[1] ?? '').trim();
-    return { name, categories: values(firstElement(ser, 'c:cat')), values: values(firstElement(ser, 'c:val')) };
-  });
-  const categories = series.find((s) => s.categories.length > 0)?.categories ?? [];
-  const rows = Math.max(categories.length, ...series.map((s) => s.values.length));
-  const lines = [title];
-  if (series.length > 0) lines.push(['', ...series.map((s) => s.name)].join('\t').trimEnd());
-  for (let i = 0; i < rows; i++) lines.push([categories[i] ?? '', ...series.map((s) => s.values[i] ?? '')].join('\t'));
-  return lines.filter((line) => line.trim()).join('\n');
-}
-
 /** OpenDocument text, spreadsheet or presentation: paragraphs and headings in order, cells tab-separated. */
 async function readOpenDocument(parts: Parts): Promise<Read> {
   const xml = (await parts.xml('content.xml')) ?? '';
-  const body = xml.slice(Math.max(0, xml.indexOf('<office:body')));
+  const body = await withChartsAsParagraphs(parts, xml.slice(Math.max(0, xml.indexOf('<office:body'))));
   const headings = [...body.matchAll(/<text:h\b[^>]*>([\s\S]*?)<\/text:h>/g)]
     .map((m) => collapseWhitespace(odfText(m[1]!)))
     .filter(Boolean);
@@ -280,6 +275,45 @@ async function readOpenDocument(parts: Parts): Promise<Read> {
     headings,
     properties: await parts.xml('meta.xml', { required: false }),
   };
+}
+
+/** An embedded object (`draw:object`), by the folder of the file its `xlink:href` names. */
+const ODF_OBJECT = /<draw:object\b[^>]*?\bxlink:href="([^"]+)"[^>]*?(?:\/>|>[\s\S]*?<\/draw:object>)/g;
+
+/**
+ * An OpenDocument body with its charts (objects whose own `content.xml` is a chart) as paragraphs
+ * of their text: where they stand in a text or a presentation, after their sheet's cells in a
+ * spreadsheet (where a sheet's shapes come before its cells).
+ */
+async function withChartsAsParagraphs(parts: Parts, body: string): Promise<string> {
+  const texts = new Map<string, string>();
+  for (const href of new Set([...body.matchAll(ODF_OBJECT)].map((m) => m[1]!))) {
+    const folder = decodeEntities(href).replace(/^\.\//, '').replace(/\/$/, '');
+    const text = odfChartText((await parts.reader(`${folder}/content.xml`)) ?? '');
+    if (text) texts.set(href, text);
+  }
+  if (texts.size === 0) return body;
+  const paragraphs = (text: string) =>
+    text
+      .split('\n')
+      .map(
+        (line) => `<text:p>${line.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/\t/g, '<text:tab/>')}</text:p>`,
+      )
+      .join('');
+  const charts = (xml: string) => [...xml.matchAll(ODF_OBJECT)].flatMap((m) => texts.get(m[1]!) ?? []);
+  const withoutCharts = (xml: string) =>
+    xml.replace(ODF_OBJECT, (object, href: string) => (texts.has(href) ? '' : object));
+  if (!body.includes('<office:spreadsheet'))
+    return body.replace(ODF_OBJECT, (object, href: string) => {
+      const text = texts.get(href);
+      return text ? paragraphs(text) : object;
+    });
+  return body.replace(/<table:table[\s>][\s\S]*?<\/table:table>/g, (table) => {
+    const drawn = charts(table);
+    return drawn.length === 0
+      ? table
+      : withoutCharts(table).replace(/<\/table:table>$/, `${drawn.map(paragraphs).join('')}</table:table>`);
+  });
 }
 
 /** OpenDocument inline markup as text: `text:s` spaces, tabs, line breaks, then no tags. */

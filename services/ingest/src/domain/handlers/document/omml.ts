@@ -1,4 +1,3 @@
-import JSZip from 'jszip';
 import { DOMParser } from 'linkedom';
 
 /**
@@ -152,14 +151,4 @@ export function equationsAsText(documentXml: string): string {
   return documentXml
     .replace(/<m:oMathPara\b[\s\S]*?<\/m:oMathPara>/g, (para) => run(equationText(para, true)))
     .replace(/<m:oMath\b[\s\S]*?<\/m:oMath>/g, (math) => run(equationText(math, false)));
-}
-
-/** The DOCX (its bytes and its zip) with its body's equations as text for mammoth; the same bytes when it has none. */
-export async function withEquationsAsText(bytes: Buffer, zip: JSZip): Promise<Buffer> {
-  const body = zip.file('word/document.xml');
-  if (!body) return bytes;
-  const xml = await body.async('string');
-  if (!xml.includes('<m:oMath')) return bytes;
-  zip.file('word/document.xml', equationsAsText(xml));
-  return zip.generateAsync({ type: 'nodebuffer' });
 }

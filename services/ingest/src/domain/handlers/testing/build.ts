@@ -138,22 +138,68 @@ export function zip(entries: Array<{ name: string; data: string | Buffer }>): Bu
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 const M = 'http://schemas.openxmlformats.org/officeDocument/2006/math';
 const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
 
 const escapeXml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-/** A block of a `docx()`: a paragraph (a heading, or with a reviewer's comment on it), a paragraph's raw XML, or a table. */
+const C = 'http://schemas.openxmlformats.org/drawingml/2006/chart';
+const A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
+const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
+
+/** A chart drawn by a `docx()` or an `xlsx()`: a bar chart of series over categories. */
+export interface ChartSpec {
+  title: string;
+  categories: string[];
+  series: Array<{ name: string; values: number[] }>;
+}
+
+/** A chart part (`c:chartSpace`) as Office writes one: each series' name, categories and values cached. */
+export function chartXml(chart: ChartSpec): string {
+  const points = (values: Array<string | number>) =>
+    `<c:ptCount val="${values.length}"/>${values.map((v, i) => `<c:pt idx="${i}"><c:v>${escapeXml(String(v))}</c:v></c:pt>`).join('')}`;
+  const series = chart.series
+    .map(
+      (ser, i) =>
+        `<c:ser><c:idx val="${i}"/><c:order val="${i}"/><c:tx><c:strRef><c:f>Sheet1!$${String.fromCharCode(66 + i)}$1</c:f><c:strCache>${points([ser.name])}</c:strCache></c:strRef></c:tx>` +
+        `<c:cat><c:strRef><c:f>Sheet1!$A$2:$A$${chart.categories.length + 1}</c:f><c:strCache>${points(chart.categories)}</c:strCache></c:strRef></c:cat>` +
+        `<c:val><c:numRef><c:f>Sheet1!$${String.fromCharCode(66 + i)}$2</c:f><c:numCache><c:formatCode>General</c:formatCode>${points(ser.values)}</c:numCache></c:numRef></c:val></c:ser>`,
+    )
+    .join('');
+  return (
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><c:chartSpace xmlns:c="${C}" xmlns:a="${A}" xmlns:r="${R}"><c:chart>` +
+    `<c:title><c:tx><c:rich><a:bodyPr/><a:p><a:r><a:t>${escapeXml(chart.title)}</a:t></a:r></a:p></c:rich></c:tx><c:overlay val="0"/></c:title>` +
+    `<c:plotArea><c:layout/><c:barChart><c:barDir val="col"/><c:grouping val="clustered"/>${series}<c:axId val="1"/><c:axId val="2"/></c:barChart>` +
+    '<c:catAx><c:axId val="1"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:axPos val="b"/><c:crossAx val="2"/></c:catAx>' +
+    '<c:valAx><c:axId val="2"/><c:scaling><c:orientation val="minMax"/></c:scaling><c:axPos val="l"/><c:crossAx val="1"/></c:valAx>' +
+    '</c:plotArea></c:chart></c:chartSpace>'
+  );
+}
+
+/** The graphic that shows chart `id` (a relationship of the part it stands in). */
+const chartGraphic = (id: string) =>
+  `<a:graphic xmlns:a="${A}"><a:graphicData uri="${C}"><c:chart xmlns:c="${C}" xmlns:r="${R}" r:id="${id}"/></a:graphicData></a:graphic>`;
+
+const CHART_TYPE = 'application/vnd.openxmlformats-officedocument.drawingml.chart+xml';
+
+/** A block of a `docx()`: a paragraph (a heading, or with a reviewer's comment on it), a paragraph's raw XML, a table, or a chart. */
 export type DocxBlock =
   | { text: string; heading?: boolean; comment?: { initials: string; text: string } }
   | { xml: string }
-  | { table: string[][] };
+  | { table: string[][] }
+  | { chart: ChartSpec };
 
 /** A DOCX of these blocks, with core properties when given. */
 export function docx(blocks: DocxBlock[], properties?: { title?: string; created?: string }): Buffer {
   const run = (text: string) => `<w:r><w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r>`;
   const comments: string[] = [];
+  const charts: ChartSpec[] = [];
   const body = blocks
     .map((block) => {
       if ('xml' in block) return `<w:p>${block.xml}</w:p>`;
+      if ('chart' in block) {
+        charts.push(block.chart);
+        return `<w:p><w:r><w:drawing><wp:inline><wp:extent cx="5486400" cy="3200400"/><wp:docPr id="${charts.length}" name="Chart ${charts.length}"/>${chartGraphic(`rIdC${charts.length}`)}</wp:inline></w:drawing></w:r></w:p>`;
+      }
       if ('table' in block)
         return `<w:tbl>${block.table.map((row) => `<w:tr>${row.map((cell) => `<w:tc><w:p>${run(cell)}</w:p></w:tc>`).join('')}</w:tr>`).join('')}</w:tbl>`;
       const style = block.heading ? '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>' : '';
@@ -166,6 +212,9 @@ export function docx(blocks: DocxBlock[], properties?: { title?: string; created
     })
     .join('');
   const commentsRel = comments.length > 0 ? `<Relationship Id="rId2" Type="${R}/comments" Target="comments.xml"/>` : '';
+  const chartRels = charts
+    .map((_, i) => `<Relationship Id="rIdC${i + 1}" Type="${R}/chart" Target="charts/chart${i + 1}.xml"/>`)
+    .join('');
   return zip([
     {
       name: '[Content_Types].xml',
@@ -174,7 +223,11 @@ export function docx(blocks: DocxBlock[], properties?: { title?: string; created
         '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
         '<Default Extension="xml" ContentType="application/xml"/>' +
         '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/>' +
-        '<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/></Types>',
+        '<Override PartName="/word/styles.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles+xml"/>' +
+        charts
+          .map((_, i) => `<Override PartName="/word/charts/chart${i + 1}.xml" ContentType="${CHART_TYPE}"/>`)
+          .join('') +
+        '</Types>',
     },
     {
       name: '_rels/.rels',
@@ -182,7 +235,7 @@ export function docx(blocks: DocxBlock[], properties?: { title?: string; created
     },
     {
       name: 'word/_rels/document.xml.rels',
-      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R}/styles" Target="styles.xml"/>${commentsRel}</Relationships>`,
+      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="${R}/styles" Target="styles.xml"/>${commentsRel}${chartRels}</Relationships>`,
     },
     {
       name: 'word/styles.xml',
@@ -190,8 +243,9 @@ export function docx(blocks: DocxBlock[], properties?: { title?: string; created
     },
     {
       name: 'word/document.xml',
-      data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:m="${M}"><w:body>${body}</w:body></w:document>`,
+      data: `<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="${W}" xmlns:m="${M}" xmlns:wp="${WP}"><w:body>${body}</w:body></w:document>`,
     },
+    ...charts.map((chart, i) => ({ name: `word/charts/chart${i + 1}.xml`, data: chartXml(chart) })),
     ...(comments.length > 0
       ? [
           {
@@ -214,5 +268,110 @@ export function docx(blocks: DocxBlock[], properties?: { title?: string; created
           },
         ]
       : []),
+  ]);
+}
+
+const S = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
+const XDR = 'http://schemas.openxmlformats.org/drawingml/2006/spreadsheetDrawing';
+
+/** A sheet of an `xlsx()`: its name, its rows (strings inline, numbers as numbers), the charts its drawing holds. */
+export interface XlsxSheet {
+  name: string;
+  rows: Array<Array<string | number>>;
+  charts?: ChartSpec[];
+}
+
+/**
+ * An XLSX of these sheets as Excel lays one out: the workbook names each sheet by relationship,
+ * a sheet with charts draws them in its drawing (`xl/drawings/drawingN.xml`), each chart its part
+ * (`xl/charts/chartN.xml`).
+ */
+export function xlsx(sheets: XlsxSheet[]): Buffer {
+  const column = (i: number) => String.fromCharCode(65 + i);
+  const entries: Array<{ name: string; data: string }> = [];
+  const overrides: string[] = [];
+  let chartCount = 0;
+  sheets.forEach((sheet, s) => {
+    const n = s + 1;
+    const rows = sheet.rows
+      .map(
+        (row, r) =>
+          `<row r="${r + 1}">${row
+            .map((cell, c) =>
+              typeof cell === 'number'
+                ? `<c r="${column(c)}${r + 1}"><v>${cell}</v></c>`
+                : `<c r="${column(c)}${r + 1}" t="inlineStr"><is><t>${escapeXml(cell)}</t></is></c>`,
+            )
+            .join('')}</row>`,
+      )
+      .join('');
+    const charts = sheet.charts ?? [];
+    const drawing = charts.length > 0 ? '<drawing r:id="rId1"/>' : '';
+    entries.push({
+      name: `xl/worksheets/sheet${n}.xml`,
+      data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="${S}" xmlns:r="${R}"><sheetData>${rows}</sheetData>${drawing}</worksheet>`,
+    });
+    overrides.push(
+      `<Override PartName="/xl/worksheets/sheet${n}.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>`,
+    );
+    if (charts.length === 0) return;
+    entries.push({
+      name: `xl/worksheets/_rels/sheet${n}.xml.rels`,
+      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${R}/drawing" Target="../drawings/drawing${n}.xml"/></Relationships>`,
+    });
+    const anchors: string[] = [];
+    const rels: string[] = [];
+    for (const [i, chart] of charts.entries()) {
+      chartCount += 1;
+      anchors.push(
+        `<xdr:twoCellAnchor><xdr:from><xdr:col>4</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>${i * 16}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:from>` +
+          `<xdr:to><xdr:col>12</xdr:col><xdr:colOff>0</xdr:colOff><xdr:row>${i * 16 + 15}</xdr:row><xdr:rowOff>0</xdr:rowOff></xdr:to>` +
+          `<xdr:graphicFrame macro=""><xdr:nvGraphicFramePr><xdr:cNvPr id="${i + 2}" name="Chart ${i + 1}"/><xdr:cNvGraphicFramePr/></xdr:nvGraphicFramePr>` +
+          `<xdr:xfrm><a:off x="0" y="0"/><a:ext cx="0" cy="0"/></xdr:xfrm>${chartGraphic(`rId${i + 1}`)}</xdr:graphicFrame><xdr:clientData/></xdr:twoCellAnchor>`,
+      );
+      rels.push(`<Relationship Id="rId${i + 1}" Type="${R}/chart" Target="../charts/chart${chartCount}.xml"/>`);
+      entries.push({ name: `xl/charts/chart${chartCount}.xml`, data: chartXml(chart) });
+      overrides.push(`<Override PartName="/xl/charts/chart${chartCount}.xml" ContentType="${CHART_TYPE}"/>`);
+    }
+    entries.push(
+      {
+        name: `xl/drawings/drawing${n}.xml`,
+        data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><xdr:wsDr xmlns:xdr="${XDR}" xmlns:a="${A}">${anchors.join('')}</xdr:wsDr>`,
+      },
+      {
+        name: `xl/drawings/_rels/drawing${n}.xml.rels`,
+        data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${RELS}">${rels.join('')}</Relationships>`,
+      },
+    );
+    overrides.push(
+      `<Override PartName="/xl/drawings/drawing${n}.xml" ContentType="application/vnd.openxmlformats-officedocument.drawing+xml"/>`,
+    );
+  });
+  return zip([
+    {
+      name: '[Content_Types].xml',
+      data:
+        '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+        `<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/>` +
+        '<Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/>' +
+        `${overrides.join('')}</Types>`,
+    },
+    {
+      name: '_rels/.rels',
+      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${R}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+    },
+    {
+      name: 'xl/workbook.xml',
+      data: `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><workbook xmlns="${S}" xmlns:r="${R}"><sheets>${sheets
+        .map((sheet, s) => `<sheet name="${escapeXml(sheet.name)}" sheetId="${s + 1}" r:id="rId${s + 1}"/>`)
+        .join('')}</sheets></workbook>`,
+    },
+    {
+      name: 'xl/_rels/workbook.xml.rels',
+      data: `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${RELS}">${sheets
+        .map((_, s) => `<Relationship Id="rId${s + 1}" Type="${R}/worksheet" Target="worksheets/sheet${s + 1}.xml"/>`)
+        .join('')}</Relationships>`,
+    },
+    ...entries,
   ]);
 }

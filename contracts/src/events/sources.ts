@@ -267,6 +267,36 @@ export const SourceMailboxRead = defineEvent({
   ),
 });
 
+/**
+ * A zip or an Evernote export of a watched folder was read: its members (a zip's files at
+ * `<zip path>/<path in the zip>`, an export's notes and their attachments at
+ * `<export path>#<note>` and `<export path>#<note>/<file name>`) are recorded one by one
+ * (source.file_recorded, source.file_rejected), and this is the archive itself, so a scan reads it
+ * again only when its size or time changes; what of it was sent nowhere is kept with it, so each
+ * whole scan accounts for every member. Subject source:<id>.
+ */
+export const SourceArchiveRead = defineEvent({
+  type: 'source.archive_read',
+  owner: 'sources',
+  v: 1,
+  description:
+    'A zip or an Evernote export of a source was read (its members are recorded one by one). Subject source:<id>.',
+  data: Type.Object(
+    {
+      ...FileFacts,
+      archive: Type.Union([Type.Literal('zip'), Type.Literal('enex')]),
+      members: Type.Integer({ minimum: 0, description: 'members it holds that are items or were refused' }),
+      sent: Type.Integer({ minimum: 0, description: 'members sent to memex.ingest by this read (new or changed)' }),
+      unchanged: Type.Integer({ minimum: 0, description: 'members known as they are, not sent again' }),
+      passed_over: PassedOver,
+      damaged: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 2000, description: 'why it could be read only in part' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+});
+
 /** memex.ingest rejected a file: it is not retried until it changes. Subject source:<id>. */
 export const SourceFileRejected = defineEvent({
   type: 'source.file_rejected',
@@ -312,6 +342,7 @@ export const sourceEvents = [
   SourceFileLeaving,
   SourceFileRejected,
   SourceMailboxRead,
+  SourceArchiveRead,
   LocationUnreachable,
   LocationReachable,
 ];

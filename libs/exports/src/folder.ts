@@ -310,8 +310,9 @@ function typeOfHead(head: Buffer): string | null {
 
 /**
  * Why a file of a folder is not sent: a data file, or a file another command reads (an Outlook
- * data file, an Outlook for Mac archive, an Evernote export, a zip where zips are not read as
- * folders), else that no handler takes its type. `type`: what its name or first bytes say.
+ * data file, an Outlook for Mac archive; an Evernote export or a zip where they are not read, as
+ * by `memex import photos`: a folder import and a watched folder read both), else that no
+ * handler takes its type. `type`: what its name or first bytes say.
  */
 export function passedOverReason(name: string, type: string | null): string {
   const extension = path.extname(name).slice(1).toLowerCase();
@@ -319,8 +320,9 @@ export function passedOverReason(name: string, type: string | null): string {
     return `a data file (.${extension}): settings, exports and photo sidecars are not imported from folders`;
   if (OUTLOOK_DATA_FILE.test(extension)) return 'an Outlook data file: memex import pst reads it';
   if (extension === 'olm') return 'an Outlook for Mac archive: memex import olm reads it';
-  if (extension === 'enex') return 'an Evernote export: memex import folder reads it';
-  if (ZIP_FILE.test(name)) return 'a zip archive: memex import folder reads it as the folder it unpacks to';
+  if (extension === 'enex') return 'an Evernote export: memex import folder and a watched folder read its notes';
+  if (ZIP_FILE.test(name))
+    return 'a zip archive: memex import folder and a watched folder read it as the folder it unpacks to';
   return extension ? `no handler takes .${extension} files` : 'no extension to tell its type';
 }
 

@@ -16,6 +16,7 @@ export * from './photos.js';
 export * from './takeout-export.js';
 export { files, inArchive } from './files.js';
 export { isGzip } from './gzip.js';
+export { UnreadableZip, ZipArchives } from './zip.js';
 export * from './keep.js';
 export * from './apple-mail.js';
 export * from './olm.js';

@@ -111,6 +111,22 @@ export class ZipArchives implements MountedTree {
     this.folders.get(parent)!.set(path.posix.basename(folder), true);
   }
 
+  /**
+   * What a member's entry in the central directory says of it (null for no member): its CRC-32
+   * and sizes, which tell a changed member without inflating it, and how much it inflates to.
+   */
+  entryOf(file: string): { crc32: number; size: number; compressedSize: number } | null {
+    const entry = this.members.get(file)?.entry;
+    return entry ? { crc32: entry.crc32, size: entry.uncompressedSize, compressedSize: entry.compressedSize } : null;
+  }
+
+  /** The bytes its readable members inflate to, by their entries (yauzl holds each read to its size). */
+  get uncompressedBytes(): number {
+    let total = 0;
+    for (const { entry } of this.members.values()) total += entry.uncompressedSize;
+    return total;
+  }
+
   async list(dir: string): Promise<FolderEntry[]> {
     const folder = this.folders.get(dir);
     if (!folder) throw this.missing(dir);

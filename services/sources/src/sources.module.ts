@@ -6,6 +6,7 @@ import { SourcesProjector } from './projection/sources.projector.js';
 import { SourcesQueries } from './queries/sources.queries.js';
 import { ExportSync } from './watch/export-sync.js';
 import { FolderSync } from './watch/folder-sync.js';
+import { ArchiveSync } from './watch/archive-sync.js';
 import { MailboxSync } from './watch/mailbox-sync.js';
 import { Watchers } from './watch/watchers.js';
 import { PipelineBacklog } from './watch/pipeline-backlog.js';
@@ -22,6 +23,7 @@ export class SourcesModule {
         SourcesProjector,
         FolderSync,
         MailboxSync,
+        ArchiveSync,
         ExportSync,
         Watchers,
         WorkerWatch,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { MEDIA_FILE_TYPES, type MboxTail } from '@memex/contracts';
 import type { Settings } from '../projection/schema.js';
+import type { PassedOverList } from '../watch/passed-over.js';
 
 /** A file on disk, as a scan saw it. */
 export interface DiskFile {
@@ -30,6 +31,10 @@ export interface KnownFile {
   mbox_tail: MboxTail | null;
   /** It went (from the disk, or from its mbox): since when its item waits to be deleted. */
   leaving_since: Date | null;
+  /** A zip or an Evernote export read as its members (see archives.ts). */
+  archive?: 'zip' | 'enex' | null;
+  /** What of that archive its last read passed over, by why. */
+  archive_passed_over?: PassedOverList | null;
 }
 
 /** How the files a scan looked at differ from what the memex holds. */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { clientMarks, type ClientMarks } from '@memex/exports';
+import { archiveOfMember } from './archives.js';
 import type { KnownFile } from './files.js';
 
 /**
@@ -79,8 +80,8 @@ export function mboxOfMessage(at: string): string | null {
 }
 
 /**
- * A source's rows split into the files on disk (plain files, mboxes, refused files) and each
- * mbox's messages by the mbox's path, known by their paths' shape: also those of an mbox not
+ * A source's rows split into the files on disk (plain files, mboxes, archives, refused files) and
+ * each mbox's messages (and each zip's or Evernote export's members, see archives.ts) by the mbox's path, known by their paths' shape: also those of an mbox not
  * recorded yet (a scan stopped while reading it), which a scan reads again or finds gone.
  */
 export function splitMailboxRows(rows: Iterable<KnownFile>): {
@@ -90,7 +91,7 @@ export function splitMailboxRows(rows: Iterable<KnownFile>): {
   const files = new Map<string, KnownFile>();
   const messages = new Map<string, Map<string, KnownFile>>();
   for (const row of rows) {
-    const mbox = row.mailbox ? null : mboxOfMessage(row.path);
+    const mbox = row.mailbox ? null : (mboxOfMessage(row.path) ?? archiveOfMember(row.path));
     if (mbox === null) {
       files.set(row.path, row);
       continue;

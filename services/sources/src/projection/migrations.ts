@@ -82,4 +82,16 @@ export const sourcesMigrations: Migration[] = [
       await db.schema.alterTable('files').addColumn('leaving_since', 'timestamptz').execute();
     },
   },
+  {
+    // A zip or an Evernote export read as its members (source.archive_read): which it is, and
+    // what of it was passed over, counted by every whole scan while it stays unchanged.
+    name: '006_archives',
+    async up(db) {
+      await db.schema
+        .alterTable('files')
+        .addColumn('archive', 'text')
+        .addColumn('archive_passed_over', 'jsonb')
+        .execute();
+    },
+  },
 ];

@@ -1,5 +1,5 @@
 import type { ColumnType, Selectable } from 'kysely';
-import type { DataOf, MboxTail, SourceScanned, SourceSettings } from '@memex/contracts';
+import type { DataOf, MboxTail, PassedOver, SourceScanned, SourceSettings } from '@memex/contracts';
 import type { Static } from '@sinclair/typebox';
 
 type Json<T> = ColumnType<T, string, string>;
@@ -47,6 +47,10 @@ export interface FilesTable {
   mbox_tail: ColumnType<MboxTail | null, string | null | undefined, string | null>;
   /** It went (source.file_leaving): since when its item waits to be deleted. */
   leaving_since: ColumnType<Date | null, Date | null | undefined, Date | null>;
+  /** A zip or an Evernote export read as its members (source.archive_read, with `mailbox` set). */
+  archive: ColumnType<'zip' | 'enex' | null, 'zip' | 'enex' | null | undefined, 'zip' | 'enex' | null>;
+  /** What of that archive was passed over, by why (counted again by each whole scan while it is unchanged). */
+  archive_passed_over: ColumnType<Static<typeof PassedOver> | null, string | null | undefined, string | null>;
   seq: number;
 }
 

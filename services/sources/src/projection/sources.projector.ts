@@ -14,6 +14,7 @@ import {
   SourceFileRejected,
   SourceFileLeaving,
   SourceMailboxRead,
+  SourceArchiveRead,
   SourcePaused,
   SourceRemoved,
   SourceResumed,
@@ -117,6 +118,8 @@ export class SourcesProjector {
           mailbox: false,
           mbox_tail: null,
           leaving_since: null,
+          archive: null,
+          archive_passed_over: null,
           seq,
         },
       ]),
@@ -136,6 +139,8 @@ export class SourcesProjector {
           mailbox: false,
           mbox_tail: null,
           leaving_since: null,
+          archive: null,
+          archive_passed_over: null,
           seq: eb.ref('excluded.seq'),
         })),
       )
@@ -154,7 +159,15 @@ export class SourcesProjector {
     if (!row) return;
     await trx
       .insertInto('files')
-      .values({ ...row, path: to, modified_at: new Date(modified_at), mbox_tail: null, leaving_since: null, seq })
+      .values({
+        ...row,
+        path: to,
+        modified_at: new Date(modified_at),
+        mbox_tail: null,
+        leaving_since: null,
+        archive_passed_over: row.archive_passed_over ? JSON.stringify(row.archive_passed_over) : null,
+        seq,
+      })
       .onConflict((oc) =>
         oc.columns(['source_id', 'path']).doUpdateSet({
           item_id: row.item_id,
@@ -201,6 +214,20 @@ export class SourcesProjector {
   async mailboxRead(trx: Trx, event: EventOf<typeof SourceMailboxRead>, seq: number): Promise<void> {
     const tail = event.data.tail ? JSON.stringify(event.data.tail) : null;
     await upsertFile(trx, { ...notAnItem(event.data, seq, { mailbox: true }), mbox_tail: tail });
+  }
+
+  /**
+   * A zip or an Evernote export read as its members: the archive's row, as an mbox's, with what
+   * of it was passed over; a read that stopped at damage says why (listed with the failures).
+   */
+  @On(SourceArchiveRead)
+  async archiveRead(trx: Trx, event: EventOf<typeof SourceArchiveRead>, seq: number): Promise<void> {
+    const { archive, passed_over, damaged } = event.data;
+    await upsertFile(trx, {
+      ...notAnItem(event.data, seq, { mailbox: true, rejected: damaged ?? null }),
+      archive,
+      archive_passed_over: JSON.stringify(passed_over),
+    });
   }
 
   /**
@@ -278,6 +305,8 @@ function notAnItem(
     mailbox,
     mbox_tail: null,
     leaving_since: null,
+    archive: null,
+    archive_passed_over: null,
     seq,
   };
 }

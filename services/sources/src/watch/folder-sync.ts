@@ -36,8 +36,11 @@ import { BUS, CONFIG, DATABASE, ServiceHost } from '@memex/runtime';
 import { differences, externalIdOf, fileFacts, readsInPlace, type DiskFile, type KnownFile } from '../domain/files.js';
 import { splitMailboxRows } from '../domain/mailboxes.js';
 import type { SourceRow, SourcesDatabase } from '../projection/schema.js';
+import { archiveKindOf, type ArchiveKind } from '../domain/archives.js';
+import { ArchiveSync } from './archive-sync.js';
 import { EXPORT_KINDS, ExportSync } from './export-sync.js';
 import { MailboxSync } from './mailbox-sync.js';
+import { PassedOverFiles } from './passed-over.js';
 import { BATCH_BYTES, BATCH_ITEMS, CALLER, type Answered, type ItemParams, type Work } from './work.js';
 import { emptyRoot, isIgnored, keptApart, readContent, rootPath, rootProblem, statFile, walk } from './disk.js';
 
@@ -48,28 +51,6 @@ export interface ScanCounts {
   moved: number;
   removed: number;
   failed: number;
-}
-
-/** The files a scan sends nowhere, counted by why, with a few of each (`source.scanned`'s `passed_over`). */
-class PassedOverFiles {
-  private readonly byReason = new Map<string, { count: number; examples: string[] }>();
-
-  add(path: string, reason: string): void {
-    // Within the event's bounds, whatever a file is named (`no handler takes .<255 characters> files`).
-    const why = reason.slice(0, 500);
-    const entry = this.byReason.get(why) ?? { count: 0, examples: [] };
-    entry.count++;
-    if (entry.examples.length < 3) entry.examples.push(path.slice(0, 4096));
-    this.byReason.set(why, entry);
-  }
-
-  /** Most frequent first; at most the 100 most frequent reasons (a type a reason). */
-  reasons(): Array<{ reason: string; count: number; examples: string[] }> {
-    return [...this.byReason]
-      .map(([reason, entry]) => ({ reason, ...entry }))
-      .sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason))
-      .slice(0, 100);
-  }
 }
 
 /**
@@ -104,6 +85,7 @@ export class FolderSync {
     private readonly host: ServiceHost,
     private readonly exports: ExportSync,
     private readonly mailboxes: MailboxSync,
+    private readonly archives: ArchiveSync,
   ) {}
 
   /**
@@ -134,6 +116,8 @@ export class FolderSync {
         'mailbox',
         'mbox_tail',
         'leaving_since',
+        'archive',
+        'archive_passed_over',
       ])
       .where('source_id', '=', sourceId)
       .execute();
@@ -159,6 +143,13 @@ export class FolderSync {
       return { counts, rootMissing: false };
     }
     const { disk, paths } = await this.look(root, files, touched);
+    // A folder on disk named like a zip (`old.zip/`): what is found in it are files, not a zip's.
+    for (const held of messages.values())
+      for (const [at, row] of held)
+        if (disk.has(at)) {
+          held.delete(at);
+          files.set(at, row);
+        }
     // Files that went and keep their items a while are looked at every time: gone still, back, or moved.
     for (const row of files.values()) {
       if (!row.leaving_since || disk.has(row.path)) continue;
@@ -190,10 +181,17 @@ export class FolderSync {
     const passedOver = new PassedOverFiles();
     const read = new Map<string, { type: string; sha256: string; bytes: Buffer | null }>();
     const mailboxes: DiskFile[] = [];
+    const archives: Array<{ file: DiskFile; kind: ArchiveKind }> = [];
     for (const file of looked) {
       if (apart.has(file.path)) continue;
       const full = path.join(root, file.path);
       try {
+        // A zip or an Evernote export is read as its members (archive-sync.ts).
+        const kind = archiveKindOf(file.path);
+        if (kind) {
+          archives.push({ file, kind });
+          continue;
+        }
         // A known mbox stays one when it is emptied (Thunderbird's Trash, emptied).
         const type = files.get(file.path)?.mailbox || messages.has(file.path) ? MBOX_TYPE : await typeOfFile(full);
         if (type === MBOX_TYPE) {
@@ -271,8 +269,34 @@ export class FolderSync {
       answered.push(...read.answered);
       messagesGone(read.gone);
     }
+    const reject = async (member: DiskFile, reason: string) => {
+      await this.publishRejected(source, member, reason);
+      counts.failed++;
+    };
+    for (const { file, kind } of archives) {
+      const held = messages.get(file.path) ?? new Map<string, KnownFile>();
+      const reading = { accepted, send, reject, whole: retryFailures };
+      const read = await this.archives.read(source, root, file, kind, held, reading);
+      if ('refused' in read) {
+        await this.publishRejected(source, file, read.refused);
+        counts.failed++;
+        continue;
+      }
+      if ('skipped' in read) {
+        passedOver.add(file.path, read.skipped);
+        continue;
+      }
+      answered.push(...read.answered);
+      messagesGone(read.gone);
+      for (const reason of read.passedOver) passedOver.addCounted(reason);
+    }
+    // What of an archive not read this time (unchanged since) was passed over when it was read.
+    const archivesRead = new Set(archives.map(({ file }) => file.path));
+    for (const row of files.values())
+      if (row.archive && row.archive_passed_over && disk.has(row.path) && !archivesRead.has(row.path))
+        for (const reason of row.archive_passed_over) passedOver.addCounted(reason);
     // Messages that went from an mbox not read this time (unchanged since) and keep their items a while.
-    const readNow = new Set(mailboxes.map((file) => file.path));
+    const readNow = new Set([...mailboxes.map((file) => file.path), ...archivesRead]);
     for (const [mbox, held] of messages)
       if (!readNow.has(mbox)) messagesGone([...held.values()].filter((row) => row.leaving_since));
     const gone = [...diff.gone.filter((row) => !movedAway.has(row.path)), ...goneMessages.values()];

@@ -156,6 +156,29 @@ describe('a watched Evernote export', () => {
     );
   });
 
+  test('an export cut short (written still) is read up to there, says so, and keeps the notes it held', async () => {
+    const held = (await t.items()).map((item) => `${item.id}@${item.revision}`).sort();
+    const whole = await fs.readFile(path.join(t.dir, 'Notebook.enex'), 'utf8');
+    // Cut inside its first note: nothing of it can be read, and nothing it held goes.
+    await t.write('Notebook.enex', whole.slice(0, whole.indexOf('deltaitinerary')));
+    const scanned = await t.h.call(SourcesRescan, { id: t.id });
+    assert.deepEqual([scanned.removed, scanned.failed], [0, 1]);
+    const failed = async () => (await t.h.call(SourcesGet, { id: t.id })).failures;
+    await waitUntil(async () => (await failed()).length === 1, 'the export listed as read in part');
+    const [failure] = await failed();
+    assert.equal(failure!.path, 'Notebook.enex');
+    assert.match(failure!.reason, /cut short .*those it held are kept/);
+    await new Promise((resolve) => setTimeout(resolve, 3000)); // past the grace
+    await t.h.call(SourcesRescan, { id: t.id });
+    assert.deepEqual((await t.items()).map((item) => `${item.id}@${item.revision}`).sort(), held);
+    // Written whole again: no failure, nothing sent again.
+    await t.write('Notebook.enex', whole);
+    const again = await t.h.call(SourcesRescan, { id: t.id });
+    assert.deepEqual([again.ingested, again.updated, again.removed, again.failed], [0, 0, 0, 0]);
+    await waitUntil(async () => (await failed()).length === 0, 'the failure cleared');
+    assert.deepEqual((await t.items()).map((item) => `${item.id}@${item.revision}`).sort(), held);
+  });
+
   test('the sources read model is rebuilt the same from the log', async () => {
     const rows = await t.h.sourcesRows();
     await t.h.replaySources();

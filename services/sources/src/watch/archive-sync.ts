@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { Injectable } from '@nestjs/common';
 import { INGEST_REQUEST_LIMIT_BYTES, SourceArchiveRead } from '@memex/contracts';
@@ -42,7 +43,9 @@ export const ZIP_LIMITS = {
  * kept); `skipped`: it is not read, for that reason (a zip bomb; its members are kept).
  */
 export type ArchiveRead =
-  { answered: Answered[]; gone: KnownFile[]; passedOver: PassedOverList } | { refused: string } | { skipped: string };
+  | { answered: Answered[]; gone: KnownFile[]; passedOver: PassedOverList; damaged?: string }
+  | { refused: string }
+  | { skipped: string };
 
 /** What reading an archive needs of the folder's reconcile. */
 export interface ArchiveReading {
@@ -52,8 +55,6 @@ export interface ArchiveReading {
   send: (work: Work[]) => Promise<Answered[]>;
   /** A member that cannot be sent: recorded as refused, with why, and counted as failed. */
   reject: (member: DiskFile, reason: string) => Promise<void>;
-  /** Sends every member again, changed or not (a rescan asked for after refusals). */
-  whole?: boolean;
 }
 
 /** What a pass over an archive's members is building up. */
@@ -74,7 +75,7 @@ class Pass {
   /** Known as it is (and not leaving: a member back in its archive is recorded again, so it stays). */
   known(at: string, sha256: string): boolean {
     const row = this.held.get(at);
-    if (!row?.item_id || row.sha256 !== sha256 || row.leaving_since || this.reading.whole) return false;
+    if (!row?.item_id || row.sha256 !== sha256 || row.leaving_since) return false;
     this.seen.add(at);
     this.unchanged++;
     return true;
@@ -102,6 +103,23 @@ class Pass {
     if (this.work.length > 0) this.answered.push(...(await this.reading.send(this.work)));
     this.work = [];
     this.bytes = 0;
+  }
+}
+
+/** Why an export that does not end as Evernote ends one is read only in part. */
+const CUT_SHORT =
+  'the export ends cut short (no </en-export>: written still, or copied in part): its notes were read up to there, and those it held are kept';
+
+/** Whether an Evernote export ends as Evernote writes one, with `</en-export>` (a file being written does not yet). */
+async function endsWhole(full: string): Promise<boolean> {
+  const handle = await fs.open(full, 'r');
+  try {
+    const { size } = await handle.stat();
+    const tail = Buffer.alloc(Math.min(size, 256));
+    await handle.read(tail, 0, tail.length, size - tail.length);
+    return /<\/en-export>\s*$/.test(tail.toString('latin1'));
+  } finally {
+    await handle.close();
   }
 }
 
@@ -162,7 +180,7 @@ export class ArchiveSync {
     });
     // Read only in part, it may hold what could not be read: its members are kept.
     const gone = damaged ? [] : [...held.values()].filter((row) => !pass.seen.has(row.path));
-    return { answered: pass.answered, gone, passedOver };
+    return { answered: pass.answered, gone, passedOver, ...(damaged ? { damaged } : {}) };
   }
 
   /**
@@ -180,7 +198,7 @@ export class ArchiveSync {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw error;
         return `the export is damaged (${(error as Error).message}): what follows was not read; its notes are kept`;
       }
-      if (next.done) return undefined;
+      if (next.done) return (await endsWhole(full)) ? undefined : CUT_SHORT;
       const entry = next.value;
       if ('skipped' in entry) {
         pass.passedOver.add(entry.key, entry.skipped);

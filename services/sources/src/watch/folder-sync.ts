@@ -275,7 +275,7 @@ export class FolderSync {
     };
     for (const { file, kind } of archives) {
       const held = messages.get(file.path) ?? new Map<string, KnownFile>();
-      const reading = { accepted, send, reject, whole: retryFailures };
+      const reading = { accepted, send, reject };
       const read = await this.archives.read(source, root, file, kind, held, reading);
       if ('refused' in read) {
         await this.publishRejected(source, file, read.refused);
@@ -289,6 +289,8 @@ export class FolderSync {
       answered.push(...read.answered);
       messagesGone(read.gone);
       for (const reason of read.passedOver) passedOver.addCounted(reason);
+      // Read only in part (listed with the failures, as the archive's row says).
+      if (read.damaged) counts.failed++;
     }
     // What of an archive not read this time (unchanged since) was passed over when it was read.
     const archivesRead = new Set(archives.map(({ file }) => file.path));

@@ -18,6 +18,8 @@ export const PHOTO_FILE_TYPES: Readonly<Record<string, string>> = {
   jxl: 'image/jxl',
   tif: 'image/tiff',
   tiff: 'image/tiff',
+  // Windows bitmaps (a scanner's, Paint's, an old camera's): no EXIF, dated by the file's time.
+  bmp: 'image/bmp',
   // Cameras' RAW files: each carries the camera's own JPEG preview, which is what is shown.
   cr2: 'image/x-canon-cr2',
   cr3: 'image/x-canon-cr3',

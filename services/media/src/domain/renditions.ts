@@ -3,6 +3,7 @@ import sharp, { type Sharp } from 'sharp';
 import type { Rendition } from '@memex/contracts';
 import { TaskPool } from '@memex/workers';
 import type { DecodedHeic } from './heic-worker.js';
+import { BmpError, decodeBmp } from './bmp.js';
 
 /** The renditions made of every photo: the long side in pixels (never enlarged). */
 export const RENDITION_SIZES: ReadonlyArray<{ name: Rendition['name']; longSide: number }> = [
@@ -111,6 +112,20 @@ async function decodeJxl(bytes: Buffer): Promise<Sharp> {
   }
 }
 
+/** A Windows bitmap's pixels (bmp.ts; a JPEG or PNG it holds, through sharp). Bitmaps have no orientation. */
+async function decodeBitmap(bytes: Buffer): Promise<Sharp> {
+  let decoded;
+  try {
+    decoded = decodeBmp(bytes);
+  } catch (error) {
+    if (error instanceof BmpError) throw new NoRendition(`the BMP image could not be decoded: ${error.message}`);
+    throw error;
+  }
+  if ('encoded' in decoded) return decodeUpright(decoded.encoded);
+  const { width, height, channels, data } = decoded;
+  return sharp(data, { raw: { width, height, channels } });
+}
+
 /** An image's pixels, turned upright by its EXIF orientation, decoded once: each size is resized from them. */
 async function decodeUpright(source: Buffer): Promise<Sharp> {
   const { data, info } = await sharp(source, { failOn: 'truncated', limitInputPixels: 300_000_000 })
@@ -123,14 +138,19 @@ async function decodeUpright(source: Buffer): Promise<Sharp> {
 /**
  * WebP renditions of a photo with its orientation applied (so a portrait shot turned by the
  * camera shows upright): a RAW file's embedded preview, HEIC through sharp when it can (AVIF-coded)
- * and else through libheif's HEVC decoder, JPEG XL through jxl-oxide, every other format through
- * sharp.
+ * and else through libheif's HEVC decoder, JPEG XL through jxl-oxide, a Windows bitmap through
+ * bmp.ts, every other format through sharp.
  */
 export async function makeRenditions(bytes: Buffer, format: string): Promise<MadeRendition[]> {
   const source = format === 'raw' ? await rawPreview(bytes) : bytes;
   let upright: Sharp;
   try {
-    upright = format === 'jxl' ? await decodeJxl(bytes) : await decodeUpright(source);
+    upright =
+      format === 'jxl'
+        ? await decodeJxl(bytes)
+        : format === 'bmp'
+          ? await decodeBitmap(bytes)
+          : await decodeUpright(source);
   } catch (error) {
     if (error instanceof NoRendition) throw error;
     if (format === 'heic') upright = await decodeHeic(bytes);

@@ -185,6 +185,7 @@ function blocksOf(bytes: Buffer, format: ImageFormat): Blocks {
       return preview ? jpegBlocks(preview) : tiffBlocks(bytes);
     }
     case 'gif':
+    case 'bmp':
       return none();
   }
 }

@@ -87,8 +87,8 @@ export async function readExif(
   const parse = async (input: Buffer | null) =>
     input ? (((await exifr.parse(input, OPTIONS)) as ExifTags | undefined) ?? {}) : {};
   try {
-    // A GIF has no EXIF; a CR3, a JPEG XL and a WebP keep theirs where exifr does not look.
-    if (format === 'gif') return { tags: {}, problem: null };
+    // A GIF and a Windows bitmap have no EXIF; a CR3, a JPEG XL and a WebP keep theirs where exifr does not look.
+    if (format === 'gif' || format === 'bmp') return { tags: {}, problem: null };
     if (isCr3(bytes)) return { tags: cr3Exif(bytes), problem: null };
     if (format === 'jxl') return { tags: await parse(jxlExif(bytes)), problem: null };
     if (format === 'webp') return { tags: await parse(webpExif(bytes)), problem: null };

@@ -12,6 +12,8 @@ export interface PhotoMeta {
   /** As shown, orientation applied; null when the file does not say. */
   width: number | null;
   height: number | null;
+  /** Bits a pixel, where the format states it plainly (a Windows bitmap's 1, 4, 8, 16, 24 or 32). */
+  bitDepth?: number;
   /** EXIF orientation 1–8 (thumbnails apply it). */
   orientation: number | null;
   /** The wall-clock capture time (`2021-04-11T15:47:53`, no zone), from EXIF, else the photo's XMP or IPTC. */

@@ -18,6 +18,7 @@ import { gifSize, heifSize, webpSize, type Size } from './containers.js';
 import { jxlShownSize } from './jxl.js';
 import { readEmbedded, type EmbeddedMetadata } from './embedded.js';
 import { fujiPreview, sniffImage, type ImageFormat } from './sniff.js';
+import { readBmp } from './bmp.js';
 
 /** The largest photo taken: a 100-megapixel RAW fits. */
 export const PHOTO_LIMIT_BYTES = 200 * 1024 * 1024;
@@ -33,6 +34,10 @@ const TYPES: Record<string, ImageFormat> = {
   'image/heif': 'heic',
   'image/jxl': 'jxl',
   'image/tiff': 'tiff',
+  // Windows bitmaps: mime-db's name, and those older software sends.
+  'image/bmp': 'bmp',
+  'image/x-ms-bmp': 'bmp',
+  'image/x-bmp': 'bmp',
   ...Object.fromEntries(
     Object.values(PHOTO_FILE_TYPES)
       .filter((type) => type.startsWith('image/x-'))
@@ -205,6 +210,9 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
   if (format !== declared && !(declared === 'raw' && format === 'tiff')) {
     warnings.push(`sent as ${contentType} but the bytes are ${format.toUpperCase()}; read as ${format.toUpperCase()}`);
   }
+  // A bitmap states its size and depth in its header, and nothing else (no EXIF, XMP or date).
+  const bitmap = format === 'bmp' ? readBmp(bytes, PHOTO_LIMIT_BYTES) : null;
+  if (bitmap) warnings.push(...bitmap.warnings);
   const { tags, problem } = await readExif(format === 'raw' ? (fujiPreview(bytes) ?? bytes) : bytes, format);
   if (problem) warnings.push(problem);
   const { metadata: embedded, problems } = readEmbedded(bytes, format);
@@ -221,7 +229,9 @@ export async function parsePhoto({ bytes, type, attributes }: HandlerInput): Pro
     contentType,
     size: bytes.length,
     filename: attrs.filename ?? null,
-    ...shownSize(tags, format, bytes),
+    ...(bitmap
+      ? { width: bitmap.width, height: bitmap.height, bitDepth: bitmap.bitDepth }
+      : shownSize(tags, format, bytes)),
     orientation:
       typeof tags.Orientation === 'number' && tags.Orientation >= 1 && tags.Orientation <= 8 ? tags.Orientation : null,
     ...time,

@@ -1,7 +1,8 @@
+import { isBmp } from './bmp.js';
 import { isJxl } from './jxl.js';
 
 /** Image container formats told apart by their first bytes (the declared type is only a hint). */
-export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif' | 'heic' | 'jxl' | 'tiff' | 'raw';
+export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp' | 'avif' | 'heic' | 'jxl' | 'tiff' | 'raw' | 'bmp';
 
 const ascii = (bytes: Buffer, start: number, end: number) => bytes.subarray(start, end).toString('latin1');
 
@@ -50,6 +51,7 @@ export function sniffImage(bytes: Buffer, declared: ImageFormat): ImageFormat | 
   if (ascii(bytes, 0, 4) === 'GIF8') return 'gif';
   if (ascii(bytes, 0, 4) === 'RIFF' && ascii(bytes, 8, 12) === 'WEBP') return 'webp';
   if (isJxl(bytes)) return 'jxl';
+  if (isBmp(bytes)) return 'bmp';
   const order = ascii(bytes, 0, 4);
   if (order === 'II*\0' || order === 'MM\0*') return tiffOrRaw(bytes, declared);
   if (ascii(bytes, 4, 8) === 'ftyp') {

@@ -1,6 +1,10 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { MEDIA_FILE_TYPES, typeOfFileName } from '@memex/contracts';
+import { listFolder } from '@memex/exports';
 import type { PhotoItem } from '../handler.js';
 import { bmp, BITMAPS, stripes } from '../testing/bmp.js';
 import fc from 'fast-check';
@@ -11,11 +15,25 @@ const photo = async (bytes: Buffer, attributes: Record<string, unknown> = {}, ty
   (await registry.parse({ type, bytes, attributes })) as PhotoItem;
 
 describe('Windows bitmaps (.bmp) as photos', () => {
-  it('are photo types: by their extension, in folder imports, and to the photo handler', () => {
+  it('are photo types: by their extension, to the photo handler, and sent by a folder import with their time', async () => {
     assert.equal(typeOfFileName('SCAN0001.BMP'), 'image/bmp');
     assert.equal(MEDIA_FILE_TYPES.bmp, 'image/bmp');
     const photos = registry.list().find((handler) => handler.name === 'photo')!;
     for (const type of ['image/bmp', 'image/x-ms-bmp', 'image/x-bmp']) assert.ok(photos.types.includes(type), type);
+    const dir = mkdtempSync(path.join(tmpdir(), 'memex-bmp-'));
+    try {
+      writeFileSync(path.join(dir, 'SCAN0001.BMP'), bmp(BITMAPS[8]!.spec));
+      utimesSync(path.join(dir, 'SCAN0001.BMP'), new Date('2004-05-06T07:08:09Z'), new Date('2004-05-06T07:08:09Z'));
+      const accepted = new Set(registry.list().flatMap((handler) => handler.types));
+      const { files, skipped } = await listFolder(dir, accepted);
+      assert.deepEqual(skipped, []);
+      assert.deepEqual(
+        files.map(({ key, type, modified }) => ({ key, type, modified })),
+        [{ key: 'SCAN0001.BMP', type: 'image/bmp', modified: '2004-05-06T07:08:09.000Z' }],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   for (const { name, spec } of BITMAPS)

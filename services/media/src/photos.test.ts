@@ -23,6 +23,7 @@ import { missingTool, sharedFile, sharedSkip, waitUntil } from '@memex/testing';
 import { MAX_PLACE_KM } from './domain/places.js';
 import { PhotoEventsPublisher } from './jobs/photo-events.js';
 import { MediaHarness } from './testing/harness.js';
+import { bmp } from '@memex/ingest/testing';
 
 const PHOTOS = 'corpus/photos';
 const skip = sharedSkip(PHOTOS);
@@ -247,6 +248,38 @@ describe('media: photos from the shared corpus through ingest and the media pipe
       const row = (y: number) => data.subarray(y * 48, (y + 1) * 48).reduce((a, b) => a + b, 0) / 48;
       assert.ok(row(8) < 60 && row(56) > 200, `top ${row(8)}, bottom ${row(56)}`);
     }
+    fs.rmSync(dir, { recursive: true });
+  });
+
+  it('a Windows bitmap gets thumbnails (decoded by bmp.ts: this sharp reads no BMP); a cut-short one says why it has none', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memex-bmp-'));
+    // Left half red, right half blue, as 24 bits and as RLE8.
+    const pixel = (x: number): [number, number, number] => (x < 300 ? [255, 0, 0] : [0, 0, 255]);
+    fs.writeFileSync(path.join(dir, 'scan.bmp'), bmp({ width: 600, height: 400, bits: 24, pixel }));
+    fs.writeFileSync(path.join(dir, 'paint.bmp'), bmp({ width: 600, height: 400, bits: 8, pixel, compression: 'rle' }));
+    fs.writeFileSync(path.join(dir, 'cut.bmp'), fs.readFileSync(path.join(dir, 'scan.bmp')).subarray(0, 100_000));
+    const [scan, paint, cut] = await h.ingestFiles(['scan.bmp', 'paint.bmp', 'cut.bmp'].map((f) => path.join(dir, f)));
+    for (const id of [scan!, paint!]) {
+      const read = await h.analyzed(id);
+      assert.equal(read.rendition_problem, null);
+      assert.deepEqual(
+        read.renditions.map((r) => [r.name, r.width, r.height]),
+        [
+          ['thumb', 256, 171],
+          ['preview', 600, 400],
+        ],
+      );
+      const thumb = await h.call(MediaRendition, { item_id: id, name: 'thumb' });
+      const { data } = await sharp(Buffer.from(thumb.data, 'base64')).raw().toBuffer({ resolveWithObject: true });
+      assert.ok(data[0]! > 200 && data[2]! < 60, `the left is red: ${[...data.subarray(0, 3)]}`);
+    }
+    assert.deepEqual(
+      [(await h.analyzed(paint!)).meta['format'], (await h.analyzed(paint!)).meta['bitDepth']],
+      ['bmp', 8],
+    );
+    const cutPhoto = await h.analyzed(cut!);
+    assert.equal(cutPhoto.renditions.length, 0);
+    assert.match(cutPhoto.rendition_problem ?? '', /^the BMP image could not be decoded: the file is cut short/);
     fs.rmSync(dir, { recursive: true });
   });
 

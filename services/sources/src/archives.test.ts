@@ -95,6 +95,8 @@ describe('a watched Evernote export', () => {
     for (const word of ['alphasourdough', 'bravotomato', 'charliereading'])
       assert.ok(await t.itemWith(word), `the note with ${word} is an item`);
     // Each note at `<export>#<when it was made>`; the export's own row is no item.
+    // Once the scan is recorded, so is every row it wrote (its end is the last of its events).
+    const { source } = await t.scanned();
     const rows = (await t.files()).sort((a, b) => (a.path < b.path ? -1 : 1));
     assert.deepEqual(
       rows.map((row) => [row.path, row.item_id !== null, row.archive]),
@@ -106,7 +108,6 @@ describe('a watched Evernote export', () => {
       ],
     );
     // The note it could not read is accounted for, with why.
-    const { source } = await t.scanned();
     assert.deepEqual(
       source.last_scan?.passed_over?.map((p) => [p.reason.replace(/ at line.*/, ''), p.count, p.examples]),
       [['an unreadable note (its XML is broken', 1, ['Notebook.enex#4']]],
@@ -130,7 +131,10 @@ describe('a watched Evernote export', () => {
     );
     const scanned = await t.h.call(SourcesRescan, { id: t.id });
     assert.deepEqual([scanned.ingested, scanned.updated, scanned.failed], [1, 1, 0], 'Travel created, Bread updated');
-    await waitUntil(async () => Boolean(await t.itemWith('echoedited')), 'the edited note updated');
+    await waitUntil(
+      async () => Boolean((await t.itemWith('echoedited')) && (await t.itemWith('deltaitinerary'))),
+      'the edited note updated, the new one created',
+    );
     const edited = (await t.itemWith('echoedited'))!;
     assert.equal(edited.id, bread.id, 'the edited note is the same item');
     assert.ok(edited.revision > bread.revision);
@@ -216,6 +220,7 @@ describe('a watched zip', () => {
     });
     for (const word of ['foxtrotreport', 'golfpaper', 'hotelnotes', 'kilofine'])
       assert.ok(await t.itemWith(word), `the file with ${word} is an item`);
+    const { source, failures } = await t.scanned();
     const rows = await t.files();
     assert.deepEqual(
       rows
@@ -224,7 +229,6 @@ describe('a watched zip', () => {
         .sort(),
       ['Docs.zip/inner/deep/notes.md', 'Docs.zip/inner/paper.pdf', 'Docs.zip/report.txt', 'odd.zip/fine.txt'],
     );
-    const { source, failures } = await t.h.call(SourcesGet, { id: t.id });
     assert.deepEqual(failures.map((f) => f.path).sort(), ['broken.zip', 'odd.zip/garbled.txt']);
     failures.sort((a, b) => (a.path < b.path ? -1 : 1));
     assert.match(failures[0]!.reason, /cannot be read as a zip archive.*the items of its files are kept/);
@@ -249,7 +253,10 @@ describe('a watched zip', () => {
     await t.touch('Docs.zip');
     const scanned = await t.h.call(SourcesRescan, { id: t.id });
     assert.deepEqual([scanned.ingested, scanned.updated], [1, 1], 'new.txt created, report.txt updated');
-    await waitUntil(async () => Boolean(await t.itemWith('limaedit')), 'the changed file updated');
+    await waitUntil(
+      async () => Boolean((await t.itemWith('limaedit')) && (await t.itemWith('mikenew'))),
+      'the changed file updated, the new one created',
+    );
     const changed = (await t.itemWith('limaedit'))!;
     assert.equal(changed.id, report.id, 'the changed file keeps its item');
     assert.ok(await t.itemWith('mikenew'));

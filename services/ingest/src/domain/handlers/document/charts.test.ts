@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import JSZip from 'jszip';
 import { missingTool } from '@memex/testing';
-import { docx, xlsx, type ChartSpec } from '../testing/build.js';
+import { chartXml, docx, xlsx, type ChartSpec } from '../testing/build.js';
 import { parseDoc } from '../testing/parse.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -110,6 +110,39 @@ describe('charts in Word, Excel and OpenDocument files: their title, series and 
     zip.file('xl/workbook.xml', listing.replace(/(<sheet [^>]*\/>)(<sheet [^>]*\/>)/, '$2$1'));
     const reordered = await parseDoc(XLSX, await zip.generateAsync({ type: 'nodebuffer' }), { filename: 's.xlsx' });
     assert.match(reordered.text, /^Summary\n[\s\S]*\n\nData\n/);
+  });
+
+  it('an Excel chart sheet (a sheet that is one chart) is read under its name, in its place among the sheets', async () => {
+    const zip = await JSZip.loadAsync(workbook());
+    const rels = (body: string) =>
+      `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${body}</Relationships>`;
+    const rel = (id: string, type: string, target: string) =>
+      `<Relationship Id="${id}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/${type}" Target="${target}"/>`;
+    const listing = await zip.file('xl/workbook.xml')!.async('string');
+    zip.file('xl/workbook.xml', listing.replace('<sheets>', '<sheets><sheet name="Trend" sheetId="9" r:id="rId9"/>'));
+    const targets = await zip.file('xl/_rels/workbook.xml.rels')!.async('string');
+    zip.file(
+      'xl/_rels/workbook.xml.rels',
+      targets.replace('</Relationships>', `${rel('rId9', 'chartsheet', 'chartsheets/sheet1.xml')}</Relationships>`),
+    );
+    zip.file(
+      'xl/chartsheets/sheet1.xml',
+      '<chartsheet xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><drawing r:id="rId1"/></chartsheet>',
+    );
+    zip.file('xl/chartsheets/_rels/sheet1.xml.rels', rels(rel('rId1', 'drawing', '../drawings/drawing9.xml')));
+    zip.file(
+      'xl/drawings/drawing9.xml',
+      '<xdr:wsDr><xdr:absoluteAnchor><xdr:graphicFrame><a:graphic><a:graphicData><c:chart r:id="rId1"/></a:graphicData></a:graphic></xdr:graphicFrame></xdr:absoluteAnchor></xdr:wsDr>',
+    );
+    // An absolute target, as some writers give one.
+    zip.file('xl/drawings/_rels/drawing9.xml.rels', rels(rel('rId1', 'chart', '/xl/charts/chart9.xml')));
+    zip.file(
+      'xl/charts/chart9.xml',
+      chartXml({ title: 'Trend', categories: ['Q1'], series: [{ name: 'Visits', values: [120] }] }),
+    );
+    const item = await parseDoc(XLSX, await zip.generateAsync({ type: 'nodebuffer' }), { filename: 'trend.xlsx' });
+    assert.match(item.text, /^Trend\nTrend\n\tVisits\nQ1\t120\n\nData\n/);
+    assert.deepEqual(item.warnings, []);
   });
 
   it("OpenDocument: a chart object at its place in a text, after its sheet's cells in a spreadsheet", async () => {

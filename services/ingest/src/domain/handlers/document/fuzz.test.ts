@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { docx, pdf } from '../testing/build.js';
+import { docx, pdf, xlsx, type ChartSpec } from '../testing/build.js';
 import { presentation, word6Document, wordDocument, workbook, workbook95 } from '../testing/binary-office.js';
 import { pagesDocument } from '../testing/iwork.js';
 import { webArchive } from '../testing/plist.js';
@@ -136,6 +136,35 @@ describe('documents: fuzzing with mutated files', () => {
         await parsedOrCleanlyRejected({ type: seed.type, bytes: mutate(seed.bytes) });
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('parses or clearly rejects mutated Word and Excel files with charts, never crashing', async () => {
+    const chart: ChartSpec = { title: 'T', categories: ['a', 'b'], series: [{ name: 'S', values: [1, 2] }] };
+    const seeds = [
+      { type: DOCX, bytes: docx([{ text: 'Before' }, { chart }, { text: 'After' }]) },
+      {
+        type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+        bytes: xlsx([{ name: 'S', rows: [['x', 1]], charts: [chart, chart] }]),
+      },
+    ];
+    // Stored (uncompressed) zips: the mutations reach the XML of the charts and their relationships.
+    const tokens = [
+      ...TOKENS,
+      '<c:chart r:id="rId1"/>',
+      '<c:ser>',
+      '</c:ser>',
+      '<c:pt idx="0">',
+      '<drawing r:id="rId1"/>',
+      'Target="/',
+      '../',
+    ];
+    for (const seed of seeds) assert.equal(await parsedOrCleanlyRejected(seed), 'parsed');
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...seeds), mutations(tokens), async (seed, mutate) => {
+        await parsedOrCleanlyRejected({ type: seed.type, bytes: mutate(seed.bytes) });
+      }),
+      { numRuns: 300 },
     );
   });
 });

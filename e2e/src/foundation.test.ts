@@ -1,6 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AdminReplay, ItemsGet, MemexError, NotesPut, TokensCreate, TokensList, TokensRevoke } from '@memex/contracts';
+import pg from 'pg';
 import { startStack, type TestStack } from './stack.js';
 import { snapshotSchema } from './snapshot.js';
 
@@ -122,6 +123,30 @@ describe('foundation through the gateway', () => {
     const later = await stack.owner.call(NotesPut, { body: 'after the revocation' });
     await stack.owner.call(TokensList, { min_seq: later.seq });
     await assert.rejects(agent.call(ItemsGet, { id: acme.id }), (error: MemexError) => error.code === 'unauthorized');
+  });
+
+  test('a token works as soon as it is made, and no longer once its revocation is answered, however late the tokens read model', async () => {
+    const note = await stack.owner.call(NotesPut, { body: 'Initech plans', labels: ['client:initech'] });
+    // Hold the gateway's projector back: it cannot write tokens, while reading them goes on.
+    const lock = new pg.Client({ connectionString: stack.config.databaseUrl });
+    await lock.connect();
+    const holdTokens = async (ms: number) => {
+      await lock.query('begin');
+      await lock.query('lock table gateway.tokens in share mode');
+      setTimeout(() => void lock.query('commit'), ms);
+    };
+    try {
+      await holdTokens(1_000);
+      const created = await stack.owner.call(TokensCreate, { labels: ['client:initech'] });
+      const agent = stack.clientFor(created.token);
+      assert.equal((await agent.call(ItemsGet, { id: note.id, min_seq: note.seq })).text, 'Initech plans');
+
+      await holdTokens(1_000);
+      await stack.owner.call(TokensRevoke, { id: created.id });
+      await assert.rejects(agent.call(ItemsGet, { id: note.id }), (error: MemexError) => error.code === 'unauthorized');
+    } finally {
+      await lock.end();
+    }
   });
 
   test('the event stream resumes from a sequence without gaps, within scope', async () => {

@@ -13,7 +13,8 @@ import {
   TokensList,
   TokensRevoke,
 } from '@memex/contracts';
-import { DATABASE, RpcMethod, type CallContext } from '@memex/runtime';
+import type { MemexConfig } from '@memex/config';
+import { CONFIG, DATABASE, RpcMethod, ServiceHost, type CallContext } from '@memex/runtime';
 import type { GatewayDatabase } from './schema.js';
 
 /** `mxa_` marks an agent token, `mxo_` the owner's: a leaked string says what it is. */
@@ -26,7 +27,18 @@ export class TokensService {
   constructor(
     private readonly publisher: EventPublisher,
     @Inject(DATABASE) private readonly db: Kysely<GatewayDatabase>,
+    @Inject(CONFIG) private readonly config: MemexConfig,
+    private readonly host: ServiceHost,
   ) {}
+
+  /**
+   * Waits until the tokens the gateway checks hold the event at `seq` (a token made or revoked),
+   * up to the min-seq timeout: the projector comes to it a moment after it is logged, seconds
+   * under load, and until then a revoked token still worked and a new one did not yet.
+   */
+  private applied(seq: number): Promise<void> {
+    return this.host.projector!.waitFor(seq, this.config.minSeqTimeoutMs);
+  }
 
   @RpcMethod(TokensCreate)
   async create(params: ParamsOf<typeof TokensCreate>, call: CallContext): Promise<ResultOf<typeof TokensCreate>> {
@@ -38,6 +50,8 @@ export class TokensService {
       actor: call.caller,
       data: { id, name: params.name ?? (labels.join(',') || 'agent'), labels, sha256: sha256(token) },
     });
+    // A read model late past the timeout still gets the secret back (it is shown once): the token works once applied.
+    await this.applied(seq).catch(() => undefined);
     return { id, token, labels, seq };
   }
 
@@ -72,6 +86,13 @@ export class TokensService {
       subject: `token:${params.id}`,
       actor: call.caller,
       data: { id: params.id },
+    });
+    // A revocation is answered once it holds, or fails saying when it will.
+    await this.applied(seq).catch((error: unknown) => {
+      throw new MemexError(
+        'timeout',
+        `token ${params.id} revoked at ${seq}: it stops working once the gateway has applied it (${(error as Error).message})`,
+      );
     });
     return { seq };
   }

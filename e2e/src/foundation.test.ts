@@ -1,6 +1,16 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AdminReplay, ItemsGet, MemexError, NotesPut, TokensCreate, TokensList, TokensRevoke } from '@memex/contracts';
+import {
+  AdminReplay,
+  ItemsGet,
+  MemexError,
+  NotesPut,
+  ScopesGet,
+  ScopesSet,
+  TokensCreate,
+  TokensList,
+  TokensRevoke,
+} from '@memex/contracts';
 import pg from 'pg';
 import { startStack, type TestStack } from './stack.js';
 import { snapshotSchema } from './snapshot.js';
@@ -130,18 +140,26 @@ describe('foundation through the gateway', () => {
     // Hold the gateway's projector back: it cannot write tokens, while reading them goes on.
     const lock = new pg.Client({ connectionString: stack.config.databaseUrl });
     await lock.connect();
-    const holdTokens = async (ms: number) => {
+    const holdTable = async (ms: number, table = 'tokens') => {
       await lock.query('begin');
-      await lock.query('lock table gateway.tokens in share mode');
+      await lock.query(`lock table gateway.${table} in share mode`);
       setTimeout(() => void lock.query('commit'), ms);
     };
     try {
-      await holdTokens(1_000);
+      await holdTable(1_000);
       const created = await stack.owner.call(TokensCreate, { labels: ['client:initech'] });
       const agent = stack.clientFor(created.token);
       assert.equal((await agent.call(ItemsGet, { id: note.id, min_seq: note.seq })).text, 'Initech plans');
 
-      await holdTokens(1_000);
+      // A scope rule that narrows what the token sees holds once answered.
+      const { rules } = await stack.owner.call(ScopesGet, {});
+      await holdTable(1_000, 'scope_rules');
+      await stack.owner.call(ScopesSet, { rules: [{ when: '*', kinds: ['email'] }] });
+      await assert.rejects(agent.call(ItemsGet, { id: note.id }), (error: MemexError) => error.code === 'not_found');
+      await stack.owner.call(ScopesSet, { rules });
+      assert.equal((await agent.call(ItemsGet, { id: note.id })).text, 'Initech plans');
+
+      await holdTable(1_000);
       await stack.owner.call(TokensRevoke, { id: created.id });
       await assert.rejects(agent.call(ItemsGet, { id: note.id }), (error: MemexError) => error.code === 'unauthorized');
     } finally {

@@ -53,6 +53,8 @@ export class ScopesService {
       actor: call.caller,
       data: { rules },
     });
+    // A rule that narrows what agents see must hold once answered (see TokensService.holds).
+    await this.tokens.holds(seq, 'the scope rules');
     return { seq };
   }
 }

@@ -40,6 +40,16 @@ export class TokensService {
     return this.host.projector!.waitFor(seq, this.config.minSeqTimeoutMs);
   }
 
+  /** Resolves once the change logged at `seq` holds; fails as `timeout` saying when `what` will. */
+  async holds(seq: number, what: string): Promise<void> {
+    await this.applied(seq).catch((error: unknown) => {
+      throw new MemexError(
+        'timeout',
+        `${what} logged at ${seq}: it holds once the gateway has applied it (${(error as Error).message})`,
+      );
+    });
+  }
+
   @RpcMethod(TokensCreate)
   async create(params: ParamsOf<typeof TokensCreate>, call: CallContext): Promise<ResultOf<typeof TokensCreate>> {
     const id = newId();
@@ -87,13 +97,7 @@ export class TokensService {
       actor: call.caller,
       data: { id: params.id },
     });
-    // A revocation is answered once it holds, or fails saying when it will.
-    await this.applied(seq).catch((error: unknown) => {
-      throw new MemexError(
-        'timeout',
-        `token ${params.id} revoked at ${seq}: it stops working once the gateway has applied it (${(error as Error).message})`,
-      );
-    });
+    await this.holds(seq, `the revocation of token ${params.id}`);
     return { seq };
   }
 

@@ -116,6 +116,13 @@ describe('photo handler on the real photos of the shared corpus', { skip }, () =
     assert.ok(located >= 6, `only ${located} located photos compared`);
   });
 
+  it("takes no camera's stock description for a caption: the photo is not found by its maker's name", async () => {
+    const konica = await parse(sharedFile(`${CORPUS}/exif-samples/jpg/Konica_Minolta_DiMAGE_Z3.jpg`));
+    assert.deepEqual(konica.meta.camera, { make: 'KONICA MINOLTA', model: 'DiMAGE Z3' });
+    assert.equal(konica.meta.description, null);
+    assert.doesNotMatch(konica.text ?? '', /DIGITAL CAMERA/);
+  });
+
   it('reads an iPhone HEIC (time with offset, GPS, lens) and a Sony RAW, and turns orientation into the shown size', async () => {
     const heic = await parse(sharedFile(`${CORPUS}/exif-samples/heic/IMG_5195.HEIC`));
     assert.equal(heic.meta.format, 'heic');

@@ -46,7 +46,8 @@ const TYPES: Record<string, ImageFormat> = {
 };
 
 /** Descriptions cameras write by themselves, which say nothing about the photo. */
-const CAMERA_BOILERPLATE = /^(OLYMPUS DIGITAL CAMERA|SONY DSC|DIGITAL CAMERA|KODAK Digital Still Camera|\s*)$/i;
+const CAMERA_BOILERPLATE =
+  /^\s*((OLYMPUS|(KONICA )?MINOLTA|SAMSUNG|PENTAX|LEICA|NIKON|CASIO|SANYO|ASUS) DIGITAL CAMERA|SONY DSC|DIGITAL CAMERA|KODAK Digital Still Camera|Exif_JPEG_PICTURE|JPEG Exif)?\s*$/i;
 
 const text = (value: unknown): string | null =>
   typeof value === 'string' && value.trim() !== '' ? value.replace(/\0+$/, '').trim() : null;

@@ -60,6 +60,17 @@ function watching(prefix: string, config: Partial<MemexConfig> = {}) {
       clock += 10;
       await fs.utimes(file, clock, clock);
     },
+    /**
+     * A file as it is next, written beside and moved into place with its time set: a scan never
+     * sees it written but with its old time (it would read it twice, the second time from its end).
+     */
+    async replace(relative: string, text: string) {
+      const next = path.join(t.dir, '..', `${path.basename(t.dir)}-next`);
+      await fs.writeFile(next, text);
+      clock += 10;
+      await fs.utimes(next, clock, clock);
+      await fs.rename(next, path.join(t.dir, relative));
+    },
   });
 }
 
@@ -243,18 +254,7 @@ describe('a watched mbox that grows', () => {
   const t = watching('memex-growing-mbox-');
   let id: string;
   const inbox = () => fs.readFile(path.join(t.dir, 'Inbox'), 'utf8');
-  let clock = Date.now() / 1000;
-  /**
-   * The Inbox as it is next, written beside and moved into place with its time set: a scan never
-   * sees it written but with its old time (it would read it twice, the second time from its end).
-   */
-  const put = async (text: string) => {
-    const next = path.join(t.dir, '..', `${path.basename(t.dir)}-next`);
-    await fs.writeFile(next, text);
-    clock += 10;
-    await fs.utimes(next, clock, clock);
-    await fs.rename(next, path.join(t.dir, 'Inbox'));
-  };
+  const put = (text: string) => t.replace('Inbox', text);
   /** New mail, not read yet. */
   const append = async (...subjects: string[]) => put((await inbox()) + subjects.map((s) => mail(s, '0000')).join(''));
   /** Where a message's `From ` line is in the Inbox now. */
@@ -535,6 +535,45 @@ describe('files that go from a watched folder keep their items a while', () => {
     const rows = await t.h.sourcesRows();
     await t.h.replaySources();
     assert.deepEqual(await t.h.sourcesRows(), rows);
+  });
+});
+
+describe('an mbox read on from its last message while one of its messages is leaving', () => {
+  // Long enough that the leaving message is still leaving when the mail after it is read.
+  const t = watching('memex-tail-leaving-', { goneGraceSeconds: 600 });
+
+  test('counts the messages the mbox holds, not the one that left it', async () => {
+    await t.replace('Drafts', mail('alpha') + mail('bravo') + mail('charlie'));
+    const { id } = await t.h.call(SourcesAdd, { kind: 'folder', path: t.dir, rescan_seconds: 3600 });
+    /** The last read of Drafts at its present size: where it was read from, and how many messages it held. */
+    const lastRead = async () => {
+      const { size } = await fs.stat(path.join(t.dir, 'Drafts'));
+      let found: DataOf<typeof SourceMailboxRead> | undefined;
+      await waitUntil(
+        async () => {
+          for await (const { event } of readLog(t.h.bus, {
+            filter: typeFilter(SourceMailboxRead.type),
+            untilCaughtUp: true,
+          })) {
+            const read = event.data as DataOf<typeof SourceMailboxRead>;
+            if (event.subject === `source:${id}` && read.path === 'Drafts' && read.size === size) found = read;
+          }
+          return found !== undefined;
+        },
+        'Drafts read as it is now',
+        { timeoutMs: 30_000 },
+      );
+      return { from: found!.read_from, messages: found!.messages };
+    };
+    assert.deepEqual(await lastRead(), { from: 0, messages: 3 });
+
+    // bravo deleted (compacted away): read through, bravo leaving.
+    await t.replace('Drafts', mail('alpha') + mail('charlie'));
+    assert.deepEqual(await lastRead(), { from: 0, messages: 2 });
+    // Then new mail: read on from charlie; the mbox holds alpha, charlie and delta, not bravo.
+    // (A size the Drafts never had: the read is known by it.)
+    await t.replace('Drafts', mail('alpha') + mail('charlie') + mail('delta-late'));
+    assert.deepEqual(await lastRead(), { from: Buffer.byteLength(mail('alpha')), messages: 3 });
   });
 });
 

@@ -93,8 +93,10 @@ export class MailboxSync {
       return { refused: `the mbox cannot be read (${why}); its messages are kept` };
     }
     const { from, seen, tail: next } = read;
-    // Read on from its last message, the mbox still holds every message it held.
-    const holds = from === 0 ? seen : new Set([...held.keys(), ...seen]);
+    // Read on from its last message, the mbox still holds every message it held but those that
+    // left it before (deleted in an earlier read, their items kept for the grace).
+    const stayed = [...held.values()].filter((row) => !row.leaving_since).map((row) => row.path);
+    const holds = from === 0 ? seen : new Set([...stayed, ...seen]);
     await this.publisher.publish(SourceMailboxRead, {
       subject: `source:${source.id}`,
       actor: CALLER,

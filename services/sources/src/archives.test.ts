@@ -1,13 +1,13 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { SourcesAdd, SourcesGet, SourcesRescan } from '@memex/contracts';
 import { damageZipMember, zipOf } from '@memex/exports/testing';
 import { pdf } from '@memex/ingest/testing';
 import { waitUntil } from '@memex/testing';
-import { startSourcesHarness, type IngestedItem, type SourcesHarness } from './testing/harness.js';
+import type { IngestedItem } from './testing/harness.js';
+import { watchedFolder } from './testing/watched-folder.js';
 
 /** A note of a generated Evernote export: made at `created` (its identity), its text a word to search. */
 interface Note {
@@ -31,31 +31,9 @@ function enex(notes: Note[]): string {
 
 /** Ingest and sources running and a folder to watch, around the tests of a `describe`. */
 function watching(prefix: string) {
-  const t = {} as { h: SourcesHarness; dir: string; id: string };
-  before(async () => {
-    // Gone members take their items a few seconds after they went, as the watched-mbox tests run it.
-    t.h = await startSourcesHarness({ config: { goneGraceSeconds: 2 } });
-    t.dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
-  });
-  after(async () => {
-    await t.h.stop();
-    await fs.rm(t.dir, { recursive: true, force: true });
-  });
-  let clock = Date.now() / 1000;
+  // Gone members take their items a few seconds after they went, as the watched-mbox tests run it.
+  const t = Object.assign(watchedFolder(prefix, { goneGraceSeconds: 2 }), { id: '' });
   return Object.assign(t, {
-    /** Writes a file, with a time later than any before, as an export written again would have. */
-    async write(relative: string, content: string | Buffer) {
-      const file = path.join(t.dir, relative);
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      await fs.writeFile(file, content);
-      clock += 10;
-      await fs.utimes(file, clock, clock);
-    },
-    /** Sets a file's time later than any before (a zip written by zipOf). */
-    async touch(relative: string) {
-      clock += 10;
-      await fs.utimes(path.join(t.dir, relative), clock, clock);
-    },
     items: () => t.h.items(t.id),
     /** The source once its first whole scan is recorded (items show before the scan's end is projected). */
     async scanned() {

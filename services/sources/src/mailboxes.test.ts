@@ -1,15 +1,12 @@
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { SourceMailboxRead, SourcesAdd, SourcesGet, SourcesRescan, type DataOf } from '@memex/contracts';
 import { readLog, typeFilter } from '@memex/bus';
-import type { MemexConfig } from '@memex/config';
-import { createDatabase } from '@memex/db';
 import { waitUntil } from '@memex/testing';
-import { startSourcesHarness, type SourcesHarness } from './testing/harness.js';
+import { watchedFolder } from './testing/watched-folder.js';
 
 /** A message as Thunderbird keeps it in an mbox: its flags in the header, rewritten in place. */
 const mail = (subject: string, status = '0001') =>
@@ -35,46 +32,6 @@ async function messagesOf(db: Kysely<Record<string, never>>, source: string): Pr
 }
 
 /**
- * Ingest and sources running, a folder to watch and ingest's schema to read, around the tests of
- * a `describe` (set by its `before`, so read them in the tests).
- */
-function watching(prefix: string, config: Partial<MemexConfig> = {}) {
-  const t = {} as { h: SourcesHarness; dir: string; ingestDb: Kysely<Record<string, never>> };
-  before(async () => {
-    t.h = await startSourcesHarness({ config });
-    t.dir = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
-    t.ingestDb = createDatabase(t.h.env.config.databaseUrl, { schema: 'ingest' });
-  });
-  after(async () => {
-    await t.ingestDb.destroy();
-    await t.h.stop();
-    await fs.rm(t.dir, { recursive: true, force: true });
-  });
-  let clock = Date.now() / 1000;
-  return Object.assign(t, {
-    /** Writes a file, with a time later than any before, as a client's writes would have. */
-    async write(relative: string, text: string) {
-      const file = path.join(t.dir, relative);
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      await fs.writeFile(file, text);
-      clock += 10;
-      await fs.utimes(file, clock, clock);
-    },
-    /**
-     * A file as it is next, written beside and moved into place with its time set: a scan never
-     * sees it written but with its old time (it would read it twice, the second time from its end).
-     */
-    async replace(relative: string, text: string) {
-      const next = path.join(t.dir, '..', `${path.basename(t.dir)}-next`);
-      await fs.writeFile(next, text);
-      clock += 10;
-      await fs.utimes(next, clock, clock);
-      await fs.rename(next, path.join(t.dir, relative));
-    },
-  });
-}
-
-/**
  * Thunderbird's Local Folders watched while Thunderbird works in them: an mbox per folder (no
  * extension, subfolders in `.sbd`), messages appended, marked read in place, deleted by a flag
  * until the folder is compacted, moved between folders, a Trash emptied to nothing.
@@ -82,7 +39,7 @@ function watching(prefix: string, config: Partial<MemexConfig> = {}) {
 describe('a watched folder of mboxes', () => {
   // As a user runs it, with a grace before a message that went takes its item: a move's two
   // writes may reach the watcher apart, the deletion first (the grace has tests of its own below).
-  const t = watching('memex-local-folders-', { goneGraceSeconds: 3 });
+  const t = watchedFolder('memex-local-folders-', { goneGraceSeconds: 3 });
   let id: string;
 
   const read = (relative: string) => fs.readFile(path.join(t.dir, relative), 'utf8');
@@ -251,7 +208,7 @@ describe('a watched folder of mboxes', () => {
  * bytes before it are as they were, read through after any other change.
  */
 describe('a watched mbox that grows', () => {
-  const t = watching('memex-growing-mbox-');
+  const t = watchedFolder('memex-growing-mbox-');
   let id: string;
   const inbox = () => fs.readFile(path.join(t.dir, 'Inbox'), 'utf8');
   const put = (text: string) => t.replace('Inbox', text);
@@ -343,7 +300,7 @@ describe('a watched mbox that grows', () => {
  * (`:2,FS`), moved between folders by renaming it there.
  */
 describe('a watched Maildir', () => {
-  const t = watching('memex-maildir-');
+  const t = watchedFolder('memex-maildir-');
   let id: string;
 
   const message = (subject: string) =>
@@ -424,7 +381,7 @@ describe('a watched Maildir', () => {
  */
 describe('files that go from a watched folder keep their items a while', () => {
   const GRACE_SECONDS = 4;
-  const t = watching('memex-leaving-', { goneGraceSeconds: GRACE_SECONDS });
+  const t = watchedFolder('memex-leaving-', { goneGraceSeconds: GRACE_SECONDS });
   let id: string;
 
   const message = (subject: string) =>
@@ -540,7 +497,7 @@ describe('files that go from a watched folder keep their items a while', () => {
 
 describe('an mbox read on from its last message while one of its messages is leaving', () => {
   // Long enough that the leaving message is still leaving when the mail after it is read.
-  const t = watching('memex-tail-leaving-', { goneGraceSeconds: 600 });
+  const t = watchedFolder('memex-tail-leaving-', { goneGraceSeconds: 600 });
 
   test('counts the messages the mbox holds, not the one that left it', async () => {
     await t.replace('Drafts', mail('alpha') + mail('bravo') + mail('charlie'));
@@ -579,7 +536,7 @@ describe('an mbox read on from its last message while one of its messages is lea
 
 /** Apple Mail's store (`~/Library/Mail`) watched while Mail downloads an attachment it had left on the server. */
 describe('a watched Apple Mail store', () => {
-  const t = watching('memex-apple-mail-');
+  const t = watchedFolder('memex-apple-mail-');
 
   /** An .emlx: the message's length, the message, Mail's property list. */
   const emlx = (message: string) =>

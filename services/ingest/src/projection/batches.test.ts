@@ -1,13 +1,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { Ingest } from '@memex/contracts';
 import { createDatabase } from '@memex/db';
-import { DATABASE, HandlerProjection, ProjectionRunner, ServiceHost } from '@memex/runtime';
+import { DATABASE, HandlerProjection, ProjectionRunner, ServiceHost, type BookkeepingDb } from '@memex/runtime';
 import { seededRandom } from '@memex/testing';
 import { generateMessages } from '../testing/archive.js';
 import { b64, startIngest, type IngestHarness } from '../testing/service.js';
 import { ItemsProjector } from './items.projector.js';
+import { joinStagedThreads } from './threads.js';
 import type { IngestDatabase } from './schema.js';
 
 /** The rows threading and the mail views keep, in a fixed order. */
@@ -31,7 +32,7 @@ describe('ingest projector batches', () => {
   });
   after(async () => h?.stop());
 
-  test('threads joined a run at a time (replies before their parents, threads merged by a late message) equal message by message', async () => {
+  test('threads joined a run at a time, or after a bulk load in lanes (replies before their parents, threads merged by a late message), equal message by message', async () => {
     const random = seededRandom(5);
     // Shuffled, so replies often come first: their parents are ghosts, and a late message joins threads.
     const messages = [...generateMessages({ messages: 150, seed: 5 })]
@@ -57,9 +58,16 @@ describe('ingest projector batches', () => {
     const threads = new Set(live.messages.map((m) => m.thread_key));
     assert.ok(threads.size < messages.length * 0.9, `${threads.size} threads of ${messages.length} messages`);
 
+    // A rebuild as the service runs it: its bulk load in two lanes by item, threads joined after it.
+    await runner.rebuild(h.env.config.databaseUrl);
+    assert.deepEqual(await threadRows(h.env.config.databaseUrl), live);
+
+    // One lane, a message at a time and in runs of any length: the threads staged all the same.
     const handlers = HandlerProjection.of(h.app.get(ItemsProjector));
+    const afterBulkLoad = (db: BookkeepingDb) => handlers.afterBulkLoad(db);
     const oneByOne = new ProjectionRunner(h.bus, h.env.config.databaseUrl, h.app.get(DATABASE), runner.options, {
       apply: (trx, logged) => handlers.apply(trx, logged),
+      afterBulkLoad,
     });
     await oneByOne.rebuild(h.env.config.databaseUrl);
     assert.deepEqual(await threadRows(h.env.config.databaseUrl), live);
@@ -67,6 +75,8 @@ describe('ingest projector batches', () => {
     const cut = seededRandom(9);
     const chunked = new ProjectionRunner(h.bus, h.env.config.databaseUrl, h.app.get(DATABASE), runner.options, {
       apply: (trx, logged) => handlers.apply(trx, logged),
+      // The staged messages joined a few at a time: threads merged across runs.
+      afterBulkLoad: (db) => joinStagedThreads(db as unknown as Kysely<IngestDatabase>, 7),
       async applyBatch(trx, batch) {
         for (let i = 0; i < batch.length;) {
           const size = 1 + Math.floor(cut() * 40);

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Injectable } from '@nestjs/common';
-import { sql, type Insertable, type Transaction } from 'kysely';
+import { sql, type Insertable, type Kysely, type Transaction } from 'kysely';
 import {
+  eventCatalog,
   GmailMessageSynced,
   ImapMessageSynced,
   ItemDeleted,
@@ -20,15 +21,53 @@ import {
   type EventOf,
 } from '@memex/contracts';
 import { BlobStore } from '@memex/blobs';
-import { On, OnBatch, Projector, type LoggedOf } from '@memex/runtime';
+import type { LoggedEvent } from '@memex/bus';
+import {
+  bulkLoading,
+  On,
+  OnBatch,
+  Projector,
+  type AfterBulkLoad,
+  type BulkLanes,
+  type LaneOf,
+  type LoggedOf,
+} from '@memex/runtime';
 import type { ItemIngestedEvent } from '../commands/identities.js';
 import { gmailState } from '../domain/handlers/index.js';
 import { messageRow, mailLabelsAfter } from './message-row.js';
-import { joinThreads, threadIds } from './threads.js';
+import { joinStagedThreads, joinThreads, stageThreads, threadIds } from './threads.js';
 import { ingestMigrations } from './migrations.js';
 import type { IngestDatabase } from './schema.js';
 
 type Trx = Transaction<IngestDatabase>;
+
+/**
+ * The lane of an event in a rebuild's bulk load (see `ItemsProjector.bulkLanes`): its item's;
+ * every thread.joined in one lane of their own (a key joined twice keeps the later's); none for
+ * a location's reports, which touch every item under it.
+ */
+function itemLane(logged: LoggedEvent): string | undefined {
+  const event = eventCatalog.upcast(logged.event);
+  const data = event.data as { id?: string; item_id?: string };
+  switch (event.type) {
+    case ItemIngested.type:
+    case NotePut.type:
+    case ItemDeleted.type:
+    case MailSpamMarked.type:
+    case MailFlagsChanged.type:
+    case GmailMessageSynced.type:
+    case ImapMessageSynced.type:
+      return data.id;
+    case PhotoAnalyzed.type:
+    case VideoAnalyzed.type:
+    case ItemUnderstood.type:
+      return data.item_id;
+    case ThreadJoined.type:
+      return ThreadJoined.type;
+    default:
+      return undefined;
+  }
+}
 
 /**
  * Builds the ingest read model from the log: `items` (every item) and `messages` (the mail
@@ -38,8 +77,22 @@ type Trx = Transaction<IngestDatabase>;
  */
 @Injectable()
 @Projector({ name: 'ingest', migrations: ingestMigrations })
-export class ItemsProjector {
+export class ItemsProjector implements BulkLanes<Kysely<IngestDatabase>>, AfterBulkLoad<Kysely<IngestDatabase>> {
   constructor(private readonly blobs: BlobStore) {}
+
+  /**
+   * A rebuild's bulk load goes in two lanes by item, one connection each, so that one lane's
+   * statements are built while the other's run: an item's events touch its own rows, and what
+   * items share, their threads, it stages and joins once the load is done (`afterBulkLoad`).
+   */
+  async bulkLanes(): Promise<LaneOf> {
+    return itemLane;
+  }
+
+  /** A rebuild's bulk load is done: the threads of its messages, joined in log order. */
+  async afterBulkLoad(db: Kysely<IngestDatabase>): Promise<void> {
+    await joinStagedThreads(db);
+  }
 
   /**
    * Runs of new items and notes go in with a few statements per run instead of a few per event
@@ -93,11 +146,17 @@ export class ItemsProjector {
     for (const [i, { seq, event }] of items.entries()) {
       const { data } = event;
       if (data.kind !== 'email' || data.parent_id) continue;
-      threads.push({ ids: threadIds(data.meta, data.identity), seq });
+      threads.push({ itemId: data.id, ids: threadIds(data.meta, data.identity), seq });
       messages.push(messageRow(event, data, texts[i]!, seq));
     }
-    const keys = await joinThreads(trx, threads);
-    messages.forEach((row, i) => (row.thread_key = keys[i]!));
+    if (await bulkLoading(trx)) {
+      // Joined after the load (see bulkLanes): no thread until then.
+      await stageThreads(trx, threads);
+      messages.forEach((row) => (row.thread_key = ''));
+    } else {
+      const keys = await joinThreads(trx, threads);
+      messages.forEach((row, i) => (row.thread_key = keys[i]!));
+    }
     if (messages.length > 0) {
       await trx
         .insertInto('messages')

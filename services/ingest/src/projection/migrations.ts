@@ -190,4 +190,15 @@ export const ingestMigrations: Migration[] = [
         alter column cc set statistics 0`.execute(db);
     },
   },
+  {
+    // A rebuild's bulk load stages its messages' thread ids here, in two lanes at once, and joins
+    // them once after (see ItemsProjector.bulkLanes); empty otherwise. Unlogged: a rebuild that
+    // crashes starts again.
+    name: '011_bulk_thread_ids',
+    async up(db) {
+      await sql`create unlogged table thread_ids_bulk (seq bigint not null, item_id text not null, ids jsonb not null)`.execute(
+        db,
+      );
+    },
+  },
 ];

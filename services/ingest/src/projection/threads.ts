@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { MailMeta } from '../domain/handlers/index.js';
 import type { IngestDatabase } from './schema.js';
 
@@ -96,4 +96,53 @@ export async function joinThreads(
     .onConflict((oc) => oc.column('id').doUpdateSet({ thread_key: sql`excluded.thread_key` }))
     .execute();
   return messages.map(({ ids }) => rows.get(ids[0]!)!.key);
+}
+
+/** A message whose thread a bulk load puts off (see `stageThreads`): its ids as `threadIds` gives them. */
+export interface StagedMessage {
+  itemId: string;
+  ids: string[];
+  seq: number;
+}
+
+/**
+ * A rebuild's bulk load applies items in two lanes (ItemsProjector.bulkLanes), but threads are
+ * shared by items of both: it writes each message with no thread (an empty key) and stages its
+ * ids here, for `joinStagedThreads` to join once the load is done.
+ */
+export async function stageThreads(trx: Transaction<IngestDatabase>, messages: StagedMessage[]): Promise<void> {
+  if (messages.length === 0) return;
+  await sql`insert into thread_ids_bulk (seq, item_id, ids)
+    select * from unnest(${messages.map((m) => m.seq)}::bigint[], ${messages.map((m) => m.itemId)}::text[],
+      ${messages.map((m) => JSON.stringify(m.ids))}::jsonb[])`.execute(trx);
+}
+
+/** Staged messages `joinStagedThreads` joins at a time: their ids' thread rows are read and held at once. */
+const STAGED_RUN = 5000;
+
+/**
+ * The threads of a bulk load's staged messages (`stageThreads`), joined in log order a run at a
+ * time as `joinThreads` joins live runs, so the thread index and the messages' keys are the rows
+ * live projection writes. A message's row takes the key of its first version's run, as live,
+ * where a later version inserts no row; a deleted message's ids stay in the index, as live.
+ */
+export async function joinStagedThreads(db: Kysely<IngestDatabase>, run = STAGED_RUN): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    for (let after = 0; ;) {
+      const { rows } = await sql<{ seq: string; item_id: string; ids: string[] }>`
+        select seq, item_id, ids from thread_ids_bulk where seq > ${after} order by seq limit ${run}`.execute(trx);
+      if (rows.length === 0) break;
+      const keys = await joinThreads(
+        trx,
+        rows.map((row) => ({ ids: row.ids, seq: Number(row.seq) })),
+      );
+      const first = new Map<string, string>();
+      rows.forEach((row, i) => first.has(row.item_id) || first.set(row.item_id, keys[i]!));
+      await sql`update messages m set thread_key = k.key
+        from unnest(${[...first.keys()]}::text[], ${[...first.values()]}::text[]) k (item_id, key)
+        where m.item_id = k.item_id and m.thread_key = ''`.execute(trx);
+      after = Number(rows[rows.length - 1]!.seq);
+    }
+    await sql`truncate thread_ids_bulk`.execute(trx);
+  });
 }

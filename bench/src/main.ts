@@ -1,8 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import os from 'node:os';
+import { durablePostgres } from '@memex/testing';
 import { withRatio, type BenchResult } from './result.js';
 import { suites } from './suites/index.js';
+
+// Postgres as the stack runs it: a bench without fsync measured writes the user never gets.
+durablePostgres();
 
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !(name in suites));

@@ -22,6 +22,17 @@ export interface TestEnv {
 }
 
 let sharedPostgres: Promise<{ adminUrl: string; stop?: () => Promise<void> }> | undefined;
+let durable = false;
+
+/**
+ * The process's own Postgres (when `npm test` gives none) writes durably from now on, as the
+ * stack's does (fsync, full-page writes, commits waiting for the disk): a bench measures what
+ * `npm start` runs. Tests start theirs without, which is faster.
+ */
+export function durablePostgres(): void {
+  if (sharedPostgres) throw new Error('durablePostgres() comes before the first test environment');
+  durable = true;
+}
 
 /** The run's Postgres (from `npm test`), or one of our own when a test file runs alone. */
 function postgres(): Promise<{ adminUrl: string }> {
@@ -34,7 +45,7 @@ function postgres(): Promise<{ adminUrl: string }> {
       port: await freePort(),
       database: 'postgres',
       detached: false,
-      durable: false,
+      durable,
     });
     process.once('exit', () => void handle.stop());
     return { adminUrl: handle.url, stop: () => handle.stop() };

@@ -124,7 +124,7 @@ const STAGED_RUN = 5000;
  * The threads of a bulk load's staged messages (`stageThreads`), joined in log order a run at a
  * time as `joinThreads` joins live runs, so the thread index and the messages' keys are the rows
  * live projection writes. A message's row takes the key of its first version's run, as live,
- * where a later version inserts no row; a deleted message's ids stay in the index, as live.
+ * where a later version inserts no row.
  */
 export async function joinStagedThreads(db: Kysely<IngestDatabase>, run = STAGED_RUN): Promise<void> {
   await db.transaction().execute(async (trx) => {
